@@ -1,0 +1,1 @@
+"""The Click commands: a thin layer that parses options, calls the library and prints."""

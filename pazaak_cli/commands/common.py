@@ -1,0 +1,104 @@
+"""What every command shares: option decorators, parameter types, output and error handling.
+
+Exit codes: 0 success, 1 a domain failure (an invalid deck, an impossible position, an illegal
+move: any :class:`~pazaak_cli.errors.PazaakError`), 2 a usage error (a bad option, a missing
+file). No traceback reaches the user.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from pazaak_cli.errors import PazaakError
+from pazaak_cli.rules import DEFAULT_RULESET, Ruleset, parse_ruleset
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+EXIT_OK = 0
+EXIT_DOMAIN = 1
+EXIT_USAGE = 2
+
+
+class PazaakGroup(click.Group):
+    """A group that turns library errors into one clean line and exit code 1, and that turns
+    colour off when ``NO_COLOR`` is set."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        if os.environ.get("NO_COLOR"):
+            ctx.color = False
+        try:
+            return super().invoke(ctx)
+        except PazaakError as error:
+            raise click.ClickException(str(error)) from None
+
+
+class RulesetType(click.ParamType):
+    """A ruleset spec: a preset name with optional overrides (``kotor2/main-deck=infinite``)."""
+
+    name = "ruleset"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, Ruleset):
+            return value
+        try:
+            return parse_ruleset(str(value))
+        except PazaakError as error:
+            self.fail(str(error), param, ctx)
+
+    def shell_complete(
+        self, ctx: click.Context, param: click.Parameter, incomplete: str
+    ) -> list[click.shell_completion.CompletionItem]:
+        from pazaak_cli.rules import PRESETS
+
+        return [click.shell_completion.CompletionItem(n) for n in PRESETS if n.startswith(incomplete)]
+
+
+RULESET = RulesetType()
+
+
+def ruleset_option(default: str | None = DEFAULT_RULESET) -> Callable[[F], F]:
+    """``--ruleset``: a preset (kotor1, kotor2) with optional ``/key=value`` overrides."""
+    return click.option(
+        "--ruleset",
+        "-r",
+        type=RULESET,
+        default=default,
+        show_default=default is not None,
+        help="Ruleset: kotor1 or kotor2, optionally with overrides, e.g. "
+        "kotor2/main-deck=infinite (see `pazaak rules`).",
+    )
+
+
+def json_option(func: F) -> F:
+    """``--json``: machine-readable output on standard output, never coloured."""
+    return click.option(
+        "--json", "as_json", is_flag=True, help="Print JSON for scripts instead of a table."
+    )(func)
+
+
+def seed_option(func: F) -> F:
+    """``--seed``: every random choice comes from this seed; the same seed replays the same."""
+    return click.option(
+        "--seed", type=int, default=None, help="Seed for the random generator (default: random)."
+    )(func)
+
+
+def emit_json(data: Any) -> None:
+    """Write ``data`` as indented JSON (no colour, ever)."""
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False), color=False)
+
+
+def fail(message: str) -> click.ClickException:
+    """A domain failure (exit 1) with a one-line message."""
+    return click.ClickException(message)
+
+
+def style(text: str, **styles: Any) -> str:
+    """Colour for people: Click strips it when the output is not a terminal or when
+    ``NO_COLOR`` is set (see :class:`PazaakGroup`)."""
+    return click.style(text, **styles)

@@ -1,0 +1,44 @@
+"""The error classes of the library.
+
+Every error carries a message that is one complete sentence for a user and, where there is one,
+the offending input (``token``). The command layer turns :class:`PazaakError` into a one-line
+message and an exit code; nothing below it prints.
+"""
+
+from __future__ import annotations
+
+
+class PazaakError(ValueError):
+    """Base class: a domain failure the user can fix (exit code 1 at the command line)."""
+
+    def __init__(self, message: str, *, token: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.token = token
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class CardError(PazaakError):
+    """A token that is not a card of the kind asked for."""
+
+
+class RulesetError(PazaakError):
+    """An unknown ruleset name or an invalid ruleset field."""
+
+
+class IllegalActionError(PazaakError):
+    """An action the rules do not allow in this state (never silently ignored)."""
+
+
+class NotationError(PazaakError):
+    """A position string that cannot be read or describes an impossible position."""
+
+
+class DeckError(PazaakError):
+    """A side-deck file or deck name that cannot be used."""
+
+
+class HiddenInformationError(PazaakError):
+    """A question that needs a card the asker cannot see (the opponent's hand)."""

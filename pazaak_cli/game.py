@@ -1,0 +1,590 @@
+"""The rules engine: immutable match states and the actions between them.
+
+The API follows OpenSpiel's game/state shape. A :class:`MatchState` is either a *chance node*
+(who opens the next set; the next main-deck card), a *decision node* (the player to act after
+his draw) or *terminal* (the match is over). ``legal_actions()`` lists what may happen,
+``chance_outcomes()`` gives the exact probability of each chance action, ``child(action)``
+returns the next state and never changes ``self``. Illegal actions raise
+:class:`~pazaak_cli.errors.IllegalActionError` with the reason.
+
+Automatic events (a stand at 20, the ninth card, a bust at the end of a turn, judging a set)
+happen inside ``child``: a state never waits for an action that has only one possible outcome.
+
+Players are numbered 0 and 1 (shown to people as player 1 and player 2).
+"""
+
+from __future__ import annotations
+
+import enum
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import NamedTuple
+
+from pazaak_cli.cards import FLIP_TARGETS, Card, CardKind
+from pazaak_cli.errors import HiddenInformationError, IllegalActionError
+from pazaak_cli.rules import FirstPlayer, FlipTargets, MainDeck, NineCards, Ruleset, Tiebreaker
+
+MAIN_VALUES = tuple(range(1, 11))
+"""The values of the main-deck cards."""
+COPIES_PER_VALUE = 4
+FULL_DECK = (COPIES_PER_VALUE,) * len(MAIN_VALUES)
+"""The composition of a fresh main deck: four of each value 1..10."""
+
+CHANCE = -1
+"""``current_player()`` at a chance node."""
+TERMINAL = -2
+"""``current_player()`` once the match is over."""
+
+
+class Phase(enum.Enum):
+    """Where a match stands."""
+
+    SET_OVER = "set over"
+    """Between sets (and before the first): the next chance action says who opens the set."""
+    BEFORE_DRAW = "before draw"
+    """The player to move is about to draw a main-deck card (a chance action)."""
+    AFTER_DRAW = "after draw"
+    """The player to move has drawn and chooses: play a hand card, end the turn or stand."""
+    MATCH_OVER = "match over"
+    """Terminal."""
+
+
+class Placed(enum.Enum):
+    """What kind of card lies on a table."""
+
+    MAIN = "main"
+    HAND = "hand"
+    TIEBREAKER = "tiebreaker"
+    FLIP_2_4 = "flip 2&4"
+    FLIP_3_6 = "flip 3&6"
+    DOUBLE = "double"
+
+
+class TableCard(NamedTuple):
+    """A card on a table, with the value it had when it was placed.
+
+    Flips change a card's value later; :func:`current_values` replays them. A Double's placed
+    value is the copy it took.
+    """
+
+    placed: Placed
+    value: int
+
+    def __str__(self) -> str:
+        if self.placed is Placed.MAIN:
+            return str(self.value)
+        if self.placed is Placed.HAND:
+            return f"{self.value:+d}"
+        if self.placed is Placed.TIEBREAKER:
+            return f"{self.value:+d}T"
+        return {Placed.FLIP_2_4: "F2/4", Placed.FLIP_3_6: "F3/6", Placed.DOUBLE: "D"}[self.placed]
+
+
+_PLACED_BY_KIND = {
+    CardKind.PLUS: Placed.HAND,
+    CardKind.MINUS: Placed.HAND,
+    CardKind.PLUS_MINUS: Placed.HAND,
+    CardKind.PLUS_MINUS_1_2: Placed.HAND,
+    CardKind.TIEBREAKER: Placed.TIEBREAKER,
+    CardKind.FLIP_2_4: Placed.FLIP_2_4,
+    CardKind.FLIP_3_6: Placed.FLIP_3_6,
+    CardKind.DOUBLE: Placed.DOUBLE,
+}
+_FLIP_BY_PLACED = {
+    Placed.FLIP_2_4: FLIP_TARGETS[CardKind.FLIP_2_4],
+    Placed.FLIP_3_6: FLIP_TARGETS[CardKind.FLIP_3_6],
+}
+
+
+def current_values(table: Sequence[TableCard], flip_targets: FlipTargets) -> list[int]:
+    """The value of every card on ``table`` now, after the flips played on it (RULES.md §5)."""
+    values: list[int] = []
+    for card in table:
+        magnitudes = _FLIP_BY_PLACED.get(card.placed)
+        if magnitudes is not None:
+            for i, value in enumerate(values):
+                if abs(value) in magnitudes and (
+                    value > 0 or flip_targets is FlipTargets.ALL_SIGNS
+                ):
+                    values[i] = -value
+        values.append(card.value)
+    return values
+
+
+def table_total(table: Sequence[TableCard], flip_targets: FlipTargets) -> int:
+    if any(card.placed in _FLIP_BY_PLACED for card in table):
+        return sum(current_values(table, flip_targets))
+    return sum(card.value for card in table)
+
+
+class Side(NamedTuple):
+    """One player's part of the position.
+
+    ``hand`` holds the cards still in hand, in the order dealt; ``None`` stands for a card the
+    viewer cannot see. ``total`` is the table's current total (kept with the table so that the
+    hot paths do not replay it).
+    """
+
+    table: tuple[TableCard, ...]
+    total: int
+    hand: tuple[Card | None, ...]
+    standing: bool
+
+    @property
+    def hand_known(self) -> bool:
+        return None not in self.hand
+
+
+# Actions ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Draw:
+    """Chance: the next main-deck card has this value."""
+
+    value: int
+
+    def __str__(self) -> str:
+        return f"draw {self.value}"
+
+
+@dataclass(frozen=True, slots=True)
+class Open:
+    """Chance (or a fixed rule): this player opens the next set."""
+
+    player: int
+
+    def __str__(self) -> str:
+        return f"player {self.player + 1} opens"
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    """Play the hand card at ``index`` (which is ``card``) with the value it takes."""
+
+    index: int
+    card: Card
+    value: int
+
+    def __str__(self) -> str:
+        if self.card.kind in (CardKind.FLIP_2_4, CardKind.FLIP_3_6, CardKind.DOUBLE):
+            return f"play {self.card}"
+        if len(self.card.values) == 1:
+            return f"play {self.card}"
+        return f"play {self.card} as {self.value:+d}"
+
+
+@dataclass(frozen=True, slots=True)
+class EndTurn:
+    """End the turn: the player draws again on his next turn (a total over 20 busts now)."""
+
+    def __str__(self) -> str:
+        return "end turn"
+
+
+@dataclass(frozen=True, slots=True)
+class Stand:
+    """Stand: the total is final for this set."""
+
+    def __str__(self) -> str:
+        return "stand"
+
+
+@dataclass(frozen=True, slots=True)
+class Forfeit:
+    """Give up the match."""
+
+    def __str__(self) -> str:
+        return "forfeit"
+
+
+END_TURN = EndTurn()
+STAND = Stand()
+FORFEIT = Forfeit()
+
+Action = Draw | Open | Play | EndTurn | Stand | Forfeit
+
+
+# The state ---------------------------------------------------------------------------------
+
+
+class MatchState(NamedTuple):
+    """A whole match at one moment. Immutable and hashable; build new ones with :func:`new_match`
+    or from a position string (:mod:`pazaak_cli.notation`)."""
+
+    ruleset: Ruleset
+    sides: tuple[Side, Side]
+    deck: tuple[int, ...]
+    """How many cards of each value 1..10 remain in the main deck (always full when infinite)."""
+    phase: Phase
+    turn: int
+    """The player to draw or to act; in SET_OVER and MATCH_OVER, the last one who acted."""
+    played: bool
+    """Whether the player to act has played a hand card this turn (one per turn)."""
+    opener: int
+    """Who opened the current (or last) set."""
+    set_winners: tuple[int | None, ...]
+    """The winner of each finished set, ``None`` for a tie."""
+    forfeited: int | None
+
+    # -- what the OpenSpiel API asks -----------------------------------------------------------
+
+    def is_terminal(self) -> bool:
+        return self.phase is Phase.MATCH_OVER
+
+    def is_chance_node(self) -> bool:
+        return self.phase is Phase.SET_OVER or self.phase is Phase.BEFORE_DRAW
+
+    def current_player(self) -> int:
+        """The player to act, :data:`CHANCE` or :data:`TERMINAL`."""
+        if self.phase is Phase.AFTER_DRAW:
+            return self.turn
+        return TERMINAL if self.phase is Phase.MATCH_OVER else CHANCE
+
+    def legal_actions(self) -> tuple[Action, ...]:
+        """Every action allowed now; at a chance node, the chance actions with probability > 0."""
+        if self.phase is Phase.AFTER_DRAW:
+            return self._decisions()
+        return tuple(action for action, _ in self.chance_outcomes())
+
+    def chance_outcomes(self) -> tuple[tuple[Action, Fraction], ...]:
+        """The chance actions with their exact probabilities (they sum to 1)."""
+        if self.phase is Phase.BEFORE_DRAW:
+            counts = self.draw_counts()
+            total = sum(counts)
+            return tuple(
+                (Draw(value), Fraction(count, total))
+                for value, count in zip(MAIN_VALUES, counts, strict=True)
+                if count
+            )
+        if self.phase is Phase.SET_OVER:
+            openers = self.possible_openers()
+            return tuple((Open(player), Fraction(1, len(openers))) for player in openers)
+        raise IllegalActionError(f"no chance event happens in phase {self.phase.value!r}")
+
+    def sample_chance(self, rng: random.Random) -> Action:
+        """Draw a chance action with the exact probabilities of :meth:`chance_outcomes`, using
+        only ``rng`` (so a seed replays a match)."""
+        if self.phase is Phase.BEFORE_DRAW:
+            if self.ruleset.main_deck is MainDeck.INFINITE:
+                return Draw(rng.randrange(10) + 1)
+            counts = self.draw_counts()
+            pick = rng.randrange(sum(counts))
+            for value, count in zip(MAIN_VALUES, counts, strict=True):
+                if pick < count:
+                    return Draw(value)
+                pick -= count
+        if self.phase is Phase.SET_OVER:
+            openers = self.possible_openers()
+            return Open(openers[rng.randrange(len(openers))] if len(openers) > 1 else openers[0])
+        raise IllegalActionError(f"no chance event happens in phase {self.phase.value!r}")
+
+    def draw_counts(self) -> tuple[int, ...]:
+        """The counts the next draw is made from (a fresh deck if the shared one ran out)."""
+        return self.deck if any(self.deck) else FULL_DECK
+
+    def child(self, action: Action) -> MatchState:
+        """The state after ``action``; raises :class:`IllegalActionError` if it is not allowed."""
+        if isinstance(action, Draw):
+            return self._draw(action.value)
+        if isinstance(action, Open):
+            return self._open(action.player)
+        if self.phase is not Phase.AFTER_DRAW:
+            raise IllegalActionError(
+                f"{action} is not possible now: the match is in phase {self.phase.value!r}"
+            )
+        if isinstance(action, Play):
+            return self._play(action)
+        if isinstance(action, EndTurn):
+            return self._end_turn(self.sides, nine_card_win=False)
+        if isinstance(action, Stand):
+            side = self.sides[self.turn]
+            if side.total > self.ruleset.target:
+                raise IllegalActionError(
+                    f"cannot stand on {side.total}: it is over {self.ruleset.target}; "
+                    "play a card to come back under it or end the turn (and bust)"
+                )
+            return self._end_turn(
+                _replace_side(self.sides, self.turn, side._replace(standing=True)),
+                nine_card_win=False,
+            )
+        if isinstance(action, Forfeit):
+            return self._with(phase=Phase.MATCH_OVER, forfeited=self.turn)
+        raise IllegalActionError(f"{action!r} is not an action")
+
+    def returns(self) -> tuple[int, int]:
+        """+1 for the winner and -1 for the loser of a finished match, (0, 0) before the end."""
+        winner = self.match_winner()
+        if winner is None:
+            return (0, 0)
+        return (1, -1) if winner == 0 else (-1, 1)
+
+    # -- what people and policies ask ------------------------------------------------------
+
+    def sets_won(self) -> tuple[int, int]:
+        return (self.set_winners.count(0), self.set_winners.count(1))
+
+    def ties(self) -> int:
+        return self.set_winners.count(None)
+
+    def match_winner(self) -> int | None:
+        """The winner once the match is over, else ``None``."""
+        if self.phase is not Phase.MATCH_OVER:
+            return None
+        if self.forfeited is not None:
+            return 1 - self.forfeited
+        won = self.sets_won()
+        return 0 if won[0] >= self.ruleset.sets_to_win else 1
+
+    def possible_openers(self) -> tuple[int, ...]:
+        """Who may open the next set under the ruleset's first-player rule."""
+        rule = self.ruleset.first_player
+        if rule is FirstPlayer.RANDOM:
+            return (0, 1)
+        if not self.set_winners or rule is FirstPlayer.PLAYER1:
+            return (0,)
+        if rule is FirstPlayer.ALTERNATE:
+            return (1 - self.opener,)
+        last = self.set_winners[-1]
+        return (self.opener,) if last is None else (1 - last,)
+
+    def observed_by(self, player: int) -> MatchState:
+        """What ``player`` sees: the same state with the other hand's cards hidden."""
+        other = self.sides[1 - player]
+        hidden = other._replace(hand=(None,) * len(other.hand))
+        return self._with(sides=_replace_side(self.sides, 1 - player, hidden))
+
+    def current_table_values(self, player: int) -> list[int]:
+        return current_values(self.sides[player].table, self.ruleset.flip_targets)
+
+    # -- transitions ----------------------------------------------------------------------
+
+    def _with(self, **changes: object) -> MatchState:
+        return self._replace(**changes)
+
+    def _decisions(self) -> tuple[Action, ...]:
+        side = self.sides[self.turn]
+        actions: list[Action] = []
+        if not self.played:
+            if not side.hand_known:
+                raise HiddenInformationError(
+                    f"player {self.turn + 1}'s hand is hidden, so the legal plays are unknown"
+                )
+            seen: set[tuple[Card | None, int]] = set()
+            for index, card in enumerate(side.hand):
+                assert card is not None
+                for value in self._play_values(side, card):
+                    if (card, value) not in seen:
+                        seen.add((card, value))
+                        actions.append(Play(index, card, value))
+        actions.append(END_TURN)
+        if side.total <= self.ruleset.target:
+            actions.append(STAND)
+        actions.append(FORFEIT)
+        return tuple(actions)
+
+    def _play_values(self, side: Side, card: Card) -> tuple[int, ...]:
+        if card.kind is CardKind.DOUBLE:
+            return (current_values(side.table, self.ruleset.flip_targets)[-1],)
+        return card.values
+
+    def _draw(self, value: int) -> MatchState:
+        if self.phase is not Phase.BEFORE_DRAW:
+            raise IllegalActionError(
+                f"cannot draw now: the match is in phase {self.phase.value!r}"
+            )
+        if not 1 <= value <= 10:
+            raise IllegalActionError(f"{value} is not a main-deck card (1..10)")
+        deck = self.deck
+        if self.ruleset.main_deck is not MainDeck.INFINITE:
+            deck = self.draw_counts()
+            if deck[value - 1] == 0:
+                raise IllegalActionError(f"no {value} is left in the main deck")
+            deck = deck[: value - 1] + (deck[value - 1] - 1,) + deck[value:]
+        side = self.sides[self.turn]
+        side = Side(side.table + (TableCard(Placed.MAIN, value),), side.total + value, side.hand,
+                    False)
+        state = self._replace(
+            sides=_replace_side(self.sides, self.turn, side),
+            deck=deck,
+            phase=Phase.AFTER_DRAW,
+            played=False,
+        )
+        return state._after_card(side)
+
+    def _play(self, action: Play) -> MatchState:
+        side = self.sides[self.turn]
+        if self.played:
+            raise IllegalActionError("only one hand card may be played in a turn")
+        index, card = action.index, action.card
+        if not 0 <= index < len(side.hand):
+            raise IllegalActionError(
+                f"there is no hand card number {index + 1}: the hand holds {len(side.hand)}"
+            )
+        if side.hand[index] is None:
+            raise HiddenInformationError(f"hand card number {index + 1} is hidden")
+        if side.hand[index] != card:
+            raise IllegalActionError(
+                f"hand card number {index + 1} is {side.hand[index]}, not {card}"
+            )
+        allowed = self._play_values(side, card)
+        if action.value not in allowed:
+            choices = " or ".join(f"{v:+d}" for v in allowed)
+            raise IllegalActionError(f"{card} can be played as {choices}, not {action.value:+d}")
+        placed = TableCard(_PLACED_BY_KIND[card.kind], action.value)
+        table = side.table + (placed,)
+        total = (
+            table_total(table, self.ruleset.flip_targets)
+            if placed.placed in _FLIP_BY_PLACED
+            else side.total + action.value
+        )
+        hand = side.hand[:index] + side.hand[index + 1 :]
+        side = Side(table, total, hand, False)
+        state = self._replace(sides=_replace_side(self.sides, self.turn, side), played=True)
+        return state._after_card(side)
+
+    def _after_card(self, side: Side) -> MatchState:
+        """Apply the automatic rules after a card lands on the mover's table."""
+        rules = self.ruleset
+        if len(side.table) >= rules.table_size:
+            if side.total > rules.target:
+                return self._end_turn(self.sides, nine_card_win=False)
+            if rules.nine_cards is NineCards.WIN:
+                return self._end_turn(self.sides, nine_card_win=True)
+            return self._end_turn(
+                _replace_side(self.sides, self.turn, side._replace(standing=True)),
+                nine_card_win=False,
+            )
+        if side.total == rules.target:
+            return self._end_turn(
+                _replace_side(self.sides, self.turn, side._replace(standing=True)),
+                nine_card_win=False,
+            )
+        return self
+
+    def _end_turn(self, sides: tuple[Side, Side], *, nine_card_win: bool) -> MatchState:
+        mover = self.turn
+        other = 1 - mover
+        me, them = sides[mover], sides[other]
+        target = self.ruleset.target
+        if me.total > target:
+            return self._finish_set(sides, other)
+        if nine_card_win:
+            return self._finish_set(sides, mover)
+        if me.standing and them.standing:
+            return self._finish_set(sides, self._judge_standing(sides))
+        nxt = mover if them.standing else other
+        return self._replace(sides=sides, phase=Phase.BEFORE_DRAW, turn=nxt, played=False)
+
+    def _judge_standing(self, sides: tuple[Side, Side]) -> int | None:
+        a, b = sides[0].total, sides[1].total
+        if a != b:
+            return 0 if a > b else 1
+        breaks = [self._has_tiebreaker(side) for side in sides]
+        if breaks[0] != breaks[1]:
+            return 0 if breaks[0] else 1
+        return None
+
+    def _has_tiebreaker(self, side: Side) -> bool:
+        if not side.table:
+            return False
+        if self.ruleset.tiebreaker is Tiebreaker.LAST_CARD:
+            return side.table[-1].placed is Placed.TIEBREAKER
+        return any(card.placed is Placed.TIEBREAKER for card in side.table)
+
+    def _finish_set(self, sides: tuple[Side, Side], winner: int | None) -> MatchState:
+        winners = self.set_winners + (winner,)
+        over = winner is not None and winners.count(winner) >= self.ruleset.sets_to_win
+        return self._replace(
+            sides=sides,
+            phase=Phase.MATCH_OVER if over else Phase.SET_OVER,
+            played=False,
+            set_winners=winners,
+        )
+
+    def _open(self, player: int) -> MatchState:
+        if self.phase is not Phase.SET_OVER:
+            raise IllegalActionError(
+                f"a set can only be opened between sets, not in phase {self.phase.value!r}"
+            )
+        if player not in self.possible_openers():
+            raise IllegalActionError(
+                f"player {player + 1} cannot open this set under the "
+                f"{self.ruleset.first_player.value!r} first-player rule"
+            )
+        deck = FULL_DECK if self.ruleset.main_deck is not MainDeck.SHARED else self.deck
+        cleared = tuple(Side((), 0, side.hand, False) for side in self.sides)
+        return self._replace(
+            sides=cleared,
+            deck=deck,
+            phase=Phase.BEFORE_DRAW,
+            turn=player,
+            played=False,
+            opener=player,
+        )
+
+
+def _replace_side(sides: tuple[Side, Side], player: int, side: Side) -> tuple[Side, Side]:
+    return (side, sides[1]) if player == 0 else (sides[0], side)
+
+
+def new_match(ruleset: Ruleset, hands: tuple[Sequence[Card], Sequence[Card]]) -> MatchState:
+    """A match before its first set, with the two hands already dealt."""
+    for player, hand in enumerate(hands):
+        if len(hand) > ruleset.hand_size:
+            raise IllegalActionError(
+                f"player {player + 1}'s hand holds {len(hand)} cards; "
+                f"the ruleset deals {ruleset.hand_size}"
+            )
+    sides = (Side((), 0, tuple(hands[0]), False), Side((), 0, tuple(hands[1]), False))
+    return MatchState(
+        ruleset=ruleset,
+        sides=sides,
+        deck=FULL_DECK,
+        phase=Phase.SET_OVER,
+        turn=0,
+        played=False,
+        opener=0,
+        set_winners=(),
+        forfeited=None,
+    )
+
+
+def deal_hand(side_deck: Sequence[Card], ruleset: Ruleset, rng: random.Random) -> tuple[Card, ...]:
+    """Draw the match hand: ``hand_size`` distinct positions of the side deck, at random."""
+    if len(side_deck) < ruleset.hand_size:
+        raise IllegalActionError(
+            f"a side deck of {len(side_deck)} cards cannot deal a hand of {ruleset.hand_size}"
+        )
+    return tuple(side_deck[i] for i in rng.sample(range(len(side_deck)), ruleset.hand_size))
+
+
+def set_outcome(state: MatchState) -> SetOutcome | None:
+    """Why the last set ended, read off the tables (in SET_OVER and MATCH_OVER only)."""
+    if state.phase not in (Phase.SET_OVER, Phase.MATCH_OVER) or not state.set_winners:
+        return None
+    if state.forfeited is not None:
+        return SetOutcome(1 - state.forfeited, "forfeit")
+    winner = state.set_winners[-1]
+    rules = state.ruleset
+    totals = (state.sides[0].total, state.sides[1].total)
+    if winner is None:
+        return SetOutcome(None, "tie")
+    loser = 1 - winner
+    if totals[loser] > rules.target:
+        return SetOutcome(winner, "bust")
+    if len(state.sides[winner].table) >= rules.table_size and rules.nine_cards is NineCards.WIN:
+        return SetOutcome(winner, "nine cards")
+    if totals[0] == totals[1]:
+        return SetOutcome(winner, "tiebreaker")
+    return SetOutcome(winner, "higher total")
+
+
+class SetOutcome(NamedTuple):
+    """The winner of a set (``None`` for a tie) and the reason: ``bust``, ``nine cards``,
+    ``higher total``, ``tiebreaker``, ``tie`` or ``forfeit``."""
+
+    winner: int | None
+    reason: str

@@ -1,0 +1,339 @@
+"""The position notation: one line of text that holds a whole match position, like chess's FEN.
+
+Ten fields separated by single spaces::
+
+    kotor1 7,+3,5 4,10 +1,-2,±3 ?,?,? -- 1=2 4444443343 a1 1
+
+1. ruleset: a preset name with optional overrides (``kotor2/main-deck=infinite``);
+2. player 1's table and 3. player 2's table, in the order the cards were placed: main-deck cards
+   ``1``..``10``, hand cards as the signed value they were played with (``+3``, ``-2``),
+   tiebreakers ``+1T``/``-1T``, ``F2/4``, ``F3/6``, ``D``; ``-`` for an empty table;
+4. player 1's hand and 5. player 2's hand: cards still in hand, ``?`` for a hidden one, ``-`` if
+   empty;
+6. stand flags: ``S`` or ``-`` for each player (``S-``: player 1 stands);
+7. finished sets: one character each, ``1`` or ``2`` for the winner and ``=`` for a tie
+   (``-`` before the first set ends);
+8. the main deck: how many of each value 1..10 remain, ten digits (``4444444444`` is full);
+9. the phase and the player: ``d`` (about to draw), ``a`` (has drawn, may play a hand card),
+   ``p`` (has drawn and played), ``o`` (set over), ``x`` (match over) or ``f`` (forfeited),
+   followed by the player's number;
+10. who opened the current set (``1`` or ``2``).
+
+:func:`format_position` and :func:`parse_position` round-trip exactly; :func:`parse_position`
+also rejects positions that the rules cannot produce.
+"""
+
+from __future__ import annotations
+
+from pazaak_cli.cards import Card
+from pazaak_cli.errors import CardError, NotationError, PazaakError
+from pazaak_cli.game import (
+    COPIES_PER_VALUE,
+    FULL_DECK,
+    MatchState,
+    Phase,
+    Placed,
+    Side,
+    TableCard,
+    current_values,
+    table_total,
+)
+from pazaak_cli.rules import FlipTargets, MainDeck, NineCards, Ruleset, parse_ruleset
+
+FIELDS = 10
+_PHASE_LETTER = {
+    Phase.BEFORE_DRAW: "d",
+    Phase.AFTER_DRAW: "a",
+    Phase.SET_OVER: "o",
+    Phase.MATCH_OVER: "x",
+}
+
+
+def format_position(state: MatchState) -> str:
+    """Write ``state`` as one line."""
+    tables = [_format_list([str(card) for card in side.table]) for side in state.sides]
+    hands = [
+        _format_list(["?" if card is None else str(card) for card in side.hand])
+        for side in state.sides
+    ]
+    stands = "".join("S" if side.standing else "-" for side in state.sides)
+    sets = "".join("=" if w is None else str(w + 1) for w in state.set_winners) or "-"
+    deck = "".join(str(count) for count in state.deck)
+    if state.forfeited is not None:
+        letter = "f"
+    elif state.phase is Phase.AFTER_DRAW and state.played:
+        letter = "p"
+    else:
+        letter = _PHASE_LETTER[state.phase]
+    fields = [state.ruleset.spec, *tables, *hands, stands, sets, deck]
+    return " ".join([*fields, f"{letter}{state.turn + 1}", str(state.opener + 1)])
+
+
+def _format_list(tokens: list[str]) -> str:
+    return ",".join(tokens) if tokens else "-"
+
+
+def parse_position(text: str) -> MatchState:
+    """Read a position; raise :class:`NotationError` naming the field and token at fault."""
+    fields = text.split()
+    if len(fields) != FIELDS:
+        raise NotationError(
+            f"a position has {FIELDS} fields separated by spaces, this one has {len(fields)}"
+        )
+    try:
+        ruleset = parse_ruleset(fields[0])
+    except PazaakError as error:
+        raise NotationError(f"field 1 (ruleset): {error}", token=fields[0]) from None
+    tables = tuple(
+        parse_table(fields[1 + i], ruleset.flip_targets, where=f"field {2 + i} (player {i + 1}'s table)")
+        for i in range(2)
+    )
+    hands = tuple(_parse_hand(fields[3 + i], i) for i in range(2))
+    standing = _parse_stands(fields[5])
+    winners = _parse_sets(fields[6])
+    deck = _parse_deck(fields[7])
+    phase, turn, played, forfeited = _parse_turn(fields[8])
+    if fields[9] not in ("1", "2"):
+        raise NotationError(
+            f"field 10 (opener): {fields[9]!r} is not 1 or 2", token=fields[9]
+        )
+    sides = tuple(
+        Side(tables[i], table_total(tables[i], ruleset.flip_targets), hands[i], standing[i])
+        for i in range(2)
+    )
+    state = MatchState(
+        ruleset=ruleset,
+        sides=(sides[0], sides[1]),
+        deck=deck,
+        phase=phase,
+        turn=turn,
+        played=played,
+        opener=int(fields[9]) - 1,
+        set_winners=winners,
+        forfeited=forfeited,
+    )
+    check_position(state)
+    return state
+
+
+def parse_table(text: str, flip_targets: FlipTargets, *, where: str = "table") -> tuple[TableCard, ...]:
+    """Read a table (cards in the order placed) written as in the notation; ``-`` or an empty
+    string is an empty table. Cards may be separated by commas or spaces."""
+    if text.strip() in ("", "-"):
+        return ()
+    table: list[TableCard] = []
+    for token in text.replace(",", " ").split():
+        table.append(_parse_table_card(token, table, flip_targets, where))
+    return tuple(table)
+
+
+def _parse_table_card(
+    token: str, before: list[TableCard], flip_targets: FlipTargets, where: str
+) -> TableCard:
+    raw = token.strip().replace("−", "-").upper()
+    if raw.isdigit() and len(raw) <= 2 and 1 <= int(raw) <= 10:
+        return TableCard(Placed.MAIN, int(raw))
+    if raw in ("F2/4", "F1"):
+        return TableCard(Placed.FLIP_2_4, 0)
+    if raw in ("F3/6", "F2"):
+        return TableCard(Placed.FLIP_3_6, 0)
+    if raw in ("D", "$$"):
+        if not before:
+            raise NotationError(
+                f"{where}: 'D' cannot be the first card: it copies the card before it",
+                token=token,
+            )
+        return TableCard(Placed.DOUBLE, current_values(before, flip_targets)[-1])
+    if raw in ("+1T", "-1T"):
+        return TableCard(Placed.TIEBREAKER, 1 if raw[0] == "+" else -1)
+    if len(raw) >= 2 and raw[0] in "+-" and raw[1:].isdigit() and len(raw) <= 3:
+        number = int(raw[1:])
+        if 1 <= number <= 6:
+            return TableCard(Placed.HAND, number if raw[0] == "+" else -number)
+    raise NotationError(
+        f"{where}: {token!r} is not a table card; write main-deck cards as 1..10, played hand "
+        "cards as their signed value (+3, -2), tiebreakers as +1T/-1T, and F2/4, F3/6, D",
+        token=token,
+    )
+
+
+def _parse_hand(text: str, player: int) -> tuple[Card | None, ...]:
+    if text == "-":
+        return ()
+    cards: list[Card | None] = []
+    for token in text.split(","):
+        if token == "?":
+            cards.append(None)
+            continue
+        try:
+            cards.append(Card.parse(token))
+        except CardError as error:
+            raise NotationError(
+                f"field {4 + player} (player {player + 1}'s hand): {error}", token=token
+            ) from None
+    return tuple(cards)
+
+
+def _parse_stands(text: str) -> tuple[bool, bool]:
+    if len(text) != 2 or any(ch not in "S-" for ch in text):
+        raise NotationError(
+            f"field 6 (stand flags): {text!r} must be two characters, S or -", token=text
+        )
+    return (text[0] == "S", text[1] == "S")
+
+
+def _parse_sets(text: str) -> tuple[int | None, ...]:
+    if text == "-":
+        return ()
+    if any(ch not in "12=" for ch in text):
+        raise NotationError(
+            f"field 7 (finished sets): {text!r} must be '-' or a string of 1, 2 and =", token=text
+        )
+    return tuple(None if ch == "=" else int(ch) - 1 for ch in text)
+
+
+def _parse_deck(text: str) -> tuple[int, ...]:
+    if len(text) != 10 or not text.isdigit() or any(int(ch) > COPIES_PER_VALUE for ch in text):
+        raise NotationError(
+            f"field 8 (main deck): {text!r} must be ten digits 0..4, the count of each value "
+            "1..10 left in the deck",
+            token=text,
+        )
+    return tuple(int(ch) for ch in text)
+
+
+def _parse_turn(text: str) -> tuple[Phase, int, bool, int | None]:
+    letters = {"d": Phase.BEFORE_DRAW, "a": Phase.AFTER_DRAW, "p": Phase.AFTER_DRAW,
+               "o": Phase.SET_OVER, "x": Phase.MATCH_OVER, "f": Phase.MATCH_OVER}
+    if len(text) != 2 or text[0] not in letters or text[1] not in "12":
+        raise NotationError(
+            f"field 9 (phase): {text!r} must be one of d, a, p, o, x, f followed by 1 or 2",
+            token=text,
+        )
+    player = int(text[1]) - 1
+    return letters[text[0]], player, text[0] == "p", player if text[0] == "f" else None
+
+
+def check_position(state: MatchState) -> None:
+    """Raise :class:`NotationError` if the rules cannot produce ``state``; say why."""
+    rules = state.ruleset
+    _check_sets(state)
+    for player, side in enumerate(state.sides):
+        name = f"player {player + 1}"
+        _check_side(state, rules, side, name, player)
+    _check_deck(state)
+    if state.phase is Phase.BEFORE_DRAW and state.sides[state.turn].standing:
+        raise NotationError(f"player {state.turn + 1} stands, so he cannot be about to draw")
+    if state.phase in (Phase.BEFORE_DRAW, Phase.AFTER_DRAW):
+        if all(side.standing for side in state.sides):
+            raise NotationError("both players stand, so the set is already over")
+    if state.phase is Phase.AFTER_DRAW:
+        _check_after_draw(state, rules)
+
+
+def _check_sets(state: MatchState) -> None:
+    rules = state.ruleset
+    won = state.sets_won()
+    needed = rules.sets_to_win
+    finished = state.phase is Phase.MATCH_OVER and state.forfeited is None
+    for player, count in enumerate(won):
+        if count > needed or (count == needed and not finished):
+            raise NotationError(
+                f"player {player + 1} has won {count} sets: the match ends at {needed}"
+            )
+        last = state.set_winners[-1] if state.set_winners else None
+        if count == needed and last != player:
+            raise NotationError(f"the match ended when player {player + 1} won set {needed}")
+    if finished and max(won) < needed:
+        raise NotationError(f"the match is over but nobody has won {needed} sets")
+
+
+def _check_side(state: MatchState, rules: Ruleset, side: Side, name: str, player: int) -> None:
+    if len(side.table) > rules.table_size:
+        raise NotationError(
+            f"{name}'s table holds {len(side.table)} cards; a table holds {rules.table_size}"
+        )
+    played = sum(1 for card in side.table if card.placed is not Placed.MAIN)
+    if len(side.hand) + played > rules.hand_size:
+        raise NotationError(
+            f"{name} has {len(side.hand)} cards in hand and played {played} this set: "
+            f"more than the {rules.hand_size} dealt"
+        )
+    for card in side.hand:
+        if card is not None and not rules.allows(card):
+            raise NotationError(f"{name}'s hand card {card} is not in the {rules.name} card pool")
+    gold = {Placed.TIEBREAKER, Placed.FLIP_2_4, Placed.FLIP_3_6, Placed.DOUBLE}
+    if not rules.has_gold_cards and any(card.placed in gold for card in side.table):
+        raise NotationError(f"{name}'s table holds a gold card, which {rules.name} does not have")
+    if side.table and side.table[0].placed is not Placed.MAIN:
+        raise NotationError(f"{name}'s table must start with a main-deck card (every turn draws)")
+    over = side.total > rules.target
+    in_play = state.phase in (Phase.BEFORE_DRAW, Phase.AFTER_DRAW)
+    acting = state.phase is Phase.AFTER_DRAW and state.turn == player
+    if in_play and not acting:
+        if over:
+            raise NotationError(
+                f"{name}'s total is {side.total}: over {rules.target}, the set would be over"
+            )
+        if side.total == rules.target and not side.standing:
+            raise NotationError(
+                f"{name}'s total is {rules.target}, so he stands automatically: mark him S"
+            )
+    if side.standing and over:
+        raise NotationError(f"{name} stands on {side.total}, over {rules.target}")
+    if (
+        in_play
+        and len(side.table) >= rules.table_size
+        and not over
+        and rules.nine_cards is NineCards.WIN
+    ):
+        raise NotationError(f"{name} has nine cards, so he has already won the set")
+    if in_play and len(side.table) >= rules.table_size and not side.standing and not acting:
+        raise NotationError(f"{name} has a full table, so he stands automatically: mark him S")
+
+
+def _check_after_draw(state: MatchState, rules: Ruleset) -> None:
+    side = state.sides[state.turn]
+    name = f"player {state.turn + 1}"
+    if side.standing:
+        raise NotationError(f"{name} stands, so it cannot be his move")
+    if not side.table:
+        raise NotationError(f"{name} is to move after his draw, but his table is empty")
+    last = side.table[-1] if not state.played else side.table[-2] if len(side.table) > 1 else None
+    if last is None or last.placed is not Placed.MAIN:
+        what = "the card before his played card" if state.played else "his last card"
+        raise NotationError(f"{name} has just drawn, so {what} must be a main-deck card")
+    if side.total == rules.target:
+        raise NotationError(f"{name}'s total is {rules.target}: he would stand automatically")
+    if len(side.table) >= rules.table_size:
+        raise NotationError(f"{name}'s table is full: his turn would be over")
+
+
+def _check_deck(state: MatchState) -> None:
+    rules = state.ruleset
+    if rules.main_deck is MainDeck.INFINITE:
+        if state.deck != FULL_DECK:
+            raise NotationError("the deck is infinite, so its field must be 4444444444")
+        return
+    on_tables = [0] * 10
+    for side in state.sides:
+        for card in side.table:
+            if card.placed is Placed.MAIN:
+                on_tables[card.value - 1] += 1
+    if state.phase in (Phase.SET_OVER, Phase.MATCH_OVER) and not state.set_winners:
+        if any(on_tables):
+            raise NotationError("no set has been played, so the tables must be empty")
+    untouched = all(state.deck[v] + on_tables[v] <= COPIES_PER_VALUE for v in range(10))
+    renewed = all(COPIES_PER_VALUE - state.deck[v] <= on_tables[v] for v in range(10))
+    if rules.main_deck is MainDeck.PER_SET:
+        if any(state.deck[v] + on_tables[v] != COPIES_PER_VALUE for v in range(10)):
+            raise NotationError(
+                "with a deck per set, the deck must be a full deck less the cards on the tables"
+            )
+        return
+    if not (untouched or renewed):
+        value = next(v for v in range(10) if state.deck[v] + on_tables[v] > COPIES_PER_VALUE)
+        raise NotationError(
+            f"the tables hold {on_tables[value]} cards of value {value + 1} and the deck "
+            f"{state.deck[value]} more: there are only {COPIES_PER_VALUE}"
+        )
