@@ -9,6 +9,7 @@ that modders and wiki pages use (RULES.md §1).
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
@@ -85,7 +86,7 @@ class Card:
         return f"Card.parse({str(self)!r})"
 
 
-_VALUES = {
+_VALUES: dict[CardKind, Callable[[int], tuple[int, ...]]] = {
     CardKind.PLUS: lambda n: (n,),
     CardKind.MINUS: lambda n: (-n,),
     CardKind.PLUS_MINUS: lambda n: (n, -n),
@@ -96,7 +97,7 @@ _VALUES = {
     CardKind.TIEBREAKER: lambda n: (1, -1),
 }
 
-_FORMAT = {
+_FORMAT: dict[CardKind, Callable[[int], str]] = {
     CardKind.PLUS: lambda n: f"+{n}",
     CardKind.MINUS: lambda n: f"-{n}",
     CardKind.PLUS_MINUS: lambda n: f"±{n}",

@@ -311,7 +311,7 @@ class MatchState(NamedTuple):
                 nine_card_win=False,
             )
         if isinstance(action, Forfeit):
-            return self._with(phase=Phase.MATCH_OVER, forfeited=self.turn)
+            return self._replace(phase=Phase.MATCH_OVER, forfeited=self.turn)
         raise IllegalActionError(f"{action!r} is not an action")
 
     def returns(self) -> tuple[int, int]:
@@ -354,15 +354,12 @@ class MatchState(NamedTuple):
         """What ``player`` sees: the same state with the other hand's cards hidden."""
         other = self.sides[1 - player]
         hidden = other._replace(hand=(None,) * len(other.hand))
-        return self._with(sides=_replace_side(self.sides, 1 - player, hidden))
+        return self._replace(sides=_replace_side(self.sides, 1 - player, hidden))
 
     def current_table_values(self, player: int) -> list[int]:
         return current_values(self.sides[player].table, self.ruleset.flip_targets)
 
     # -- transitions ----------------------------------------------------------------------
-
-    def _with(self, **changes: object) -> MatchState:
-        return self._replace(**changes)
 
     def _decisions(self) -> tuple[Action, ...]:
         side = self.sides[self.turn]
@@ -392,9 +389,7 @@ class MatchState(NamedTuple):
 
     def _draw(self, value: int) -> MatchState:
         if self.phase is not Phase.BEFORE_DRAW:
-            raise IllegalActionError(
-                f"cannot draw now: the match is in phase {self.phase.value!r}"
-            )
+            raise IllegalActionError(f"cannot draw now: the match is in phase {self.phase.value!r}")
         if not 1 <= value <= 10:
             raise IllegalActionError(f"{value} is not a main-deck card (1..10)")
         deck = self.deck
@@ -404,8 +399,9 @@ class MatchState(NamedTuple):
                 raise IllegalActionError(f"no {value} is left in the main deck")
             deck = deck[: value - 1] + (deck[value - 1] - 1,) + deck[value:]
         side = self.sides[self.turn]
-        side = Side(side.table + (TableCard(Placed.MAIN, value),), side.total + value, side.hand,
-                    False)
+        side = Side(
+            side.table + (TableCard(Placed.MAIN, value),), side.total + value, side.hand, False
+        )
         state = self._replace(
             sides=_replace_side(self.sides, self.turn, side),
             deck=deck,
@@ -515,7 +511,7 @@ class MatchState(NamedTuple):
                 f"{self.ruleset.first_player.value!r} first-player rule"
             )
         deck = FULL_DECK if self.ruleset.main_deck is not MainDeck.SHARED else self.deck
-        cleared = tuple(Side((), 0, side.hand, False) for side in self.sides)
+        cleared = (Side((), 0, self.sides[0].hand, False), Side((), 0, self.sides[1].hand, False))
         return self._replace(
             sides=cleared,
             deck=deck,

@@ -85,7 +85,9 @@ def parse_position(text: str) -> MatchState:
     except PazaakError as error:
         raise NotationError(f"field 1 (ruleset): {error}", token=fields[0]) from None
     tables = tuple(
-        parse_table(fields[1 + i], ruleset.flip_targets, where=f"field {2 + i} (player {i + 1}'s table)")
+        parse_table(
+            fields[1 + i], ruleset.flip_targets, where=f"field {2 + i} (player {i + 1}'s table)"
+        )
         for i in range(2)
     )
     hands = tuple(_parse_hand(fields[3 + i], i) for i in range(2))
@@ -94,9 +96,7 @@ def parse_position(text: str) -> MatchState:
     deck = _parse_deck(fields[7])
     phase, turn, played, forfeited = _parse_turn(fields[8])
     if fields[9] not in ("1", "2"):
-        raise NotationError(
-            f"field 10 (opener): {fields[9]!r} is not 1 or 2", token=fields[9]
-        )
+        raise NotationError(f"field 10 (opener): {fields[9]!r} is not 1 or 2", token=fields[9])
     sides = tuple(
         Side(tables[i], table_total(tables[i], ruleset.flip_targets), hands[i], standing[i])
         for i in range(2)
@@ -116,7 +116,9 @@ def parse_position(text: str) -> MatchState:
     return state
 
 
-def parse_table(text: str, flip_targets: FlipTargets, *, where: str = "table") -> tuple[TableCard, ...]:
+def parse_table(
+    text: str, flip_targets: FlipTargets, *, where: str = "table"
+) -> tuple[TableCard, ...]:
     """Read a table (cards in the order placed) written as in the notation; ``-`` or an empty
     string is an empty table. Cards may be separated by commas or spaces."""
     if text.strip() in ("", "-"):
@@ -203,8 +205,14 @@ def _parse_deck(text: str) -> tuple[int, ...]:
 
 
 def _parse_turn(text: str) -> tuple[Phase, int, bool, int | None]:
-    letters = {"d": Phase.BEFORE_DRAW, "a": Phase.AFTER_DRAW, "p": Phase.AFTER_DRAW,
-               "o": Phase.SET_OVER, "x": Phase.MATCH_OVER, "f": Phase.MATCH_OVER}
+    letters = {
+        "d": Phase.BEFORE_DRAW,
+        "a": Phase.AFTER_DRAW,
+        "p": Phase.AFTER_DRAW,
+        "o": Phase.SET_OVER,
+        "x": Phase.MATCH_OVER,
+        "f": Phase.MATCH_OVER,
+    }
     if len(text) != 2 or text[0] not in letters or text[1] not in "12":
         raise NotationError(
             f"field 9 (phase): {text!r} must be one of d, a, p, o, x, f followed by 1 or 2",
@@ -224,9 +232,10 @@ def check_position(state: MatchState) -> None:
     _check_deck(state)
     if state.phase is Phase.BEFORE_DRAW and state.sides[state.turn].standing:
         raise NotationError(f"player {state.turn + 1} stands, so he cannot be about to draw")
-    if state.phase in (Phase.BEFORE_DRAW, Phase.AFTER_DRAW):
-        if all(side.standing for side in state.sides):
-            raise NotationError("both players stand, so the set is already over")
+    if state.phase in (Phase.BEFORE_DRAW, Phase.AFTER_DRAW) and all(
+        side.standing for side in state.sides
+    ):
+        raise NotationError("both players stand, so the set is already over")
     if state.phase is Phase.AFTER_DRAW:
         _check_after_draw(state, rules)
 
@@ -320,9 +329,12 @@ def _check_deck(state: MatchState) -> None:
         for card in side.table:
             if card.placed is Placed.MAIN:
                 on_tables[card.value - 1] += 1
-    if state.phase in (Phase.SET_OVER, Phase.MATCH_OVER) and not state.set_winners:
-        if any(on_tables):
-            raise NotationError("no set has been played, so the tables must be empty")
+    if (
+        state.phase in (Phase.SET_OVER, Phase.MATCH_OVER)
+        and not state.set_winners
+        and any(on_tables)
+    ):
+        raise NotationError("no set has been played, so the tables must be empty")
     untouched = all(state.deck[v] + on_tables[v] <= COPIES_PER_VALUE for v in range(10))
     renewed = all(COPIES_PER_VALUE - state.deck[v] <= on_tables[v] for v in range(10))
     if rules.main_deck is MainDeck.PER_SET:

@@ -37,7 +37,7 @@ class PazaakGroup(click.Group):
             raise click.ClickException(str(error)) from None
 
 
-class RulesetType(click.ParamType):
+class RulesetType(click.ParamType):  # type: ignore[type-arg]
     """A ruleset spec: a preset name with optional overrides (``kotor2/main-deck=infinite``)."""
 
     name = "ruleset"
@@ -55,7 +55,9 @@ class RulesetType(click.ParamType):
     ) -> list[click.shell_completion.CompletionItem]:
         from pazaak_cli.rules import PRESETS
 
-        return [click.shell_completion.CompletionItem(n) for n in PRESETS if n.startswith(incomplete)]
+        return [
+            click.shell_completion.CompletionItem(n) for n in PRESETS if n.startswith(incomplete)
+        ]
 
 
 RULESET = RulesetType()
