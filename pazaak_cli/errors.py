@@ -42,3 +42,8 @@ class DeckError(PazaakError):
 
 class HiddenInformationError(PazaakError):
     """A question that needs a card the asker cannot see (the opponent's hand)."""
+
+
+class InputError(PazaakError):
+    """Input that cannot be read at all: a missing file, a directory, a file too large to be a
+    deck. A usage error (exit code 2 at the command line), not a domain failure."""

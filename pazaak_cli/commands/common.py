@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 
 import click
 
-from pazaak_cli.errors import PazaakError
+from pazaak_cli.errors import InputError, PazaakError
 from pazaak_cli.rules import DEFAULT_RULESET, Ruleset, parse_ruleset
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -33,8 +33,17 @@ class PazaakGroup(click.Group):
             ctx.color = False
         try:
             return super().invoke(ctx)
+        except InputError as error:
+            raise UsageFailure(str(error)) from None
         except PazaakError as error:
             raise click.ClickException(str(error)) from None
+
+
+class UsageFailure(click.ClickException):
+    """A usage error (exit 2) shown as one line, without Click's usage banner: used for input
+    files that cannot be read."""
+
+    exit_code = EXIT_USAGE
 
 
 class RulesetType(click.ParamType):  # type: ignore[type-arg]
