@@ -1,0 +1,593 @@
+"""Side-deck files: the one reader every command uses, the validator, and the sample decks.
+
+A deck file is UTF-8 text (a byte-order mark and CRLF line ends are accepted). Cards are
+separated by spaces, commas or new lines, in any notation of RULES.md §1; ``#`` starts a comment;
+whole lines ``name: ...``, ``ruleset: ...`` and ``description: ...`` are headers::
+
+    # my first deck
+    name: balanced
+    ruleset: kotor1
+    +1 +2 +3, -1 -2 -3
+    ±1 ±2 ±3 ±4
+
+:func:`read_deck` collects **every** problem of a file at once, each located as
+``FILE:LINE:COLUMN`` (both counted from 1, columns in characters), so that a user fixes a deck in
+one pass. :func:`load_deck` is what commands call: a path or a sample-deck name in, a valid
+:class:`SideDeck` out, or an :class:`~pazaak_cli.errors.InputError` (the file cannot be read:
+exit 2) or a :class:`~pazaak_cli.errors.DeckError` (the deck is invalid: exit 1).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from importlib.abc import Traversable
+from pathlib import Path
+from typing import BinaryIO
+
+from pazaak_cli.cards import CARD_SYNTAX, MAX_MAGNITUDE, Card, CardKind
+from pazaak_cli.errors import CardError, DeckError, InputError, PazaakError
+from pazaak_cli.rules import DEFAULT_RULESET, KOTOR2_POOL, PRESETS, Ruleset, parse_ruleset
+
+MAX_DECK_BYTES = 1024 * 1024
+"""A deck file larger than this (1 MiB) is refused before it is read: a 10-card deck with
+generous comments is a few hundred bytes, so anything this big is the wrong file."""
+
+MAX_PROBLEMS = 100
+"""At most this many problems are listed per file; the rest are counted in one last line."""
+
+SAMPLE_PREFIX = "sample:"
+"""``sample:NAME`` always means the sample deck NAME, even if a file of that name exists."""
+
+STDIN_SPEC = "-"
+STDIN_SOURCE = "<stdin>"
+
+HEADER_KEYS = ("name", "ruleset", "description")
+"""The header lines a deck file may hold (each at most once)."""
+
+_SHOWN_TOKEN = 40
+"""Longer tokens are shortened in messages."""
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_TOKEN = re.compile(r"[^\s,]+")
+_HEADER = re.compile(r"\s*([A-Za-z][A-Za-z0-9_-]*)\s*:(.*)", re.DOTALL)
+_SIGNED_NUMBER = re.compile(r"(?:±|\+-|\*|\+|-|−)([0-9]+)")
+_BOM = "\ufeff"
+
+_ProblemSink = Callable[[int, int, str, str], None]
+"""How :func:`parse_deck` lets its helpers report a problem: (line, column, token, message)."""
+
+
+@dataclass(frozen=True)
+class SideDeck:
+    """A valid side deck: the cards in file order and where they came from."""
+
+    name: str
+    """The ``name:`` header, else the sample name or the file's stem."""
+    cards: tuple[Card, ...]
+    ruleset: str | None
+    """The ``ruleset:`` header as a ruleset spec (``kotor2``), if the file has one."""
+    description: str
+    """One line (the ``description:`` header), ``''`` if none; ``pazaak decks`` shows it."""
+    source: str
+    """The path as given, ``<stdin>``, or ``sample:NAME``."""
+
+    def __str__(self) -> str:
+        return " ".join(str(card) for card in self.cards)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with a deck file, at a place the user can go to."""
+
+    path: str
+    line: int
+    column: int
+    token: str
+    """The offending text (shortened when very long), ``''`` when the problem is a missing thing."""
+    message: str
+    """One sentence naming the token and what would be right."""
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.column}: {self.message}"
+
+
+@dataclass(frozen=True)
+class DeckEntry:
+    """One card token of a file, where it stands."""
+
+    token: str
+    line: int
+    column: int
+    card: Card | None
+    """``None`` when the token is not a card (a problem says why)."""
+
+
+@dataclass(frozen=True)
+class ParsedDeck:
+    """A deck file read token by token, before it is checked against a ruleset."""
+
+    source: str
+    entries: tuple[DeckEntry, ...]
+    headers: dict[str, tuple[str, int, int]]
+    """header key -> (value, line, column of the value)."""
+    problems: tuple[Problem, ...]
+    """What is wrong whatever the ruleset: encoding, tokens that are not cards, bad headers."""
+    end: tuple[int, int]
+    """(line, column) just after the last card token, or (1, 1) if there is none."""
+    empty: bool
+    """The file holds nothing but white space."""
+
+    @property
+    def header_ruleset(self) -> Ruleset | None:
+        """The ruleset the ``ruleset:`` header names, ``None`` if absent or unknown."""
+        header = self.headers.get("ruleset")
+        if header is None:
+            return None
+        try:
+            return parse_ruleset(header[0])
+        except PazaakError:
+            return None
+
+
+# --- reading ----------------------------------------------------------------------------------
+
+
+def decode_deck(data: bytes) -> str:
+    """Bytes to text: strip a UTF-8 byte-order mark; invalid UTF-8 bytes survive as surrogate
+    escapes so that :func:`parse_deck` can point at each of them."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    return data.decode("utf-8", errors="surrogateescape")
+
+
+def parse_deck(data: str | bytes, source: str) -> ParsedDeck:
+    """Read a deck file's text (or bytes) into located tokens and headers, with every problem
+    that does not depend on the ruleset. Never raises for any input."""
+    text = decode_deck(data) if isinstance(data, bytes) else data.removeprefix(_BOM)
+    entries: list[DeckEntry] = []
+    headers: dict[str, tuple[str, int, int]] = {}
+    problems: list[Problem] = []
+    end = (1, 1)
+
+    def problem(line: int, column: int, token: str, message: str) -> None:
+        problems.append(Problem(source, line, column, _shorten(token), message))
+
+    for number, line in enumerate(_LINE_BREAK.split(text), start=1):
+        for column, run in _undecodable_runs(line):
+            problem(number, column, run, _encoding_message(run, line, column))
+        content = line.split("#", 1)[0]
+        header = _HEADER.match(content)
+        if header is not None:
+            _read_header(header, number, headers, problem)
+            continue
+        tokens = list(_TOKEN.finditer(content))
+        if tokens and tokens[0].group().lower() in HEADER_KEYS:
+            first = tokens[0]
+            problem(
+                number,
+                first.start() + 1,
+                first.group(),
+                f"{_show(first.group())} is not a card; a header is written "
+                f"'{first.group().lower()}: VALUE' (with a colon)",
+            )
+            continue
+        for match in tokens:
+            token, column = match.group(), match.start() + 1
+            card: Card | None = None
+            if not _has_undecodable(token):
+                try:
+                    card = _parse_token(token)
+                except CardError as error:
+                    problem(number, column, token, str(error))
+            entries.append(DeckEntry(_shorten(token), number, column, card))
+            end = (number, match.end() + 1)
+    return ParsedDeck(
+        source=source,
+        entries=tuple(entries),
+        headers=headers,
+        problems=tuple(problems),
+        end=end,
+        empty=not text.strip(),
+    )
+
+
+def validate_deck(parsed: ParsedDeck, ruleset: Ruleset | None = None) -> list[Problem]:
+    """Every problem of a parsed deck for ``ruleset`` (default: its header's ruleset, else the
+    project default), sorted by place, at most :data:`MAX_PROBLEMS` plus one counting the rest."""
+    rules = _effective_ruleset(parsed, ruleset)
+    problems = list(parsed.problems)
+    source = parsed.source
+    for entry in parsed.entries:
+        if entry.card is not None and not rules.allows(entry.card):
+            problems.append(
+                Problem(source, entry.line, entry.column, entry.token, _pool_message(entry, rules))
+            )
+    size, count = rules.side_deck_size, len(parsed.entries)
+    if count > size:
+        extra = parsed.entries[size]
+        problems.append(
+            Problem(
+                source,
+                extra.line,
+                extra.column,
+                extra.token,
+                f"{_show(extra.token)} is card {size + 1}, but a {rules.spec} side deck holds "
+                f"exactly {size} cards; this file lists {count}: remove {count - size}",
+            )
+        )
+    elif count == 0:
+        what = "the file is empty" if parsed.empty else "the file lists no cards"
+        problems.append(
+            Problem(
+                source,
+                *parsed.end,
+                "",
+                f"{what}; a {rules.spec} side deck holds exactly {size} cards, "
+                f"for example +1 +1 +2 +2 +3 +3 +4 +4 +5 +5",
+            )
+        )
+    elif count < size:
+        last = parsed.entries[-1]
+        problems.append(
+            Problem(
+                source,
+                *parsed.end,
+                last.token,
+                f"the deck ends after {count} card{'s' if count > 1 else ''} (at "
+                f"{_show(last.token)}); a {rules.spec} side deck holds exactly {size}: "
+                f"add {size - count}",
+            )
+        )
+    problems.sort(key=lambda p: (p.line, p.column))
+    if len(problems) > MAX_PROBLEMS:
+        rest = problems[MAX_PROBLEMS]
+        hidden = len(problems) - MAX_PROBLEMS
+        problems = problems[:MAX_PROBLEMS] + [
+            Problem(
+                source,
+                rest.line,
+                rest.column,
+                rest.token,
+                f"{hidden} more problems from here on are not listed (is this a deck file?)",
+            )
+        ]
+    return problems
+
+
+def read_deck(
+    data: str | bytes, source: str, ruleset: Ruleset | None = None, *, name: str | None = None
+) -> tuple[SideDeck | None, list[Problem]]:
+    """Parse and validate a deck file's content: ``(deck, [])`` if it is valid for ``ruleset``
+    (default: its header, else the project default), ``(None, problems)`` with **all** of
+    them otherwise. ``name`` is the fallback when the file has no ``name:`` header. Never raises
+    for any input."""
+    parsed = parse_deck(data, source)
+    problems = validate_deck(parsed, ruleset)
+    if problems:
+        return None, problems
+    header_ruleset = parsed.header_ruleset
+    deck = SideDeck(
+        name=parsed.headers["name"][0] if "name" in parsed.headers else (name or _stem(source)),
+        cards=tuple(entry.card for entry in parsed.entries if entry.card is not None),
+        ruleset=header_ruleset.spec if header_ruleset is not None else None,
+        description=parsed.headers.get("description", ("", 0, 0))[0],
+        source=source,
+    )
+    return deck, []
+
+
+def effective_ruleset(parsed: ParsedDeck, ruleset: Ruleset | None = None) -> Ruleset:
+    """The ruleset a deck is checked against: ``ruleset`` if given, else the header's, else the
+    project default."""
+    return _effective_ruleset(parsed, ruleset)
+
+
+# --- files and names --------------------------------------------------------------------------
+
+
+def read_source(spec: str) -> tuple[str, bytes, str | None]:
+    """Resolve ``spec`` (a path, ``-`` for standard input, a sample-deck name or ``sample:NAME``)
+    to ``(source, bytes, sample name or None)``. Raise :class:`InputError` if it cannot be read:
+    missing, a directory, larger than :data:`MAX_DECK_BYTES`, unreadable, or binary."""
+    if spec == STDIN_SPEC:
+        return STDIN_SOURCE, _read_limited(sys.stdin.buffer, STDIN_SOURCE), None
+    if spec.startswith(SAMPLE_PREFIX):
+        name = spec[len(SAMPLE_PREFIX) :]
+        return SAMPLE_PREFIX + name, _sample_bytes(name), name
+    if not os.path.lexists(spec) and _is_sample_name(spec):
+        return SAMPLE_PREFIX + spec, _sample_bytes(spec), spec
+    return spec, read_deck_file(spec), None
+
+
+def read_deck_file(path: str) -> bytes:
+    """The bytes of a deck file, after checking that it is a readable, plausibly small, text
+    file. Raise :class:`InputError` with one sentence otherwise."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        raise _missing(path) from None
+    except OSError as error:
+        raise InputError(f"{path}: cannot read it ({_os_reason(error)})", token=path) from None
+    if stat.S_ISDIR(info.st_mode):
+        raise InputError(f"{path}: is a directory, not a deck file", token=path)
+    if stat.S_ISREG(info.st_mode) and info.st_size > MAX_DECK_BYTES:
+        raise _too_large(path, f"{info.st_size:,} bytes")
+    try:
+        with open(path, "rb") as handle:
+            data = _read_limited(handle, path)
+    except OSError as error:
+        raise InputError(f"{path}: cannot read it ({_os_reason(error)})", token=path) from None
+    return data
+
+
+def load_deck(spec: str, ruleset: Ruleset | None = None) -> SideDeck:
+    """The valid deck named by ``spec``: a path, ``-`` (standard input), a sample-deck name or
+    ``sample:NAME``. Validated against ``ruleset``, else the file's header, else the default.
+
+    Raise :class:`InputError` (exit 2) when it cannot be read and :class:`DeckError` (exit 1),
+    listing the first problems located as ``FILE:LINE:COLUMN``, when it is not a valid deck.
+    """
+    source, data, sample = read_source(spec)
+    deck, problems = read_deck(data, source, ruleset, name=sample)
+    if deck is None:
+        raise DeckError(describe_problems(problems), token=spec)
+    return deck
+
+
+def describe_problems(problems: list[Problem], shown: int = 3) -> str:
+    """The first problems as one message (``; ``-separated), with a count of the others."""
+    text = "; ".join(str(problem) for problem in problems[:shown])
+    if len(problems) > shown:
+        text += f" (and {len(problems) - shown} more: run `pazaak validate` on the file)"
+    return text
+
+
+def sample_decks() -> tuple[SideDeck, ...]:
+    """Every sample deck, sorted by name; each is valid for its header's ruleset."""
+    return tuple(load_deck(SAMPLE_PREFIX + name) for name in sample_names())
+
+
+def sample_deck(name: str) -> SideDeck:
+    """One sample deck by name; :class:`InputError` listing the names if there is none."""
+    return load_deck(SAMPLE_PREFIX + name)
+
+
+def sample_names() -> tuple[str, ...]:
+    """The names of the sample decks (file stems), sorted."""
+    return tuple(sorted(_sample_files()))
+
+
+DEFAULT_DECKS = {"kotor1": "kotor1-starter", "kotor2": "kotor1-starter"}
+"""The deck a player gets when none is given: the games' own default (pazaakdecks.2da row 0,
+the starter deck of a new game), for both presets."""
+
+
+def default_deck(ruleset: Ruleset) -> SideDeck:
+    """The documented default deck for ``ruleset`` (see :data:`DEFAULT_DECKS`), checked against
+    it; :class:`DeckError` if the ruleset's variant cannot use it (another side-deck size)."""
+    name = DEFAULT_DECKS.get(ruleset.name, DEFAULT_DECKS[DEFAULT_RULESET])
+    try:
+        return load_deck(SAMPLE_PREFIX + name, ruleset)
+    except DeckError:
+        raise DeckError(
+            f"the default deck {name} is not valid for ruleset {ruleset.spec} (it holds 10 "
+            f"cards of KOTOR I); give a deck file that is",
+            token=name,
+        ) from None
+
+
+def card_counts(cards: tuple[Card, ...]) -> list[tuple[CardKind, list[Card]]]:
+    """The cards grouped by kind, kinds in the order of :class:`CardKind`, cards sorted: the
+    summary table of ``pazaak validate`` and ``pazaak decks``."""
+    groups: list[tuple[CardKind, list[Card]]] = []
+    for kind in CardKind:
+        of_kind = sorted(card for card in cards if card.kind is kind)
+        if of_kind:
+            groups.append((kind, of_kind))
+    return groups
+
+
+# --- helpers ----------------------------------------------------------------------------------
+
+
+def _effective_ruleset(parsed: ParsedDeck, ruleset: Ruleset | None) -> Ruleset:
+    if ruleset is not None:
+        return ruleset
+    return parsed.header_ruleset or PRESETS[DEFAULT_RULESET]
+
+
+def _read_header(
+    header: re.Match[str],
+    line: int,
+    headers: dict[str, tuple[str, int, int]],
+    problem: _ProblemSink,
+) -> None:
+    key_text, raw_value = header.group(1), header.group(2)
+    key = key_text.lower()
+    key_column = header.start(1) + 1
+    value = raw_value.strip()
+    value_column = header.start(2) + 1 + (len(raw_value) - len(raw_value.lstrip()))
+    if key not in HEADER_KEYS:
+        known = ", ".join(f"'{k}:'" for k in HEADER_KEYS)
+        problem(
+            line,
+            key_column,
+            key_text + ":",
+            f"unknown header '{key_text}:'; the headers are {known} (cards need no header)",
+        )
+        return
+    if key in headers:
+        problem(
+            line,
+            key_column,
+            key_text + ":",
+            f"a second '{key}:' header; the first is on line {headers[key][1]}",
+        )
+        return
+    if not value:
+        example = {"name": "my-deck", "ruleset": "kotor1", "description": "what it is for"}[key]
+        problem(
+            line,
+            key_column,
+            key_text + ":",
+            f"the '{key}:' header is empty; write for example '{key}: {example}'",
+        )
+        return
+    if key == "ruleset":
+        try:
+            parse_ruleset(value)
+        except PazaakError as error:
+            problem(line, value_column, value, f"{error} (in the 'ruleset:' header)")
+    headers[key] = (value, line, value_column)
+
+
+@cache
+def _parse_token(token: str) -> Card:
+    """:meth:`Card.parse` with a clearer message for over-long numbers (``+999999999999``)."""
+    number = _SIGNED_NUMBER.fullmatch(token)
+    if number is not None and len(number.group(1)) > 2:
+        raise CardError(
+            f"{_show(token)} is not a side card: the number must be 1 to {MAX_MAGNITUDE}",
+            token=token,
+        )
+    if len(token) > 12:
+        raise CardError(f"{_show(token)} is not a card; valid cards are {CARD_SYNTAX}", token=token)
+    if token.isascii() and token.isdigit() and MAX_MAGNITUDE < int(token) <= 10:
+        raise CardError(
+            f"{_show(token)} is a main-deck card, not a side card: side cards are numbered "
+            f"1 to {MAX_MAGNITUDE} (+n, -n or ±n)",
+            token=token,
+        )
+    return Card.parse(token)
+
+
+def _pool_message(entry: DeckEntry, rules: Ruleset) -> str:
+    card = entry.card
+    assert card is not None
+    if card in KOTOR2_POOL and card.is_gold:
+        return (
+            f"{_show(entry.token)} ({card.kind.value}) is a KOTOR II gold card, not in the "
+            f"{rules.spec} card pool (+1..+6, -1..-6, ±1..±6); for KOTOR II write the header "
+            f"'ruleset: kotor2'"
+        )
+    allowed = " ".join(str(c) for c in sorted(rules.card_pool))
+    return f"{_show(entry.token)} is not in the {rules.spec} card pool; allowed: {allowed}"
+
+
+def _undecodable_runs(line: str) -> Iterator[tuple[int, str]]:
+    """(column, text) of each run of bytes that were not UTF-8 (surrogate escapes)."""
+    for match in re.finditer(r"[\udc80-\udcff]+", line):
+        yield match.start() + 1, match.group()
+
+
+def _has_undecodable(token: str) -> bool:
+    return any("\udc80" <= char <= "\udcff" for char in token)
+
+
+def _encoding_message(run: str, line: str, column: int) -> str:
+    raw = bytes(ord(char) - 0xDC00 for char in run)
+    shown = " ".join(f"0x{byte:02X}" for byte in raw[:8]) + (" ..." if len(raw) > 8 else "")
+    hint = ""
+    if raw[:1] == b"\xb1":
+        hint = " (0xB1 is '±' in Latin-1: write ± in UTF-8 or the ASCII +-)"
+    return f"byte{'s' if len(raw) > 1 else ''} {shown} {'are' if len(raw) > 1 else 'is'} not " + (
+        f"UTF-8; save the file as UTF-8{hint}"
+    )
+
+
+def _shorten(token: str) -> str:
+    return token if len(token) <= _SHOWN_TOKEN else token[: _SHOWN_TOKEN - 3] + "..."
+
+
+def _show(token: str) -> str:
+    return repr(_shorten(token))
+
+
+def _stem(source: str) -> str:
+    if source.startswith(SAMPLE_PREFIX):
+        return source[len(SAMPLE_PREFIX) :]
+    if source == STDIN_SOURCE:
+        return "stdin"
+    return Path(source).stem or source
+
+
+def _read_limited(handle: BinaryIO, source: str) -> bytes:
+    """Read at most :data:`MAX_DECK_BYTES` (+1 to notice more); refuse larger input and binary
+    data (NUL bytes)."""
+    data = handle.read(MAX_DECK_BYTES + 1)
+    if len(data) > MAX_DECK_BYTES:
+        raise _too_large(source, "more than that")
+    if b"\x00" in data:
+        raise InputError(
+            f"{source}: is a binary file (it holds NUL bytes), not a deck file: a deck file is "
+            f"UTF-8 text",
+            token=source,
+        )
+    return data
+
+
+def _too_large(source: str, size: str) -> InputError:
+    return InputError(
+        f"{source}: is {size}; a deck file is a few hundred bytes, and anything over "
+        f"{MAX_DECK_BYTES:,} bytes (1 MiB) is refused unread",
+        token=source,
+    )
+
+
+def _missing(path: str) -> InputError:
+    names = ", ".join(sample_names())
+    return InputError(
+        f"{path}: no such file, and no sample deck of that name (sample decks: {names})",
+        token=path,
+    )
+
+
+def _os_reason(error: OSError) -> str:
+    return (error.strerror or type(error).__name__).lower()
+
+
+# --- the sample decks -------------------------------------------------------------------------
+
+_SAMPLE_SUFFIX = ".deck"
+
+
+@cache
+def _sample_files() -> dict[str, Traversable]:
+    """name -> file of every sample deck: the installed package data
+    (``pazaak_cli.sample_decks``), else the repository's ``sample_decks/`` beside the package
+    (tests run from the source tree)."""
+    found: dict[str, Traversable] = {}
+    try:
+        root = resources.files("pazaak_cli.sample_decks")
+        for entry in root.iterdir():
+            if entry.name.endswith(_SAMPLE_SUFFIX) and entry.is_file():
+                found[entry.name[: -len(_SAMPLE_SUFFIX)]] = entry
+    except (ModuleNotFoundError, TypeError, OSError):
+        found = {}
+    if not found:
+        repo = Path(__file__).resolve().parent.parent / "sample_decks"
+        if repo.is_dir():
+            for path in repo.glob("*" + _SAMPLE_SUFFIX):
+                found[path.stem] = path
+    return found
+
+
+def _is_sample_name(name: str) -> bool:
+    return name in _sample_files()
+
+
+def _sample_bytes(name: str) -> bytes:
+    path = _sample_files().get(name)
+    if path is None:
+        raise InputError(
+            f"no sample deck {name!r}; the sample decks are {', '.join(sample_names())}",
+            token=name,
+        )
+    return path.read_bytes()
