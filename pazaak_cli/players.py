@@ -4,13 +4,40 @@ A player is given ``state.observed_by(seat)`` at its decision nodes (phase AFTER
 its own hand, both tables and totals, the stand flags, the sets, the other hand's *count* (the
 cards themselves are ``None``) and the main deck's remaining composition (public by counting).
 It never sees the other hand's values or the order of the deck.
+
+The policies:
+
+- ``kotor``: the computer opponent of KOTOR I, exactly as RULES.md §7 (:class:`KotorPlayer`);
+- ``heuristic``: a sensible rule a good human plays (:class:`HeuristicPlayer`);
+- ``stand17``: never plays a hand card, stands at 17 or more (:class:`Stand17Player`);
+- ``random``: a uniformly random legal action, never a forfeit (:class:`RandomPlayer`);
+- ``expert``: the exact solver as a player (``pazaak_cli.expert.ExpertPlayer``).
+
+:func:`make_player` builds any of them by name.
 """
 
 from __future__ import annotations
 
+import random
+from collections.abc import Sequence
 from typing import Protocol
 
-from pazaak_cli.game import Action, MatchState
+from pazaak_cli.cards import Card, CardKind
+from pazaak_cli.errors import PazaakError
+from pazaak_cli.game import (
+    END_TURN,
+    STAND,
+    Action,
+    Forfeit,
+    MatchState,
+    Placed,
+    Play,
+    Side,
+    TableCard,
+    current_values,
+    table_total,
+)
+from pazaak_cli.rules import Ruleset
 
 
 class Player(Protocol):
@@ -19,3 +46,302 @@ class Player(Protocol):
     def choose(self, view: MatchState) -> Action:
         """Return one of ``view.legal_actions()`` for the player to act (``view.turn``)."""
         ...
+
+
+POLICY_NAMES: tuple[str, ...] = ("kotor", "heuristic", "stand17", "random", "expert")
+"""Every policy :func:`make_player` knows, in the order they are listed to users."""
+
+POLICY_HELP: dict[str, str] = {
+    "kotor": "the KOTOR I computer opponent (RULES.md §7)",
+    "heuristic": "a good human's rule: make 20, rescue busts, chase a standing lead, stand at 18",
+    "stand17": "never plays a hand card, stands at 17 or more",
+    "random": "a uniformly random legal action (never forfeits)",
+    "expert": "the exact solver: the move with the best chance to win the set",
+}
+
+RANDOMISED_POLICIES = frozenset({"random"})
+"""Policies whose choices use the ``rng`` given to :func:`make_player`; the others are
+deterministic functions of the view, so one instance can serve many matches."""
+
+
+def make_player(
+    name: str,
+    *,
+    ruleset: Ruleset,
+    rng: random.Random,
+    own_deck: Sequence[Card],
+    opponent_deck: Sequence[Card] | None,
+) -> Player:
+    """Build the policy called ``name`` for one seat.
+
+    ``own_deck`` and ``opponent_deck`` are the two side decks (the opponent's may be unknown);
+    only the expert uses them, as the prior over the hidden hand (RULES.md §9).
+    """
+    if name == "kotor":
+        return KotorPlayer()
+    if name == "heuristic":
+        return HeuristicPlayer()
+    if name == "stand17":
+        return Stand17Player()
+    if name == "random":
+        return RandomPlayer(rng)
+    if name == "expert":
+        try:
+            from pazaak_cli.expert import (  # type: ignore[import-not-found,unused-ignore]
+                ExpertPlayer,  # the solver is built in its own issue
+            )
+        except ModuleNotFoundError as error:
+            if error.name != "pazaak_cli.expert":
+                raise
+            raise PazaakError("the expert player is not available yet") from None
+        player: Player = ExpertPlayer(ruleset=ruleset, opponent_deck=opponent_deck)
+        return player
+    raise PazaakError(f"unknown policy {name!r}; choose one of {', '.join(POLICY_NAMES)}")
+
+
+# The KOTOR I computer opponent -------------------------------------------------------------
+
+BUST = -1_000_000
+"""What the KOTOR I opponent counts a total over the target as (RULES.md §7)."""
+
+_FLEXIBLE = frozenset({CardKind.PLUS_MINUS, CardKind.PLUS_MINUS_1_2, CardKind.TIEBREAKER})
+"""Cards whose sign is chosen when played: the KOTOR rule keeps them when another card does as
+well (RULES.md §7, "it keeps ± cards when it can"); gold ±1/2 and T count as ± cards."""
+
+_GOLD_TRY_ORDER: dict[CardKind, tuple[int, ...]] = {
+    CardKind.PLUS_MINUS_1_2: (2, 1, -1, -2),
+    CardKind.TIEBREAKER: (-1, 1),
+    CardKind.FLIP_2_4: (0,),
+    CardKind.FLIP_3_6: (0,),
+    CardKind.DOUBLE: (0,),
+}
+"""The values the KOTOR rule tries for each gold card, in its order (RULES.md §7: ±1/2 as +2,
++1, -1, -2; a Tiebreaker as ±1, minus first like a ± card; a flip or a Double by its effect)."""
+
+
+_GOLD_EFFECTS = frozenset({CardKind.FLIP_2_4, CardKind.FLIP_3_6, CardKind.DOUBLE})
+"""Cards whose effect depends on the table, not only on their own value."""
+
+
+def _gold_effect(side: Side, kind: CardKind, ruleset: Ruleset) -> tuple[int, int]:
+    """(value placed, total after) for a flip or a Double, by the engine's own table
+    arithmetic: a flip is placed as 0 and turns cards over, a Double copies the last card."""
+    if kind is CardKind.DOUBLE:
+        value = current_values(side.table, ruleset.flip_targets)[-1]
+        return value, side.total + value
+    placed = Placed.FLIP_2_4 if kind is CardKind.FLIP_2_4 else Placed.FLIP_3_6
+    return 0, table_total(side.table + (TableCard(placed, 0),), ruleset.flip_targets)
+
+
+_PLUS, _MINUS, _PLUS_MINUS = CardKind.PLUS, CardKind.MINUS, CardKind.PLUS_MINUS
+
+
+class CardChoice:
+    """The best-up and best-down of RULES.md §7 for one position (computed once per turn)."""
+
+    __slots__ = ("best_down", "best_up", "up_play")
+
+    def __init__(self, best_up: int, up_play: Play | None, best_down: int) -> None:
+        self.best_up = best_up
+        self.up_play = up_play
+        self.best_down = best_down
+
+
+def kotor_card_choice(side: Side, ruleset: Ruleset) -> CardChoice:
+    """Best-up (the highest total ≤ target one hand card reaches, with that card) and best-down
+    (the lowest total below *mine* one card reaches) for the side to act, as RULES.md §7
+    defines them: hand order, a ± card as minus then plus, a strictly better total replaces the
+    chosen card, an equal one replaces only a chosen ± card."""
+    target = ruleset.target
+    raw = side.total
+    mine = raw if raw <= target else BUST
+    best_up = mine
+    up_index = -1
+    up_card: Card | None = None
+    up_value = 0
+    up_flexible = False
+    best_down = mine
+    for index, card in enumerate(side.hand):
+        assert card is not None, "a policy sees its own hand"
+        kind = card.kind
+        # A ± card is tried as minus first, then as plus.
+        if kind is _PLUS:
+            values: tuple[int, ...] = (card.magnitude,)
+        elif kind is _MINUS:
+            values = (-card.magnitude,)
+        elif kind is _PLUS_MINUS:
+            values = (-card.magnitude, card.magnitude)
+        else:
+            values = _GOLD_TRY_ORDER[kind]
+        for value in values:
+            if kind in _GOLD_EFFECTS:
+                value, total = _gold_effect(side, kind, ruleset)
+            else:
+                total = raw + value
+            if total > target:
+                continue
+            if total > best_up or (total == best_up and up_flexible):
+                best_up = total
+                up_index, up_card, up_value = index, card, value
+                up_flexible = kind in _FLEXIBLE
+            if mine != BUST and total < best_down:
+                best_down = total
+    up_play = Play(up_index, up_card, up_value) if up_card is not None else None
+    return CardChoice(best_up, up_play, best_down)
+
+
+class KotorPlayer:
+    """The KOTOR I computer opponent (RULES.md §7): deterministic, sees only totals, its own
+    hand and the sets the other player has won.
+
+    The thresholds 20, 19, 18, 16, 14 and 12 are read relative to the ruleset's target (they are
+    those numbers at the usual 20), and "fewer than 2 sets" as "not one set from the match".
+
+    Step 4 after a played card uses the best-down computed before the play (the rule recomputes
+    only *mine*). The rule plays a card only to reach 18..20 (step 2) or to come back from a
+    bust (step 3, where best-down is -1,000,000), so after a play it ends the turn below 18
+    and otherwise stands (unless the other player stands ahead): that is what
+    :meth:`choose` does in phase "played", which keeps the player stateless.
+    """
+
+    def choose(self, view: MatchState) -> Action:
+        ruleset = view.ruleset
+        target = ruleset.target
+        seat = view.turn
+        me = view.sides[seat]
+        them = view.sides[1 - seat]
+        mine = me.total if me.total <= target else BUST
+        theirs = them.total
+        they_stand = them.standing
+        if theirs > target:
+            theirs = BUST
+            they_stand = True
+        if view.played:  # step 4 after the card of step 2 or 3
+            if (they_stand and mine < theirs) or mine < target - 2:
+                return END_TURN
+            return STAND
+        # Step 1: the other player stands behind us.
+        if they_stand and theirs < mine:
+            return STAND
+        choice = kotor_card_choice(me, ruleset)
+        best_up, best_down, up_play = choice.best_up, choice.best_down, choice.up_play
+        # Step 2: a card that reaches 18..20 with a hand that backs it.
+        if (
+            up_play is not None
+            and theirs <= best_up
+            and best_up >= target - 2
+            and (
+                best_up == target
+                or (best_up == target - 1 and best_down >= target - 8)
+                or best_down >= target - 6
+            )
+        ):
+            return up_play
+        # Step 3: over the target.
+        if me.total > target:
+            other_sets = view.set_winners.count(1 - seat)
+            if other_sets < ruleset.sets_to_win - 1 and theirs >= target - 2 and best_up < theirs:
+                return END_TURN  # concede the set on purpose and keep the hand cards
+            if up_play is not None:
+                return up_play
+        # Step 4.
+        if they_stand and mine < theirs:
+            return END_TURN
+        if mine < target - 2 and best_down < target - 4:
+            return END_TURN
+        return STAND
+
+
+# Baselines ---------------------------------------------------------------------------------
+
+
+class Stand17Player:
+    """Never plays a hand card; stands at 17 or more (the target less 3)."""
+
+    def choose(self, view: MatchState) -> Action:
+        total = view.sides[view.turn].total
+        target = view.ruleset.target
+        if target - 3 <= total <= target:
+            return STAND
+        return END_TURN
+
+
+class HeuristicPlayer:
+    """A sensible rule a good human plays, in this order:
+
+    1. a card that makes exactly the target (20) is played;
+    2. over 20, the card that leaves the highest total is played (none: the set is lost);
+    3. when the other player stands, a card that takes the total above his (and not over 20)
+       is played, the one leaving the highest total; a total above his stands at once, a total
+       below his keeps drawing, an equal total stands from 18;
+    4. otherwise it stands at 18 or more and draws below.
+
+    Among cards that do equally well it plays a fixed-sign card before a ± card, so that the
+    flexible cards stay in hand.
+    """
+
+    def choose(self, view: MatchState) -> Action:
+        target = view.ruleset.target
+        seat = view.turn
+        me = view.sides[seat]
+        them = view.sides[1 - seat]
+        total = me.total
+        if not view.played:
+            plays = _plays_by_total(view, me)
+            exact = plays.get(target)
+            if exact is not None:
+                return exact
+            if total > target:
+                return _highest(plays, BUST, target) or END_TURN
+            if them.standing and total <= them.total:
+                winner = _highest(plays, them.total, target)
+                if winner is not None:
+                    return winner
+        if total > target:
+            return END_TURN
+        if them.standing:
+            if total > them.total:
+                return STAND
+            if total < them.total:
+                return END_TURN
+        return STAND if total >= target - 2 else END_TURN
+
+
+def _plays_by_total(view: MatchState, side: Side) -> dict[int, Play]:
+    """Each reachable total with the play that reaches it, a fixed-sign card preferred to a
+    ± card and an earlier hand card to a later one."""
+    best: dict[int, tuple[bool, Play]] = {}
+    for action in view.legal_actions():
+        if not isinstance(action, Play):
+            continue
+        total = _total_after(view, side, action)
+        flexible = action.card.kind in _FLEXIBLE
+        known = best.get(total)
+        if known is None or (known[0] and not flexible):
+            best[total] = (flexible, action)
+    return {total: play for total, (_, play) in best.items()}
+
+
+def _total_after(view: MatchState, side: Side, play: Play) -> int:
+    """The mover's total after ``play``."""
+    if play.card.kind in _GOLD_EFFECTS:
+        return _gold_effect(side, play.card.kind, view.ruleset)[1]
+    return side.total + play.value
+
+
+def _highest(plays: dict[int, Play], above: int, target: int) -> Play | None:
+    """The play leaving the highest total in (above, target], if any."""
+    totals = [total for total in plays if above < total <= target]
+    return plays[max(totals)] if totals else None
+
+
+class RandomPlayer:
+    """A uniformly random legal action, never a forfeit (a forfeit would end most matches at
+    once and tell nothing about the engine). Meant for fuzzing the engine, not for play."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def choose(self, view: MatchState) -> Action:
+        actions = [a for a in view.legal_actions() if not isinstance(a, Forfeit)]
+        return actions[self.rng.randrange(len(actions))]
