@@ -6,7 +6,9 @@ import click
 
 from pazaak_cli import __version__
 from pazaak_cli.commands.common import PazaakGroup
+from pazaak_cli.commands.decks_cmd import decks_command
 from pazaak_cli.commands.rules_cmd import rules_command
+from pazaak_cli.commands.validate_cmd import validate_command
 
 
 @click.group(cls=PazaakGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -22,3 +24,5 @@ def main() -> None:
 
 
 main.add_command(rules_command)
+main.add_command(validate_command)
+main.add_command(decks_command)

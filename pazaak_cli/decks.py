@@ -81,6 +81,12 @@ class SideDeck:
     def __str__(self) -> str:
         return " ".join(str(card) for card in self.cards)
 
+    def fits(self, ruleset: Ruleset) -> bool:
+        """Whether this deck is valid under ``ruleset`` too (its size and card pool)."""
+        return len(self.cards) == ruleset.side_deck_size and all(
+            ruleset.allows(card) for card in self.cards
+        )
+
 
 @dataclass(frozen=True)
 class Problem:
@@ -161,7 +167,7 @@ def parse_deck(data: str | bytes, source: str) -> ParsedDeck:
 
     for number, line in enumerate(_LINE_BREAK.split(text), start=1):
         for column, run in _undecodable_runs(line):
-            problem(number, column, run, _encoding_message(run, line, column))
+            problem(number, column, _printable(run), _encoding_message(run, line, column))
         content = line.split("#", 1)[0]
         header = _HEADER.match(content)
         if header is not None:
@@ -186,7 +192,7 @@ def parse_deck(data: str | bytes, source: str) -> ParsedDeck:
                     card = _parse_token(token)
                 except CardError as error:
                     problem(number, column, token, str(error))
-            entries.append(DeckEntry(_shorten(token), number, column, card))
+            entries.append(DeckEntry(_shorten(_printable(token)), number, column, card))
             end = (number, match.end() + 1)
     return ParsedDeck(
         source=source,
@@ -240,9 +246,8 @@ def validate_deck(parsed: ParsedDeck, ruleset: Ruleset | None = None) -> list[Pr
                 source,
                 *parsed.end,
                 last.token,
-                f"the deck ends after {count} card{'s' if count > 1 else ''} (at "
-                f"{_show(last.token)}); a {rules.spec} side deck holds exactly {size}: "
-                f"add {size - count}",
+                f"the deck ends after {count} card{'s' if count > 1 else ''}; a {rules.spec} "
+                f"side deck holds exactly {size}: add {size - count}",
             )
         )
     problems.sort(key=lambda p: (p.line, p.column))
@@ -261,17 +266,27 @@ def validate_deck(parsed: ParsedDeck, ruleset: Ruleset | None = None) -> list[Pr
     return problems
 
 
-def read_deck(
+@dataclass(frozen=True)
+class DeckReport:
+    """The verdict on one deck file: the deck if it is valid, else every problem."""
+
+    deck: SideDeck | None
+    problems: list[Problem]
+    ruleset: Ruleset
+    """The ruleset it was checked against (the override, else its header's, else the default)."""
+
+
+def check_deck(
     data: str | bytes, source: str, ruleset: Ruleset | None = None, *, name: str | None = None
-) -> tuple[SideDeck | None, list[Problem]]:
-    """Parse and validate a deck file's content: ``(deck, [])`` if it is valid for ``ruleset``
-    (default: its header, else the project default), ``(None, problems)`` with **all** of
-    them otherwise. ``name`` is the fallback when the file has no ``name:`` header. Never raises
-    for any input."""
+) -> DeckReport:
+    """Parse and validate a deck file's content against ``ruleset`` (default: its header, else
+    the project default). ``name`` is the fallback when the file has no ``name:`` header. Never
+    raises for any input."""
     parsed = parse_deck(data, source)
-    problems = validate_deck(parsed, ruleset)
+    rules = _effective_ruleset(parsed, ruleset)
+    problems = validate_deck(parsed, rules)
     if problems:
-        return None, problems
+        return DeckReport(None, problems, rules)
     header_ruleset = parsed.header_ruleset
     deck = SideDeck(
         name=parsed.headers["name"][0] if "name" in parsed.headers else (name or _stem(source)),
@@ -280,13 +295,16 @@ def read_deck(
         description=parsed.headers.get("description", ("", 0, 0))[0],
         source=source,
     )
-    return deck, []
+    return DeckReport(deck, [], rules)
 
 
-def effective_ruleset(parsed: ParsedDeck, ruleset: Ruleset | None = None) -> Ruleset:
-    """The ruleset a deck is checked against: ``ruleset`` if given, else the header's, else the
-    project default."""
-    return _effective_ruleset(parsed, ruleset)
+def read_deck(
+    data: str | bytes, source: str, ruleset: Ruleset | None = None, *, name: str | None = None
+) -> tuple[SideDeck | None, list[Problem]]:
+    """:func:`check_deck` as a pair: ``(deck, [])`` if valid, ``(None, problems)`` with **all**
+    of them otherwise. Never raises for any input."""
+    report = check_deck(data, source, ruleset, name=name)
+    return report.deck, report.problems
 
 
 # --- files and names --------------------------------------------------------------------------
@@ -494,11 +512,27 @@ def _has_undecodable(token: str) -> bool:
 def _encoding_message(run: str, line: str, column: int) -> str:
     raw = bytes(ord(char) - 0xDC00 for char in run)
     shown = " ".join(f"0x{byte:02X}" for byte in raw[:8]) + (" ..." if len(raw) > 8 else "")
+    comment = line.find("#")
+    where = " in a comment" if 0 <= comment < column else ""
+    for match in _TOKEN.finditer(line if comment < 0 else line[:comment]):
+        if match.start() < column <= match.end():
+            where = f" in {_show(_printable(match.group()))}"
     hint = ""
     if raw[:1] == b"\xb1":
-        hint = " (0xB1 is '±' in Latin-1: write ± in UTF-8 or the ASCII +-)"
-    return f"byte{'s' if len(raw) > 1 else ''} {shown} {'are' if len(raw) > 1 else 'is'} not " + (
-        f"UTF-8; save the file as UTF-8{hint}"
+        hint = " (0xB1 is '±' in Latin-1: write ± in UTF-8, or the ASCII +-)"
+    verb = "are" if len(raw) > 1 else "is"
+    return (
+        f"byte{'s' if len(raw) > 1 else ''} {shown}{where} {verb} not UTF-8; "
+        f"save the file as UTF-8{hint}"
+    )
+
+
+def _printable(text: str) -> str:
+    """Text with each undecodable byte (a surrogate escape) written as ``\\xNN``."""
+    if not _has_undecodable(text):
+        return text
+    return "".join(
+        f"\\x{ord(char) - 0xDC00:02x}" if "\udc80" <= char <= "\udcff" else char for char in text
     )
 
 
@@ -507,7 +541,9 @@ def _shorten(token: str) -> str:
 
 
 def _show(token: str) -> str:
-    return repr(_shorten(token))
+    """A token quoted for a message; escaped (repr) when it holds unprintable characters."""
+    short = _shorten(token)
+    return f"'{short}'" if short.isprintable() and "'" not in short else repr(short)
 
 
 def _stem(source: str) -> str:
@@ -523,7 +559,7 @@ def _read_limited(handle: BinaryIO, source: str) -> bytes:
     data (NUL bytes)."""
     data = handle.read(MAX_DECK_BYTES + 1)
     if len(data) > MAX_DECK_BYTES:
-        raise _too_large(source, "more than that")
+        raise _too_large(source, "more than 1 MiB")
     if b"\x00" in data:
         raise InputError(
             f"{source}: is a binary file (it holds NUL bytes), not a deck file: a deck file is "
@@ -535,8 +571,8 @@ def _read_limited(handle: BinaryIO, source: str) -> bytes:
 
 def _too_large(source: str, size: str) -> InputError:
     return InputError(
-        f"{source}: is {size}; a deck file is a few hundred bytes, and anything over "
-        f"{MAX_DECK_BYTES:,} bytes (1 MiB) is refused unread",
+        f"{source}: is {size}, too large for a deck file (a deck is a few hundred bytes; "
+        f"the limit is 1 MiB), so it was refused",
         token=source,
     )
 

@@ -1,0 +1,104 @@
+"""``pazaak decks``: list the sample decks, or show some of them card by card."""
+
+from __future__ import annotations
+
+import shutil
+from typing import Any
+
+import click
+from tabulate import tabulate
+
+from pazaak_cli.commands.common import emit_json, json_option, ruleset_option, style
+from pazaak_cli.commands.validate_cmd import summary_table
+from pazaak_cli.decks import (
+    DEFAULT_DECKS,
+    SideDeck,
+    card_counts,
+    sample_deck,
+    sample_decks,
+    sample_names,
+)
+from pazaak_cli.rules import Ruleset
+
+
+class SampleName(click.ParamType):  # type: ignore[type-arg]
+    """The name of a sample deck (completed by the shell)."""
+
+    name = "name"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if value in sample_names():
+            return value
+        self.fail(
+            f"no sample deck {value!r}; the sample decks are {', '.join(sample_names())}",
+            param,
+            ctx,
+        )
+
+    def shell_complete(
+        self, ctx: click.Context, param: click.Parameter, incomplete: str
+    ) -> list[click.shell_completion.CompletionItem]:
+        return [
+            click.shell_completion.CompletionItem(name)
+            for name in sample_names()
+            if name.startswith(incomplete)
+        ]
+
+
+@click.command("decks")
+@click.argument("names", nargs=-1, type=SampleName(), metavar="[NAME]...")
+@ruleset_option(default=None)
+@json_option
+def decks_command(names: tuple[str, ...], ruleset: Ruleset | None, as_json: bool) -> None:
+    """List the sample decks, or show the named ones card by card.
+
+    Any command that takes a deck (--deck, --p1-deck, validate) accepts a sample deck's name in
+    place of a file. With --ruleset, only the decks valid under that ruleset are listed.
+
+    \b
+    Examples:
+      pazaak decks
+      pazaak decks --ruleset kotor1
+      pazaak decks kotor2-hard --json
+    """
+    decks = [sample_deck(name) for name in names] if names else list(sample_decks())
+    if ruleset is not None and not names:
+        decks = [deck for deck in decks if deck.fits(ruleset)]
+    if as_json:
+        emit_json([_deck_json(deck) for deck in decks])
+        return
+    if names:
+        for index, deck in enumerate(decks):
+            if index:
+                click.echo()
+            _print_deck(deck)
+        return
+    headers = ["name", "ruleset", "cards", "description"]
+    rows = [[deck.name, deck.ruleset or "", str(deck), deck.description] for deck in decks]
+    fixed = sum(max(len(row[i]) for row in [headers, *rows]) + 2 for i in range(3))
+    width = max(30, shutil.get_terminal_size().columns - fixed)
+    table = tabulate(rows, headers=headers, maxcolwidths=[None, None, None, width])
+    click.echo(table)
+    defaults = sorted(set(DEFAULT_DECKS.values()))
+    click.echo(
+        f"\nUse a name wherever a deck is asked for: pazaak validate NAME, --deck NAME. "
+        f"Default deck: {', '.join(defaults)}."
+    )
+
+
+def _print_deck(deck: SideDeck) -> None:
+    click.echo(f"{style(deck.name, bold=True)} ({deck.ruleset or 'any ruleset'})")
+    if deck.description:
+        click.echo(deck.description)
+    click.echo(f"cards: {deck}")
+    click.echo(summary_table(deck))
+
+
+def _deck_json(deck: SideDeck) -> dict[str, Any]:
+    return {
+        "name": deck.name,
+        "ruleset": deck.ruleset,
+        "description": deck.description,
+        "cards": [str(card) for card in deck.cards],
+        "kinds": {kind.value: len(cards) for kind, cards in card_counts(deck.cards)},
+    }

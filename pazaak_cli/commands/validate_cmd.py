@@ -1,0 +1,132 @@
+"""``pazaak validate``: check side-deck files and explain every problem at once."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+from tabulate import tabulate
+
+from pazaak_cli.commands.common import (
+    EXIT_DOMAIN,
+    EXIT_OK,
+    EXIT_USAGE,
+    emit_json,
+    json_option,
+    ruleset_option,
+    style,
+)
+from pazaak_cli.commands.deck_option import complete_decks
+from pazaak_cli.decks import DeckReport, SideDeck, card_counts, check_deck, read_source
+from pazaak_cli.errors import InputError
+from pazaak_cli.rules import Ruleset
+
+
+class DeckArgument(click.ParamType):  # type: ignore[type-arg]
+    """A deck path, ``-`` or a sample-deck name, kept as typed (the command reads it so that
+    one unreadable file does not stop the others), with shell completion."""
+
+    name = "file"
+
+    def shell_complete(
+        self, ctx: click.Context, param: click.Parameter, incomplete: str
+    ) -> list[click.shell_completion.CompletionItem]:
+        return complete_decks(incomplete)
+
+
+@click.command("validate")
+@click.argument("files", nargs=-1, required=True, type=DeckArgument(), metavar="FILE...")
+@ruleset_option(default=None)
+@json_option
+def validate_command(files: tuple[str, ...], ruleset: Ruleset | None, as_json: bool) -> None:
+    """Check side-deck FILEs (- reads standard input; a sample deck name works too).
+
+    Every problem is listed at once as FILE:LINE:COLUMN: message. A valid deck gets a summary of
+    its cards by kind. The ruleset is --ruleset if given, else the file's `ruleset:` header, else
+    kotor1. Exit code 0: every file is a valid deck; 1: some deck is invalid; 2: some file
+    cannot be read (missing, a directory, too large, binary).
+
+    \b
+    Examples:
+      pazaak validate my.deck
+      pazaak validate --ruleset kotor2 a.deck b.deck
+      cat my.deck | pazaak validate - --json
+      pazaak validate kotor2-hard
+    """
+    results: list[dict[str, Any]] = []
+    exit_code = EXIT_OK
+    printed = False
+    for spec in files:
+        try:
+            source, data, sample = read_source(spec)
+        except InputError as error:
+            exit_code = max(exit_code, EXIT_USAGE)
+            results.append({"file": spec, "valid": False, "error": str(error)})
+            if not as_json:
+                click.echo(style("Error: ", fg="red", bold=True) + str(error), err=True)
+            continue
+        report = check_deck(data, source, ruleset, name=sample)
+        if report.deck is None:
+            exit_code = max(exit_code, EXIT_DOMAIN)
+        results.append(_report_json(source, report))
+        if not as_json:
+            if printed:
+                click.echo()
+            _print_report(source, report)
+            printed = True
+    if as_json:
+        emit_json({"valid": exit_code == EXIT_OK, "files": results})
+    click.get_current_context().exit(exit_code)
+
+
+def _print_report(source: str, report: DeckReport) -> None:
+    spec = report.ruleset.spec
+    if report.deck is None:
+        for problem in report.problems:
+            where = f"{problem.path}:{problem.line}:{problem.column}:"
+            click.echo(f"{style(where, bold=True)} {problem.message}")
+        count = len(report.problems)
+        verdict = style("not a valid", fg="red", bold=True)
+        plural = "s" if count != 1 else ""
+        click.echo(f"{source}: {verdict} {spec} side deck ({count} problem{plural})")
+        return
+    deck = report.deck
+    verdict = style("valid", fg="green", bold=True)
+    click.echo(f"{source}: {verdict} {spec} side deck {deck.name!r}, {len(deck.cards)} cards")
+    click.echo(summary_table(deck))
+
+
+def summary_table(deck: SideDeck) -> str:
+    """The cards by kind with their counts, and the total."""
+    rows: list[list[object]] = [
+        [kind.value, len(cards), " ".join(str(card) for card in cards)]
+        for kind, cards in card_counts(deck.cards)
+    ]
+    rows.append(["total", len(deck.cards), ""])
+    return tabulate(rows, headers=["kind", "count", "cards"])
+
+
+def _report_json(source: str, report: DeckReport) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "file": source,
+        "valid": report.deck is not None,
+        "ruleset": report.ruleset.spec,
+    }
+    if report.deck is None:
+        data["problems"] = [
+            {
+                "line": problem.line,
+                "column": problem.column,
+                "token": problem.token,
+                "message": problem.message,
+            }
+            for problem in report.problems
+        ]
+        return data
+    deck = report.deck
+    data["name"] = deck.name
+    data["description"] = deck.description
+    data["cards"] = [str(card) for card in deck.cards]
+    data["kinds"] = {kind.value: len(cards) for kind, cards in card_counts(deck.cards)}
+    data["problems"] = []
+    return data
