@@ -1,0 +1,313 @@
+"""``pazaak simulate``: tournaments between computer opponents."""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import click
+from tabulate import tabulate
+
+from pazaak_cli.commands.common import emit_json, json_option, ruleset_option, seed_option, style
+from pazaak_cli.commands.deck_option import DeckSource, DeckType
+from pazaak_cli.decks import SideDeck, default_deck
+from pazaak_cli.players import POLICY_NAMES
+from pazaak_cli.rules import Ruleset
+from pazaak_cli.simulate import MAX_WORKERS, Entrant, Pairing, PairingResult, simulate
+
+PROGRESS_AFTER_SECONDS = 1.0
+"""The progress bar appears only once a run has taken this long (and stderr is a terminal)."""
+
+
+@click.command("simulate")
+@ruleset_option()
+@click.option(
+    "--p1",
+    "p1_policies",
+    type=click.Choice(POLICY_NAMES),
+    multiple=True,
+    help="Player 1's policy (repeat for several) [default: kotor].",
+)
+@click.option(
+    "--p2",
+    "p2_policies",
+    type=click.Choice(POLICY_NAMES),
+    multiple=True,
+    help="Player 2's policy (repeat for several) [default: kotor].",
+)
+@click.option(
+    "--p1-deck",
+    "p1_decks",
+    type=DeckType(),
+    multiple=True,
+    help="Player 1's side deck: a deck file or a sample deck name (see `pazaak decks`); "
+    "repeat for several [default: the ruleset's default deck, kotor1-starter].",
+)
+@click.option(
+    "--p2-deck",
+    "p2_decks",
+    type=DeckType(),
+    multiple=True,
+    help="Player 2's side deck, as --p1-deck.",
+)
+@click.option(
+    "--matches",
+    "-n",
+    type=click.IntRange(1, 100_000_000),
+    default=1000,
+    show_default=True,
+    help="Matches per pairing (each played twice with --swap).",
+)
+@seed_option
+@click.option(
+    "--swap",
+    is_flag=True,
+    help="Also play every match with the seats exchanged (same seed: same hands and cards).",
+)
+@click.option(
+    "--workers",
+    "-w",
+    type=click.IntRange(1, MAX_WORKERS),
+    default=1,
+    show_default=True,
+    help="Worker processes; the results are the same for any number.",
+)
+@json_option
+def simulate_command(
+    ruleset: Ruleset,
+    p1_policies: tuple[str, ...],
+    p2_policies: tuple[str, ...],
+    p1_decks: tuple[DeckSource, ...],
+    p2_decks: tuple[DeckSource, ...],
+    matches: int,
+    seed: int | None,
+    swap: bool,
+    workers: int,
+    as_json: bool,
+) -> None:
+    """Play many matches between computer opponents and show who wins how often.
+
+    Every player 1 (each --p1 policy with each --p1-deck) meets every player 2 (each --p2
+    policy with each --p2-deck): one pairing gives a table of both sides, several give a matrix
+    of player 1's match-win rate. Win rates come with a 95% (Wilson) confidence interval.
+    Match i of every pairing is played from the seed and i alone, so the same command gives
+    the same numbers, with any --workers.
+
+    \b
+    Policies:
+      kotor      the KOTOR I computer opponent (RULES.md §7)
+      heuristic  a good human's rule: make 20, rescue a bust, chase a standing lead
+      stand17    never plays a hand card, stands at 17 or more
+      random     a uniformly random legal action (never forfeits)
+      expert     the exact solver
+
+    \b
+    Examples:
+      pazaak simulate --p1 heuristic --p2 kotor --matches 2000 --seed 1
+      pazaak simulate --p1-deck kotor1-starter --p2-deck kotor1-strongest --swap --seed 7
+      pazaak simulate --p1-deck kotor1-average --p1-deck kotor1-strong \\
+          --p2-deck kotor1-average --p2-deck kotor1-strong --workers 2 --json
+    """
+    first = _entrants(p1_policies, p1_decks, ruleset)
+    second = _entrants(p2_policies, p2_decks, ruleset)
+    pairings = [Pairing(a, b) for a in first for b in second]
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**32)
+    total = len(pairings) * matches * (2 if swap else 1)
+    progress = _LazyProgress(total, enabled=sys.stderr.isatty())
+    try:
+        results = simulate(
+            ruleset,
+            pairings,
+            matches=matches,
+            seed=seed,
+            swap=swap,
+            workers=workers,
+            progress=progress,
+        )
+    finally:
+        progress.close()
+    if as_json:
+        data = [result.to_json() for result in results]
+        emit_json(data[0] if len(data) == 1 else data)
+    elif len(results) == 1:
+        click.echo(_pairing_report(results[0]))
+    else:
+        click.echo(_matrix_report(results, first, second))
+
+
+def _entrants(
+    policies: Sequence[str], sources: Sequence[DeckSource], ruleset: Ruleset
+) -> list[Entrant]:
+    decks = [source.load(ruleset) for source in sources] or [default_deck(ruleset)]
+    names = _deck_names(decks)
+    return [
+        Entrant(policy, name, deck.cards)
+        for policy in (policies or ("kotor",))
+        for deck, name in zip(decks, names, strict=True)
+    ]
+
+
+def _deck_names(decks: Sequence[SideDeck]) -> list[str]:
+    """Each deck's name, or its source where two different decks share a name."""
+    names = []
+    for deck in decks:
+        clash = any(o.name == deck.name and o.cards != deck.cards for o in decks)
+        names.append(deck.source if clash else deck.name)
+    return names
+
+
+class _LazyProgress:
+    """A progress bar on standard error that appears only once the run has lasted
+    :data:`PROGRESS_AFTER_SECONDS` (short runs stay silent), and only on a terminal."""
+
+    def __init__(self, total: int, *, enabled: bool) -> None:
+        self.total = total
+        self.enabled = enabled
+        self.done = 0
+        self.started = time.monotonic()
+        self.bar: Any = None
+
+    def __call__(self, finished: int) -> None:
+        self.done += finished
+        if self.bar is not None:
+            self.bar.update(finished)
+        elif self.enabled and time.monotonic() - self.started >= PROGRESS_AFTER_SECONDS:
+            self.bar = click.progressbar(
+                length=self.total, label="matches", file=sys.stderr, show_eta=True
+            )
+            self.bar.__enter__()
+            self.bar.update(self.done)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+            self.bar = None
+
+
+def _percent(rate: float) -> str:
+    return f"{100 * rate:.1f}%"
+
+
+def _interval(result: PairingResult, entrant: int) -> str:
+    low, high = result.win_interval(entrant)
+    return f"{100 * low:.1f}–{100 * high:.1f}%"
+
+
+def _pairing_report(result: PairingResult) -> str:
+    t = result.tally
+    pairing = result.pairing
+    swap = ", seats swapped for every match" if result.swap else ""
+    lines = [
+        style(f"{pairing.first.label} vs {pairing.second.label}", bold=True),
+        f"{t.matches:,} matches, ruleset {result.ruleset.spec}, seed {result.seed}{swap}",
+        "",
+    ]
+    rows = []
+    for i, (side, entrant) in enumerate((("p1", pairing.first), ("p2", pairing.second))):
+        rows.append(
+            [
+                side,
+                entrant.policy,
+                entrant.deck_name,
+                f"{t.wins[i]:,}",
+                _percent(result.win_rate(i)),
+                _interval(result, i),
+                f"{t.sets_won[i]:,}",
+                f"{t.busts[i]:,}",
+            ]
+        )
+    headers = ["side", "policy", "deck", "match wins", "win rate", "95% CI", "sets won", "busts"]
+    lines.append(tabulate(rows, headers=headers, colalign=_align(headers)))
+    matches = t.matches or 1
+    tied = t.sets_tied / t.sets_played if t.sets_played else 0.0
+    lines += [
+        "",
+        f"sets: {t.sets_played:,} played, {t.sets_tied:,} tied ({_percent(tied)}); "
+        f"per match: {t.sets_played / matches:.2f} sets, {t.turns / matches:.2f} turns",
+    ]
+    forfeits = sum(t.forfeits)
+    if forfeits:
+        lines.append(f"forfeits: p1 {t.forfeits[0]:,}, p2 {t.forfeits[1]:,}")
+    return "\n".join(lines)
+
+
+def _align(headers: Sequence[str]) -> tuple[str, ...]:
+    text = {"side", "policy", "deck", "p1", "p2", "p1 \\ p2"}
+    return tuple("left" if h in text else "right" for h in headers)
+
+
+def _short_labels(entrants: Sequence[Entrant]) -> list[str]:
+    """What tells the entrants of one side apart: the deck, the policy, or both."""
+    policies = {e.policy for e in entrants}
+    decks = {e.deck_name for e in entrants}
+    if len(policies) == 1 and len(decks) > 1:
+        return [e.deck_name for e in entrants]
+    if len(decks) == 1 and len(policies) > 1:
+        return [e.policy for e in entrants]
+    return [e.label for e in entrants]
+
+
+def _matrix_report(
+    results: Sequence[PairingResult], first: Sequence[Entrant], second: Sequence[Entrant]
+) -> str:
+    any_result = results[0]
+    matches = any_result.tally.matches
+    policies = {e.policy for e in (*first, *second)}
+    who = f"{next(iter(policies))} vs itself, " if len(policies) == 1 else ""
+    swap = ", seats swapped for every match" if any_result.swap else ""
+    lines = [
+        style("Player 1's match-win rate (95% CI)", bold=True),
+        f"{who}ruleset {any_result.ruleset.spec}, {matches:,} matches per pairing, "
+        f"seed {any_result.seed}{swap}",
+        "",
+    ]
+    rows_labels, column_labels = _short_labels(first), _short_labels(second)
+    by_pair = {(r.pairing.first, r.pairing.second): r for r in results}
+    matrix = []
+    for a, label in zip(first, rows_labels, strict=True):
+        cells = []
+        for b in second:
+            result = by_pair[(a, b)]
+            cells.append(f"{_percent(result.win_rate(0))} ({_interval(result, 0)})")
+        matrix.append([label, *cells])
+    headers = ["p1 \\ p2", *column_labels]
+    lines.append(tabulate(matrix, headers=headers, colalign=_align(headers)))
+    lines.append("")
+    detail = []
+    for result in results:
+        t = result.tally
+        n = t.matches or 1
+        detail.append(
+            [
+                result.pairing.first.label,
+                result.pairing.second.label,
+                f"{t.wins[0]:,}",
+                f"{t.wins[1]:,}",
+                f"{t.sets_won[0]:,}",
+                f"{t.sets_won[1]:,}",
+                f"{t.sets_tied:,}",
+                f"{t.sets_played / n:.2f}",
+                f"{t.turns / n:.2f}",
+                f"{t.busts[0]:,}",
+                f"{t.busts[1]:,}",
+            ]
+        )
+    headers = [
+        "p1",
+        "p2",
+        "p1 wins",
+        "p2 wins",
+        "p1 sets",
+        "p2 sets",
+        "ties",
+        "sets/match",
+        "turns/match",
+        "p1 busts",
+        "p2 busts",
+    ]
+    lines.append(tabulate(detail, headers=headers, colalign=_align(headers)))
+    return "\n".join(lines)
