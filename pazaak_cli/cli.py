@@ -7,6 +7,7 @@ import click
 from pazaak_cli import __version__
 from pazaak_cli.commands.common import PazaakGroup
 from pazaak_cli.commands.decks_cmd import decks_command
+from pazaak_cli.commands.play_cmd import play_command
 from pazaak_cli.commands.rules_cmd import rules_command
 from pazaak_cli.commands.simulate_cmd import simulate_command
 from pazaak_cli.commands.validate_cmd import validate_command
@@ -25,6 +26,7 @@ def main() -> None:
 
 
 main.add_command(rules_command)
+main.add_command(play_command)
 main.add_command(validate_command)
 main.add_command(decks_command)
 main.add_command(simulate_command)

@@ -44,7 +44,7 @@ from pazaak_cli.game import (
     new_match,
 )
 from pazaak_cli.notation import format_position
-from pazaak_cli.players import Player
+from pazaak_cli.players import POLICY_NAMES, Player
 from pazaak_cli.rules import Ruleset, parse_ruleset
 from pazaak_cli.savefile import SaveFileError, read_save, write_save
 
@@ -449,7 +449,7 @@ def parse_command(line: str, state: MatchState) -> Command:
         return Move(resolve_play(args, state))
     if verb in ("end", "e", "stand", "s") or verb in _META_WORDS:
         if args:
-            raise CommandError(f"{words[0]} takes nothing after it; {allowed_moves(state)}")
+            raise CommandError(f"{words[0]!r} takes nothing after it; {allowed_moves(state)}")
         if verb in _META_WORDS:
             return _META_WORDS[verb]
         if verb in ("end", "e"):
@@ -667,8 +667,10 @@ class _DocumentReader:
             if not isinstance(item, dict):
                 raise SaveFileError(f"{where} is not an object")
             kind, name, deck = item.get("kind"), item.get("name"), item.get("deck")
-            if not isinstance(kind, str) or not kind or not isinstance(name, str) or not name:
+            if not isinstance(kind, str) or not isinstance(name, str) or not name:
                 raise SaveFileError(f"{where} needs a 'kind' and a 'name'")
+            if kind != HUMAN and kind not in POLICY_NAMES:
+                raise SaveFileError(f"{where}'s kind {kind!r} is neither human nor a player")
             if not isinstance(deck, dict) or not isinstance(deck.get("name"), str):
                 raise SaveFileError(f"{where}'s deck needs a 'name' and 'cards'")
             cards = self.cards(deck.get("cards"), f"{where}'s deck")

@@ -1,0 +1,847 @@
+"""``pazaak play``: a line-based match in the shell, against the computer or a friend.
+
+This module reads options and typed lines, asks :mod:`pazaak_cli.session` to move the match on,
+saves after every event, and draws the screen. Exit codes: 0 when the match ends, when the
+player quits (``quit``) and at the end of the input (Ctrl-D or the end of a piped script): the
+match is saved and can be resumed; 130 on Ctrl-C (saved too, the shell convention for an
+interrupt); 1 for a corrupt or foreign save file or an invalid deck; 2 for usage errors.
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+import shlex
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+
+from pazaak_cli.cards import Card, CardKind
+from pazaak_cli.commands.common import RULESET, fail, seed_option, style
+from pazaak_cli.decks import SideDeck, default_deck, load_deck, sample_decks, sample_names
+from pazaak_cli.errors import PazaakError
+from pazaak_cli.game import (
+    FORFEIT,
+    Action,
+    Draw,
+    EndTurn,
+    MatchState,
+    Open,
+    Phase,
+    Play,
+    Stand,
+    set_outcome,
+)
+from pazaak_cli.notation import format_position
+from pazaak_cli.players import POLICY_NAMES, Player, make_player
+from pazaak_cli.rules import DEFAULT_RULESET, PRESETS, Ruleset
+from pazaak_cli.savefile import default_save_path, probe_save
+from pazaak_cli.session import (
+    COMMANDS,
+    HUMAN,
+    Event,
+    MatchSession,
+    Meta,
+    Move,
+    Seat,
+    load_session,
+    parse_command,
+)
+
+YOU = "You"
+"""The name of the person at the keyboard when the other seat is a computer."""
+OPPONENTS = (*POLICY_NAMES, HUMAN)
+EXIT_INTERRUPTED = 130
+"""Ctrl-C: the shell convention (128 + SIGINT); the match is saved."""
+MAX_LINE_BYTES = 1000
+"""A typed command longer than this is refused (and the rest of the line skipped)."""
+TERMINAL_DELAY = 0.6
+"""Seconds between the computer's moves on a terminal, so that they appear one by one."""
+CLEAR_SCREEN = "\033[H\033[2J\033[3J"
+"""Clears the terminal and its scrollback: hides one player's hand from the other (hot seat)."""
+
+
+def stdin_is_terminal() -> bool:
+    """Whether a person types at a terminal (else the commands come from a pipe or a file)."""
+    return sys.stdin.isatty()
+
+
+def stdout_is_terminal() -> bool:
+    return sys.stdout.isatty()
+
+
+@click.command("play")
+@click.option(
+    "--ruleset",
+    "-r",
+    type=RULESET,
+    default=None,
+    help="Ruleset: kotor1 or kotor2, optionally with overrides (see `pazaak rules`). "
+    f"Default: the ruleset your deck file names, else {DEFAULT_RULESET}.",
+)
+@click.option(
+    "--deck",
+    metavar="DECK",
+    default=None,
+    help="Your side deck: a deck file or a sample deck name (see `pazaak decks`). Asked for on "
+    "a terminal when missing; otherwise the ruleset's default deck.",
+)
+@click.option(
+    "--opponent",
+    "-o",
+    type=click.Choice(OPPONENTS, case_sensitive=False),
+    default="kotor",
+    show_default=True,
+    help="Who you play: a computer player, or human (two people at one keyboard).",
+)
+@click.option(
+    "--opp-deck",
+    metavar="DECK",
+    default=None,
+    help="The opponent's side deck. Default: the game's average opponent deck for a computer, "
+    "the default deck for a person.",
+)
+@seed_option
+@click.option(
+    "--wager",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Credits at stake: the winner gains them, the loser loses them.",
+)
+@click.option(
+    "--save",
+    "save_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Save the match to this file after every move (default: match.json in the data "
+    "directory: $PAZAAK_DATA_DIR, $XDG_DATA_HOME/pazaak or ~/.local/share/pazaak).",
+)
+@click.option(
+    "--resume",
+    "resume_path",
+    is_flag=False,
+    flag_value="",
+    default=None,
+    metavar="[PATH]",
+    help="Continue the match saved in PATH (default: the default save file).",
+)
+@click.option(
+    "--new",
+    "replace",
+    is_flag=True,
+    help="Start a new match even if an unfinished one is saved in the save file (it is replaced).",
+)
+@click.option(
+    "--delay",
+    type=click.FloatRange(min=0),
+    default=None,
+    help=f"Seconds between the computer's moves (default: {TERMINAL_DELAY} on a terminal, 0 "
+    "otherwise).",
+)
+@click.pass_context
+def play_command(
+    ctx: click.Context,
+    ruleset: Ruleset | None,
+    deck: str | None,
+    opponent: str,
+    opp_deck: str | None,
+    seed: int | None,
+    wager: int,
+    save_path: Path | None,
+    resume_path: str | None,
+    replace: bool,
+    delay: float | None,
+) -> None:
+    """Play a match of Pazaak in the shell, one typed command per line.
+
+    Commands: e (end the turn), s (stand), p N [+|-] (play hand card N; or name the card:
+    p +3, p ±4 -, p D), h (hint: the solver's odds), state, ? (help), forfeit, q (quit). The
+    match is saved after every move; the end of the input, Ctrl-C and quit save it and say how
+    to resume. Commands can be piped in: the same seed and commands play the same match.
+
+    \b
+    Examples:
+      pazaak play --deck kotor1-starter --opponent kotor
+      pazaak play --deck my.deck --opponent expert --wager 100 --seed 7
+      pazaak play --opponent human --deck kotor1-starter --opp-deck kotor1-average
+      printf 's\\ns\\ns\\n' | pazaak play --deck kotor1-starter --seed 1 --save /tmp/m.json
+      pazaak play --resume
+    """
+    terminal = stdin_is_terminal()
+    reader = LineReader(terminal)
+    pause = delay if delay is not None else (TERMINAL_DELAY if stdout_is_terminal() else 0.0)
+    if resume_path is not None:
+        _refuse_with_resume(ctx)
+        path = Path(resume_path) if resume_path else default_save_path()
+        session = load_session(path, computer_player)
+        _play_saved(session, save_path or path, reader, pause, resumed_from=path)
+        return
+    target = save_path or default_save_path()
+    existing = probe_save(target)
+    if existing is not None and existing.get("finished") is not True and not replace:
+        if not terminal:
+            raise fail(
+                f"an unfinished match is saved in {target}: continue it with "
+                f"`{_resume_command(target)}`, or start a new one with --new (it replaces it)"
+            )
+        saved = load_session(target, computer_player)
+        if _ask_resume(reader, saved, target):
+            _play_saved(saved, save_path or target, reader, pause, resumed_from=target)
+            return
+    rules, seats = _choose_seats(ruleset, deck, opponent, opp_deck, reader)
+    match_seed = seed if seed is not None else random.SystemRandom().randrange(1 << 32)
+    session = MatchSession.start(
+        rules, seats, seed=match_seed, wager=wager, player_factory=computer_player
+    )
+    session.save(target)
+    screen = Screen(session, target, reader, pause)
+    screen.banner()
+    _finish(screen.run())
+
+
+def computer_player(
+    kind: str, ruleset: Ruleset, rng: random.Random, own: tuple[Card, ...], other: tuple[Card, ...]
+) -> Player:
+    """Build a computer seat (the session's player factory)."""
+    return make_player(kind, ruleset=ruleset, rng=rng, own_deck=own, opponent_deck=other)
+
+
+def _refuse_with_resume(ctx: click.Context) -> None:
+    """A resumed match keeps its own settings: refuse options that would pretend to change them."""
+    for name, flag in (
+        ("ruleset", "--ruleset"),
+        ("deck", "--deck"),
+        ("opponent", "--opponent"),
+        ("opp_deck", "--opp-deck"),
+        ("seed", "--seed"),
+        ("wager", "--wager"),
+        ("replace", "--new"),
+    ):
+        if ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT:
+            raise click.UsageError(
+                f"{flag} cannot be used with --resume: a resumed match keeps its own ruleset, "
+                "decks, opponent, seed and wager",
+                ctx,
+            )
+
+
+def _play_saved(
+    session: MatchSession, target: Path, reader: LineReader, pause: float, *, resumed_from: Path
+) -> None:
+    screen = Screen(session, target, reader, pause)
+    if session.finished:
+        screen.say(f"The match saved in {resumed_from} is over; there is nothing to resume.")
+        screen.match_over()
+        return
+    if target != resumed_from:
+        session.save(target)
+    screen.resumed(resumed_from)
+    _finish(screen.run())
+
+
+def _finish(code: int) -> None:
+    if code:
+        sys.exit(code)
+
+
+def _ask_resume(reader: LineReader, saved: MatchSession, target: Path) -> bool:
+    """On a terminal: an unfinished match is in the way; resume it (True) or replace it."""
+    state = saved.state
+    names = f"{saved.seats[0].name} {state.sets_won()[0]} - {state.sets_won()[1]} "
+    click.echo(
+        f"An unfinished match is saved in {target} (set {saved.set_number()}, "
+        f"{names}{saved.seats[1].name})."
+    )
+    while True:
+        answer = reader.read("Resume it (r) or replace it with a new match (n)? [r/n] ")
+        if answer is None:
+            raise click.exceptions.Exit(0)
+        if answer.strip().lower() in ("", "r", "resume", "y", "yes"):
+            return True
+        if answer.strip().lower() in ("n", "new", "replace"):
+            return False
+        click.echo("Type r to resume the saved match or n to start a new one.")
+
+
+# Choosing the seats -----------------------------------------------------------------------------
+
+
+def _choose_seats(
+    ruleset: Ruleset | None,
+    deck_spec: str | None,
+    opponent: str,
+    opp_spec: str | None,
+    reader: LineReader,
+) -> tuple[Ruleset, tuple[Seat, Seat]]:
+    opponent = opponent.lower()
+    hot_seat = opponent == HUMAN
+    first = "Player 1" if hot_seat else YOU
+    second = "Player 2" if hot_seat else opponent
+    mine = _seat_deck(deck_spec, ruleset, "--deck", first, reader)
+    rules = ruleset or _header_ruleset(mine) or PRESETS[DEFAULT_RULESET]
+    if ruleset is None and not mine.fits(rules):
+        mine = load_deck(mine.source, rules)
+    if opp_spec is None and not hot_seat:
+        theirs = _computer_default_deck(rules)
+    else:
+        theirs = _seat_deck(opp_spec, rules, "--opp-deck", second, reader)
+    seats = (
+        Seat(HUMAN, first, mine.name, mine.cards),
+        Seat(opponent, second, theirs.name, theirs.cards),
+    )
+    return rules, seats
+
+
+def _header_ruleset(deck: SideDeck) -> Ruleset | None:
+    if deck.ruleset is None:
+        return None
+    try:
+        return RULESET.convert(deck.ruleset, None, None)  # type: ignore[no-any-return]
+    except click.BadParameter:
+        return None
+
+
+def _seat_deck(
+    spec: str | None, ruleset: Ruleset | None, option: str, who: str, reader: LineReader
+) -> SideDeck:
+    """The deck named by an option; when it is missing, ask on a terminal, else the default."""
+    if spec is not None:
+        return load_deck(spec, ruleset)
+    if not reader.terminal:
+        deck = default_deck(ruleset or PRESETS[DEFAULT_RULESET])
+        owner = "you play" if who == YOU else f"{who} plays"
+        click.echo(f"No {option} given: {owner} the default deck {deck.name} ({deck}).")
+        return deck
+    return _ask_deck(ruleset, who, reader)
+
+
+def _ask_deck(ruleset: Ruleset | None, who: str, reader: LineReader) -> SideDeck:
+    fallback = default_deck(ruleset or PRESETS[DEFAULT_RULESET])
+    whose = "your" if who == YOU else f"{who}'s"
+    click.echo(f"Choose {whose} side deck: a sample deck name or a deck file. The samples:")
+    for sample in sample_decks():
+        if ruleset is None or sample.fits(ruleset):
+            click.echo(f"  {sample.name:<22} {sample.description}")
+    while True:
+        answer = reader.read(f"Deck [{fallback.name}]: ")
+        if answer is None:
+            raise click.ClickException("no deck chosen: no match was started")
+        choice = answer.strip()
+        if not choice:
+            return fallback
+        try:
+            return load_deck(choice, ruleset)
+        except PazaakError as error:
+            click.echo(style(f"{error}", fg="red"))
+            click.echo(f"Type a sample name ({', '.join(sample_names()[:3])}, ...) or a file path.")
+
+
+def _computer_default_deck(ruleset: Ruleset) -> SideDeck:
+    """The game's own 'average' opponent deck for the preset, if it fits the ruleset."""
+    name = f"{ruleset.name}-average"
+    if name in sample_names():
+        deck = load_deck(name)
+        if deck.fits(ruleset):
+            return deck
+    return default_deck(ruleset)
+
+
+# Reading typed lines ---------------------------------------------------------------------------
+
+
+class LineReader:
+    """Reads one command line at a time; ``None`` at the end of the input.
+
+    From a pipe, the line read is echoed after the prompt, so that a transcript reads like the
+    session it was; a terminal echoes by itself (and ``input`` gives line editing).
+    """
+
+    def __init__(self, terminal: bool) -> None:
+        self.terminal = terminal
+
+    def read(self, prompt: str) -> str | None:
+        if self.terminal:
+            try:
+                return input(prompt)
+            except EOFError:
+                click.echo()
+                return None
+        click.echo(prompt, nl=False)
+        raw = self._read_bytes()
+        if raw is None:
+            click.echo()
+            return None
+        line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+        click.echo(line)
+        return line
+
+    @staticmethod
+    def _read_bytes() -> bytes | None:
+        stream = getattr(sys.stdin, "buffer", None)
+        if stream is None:
+            text = sys.stdin.readline()
+            return text.encode("utf-8") if text else None
+        raw: bytes = stream.readline(MAX_LINE_BYTES + 1)
+        if not raw:
+            return None
+        if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
+            while True:
+                rest = stream.readline(64 * 1024)
+                if not rest or rest.endswith(b"\n"):
+                    break
+            return b"\x00too long"
+        return raw
+
+
+# The screen ------------------------------------------------------------------------------------
+
+
+class Screen:
+    """Draws the match for the people at the keyboard and runs the command loop."""
+
+    def __init__(
+        self, session: MatchSession, save_path: Path, reader: LineReader, pause: float
+    ) -> None:
+        self.session = session
+        self.save_path = save_path
+        self.reader = reader
+        self.pause = pause
+        self.hot_seat = all(seat.is_human for seat in session.seats)
+        self.board_due = True
+        self.last_human: int | None = None
+        self.recent: list[str] = []
+        """Event lines since the last hand-over (shown again after the screen is cleared)."""
+
+    # -- the loop ----------------------------------------------------------------------------
+
+    def run(self) -> int:
+        """Play until the match ends (0), the player quits or the input ends (0), or Ctrl-C
+        (130). The match is saved after every event."""
+        session = self.session
+        try:
+            while True:
+                while not session.finished and session.human_to_act() is None:
+                    event = session.advance()
+                    session.save(self.save_path)
+                    self.event(event)
+                if session.finished:
+                    self.match_over()
+                    return 0
+                seat = session.human_to_act()
+                assert seat is not None
+                if not self.turn(seat):
+                    return 0
+        except KeyboardInterrupt:
+            click.echo()
+            self.say(f"Interrupted. {self.saved_message()}")
+            return EXIT_INTERRUPTED
+
+    def turn(self, seat: int) -> bool:
+        """Ask the person at ``seat`` for one command; False when the session should stop."""
+        handing_over = self.hot_seat and self.last_human not in (None, seat)
+        if handing_over and not self.hand_over(seat):
+            return self.stop("End of input.")
+        self.last_human = seat
+        if self.board_due:
+            self.board(seat)
+            self.board_due = False
+        line = self.reader.read("> ")
+        if line is None:
+            return self.stop("End of input.")
+        view = self.session.view(seat)
+        if line.startswith("\x00"):
+            self.error(f"that line is over {MAX_LINE_BYTES} characters: type a command")
+            return True
+        try:
+            command = parse_command(line, view)
+        except PazaakError as error:
+            self.error(str(error))
+            return True
+        if isinstance(command, Move):
+            return self.move(command.action)
+        return self.meta(command, seat, view)
+
+    def move(self, action: Action) -> bool:
+        try:
+            event = self.session.apply(action)
+        except PazaakError as error:
+            self.error(str(error))
+            return True
+        self.session.save(self.save_path)
+        self.event(event)
+        return True
+
+    def meta(self, command: Meta, seat: int, view: MatchState) -> bool:
+        if command is Meta.NOTHING:
+            return True
+        if command is Meta.HELP:
+            self.help()
+        elif command is Meta.STATE:
+            click.echo(format_position(view))
+        elif command is Meta.HINT:
+            click.echo(hint_text(self.session, seat))
+        elif command is Meta.QUIT:
+            return self.stop("")
+        elif command is Meta.FORFEIT:
+            return self.confirm_forfeit(seat)
+        return True
+
+    def confirm_forfeit(self, seat: int) -> bool:
+        stake = f" and {self.session.wager} credits" if self.session.wager else ""
+        answer = self.reader.read(f"Forfeit the match{stake}? Type yes to confirm: ")
+        if answer is None:
+            return self.stop("End of input.")
+        if answer.strip().lower() not in ("y", "yes"):
+            self.say("Not forfeited: the match goes on.")
+            return True
+        return self.move(FORFEIT)
+
+    def stop(self, reason: str) -> bool:
+        self.say((reason + " " if reason else "") + self.saved_message())
+        return False
+
+    def saved_message(self) -> str:
+        return f"The match is saved in {self.save_path}; resume it with: " + _resume_command(
+            self.save_path
+        )
+
+    def hand_over(self, seat: int) -> bool:
+        """Hot seat: hide the last player's hand before the next player's board."""
+        if not self.reader.terminal:
+            return True
+        other = self.session.seats[1 - seat].name
+        click.echo(CLEAR_SCREEN, nl=False)
+        name = self.session.seats[seat].name
+        prompt = f"{name}'s turn ({other}, look away). {name}, press Enter to see your hand. "
+        if self.reader.read(prompt) is None:
+            return False
+        click.echo(CLEAR_SCREEN, nl=False)
+        for line in self.recent:
+            click.echo(line)
+        self.recent = []
+        self.board_due = True
+        return True
+
+    # -- drawing ------------------------------------------------------------------------------
+
+    def say(self, text: str) -> None:
+        click.echo(text)
+
+    def error(self, text: str) -> None:
+        click.echo(style(text[0].upper() + text[1:] if text else text, fg="red"))
+
+    def emit(self, line: str) -> None:
+        click.echo(line)
+        self.recent.append(line)
+
+    def banner(self) -> None:
+        session = self.session
+        first, second = session.seats
+        stake = f", wager {session.wager} credits" if session.wager else ""
+        click.echo(
+            style(f"Pazaak: {first.name} ({first.deck_name}) against ", bold=True)
+            + style(f"{second.name} ({second.deck_name})", bold=True)
+        )
+        click.echo(
+            f"Ruleset {session.ruleset.spec}, first to {session.ruleset.sets_to_win} sets, "
+            f"seed {session.seed}{stake}."
+        )
+        click.echo(
+            f"The match is saved after every move in {self.save_path}. Type help for commands."
+        )
+
+    def resumed(self, path: Path) -> None:
+        session = self.session
+        won = session.state.sets_won()
+        first, second = session.seats
+        click.echo(
+            style(f"Resuming the match saved in {path}: ", bold=True)
+            + f"{first.name} {won[0]} - {won[1]} {second.name}, set {session.set_number()}, "
+            f"ruleset {session.ruleset.spec}, seed {session.seed}."
+        )
+        self.board_due = True
+
+    def help(self) -> None:
+        click.echo("Commands (upper or lower case):")
+        for words, usage, text in COMMANDS:
+            short = [w for w in words[1:]]
+            shown = usage + (f" ({', '.join(short)})" if short else "")
+            click.echo(f"  {shown:<20} {text}")
+        click.echo("  An empty line does nothing. The match is saved after every move.")
+
+    def event(self, event: Event) -> None:
+        """Show what just happened, one line each (the computer's moves one by one)."""
+        mover = event.actor if event.actor is not None else event.before.turn
+        if (
+            self.pause
+            and not isinstance(event.action, Open)
+            and not self.session.seats[mover].is_human
+        ):
+            time.sleep(self.pause)
+        for line in describe_event(self.session.seats, event):
+            self.emit(line)
+        after = event.after
+        if after.phase in (Phase.SET_OVER, Phase.MATCH_OVER) and event.before.phase not in (
+            Phase.SET_OVER,
+            Phase.MATCH_OVER,
+        ):
+            for line in set_over_lines(self.session.seats, after):
+                self.emit(line)
+        self.board_due = True
+
+    def board(self, seat: int) -> None:
+        for line in board_lines(self.session, seat):
+            click.echo(line)
+
+    def match_over(self) -> None:
+        for line in match_over_lines(self.session):
+            click.echo(line)
+        click.echo(f"The finished match is saved in {self.save_path}.")
+
+
+# What the screen says (pure functions of the match) --------------------------------------------
+
+
+def _verb(seat: Seat, base: str, third: str) -> str:
+    return f"{seat.name} {base if seat.name == YOU else third}"
+
+
+def _possessive(seat: Seat) -> str:
+    return "Your" if seat.name == YOU else f"{seat.name}'s"
+
+
+def describe_event(seats: Sequence[Seat], event: Event) -> list[str]:
+    """The line(s) that tell what ``event`` did."""
+    action, before, after = event.action, event.before, event.after
+    if isinstance(action, Open):
+        number = len(before.set_winners) + 1
+        opener = seats[action.player]
+        return [style(f"--- Set {number}: {_verb(opener, 'open', 'opens')}. ---", bold=True)]
+    mover = seats[before.turn]
+    side_after = after.sides[before.turn]
+    total = _total_after(before, after)
+    if isinstance(action, Draw):
+        text = f"{_verb(mover, 'draw', 'draws')} {action.value}: total {total}"
+    elif isinstance(action, Play):
+        text = f"{_verb(mover, 'play', 'plays')} {_played(action)}: total {total}"
+    elif isinstance(action, EndTurn):
+        over = total > before.ruleset.target
+        text = f"{_verb(mover, 'end', 'ends')} the turn on {total}" + (
+            f" and {'bust' if mover.name == YOU else 'busts'}" if over else ""
+        )
+    elif isinstance(action, Stand):
+        text = f"{_verb(mover, 'stand', 'stands')} on {total}"
+    else:
+        return [f"{_verb(mover, 'forfeit', 'forfeits')} the match."]
+    text += _automatic(mover, before, after, action, side_after.standing)
+    return [text + "."]
+
+
+def _total_after(before: MatchState, after: MatchState) -> int:
+    """The mover's total after the event (read before the next set clears the tables)."""
+    return after.sides[before.turn].total
+
+
+def _automatic(
+    mover: Seat, before: MatchState, after: MatchState, action: Action, standing: bool
+) -> str:
+    """The automatic stand that a card can cause (at 20, or the ninth card)."""
+    if not isinstance(action, (Draw, Play)) or not standing:
+        return ""
+    rules = before.ruleset
+    side = after.sides[before.turn]
+    stands = "stand" if mover.name == YOU else "stands"
+    if side.total == rules.target:
+        return f", {stands} automatically"
+    if len(side.table) >= rules.table_size:
+        return f", the ninth card: {stands} automatically"
+    return ""
+
+
+def _played(action: Play) -> str:
+    card = action.card
+    if card.kind is CardKind.DOUBLE:
+        return f"D (copies {action.value:+d})"
+    if card.kind is CardKind.FLIP_2_4:
+        return "F2/4 (flips the 2s and 4s)"
+    if card.kind is CardKind.FLIP_3_6:
+        return "F3/6 (flips the 3s and 6s)"
+    if len(card.values) > 1:
+        return f"{card} as {action.value:+d}"
+    return str(card)
+
+
+def set_over_lines(seats: Sequence[Seat], state: MatchState) -> list[str]:
+    """The final tables of the set that just ended, its result and the sets won."""
+    outcome = set_outcome(state)
+    if outcome is None or outcome.reason == "forfeit":
+        return []
+    number = len(state.set_winners)
+    totals = (state.sides[0].total, state.sides[1].total)
+    lines = table_lines(seats, state)
+    if outcome.winner is None:
+        result = f"Set {number} is a tie at {totals[0]}: nobody scores."
+    else:
+        winner, loser = seats[outcome.winner], seats[1 - outcome.winner]
+        wins = _verb(winner, "win", "wins") + f" set {number}"
+        if outcome.reason == "bust":
+            busts = "bust" if loser.name == YOU else "busts"
+            result = f"{wins}: {loser.name} {busts} with {totals[1 - outcome.winner]}."
+        elif outcome.reason == "nine cards":
+            result = f"{wins} with nine cards on the table."
+        elif outcome.reason == "tiebreaker":
+            result = f"{wins}: the tiebreaker breaks the tie at {totals[0]}."
+        else:
+            result = f"{wins}, {totals[outcome.winner]} to {totals[1 - outcome.winner]}."
+    lines.append(style(result, bold=True) + "  " + sets_line(seats, state))
+    return lines
+
+
+def sets_line(seats: Sequence[Seat], state: MatchState) -> str:
+    won = state.sets_won()
+    ties = state.ties()
+    tied = f", {ties} tie{'s' if ties != 1 else ''}" if ties else ""
+    return f"Sets: {seats[0].name} {won[0]} - {won[1]} {seats[1].name}{tied}."
+
+
+def table_lines(seats: Sequence[Seat], state: MatchState) -> list[str]:
+    """Both tables in order, with totals and stand marks."""
+    rules = state.ruleset
+    width = max(len(seat.name) for seat in seats)
+    rows = ["".join(f"{card!s:>5}" for card in side.table) or "    -" for side in state.sides]
+    span = max(len(row) for row in rows)
+    lines = []
+    for number, (seat, side) in enumerate(zip(seats, state.sides, strict=True)):
+        cards = rows[number].ljust(span)
+        total = f"{side.total:>3}"
+        if side.total > rules.target:
+            total = style(total, fg="red", bold=True)
+        elif side.total == rules.target:
+            total = style(total, fg="green", bold=True)
+        marks = []
+        if side.standing:
+            marks.append(style("stands", fg="yellow"))
+        if side.total > rules.target:
+            marks.append(style("over " + str(rules.target), fg="red"))
+        if state.phase in (Phase.BEFORE_DRAW, Phase.AFTER_DRAW) and state.turn == number:
+            marks.append("<- to play")
+        lines.append(f"  {seat.name:<{width}} {cards} = {total}  {' '.join(marks)}".rstrip())
+    return lines
+
+
+def board_lines(session: MatchSession, seat: int) -> list[str]:
+    """The screen before ``seat`` types a move: the set, both tables, the hands, whose turn."""
+    state = session.state
+    seats = session.seats
+    rules = state.ruleset
+    me, other = seats[seat], seats[1 - seat]
+    lines = [style(f"Set {session.set_number()}. ", bold=True) + sets_line(seats, state)]
+    lines += table_lines(seats, state)
+    hand = state.sides[seat].hand
+    shown = "   ".join(f"{i}) {card}" for i, card in enumerate(hand, start=1)) or "(empty)"
+    count = len(state.sides[1 - seat].hand)
+    face_down = f"{count} card{'s' if count != 1 else ''} face down"
+    lines.append(f"  {_possessive(me)} hand: {shown}    {_possessive(other)} hand: {face_down}")
+    side = state.sides[seat]
+    whose = "Your move" if me.name == YOU else f"{me.name}'s move"
+    if side.total > rules.target:
+        if _can_come_back(state):
+            advice = "play a card to come back (p N), or the turn ends in a bust"
+        else:
+            advice = "no card can bring you back; end the turn (e) and bust"
+        lines.append(
+            style(f"{whose}, total {side.total}, over {rules.target}: {advice}.", fg="red")
+        )
+    elif state.played:
+        lines.append(f"{whose}, total {side.total}: card played; e end, s stand.")
+    else:
+        lines.append(
+            f"{whose}, total {side.total}: e end, s stand, p N play a card, h hint, ? help."
+        )
+    return lines
+
+
+def _can_come_back(state: MatchState) -> bool:
+    """Whether a hand card can bring the player to act back to the target or under it."""
+    target = state.ruleset.target
+    return any(
+        state.child(action).sides[state.turn].total <= target
+        for action in state.legal_actions()
+        if isinstance(action, Play)
+    )
+
+
+def match_over_lines(session: MatchSession) -> list[str]:
+    """The winner, the sets, the wager settled and a one-line summary."""
+    state = session.state
+    seats = session.seats
+    winner = state.match_winner()
+    assert winner is not None
+    won = state.sets_won()
+    champ, loser = seats[winner], seats[1 - winner]
+    lines = []
+    if state.forfeited is not None:
+        how = f"{loser.name} forfeited with the sets at {won[0]} - {won[1]}"
+    else:
+        how = f"{won[winner]} sets to {won[1 - winner]}"
+        if state.ties():
+            how += f" ({state.ties()} tie{'s' if state.ties() != 1 else ''})"
+    lines.append(style(f"=== Match over: {_verb(champ, 'win', 'wins')}, {how}. ===", bold=True))
+    if session.wager:
+        gain = session.wager_settled()
+        lines.append(
+            f"Wager settled: {seats[0].name} {gain[0]:+d} credits, "
+            f"{seats[1].name} {gain[1]:+d} credits."
+        )
+    else:
+        lines.append("No wager was at stake.")
+    sets_played = len(state.set_winners)
+    ties = state.ties()
+    if state.forfeited is not None:
+        summary = f"Summary: {loser.name} forfeited to {champ.name} at {won[0]}-{won[1]}"
+    else:
+        summary = f"Summary: {champ.name} beat {loser.name} {won[0]}-{won[1]}"
+    summary += f" in {sets_played} set{'s' if sets_played != 1 else ''}"
+    if ties:
+        summary += f" ({ties} tie{'s' if ties != 1 else ''})"
+    if session.wager:
+        summary += f", {session.wager} credits to {champ.name}"
+    summary += (
+        f"; {seats[0].deck_name} vs {seats[1].deck_name}, {session.ruleset.spec}, "
+        f"seed {session.seed}."
+    )
+    lines.append(summary)
+    return lines
+
+
+def _resume_command(path: Path) -> str:
+    if path == default_save_path():
+        return "pazaak play --resume"
+    return f"pazaak play --resume {shlex.quote(str(path))}"
+
+
+# The hint ------------------------------------------------------------------------------------
+
+
+def hint_text(session: MatchSession, seat: int) -> str:
+    """The solver's table of moves for ``seat``, as ``pazaak advise`` shows it."""
+    try:
+        solver: Any = importlib.import_module("pazaak_cli.solver")
+        advise_cmd: Any = importlib.import_module("pazaak_cli.commands.advise_cmd")
+        render: Callable[[Any], str] = advise_cmd.render_advice
+    except (ImportError, AttributeError):
+        return "The solver is not available in this version of pazaak: no hint."
+    view = session.view(seat)
+    options = solver.SolveOptions(
+        opponent_deck=session.seats[1 - seat].deck,
+        opponent_played=session.cards_played_in_earlier_sets(1 - seat),
+    )
+    try:
+        return render(solver.advise(view, options))
+    except PazaakError as error:
+        return f"No hint: {error}."
