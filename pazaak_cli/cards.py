@@ -11,7 +11,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
+from functools import lru_cache
 
 from pazaak_cli.errors import CardError
 
@@ -19,8 +19,16 @@ MAX_MAGNITUDE = 6
 """The largest number printed on a +, - or ± side card."""
 
 
-class CardKind(enum.Enum):
-    """What a side card does when it is played (RULES.md §1)."""
+class FastEnum(enum.Enum):
+    """An enum hashed by identity (members are singletons): ``Enum``'s own ``__hash__`` hashes
+    the member's name in Python code, which is most of the cost of hashing a game state."""
+
+    __hash__ = object.__hash__
+
+
+class CardKind(FastEnum):
+    """What a side card does when it is played (RULES.md §1). Kinds sort in declaration order
+    (so cards sort as a deck list is usually written: +, -, ±, then the gold cards)."""
 
     PLUS = "plus"
     MINUS = "minus"
@@ -35,6 +43,29 @@ class CardKind(enum.Enum):
     def is_gold(self) -> bool:
         """The five KOTOR II cards that KOTOR I does not have."""
         return self not in (CardKind.PLUS, CardKind.MINUS, CardKind.PLUS_MINUS)
+
+    def __lt__(self, other: object) -> bool:
+        if not isinstance(other, CardKind):
+            return NotImplemented
+        return _KIND_ORDER[self] < _KIND_ORDER[other]
+
+    def __le__(self, other: object) -> bool:
+        if not isinstance(other, CardKind):
+            return NotImplemented
+        return _KIND_ORDER[self] <= _KIND_ORDER[other]
+
+    def __gt__(self, other: object) -> bool:
+        if not isinstance(other, CardKind):
+            return NotImplemented
+        return _KIND_ORDER[self] > _KIND_ORDER[other]
+
+    def __ge__(self, other: object) -> bool:
+        if not isinstance(other, CardKind):
+            return NotImplemented
+        return _KIND_ORDER[self] >= _KIND_ORDER[other]
+
+
+_KIND_ORDER = {kind: position for position, kind in enumerate(CardKind)}
 
 
 FLIP_TARGETS: dict[CardKind, tuple[int, int]] = {
@@ -122,6 +153,7 @@ _FIXED_TOKENS: dict[str, Card] = {
     "TT": Card(CardKind.TIEBREAKER),
     "±1T": Card(CardKind.TIEBREAKER),
     "+-1T": Card(CardKind.TIEBREAKER),
+    "1T": Card(CardKind.TIEBREAKER),
 }
 
 _SIGNS = (
@@ -132,11 +164,14 @@ _SIGNS = (
     ("-", CardKind.MINUS),
 )
 
-CARD_SYNTAX = "+1..+6, -1..-6, ±1..±6 (or +-n, *n), ±1/2 (VV), F2/4 (F1), F3/6 (F2), D ($$), T (TT)"
+CARD_SYNTAX = (
+    "+1..+6, -1..-6, ±1..±6 (or +-n, *n), ±1/2 (+-1/2, VV), F2/4 (F1), F3/6 (F2), D ($$), "
+    "T (TT, ±1T)"
+)
 """What a valid side-card token looks like, for error messages."""
 
 
-@cache
+@lru_cache(maxsize=1024)
 def _parse_card(token: str) -> Card:
     text = token.strip()
     fixed = _FIXED_TOKENS.get(text.upper().replace("−", "-"))

@@ -47,3 +47,7 @@ class HiddenInformationError(PazaakError):
 class InputError(PazaakError):
     """Input that cannot be read at all: a missing file, a directory, a file too large to be a
     deck. A usage error (exit code 2 at the command line), not a domain failure."""
+
+
+class WagerError(PazaakError):
+    """A wager that cannot be settled: not a whole number of credits, or the match not over."""

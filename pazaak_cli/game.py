@@ -15,15 +15,15 @@ Players are numbered 0 and 1 (shown to people as player 1 and player 2).
 
 from __future__ import annotations
 
-import enum
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from typing import NamedTuple
 
-from pazaak_cli.cards import FLIP_TARGETS, Card, CardKind
-from pazaak_cli.errors import HiddenInformationError, IllegalActionError
+from pazaak_cli.cards import FLIP_TARGETS, Card, CardKind, FastEnum
+from pazaak_cli.errors import HiddenInformationError, IllegalActionError, WagerError
 from pazaak_cli.rules import FirstPlayer, FlipTargets, MainDeck, NineCards, Ruleset, Tiebreaker
 
 MAIN_VALUES = tuple(range(1, 11))
@@ -31,6 +31,7 @@ MAIN_VALUES = tuple(range(1, 11))
 COPIES_PER_VALUE = 4
 FULL_DECK = (COPIES_PER_VALUE,) * len(MAIN_VALUES)
 """The composition of a fresh main deck: four of each value 1..10."""
+_EMPTY_DECK = (0,) * len(MAIN_VALUES)
 
 CHANCE = -1
 """``current_player()`` at a chance node."""
@@ -38,7 +39,7 @@ TERMINAL = -2
 """``current_player()`` once the match is over."""
 
 
-class Phase(enum.Enum):
+class Phase(FastEnum):
     """Where a match stands."""
 
     SET_OVER = "set over"
@@ -51,7 +52,7 @@ class Phase(enum.Enum):
     """Terminal."""
 
 
-class Placed(enum.Enum):
+class Placed(FastEnum):
     """What kind of card lies on a table."""
 
     MAIN = "main"
@@ -204,6 +205,14 @@ END_TURN = EndTurn()
 STAND = Stand()
 FORFEIT = Forfeit()
 
+_DRAWS = tuple(Draw(value) for value in MAIN_VALUES)
+"""``_DRAWS[v - 1]`` is ``Draw(v)``: the hot paths reuse these instead of allocating."""
+_OPENS = (Open(0), Open(1))
+_MAIN_CARDS = (TableCard(Placed.MAIN, 0), *(TableCard(Placed.MAIN, value) for value in MAIN_VALUES))
+"""``_MAIN_CARDS[v]`` is the table card of a drawn ``v`` (index 0 is never used)."""
+_WITHOUT_PLAY = (END_TURN, STAND, FORFEIT)
+_WITHOUT_PLAY_OVER = (END_TURN, FORFEIT)
+
 Action = Draw | Open | Play | EndTurn | Stand | Forfeit
 
 
@@ -217,7 +226,8 @@ class MatchState(NamedTuple):
     ruleset: Ruleset
     sides: tuple[Side, Side]
     deck: tuple[int, ...]
-    """How many cards of each value 1..10 remain in the main deck (always full when infinite)."""
+    """How many cards of each value 1..10 remain in the main deck (always full when infinite).
+    A shared deck may be empty (all zeros) between draws: the next draw renews it."""
     phase: Phase
     turn: int
     """The player to draw or to act; in SET_OVER and MATCH_OVER, the last one who acted."""
@@ -244,46 +254,57 @@ class MatchState(NamedTuple):
         return TERMINAL if self.phase is Phase.MATCH_OVER else CHANCE
 
     def legal_actions(self) -> tuple[Action, ...]:
-        """Every action allowed now; at a chance node, the chance actions with probability > 0."""
-        if self.phase is Phase.AFTER_DRAW:
+        """Every action allowed now; at a chance node, the chance actions with probability > 0;
+        none once the match is over."""
+        phase = self.phase
+        if phase is Phase.AFTER_DRAW:
             return self._decisions()
-        return tuple(action for action, _ in self.chance_outcomes())
+        if phase is Phase.BEFORE_DRAW:
+            return _draw_actions(self.deck)
+        if phase is Phase.SET_OVER:
+            return tuple(_OPENS[player] for player in self.possible_openers())
+        return ()
+
+    def chance_weights(self) -> tuple[tuple[Action, int], ...]:
+        """The chance actions with whole-number weights proportional to their probabilities
+        (the count of each value left in the deck): :meth:`chance_outcomes` without fractions,
+        for hot loops."""
+        if self.phase is Phase.BEFORE_DRAW:
+            return tuple(
+                (_DRAWS[index], count) for index, count in enumerate(self.draw_counts()) if count
+            )
+        if self.phase is Phase.SET_OVER:
+            return tuple((_OPENS[player], 1) for player in self.possible_openers())
+        raise IllegalActionError(f"no chance event happens in phase {self.phase.value!r}")
 
     def chance_outcomes(self) -> tuple[tuple[Action, Fraction], ...]:
         """The chance actions with their exact probabilities (they sum to 1)."""
-        if self.phase is Phase.BEFORE_DRAW:
-            counts = self.draw_counts()
-            total = sum(counts)
-            return tuple(
-                (Draw(value), Fraction(count, total))
-                for value, count in zip(MAIN_VALUES, counts, strict=True)
-                if count
-            )
-        if self.phase is Phase.SET_OVER:
-            openers = self.possible_openers()
-            return tuple((Open(player), Fraction(1, len(openers))) for player in openers)
-        raise IllegalActionError(f"no chance event happens in phase {self.phase.value!r}")
+        weights = self.chance_weights()
+        total = sum(weight for _, weight in weights)
+        return tuple((action, Fraction(weight, total)) for action, weight in weights)
 
     def sample_chance(self, rng: random.Random) -> Action:
         """Draw a chance action with the exact probabilities of :meth:`chance_outcomes`, using
         only ``rng`` (so a seed replays a match)."""
         if self.phase is Phase.BEFORE_DRAW:
             if self.ruleset.main_deck is MainDeck.INFINITE:
-                return Draw(rng.randrange(10) + 1)
-            counts = self.draw_counts()
+                return _DRAWS[rng.randrange(10)]
+            counts = self.deck
+            if counts == _EMPTY_DECK:
+                counts = FULL_DECK
             pick = rng.randrange(sum(counts))
-            for value, count in zip(MAIN_VALUES, counts, strict=True):
+            for index, count in enumerate(counts):
                 if pick < count:
-                    return Draw(value)
+                    return _DRAWS[index]
                 pick -= count
         if self.phase is Phase.SET_OVER:
             openers = self.possible_openers()
-            return Open(openers[rng.randrange(len(openers))] if len(openers) > 1 else openers[0])
+            return _OPENS[openers[rng.randrange(len(openers))] if len(openers) > 1 else openers[0]]
         raise IllegalActionError(f"no chance event happens in phase {self.phase.value!r}")
 
     def draw_counts(self) -> tuple[int, ...]:
         """The counts the next draw is made from (a fresh deck if the shared one ran out)."""
-        return self.deck if any(self.deck) else FULL_DECK
+        return FULL_DECK if self.deck == _EMPTY_DECK else self.deck
 
     def child(self, action: Action) -> MatchState:
         """The state after ``action``; raises :class:`IllegalActionError` if it is not allowed."""
@@ -298,7 +319,7 @@ class MatchState(NamedTuple):
         if isinstance(action, Play):
             return self._play(action)
         if isinstance(action, EndTurn):
-            return self._end_turn(self.sides, nine_card_win=False)
+            return self._turn_over(self.sides[self.turn], self.deck, nine_card_win=False)
         if isinstance(action, Stand):
             side = self.sides[self.turn]
             if side.total > self.ruleset.target:
@@ -306,12 +327,21 @@ class MatchState(NamedTuple):
                     f"cannot stand on {side.total}: it is over {self.ruleset.target}; "
                     "play a card to come back under it or end the turn (and bust)"
                 )
-            return self._end_turn(
-                _replace_side(self.sides, self.turn, side._replace(standing=True)),
-                nine_card_win=False,
+            return self._turn_over(
+                Side(side.table, side.total, side.hand, True), self.deck, nine_card_win=False
             )
         if isinstance(action, Forfeit):
-            return self._replace(phase=Phase.MATCH_OVER, forfeited=self.turn)
+            return MatchState(
+                self.ruleset,
+                self.sides,
+                self.deck,
+                Phase.MATCH_OVER,
+                self.turn,
+                False,
+                self.opener,
+                self.set_winners,
+                self.turn,
+            )
         raise IllegalActionError(f"{action!r} is not an action")
 
     def returns(self) -> tuple[int, int]:
@@ -351,10 +381,22 @@ class MatchState(NamedTuple):
         return (self.opener,) if last is None else (1 - last,)
 
     def observed_by(self, player: int) -> MatchState:
-        """What ``player`` sees: the same state with the other hand's cards hidden."""
+        """What ``player`` sees: the same state with the other hand's cards hidden (``None``)."""
+        if player != 0 and player != 1:
+            raise IllegalActionError(f"there is no player {player + 1}: players are 1 and 2")
         other = self.sides[1 - player]
-        hidden = other._replace(hand=(None,) * len(other.hand))
-        return self._replace(sides=_replace_side(self.sides, 1 - player, hidden))
+        hidden = Side(other.table, other.total, (None,) * len(other.hand), other.standing)
+        return MatchState(
+            self.ruleset,
+            (self.sides[0], hidden) if player == 0 else (hidden, self.sides[1]),
+            self.deck,
+            self.phase,
+            self.turn,
+            self.played,
+            self.opener,
+            self.set_winners,
+            self.forfeited,
+        )
 
     def current_table_values(self, player: int) -> list[int]:
         return current_values(self.sides[player].table, self.ruleset.flip_targets)
@@ -363,141 +405,140 @@ class MatchState(NamedTuple):
 
     def _decisions(self) -> tuple[Action, ...]:
         side = self.sides[self.turn]
-        actions: list[Action] = []
-        if not self.played:
-            if not side.hand_known:
-                raise HiddenInformationError(
-                    f"player {self.turn + 1}'s hand is hidden, so the legal plays are unknown"
-                )
-            seen: set[tuple[Card | None, int]] = set()
-            for index, card in enumerate(side.hand):
-                assert card is not None
-                for value in self._play_values(side, card):
-                    if (card, value) not in seen:
-                        seen.add((card, value))
-                        actions.append(Play(index, card, value))
-        actions.append(END_TURN)
-        if side.total <= self.ruleset.target:
-            actions.append(STAND)
-        actions.append(FORFEIT)
-        return tuple(actions)
+        can_stand = side.total <= self.ruleset.target
+        if self.played or not side.hand:
+            return _WITHOUT_PLAY if can_stand else _WITHOUT_PLAY_OVER
+        actions = _decision_actions(side.hand, self._double_value(side), can_stand)
+        if actions is None:
+            raise HiddenInformationError(
+                f"player {self.turn + 1}'s hand is hidden, so the legal plays are unknown"
+            )
+        return actions
 
-    def _play_values(self, side: Side, card: Card) -> tuple[int, ...]:
-        if card.kind is CardKind.DOUBLE:
-            return (current_values(side.table, self.ruleset.flip_targets)[-1],)
-        return card.values
+    def _double_value(self, side: Side) -> int:
+        """What a Double would copy now: the current value of the last card on the table."""
+        if not side.table:
+            return 0
+        last = side.table[-1]
+        if last.placed is Placed.MAIN:
+            return last.value
+        return current_values(side.table, self.ruleset.flip_targets)[-1]
 
     def _draw(self, value: int) -> MatchState:
         if self.phase is not Phase.BEFORE_DRAW:
             raise IllegalActionError(f"cannot draw now: the match is in phase {self.phase.value!r}")
-        if not 1 <= value <= 10:
-            raise IllegalActionError(f"{value} is not a main-deck card (1..10)")
+        if value not in _VALID_DRAWS:
+            raise IllegalActionError(f"{value!r} is not a main-deck card (1..10)")
         deck = self.deck
         if self.ruleset.main_deck is not MainDeck.INFINITE:
-            deck = self.draw_counts()
-            if deck[value - 1] == 0:
+            if deck == _EMPTY_DECK:
+                deck = FULL_DECK
+            left = deck[value - 1]
+            if not left:
                 raise IllegalActionError(f"no {value} is left in the main deck")
-            deck = deck[: value - 1] + (deck[value - 1] - 1,) + deck[value:]
+            deck = deck[: value - 1] + (left - 1,) + deck[value:]
         side = self.sides[self.turn]
-        side = Side(
-            side.table + (TableCard(Placed.MAIN, value),), side.total + value, side.hand, False
-        )
-        state = self._replace(
-            sides=_replace_side(self.sides, self.turn, side),
-            deck=deck,
-            phase=Phase.AFTER_DRAW,
-            played=False,
-        )
-        return state._after_card(side)
+        drawn = Side(side.table + (_MAIN_CARDS[value],), side.total + value, side.hand, False)
+        return self._landed(drawn, deck, played=False)
 
     def _play(self, action: Play) -> MatchState:
-        side = self.sides[self.turn]
         if self.played:
             raise IllegalActionError("only one hand card may be played in a turn")
-        index, card = action.index, action.card
-        if not 0 <= index < len(side.hand):
+        side = self.sides[self.turn]
+        index, card, value = action.index, action.card, action.value
+        hand = side.hand
+        if not 0 <= index < len(hand):
             raise IllegalActionError(
-                f"there is no hand card number {index + 1}: the hand holds {len(side.hand)}"
+                f"there is no hand card number {index + 1}: the hand holds {len(hand)}"
             )
-        if side.hand[index] is None:
+        held = hand[index]
+        if held is None:
             raise HiddenInformationError(f"hand card number {index + 1} is hidden")
-        if side.hand[index] != card:
-            raise IllegalActionError(
-                f"hand card number {index + 1} is {side.hand[index]}, not {card}"
-            )
-        allowed = self._play_values(side, card)
-        if action.value not in allowed:
+        if held != card:
+            raise IllegalActionError(f"hand card number {index + 1} is {held}, not {card}")
+        allowed = (self._double_value(side),) if card.kind is CardKind.DOUBLE else card.values
+        if value not in allowed:
             choices = " or ".join(f"{v:+d}" for v in allowed)
-            raise IllegalActionError(f"{card} can be played as {choices}, not {action.value:+d}")
-        placed = TableCard(_PLACED_BY_KIND[card.kind], action.value)
+            raise IllegalActionError(f"{card} can be played as {choices}, not {value:+d}")
+        placed = TableCard(_PLACED_BY_KIND[card.kind], value)
         table = side.table + (placed,)
-        total = (
-            table_total(table, self.ruleset.flip_targets)
-            if placed.placed in _FLIP_BY_PLACED
-            else side.total + action.value
-        )
-        hand = side.hand[:index] + side.hand[index + 1 :]
-        side = Side(table, total, hand, False)
-        state = self._replace(sides=_replace_side(self.sides, self.turn, side), played=True)
-        return state._after_card(side)
+        if placed.placed is Placed.FLIP_2_4 or placed.placed is Placed.FLIP_3_6:
+            total = table_total(table, self.ruleset.flip_targets)
+        else:
+            total = side.total + value
+        played = Side(table, total, hand[:index] + hand[index + 1 :], False)
+        return self._landed(played, self.deck, played=True)
 
-    def _after_card(self, side: Side) -> MatchState:
-        """Apply the automatic rules after a card lands on the mover's table."""
+    def _landed(self, side: Side, deck: tuple[int, ...], *, played: bool) -> MatchState:
+        """The automatic rules after a card lands on the mover's table (``side`` is his new
+        side): the ninth card, a stand at 20; otherwise he chooses what to do next."""
         rules = self.ruleset
         if len(side.table) >= rules.table_size:
             if side.total > rules.target:
-                return self._end_turn(self.sides, nine_card_win=False)
+                return self._turn_over(side, deck, nine_card_win=False)
             if rules.nine_cards is NineCards.WIN:
-                return self._end_turn(self.sides, nine_card_win=True)
-            return self._end_turn(
-                _replace_side(self.sides, self.turn, side._replace(standing=True)),
-                nine_card_win=False,
+                return self._turn_over(side, deck, nine_card_win=True)
+            return self._turn_over(
+                Side(side.table, side.total, side.hand, True), deck, nine_card_win=False
             )
         if side.total == rules.target:
-            return self._end_turn(
-                _replace_side(self.sides, self.turn, side._replace(standing=True)),
-                nine_card_win=False,
+            return self._turn_over(
+                Side(side.table, side.total, side.hand, True), deck, nine_card_win=False
             )
-        return self
+        return MatchState(
+            rules,
+            (side, self.sides[1]) if self.turn == 0 else (self.sides[0], side),
+            deck,
+            Phase.AFTER_DRAW,
+            self.turn,
+            played,
+            self.opener,
+            self.set_winners,
+            None,
+        )
 
-    def _end_turn(self, sides: tuple[Side, Side], *, nine_card_win: bool) -> MatchState:
+    def _turn_over(self, side: Side, deck: tuple[int, ...], *, nine_card_win: bool) -> MatchState:
+        """The mover's turn ends with ``side``: judge the set, or pass the turn on."""
         mover = self.turn
-        other = 1 - mover
-        me, them = sides[mover], sides[other]
-        target = self.ruleset.target
-        if me.total > target:
-            return self._finish_set(sides, other)
+        them = self.sides[1 - mover]
+        sides = (side, them) if mover == 0 else (them, side)
+        if side.total > self.ruleset.target:
+            return self._finish_set(sides, deck, 1 - mover)
         if nine_card_win:
-            return self._finish_set(sides, mover)
-        if me.standing and them.standing:
-            return self._finish_set(sides, self._judge_standing(sides))
-        nxt = mover if them.standing else other
-        return self._replace(sides=sides, phase=Phase.BEFORE_DRAW, turn=nxt, played=False)
+            return self._finish_set(sides, deck, mover)
+        if them.standing:
+            if side.standing:
+                return self._finish_set(sides, deck, standing_winner(sides, self.ruleset))
+            nxt = mover
+        else:
+            nxt = 1 - mover
+        return MatchState(
+            self.ruleset,
+            sides,
+            deck,
+            Phase.BEFORE_DRAW,
+            nxt,
+            False,
+            self.opener,
+            self.set_winners,
+            None,
+        )
 
-    def _judge_standing(self, sides: tuple[Side, Side]) -> int | None:
-        a, b = sides[0].total, sides[1].total
-        if a != b:
-            return 0 if a > b else 1
-        breaks = [self._has_tiebreaker(side) for side in sides]
-        if breaks[0] != breaks[1]:
-            return 0 if breaks[0] else 1
-        return None
-
-    def _has_tiebreaker(self, side: Side) -> bool:
-        if not side.table:
-            return False
-        if self.ruleset.tiebreaker is Tiebreaker.LAST_CARD:
-            return side.table[-1].placed is Placed.TIEBREAKER
-        return any(card.placed is Placed.TIEBREAKER for card in side.table)
-
-    def _finish_set(self, sides: tuple[Side, Side], winner: int | None) -> MatchState:
+    def _finish_set(
+        self, sides: tuple[Side, Side], deck: tuple[int, ...], winner: int | None
+    ) -> MatchState:
         winners = self.set_winners + (winner,)
         over = winner is not None and winners.count(winner) >= self.ruleset.sets_to_win
-        return self._replace(
-            sides=sides,
-            phase=Phase.MATCH_OVER if over else Phase.SET_OVER,
-            played=False,
-            set_winners=winners,
+        return MatchState(
+            self.ruleset,
+            sides,
+            deck,
+            Phase.MATCH_OVER if over else Phase.SET_OVER,
+            self.turn,
+            False,
+            self.opener,
+            winners,
+            None,
         )
 
     def _open(self, player: int) -> MatchState:
@@ -510,20 +551,70 @@ class MatchState(NamedTuple):
                 f"player {player + 1} cannot open this set under the "
                 f"{self.ruleset.first_player.value!r} first-player rule"
             )
-        deck = FULL_DECK if self.ruleset.main_deck is not MainDeck.SHARED else self.deck
-        cleared = (Side((), 0, self.sides[0].hand, False), Side((), 0, self.sides[1].hand, False))
-        return self._replace(
-            sides=cleared,
-            deck=deck,
-            phase=Phase.BEFORE_DRAW,
-            turn=player,
-            played=False,
-            opener=player,
+        deck = self.deck if self.ruleset.main_deck is MainDeck.SHARED else FULL_DECK
+        first, second = self.sides
+        return MatchState(
+            self.ruleset,
+            (Side((), 0, first.hand, False), Side((), 0, second.hand, False)),
+            deck,
+            Phase.BEFORE_DRAW,
+            player,
+            False,
+            player,
+            self.set_winners,
+            None,
         )
 
 
-def _replace_side(sides: tuple[Side, Side], player: int, side: Side) -> tuple[Side, Side]:
-    return (side, sides[1]) if player == 0 else (sides[0], side)
+_VALID_DRAWS = frozenset(MAIN_VALUES)
+
+
+@lru_cache(maxsize=64)
+def _draw_actions(deck: tuple[int, ...]) -> tuple[Action, ...]:
+    """The draws a deck allows (every value once the shared deck has run out)."""
+    counts = FULL_DECK if deck == _EMPTY_DECK else deck
+    return tuple(_DRAWS[index] for index, count in enumerate(counts) if count)
+
+
+@lru_cache(maxsize=16384)
+def _decision_actions(
+    hand: tuple[Card | None, ...], double_value: int, can_stand: bool
+) -> tuple[Action, ...] | None:
+    """The decisions of a player who has drawn and not yet played (``None``: hand hidden).
+
+    Equal cards give one action (the first of them), so a policy sees each choice once."""
+    actions: list[Action] = []
+    seen: set[tuple[Card, int]] = set()
+    for index, card in enumerate(hand):
+        if card is None:
+            return None
+        values = (double_value,) if card.kind is CardKind.DOUBLE else card.values
+        for value in values:
+            if (card, value) not in seen:
+                seen.add((card, value))
+                actions.append(Play(index, card, value))
+    actions.extend(_WITHOUT_PLAY if can_stand else _WITHOUT_PLAY_OVER)
+    return tuple(actions)
+
+
+def standing_winner(sides: tuple[Side, Side], ruleset: Ruleset) -> int | None:
+    """The winner of a set in which both players stand: the higher total; on equal totals a
+    Tiebreaker decides (RULES.md §5); ``None`` for a tie."""
+    first, second = sides[0].total, sides[1].total
+    if first != second:
+        return 0 if first > second else 1
+    breaks = (_has_tiebreaker(sides[0], ruleset), _has_tiebreaker(sides[1], ruleset))
+    if breaks[0] != breaks[1]:
+        return 0 if breaks[0] else 1
+    return None
+
+
+def _has_tiebreaker(side: Side, ruleset: Ruleset) -> bool:
+    if not side.table:
+        return False
+    if ruleset.tiebreaker is Tiebreaker.LAST_CARD:
+        return side.table[-1].placed is Placed.TIEBREAKER
+    return any(card.placed is Placed.TIEBREAKER for card in side.table)
 
 
 def new_match(ruleset: Ruleset, hands: tuple[Sequence[Card], Sequence[Card]]) -> MatchState:
@@ -534,6 +625,11 @@ def new_match(ruleset: Ruleset, hands: tuple[Sequence[Card], Sequence[Card]]) ->
                 f"player {player + 1}'s hand holds {len(hand)} cards; "
                 f"the ruleset deals {ruleset.hand_size}"
             )
+        for card in hand:
+            if card is not None and not ruleset.allows(card):
+                raise IllegalActionError(
+                    f"player {player + 1}'s hand card {card} is not in the {ruleset.name} card pool"
+                )
     sides = (Side((), 0, tuple(hands[0]), False), Side((), 0, tuple(hands[1]), False))
     return MatchState(
         ruleset=ruleset,
@@ -557,12 +653,26 @@ def deal_hand(side_deck: Sequence[Card], ruleset: Ruleset, rng: random.Random) -
     return tuple(side_deck[i] for i in rng.sample(range(len(side_deck)), ruleset.hand_size))
 
 
+def settle_wager(state: MatchState, wager: int) -> tuple[int, int]:
+    """The credits each player gains (positive) or loses (negative) once the match is over:
+    the winner gains the wager and the loser loses it, not doubled (RULES.md §4); a player who
+    forfeits loses it too. A wager of 0 (no wager) is allowed."""
+    if isinstance(wager, bool) or not isinstance(wager, int) or wager < 0:
+        raise WagerError(f"a wager is a whole number of credits, 0 or more, not {wager!r}")
+    winner = state.match_winner()
+    if winner is None:
+        raise WagerError("the match is not over, so its wager cannot be settled yet")
+    return (wager, -wager) if winner == 0 else (-wager, wager)
+
+
 def set_outcome(state: MatchState) -> SetOutcome | None:
     """Why the last set ended, read off the tables (in SET_OVER and MATCH_OVER only)."""
-    if state.phase not in (Phase.SET_OVER, Phase.MATCH_OVER) or not state.set_winners:
+    if state.phase not in (Phase.SET_OVER, Phase.MATCH_OVER):
         return None
     if state.forfeited is not None:
         return SetOutcome(1 - state.forfeited, "forfeit")
+    if not state.set_winners:
+        return None
     winner = state.set_winners[-1]
     rules = state.ruleset
     totals = (state.sides[0].total, state.sides[1].total)

@@ -2,7 +2,7 @@
 
 Ten fields separated by single spaces::
 
-    kotor1 7,+3,5 4,10 +1,-2,±3 ?,?,? -- 1=2 4444443343 a1 1
+    kotor1 7,+3,5 10 +1,-2,±3 ?,?,? -- 1=2 2322312121 a1 1
 
 1. ruleset: a preset name with optional overrides (``kotor2/main-deck=infinite``);
 2. player 1's table and 3. player 2's table, in the order the cards were placed: main-deck cards
@@ -13,19 +13,24 @@ Ten fields separated by single spaces::
 6. stand flags: ``S`` or ``-`` for each player (``S-``: player 1 stands);
 7. finished sets: one character each, ``1`` or ``2`` for the winner and ``=`` for a tie
    (``-`` before the first set ends);
-8. the main deck: how many of each value 1..10 remain, ten digits (``4444444444`` is full);
+8. the main deck: how many of each value 1..10 remain, ten digits (``4444444444`` is full; a
+   shared deck reads ``0000000000`` once it has run out, until the next draw renews it; an
+   infinite deck always reads ``4444444444``);
 9. the phase and the player: ``d`` (about to draw), ``a`` (has drawn, may play a hand card),
    ``p`` (has drawn and played), ``o`` (set over), ``x`` (match over) or ``f`` (forfeited),
    followed by the player's number;
 10. who opened the current set (``1`` or ``2``).
 
 :func:`format_position` and :func:`parse_position` round-trip exactly; :func:`parse_position`
-also rejects positions that the rules cannot produce.
+also rejects positions that the rules cannot produce (:func:`check_position`): impossible cards or
+card orders on a table, more hand cards than were dealt, totals the rules would already have
+acted on, more cards of a value than the deck holds, the wrong player to move for the cards
+drawn, an opener the first-player rule forbids, or a last set whose result the tables contradict.
 """
 
 from __future__ import annotations
 
-from pazaak_cli.cards import Card
+from pazaak_cli.cards import MAX_MAGNITUDE, Card, CardKind
 from pazaak_cli.errors import CardError, NotationError, PazaakError
 from pazaak_cli.game import (
     COPIES_PER_VALUE,
@@ -36,9 +41,17 @@ from pazaak_cli.game import (
     Side,
     TableCard,
     current_values,
+    standing_winner,
     table_total,
 )
-from pazaak_cli.rules import FlipTargets, MainDeck, NineCards, Ruleset, parse_ruleset
+from pazaak_cli.rules import (
+    FirstPlayer,
+    FlipTargets,
+    MainDeck,
+    NineCards,
+    Ruleset,
+    parse_ruleset,
+)
 
 FIELDS = 10
 _PHASE_LETTER = {
@@ -225,19 +238,61 @@ def _parse_turn(text: str) -> tuple[Phase, int, bool, int | None]:
 def check_position(state: MatchState) -> None:
     """Raise :class:`NotationError` if the rules cannot produce ``state``; say why."""
     rules = state.ruleset
+    _check_fields(state)
     _check_sets(state)
+    _check_opener(state)
     for player, side in enumerate(state.sides):
-        name = f"player {player + 1}"
-        _check_side(state, rules, side, name, player)
+        _check_table(rules, side, f"player {player + 1}")
+        _check_side(state, rules, side, f"player {player + 1}", player)
     _check_deck(state)
     if state.phase is Phase.BEFORE_DRAW and state.sides[state.turn].standing:
         raise NotationError(f"player {state.turn + 1} stands, so he cannot be about to draw")
-    if state.phase in (Phase.BEFORE_DRAW, Phase.AFTER_DRAW) and all(
-        side.standing for side in state.sides
-    ):
+    if _in_play(state) and all(side.standing for side in state.sides):
         raise NotationError("both players stand, so the set is already over")
-    if state.phase is Phase.AFTER_DRAW:
-        _check_after_draw(state, rules)
+    if _acting(state) is not None:
+        _check_acting(state, rules)
+    _check_draw_order(state)
+    if _set_ended(state):
+        _check_last_set(state, rules)
+
+
+def _in_play(state: MatchState) -> bool:
+    """Whether a set is being played (a forfeit stops the match in the middle of a set)."""
+    return state.phase in (Phase.BEFORE_DRAW, Phase.AFTER_DRAW) or state.forfeited is not None
+
+
+def _acting(state: MatchState) -> int | None:
+    """The player who has drawn and is (or was, when he forfeited) choosing what to do."""
+    if state.phase is Phase.AFTER_DRAW or state.forfeited is not None:
+        return state.turn
+    return None
+
+
+def _set_ended(state: MatchState) -> bool:
+    """Whether the tables show a set that has just been decided."""
+    return (
+        state.phase in (Phase.SET_OVER, Phase.MATCH_OVER)
+        and state.forfeited is None
+        and bool(state.set_winners)
+    )
+
+
+def _check_fields(state: MatchState) -> None:
+    if state.turn not in (0, 1) or state.opener not in (0, 1):
+        raise NotationError("the player to move and the opener are player 1 or player 2")
+    if state.played and state.phase is not Phase.AFTER_DRAW:
+        raise NotationError("a hand card can only have been played after a draw (phase a or p)")
+    if state.forfeited is not None and (
+        state.phase is not Phase.MATCH_OVER or state.forfeited != state.turn
+    ):
+        raise NotationError("a forfeit ends the match, and it is the forfeiting player's move")
+    if state.phase is Phase.SET_OVER and not state.set_winners:
+        if state.turn != 0 or state.opener != 0:
+            raise NotationError("before the first set the position is 'o1' with opener 1")
+        if any(side.table or side.standing for side in state.sides):
+            raise NotationError("no set has been played, so the tables must be empty")
+        if state.deck != FULL_DECK:
+            raise NotationError("no set has been played, so the main deck must be full")
 
 
 def _check_sets(state: MatchState) -> None:
@@ -257,11 +312,73 @@ def _check_sets(state: MatchState) -> None:
         raise NotationError(f"the match is over but nobody has won {needed} sets")
 
 
-def _check_side(state: MatchState, rules: Ruleset, side: Side, name: str, player: int) -> None:
-    if len(side.table) > rules.table_size:
+def _check_opener(state: MatchState) -> None:
+    rule = state.ruleset.first_player
+    current = len(state.set_winners) if _in_play(state) else len(state.set_winners) - 1
+    if current < 0 or rule is FirstPlayer.RANDOM:
+        return
+    expected = 0
+    if rule is FirstPlayer.ALTERNATE:
+        expected = current % 2
+    elif rule is FirstPlayer.LOSER:
+        for winner in state.set_winners[:current]:
+            expected = expected if winner is None else 1 - winner
+    if state.opener != expected:
         raise NotationError(
-            f"{name}'s table holds {len(side.table)} cards; a table holds {rules.table_size}"
+            f"player {state.opener + 1} cannot have opened set {current + 1}: under the "
+            f"{rule.value!r} first-player rule player {expected + 1} opens it"
         )
+
+
+_GOLD_CARD = {
+    Placed.TIEBREAKER: Card(CardKind.TIEBREAKER),
+    Placed.FLIP_2_4: Card(CardKind.FLIP_2_4),
+    Placed.FLIP_3_6: Card(CardKind.FLIP_3_6),
+    Placed.DOUBLE: Card(CardKind.DOUBLE),
+}
+
+
+def _check_table(rules: Ruleset, side: Side, name: str) -> None:
+    """The cards of one table: what each can be worth, and the order they can land in."""
+    table = side.table
+    if len(table) > rules.table_size:
+        raise NotationError(
+            f"{name}'s table holds {len(table)} cards; a table holds {rules.table_size}"
+        )
+    if table and table[0].placed is not Placed.MAIN:
+        raise NotationError(f"{name}'s table must start with a main-deck card (every turn draws)")
+    for position, card in enumerate(table):
+        gold = _GOLD_CARD.get(card.placed)
+        if gold is not None and not rules.allows(gold):
+            raise NotationError(f"{name}'s table holds {card}, which {rules.name} does not have")
+        if position and card.placed is not Placed.MAIN:
+            before = table[position - 1]
+            if before.placed is not Placed.MAIN:
+                raise NotationError(
+                    f"{name}'s table has {card} right after {before}: a hand card is played "
+                    "after a draw, one per turn"
+                )
+        if not _value_fits(table, position, rules.flip_targets):
+            raise NotationError(f"{name}'s table card {position + 1} ({card}) cannot be worth that")
+    total = table_total(table, rules.flip_targets)
+    if side.total != total:
+        raise NotationError(f"{name}'s total is {side.total}, but his table adds up to {total}")
+
+
+def _value_fits(table: tuple[TableCard, ...], position: int, flip_targets: FlipTargets) -> bool:
+    card = table[position]
+    if card.placed is Placed.MAIN:
+        return 1 <= card.value <= 10
+    if card.placed is Placed.HAND:
+        return 1 <= abs(card.value) <= MAX_MAGNITUDE
+    if card.placed is Placed.TIEBREAKER:
+        return card.value in (1, -1)
+    if card.placed is Placed.DOUBLE:
+        return card.value == current_values(table[:position], flip_targets)[-1]
+    return card.value == 0
+
+
+def _check_side(state: MatchState, rules: Ruleset, side: Side, name: str, player: int) -> None:
     played = sum(1 for card in side.table if card.placed is not Placed.MAIN)
     if len(side.hand) + played > rules.hand_size:
         raise NotationError(
@@ -271,51 +388,115 @@ def _check_side(state: MatchState, rules: Ruleset, side: Side, name: str, player
     for card in side.hand:
         if card is not None and not rules.allows(card):
             raise NotationError(f"{name}'s hand card {card} is not in the {rules.name} card pool")
-    gold = {Placed.TIEBREAKER, Placed.FLIP_2_4, Placed.FLIP_3_6, Placed.DOUBLE}
-    if not rules.has_gold_cards and any(card.placed in gold for card in side.table):
-        raise NotationError(f"{name}'s table holds a gold card, which {rules.name} does not have")
-    if side.table and side.table[0].placed is not Placed.MAIN:
-        raise NotationError(f"{name}'s table must start with a main-deck card (every turn draws)")
     over = side.total > rules.target
-    in_play = state.phase in (Phase.BEFORE_DRAW, Phase.AFTER_DRAW)
-    acting = state.phase is Phase.AFTER_DRAW and state.turn == player
-    if in_play and not acting:
-        if over:
-            raise NotationError(
-                f"{name}'s total is {side.total}: over {rules.target}, the set would be over"
-            )
-        if side.total == rules.target and not side.standing:
-            raise NotationError(
-                f"{name}'s total is {rules.target}, so he stands automatically: mark him S"
-            )
     if side.standing and over:
         raise NotationError(f"{name} stands on {side.total}, over {rules.target}")
-    if (
-        in_play
-        and len(side.table) >= rules.table_size
-        and not over
-        and rules.nine_cards is NineCards.WIN
-    ):
-        raise NotationError(f"{name} has nine cards, so he has already won the set")
-    if in_play and len(side.table) >= rules.table_size and not side.standing and not acting:
-        raise NotationError(f"{name} has a full table, so he stands automatically: mark him S")
+    if not _in_play(state) or _acting(state) == player:
+        return
+    if over:
+        raise NotationError(
+            f"{name}'s total is {side.total}: over {rules.target}, the set would be over"
+        )
+    if side.total == rules.target and not side.standing:
+        raise NotationError(
+            f"{name}'s total is {rules.target}, so he stands automatically: mark him S"
+        )
+    if len(side.table) >= rules.table_size:
+        if rules.nine_cards is NineCards.WIN:
+            raise NotationError(f"{name} has a full table, so he has already won the set")
+        if not side.standing:
+            raise NotationError(f"{name} has a full table, so he stands automatically: mark him S")
 
 
-def _check_after_draw(state: MatchState, rules: Ruleset) -> None:
+def _check_acting(state: MatchState, rules: Ruleset) -> None:
+    """The player who has drawn (phase a or p, or who forfeited after his draw)."""
     side = state.sides[state.turn]
     name = f"player {state.turn + 1}"
     if side.standing:
         raise NotationError(f"{name} stands, so it cannot be his move")
     if not side.table:
         raise NotationError(f"{name} is to move after his draw, but his table is empty")
-    last = side.table[-1] if not state.played else side.table[-2] if len(side.table) > 1 else None
-    if last is None or last.placed is not Placed.MAIN:
-        what = "the card before his played card" if state.played else "his last card"
-        raise NotationError(f"{name} has just drawn, so {what} must be a main-deck card")
+    if state.phase is Phase.AFTER_DRAW:
+        if state.played and side.table[-1].placed is Placed.MAIN:
+            raise NotationError(f"{name} has played a hand card, so his last card must be one")
+        if not state.played and side.table[-1].placed is not Placed.MAIN:
+            raise NotationError(f"{name} has just drawn, so his last card must be a main-deck card")
     if side.total == rules.target:
         raise NotationError(f"{name}'s total is {rules.target}: he would stand automatically")
     if len(side.table) >= rules.table_size:
         raise NotationError(f"{name}'s table is full: his turn would be over")
+
+
+def _check_draw_order(state: MatchState) -> None:
+    """The players draw in turn, the opener first, and a standing player draws no more: the
+    numbers of main-deck cards on the tables must fit whose turn it is."""
+    if not (_in_play(state) or _set_ended(state)):
+        return
+    opener = state.opener
+    mains = [sum(1 for card in side.table if card.placed is Placed.MAIN) for side in state.sides]
+    first, second = mains[opener], mains[1 - opener]
+    mover = state.turn
+    if state.phase is Phase.BEFORE_DRAW:
+        if state.sides[opener].standing:
+            fits = second >= first - 1
+        elif state.sides[1 - opener].standing:
+            fits = first >= second
+        else:
+            fits = first - second == (0 if mover == opener else 1)
+    else:
+        # The mover has just drawn (or ended the set with his last turn); his own stand flag
+        # may have been set by that turn, the other's was already as shown.
+        if not state.sides[1 - mover].standing:
+            fits = first - second == (1 if mover == opener else 0)
+        elif mover == opener:
+            fits = first >= second + 1
+        else:
+            fits = second >= first
+    if not fits:
+        if _set_ended(state):
+            when = f"the set ending on player {mover + 1}'s turn"
+        elif state.phase is Phase.BEFORE_DRAW:
+            when = f"player {mover + 1} to draw"
+        else:
+            when = f"player {mover + 1} to move after his draw"
+        raise NotationError(
+            f"the main-deck cards on the tables ({first} for player {opener + 1}, who opened the "
+            f"set, {second} for player {2 - opener}) do not fit {when}: the players draw in "
+            "turn, the opener first, and a standing player draws no more"
+        )
+
+
+def _check_last_set(state: MatchState, rules: Ruleset) -> None:
+    """The tables of a set just decided must show why it ended, and who won it."""
+    mover = state.turn
+    me, them = state.sides[mover], state.sides[1 - mover]
+    other_name = f"player {2 - mover}"
+    if them.total > rules.target:
+        raise NotationError(
+            f"{other_name}'s total {them.total} is over {rules.target}, but the set ended on "
+            f"player {mover + 1}'s turn"
+        )
+    if len(them.table) >= rules.table_size and (
+        rules.nine_cards is NineCards.WIN or not them.standing
+    ):
+        raise NotationError(f"{other_name}'s full table would have ended his own turn")
+    if me.total > rules.target:
+        winner: int | None = 1 - mover
+        why = f"player {mover + 1} went over {rules.target}"
+    elif rules.nine_cards is NineCards.WIN and len(me.table) >= rules.table_size:
+        winner = mover
+        why = f"player {mover + 1} filled his table"
+    elif me.standing and them.standing:
+        winner = standing_winner(state.sides, rules)
+        why = "both stand"
+    else:
+        raise NotationError(
+            f"the set is over, but player {mover + 1} neither went over {rules.target}, "
+            "nor filled his table, and the players do not both stand"
+        )
+    if state.set_winners[-1] != winner:
+        shown = "a tie" if winner is None else f"won by player {winner + 1}"
+        raise NotationError(f"the last set must be {shown} ({why}), as the tables show")
 
 
 def _check_deck(state: MatchState) -> None:
@@ -329,23 +510,18 @@ def _check_deck(state: MatchState) -> None:
         for card in side.table:
             if card.placed is Placed.MAIN:
                 on_tables[card.value - 1] += 1
-    if (
-        state.phase in (Phase.SET_OVER, Phase.MATCH_OVER)
-        and not state.set_winners
-        and any(on_tables)
-    ):
-        raise NotationError("no set has been played, so the tables must be empty")
-    untouched = all(state.deck[v] + on_tables[v] <= COPIES_PER_VALUE for v in range(10))
-    renewed = all(COPIES_PER_VALUE - state.deck[v] <= on_tables[v] for v in range(10))
     if rules.main_deck is MainDeck.PER_SET:
         if any(state.deck[v] + on_tables[v] != COPIES_PER_VALUE for v in range(10)):
             raise NotationError(
                 "with a deck per set, the deck must be a full deck less the cards on the tables"
             )
         return
+    untouched = all(state.deck[v] + on_tables[v] <= COPIES_PER_VALUE for v in range(10))
+    renewed = all(COPIES_PER_VALUE - state.deck[v] <= on_tables[v] for v in range(10))
     if not (untouched or renewed):
         value = next(v for v in range(10) if state.deck[v] + on_tables[v] > COPIES_PER_VALUE)
+        held = on_tables[value]
         raise NotationError(
-            f"the tables hold {on_tables[value]} cards of value {value + 1} and the deck "
-            f"{state.deck[value]} more: there are only {COPIES_PER_VALUE}"
+            f"the tables hold {held} card{'s' if held != 1 else ''} of value {value + 1} and "
+            f"the deck {state.deck[value]} more: there are only {COPIES_PER_VALUE} of each value"
         )

@@ -12,11 +12,11 @@ import dataclasses
 import enum
 from dataclasses import dataclass
 
-from pazaak_cli.cards import Card, CardKind, all_cards
+from pazaak_cli.cards import Card, CardKind, FastEnum, all_cards
 from pazaak_cli.errors import RulesetError
 
 
-class MainDeck(enum.Enum):
+class MainDeck(FastEnum):
     """How the 40-card main deck (four of each value 1..10) is drawn from."""
 
     SHARED = "shared"
@@ -27,7 +27,7 @@ class MainDeck(enum.Enum):
     """Every draw is uniform over 1..10 (as in many fan games)."""
 
 
-class NineCards(enum.Enum):
+class NineCards(FastEnum):
     """What happens when the ninth card lands on a table with a total of 20 or less."""
 
     STAND = "stand"
@@ -36,7 +36,7 @@ class NineCards(enum.Enum):
     """The player wins the set at once (KOTOR II, reported)."""
 
 
-class FirstPlayer(enum.Enum):
+class FirstPlayer(FastEnum):
     """Who opens each set."""
 
     PLAYER1 = "player1"
@@ -50,7 +50,7 @@ class FirstPlayer(enum.Enum):
     player opens again)."""
 
 
-class Tiebreaker(enum.Enum):
+class Tiebreaker(FastEnum):
     """When a Tiebreaker card decides a set whose totals are equal."""
 
     LAST_CARD = "last-card"
@@ -59,7 +59,7 @@ class Tiebreaker(enum.Enum):
     """If its owner played one at any time in the set."""
 
 
-class FlipTargets(enum.Enum):
+class FlipTargets(FastEnum):
     """Which cards a Flip 2&4 / 3&6 turns over."""
 
     ALL_SIGNS = "all-signs"
