@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from pazaak_cli.cards import Card, CardKind
 from pazaak_cli.errors import PazaakError
@@ -136,35 +136,24 @@ def _gold_effect(side: Side, kind: CardKind, ruleset: Ruleset) -> tuple[int, int
 _PLUS, _MINUS, _PLUS_MINUS = CardKind.PLUS, CardKind.MINUS, CardKind.PLUS_MINUS
 
 
-class CardChoice:
-    """The best-up and best-down of RULES.md §7 for one position (computed once per turn)."""
+class CardTry(NamedTuple):
+    """One value the KOTOR rule tries for one hand card."""
 
-    __slots__ = ("best_down", "best_up", "up_play")
+    value: int
+    play: Play | None
+    """The action; ``None`` for a flip or a Double, whose effect depends on the table."""
+    position: int
+    card: Card
+    flexible: bool
 
-    def __init__(self, best_up: int, up_play: Play | None, best_down: int) -> None:
-        self.best_up = best_up
-        self.up_play = up_play
-        self.best_down = best_down
 
-
-def kotor_card_choice(side: Side, ruleset: Ruleset) -> CardChoice:
-    """Best-up (the highest total ≤ target one hand card reaches, with that card) and best-down
-    (the lowest total below *mine* one card reaches) for the side to act, as RULES.md §7
-    defines them: hand order, a ± card as minus then plus, a strictly better total replaces the
-    chosen card, an equal one replaces only a chosen ± card."""
-    target = ruleset.target
-    raw = side.total
-    mine = raw if raw <= target else BUST
-    best_up = mine
-    up_index = -1
-    up_card: Card | None = None
-    up_value = 0
-    up_flexible = False
-    best_down = mine
-    for index, card in enumerate(side.hand):
+def card_tries(hand: Sequence[Card | None]) -> tuple[CardTry, ...]:
+    """Every (card, value) the KOTOR rule tries, in its order: hand order, a ± card as minus
+    first then plus, ±1/2 as +2, +1, -1, -2, a Tiebreaker as -1 then +1 (RULES.md §7)."""
+    tries = []
+    for index, card in enumerate(hand):
         assert card is not None, "a policy sees its own hand"
         kind = card.kind
-        # A ± card is tried as minus first, then as plus.
         if kind is _PLUS:
             values: tuple[int, ...] = (card.magnitude,)
         elif kind is _MINUS:
@@ -173,21 +162,53 @@ def kotor_card_choice(side: Side, ruleset: Ruleset) -> CardChoice:
             values = (-card.magnitude, card.magnitude)
         else:
             values = _GOLD_TRY_ORDER[kind]
+        flexible = kind in _FLEXIBLE
         for value in values:
-            if kind in _GOLD_EFFECTS:
-                value, total = _gold_effect(side, kind, ruleset)
-            else:
-                total = raw + value
-            if total > target:
-                continue
-            if total > best_up or (total == best_up and up_flexible):
-                best_up = total
-                up_index, up_card, up_value = index, card, value
-                up_flexible = kind in _FLEXIBLE
-            if mine != BUST and total < best_down:
-                best_down = total
-    up_play = Play(up_index, up_card, up_value) if up_card is not None else None
-    return CardChoice(best_up, up_play, best_down)
+            play = None if kind in _GOLD_EFFECTS else Play(index, card, value)
+            tries.append(CardTry(value, play, index, card, flexible))
+    return tuple(tries)
+
+
+class CardChoice(NamedTuple):
+    """The best-up and best-down of RULES.md §7 for one position."""
+
+    best_up: int
+    up_play: Play | None
+    """The card that reaches best-up, ``None`` if no card improves on *mine*."""
+    best_down: int
+
+
+def kotor_card_choice(side: Side, ruleset: Ruleset) -> CardChoice:
+    """Best-up (the highest total ≤ target one hand card reaches, with that card) and best-down
+    (the lowest total below *mine* one card reaches) for the side to act, as RULES.md §7
+    defines them: hand order, a ± card as minus then plus, a strictly better total replaces the
+    chosen card, an equal one replaces only a chosen ± card."""
+    return CardChoice(*_card_choice(side, ruleset, card_tries(side.hand)))
+
+
+def _card_choice(
+    side: Side, ruleset: Ruleset, tries: tuple[CardTry, ...]
+) -> tuple[int, Play | None, int]:
+    target = ruleset.target
+    raw = side.total
+    mine = raw if raw <= target else BUST
+    best_up = best_down = mine  # over the target nothing goes "down": best-down stays BUST
+    up_play: Play | None = None
+    up_flexible = False
+    for value, play, position, card, flexible in tries:
+        if play is None:
+            value, total = _gold_effect(side, card.kind, ruleset)
+        else:
+            total = raw + value
+        if total > target:
+            continue
+        if total > best_up or (total == best_up and up_flexible):
+            best_up = total
+            up_play = play or Play(position, card, value)
+            up_flexible = flexible
+        if total < best_down:
+            best_down = total
+    return best_up, up_play, best_down
 
 
 class KotorPlayer:
@@ -203,6 +224,12 @@ class KotorPlayer:
     and otherwise stands (unless the other player stands ahead): that is what
     :meth:`choose` does in phase "played", which keeps the player stateless.
     """
+
+    def __init__(self) -> None:
+        # The tries of the last hand seen: a hand changes only when a card is played, so this
+        # memo (checked by identity, the hand is kept alive here) saves rebuilding them.
+        self._hand: tuple[Card | None, ...] = ()
+        self._tries: tuple[CardTry, ...] = ()
 
     def choose(self, view: MatchState) -> Action:
         ruleset = view.ruleset
@@ -223,8 +250,10 @@ class KotorPlayer:
         # Step 1: the other player stands behind us.
         if they_stand and theirs < mine:
             return STAND
-        choice = kotor_card_choice(me, ruleset)
-        best_up, best_down, up_play = choice.best_up, choice.best_down, choice.up_play
+        if me.hand is not self._hand:
+            self._hand = me.hand
+            self._tries = card_tries(me.hand)
+        best_up, up_play, best_down = _card_choice(me, ruleset, self._tries)
         # Step 2: a card that reaches 18..20 with a hand that backs it.
         if (
             up_play is not None

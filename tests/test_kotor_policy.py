@@ -24,17 +24,20 @@ def position(
     sets: str = "-",
     to_move: str = "a2",
     ruleset: str = "kotor1",
+    opener: str = "1",
 ) -> MatchState:
-    """A valid position: the deck field is a full deck less the main-deck cards on the tables."""
+    """A valid position: the deck field is a full deck less the main-deck cards on the tables.
+
+    Player 1 opens the set unless ``opener`` says otherwise, so the acting player has drawn as
+    often as the other (player 2 to move) or once more (player 1), unless the other stands."""
     counts = [4] * 10
     for table in (p1_table, p2_table):
         for token in table.split(","):
             if token.isdigit():
                 counts[int(token) - 1] -= 1
     deck = "".join(str(count) for count in counts)
-    return parse_position(
-        f"{ruleset} {p1_table} {p2_table} {p1_hand} {p2_hand} {stands} {sets} {deck} {to_move} 1"
-    )
+    fields = (ruleset, p1_table, p2_table, p1_hand, p2_hand, stands, sets, deck, to_move, opener)
+    return parse_position(" ".join(fields))
 
 
 def kotor_move(state: MatchState) -> Action:
@@ -125,22 +128,22 @@ def test_step3_does_not_concede_when_the_other_player_has_won_two_sets() -> None
 
 
 def test_step3_does_not_concede_when_the_other_total_is_below_18() -> None:
-    state = position("10,7", "10,5,8", "-5", sets="1")
+    state = position("10,4,3", "10,5,8", "-5", sets="1")
     assert kotor_move(state) == play(0, "-5", -5)
 
 
 def test_step3_does_not_concede_when_best_up_reaches_the_other_total() -> None:
-    state = position("10,8", "10,5,8", "-5", sets="1")  # best-up 18 = theirs
+    state = position("10,5,3", "10,5,8", "-5", sets="1")  # best-up 18 = theirs
     assert kotor_move(state) == play(0, "-5", -5)
 
 
 def test_step3_rescues_with_the_card_that_leaves_the_highest_total() -> None:
-    state = position("10,5", "10,5,8", "-6,-4,-2")  # 17, 19 or 21: -4 leaves 19
+    state = position("10,3,2", "10,5,8", "-6,-4,-2")  # 17, 19 or 21: -4 leaves 19
     assert kotor_move(state) == play(1, "-4", -4)
 
 
 def test_step3_ends_the_turn_busted_without_a_rescue_card() -> None:
-    state = position("10,5", "10,5,8", "+1,-1")
+    state = position("10,3,2", "10,5,8", "+1,-1")
     assert kotor_move(state) == END_TURN
 
 
@@ -174,7 +177,7 @@ def test_step4_stands_on_17_when_best_down_is_16() -> None:
 
 def test_step4_after_a_rescue_ends_the_turn_below_18() -> None:
     # The card was played over 20 (best-down -1,000,000): at 17 the turn ends.
-    state = position("10,9", "10,5,8,-6", "-1", to_move="p2")
+    state = position("10,6,3", "10,5,8,-6", "-1", to_move="p2")
     assert kotor_move(state) == END_TURN
 
 
@@ -189,7 +192,7 @@ def test_step4_after_a_play_keeps_drawing_behind_a_standing_player() -> None:
 
 
 def test_the_rule_plays_the_same_as_player_1() -> None:
-    state = position("9,6", "10,4", "?,?,?,?", p1_hand="+4,-3", to_move="a1")
+    state = position("9,6", "10", "?,?,?,?", p1_hand="+4,-3", to_move="a1")
     assert kotor_move(state) == play(0, "+4", 4)
 
 
@@ -197,7 +200,7 @@ def test_the_rule_plays_the_same_as_player_1() -> None:
 
 
 def test_a_plus_minus_card_is_tried_with_both_signs() -> None:
-    assert kotor_move(position("10,5", "10,5,8", "±3")) == play(0, "±3", -3)
+    assert kotor_move(position("10,3,2", "10,5,8", "±3")) == play(0, "±3", -3)
     assert kotor_move(position("10,5", "10,7", "±3")) == play(0, "±3", 3)
 
 
@@ -216,7 +219,7 @@ def test_an_equal_total_replaces_a_chosen_plus_minus_card_by_a_later_one() -> No
 
 
 def test_the_minus_side_of_a_rescue_keeps_the_plus_minus_card() -> None:
-    assert kotor_move(position("10,5", "10,5,8", "±3,-3")) == play(1, "-3", -3)
+    assert kotor_move(position("10,3,2", "10,5,8", "±3,-3")) == play(1, "-3", -3)
 
 
 def test_a_strictly_better_total_wins_over_keeping_a_plus_minus_card() -> None:
@@ -237,14 +240,15 @@ def test_best_down_counts_the_minus_side_of_a_plus_minus_card() -> None:
         ("10,6", "+2,-2", 18, 14),
         ("10,6", "+5,+6", 16, 16),  # no card improves: best-up = mine; none goes down
         ("10,5,8", "+1,-1", -1_000_000, -1_000_000),  # over 20 and no rescue
-        ("10,5,8", "-6", 17, -1_000_000),
+        ("10,5,8", "-6", 17, -1_000_000),  # nothing goes "down" from over 20
         ("10,1", "-6,±6", 17, 5),  # ±6 as +6 = 17; -6 and ±6 as -6 both give 5
     ],
 )
 def test_best_up_and_best_down_follow_the_definitions(
     table: str, hand: str, up: int, down: int
 ) -> None:
-    state = position("10,5", table, hand)
+    p1_table = "10,3,2" if table.count(",") == 2 else "10,5"  # as many draws as player 2
+    state = position(p1_table, table, hand)
     choice = kotor_card_choice(state.sides[1], state.ruleset)
     assert (choice.best_up, choice.best_down) == (up, down)
 
@@ -253,7 +257,7 @@ def test_best_up_and_best_down_follow_the_definitions(
 
 
 def test_gold_double_counts_as_the_drawn_value() -> None:
-    state = position("10,5", "4,6,5", "D", ruleset="kotor2")
+    state = position("10,5", "4,6,5", "D", ruleset="kotor2", opener="2")
     assert kotor_move(state) == play(0, "D", 5)
 
 
@@ -264,7 +268,8 @@ def test_gold_flip_counts_by_the_total_after_flipping() -> None:
 
 def test_gold_plus_minus_one_two_is_tried_as_2_1_minus1_minus2() -> None:
     assert kotor_move(position("10,5", "10,8", "±1/2", ruleset="kotor2")) == play(0, "±1/2", 2)
-    assert kotor_move(position("10,5", "10,5,6", "±1/2", ruleset="kotor2")) == play(0, "±1/2", -1)
+    over = position("10,5", "10,5,6", "±1/2", ruleset="kotor2", opener="2")
+    assert kotor_move(over) == play(0, "±1/2", -1)
 
 
 def test_gold_tiebreaker_counts_as_plus_minus_one_and_is_kept_on_equal_totals() -> None:
