@@ -149,10 +149,15 @@ class CardTry(NamedTuple):
 
 def card_tries(hand: Sequence[Card | None]) -> tuple[CardTry, ...]:
     """Every (card, value) the KOTOR rule tries, in its order: hand order, a ± card as minus
-    first then plus, ±1/2 as +2, +1, -1, -2, a Tiebreaker as -1 then +1 (RULES.md §7)."""
+    first then plus, ±1/2 as +2, +1, -1, -2, a Tiebreaker as -1 then +1 (RULES.md §7).
+
+    Two equal cards are the same card to the rule: a play names the first hand slot that holds
+    the card, as the engine's legal actions do.
+    """
     tries = []
-    for index, card in enumerate(hand):
+    for card in hand:
         assert card is not None, "a policy sees its own hand"
+        index = hand.index(card)
         kind = card.kind
         if kind is _PLUS:
             values: tuple[int, ...] = (card.magnitude,)

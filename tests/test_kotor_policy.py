@@ -214,8 +214,12 @@ def test_an_equal_total_does_not_replace_a_chosen_fixed_card() -> None:
     assert kotor_move(position("10,5", "10,7", "+3,-1,+3")) == play(0, "+3", 3)
 
 
-def test_an_equal_total_replaces_a_chosen_plus_minus_card_by_a_later_one() -> None:
-    assert kotor_move(position("10,5", "10,7", "±3,+1,±3")) == play(2, "±3", 3)
+def test_equal_cards_are_played_from_the_first_slot_that_holds_them() -> None:
+    # The later ±3 replaces the first (equal total, chosen ± card), but the two are the same
+    # card: the play names the first slot, as the engine's legal actions do.
+    state = position("10,5", "10,7", "±3,+1,±3")
+    assert kotor_move(state) == play(0, "±3", 3)
+    assert kotor_move(state) in state.legal_actions()
 
 
 def test_the_minus_side_of_a_rescue_keeps_the_plus_minus_card() -> None:
