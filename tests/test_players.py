@@ -204,7 +204,7 @@ def _deck(pool: frozenset[Card], rng: random.Random) -> tuple[Card, ...]:
     return tuple(rng.choice(cards) for _ in range(10))
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(
     seed=st.integers(0, 2**32),
     ruleset=st.sampled_from([KOTOR1, KOTOR2]),

@@ -1,0 +1,449 @@
+"""Tournaments: the simulator library and ``pazaak simulate``.
+
+What matters most: a seed replays the same numbers byte for byte, with any number of worker
+processes; players see only their view; the counts add up.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import random
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from pazaak_cli import simulate as simulate_module
+from pazaak_cli.cli import main
+from pazaak_cli.commands import simulate_cmd
+from pazaak_cli.decks import load_deck
+from pazaak_cli.errors import PazaakError
+from pazaak_cli.game import MatchState, Phase, deal_hand, new_match, set_outcome
+from pazaak_cli.players import Player, make_player
+from pazaak_cli.rules import KOTOR1, KOTOR2
+from pazaak_cli.simulate import (
+    Entrant,
+    Pairing,
+    Tally,
+    match_rng,
+    play_matches,
+    simulate,
+    wilson_interval,
+)
+
+EXPERT_EXISTS = importlib.util.find_spec("pazaak_cli.expert") is not None
+
+
+def entrant(policy: str, deck: str, ruleset: Any = KOTOR1) -> Entrant:
+    side = load_deck(deck, ruleset)
+    return Entrant(policy, side.name, side.cards)
+
+
+STARTER = entrant("kotor", "kotor1-starter")
+STRONGEST = entrant("kotor", "kotor1-strongest")
+
+
+def tallies(results: list[simulate_module.PairingResult]) -> list[Tally]:
+    return [result.tally for result in results]
+
+
+# Statistics --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("wins", "matches", "low", "high"),
+    [
+        (50, 100, 0.4038, 0.5962),
+        (0, 10, 0.0, 0.2775),
+        (10, 10, 0.7225, 1.0),
+        (1, 3, 0.0615, 0.7923),
+    ],
+)
+def test_wilson_interval_matches_the_textbook_values(
+    wins: int, matches: int, low: float, high: float
+) -> None:
+    got = wilson_interval(wins, matches)
+    assert got == pytest.approx((low, high), abs=1e-4)
+
+
+def test_wilson_interval_of_no_matches_is_everything() -> None:
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+
+
+# Reproducibility ---------------------------------------------------------------------------
+
+
+def test_the_same_seed_gives_the_same_tallies_and_another_seed_others() -> None:
+    pairs = [Pairing(STARTER, STRONGEST)]
+    first = simulate(KOTOR1, pairs, matches=120, seed=5)
+    again = simulate(KOTOR1, pairs, matches=120, seed=5)
+    other = simulate(KOTOR1, pairs, matches=120, seed=6)
+    assert tallies(first) == tallies(again)
+    assert tallies(first) != tallies(other)
+
+
+def test_two_workers_give_exactly_what_one_gives() -> None:
+    # 600 matches are 3 chunks of work per pairing, spread over the processes in any order.
+    pairs = [
+        Pairing(STARTER, STRONGEST),
+        Pairing(entrant("random", "kotor1-average"), entrant("heuristic", "kotor1-strong")),
+    ]
+    one = simulate(KOTOR1, pairs, matches=600, seed=11, workers=1)
+    two = simulate(KOTOR1, pairs, matches=600, seed=11, workers=2)
+    assert tallies(one) == tallies(two)
+
+
+def test_a_pairing_in_a_matrix_plays_exactly_as_it_does_alone() -> None:
+    alone = simulate(KOTOR1, [Pairing(STRONGEST, STARTER)], matches=100, seed=3)
+    matrix = simulate(
+        KOTOR1,
+        [Pairing(a, b) for a in (STARTER, STRONGEST) for b in (STARTER, STRONGEST)],
+        matches=100,
+        seed=3,
+    )
+    assert matrix[2].pairing == Pairing(STRONGEST, STARTER)
+    assert matrix[2].tally == alone[0].tally
+
+
+def test_match_i_is_played_from_the_seed_and_i_alone() -> None:
+    """The documented contract: Random(f"{seed}:{i}") deals player 1's entrant's hand, then
+    player 2's, then draws every card. A plain replay of that gives the same tally."""
+    seed, pairing = 9, Pairing(STARTER, STRONGEST)
+    expected = Tally()
+    for index in range(40):
+        rng = random.Random(f"{seed}:{index}")
+        hands = (deal_hand(STARTER.deck, KOTOR1, rng), deal_hand(STRONGEST.deck, KOTOR1, rng))
+        players = [
+            make_player("kotor", ruleset=KOTOR1, rng=rng, own_deck=(), opponent_deck=None)
+            for _ in (0, 1)
+        ]
+        state = new_match(KOTOR1, hands)
+        while not state.is_terminal():
+            if state.phase is Phase.AFTER_DRAW:
+                state = state.child(players[state.turn].choose(state.observed_by(state.turn)))
+            else:
+                expected.turns += state.phase is Phase.BEFORE_DRAW
+                state = state.child(state.sample_chance(rng))
+            if state.phase in (Phase.SET_OVER, Phase.MATCH_OVER):  # a set just ended
+                outcome = set_outcome(state)
+                assert outcome is not None
+                if outcome.reason == "bust":
+                    assert outcome.winner is not None
+                    expected.busts[1 - outcome.winner] += 1
+        winner = state.match_winner()
+        assert winner is not None
+        expected.matches += 1
+        expected.wins[winner] += 1
+        expected.sets_won[0] += state.set_winners.count(0)
+        expected.sets_won[1] += state.set_winners.count(1)
+        expected.sets_tied += state.set_winners.count(None)
+    assert play_matches(KOTOR1, pairing, seed, 0, 40, swap=False) == expected
+    assert match_rng(seed, 7).random() == random.Random(f"{seed}:7").random()
+
+
+# Swap --------------------------------------------------------------------------------------
+
+
+def test_swap_plays_each_match_twice_with_the_same_hands_in_the_other_seats(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    seen: list[tuple[tuple[int, int], tuple[Any, Any]]] = []
+    real = simulate_module.play_match
+
+    def spy(
+        state: MatchState,
+        players: Any,
+        rng: random.Random,
+        tally: Tally,
+        seats: tuple[int, int],
+    ) -> MatchState:
+        seen.append((seats, (state.sides[0].hand, state.sides[1].hand)))
+        return real(state, players, rng, tally, seats)
+
+    monkeypatch.setattr(simulate_module, "play_match", spy)
+    tally = play_matches(KOTOR1, Pairing(STARTER, STRONGEST), 4, 0, 10, swap=True)
+    assert tally.matches == 20
+    for (seats, hands), (swapped_seats, swapped_hands) in zip(seen[::2], seen[1::2], strict=True):
+        assert (seats, swapped_seats) == ((0, 1), (1, 0))
+        assert swapped_hands == (hands[1], hands[0])
+
+
+# What the counts mean ----------------------------------------------------------------------
+
+
+def test_the_counts_add_up() -> None:
+    pairs = [Pairing(entrant("stand17", "kotor1-starter"), entrant("kotor", "kotor1-strong"))]
+    result = simulate(KOTOR1, pairs, matches=300, seed=2)[0]
+    t = result.tally
+    assert t.matches == 300 == sum(t.wins)
+    assert sum(t.forfeits) == 0
+    for i in (0, 1):
+        assert t.sets_won[i] >= 3 * t.wins[i]  # a winner has 3 sets
+        assert t.busts[i] <= t.sets_won[1 - i]  # a bust is a set lost
+        assert t.busts[i] > 0
+    assert t.sets_played == sum(t.sets_won) + t.sets_tied
+    assert t.turns >= 2 * t.sets_played  # both players draw in every set
+    assert result.win_rate(0) + result.win_rate(1) == pytest.approx(1.0)
+    low, high = result.win_interval(1)
+    assert low < result.win_rate(1) < high
+
+
+def test_players_only_ever_see_their_own_view(monkeypatch: pytest.MonkeyPatch) -> None:
+    checked = []
+
+    class Spy:
+        def __init__(self, inner: Player) -> None:
+            self.inner = inner
+
+        def choose(self, view: MatchState) -> Any:
+            assert view.phase is Phase.AFTER_DRAW
+            assert all(card is None for card in view.sides[1 - view.turn].hand)
+            assert None not in view.sides[view.turn].hand
+            checked.append(view.turn)
+            return self.inner.choose(view)
+
+    def spying_make_player(name: str, **kwargs: Any) -> Player:
+        return Spy(make_player(name, **kwargs))
+
+    monkeypatch.setattr(simulate_module, "make_player", spying_make_player)
+    simulate(KOTOR1, [Pairing(STARTER, STRONGEST)], matches=20, seed=1)
+    assert set(checked) == {0, 1}
+
+
+def test_gold_cards_play_under_kotor2() -> None:
+    hard = entrant("kotor", "kotor2-very-hard", KOTOR2)
+    result = simulate(
+        KOTOR2, [Pairing(hard, entrant("heuristic", "kotor2-hard", KOTOR2))], matches=100, seed=1
+    )
+    assert result[0].tally.matches == 100
+
+
+# Refusals ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"matches": 0}, "at least 1"),
+        ({"matches": 5, "workers": 0}, "between 1 and"),
+    ],
+)
+def test_simulate_refuses_impossible_settings(kwargs: dict[str, int], message: str) -> None:
+    with pytest.raises(PazaakError, match=message):
+        simulate(KOTOR1, [Pairing(STARTER, STARTER)], seed=1, **kwargs)
+
+
+def test_simulate_refuses_an_unknown_policy() -> None:
+    with pytest.raises(PazaakError, match="unknown policy 'genius'"):
+        simulate(KOTOR1, [Pairing(STARTER, entrant("genius", "kotor1-starter"))], matches=1, seed=1)
+
+
+# The command -------------------------------------------------------------------------------
+
+
+def run(*args: str) -> Result:
+    return CliRunner().invoke(main, ["simulate", *args])
+
+
+def json_of(result: Result) -> Any:
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_json_has_the_documented_fields() -> None:
+    data = json_of(
+        run("--p1", "heuristic", "--p2-deck", "kotor1-strong", "-n", "50", "--seed", "4", "--json")
+    )
+    for key in (
+        "matches",
+        "p1_wins",
+        "p2_wins",
+        "sets_played",
+        "sets_tied",
+        "turns",
+        "ruleset",
+        "decks",
+        "policies",
+        "seed",
+    ):
+        assert key in data
+    assert data["matches"] == 50 == data["p1_wins"] + data["p2_wins"]
+    assert data["policies"] == {"p1": "heuristic", "p2": "kotor"}
+    assert data["decks"]["p1"]["name"] == "kotor1-starter"
+    assert data["decks"]["p2"]["name"] == "kotor1-strong"
+    assert len(data["decks"]["p2"]["cards"]) == 10
+    assert data["ruleset"] == "kotor1" and data["seed"] == 4 and data["swap"] is False
+    low, high = data["p1_win_ci95"]
+    assert low <= data["p1_win_rate"] <= high
+
+
+def test_the_same_command_twice_prints_byte_identical_json() -> None:
+    args = (
+        "--p1",
+        "random",
+        "--p1-deck",
+        "kotor1-average",
+        "-n",
+        "80",
+        "--seed",
+        "12",
+        "--swap",
+        "--json",
+    )
+    first, second = run(*args), run(*args)
+    assert first.exit_code == 0
+    assert first.stdout_bytes == second.stdout_bytes
+
+
+def test_workers_1_and_2_print_the_same_numbers() -> None:
+    args = [
+        "--p1-deck",
+        "kotor1-starter",
+        "--p2-deck",
+        "kotor1-strongest",
+        "-n",
+        "520",
+        "--seed",
+        "8",
+        "--json",
+    ]
+    assert json_of(run(*args, "--workers", "1")) == json_of(run(*args, "--workers", "2"))
+
+
+def test_several_decks_make_a_round_robin_list_in_json() -> None:
+    decks = ("kotor1-starter", "kotor1-strongest")
+    args = [arg for deck in decks for arg in ("--p1-deck", deck)]
+    args += [arg for deck in decks for arg in ("--p2-deck", deck)]
+    data = json_of(run(*args, "-n", "30", "--seed", "1", "--json"))
+    assert isinstance(data, list) and len(data) == 4
+    pairs = [(item["decks"]["p1"]["name"], item["decks"]["p2"]["name"]) for item in data]
+    assert pairs == [(a, b) for a in decks for b in decks]
+
+
+def test_several_policies_make_a_matrix_too() -> None:
+    data = json_of(
+        run(
+            "--p1",
+            "kotor",
+            "--p1",
+            "stand17",
+            "--p2",
+            "heuristic",
+            "-n",
+            "20",
+            "--seed",
+            "1",
+            "--json",
+        )
+    )
+    assert [(d["policies"]["p1"], d["policies"]["p2"]) for d in data] == [
+        ("kotor", "heuristic"),
+        ("stand17", "heuristic"),
+    ]
+
+
+def test_swap_doubles_the_matches() -> None:
+    data = json_of(run("-n", "25", "--seed", "2", "--swap", "--json"))
+    assert data["matches"] == 50 and data["swap"] is True
+
+
+def test_the_human_table_shows_wins_with_intervals_sets_turns_and_busts() -> None:
+    args = ("--p2-deck", "kotor1-strongest", "-n", "60", "--seed", "5")
+    result = run(*args)
+    data = json_of(run(*args, "--json"))
+    assert result.exit_code == 0
+    out = result.stdout
+    assert "kotor (kotor1-starter) vs kotor (kotor1-strongest)" in out
+    assert "60 matches, ruleset kotor1, seed 5" in out
+    for header in ("match wins", "win rate", "95% CI", "sets won", "busts"):
+        assert header in out
+    low, high = data["p2_win_ci95"]
+    assert f"{100 * low:.1f}–{100 * high:.1f}%" in out
+    assert f"{data['sets_tied']:,} tied" in out
+    assert f"{data['turns'] / 60:.2f} turns" in out
+    assert result.stderr == ""  # no progress bar off a terminal
+
+
+def test_the_matrix_table_shows_player_1_win_rates() -> None:
+    result = run(
+        "--p1-deck",
+        "kotor1-starter",
+        "--p1-deck",
+        "kotor1-average",
+        "--p2-deck",
+        "kotor1-strong",
+        "-n",
+        "20",
+        "--seed",
+        "1",
+    )
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0] == "Player 1's match-win rate (95% CI)"
+    assert "kotor vs itself, ruleset kotor1, 20 matches per pairing, seed 1" in lines[1]
+    assert any(line.startswith("kotor1-starter ") and "%" in line for line in lines)
+    assert any(line.startswith("kotor1-average ") and "%" in line for line in lines)
+
+
+def test_without_a_seed_the_json_names_the_seed_it_used() -> None:
+    data = json_of(run("-n", "5", "--json"))
+    again = json_of(run("-n", "5", "--seed", str(data["seed"]), "--json"))
+    assert again == data
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (["--p1", "genius"], 2, "'genius' is not one of"),
+        (["--matches", "0"], 2, "0 is not in the range"),
+        (["--workers", "0"], 2, "0 is not in the range"),
+        (["--p1-deck", "no/such/file.deck"], 2, "no/such/file.deck"),
+        (["--p1-deck", "kotor2-very-hard"], 1, "not in the kotor1 card pool"),
+    ],
+)
+def test_bad_input_is_one_clear_line_without_a_traceback(
+    args: list[str], code: int, message: str
+) -> None:
+    result = run(*args)
+    assert result.exit_code == code
+    assert message in result.output
+    assert "Traceback" not in result.output
+
+
+@pytest.mark.skipif(EXPERT_EXISTS, reason="the expert player exists")
+def test_the_expert_is_refused_cleanly_until_it_exists() -> None:
+    result = run("--p1", "expert", "-n", "1")
+    assert result.exit_code == 1
+    assert result.output.strip() == "Error: the expert player is not available yet"
+
+
+def test_help_shows_the_policies_and_examples() -> None:
+    result = run("--help")
+    assert result.exit_code == 0
+    for word in ("kotor", "heuristic", "stand17", "random", "expert", "Examples:", "--workers"):
+        assert word in result.output
+
+
+# The progress bar --------------------------------------------------------------------------
+
+
+def test_the_progress_bar_waits_a_second_and_needs_a_terminal(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    quiet = simulate_cmd._LazyProgress(100, enabled=True)
+    quiet(10)  # well under a second
+    assert quiet.bar is None
+    off = simulate_cmd._LazyProgress(100, enabled=False)
+    monkeypatch.setattr(simulate_cmd, "PROGRESS_AFTER_SECONDS", 0.0)
+    off(10)
+    assert off.bar is None
+    shown = simulate_cmd._LazyProgress(100, enabled=True)
+    shown(10)
+    assert shown.bar is not None
+    shown(90)
+    shown.close()
+    assert shown.bar is None
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "matches" in captured.err
