@@ -59,7 +59,12 @@ def write_save(path: Path, document: dict[str, Any]) -> None:
     temporary file is removed.
     """
     body = {"format": FORMAT, "version": VERSION, **document}
-    text = json.dumps(body, ensure_ascii=False, indent=1, sort_keys=False) + "\n"
+    # One field a line: readable, diffable, and the long random states stay on one line each.
+    fields = [
+        f"{json.dumps(key)}: {json.dumps(value, ensure_ascii=False, separators=(',', ':'))}"
+        for key, value in body.items()
+    ]
+    text = "{\n " + ",\n ".join(fields) + "\n}\n"
     directory = path.parent
     try:
         directory.mkdir(parents=True, exist_ok=True)
@@ -84,21 +89,6 @@ def write_save(path: Path, document: dict[str, Any]) -> None:
         if isinstance(error, OSError):
             raise InputError(f"cannot write the save file {path}: {error.strerror}") from None
         raise
-    _sync_directory(directory)
-
-
-def _sync_directory(directory: Path) -> None:
-    """Make the rename itself durable (POSIX); harmless where directories cannot be opened."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def read_save(path: Path) -> dict[str, Any]:

@@ -550,7 +550,14 @@ def _parse_selector(selector: str, state: MatchState) -> tuple[Card, str | None]
 
 
 def _plays_of(state: MatchState, index: int) -> list[Play]:
-    return [a for a in state.legal_actions() if isinstance(a, Play) and a.index == index]
+    """Every way to play hand card ``index``. The engine lists each distinct (card, value) once,
+    at the first card of a kind, so a second copy takes the first one's plays."""
+    card = state.sides[state.turn].hand[index]
+    return [
+        Play(index, action.card, action.value)
+        for action in state.legal_actions()
+        if isinstance(action, Play) and action.card == card
+    ]
 
 
 def _pick_value(state: MatchState, index: int, spec: str | None) -> Play:
@@ -563,7 +570,8 @@ def _pick_value(state: MatchState, index: int, spec: str | None) -> Play:
         raise CommandError(f"{card} needs a sign: {_value_choices(plays, number)}")
     wanted = _parse_value_spec(spec)
     if wanted is None:
-        raise CommandError(f"{spec!r} is not a sign or a value: {_value_choices(plays, number)}")
+        how = f"write p {number}" if len(plays) == 1 else _value_choices(plays, number)
+        raise CommandError(f"{spec!r} is not a sign or a value: {how}")
     kind, amount = wanted
     if kind == "sign":
         matching = [p for p in plays if (p.value > 0) == (amount > 0) and p.value != 0]

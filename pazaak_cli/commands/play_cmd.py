@@ -61,6 +61,8 @@ MAX_LINE_BYTES = 1000
 """A typed command longer than this is refused (and the rest of the line skipped)."""
 TERMINAL_DELAY = 0.6
 """Seconds between the computer's moves on a terminal, so that they appear one by one."""
+TOO_LONG = "\x00"
+"""What :meth:`LineReader.read` returns for a line over :data:`MAX_LINE_BYTES`."""
 CLEAR_SCREEN = "\033[H\033[2J\033[3J"
 """Clears the terminal and its scrollback: hides one player's hand from the other (hot seat)."""
 
@@ -72,6 +74,13 @@ def stdin_is_terminal() -> bool:
 
 def stdout_is_terminal() -> bool:
     return sys.stdout.isatty()
+
+
+def clear_screen() -> None:
+    """Clear a terminal and its scrollback. Not a colour, so NO_COLOR does not turn it off (the
+    hot seat needs it to hide a hand); nothing is written when the output is not a terminal."""
+    if stdout_is_terminal():
+        click.echo(CLEAR_SCREEN, nl=False, color=True)
 
 
 @click.command("play")
@@ -372,30 +381,35 @@ class LineReader:
                 click.echo()
                 return None
         click.echo(prompt, nl=False)
-        raw = self._read_bytes()
+        raw, complete = self._read_bytes()
         if raw is None:
             click.echo()
             return None
         line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+        if not complete:
+            click.echo(line[:40] + "...")
+            return TOO_LONG
         click.echo(line)
         return line
 
     @staticmethod
-    def _read_bytes() -> bytes | None:
+    def _read_bytes() -> tuple[bytes | None, bool]:
+        """One line (``None`` at the end of the input), and whether it fitted in
+        :data:`MAX_LINE_BYTES` (the rest of a longer line is read and dropped)."""
         stream = getattr(sys.stdin, "buffer", None)
         if stream is None:
             text = sys.stdin.readline()
-            return text.encode("utf-8") if text else None
+            return (text.encode("utf-8") if text else None), len(text) <= MAX_LINE_BYTES
         raw: bytes = stream.readline(MAX_LINE_BYTES + 1)
         if not raw:
-            return None
+            return None, True
         if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
             while True:
                 rest = stream.readline(64 * 1024)
                 if not rest or rest.endswith(b"\n"):
                     break
-            return b"\x00too long"
-        return raw
+            return raw, False
+        return raw, True
 
 
 # The screen ------------------------------------------------------------------------------------
@@ -414,6 +428,8 @@ class Screen:
         self.hot_seat = all(seat.is_human for seat in session.seats)
         self.board_due = True
         self.last_human: int | None = None
+        self.unsaved = False
+        """Chance events happened since the last save (saved before the next prompt)."""
         self.recent: list[str] = []
         """Event lines since the last hand-over (shown again after the screen is cleared)."""
 
@@ -427,8 +443,14 @@ class Screen:
             while True:
                 while not session.finished and session.human_to_act() is None:
                     event = session.advance()
-                    session.save(self.save_path)
+                    if event.actor is None and not session.finished:
+                        # A chance event: the saved random state deals it again on resume.
+                        self.unsaved = True
+                    else:
+                        self.save()
                     self.event(event)
+                if self.unsaved:
+                    self.save()
                 if session.finished:
                     self.match_over()
                     return 0
@@ -454,7 +476,7 @@ class Screen:
         if line is None:
             return self.stop("End of input.")
         view = self.session.view(seat)
-        if line.startswith("\x00"):
+        if line == TOO_LONG:
             self.error(f"that line is over {MAX_LINE_BYTES} characters: type a command")
             return True
         try:
@@ -472,9 +494,13 @@ class Screen:
         except PazaakError as error:
             self.error(str(error))
             return True
-        self.session.save(self.save_path)
+        self.save()
         self.event(event)
         return True
+
+    def save(self) -> None:
+        self.session.save(self.save_path)
+        self.unsaved = False
 
     def meta(self, command: Meta, seat: int, view: MatchState) -> bool:
         if command is Meta.NOTHING:
@@ -515,12 +541,12 @@ class Screen:
         if not self.reader.terminal:
             return True
         other = self.session.seats[1 - seat].name
-        click.echo(CLEAR_SCREEN, nl=False)
+        clear_screen()
         name = self.session.seats[seat].name
         prompt = f"{name}'s turn ({other}, look away). {name}, press Enter to see your hand. "
         if self.reader.read(prompt) is None:
             return False
-        click.echo(CLEAR_SCREEN, nl=False)
+        clear_screen()
         for line in self.recent:
             click.echo(line)
         self.recent = []
@@ -740,7 +766,11 @@ def board_lines(session: MatchSession, seat: int) -> list[str]:
     seats = session.seats
     rules = state.ruleset
     me, other = seats[seat], seats[1 - seat]
-    lines = [style(f"Set {session.set_number()}. ", bold=True) + sets_line(seats, state)]
+    won = state.sets_won()
+    ties = state.ties()
+    tied = f", {ties} tie{'s' if ties != 1 else ''}" if ties else ""
+    score = f"({seats[0].name} {won[0]} - {won[1]} {seats[1].name}{tied})"
+    lines = [style(f"Set {session.set_number()}", bold=True) + " " + score]
     lines += table_lines(seats, state)
     hand = state.sides[seat].hand
     shown = "   ".join(f"{i}) {card}" for i, card in enumerate(hand, start=1)) or "(empty)"

@@ -1,0 +1,782 @@
+"""``pazaak play``: whole matches played by piping commands, and everything that can go wrong.
+
+The matches are driven through Click's CliRunner with fixed seeds; where a test needs a given
+situation (a total over 20, a card played in the middle of a turn) it finds it by playing the
+same seed with the library, so that the test does not depend on hand-copied numbers.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pazaak_cli.cards import Card
+from pazaak_cli.cli import main
+from pazaak_cli.commands import play_cmd
+from pazaak_cli.commands.play_cmd import CLEAR_SCREEN, computer_player
+from pazaak_cli.decks import load_deck
+from pazaak_cli.errors import IllegalActionError
+from pazaak_cli.game import END_TURN, FORFEIT, STAND, Action, Draw, MatchState, Play
+from pazaak_cli.notation import format_position, parse_position
+from pazaak_cli.rules import parse_ruleset
+from pazaak_cli.savefile import DATA_DIR_ENV, read_save
+from pazaak_cli.session import (
+    HUMAN,
+    CommandError,
+    MatchSession,
+    Meta,
+    Move,
+    Seat,
+    load_session,
+    parse_command,
+)
+
+HERE = Path(__file__).parent
+GOLDEN = HERE / "play_transcript_seed22.txt"
+GOLDEN_COMMANDS = HERE / "play_transcript_seed22.commands"
+ANSI = re.compile(r"\x1b\[")
+
+
+@pytest.fixture(autouse=True)
+def _private_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Never touch the real data directory; no test waits between computer moves."""
+    monkeypatch.setenv(DATA_DIR_ENV, str(tmp_path / "data"))
+    monkeypatch.delenv("NO_COLOR", raising=False)
+
+
+def play(
+    args: list[str], lines: list[str] | str | None = None, *, color: bool = False, **env: str
+) -> Result:
+    """Run ``pazaak play ARGS`` with ``lines`` piped in (a list is joined with newlines)."""
+    text = lines if isinstance(lines, str) or lines is None else "".join(f"{x}\n" for x in lines)
+    return CliRunner().invoke(main, ["play", *args], input=text, color=color, env=env or None)
+
+
+EVENT = re.compile(
+    r"^(?:(?:You|kotor|random|Player \d) (?:draws?|plays?|ends?|stands?|forfeits?) "
+    r"|--- Set |.* wins? set |Set \d+ is a tie)"
+)
+
+
+def events(output: str) -> list[str]:
+    """The event lines of a transcript (draws, moves, set results): what happened, in order."""
+    return [line for line in output.splitlines() if EVENT.match(line)]
+
+
+def library_session(
+    seed: int, deck: str = "kotor1-starter", opponent: str = "kotor", ruleset: str = "kotor1"
+) -> MatchSession:
+    """The match the CLI plays for these options, built with the library."""
+    rules = parse_ruleset(ruleset)
+    mine = load_deck(deck, rules)
+    theirs = load_deck(f"{ruleset}-average", rules)
+    seats = (
+        Seat(HUMAN, "You", mine.name, mine.cards),
+        Seat(opponent, opponent, theirs.name, theirs.cards),
+    )
+    return MatchSession.start(rules, seats, seed=seed, wager=0, player_factory=computer_player)
+
+
+def drive(session: MatchSession, policy: Callable[[MatchState], Action]) -> None:
+    """Move on to the next point where the person must type a command."""
+    while not session.finished and session.human_to_act() is None:
+        session.advance()
+
+
+def find_prompt(
+    seed: int,
+    wanted: Callable[[MatchState], bool],
+    deck: str = "kotor1-starter",
+    limit: int = 60,
+) -> tuple[list[str], MatchState]:
+    """The 'e' commands that lead (with this seed, ending every turn) to a prompt where
+    ``wanted(state)`` holds, and that state."""
+    session = library_session(seed, deck)
+    commands: list[str] = []
+    for _ in range(limit):
+        drive(session, lambda s: END_TURN)
+        if session.finished:
+            break
+        if wanted(session.state):
+            return commands, session.state
+        session.apply(END_TURN)
+        commands.append("e")
+    raise AssertionError(f"seed {seed}: no such prompt")
+
+
+# -- a whole match, exactly -------------------------------------------------------------------
+
+
+def test_golden_transcript_of_a_short_match(tmp_path: Path):
+    """Seed 22 against the KOTOR I opponent, with a bad command, an illegal move and `state`
+    among the moves: the transcript is exactly the one in the golden file."""
+    commands = GOLDEN_COMMANDS.read_text(encoding="utf-8").splitlines()
+    runner = CliRunner()
+    with runner.isolated_filesystem(temp_dir=tmp_path):
+        result = runner.invoke(
+            main,
+            ["play", "--deck", "kotor1-starter", "--opponent", "kotor", "--seed", "22"]
+            + ["--wager", "50", "--save", "match.json"],
+            input="".join(f"{c}\n" for c in commands),
+        )
+        saved = read_save(Path("match.json"))
+    if os.environ.get("PAZAAK_UPDATE_GOLDEN"):
+        GOLDEN.write_text(result.stdout, encoding="utf-8")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == GOLDEN.read_text(encoding="utf-8")
+    assert saved["finished"] is True
+    assert saved["result"]["winner"] == 1
+    assert saved["result"]["wager"] == [50, -50]
+
+
+def test_same_seed_and_commands_replay_the_same_match():
+    script = ["e", "p 1", "e", "s", "e", "e", "s"] * 12
+    first = play(["--deck", "kotor1-starter", "--opponent", "random", "--seed", "5"], script)
+    second = play(["--deck", "kotor1-starter", "--opponent", "random", "--seed", "5"], script)
+    assert first.exit_code == 0
+    assert first.stdout == second.stdout
+    other = play(["--deck", "kotor1-starter", "--opponent", "random", "--seed", "6"], script)
+    assert events(other.stdout) != events(first.stdout)
+
+
+@pytest.mark.parametrize("opponent", ["kotor", "heuristic", "stand17", "random"])
+def test_a_whole_match_ends_with_winner_sets_wager_and_summary(opponent: str, tmp_path: Path):
+    save = tmp_path / "m.json"
+    result = play(
+        ["--deck", "kotor1-strongest", "--opponent", opponent, "--seed", "3"]
+        + ["--wager", "10", "--save", str(save)],
+        ["s"] * 200,
+    )
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert re.search(r"=== Match over: (You win|\w+ wins), \d sets to \d", out)
+    assert re.search(r"Wager settled: You [+-]10 credits, \w+ [+-]10 credits\.", out)
+    assert re.search(r"^Summary: .* beat .* 3-\d|^Summary: .* beat .* \d-3", out, re.M)
+    assert f"The finished match is saved in {save}." in out
+    assert read_save(save)["finished"] is True
+
+
+def test_kotor2_match_with_gold_cards_plays_to_the_end(tmp_path: Path):
+    script = ["p 1 +", "s", "p 1", "e", "p 2 -", "s"] * 40
+    result = play(
+        ["--ruleset", "kotor2", "--deck", "kotor2-very-hard", "--opponent", "kotor"]
+        + ["--seed", "8", "--save", str(tmp_path / "m.json")],
+        script,
+    )
+    assert result.exit_code == 0, result.output
+    assert "=== Match over" in result.stdout
+    assert "Traceback" not in result.output
+
+
+# -- commands -----------------------------------------------------------------------------------
+
+
+def _first_board(seed: int = 22) -> MatchState:
+    session = library_session(seed)
+    drive(session, lambda s: END_TURN)
+    return session.state
+
+
+def test_every_bad_command_gets_one_clear_line_and_the_match_goes_on(tmp_path: Path):
+    """At seed 22's first prompt the hand is +2 +2 +1 +3 and the total 6."""
+    state = _first_board()
+    assert [str(c) for c in state.sides[0].hand] == ["+2", "+2", "+1", "+3"]
+    hand = "your hand is 1) +2  2) +2  3) +1  4) +3"
+    allowed = "allowed now: play a card (p 1..4), end (e), stand (s)"
+    cases = {
+        "xyzzy": "'xyzzy' is not a command; commands: end (e), stand (s), play N (p), "
+        "hint (h), state, help (?), forfeit, quit (q)",
+        "e now": f"'e' takes nothing after it; {allowed}",
+        "help me": f"'help' takes nothing after it; {allowed}",
+        "p": f"Play which card? write p N: {hand}",
+        "p 9": f"There is no hand card 9: {hand}",
+        "p 0": f"There is no hand card 0: {hand}",
+        "p x": f"'x' is neither a hand card number nor a card: {hand}",
+        "p 1 -": "+2 can only be played as +2: write p 1",
+        "p 1 +3": "+2 can only be played as +2: write p 1",
+        "p 1 + +": f"Too many words after play: write p N, p N + or p N - ({hand})",
+        "p +5": f"You hold no +5: {hand}",
+        "p -1": f"You hold no -1: {hand}",
+        "p ±2 -": f"You hold no ±2: {hand}",
+        "2": f"'2' is not a command: to play a card write p 2; {allowed}",
+        "+3": f"'+3' is not a command: to play a card write p +3; {allowed}",
+        "x" * 2000: "That line is over 1000 characters: type a command",
+        "p 1 up": "'up' is not a sign or a value: write p 1",
+    }
+    save = tmp_path / "m.json"
+    args = ["--deck", "kotor1-starter", "--seed", "22", "--save", str(save)]
+    result = play(args, [*cases, "", "q"])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    for command, message in cases.items():
+        shown = command if len(command) < 1000 else command[:40] + "..."
+        at = next(i for i, line in enumerate(lines) if line == f"> {shown}")
+        assert lines[at + 1] == message, command
+        assert lines[at + 2].startswith("> "), "the match goes on with the next prompt"
+    # Nothing was played: the saved position is still the first prompt's.
+    assert read_save(save)["position"] == format_position(state)
+
+
+def test_illegal_moves_at_the_table_are_refused_with_the_reason(tmp_path: Path):
+    """A second card in one turn, and a stand over 20 (the position is found by playing)."""
+    commands, over = find_prompt(
+        22,
+        lambda s: s.sides[0].total > 20 and len(s.sides[0].hand) >= 2,
+        deck="kotor1-strongest",
+    )
+    save = tmp_path / "m.json"
+    args = ["--deck", "kotor1-strongest", "--seed", "22", "--save", str(save)]
+    result = play(args, [*commands, "s", "p 1 -", "p 1 -", "s", "q"])
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    total = over.sides[0].total
+    assert (
+        f"> s\nYou cannot stand on {total}: it is over 20; allowed now: play a card "
+        f"(p 1..{len(over.sides[0].hand)}), end (e)\n> p 1 -\n"
+    ) in out
+    assert "over 20: play a card to come back (p N), or the turn ends in a bust." in out
+    assert ("> p 1 -\nYou have already played a hand card this turn; allowed now: end (e)") in out
+
+
+def test_play_commands_are_case_insensitive_and_accept_card_names(tmp_path: Path):
+    state = _first_board()
+    result = play(
+        ["--deck", "kotor1-starter", "--seed", "22", "--save", str(tmp_path / "m.json")],
+        ["P +3", "E"],
+    )
+    assert "> P +3\nYou play +3: total 9." in result.stdout
+    assert "> E\nYou end the turn on 9." in result.stdout
+    assert state.sides[0].total == 6
+
+
+def test_help_lists_every_command(tmp_path: Path):
+    result = play(["--deck", "kotor1-starter", "--seed", "1"], ["help", "q"])
+    for usage in ("end (e)", "stand (s)", "play N [+|-] (p)", "hint (h)", "state", "help (?)"):
+        assert usage in result.stdout
+    assert "forfeit" in result.stdout and "quit (q)" in result.stdout
+
+
+def test_state_prints_the_players_view_in_the_notation(tmp_path: Path):
+    save = tmp_path / "m.json"
+    result = play(["--deck", "kotor1-starter", "--seed", "22", "--save", str(save)], ["state"])
+    view = load_session(save, computer_player).view(0)
+    assert f"> state\n{format_position(view)}\n" in result.stdout
+    assert ",?,?,?" in format_position(view), "the opponent's hand is hidden"
+
+
+def test_empty_line_does_nothing(tmp_path: Path):
+    save = tmp_path / "m.json"
+    result = play(["--deck", "kotor1-starter", "--seed", "22", "--save", str(save)], ["", "  "])
+    assert result.stdout.count("Your move") == 1
+    assert "> \n>   \n> \nEnd of input." in result.stdout
+
+
+def test_forfeit_asks_first_and_settles_the_wager(tmp_path: Path):
+    save = tmp_path / "m.json"
+    args = ["--deck", "kotor1-starter", "--seed", "22", "--wager", "30", "--save", str(save)]
+    result = play(args, ["forfeit", "no", "forfeit", "yes"])
+    out = result.stdout
+    assert result.exit_code == 0
+    assert "Forfeit the match and 30 credits? Type yes to confirm: no\nNot forfeited" in out
+    assert "You forfeit the match." in out
+    assert "=== Match over: kotor wins, You forfeited with the sets at 0 - 0. ===" in out
+    assert "Wager settled: You -30 credits, kotor +30 credits." in out
+    assert "Summary: You forfeited to kotor at 0-0 in 0 sets, 30 credits to kotor" in out
+    document = read_save(save)
+    assert document["finished"] is True
+    assert document["result"]["forfeited"] == 1
+
+
+def test_hint_says_so_when_the_solver_is_unavailable(monkeypatch: pytest.MonkeyPatch):
+    def missing(name: str) -> Any:
+        raise ImportError(name)
+
+    monkeypatch.setattr(play_cmd.importlib, "import_module", missing)
+    result = play(["--deck", "kotor1-starter", "--seed", "22"], ["hint", "q"])
+    assert "> hint\nThe solver is not available in this version of pazaak: no hint.\n" in (
+        result.stdout
+    )
+
+
+def test_hint_shows_the_solvers_table_for_the_players_view(monkeypatch: pytest.MonkeyPatch):
+    seen: dict[str, Any] = {}
+
+    class FakeSolver:
+        class SolveOptions:
+            def __init__(self, **kwargs: Any) -> None:
+                seen["options"] = kwargs
+
+        @staticmethod
+        def advise(view: MatchState, options: Any) -> str:
+            seen["view"] = view
+            return "advice"
+
+    class FakeAdvise:
+        @staticmethod
+        def render_advice(advice: str) -> str:
+            return f"TABLE OF {advice}"
+
+    modules = {"pazaak_cli.solver": FakeSolver, "pazaak_cli.commands.advise_cmd": FakeAdvise}
+    monkeypatch.setattr(play_cmd.importlib, "import_module", modules.__getitem__)
+    result = play(["--deck", "kotor1-starter", "--seed", "22"], ["hint", "q"])
+    assert "> hint\nTABLE OF advice\n" in result.stdout
+    assert seen["view"].sides[1].hand == (None, None, None, None)
+    assert [str(c) for c in seen["options"]["opponent_deck"]] == str(
+        load_deck("kotor1-average")
+    ).split()
+
+
+# -- nothing is lost: EOF, quit, Ctrl-C, resume ---------------------------------------------------
+
+
+def test_eof_in_the_middle_of_a_turn_saves_and_resume_continues_it(tmp_path: Path):
+    save = tmp_path / "m.json"
+    args = ["--deck", "kotor1-starter", "--seed", "22", "--save", str(save)]
+    first = play(args, ["e", "p 1"])
+    assert first.exit_code == 0
+    assert first.stdout.endswith(
+        f"> \nEnd of input. The match is saved in {save}; resume it with: "
+        f"pazaak play --resume {save}\n"
+    )
+    position = read_save(save)["position"]
+    assert parse_position(position).played, "saved after the card, before the end of the turn"
+    resumed = play(["--resume", str(save)], ["e", "q"])
+    assert resumed.exit_code == 0
+    assert f"Resuming the match saved in {save}: You 0 - 0 kotor, set 1" in resumed.stdout
+    assert "card played; e end, s stand." in resumed.stdout
+    assert "> e\nYou end the turn on 12." in resumed.stdout
+
+
+def test_quit_saves_and_says_how_to_resume_from_the_default_file():
+    result = play(["--deck", "kotor1-starter", "--seed", "22"], ["q"])
+    assert result.exit_code == 0
+    default = Path(os.environ[DATA_DIR_ENV]) / "match.json"
+    assert f"> q\nThe match is saved in {default}; resume it with: pazaak play --resume\n" in (
+        result.stdout
+    )
+    again = play(["--resume"], ["q"])
+    assert again.exit_code == 0
+    assert f"Resuming the match saved in {default}" in again.stdout
+
+
+SCRIPT = ["e", "p 1", "e", "s", "e", "p 2 -", "e", "e", "s", "p 1 +", "e", "s"] * 10
+
+
+@pytest.mark.parametrize("opponent", ["kotor", "random"])
+@pytest.mark.parametrize("where", [1, 2, 0.35, 0.6, -1])
+def test_resume_after_interruption_continues_like_an_uninterrupted_match(
+    tmp_path: Path, opponent: str, where: float
+):
+    """Stop after some commands (the first, in the middle of a turn, later sets, the last
+    one), resume with the rest: the same cards come, the computer makes the same choices, the
+    match ends the same way."""
+    args = ["--deck", "kotor1-strongest", "--opponent", opponent, "--seed", "31"]
+    whole = play([*args, "--save", str(tmp_path / "whole.json")], SCRIPT)
+    answered = whole.stdout.count("\n> ")
+    cut = int(where) if where >= 1 else int(answered * where) if where > 0 else answered - 1
+    assert 0 < cut < answered
+    split = tmp_path / "split.json"
+    head = play([*args, "--save", str(split)], SCRIPT[:cut])
+    tail = play(["--resume", str(split)], SCRIPT[cut:])
+    assert whole.exit_code == head.exit_code == tail.exit_code == 0
+    assert "End of input." in head.stdout
+    full, resumed = read_save(tmp_path / "whole.json"), read_save(split)
+    assert full["finished"] is True
+    assert resumed["moves"] == full["moves"]
+    assert resumed["rng"] == full["rng"]
+    assert events(head.stdout) + events(tail.stdout) == events(whole.stdout)
+
+
+def test_ctrl_c_saves_exits_130_and_the_match_resumes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    save = tmp_path / "m.json"
+    args = ["--deck", "kotor1-starter", "--seed", "22", "--save", str(save)]
+    calls = {"n": 0}
+    real_read = play_cmd.LineReader.read
+
+    def interrupted(self: Any, prompt: str) -> str | None:
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise KeyboardInterrupt
+        return real_read(self, prompt)
+
+    monkeypatch.setattr(play_cmd.LineReader, "read", interrupted)
+    result = play(args, ["e", "e", "e", "e"])
+    assert result.exit_code == 130
+    assert f"Interrupted. The match is saved in {save}; resume it with:" in result.stdout
+    monkeypatch.setattr(play_cmd.LineReader, "read", real_read)
+    whole = play([*args[:-1], str(tmp_path / "whole.json")], ["e", "e", "e", "q"])
+    resumed = play(["--resume", str(save)], ["e", "q"])
+    assert resumed.exit_code == 0
+    assert read_save(save)["moves"] == read_save(tmp_path / "whole.json")["moves"]
+    assert events(result.stdout) + events(resumed.stdout) == events(whole.stdout)
+
+
+def test_resuming_a_finished_match_says_so(tmp_path: Path):
+    save = tmp_path / "m.json"
+    play(["--deck", "kotor1-starter", "--seed", "1", "--save", str(save)], ["s"] * 60)
+    before = save.read_bytes()
+    result = play(["--resume", str(save)])
+    assert result.exit_code == 0
+    assert result.stdout.startswith(
+        f"The match saved in {save} is over; there is nothing to resume.\n=== Match over:"
+    )
+    assert save.read_bytes() == before
+
+
+def test_unfinished_match_in_the_way_of_a_new_one(tmp_path: Path):
+    save = tmp_path / "m.json"
+    args = ["--deck", "kotor1-starter", "--seed", "22", "--save", str(save)]
+    play(args, ["e"])
+    before = save.read_bytes()
+    refused = play(args, ["q"])
+    assert refused.exit_code == 1
+    assert refused.stderr == (
+        f"Error: an unfinished match is saved in {save}: continue it with `pazaak play "
+        f"--resume {save}`, or start a new one with --new (it replaces it)\n"
+    )
+    assert save.read_bytes() == before
+    replaced = play([*args, "--new"], ["q"])
+    assert replaced.exit_code == 0
+    assert read_save(save)["moves"] != json.loads(before)["moves"]
+
+
+def test_on_a_terminal_an_unfinished_match_can_be_resumed_instead(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    save = tmp_path / "m.json"
+    args = ["--deck", "kotor1-starter", "--seed", "22", "--save", str(save)]
+    play(args, ["e"])
+    monkeypatch.setattr(play_cmd, "stdin_is_terminal", lambda: True)
+    result = play(args, ["maybe", "r", "q"])
+    assert f"An unfinished match is saved in {save} (set 1, You 0 - 0 kotor)." in result.stdout
+    assert "Type r to resume the saved match or n to start a new one." in result.stdout
+    assert f"Resuming the match saved in {save}" in result.stdout
+
+
+# -- bad save files -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"not json at all", "is not a pazaak save file: it is not JSON (left untouched)"),
+        (b'{"format": "pazaak-match", "version": 1, "mo', "is a corrupt pazaak save file"),
+        (b'{"hello": 1}', "is not a pazaak save file: it has no"),
+    ],
+)
+def test_corrupt_or_foreign_save_is_an_error_and_left_untouched(
+    tmp_path: Path, content: bytes, message: str
+):
+    save = tmp_path / "m.json"
+    save.write_bytes(content)
+    resumed = play(["--resume", str(save)], ["e"])
+    assert resumed.exit_code == 1
+    assert resumed.stderr.startswith(f"Error: {save} ")
+    assert message in resumed.stderr
+    assert resumed.stderr.count("\n") == 1
+    assert "Traceback" not in resumed.output
+    new = play(["--deck", "kotor1-starter", "--save", str(save), "--new"], ["q"])
+    assert new.exit_code == 1, "a new match never overwrites a file that is not a pazaak save"
+    assert save.read_bytes() == content
+
+
+def test_tampered_save_is_corrupt(tmp_path: Path):
+    save = tmp_path / "m.json"
+    play(["--deck", "kotor1-starter", "--seed", "22", "--save", str(save)], ["e", "e"])
+    document = json.loads(save.read_text(encoding="utf-8"))
+    document["moves"][3] = "draw 10"
+    save.write_text(json.dumps(document), encoding="utf-8")
+    before = save.read_bytes()
+    result = play(["--resume", str(save)], ["e"])
+    assert result.exit_code == 1
+    assert "is a corrupt pazaak save file" in result.stderr
+    assert save.read_bytes() == before
+
+
+def test_resume_without_a_save_is_a_usage_error(tmp_path: Path):
+    result = play(["--resume", str(tmp_path / "none.json")])
+    assert result.exit_code == 2
+    assert result.stderr == f"Error: there is no saved match at {tmp_path / 'none.json'}\n"
+
+
+@pytest.mark.parametrize(
+    "extra", [["--deck", "kotor1-starter"], ["--seed", "3"], ["--opponent", "expert"]]
+)
+def test_resume_refuses_options_that_would_change_the_match(tmp_path: Path, extra: list[str]):
+    result = play(["--resume", str(tmp_path / "m.json"), *extra])
+    assert result.exit_code == 2
+    assert f"{extra[0]} cannot be used with --resume" in result.stderr
+
+
+# -- decks and seats ------------------------------------------------------------------------------
+
+
+def test_missing_deck_on_a_pipe_uses_the_default_and_says_so():
+    result = play(["--seed", "1"], ["q"])
+    assert result.stdout.startswith(
+        "No --deck given: you play the default deck kotor1-starter "
+        "(+1 +1 +2 +2 +3 +3 +4 +4 +5 +5).\nPazaak: You (kotor1-starter) against kotor "
+        "(kotor1-average)\n"
+    )
+
+
+def test_missing_deck_on_a_terminal_is_asked_for(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(play_cmd, "stdin_is_terminal", lambda: True)
+    result = play(["--seed", "1"], ["no-such-deck", "kotor1-strong", "q"])
+    out = result.stdout
+    assert "Choose your side deck: a sample deck name or a deck file. The samples:" in out
+    assert re.search(r"^  kotor1-starter +\S", out, re.M)
+    assert "no-such-deck" in out and "Type a sample name" in out
+    assert "Pazaak: You (kotor1-strong) against kotor (kotor1-average)" in out
+
+
+def test_deck_header_chooses_the_ruleset(tmp_path: Path):
+    result = play(["--deck", "kotor2-very-hard", "--seed", "1"], ["q"])
+    assert "Ruleset kotor2, first to 3 sets, seed 1." in result.stdout
+    assert "kotor (kotor2-average)" in result.stdout
+
+
+def test_invalid_deck_is_a_domain_error(tmp_path: Path):
+    deck = tmp_path / "bad.deck"
+    deck.write_text("+1 +2 +3\n", encoding="utf-8")
+    result = play(["--deck", str(deck)], ["q"])
+    assert result.exit_code == 1
+    assert str(deck) in result.stderr and "Traceback" not in result.output
+
+
+def test_hot_seat_shows_each_hand_only_on_its_owners_turn():
+    result = play(
+        ["--opponent", "human", "--deck", "kotor1-starter", "--opp-deck", "kotor1-strong"]
+        + ["--seed", "4"],
+        ["e", "e", "p 1", "e", "s", "s"] * 10,
+    )
+    out = result.stdout
+    boards = out.split("Set ")
+    shown = 0
+    for board in boards:
+        move = re.search(r"^(Player \d)'s move", board, re.M)
+        if not move:
+            continue
+        mover = move.group(1)
+        other = "Player 2" if mover == "Player 1" else "Player 1"
+        assert re.search(rf"^  {mover}'s hand: (1\) |\(empty\))", board, re.M)
+        assert re.search(rf"{other}'s hand: \d cards? face down", board)
+        assert not re.search(rf"{other}'s hand: 1\)", board)
+        shown += 1
+    assert shown > 10
+    assert "Player 2's move" in out and "Player 1's move" in out
+
+
+def test_hot_seat_on_a_terminal_clears_the_screen_between_players(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    monkeypatch.setattr(play_cmd, "stdin_is_terminal", lambda: True)
+    monkeypatch.setattr(play_cmd, "stdout_is_terminal", lambda: True)
+    result = play(
+        ["--opponent", "human", "--deck", "kotor1-starter", "--opp-deck", "kotor1-starter"]
+        + ["--seed", "4"],
+        ["e", "", "e", "", "q"],
+        NO_COLOR="1",
+    )
+    out = result.stdout
+    assert out.count(CLEAR_SCREEN) == 4
+    assert "Player 2's turn (Player 1, look away). Player 2, press Enter to see your hand." in out
+    after = out.split(CLEAR_SCREEN)[2]
+    assert "Player 1 ends the turn on" in after, "what happened is shown again after the clear"
+    assert "Player 1's hand: 1)" not in after
+
+
+# -- output -----------------------------------------------------------------------------------
+
+
+def test_colour_only_when_asked_and_never_with_no_color():
+    args = ["--deck", "kotor1-starter", "--seed", "22", "--new"]
+    assert not ANSI.search(play(args, ["q"]).output)
+    assert ANSI.search(play(args, ["q"], color=True).output)
+    assert not ANSI.search(play(args, ["q"], color=True, NO_COLOR="1").output)
+
+
+def test_computer_moves_are_paced_one_by_one(monkeypatch: pytest.MonkeyPatch):
+    pauses: list[float] = []
+    monkeypatch.setattr(play_cmd.time, "sleep", pauses.append)
+    play(["--deck", "kotor1-starter", "--seed", "22", "--delay", "0.25"], ["e", "q"])
+    assert pauses == [0.25, 0.25], "kotor's draw, then its end of turn"
+    pauses.clear()
+    play(["--deck", "kotor1-starter", "--seed", "22", "--new"], ["e", "q"])
+    assert pauses == [], "no pause when the output is not a terminal"
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 2**32),
+    script=st.lists(
+        st.sampled_from(
+            ["e", "s", "p 1", "p 2 -", "p 3 +", "p ±1 -", "p 9", "E", "S", "", "junk", "state"]
+        ),
+        max_size=40,
+    ),
+)
+def test_any_script_plays_cleanly_and_leaves_a_loadable_save(seed: int, script: list[str]):
+    """Whatever is typed: exit 0, no traceback, and a save that loads to a consistent match."""
+    save = Path(os.environ[DATA_DIR_ENV]) / f"fuzz-{seed}.json"
+    result = play(
+        ["--deck", "kotor1-strongest", "--opponent", "random", "--seed", str(seed), "--new"]
+        + ["--save", str(save)],
+        script,
+    )
+    assert result.exit_code == 0, result.output
+    session = load_session(save, computer_player)
+    assert format_position(session.state) == read_save(save)["position"]
+
+
+# -- the command parser, on positions written in the notation ----------------------------------
+
+
+def position(
+    tables: str, hands: str, flags: str = "a1 1", ruleset: str = "kotor2/hand-size=5"
+) -> MatchState:
+    """A kotor2 position (five cards dealt) with player 1 to move; the deck is what the tables
+    leave."""
+    text = f"{ruleset} {tables} {hands} -- - {_deck_for(tables)} {flags}"
+    return parse_position(text)
+
+
+def _deck_for(tables: str) -> str:
+    counts = [4] * 10
+    for token in tables.replace(" ", ",").split(","):
+        if token.isdigit():
+            counts[int(token) - 1] -= 1
+    return "".join(str(c) for c in counts)
+
+
+@pytest.mark.parametrize(
+    ("line", "played"),
+    [
+        ("p 1 -", "±3 as -3"),
+        ("p 1 +", "±3 as +3"),
+        ("p ±3 -", "±3 as -3"),
+        ("p +-3 +", "±3 as +3"),
+        ("p ±3-", "±3 as -3"),
+        ("p *3 -", "±3 as -3"),
+        ("p -3", "±3 as -3"),
+        ("p 2 +2", "±1/2 as +2"),
+        ("p ±1/2 -1", "±1/2 as -1"),
+        ("p vv -2", "±1/2 as -2"),
+        ("p 3", "D as +5"),
+        ("p d", "D as +5"),
+        ("PLAY $$", "D as +5"),
+        ("p 4", "F2/4 as +0"),
+        ("p f2/4", "F2/4 as +0"),
+        ("p 5 -", "T as -1"),
+        ("p t +", "T as +1"),
+    ],
+)
+def test_play_resolves_numbers_card_names_and_signs(line: str, played: str):
+    state = position("7,5 4", "±3,±1/2,D,F2/4,T ?,?,?,?")
+    command = parse_command(line, state.observed_by(0))
+    assert isinstance(command, Move)
+    action = command.action
+    assert isinstance(action, Play)
+    assert f"{action.card} as {action.value:+d}" == played
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("p 1", "±3 needs a sign: write p 1 + or p 1 -"),
+        ("p 2", "±1/2 needs a sign: write p 2 +1 or p 2 +2 or p 2 -1 or p 2 -2"),
+        ("p 2 +", "±1/2 can be played in more ways: write p 2 +1 or p 2 +2 or p 2 -1 or p 2 -2"),
+        ("p 2 +3", "±1/2 cannot be played as +3: write p 2 +1 or p 2 +2 or p 2 -1 or p 2 -2"),
+        ("p 5", "T needs a sign: write p 5 + or p 5 -"),
+        ("p 4 +", "F2/4 can only be played as 0: write p 4"),
+        ("p ±3- -", "'±3-' already says the sign; write p ±3 - or p N -"),
+        ("p -1", "you hold no -1 but several cards can make -1: p 2 -1 (±1/2) or p 5 -1 (T)"),
+        ("p ±6 +", "you hold no ±6: your hand is 1) ±3  2) ±1/2  3) D  4) F2/4  5) T"),
+        ("p 6", "there is no hand card 6: your hand is 1) ±3  2) ±1/2  3) D  4) F2/4  5) T"),
+    ],
+)
+def test_play_refuses_ambiguous_or_impossible_cards_with_the_right_spelling(
+    line: str, message: str
+):
+    state = position("7,5 4", "±3,±1/2,D,F2/4,T ?,?,?,?", ruleset="kotor2/hand-size=5")
+    with pytest.raises(CommandError) as caught:
+        parse_command(line, state.observed_by(0))
+    assert str(caught.value) == message
+
+
+def test_stand_over_20_and_a_second_card_are_refused():
+    over = position("10,9,5 4,3", "-3,+2 ?,?,?,?")
+    with pytest.raises(CommandError, match=r"^you cannot stand on 24: it is over 20; allowed "):
+        parse_command("s", over)
+    played = position("10,5,+2 4", "-3 ?,?,?,?", flags="p1 1")
+    with pytest.raises(CommandError, match="already played a hand card this turn"):
+        parse_command("p 1", played)
+    empty = position("10,5 4", "- ?,?,?,?")
+    with pytest.raises(CommandError, match=r"^your hand is empty; allowed now: end \(e\), stand"):
+        parse_command("p 1", empty)
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("", Meta.NOTHING),
+        ("   ", Meta.NOTHING),
+        ("HINT", Meta.HINT),
+        ("h", Meta.HINT),
+        ("State", Meta.STATE),
+        ("?", Meta.HELP),
+        ("Forfeit", Meta.FORFEIT),
+        ("Q", Meta.QUIT),
+        ("end", Move(END_TURN)),
+        ("S", Move(STAND)),
+    ],
+)
+def test_commands_have_short_and_long_case_insensitive_forms(line: str, expected: Any):
+    state = position("7,5 4", "+1 ?,?,?,?")
+    assert parse_command(line, state) == expected
+
+
+def test_a_person_cannot_move_for_the_computer_or_for_chance():
+    session = library_session(22)
+    with pytest.raises(IllegalActionError):
+        session.apply(END_TURN)  # the match has not started: chance opens the set
+    drive(session, lambda s: END_TURN)
+    with pytest.raises(IllegalActionError, match="chance's move"):
+        session.apply(Draw(5))
+    session.apply(FORFEIT)
+    assert session.winner() == 1
+
+
+def test_cards_played_in_earlier_sets_are_public_and_counted():
+    """The solver's prior over the computer's hidden hand needs the cards it played in the
+    sets before the current one: checked at every prompt of a whole match."""
+    session = library_session(7, deck="kotor1-strongest")
+    finished_sets: list[Card] = []
+    this_set: list[Card] = []
+    checked = 0
+    while not session.finished:
+        seat = session.human_to_act()
+        if seat is None:
+            event = session.advance()
+        else:
+            assert list(session.cards_played_in_earlier_sets(1)) == finished_sets
+            checked += 1
+            total = session.state.sides[seat].total
+            event = session.apply(STAND if 16 <= total <= 20 else END_TURN)
+        if isinstance(event.action, Play) and event.actor == 1:
+            this_set.append(event.action.card)
+        if event.after.phase is not event.before.phase and event.after.phase.value == "set over":
+            finished_sets += this_set
+            this_set = []
+    assert checked > 5

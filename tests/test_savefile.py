@@ -1,0 +1,343 @@
+"""Save files: atomic writes, the data directory, and every way a file can be unusable.
+
+A save file that cannot be used (corrupt, foreign, newer) must give one clear error and be left
+byte for byte as it was; a write that fails half-way must leave the old file intact.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pazaak_cli.cards import parse_cards
+from pazaak_cli.errors import InputError
+from pazaak_cli.game import END_TURN, STAND, Action, MatchState
+from pazaak_cli.rules import KOTOR1, KOTOR2
+from pazaak_cli.savefile import (
+    DATA_DIR_ENV,
+    FORMAT,
+    MAX_SAVE_BYTES,
+    VERSION,
+    SaveFileError,
+    data_dir,
+    default_save_path,
+    probe_save,
+    read_save,
+    write_save,
+)
+from pazaak_cli.session import (
+    HUMAN,
+    MatchSession,
+    Seat,
+    format_action,
+    load_session,
+    parse_action,
+)
+
+STARTER = parse_cards("+1 +1 +2 +2 +3 +3 +4 +4 +5 +5")
+GOLD = parse_cards("±1/2 F2/4 F3/6 D T ±3 ±4 -2 +5 ±6")
+
+
+class RandomDouble:
+    """A computer seat for these tests: a random legal move from its own stream (so that the
+    save must carry that stream too)."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def choose(self, view: MatchState) -> Action:
+        actions = [a for a in view.legal_actions() if str(a) != "forfeit"]
+        return actions[self.rng.randrange(len(actions))]
+
+
+def double_factory(
+    kind: str, ruleset: object, rng: random.Random, own: object, other: object
+) -> RandomDouble:
+    return RandomDouble(rng)
+
+
+def new_session(seed: int = 1, ruleset: Any = KOTOR1, deck: Any = STARTER) -> MatchSession:
+    seats = (Seat(HUMAN, "You", "starter", deck), Seat("random", "random", "starter", deck))
+    return MatchSession.start(ruleset, seats, seed=seed, wager=5, player_factory=double_factory)
+
+
+def play_some(session: MatchSession, moves: int) -> None:
+    """Move the match on: the person stands at 15 or more, else ends the turn."""
+    for _ in range(moves):
+        if session.finished:
+            return
+        seat = session.human_to_act()
+        if seat is None:
+            session.advance()
+            continue
+        total = session.state.sides[seat].total
+        session.apply(STAND if 15 <= total <= 20 else END_TURN)
+
+
+@pytest.fixture(autouse=True)
+def _private_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(DATA_DIR_ENV, str(tmp_path / "data"))
+
+
+# -- where saves go ----------------------------------------------------------------------------
+
+
+def test_data_dir_env_var_overrides_everything(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv(DATA_DIR_ENV, str(tmp_path / "mine"))
+    assert data_dir() == tmp_path / "mine"
+    assert default_save_path() == tmp_path / "mine" / "match.json"
+
+
+def test_data_dir_follows_xdg_data_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.delenv(DATA_DIR_ENV)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert data_dir() == tmp_path / "xdg" / "pazaak"
+
+
+def test_data_dir_defaults_to_local_share(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.delenv(DATA_DIR_ENV)
+    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert data_dir() == tmp_path / ".local" / "share" / "pazaak"
+
+
+# -- writing -----------------------------------------------------------------------------------
+
+
+def test_write_creates_the_directory_and_adds_the_envelope(tmp_path: Path):
+    path = tmp_path / "a" / "b" / "match.json"
+    write_save(path, {"x": 1})
+    document = json.loads(path.read_text(encoding="utf-8"))
+    assert document == {"format": FORMAT, "version": VERSION, "x": 1}
+    assert read_save(path)["x"] == 1
+
+
+def test_write_leaves_no_temporary_file(tmp_path: Path):
+    path = tmp_path / "match.json"
+    for value in range(3):
+        write_save(path, {"x": value})
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["match.json"]
+
+
+def test_failed_rename_keeps_the_old_save_and_removes_the_temporary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    path = tmp_path / "match.json"
+    write_save(path, {"x": "old"})
+    before = path.read_bytes()
+
+    def broken_replace(src: object, dst: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", broken_replace)
+    with pytest.raises(InputError, match="No space left on device"):
+        write_save(path, {"x": "new"})
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["match.json"]
+
+
+def test_interrupt_during_write_keeps_the_old_save(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    path = tmp_path / "match.json"
+    write_save(path, {"x": "old"})
+    before = path.read_bytes()
+
+    def interrupted_fsync(fd: int) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "fsync", interrupted_fsync)
+    with pytest.raises(KeyboardInterrupt):
+        write_save(path, {"x": "new"})
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["match.json"]
+
+
+def test_writing_onto_a_directory_is_refused(tmp_path: Path):
+    (tmp_path / "match.json").mkdir()
+    with pytest.raises(InputError, match="is a directory"):
+        write_save(tmp_path / "match.json", {})
+
+
+# -- reading: every unusable file gets one clear error and stays untouched ----------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"", "not a pazaak save file: it is not JSON"),
+        (b"hello, world\n", "not a pazaak save file: it is not JSON"),
+        (b"\xff\xfe\x00garbage", "not a pazaak save file: it is not UTF-8"),
+        (b'{"name": "my notes"}', 'not a pazaak save file: it has no "format"'),
+        (b"[1, 2, 3]", 'not a pazaak save file: it has no "format"'),
+        (b'{"format": "pazaak-match", "version": 1, "seed"', "corrupt pazaak save file: invalid"),
+        (b'{"format": "pazaak-match", "version": "one"}', "corrupt pazaak save file: its version"),
+        (b'{"format": "pazaak-match", "version": 99}', "saved by a newer pazaak"),
+    ],
+)
+def test_unusable_file_is_reported_and_left_untouched(tmp_path: Path, content: bytes, message: str):
+    path = tmp_path / "match.json"
+    path.write_bytes(content)
+    with pytest.raises(SaveFileError) as caught:
+        read_save(path)
+    assert message in str(caught.value)
+    assert str(path) in str(caught.value)
+    assert "left untouched" in str(caught.value) or "upgrade" in str(caught.value)
+    assert path.read_bytes() == content
+
+
+def test_huge_file_is_refused_before_reading(tmp_path: Path):
+    path = tmp_path / "big.json"
+    with path.open("wb") as stream:
+        stream.truncate(MAX_SAVE_BYTES + 1)
+    with pytest.raises(SaveFileError, match="far more than a saved match"):
+        read_save(path)
+
+
+def test_missing_save_is_a_usage_error(tmp_path: Path):
+    with pytest.raises(InputError, match="there is no saved match at"):
+        read_save(tmp_path / "nothing.json")
+    assert probe_save(tmp_path / "nothing.json") is None
+
+
+def test_directory_is_not_a_save(tmp_path: Path):
+    with pytest.raises(InputError, match="is a directory"):
+        read_save(tmp_path)
+
+
+# -- the match document ------------------------------------------------------------------------
+
+
+def test_moves_round_trip_through_text():
+    session = new_session(seed=3, ruleset=KOTOR2, deck=GOLD)
+    play_some(session, 300)
+    for action in session.actions:
+        assert parse_action(format_action(action)) == action
+
+
+@pytest.mark.parametrize(
+    "text", ["", "draw", "draw x", "play 1 +7 +7", "open 3", "jump", "end now"]
+)
+def test_unknown_move_text_is_a_save_error(text: str):
+    with pytest.raises(SaveFileError, match="is not a move"):
+        parse_action(text)
+
+
+def test_saved_match_resumes_with_the_same_future(tmp_path: Path):
+    """The same cards to come and the same computer choices, after a save and a load."""
+    path = tmp_path / "match.json"
+    straight = new_session(seed=11)
+    play_some(straight, 25)
+    straight.save(path)
+    resumed = load_session(path, double_factory)
+    assert resumed.state == straight.state
+    play_some(straight, 400)
+    play_some(resumed, 400)
+    assert straight.finished
+    assert resumed.actions == straight.actions
+    assert resumed.state == straight.state
+
+
+def test_finished_match_is_marked_finished(tmp_path: Path):
+    path = tmp_path / "match.json"
+    session = new_session(seed=4)
+    play_some(session, 1000)
+    assert session.finished
+    session.save(path)
+    document = read_save(path)
+    assert document["finished"] is True
+    winner = session.winner()
+    assert winner is not None
+    assert document["result"]["winner"] == winner + 1
+    assert load_session(path, double_factory).finished
+
+
+def _valid_document(seed: int = 2, moves: int = 30) -> dict[str, Any]:
+    session = new_session(seed=seed)
+    play_some(session, moves)
+    return {"format": FORMAT, "version": VERSION, **session.to_document()}
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        (lambda d: d.pop("moves"), "field 'moves' is missing"),
+        (lambda d: d["moves"].append("draw 11"), "is impossible"),
+        (lambda d: d["moves"].__setitem__(0, "fly"), "move 1: 'fly' is not a move"),
+        (lambda d: d.__setitem__("position", "kotor1 - - - - -- - 4444444444 o1 1"), "position"),
+        (lambda d: d.__setitem__("ruleset", "kotor9"), "field 'ruleset'"),
+        (lambda d: d.__setitem__("seed", "abc"), "field 'seed'"),
+        (lambda d: d.__setitem__("wager", -3), "field 'wager'"),
+        (lambda d: d["seats"].pop(), "two seats"),
+        (lambda d: d["seats"][1].__setitem__("kind", "robot"), "neither human nor a player"),
+        (lambda d: d["hands"][0].__setitem__(0, "-6"), "which its deck does not"),
+        (lambda d: d["rng"]["chance"].__setitem__(1, [1, 2, 3]), "random-number stream"),
+        (lambda d: d["rng"]["seats"].__setitem__(1, None), "random stream does not match"),
+        (lambda d: d.__setitem__("finished", True), "field 'finished'"),
+    ],
+)
+def test_damaged_document_is_reported_as_corrupt_and_left_untouched(
+    tmp_path: Path, damage: Any, message: str
+):
+    document = _valid_document()
+    damage(document)
+    path = tmp_path / "match.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    before = path.read_bytes()
+    with pytest.raises(SaveFileError) as caught:
+        load_session(path, double_factory)
+    assert "is a corrupt pazaak save file" in str(caught.value)
+    assert message in str(caught.value)
+    assert path.read_bytes() == before
+
+
+_VALID = _valid_document(seed=9, moves=40)
+
+
+def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Every place in a JSON value (dict keys and list indices)."""
+    found = [prefix] if prefix else []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found += _paths(item, (*prefix, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value[:3]):
+            found += _paths(item, (*prefix, index))
+    return found
+
+
+_PLACES = [p for p in _paths(_VALID) if p[0] not in ("format", "version", "result")]
+_JUNK = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**40), 2**40),
+    st.text(max_size=12),
+    st.lists(st.integers(0, 10), max_size=3),
+    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(place=st.sampled_from(_PLACES), junk=_JUNK)
+def test_any_damage_is_harmless_or_a_clean_save_error(place: tuple[Any, ...], junk: Any):
+    """Replace any one value of a valid save with junk: the loader either gets a consistent
+    match or raises SaveFileError; never another exception."""
+    document = copy.deepcopy(_VALID)
+    holder = document
+    for key in place[:-1]:
+        holder = holder[key]
+    holder[place[-1]] = junk
+    try:
+        session = MatchSession.from_document(document, double_factory)
+    except SaveFileError:
+        return
+    # Accepted: it must be a real match that replays to its own saved position.
+    assert session.state.sets_won() == tuple(session.state.sets_won())
+    assert session.to_document()["position"] == document["position"]
