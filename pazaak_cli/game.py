@@ -205,6 +205,10 @@ END_TURN = EndTurn()
 STAND = Stand()
 FORFEIT = Forfeit()
 
+_tuple_new = tuple.__new__
+"""Builds a NamedTuple without its generated ``__new__`` (a Python-level call): the hot paths
+make a state or a side per action."""
+
 _DRAWS = tuple(Draw(value) for value in MAIN_VALUES)
 """``_DRAWS[v - 1]`` is ``Draw(v)``: the hot paths reuse these instead of allocating."""
 _OPENS = (Open(0), Open(1))
@@ -328,19 +332,24 @@ class MatchState(NamedTuple):
                     "play a card to come back under it or end the turn (and bust)"
                 )
             return self._turn_over(
-                Side(side.table, side.total, side.hand, True), self.deck, nine_card_win=False
+                _tuple_new(Side, (side.table, side.total, side.hand, True)),
+                self.deck,
+                nine_card_win=False,
             )
         if isinstance(action, Forfeit):
-            return MatchState(
-                self.ruleset,
-                self.sides,
-                self.deck,
-                Phase.MATCH_OVER,
-                self.turn,
-                False,
-                self.opener,
-                self.set_winners,
-                self.turn,
+            return _tuple_new(
+                MatchState,
+                (
+                    self.ruleset,
+                    self.sides,
+                    self.deck,
+                    Phase.MATCH_OVER,
+                    self.turn,
+                    False,
+                    self.opener,
+                    self.set_winners,
+                    self.turn,
+                ),
             )
         raise IllegalActionError(f"{action!r} is not an action")
 
@@ -385,17 +394,22 @@ class MatchState(NamedTuple):
         if player != 0 and player != 1:
             raise IllegalActionError(f"there is no player {player + 1}: players are 1 and 2")
         other = self.sides[1 - player]
-        hidden = Side(other.table, other.total, (None,) * len(other.hand), other.standing)
-        return MatchState(
-            self.ruleset,
-            (self.sides[0], hidden) if player == 0 else (hidden, self.sides[1]),
-            self.deck,
-            self.phase,
-            self.turn,
-            self.played,
-            self.opener,
-            self.set_winners,
-            self.forfeited,
+        hidden = _tuple_new(
+            Side, (other.table, other.total, (None,) * len(other.hand), other.standing)
+        )
+        return _tuple_new(
+            MatchState,
+            (
+                self.ruleset,
+                (self.sides[0], hidden) if player == 0 else (hidden, self.sides[1]),
+                self.deck,
+                self.phase,
+                self.turn,
+                self.played,
+                self.opener,
+                self.set_winners,
+                self.forfeited,
+            ),
         )
 
     def current_table_values(self, player: int) -> list[int]:
@@ -438,7 +452,9 @@ class MatchState(NamedTuple):
                 raise IllegalActionError(f"no {value} is left in the main deck")
             deck = deck[: value - 1] + (left - 1,) + deck[value:]
         side = self.sides[self.turn]
-        drawn = Side(side.table + (_MAIN_CARDS[value],), side.total + value, side.hand, False)
+        drawn = _tuple_new(
+            Side, (side.table + (_MAIN_CARDS[value],), side.total + value, side.hand, False)
+        )
         return self._landed(drawn, deck, played=False)
 
     def _play(self, action: Play) -> MatchState:
@@ -466,7 +482,7 @@ class MatchState(NamedTuple):
             total = table_total(table, self.ruleset.flip_targets)
         else:
             total = side.total + value
-        played = Side(table, total, hand[:index] + hand[index + 1 :], False)
+        played = _tuple_new(Side, (table, total, hand[:index] + hand[index + 1 :], False))
         return self._landed(played, self.deck, played=True)
 
     def _landed(self, side: Side, deck: tuple[int, ...], *, played: bool) -> MatchState:
@@ -479,22 +495,29 @@ class MatchState(NamedTuple):
             if rules.nine_cards is NineCards.WIN:
                 return self._turn_over(side, deck, nine_card_win=True)
             return self._turn_over(
-                Side(side.table, side.total, side.hand, True), deck, nine_card_win=False
+                _tuple_new(Side, (side.table, side.total, side.hand, True)),
+                deck,
+                nine_card_win=False,
             )
         if side.total == rules.target:
             return self._turn_over(
-                Side(side.table, side.total, side.hand, True), deck, nine_card_win=False
+                _tuple_new(Side, (side.table, side.total, side.hand, True)),
+                deck,
+                nine_card_win=False,
             )
-        return MatchState(
-            rules,
-            (side, self.sides[1]) if self.turn == 0 else (self.sides[0], side),
-            deck,
-            Phase.AFTER_DRAW,
-            self.turn,
-            played,
-            self.opener,
-            self.set_winners,
-            None,
+        return _tuple_new(
+            MatchState,
+            (
+                rules,
+                (side, self.sides[1]) if self.turn == 0 else (self.sides[0], side),
+                deck,
+                Phase.AFTER_DRAW,
+                self.turn,
+                played,
+                self.opener,
+                self.set_winners,
+                None,
+            ),
         )
 
     def _turn_over(self, side: Side, deck: tuple[int, ...], *, nine_card_win: bool) -> MatchState:
@@ -512,16 +535,19 @@ class MatchState(NamedTuple):
             nxt = mover
         else:
             nxt = 1 - mover
-        return MatchState(
-            self.ruleset,
-            sides,
-            deck,
-            Phase.BEFORE_DRAW,
-            nxt,
-            False,
-            self.opener,
-            self.set_winners,
-            None,
+        return _tuple_new(
+            MatchState,
+            (
+                self.ruleset,
+                sides,
+                deck,
+                Phase.BEFORE_DRAW,
+                nxt,
+                False,
+                self.opener,
+                self.set_winners,
+                None,
+            ),
         )
 
     def _finish_set(
@@ -529,16 +555,19 @@ class MatchState(NamedTuple):
     ) -> MatchState:
         winners = self.set_winners + (winner,)
         over = winner is not None and winners.count(winner) >= self.ruleset.sets_to_win
-        return MatchState(
-            self.ruleset,
-            sides,
-            deck,
-            Phase.MATCH_OVER if over else Phase.SET_OVER,
-            self.turn,
-            False,
-            self.opener,
-            winners,
-            None,
+        return _tuple_new(
+            MatchState,
+            (
+                self.ruleset,
+                sides,
+                deck,
+                Phase.MATCH_OVER if over else Phase.SET_OVER,
+                self.turn,
+                False,
+                self.opener,
+                winners,
+                None,
+            ),
         )
 
     def _open(self, player: int) -> MatchState:
@@ -553,16 +582,22 @@ class MatchState(NamedTuple):
             )
         deck = self.deck if self.ruleset.main_deck is MainDeck.SHARED else FULL_DECK
         first, second = self.sides
-        return MatchState(
-            self.ruleset,
-            (Side((), 0, first.hand, False), Side((), 0, second.hand, False)),
-            deck,
-            Phase.BEFORE_DRAW,
-            player,
-            False,
-            player,
-            self.set_winners,
-            None,
+        return _tuple_new(
+            MatchState,
+            (
+                self.ruleset,
+                (
+                    _tuple_new(Side, ((), 0, first.hand, False)),
+                    _tuple_new(Side, ((), 0, second.hand, False)),
+                ),
+                deck,
+                Phase.BEFORE_DRAW,
+                player,
+                False,
+                player,
+                self.set_winners,
+                None,
+            ),
         )
 
 
