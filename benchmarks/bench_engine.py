@@ -133,8 +133,9 @@ def main() -> None:
         start = time.process_time()
         actions = sum(random_match(ruleset, deck, rng) for _ in range(args.matches))
         elapsed = time.process_time() - start
+        rate = args.matches / elapsed
         print(
-            f"{'random ' + ruleset.name:34} {args.matches / elapsed:10.0f} {actions / elapsed:11.0f}"
+            f"{'random ' + ruleset.name:34} {rate:10.0f} {actions / elapsed:11.0f}"
             f" {actions / args.matches:14.1f}"
         )
     try:
