@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from pazaak_cli.cards import Card, CardKind
-from pazaak_cli.errors import CardError, IllegalActionError, PazaakError
+from pazaak_cli.errors import CardError, IllegalActionError, PazaakError, WagerError
 from pazaak_cli.game import (
     END_TURN,
     FORFEIT,
@@ -42,6 +42,7 @@ from pazaak_cli.game import (
     Stand,
     deal_hand,
     new_match,
+    settle_wager,
 )
 from pazaak_cli.notation import format_position
 from pazaak_cli.players import POLICY_NAMES, Player
@@ -118,8 +119,8 @@ class MatchSession:
         player_factory: PlayerFactory | None,
     ) -> MatchSession:
         """A new match: deal both hands from the seeded chance stream and seat the players."""
-        if wager < 0:
-            raise CommandError(f"the wager must be 0 or more, not {wager}")
+        if isinstance(wager, bool) or not isinstance(wager, int) or wager < 0:
+            raise WagerError(f"a wager is a whole number of credits, 0 or more, not {wager!r}")
         chance = random.Random(seed)
         hands = (
             deal_hand(seats[0].deck, ruleset, chance),
@@ -172,10 +173,9 @@ class MatchSession:
 
     def wager_settled(self) -> tuple[int, int]:
         """What each seat gains (+) or loses (-) once the match is over; (0, 0) before."""
-        winner = self.winner()
-        if winner is None:
+        if self.winner() is None:
             return (0, 0)
-        return (self.wager, -self.wager) if winner == 0 else (-self.wager, self.wager)
+        return settle_wager(self.state, self.wager)
 
     def cards_played_in_earlier_sets(self, seat: int) -> tuple[Card, ...]:
         """The hand cards ``seat`` played in the sets before the current one: public, and gone
@@ -193,6 +193,17 @@ class MatchSession:
         if state.phase in (Phase.SET_OVER, Phase.MATCH_OVER):
             earlier += this_set
         return tuple(earlier)
+
+    def history(self) -> list[Event]:
+        """Every event of the match so far, replayed from the deal (for a recap on resume)."""
+        state = new_match(self.ruleset, self.hands)
+        events = []
+        for action in self.actions:
+            actor = None if state.is_chance_node() else state.turn
+            after = state.child(action)
+            events.append(Event(actor, action, state, after))
+            state = after
+        return events
 
     # -- moving on -----------------------------------------------------------------------------
 

@@ -319,6 +319,11 @@ def _seat_deck(
     spec: str | None, ruleset: Ruleset | None, option: str, who: str, reader: LineReader
 ) -> SideDeck:
     """The deck named by an option; when it is missing, ask on a terminal, else the default."""
+    if spec == "-":
+        raise click.UsageError(
+            f"{option} - cannot be used: standard input carries the commands; give a deck file "
+            "or a sample deck name"
+        )
     if spec is not None:
         return load_deck(spec, ruleset)
     if not reader.terminal:
@@ -590,6 +595,13 @@ class Screen:
             + f"{first.name} {won[0]} - {won[1]} {second.name}, set {session.set_number()}, "
             f"ruleset {session.ruleset.spec}, seed {session.seed}."
         )
+        history = session.history()
+        opened = [i for i, event in enumerate(history) if isinstance(event.action, Open)]
+        if opened:
+            click.echo("What happened in this set so far:")
+            for event in history[opened[-1] :]:
+                for line in self.event_lines(event):
+                    self.emit(line)
         self.board_due = True
 
     def help(self) -> None:
@@ -609,16 +621,17 @@ class Screen:
             and not self.session.seats[mover].is_human
         ):
             time.sleep(self.pause)
-        for line in describe_event(self.session.seats, event):
+        for line in self.event_lines(event):
             self.emit(line)
-        after = event.after
-        if after.phase in (Phase.SET_OVER, Phase.MATCH_OVER) and event.before.phase not in (
-            Phase.SET_OVER,
-            Phase.MATCH_OVER,
-        ):
-            for line in set_over_lines(self.session.seats, after):
-                self.emit(line)
         self.board_due = True
+
+    def event_lines(self, event: Event) -> list[str]:
+        """What an event did, and the set's result if it ended one."""
+        lines = describe_event(self.session.seats, event)
+        ended = (Phase.SET_OVER, Phase.MATCH_OVER)
+        if event.after.phase in ended and event.before.phase not in ended:
+            lines += set_over_lines(self.session.seats, event.after)
+        return lines
 
     def board(self, seat: int) -> None:
         for line in board_lines(self.session, seat):
