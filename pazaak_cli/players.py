@@ -174,6 +174,21 @@ def card_tries(hand: Sequence[Card | None]) -> tuple[CardTry, ...]:
     return tuple(tries)
 
 
+_TRIES_CACHE: dict[tuple[Card | None, ...], tuple[CardTry, ...]] = {}
+_TRIES_CACHE_SIZE = 100_000
+
+
+def _cached_tries(hand: tuple[Card | None, ...]) -> tuple[CardTry, ...]:
+    """:func:`card_tries`, remembered by hand: a tournament meets the same few hands again and
+    again (a side deck deals at most 5,040 ordered hands)."""
+    tries = _TRIES_CACHE.get(hand)
+    if tries is None:
+        if len(_TRIES_CACHE) >= _TRIES_CACHE_SIZE:
+            _TRIES_CACHE.clear()
+        tries = _TRIES_CACHE[hand] = card_tries(hand)
+    return tries
+
+
 class CardChoice(NamedTuple):
     """The best-up and best-down of RULES.md §7 for one position."""
 
@@ -257,7 +272,7 @@ class KotorPlayer:
             return STAND
         if me.hand is not self._hand:
             self._hand = me.hand
-            self._tries = card_tries(me.hand)
+            self._tries = _cached_tries(me.hand)
         best_up, up_play, best_down = _card_choice(me, ruleset, self._tries)
         # Step 2: a card that reaches 18..20 with a hand that backs it.
         if (

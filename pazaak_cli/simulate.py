@@ -174,11 +174,12 @@ def play_match(
     after_draw, before_draw, match_over = Phase.AFTER_DRAW, Phase.BEFORE_DRAW, Phase.MATCH_OVER
     turns = 0
     busts = tally.busts
+    choose = (players[0].choose, players[1].choose)
     while True:
         phase = state.phase
         if phase is after_draw:
             seat = state.turn
-            state = state.child(players[seat].choose(state.observed_by(seat)))
+            state = state.child(choose[seat](state.observed_by(seat)))
             continue
         if phase is before_draw:
             turns += 1
