@@ -479,8 +479,8 @@ def parse_command(line: str, state: MatchState) -> Command:
         )
     shown = words[0] if len(words[0]) <= 20 else words[0][:17] + "..."
     raise CommandError(
-        f"{shown!r} is not a command; commands: end (e), stand (s), play N (p), hint (h), "
-        "state, help (?), forfeit, quit (q)"
+        f"{shown!r} is not a command: e end, s stand, p N play, h hint, state, ? help, "
+        "forfeit, q quit"
     )
 
 

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from pazaak_cli.cards import Card
 from pazaak_cli.cli import main
 from pazaak_cli.commands import play_cmd
-from pazaak_cli.commands.play_cmd import CLEAR_SCREEN, computer_player
+from pazaak_cli.commands.play_cmd import CLEAR_SCREEN, RECAP, computer_player
 from pazaak_cli.decks import load_deck
 from pazaak_cli.errors import IllegalActionError
 from pazaak_cli.game import END_TURN, FORFEIT, STAND, Action, Draw, MatchState, Play
@@ -74,7 +74,7 @@ def events(output: str) -> list[str]:
 
 def without_recap(output: str) -> str:
     """A resumed transcript without its recap of the set so far (up to the first board)."""
-    head, marker, rest = output.partition("What happened in this set so far:\n")
+    head, marker, rest = output.partition(f"{RECAP}\n")
     if not marker:
         return output
     return head + rest[rest.index("\nSet ") + 1 :]
@@ -82,7 +82,7 @@ def without_recap(output: str) -> str:
 
 def recap(output: str) -> list[str]:
     """The event lines of a resumed transcript's recap."""
-    _, marker, rest = output.partition("What happened in this set so far:\n")
+    _, marker, rest = output.partition(f"{RECAP}\n")
     return events(rest[: rest.index("\nSet ")]) if marker else []
 
 
@@ -207,8 +207,8 @@ def test_every_bad_command_gets_one_clear_line_and_the_match_goes_on(tmp_path: P
     hand = "your hand is 1) +2  2) +2  3) +1  4) +3"
     allowed = "allowed now: play a card (p 1..4), end (e), stand (s)"
     cases = {
-        "xyzzy": "'xyzzy' is not a command; commands: end (e), stand (s), play N (p), "
-        "hint (h), state, help (?), forfeit, quit (q)",
+        "xyzzy": "'xyzzy' is not a command: e end, s stand, p N play, h hint, state, ? help, "
+        "forfeit, q quit",
         "e now": f"'e' takes nothing after it; {allowed}",
         "help me": f"'help' takes nothing after it; {allowed}",
         "p": f"Play which card? write p N: {hand}",
@@ -365,7 +365,10 @@ def test_eof_in_the_middle_of_a_turn_saves_and_resume_continues_it(tmp_path: Pat
     assert parse_position(position).played, "saved after the card, before the end of the turn"
     resumed = play(["--resume", str(save)], ["e", "q"])
     assert resumed.exit_code == 0
-    assert f"Resuming the match saved in {save}: You 0 - 0 kotor, set 1" in resumed.stdout
+    assert f"Resuming the match saved in {save} (set 1, You 0 - 0 kotor, kotor1, seed 22)." in (
+        resumed.stdout
+    )
+    assert f"{RECAP}\nYou play +2: total 12.\nSet 1 (" in resumed.stdout
     assert "card played; e end, s stand." in resumed.stdout
     assert "> e\nYou end the turn on 12." in resumed.stdout
 
@@ -408,9 +411,11 @@ def test_resume_after_interruption_continues_like_an_uninterrupted_match(
     assert resumed["moves"] == full["moves"]
     assert resumed["rng"] == full["rng"]
     assert events(head.stdout) + events(without_recap(tail.stdout)) == events(whole.stdout)
-    set_so_far = events(head.stdout)
-    set_so_far = set_so_far[max(i for i, x in enumerate(set_so_far) if x.startswith("--- Set")) :]
-    assert recap(tail.stdout) == set_so_far
+    # The recap: what happened from the person's last move (or the set's opening) on.
+    shown = recap(tail.stdout)
+    assert shown == events(head.stdout)[-len(shown) :]
+    assert shown[0].startswith(("You ", "--- Set "))
+    assert not any(re.match(r"You (play|end|stand) ", line) for line in shown[1:])
 
 
 def test_ctrl_c_saves_exits_130_and_the_match_resumes(

@@ -61,6 +61,8 @@ MAX_LINE_BYTES = 1000
 """A typed command longer than this is refused (and the rest of the line skipped)."""
 TERMINAL_DELAY = 0.6
 """Seconds between the computer's moves on a terminal, so that they appear one by one."""
+RECAP = "Before the match was saved:"
+"""Heads the last events shown when a match is resumed."""
 TOO_LONG = "\x00"
 """What :meth:`LineReader.read` returns for a line over :data:`MAX_LINE_BYTES`."""
 CLEAR_SCREEN = "\033[H\033[2J\033[3J"
@@ -591,15 +593,21 @@ class Screen:
         won = session.state.sets_won()
         first, second = session.seats
         click.echo(
-            style(f"Resuming the match saved in {path}: ", bold=True)
-            + f"{first.name} {won[0]} - {won[1]} {second.name}, set {session.set_number()}, "
-            f"ruleset {session.ruleset.spec}, seed {session.seed}."
+            style(f"Resuming the match saved in {path}", bold=True)
+            + f" (set {session.set_number()}, {first.name} {won[0]} - {won[1]} {second.name}, "
+            f"{session.ruleset.spec}, seed {session.seed})."
         )
+        # What just happened: from the person's last move (or the set's opening) on.
         history = session.history()
-        opened = [i for i, event in enumerate(history) if isinstance(event.action, Open)]
-        if opened:
-            click.echo("What happened in this set so far:")
-            for event in history[opened[-1] :]:
+        starts = [
+            index
+            for index, event in enumerate(history)
+            if isinstance(event.action, Open)
+            or (event.actor is not None and session.seats[event.actor].is_human)
+        ]
+        if starts:
+            click.echo(RECAP)
+            for event in history[starts[-1] :]:
                 for line in self.event_lines(event):
                     self.emit(line)
         self.board_due = True
