@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import click
+from click.shell_completion import CompletionItem
 
 from pazaak_cli.decks import (
     STDIN_SPEC,
@@ -87,7 +88,7 @@ class DeckType(click.ParamType):  # type: ignore[type-arg]
 
     def shell_complete(
         self, ctx: click.Context, param: click.Parameter, incomplete: str
-    ) -> list[click.shell_completion.CompletionItem]:
+    ) -> list[CompletionItem]:
         """Sample-deck names (with their descriptions), and file names."""
         return complete_decks(incomplete)
 
@@ -95,17 +96,17 @@ class DeckType(click.ParamType):  # type: ignore[type-arg]
         return "DECK"
 
 
-def complete_decks(incomplete: str) -> list[click.shell_completion.CompletionItem]:
+def complete_decks(incomplete: str) -> list[CompletionItem]:
     """Shell completion for a deck argument: file names, then the matching sample names (bash
     falls back to files only when no sample name matches)."""
-    items = [click.shell_completion.CompletionItem(incomplete, type="file")]
+    items = [CompletionItem(incomplete, type="file")]
     for name in sample_names():
         if name.startswith(incomplete):
             try:
                 help_text: str | None = sample_deck(name).description or None
             except PazaakError:
                 help_text = None
-            items.append(click.shell_completion.CompletionItem(name, help=help_text))
+            items.append(CompletionItem(name, help=help_text))
     return items
 
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import shutil
+import sys
 from typing import Any
 
 import click
+from click.shell_completion import CompletionItem
 from tabulate import tabulate
 
 from pazaak_cli.commands.common import emit_json, json_option, ruleset_option, style
@@ -37,12 +39,8 @@ class SampleName(click.ParamType):  # type: ignore[type-arg]
 
     def shell_complete(
         self, ctx: click.Context, param: click.Parameter, incomplete: str
-    ) -> list[click.shell_completion.CompletionItem]:
-        return [
-            click.shell_completion.CompletionItem(name)
-            for name in sample_names()
-            if name.startswith(incomplete)
-        ]
+    ) -> list[CompletionItem]:
+        return [CompletionItem(name) for name in sample_names() if name.startswith(incomplete)]
 
 
 @click.command("decks")
@@ -75,9 +73,11 @@ def decks_command(names: tuple[str, ...], ruleset: Ruleset | None, as_json: bool
         return
     headers = ["name", "ruleset", "cards", "description"]
     rows = [[deck.name, deck.ruleset or "", str(deck), deck.description] for deck in decks]
-    fixed = sum(max(len(row[i]) for row in [headers, *rows]) + 2 for i in range(3))
-    width = max(30, shutil.get_terminal_size().columns - fixed)
-    table = tabulate(rows, headers=headers, maxcolwidths=[None, None, None, width])
+    widths: list[int | None] = [None] * 4
+    if sys.stdout.isatty():  # wrap descriptions to the terminal; a pipe gets one line a deck
+        fixed = sum(max(len(row[i]) for row in [headers, *rows]) + 2 for i in range(3))
+        widths[3] = max(30, shutil.get_terminal_size().columns - fixed)
+    table = tabulate(rows, headers=headers, maxcolwidths=widths)
     click.echo(table)
     defaults = sorted(set(DEFAULT_DECKS.values()))
     click.echo(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import click
+from click.shell_completion import CompletionItem
 from tabulate import tabulate
 
 from pazaak_cli.commands.common import (
@@ -30,7 +31,7 @@ class DeckArgument(click.ParamType):  # type: ignore[type-arg]
 
     def shell_complete(
         self, ctx: click.Context, param: click.Parameter, incomplete: str
-    ) -> list[click.shell_completion.CompletionItem]:
+    ) -> list[CompletionItem]:
         return complete_decks(incomplete)
 
 
@@ -39,12 +40,13 @@ class DeckArgument(click.ParamType):  # type: ignore[type-arg]
 @ruleset_option(default=None)
 @json_option
 def validate_command(files: tuple[str, ...], ruleset: Ruleset | None, as_json: bool) -> None:
-    """Check side-deck FILEs (- reads standard input; a sample deck name works too).
+    """Check side-deck files and list every problem at once.
 
-    Every problem is listed at once as FILE:LINE:COLUMN: message. A valid deck gets a summary of
-    its cards by kind. The ruleset is --ruleset if given, else the file's `ruleset:` header, else
-    kotor1. Exit code 0: every file is a valid deck; 1: some deck is invalid; 2: some file
-    cannot be read (missing, a directory, too large, binary).
+    FILE is a path, - for standard input, or a sample deck's name. Each problem is printed as
+    FILE:LINE:COLUMN: message; a valid deck gets a summary of its cards by kind. The ruleset is
+    --ruleset if given, else the file's `ruleset:` header, else kotor1. Exit code 0: every file
+    is a valid deck; 1: some deck is invalid; 2: some file cannot be read (missing, a
+    directory, too large, binary).
 
     \b
     Examples:
