@@ -14,12 +14,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import click
 import pytest
 from click.testing import CliRunner, Result
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pazaak_cli.cards import Card
+from pazaak_cli.cards import Card, parse_cards
 from pazaak_cli.cli import main
 from pazaak_cli.commands import play_cmd
 from pazaak_cli.commands.play_cmd import CLEAR_SCREEN, RECAP, computer_player
@@ -32,6 +33,7 @@ from pazaak_cli.savefile import DATA_DIR_ENV, read_save
 from pazaak_cli.session import (
     HUMAN,
     CommandError,
+    Event,
     MatchSession,
     Meta,
     Move,
@@ -484,6 +486,9 @@ def test_on_a_terminal_an_unfinished_match_can_be_resumed_instead(
     assert f"An unfinished match is saved in {save} (set 1, You 0 - 0 kotor)." in result.stdout
     assert "Type r to resume the saved match or n to start a new one." in result.stdout
     assert f"Resuming the match saved in {save}" in result.stdout
+    replaced = play(["--deck", "kotor1-starter", "--seed", "5", "--save", str(save)], ["n", "q"])
+    assert "Pazaak: You (kotor1-starter) against kotor" in replaced.stdout
+    assert read_save(save)["seed"] == 5
 
 
 # -- bad save files -------------------------------------------------------------------------------
@@ -561,6 +566,14 @@ def test_missing_deck_on_a_terminal_is_asked_for(monkeypatch: pytest.MonkeyPatch
     assert re.search(r"^  kotor1-starter +\S", out, re.M)
     assert "no-such-deck" in out and "Type a sample name" in out
     assert "Pazaak: You (kotor1-strong) against kotor (kotor1-average)" in out
+
+
+def test_end_of_input_at_the_deck_question_starts_nothing(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(play_cmd, "stdin_is_terminal", lambda: True)
+    result = play(["--seed", "1"], "")
+    assert result.exit_code == 1
+    assert result.stderr == "Error: no deck chosen: no match was started\n"
+    assert not (Path(os.environ[DATA_DIR_ENV]) / "match.json").exists()
 
 
 def test_deck_header_chooses_the_ruleset(tmp_path: Path):
@@ -808,3 +821,118 @@ def test_cards_played_in_earlier_sets_are_public_and_counted():
             finished_sets += this_set
             this_set = []
     assert checked > 5
+
+
+# -- what the screen says about each kind of event ----------------------------------------------
+
+SEATS = (
+    Seat(HUMAN, "You", "mine", parse_cards("±1 ±2 ±3 ±4 ±5 ±6 +1 +2 +3 +4")),
+    Seat("kotor", "kotor", "theirs", parse_cards("±1 ±2 ±3 ±4 ±5 ±6 +1 +2 +3 +4")),
+)
+
+
+def _state(rules: str, t1: str, t2: str, h1: str, h2: str, stands: str, turn: str) -> MatchState:
+    return parse_position(
+        f"{rules} {t1} {t2} {h1} {h2} {stands} - {_deck_for(t1 + ' ' + t2)} {turn} 1"
+    )
+
+
+def _card_play(state: MatchState, card: str, value: int) -> Play:
+    return next(
+        a
+        for a in state.legal_actions()
+        if isinstance(a, Play) and str(a.card) == card and a.value == value
+    )
+
+
+def _action(state: MatchState, move: str) -> Action:
+    """``end``, ``stand``, ``forfeit`` or a card with its value (``T+1``, ``D+5``)."""
+    named = {"end": END_TURN, "stand": STAND, "forfeit": FORFEIT}
+    if move in named:
+        return named[move]
+    return _card_play(state, move[:-2], int(move[-2:]))
+
+
+@pytest.mark.parametrize(
+    ("start", "move", "said"),
+    [
+        (
+            ("kotor2", "7,5", "4", "D,F2/4,T,+1", "?,?,?,?", "--", "a1"),
+            "D+5",
+            "You play D (copies +5): total 17.",
+        ),
+        (
+            ("kotor2", "7,4", "4", "D,F2/4,T,+1", "?,?,?,?", "--", "a1"),
+            "F2/4+0",
+            "You play F2/4 (flips the 2s and 4s): total 3.",
+        ),
+        (
+            ("kotor2", "7,5", "4", "D,F2/4,T,+1", "?,?,?,?", "--", "a1"),
+            "T-1",
+            "You play T as -1: total 11.",
+        ),
+        (
+            ("kotor1", "10,5", "4", "+5,+1", "?,?", "--", "a1"),
+            "+5+5",
+            "You play +5: total 20, stand automatically.",
+        ),
+        (
+            ("kotor1", "10,9,5", "4,2", "-3,+1", "?,?", "--", "a1"),
+            "end",
+            "You end the turn on 24 and bust.",
+        ),
+        (("kotor1", "4,2", "10,5,2", "?,?", "-3,+1", "S-", "a2"), "stand", "kotor stands on 17."),
+        (
+            ("kotor1", "4,2", "10,5,2", "?,?", "-3,+1", "S-", "a2"),
+            "forfeit",
+            "kotor forfeits the match.",
+        ),
+    ],
+)
+def test_each_event_is_told_in_one_line(start: tuple[str, ...], move: str, said: str):
+    before = _state(*start)
+    action = _action(before, move)
+    event = Event(before.turn, action, before, before.child(action))
+    assert [click.unstyle(line) for line in play_cmd.describe_event(SEATS, event)] == [said]
+
+
+@pytest.mark.parametrize(
+    ("start", "moves", "result"),
+    [
+        (
+            ("kotor1", "10,8", "10,5,9", "?,?", "-3,+1", "S-", "a2"),
+            ["end"],
+            "You win set 1: kotor busts with 24.",
+        ),
+        (
+            ("kotor1", "10,8", "10,5,2", "?,?", "-3,+1", "S-", "a2"),
+            ["stand"],
+            "You win set 1, 18 to 17.",
+        ),
+        (
+            ("kotor1", "10,8", "10,5,3", "?,?", "-3,+1", "S-", "a2"),
+            ["stand"],
+            "Set 1 is a tie at 18: nobody scores.",
+        ),
+        (
+            ("kotor2", "10,8", "10,7", "?,?", "T,+1", "S-", "a2"),
+            ["T+1", "stand"],
+            "kotor wins set 1: the tiebreaker breaks the tie at 18.",
+        ),
+        (
+            ("kotor2", "10,8", "1,1,1,1,2,2,2,3", "?,?", "+1", "S-", "a2"),
+            ["+1+1"],
+            "kotor wins set 1 with nine cards on the table.",
+        ),
+    ],
+)
+def test_the_end_of_a_set_shows_the_tables_and_the_reason(
+    start: tuple[str, ...], moves: list[str], result: str
+):
+    state = _state(*start)
+    for move in moves:
+        state = state.child(_action(state, move))
+    lines = [click.unstyle(line) for line in play_cmd.set_over_lines(SEATS, state)]
+    assert len(lines) == 3, "both tables, then the result"
+    assert lines[0].startswith("  You ") and lines[1].startswith("  kotor ")
+    assert lines[2].startswith(result + "  Sets: ")

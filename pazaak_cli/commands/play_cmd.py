@@ -22,6 +22,7 @@ import click
 
 from pazaak_cli.cards import Card, CardKind
 from pazaak_cli.commands.common import RULESET, fail, seed_option, style
+from pazaak_cli.commands.deck_option import complete_decks
 from pazaak_cli.decks import SideDeck, default_deck, load_deck, sample_decks, sample_names
 from pazaak_cli.errors import PazaakError
 from pazaak_cli.game import (
@@ -85,6 +86,13 @@ def clear_screen() -> None:
         click.echo(CLEAR_SCREEN, nl=False, color=True)
 
 
+def _complete_deck(
+    ctx: click.Context, param: click.Parameter, incomplete: str
+) -> list[click.shell_completion.CompletionItem]:
+    """Sample deck names and file names, as every deck option completes them."""
+    return complete_decks(incomplete)
+
+
 @click.command("play")
 @click.option(
     "--ruleset",
@@ -98,6 +106,7 @@ def clear_screen() -> None:
     "--deck",
     metavar="DECK",
     default=None,
+    shell_complete=_complete_deck,
     help="Your side deck: a deck file or a sample deck name (see `pazaak decks`). Asked for on "
     "a terminal when missing; otherwise the ruleset's default deck.",
 )
@@ -113,6 +122,7 @@ def clear_screen() -> None:
     "--opp-deck",
     metavar="DECK",
     default=None,
+    shell_complete=_complete_deck,
     help="The opponent's side deck. Default: the game's average opponent deck for a computer, "
     "the default deck for a person.",
 )
