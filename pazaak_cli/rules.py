@@ -157,13 +157,12 @@ def _format_value(field: str, value: object) -> str:
 
 
 _FIELD_DOCS = {
-    "card_pool": "side cards a deck may hold",
-    "main_deck": "shared: one 40-card deck kept across sets, renewed when empty; "
-    "per-set: reshuffled each set; infinite: uniform 1..10",
-    "nine_cards": "the ninth card on a table: stand (automatic stand) or win (wins the set)",
-    "first_player": "who opens each set: player1, random, alternate or loser",
-    "tiebreaker": "a Tiebreaker breaks a tie if it is the last card, or if any was played",
-    "flip_targets": "flip cards turn over all-signs (2, 4, -2, -4) or positive-only",
+    "card_pool": "side cards a deck may hold (kotor1: 18 kinds, kotor2: 23)",
+    "main_deck": "shared (kept across sets), per-set, or infinite (uniform 1..10)",
+    "nine_cards": "a ninth card on a table: stand, or win the set",
+    "first_player": "who opens a set: player1, random, alternate or loser",
+    "tiebreaker": "a Tiebreaker breaks a tie as the last-card, or any-played",
+    "flip_targets": "flips turn over all-signs (2, 4, -2, -4) or positive-only",
     "side_deck_size": "cards in a side deck, exactly",
     "hand_size": "cards dealt to the hand for the whole match",
     "table_size": "cards a table holds",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 from tabulate import tabulate
 
-from pazaak_cli.commands.common import emit_json, json_option, ruleset_option
+from pazaak_cli.commands.common import emit_json, json_option, ruleset_option, style
 from pazaak_cli.rules import Ruleset
 
 
@@ -25,8 +25,8 @@ def rules_command(ruleset: Ruleset, as_json: bool) -> None:
         data: dict[str, object] = {"ruleset": ruleset.spec, "preset": ruleset.name}
         for key, value, _ in rows:
             data[key] = int(value) if value.isdigit() else value
-        data["card-pool"] = sorted(str(card) for card in ruleset.card_pool)
+        data["card-pool"] = [str(card) for card in sorted(ruleset.card_pool)]
         emit_json(data)
         return
-    click.echo(f"Ruleset {ruleset.spec}")
+    click.echo(style(f"Ruleset {ruleset.spec}", bold=True))
     click.echo(tabulate(rows, headers=["field", "value", "meaning"]))
