@@ -638,6 +638,20 @@ def test_hot_seat_on_a_terminal_clears_the_screen_between_players(
     assert "Player 1's hand: 1)" not in after
 
 
+def test_resumed_hot_seat_on_a_terminal_hands_over_before_any_hand_is_shown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    save = tmp_path / "m.json"
+    args = ["--opponent", "human", "--deck", "kotor1-starter", "--opp-deck", "kotor1-starter"]
+    play([*args, "--seed", "4", "--save", str(save)], ["e"])
+    monkeypatch.setattr(play_cmd, "stdin_is_terminal", lambda: True)
+    monkeypatch.setattr(play_cmd, "stdout_is_terminal", lambda: True)
+    result = play(["--resume", str(save)], ["", "q"])
+    before_enter = result.stdout.split("press Enter to see your hand.")[0]
+    assert "hand: 1)" not in before_enter
+    assert "Player 2's hand: 1)" in result.stdout
+
+
 # -- output -----------------------------------------------------------------------------------
 
 

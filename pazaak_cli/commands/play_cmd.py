@@ -620,6 +620,8 @@ class Screen:
             for event in history[starts[-1] :]:
                 for line in self.event_lines(event):
                     self.emit(line)
+        if self.hot_seat:
+            self.last_human = -1  # whoever sits down first must not see the other's hand
         self.board_due = True
 
     def help(self) -> None:
