@@ -97,7 +97,7 @@ class Tracker:
         self.rules = rules
         self.seats = [Seat(hand, list(range(len(hand))), hand) for hand in hands]
         self.deck = [4] * 10
-        self.deck_now = FULL
+        self.deck_now: tuple[int, ...] = FULL
         self.checked_deck: tuple[int, ...] = ()
         self.drawn = [0] * 10
         """Main-deck cards drawn since the deck was last renewed, by value."""
