@@ -69,6 +69,7 @@ class FlipTargets(FastEnum):
 
 
 KOTOR1_POOL = frozenset(card for card in all_cards() if not card.is_gold)
+_PRESET_NAMES = ("kotor1", "kotor2")
 KOTOR2_POOL = frozenset(all_cards())
 
 
@@ -102,6 +103,10 @@ class Ruleset:
     """Sets a player must win to win the match (ties do not count)."""
 
     def __post_init__(self) -> None:
+        if self.name not in _PRESET_NAMES:
+            raise RulesetError(
+                f"a ruleset starts from a preset ({', '.join(_PRESET_NAMES)}), not {self.name!r}"
+            )
         if not 1 <= self.hand_size <= self.side_deck_size:
             raise RulesetError("the hand size must be between 1 and the side-deck size")
         if self.table_size < 2 or self.target < 1 or self.sets_to_win < 1:

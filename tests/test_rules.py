@@ -171,6 +171,13 @@ def test_a_table_of_one_card_is_refused() -> None:
         parse_ruleset("kotor1/table-size=1")
 
 
+def test_a_ruleset_starts_from_a_preset() -> None:
+    with pytest.raises(
+        RulesetError, match="a ruleset starts from a preset \\(kotor1, kotor2\\), not 'kotor3'"
+    ):
+        dataclasses.replace(KOTOR1, name="kotor3")
+
+
 def test_a_ruleset_is_frozen_and_hashable() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         KOTOR1.target = 21  # type: ignore[misc]
