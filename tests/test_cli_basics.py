@@ -7,10 +7,13 @@ import json
 import subprocess
 import sys
 
+import click
 from click.testing import CliRunner
 
 from pazaak_cli import __version__
 from pazaak_cli.cli import main
+from pazaak_cli.commands.common import PazaakGroup
+from pazaak_cli.errors import CardError, InputError
 
 ESCAPE = "\x1b["
 
@@ -121,3 +124,34 @@ def test_shell_completion_completes_ruleset_names() -> None:
     }
     code, out, _ = invoke(env=env)
     assert code == 0 and out.split() == ["plain,kotor1", "plain,kotor2"]
+
+
+def failing_group() -> click.Group:
+    """A throwaway PazaakGroup whose commands raise library errors."""
+
+    @click.group(cls=PazaakGroup)
+    def group() -> None:
+        pass
+
+    @group.command("domain")
+    def domain() -> None:
+        raise CardError("'+9' is not a side card: the number must be 1 to 6", token="+9")
+
+    @group.command("usage")
+    def usage() -> None:
+        raise InputError("cannot read deck.txt: no such file")
+
+    return group
+
+
+def test_a_domain_error_is_one_line_and_exit_1() -> None:
+    result = CliRunner().invoke(failing_group(), ["domain"])
+    assert result.exit_code == 1
+    assert result.stderr == "Error: '+9' is not a side card: the number must be 1 to 6\n"
+    assert result.stdout == ""
+
+
+def test_an_input_error_is_one_line_and_exit_2_without_the_usage_banner() -> None:
+    result = CliRunner().invoke(failing_group(), ["usage"])
+    assert result.exit_code == 2
+    assert result.stderr == "Error: cannot read deck.txt: no such file\n"
