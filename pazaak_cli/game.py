@@ -451,11 +451,29 @@ class MatchState(NamedTuple):
             if not left:
                 raise IllegalActionError(f"no {value} is left in the main deck")
             deck = deck[: value - 1] + (left - 1,) + deck[value:]
-        side = self.sides[self.turn]
-        drawn = _tuple_new(
-            Side, (side.table + (_MAIN_CARDS[value],), side.total + value, side.hand, False)
+        turn = self.turn
+        side = self.sides[turn]
+        table = side.table + (_MAIN_CARDS[value],)
+        total = side.total + value
+        drawn = _tuple_new(Side, (table, total, side.hand, False))
+        rules = self.ruleset
+        if len(table) >= rules.table_size or total == rules.target:
+            return self._landed(drawn, deck, played=False)
+        # The usual draw: nothing automatic happens, the drawer decides (as _landed would).
+        return _tuple_new(
+            MatchState,
+            (
+                rules,
+                (drawn, self.sides[1]) if turn == 0 else (self.sides[0], drawn),
+                deck,
+                Phase.AFTER_DRAW,
+                turn,
+                False,
+                self.opener,
+                self.set_winners,
+                None,
+            ),
         )
-        return self._landed(drawn, deck, played=False)
 
     def _play(self, action: Play) -> MatchState:
         if self.played:
