@@ -5,7 +5,7 @@ error that quotes them."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pazaak_cli.cards import (
@@ -37,12 +37,14 @@ def spellings(card: Card) -> list[str]:
     }[card.kind]
 
 
+@settings(deadline=None)
 @given(st.sampled_from(ALL_CARDS))
 def test_every_card_round_trips_through_its_canonical_spelling(card: Card) -> None:
     assert Card.parse(str(card)) == card
     assert str(Card.parse(str(card))) == str(card)
 
 
+@settings(deadline=None)
 @given(st.sampled_from(ALL_CARDS), st.data())
 def test_every_accepted_spelling_reads_as_the_same_card(card: Card, data: st.DataObject) -> None:
     spelling = data.draw(st.sampled_from(spellings(card)))
@@ -69,6 +71,7 @@ def test_ascii_spellings_read_as_plus_minus_cards() -> None:
     assert Card.parse("±1T") == Card.parse("+-1T") == Card(CardKind.TIEBREAKER)
 
 
+@settings(deadline=None)
 @given(st.text(max_size=12))
 def test_any_token_is_a_card_or_a_card_error_quoting_it(token: str) -> None:
     try:

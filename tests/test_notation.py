@@ -128,6 +128,7 @@ def test_a_corrupted_position_is_refused_cleanly_or_read_back_exactly(
         assert parse_position(format_position(state)) == state
 
 
+@settings(deadline=None)
 @given(st.text(max_size=80))
 def test_any_text_is_a_position_or_a_notation_error(text: str) -> None:
     try:

@@ -7,7 +7,7 @@ import dataclasses
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pazaak_cli import rules as rules_module
@@ -111,6 +111,7 @@ def rulesets(draw: st.DrawFn) -> Ruleset:
     return dataclasses.replace(base, **changes)  # type: ignore[arg-type]
 
 
+@settings(deadline=None)
 @given(rulesets())
 def test_every_ruleset_round_trips_through_its_spec(rules: Ruleset) -> None:
     parsed = parse_ruleset(rules.spec)
