@@ -9,6 +9,14 @@ returns the next state and never changes ``self``. Illegal actions raise
 
 Automatic events (a stand at 20, the ninth card, a bust at the end of a turn, judging a set)
 happen inside ``child``: a state never waits for an action that has only one possible outcome.
+``chance_weights()`` gives the chance actions with whole-number weights (no ``Fraction``) and
+``sample_chance(rng)`` draws one; ``observed_by(player)`` is what one seat may see. Around the
+state: :func:`new_match`, :func:`deal_hand`, :func:`set_outcome` (why the last set ended),
+:func:`standing_winner` and :func:`settle_wager`.
+
+The hot paths (``child``, ``legal_actions``, ``sample_chance``, ``observed_by``) allocate only
+the new state: actions and table cards are shared, decision lists are cached per hand, and
+``benchmarks/bench_engine.py`` measures them.
 
 Players are numbered 0 and 1 (shown to people as player 1 and player 2).
 """
