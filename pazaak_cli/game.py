@@ -14,8 +14,8 @@ happen inside ``child``: a state never waits for an action that has only one pos
 state: :func:`new_match`, :func:`deal_hand`, :func:`set_outcome` (why the last set ended),
 :func:`standing_winner` and :func:`settle_wager`.
 
-The hot paths (``child``, ``legal_actions``, ``sample_chance``, ``observed_by``) allocate only
-the new state: actions and table cards are shared, decision lists are cached per hand, and
+The hot paths (``child``, ``legal_actions``, ``sample_chance``, ``observed_by``) allocate little
+beyond the new state: actions and table cards are shared, decision lists are cached per hand;
 ``benchmarks/bench_engine.py`` measures them.
 
 Players are numbered 0 and 1 (shown to people as player 1 and player 2).
