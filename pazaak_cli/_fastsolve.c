@@ -1,0 +1,434 @@
+/* The inner loop of pazaak_cli.solver.SetSolver, in C.
+ *
+ * Python keeps every rule: it interns the sides (small integer ids), builds the candidate lists
+ * (the distinct ways a turn can end after a draw) and hands them here. This module only runs
+ * the memoised expectimax over (mover side, other side) pairs with fixed draw probabilities,
+ * exactly as SetSolver.before_draw / after_draw / candidate_value do in Python, and calls back
+ * into Python (`expand(side, value) -> list id`) the first time a side draws a value.
+ *
+ * Values are pairs (equity, p_win) for the player to move; the other side's view of (e, w) is
+ * (-e, w - e). Ties between moves are broken exactly as in Python: higher equity (beyond
+ * EPSILON), then higher p_win.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EPSILON 1e-12
+#define LOSS_MOVE (-1)
+#define WIN_MOVE (-2)
+#define EMPTY UINT64_MAX
+
+typedef struct {
+    uint64_t key;
+    double e, w;
+} Entry;
+
+typedef struct {
+    Entry *slots;
+    size_t cap, size;
+} Map;
+
+static int map_init(Map *m, size_t cap) {
+    m->slots = malloc(cap * sizeof(Entry));
+    if (!m->slots) return -1;
+    for (size_t i = 0; i < cap; i++) m->slots[i].key = EMPTY;
+    m->cap = cap;
+    m->size = 0;
+    return 0;
+}
+
+static inline size_t map_hash(uint64_t key, size_t cap) {
+    key ^= key >> 31;
+    key *= 0x9E3779B97F4A7C15ULL;
+    key ^= key >> 29;
+    return (size_t)key & (cap - 1);
+}
+
+static inline Entry *map_find(Map *m, uint64_t key) {
+    size_t i = map_hash(key, m->cap);
+    for (;;) {
+        Entry *slot = &m->slots[i];
+        if (slot->key == key || slot->key == EMPTY) return slot;
+        i = (i + 1) & (m->cap - 1);
+    }
+}
+
+static int map_grow(Map *m) {
+    Map bigger;
+    if (map_init(&bigger, m->cap * 2) < 0) return -1;
+    for (size_t i = 0; i < m->cap; i++) {
+        if (m->slots[i].key != EMPTY) {
+            Entry *slot = map_find(&bigger, m->slots[i].key);
+            *slot = m->slots[i];
+            bigger.size++;
+        }
+    }
+    free(m->slots);
+    *m = bigger;
+    return 0;
+}
+
+/* Store a value; the slot may move when the table grows, so look it up again. */
+static int map_put(Map *m, uint64_t key, double e, double w) {
+    if ((m->size + 1) * 2 > m->cap && map_grow(m) < 0) return -1;
+    Entry *slot = map_find(m, key);
+    if (slot->key == EMPTY) m->size++;
+    slot->key = key;
+    slot->e = e;
+    slot->w = w;
+    return 0;
+}
+
+typedef struct {
+    PyObject_HEAD
+    int ndraws;
+    int draw_value[10];
+    double draw_p[10];
+    /* sides */
+    int nsides, capsides;
+    char *standing;
+    int *total;
+    char *tiebreak;
+    int *after; /* after[side * 11 + value]: candidate list id, or -1 */
+    /* candidate lists */
+    int nlists, caplists;
+    int *list_start, *list_len;
+    int ncodes, capcodes;
+    int *codes;
+    Map before, after_memo;
+    PyObject *expand;
+    int failed;
+} Core;
+
+static int grow_int(int **array, int count) {
+    int *bigger = realloc(*array, (size_t)count * sizeof(int));
+    if (!bigger) return -1;
+    *array = bigger;
+    return 0;
+}
+
+static int grow_char(char **array, int count) {
+    char *bigger = realloc(*array, (size_t)count);
+    if (!bigger) return -1;
+    *array = bigger;
+    return 0;
+}
+
+static void core_dealloc(Core *self) {
+    free(self->standing);
+    free(self->total);
+    free(self->tiebreak);
+    free(self->after);
+    free(self->list_start);
+    free(self->list_len);
+    free(self->codes);
+    free(self->before.slots);
+    free(self->after_memo.slots);
+    Py_XDECREF(self->expand);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int core_init(Core *self, PyObject *args, PyObject *kwds) {
+    PyObject *probabilities, *expand;
+    if (!PyArg_ParseTuple(args, "OO", &probabilities, &expand)) return -1;
+    PyObject *seq = PySequence_Fast(probabilities, "probabilities must be a sequence");
+    if (!seq) return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    if (n != 10) {
+        Py_DECREF(seq);
+        PyErr_SetString(PyExc_ValueError, "ten probabilities, one per value 1..10");
+        return -1;
+    }
+    self->ndraws = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        double p = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(seq, i));
+        if (p == -1.0 && PyErr_Occurred()) {
+            Py_DECREF(seq);
+            return -1;
+        }
+        if (p > 0) {
+            self->draw_value[self->ndraws] = (int)i + 1;
+            self->draw_p[self->ndraws] = p;
+            self->ndraws++;
+        }
+    }
+    Py_DECREF(seq);
+    if (!PyCallable_Check(expand)) {
+        PyErr_SetString(PyExc_TypeError, "expand must be callable");
+        return -1;
+    }
+    Py_INCREF(expand);
+    Py_XSETREF(self->expand, expand);
+    if (map_init(&self->before, 1 << 16) < 0 || map_init(&self->after_memo, 1 << 16) < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *core_add_side(Core *self, PyObject *args) {
+    int standing, total, tiebreak;
+    if (!PyArg_ParseTuple(args, "ppi", &standing, &tiebreak, &total)) return NULL;
+    if (self->nsides == self->capsides) {
+        int cap = self->capsides ? self->capsides * 2 : 1024;
+        if (grow_char(&self->standing, cap) < 0 || grow_int(&self->total, cap) < 0 ||
+            grow_char(&self->tiebreak, cap) < 0 || grow_int(&self->after, cap * 11) < 0)
+            return PyErr_NoMemory();
+        self->capsides = cap;
+    }
+    int id = self->nsides++;
+    self->standing[id] = (char)standing;
+    self->tiebreak[id] = (char)tiebreak;
+    self->total[id] = total;
+    for (int v = 0; v < 11; v++) self->after[id * 11 + v] = -1;
+    return PyLong_FromLong(id);
+}
+
+static PyObject *core_add_list(Core *self, PyObject *args) {
+    PyObject *codes;
+    if (!PyArg_ParseTuple(args, "O", &codes)) return NULL;
+    PyObject *seq = PySequence_Fast(codes, "codes must be a sequence");
+    if (!seq) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    if (self->nlists == self->caplists) {
+        int cap = self->caplists ? self->caplists * 2 : 1024;
+        if (grow_int(&self->list_start, cap) < 0 || grow_int(&self->list_len, cap) < 0) {
+            Py_DECREF(seq);
+            return PyErr_NoMemory();
+        }
+        self->caplists = cap;
+    }
+    while (self->ncodes + n > self->capcodes) {
+        int cap = self->capcodes ? self->capcodes * 2 : 8192;
+        if (grow_int(&self->codes, cap) < 0) {
+            Py_DECREF(seq);
+            return PyErr_NoMemory();
+        }
+        self->capcodes = cap;
+    }
+    int id = self->nlists++;
+    self->list_start[id] = self->ncodes;
+    self->list_len[id] = (int)n;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        long code = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
+        if (code == -1 && PyErr_Occurred()) {
+            Py_DECREF(seq);
+            return NULL;
+        }
+        self->codes[self->ncodes++] = (int)code;
+    }
+    Py_DECREF(seq);
+    return PyLong_FromLong(id);
+}
+
+static PyObject *core_set_after(Core *self, PyObject *args) {
+    int side, value, list;
+    if (!PyArg_ParseTuple(args, "iii", &side, &value, &list)) return NULL;
+    if (side < 0 || side >= self->nsides || value < 1 || value > 10 || list < 0 ||
+        list >= self->nlists) {
+        PyErr_SetString(PyExc_IndexError, "no such side, value or list");
+        return NULL;
+    }
+    self->after[side * 11 + value] = list;
+    Py_RETURN_NONE;
+}
+
+static void before_draw(Core *self, int mover, int other, double *e, double *w);
+
+/* Value for the mover of ending its turn as `code` says, against `other`. */
+static void candidate_value(Core *self, int code, int other, double *e, double *w) {
+    if (code < 0) {
+        if (code == LOSS_MOVE) {
+            *e = -1.0;
+            *w = 0.0;
+        } else {
+            *e = 1.0;
+            *w = 1.0;
+        }
+        return;
+    }
+    if (self->standing[other]) {
+        if (!self->standing[code]) {
+            before_draw(self, code, other, e, w);
+            return;
+        }
+        int mine = self->total[code], theirs = self->total[other];
+        if (mine != theirs) {
+            *e = mine > theirs ? 1.0 : -1.0;
+            *w = mine > theirs ? 1.0 : 0.0;
+        } else if (self->tiebreak[code] != self->tiebreak[other]) {
+            *e = self->tiebreak[code] ? 1.0 : -1.0;
+            *w = self->tiebreak[code] ? 1.0 : 0.0;
+        } else {
+            *e = 0.0;
+            *w = 0.0;
+        }
+        return;
+    }
+    double oe, ow;
+    before_draw(self, other, code, &oe, &ow);
+    *e = -oe;
+    *w = ow - oe;
+}
+
+static void after_draw(Core *self, int list, int other, double *e, double *w) {
+    uint64_t key = ((uint64_t)(uint32_t)list << 32) | (uint32_t)other;
+    Entry *slot = map_find(&self->after_memo, key);
+    if (slot->key == key) {
+        *e = slot->e;
+        *w = slot->w;
+        return;
+    }
+    double be = -1.0, bw = 0.0;
+    int start = self->list_start[list], len = self->list_len[list];
+    for (int i = 0; i < len; i++) {
+        double ce, cw;
+        candidate_value(self, self->codes[start + i], other, &ce, &cw);
+        if (self->failed) return;
+        if (ce > be + EPSILON || (ce > be - EPSILON && cw > bw)) {
+            be = ce;
+            bw = cw;
+            if (be >= 1.0 - EPSILON) break;
+        }
+    }
+    if (map_put(&self->after_memo, key, be, bw) < 0) {
+        self->failed = 1;
+        PyErr_NoMemory();
+        return;
+    }
+    *e = be;
+    *w = bw;
+}
+
+static void before_draw(Core *self, int mover, int other, double *e, double *w) {
+    uint64_t key = ((uint64_t)(uint32_t)mover << 32) | (uint32_t)other;
+    Entry *slot = map_find(&self->before, key);
+    if (slot->key == key) {
+        *e = slot->e;
+        *w = slot->w;
+        return;
+    }
+    double equity = 0.0, p_win = 0.0;
+    for (int i = 0; i < self->ndraws; i++) {
+        int value = self->draw_value[i];
+        int list = self->after[mover * 11 + value];
+        if (list < 0) {
+            PyObject *result = PyObject_CallFunction(self->expand, "ii", mover, value);
+            if (!result) {
+                self->failed = 1;
+                return;
+            }
+            list = (int)PyLong_AsLong(result);
+            Py_DECREF(result);
+            if (list < 0 || list >= self->nlists) {
+                if (!PyErr_Occurred())
+                    PyErr_SetString(PyExc_RuntimeError, "expand returned no list");
+                self->failed = 1;
+                return;
+            }
+        }
+        double ae, aw;
+        after_draw(self, list, other, &ae, &aw);
+        if (self->failed) return;
+        equity += self->draw_p[i] * ae;
+        p_win += self->draw_p[i] * aw;
+    }
+    if (map_put(&self->before, key, equity, p_win) < 0) {
+        self->failed = 1;
+        PyErr_NoMemory();
+        return;
+    }
+    *e = equity;
+    *w = p_win;
+}
+
+static int check_side(Core *self, int side) {
+    if (side < 0 || side >= self->nsides) {
+        PyErr_SetString(PyExc_IndexError, "no such side");
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *core_before_draw(Core *self, PyObject *args) {
+    int mover, other;
+    if (!PyArg_ParseTuple(args, "ii", &mover, &other)) return NULL;
+    if (check_side(self, mover) < 0 || check_side(self, other) < 0) return NULL;
+    if (self->standing[mover]) {
+        PyErr_SetString(PyExc_ValueError, "a standing side does not draw");
+        return NULL;
+    }
+    double e = 0, w = 0;
+    self->failed = 0;
+    before_draw(self, mover, other, &e, &w);
+    if (self->failed) return NULL;
+    return Py_BuildValue("(dd)", e, w);
+}
+
+static PyObject *core_candidate_value(Core *self, PyObject *args) {
+    int code, other;
+    if (!PyArg_ParseTuple(args, "ii", &code, &other)) return NULL;
+    if ((code >= 0 && check_side(self, code) < 0) || check_side(self, other) < 0) return NULL;
+    double e = 0, w = 0;
+    self->failed = 0;
+    candidate_value(self, code, other, &e, &w);
+    if (self->failed) return NULL;
+    return Py_BuildValue("(dd)", e, w);
+}
+
+static PyObject *core_states(Core *self, void *closure) {
+    return PyLong_FromSize_t(self->before.size + self->after_memo.size);
+}
+
+static PyMethodDef core_methods[] = {
+    {"add_side", (PyCFunction)core_add_side, METH_VARARGS,
+     "add_side(standing, tiebreak, total) -> side id (ids are given in order)"},
+    {"add_list", (PyCFunction)core_add_list, METH_VARARGS,
+     "add_list(codes) -> candidate list id"},
+    {"set_after", (PyCFunction)core_set_after, METH_VARARGS,
+     "set_after(side, value, list): the candidate list after side draws value"},
+    {"before_draw", (PyCFunction)core_before_draw, METH_VARARGS,
+     "before_draw(mover, other) -> (equity, p_win) for the mover"},
+    {"candidate_value", (PyCFunction)core_candidate_value, METH_VARARGS,
+     "candidate_value(code, other) -> (equity, p_win) for the mover"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef core_getset[] = {
+    {"states", (getter)core_states, NULL, "positions solved (before and after draws)", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject CoreType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "pazaak_cli._fastsolve.Core",
+    .tp_doc = "Memoised set expectimax with fixed draw probabilities (see solver.py).",
+    .tp_basicsize = sizeof(Core),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)core_init,
+    .tp_dealloc = (destructor)core_dealloc,
+    .tp_methods = core_methods,
+    .tp_getset = core_getset,
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_fastsolve",
+    "The optional C inner loop of pazaak_cli.solver (pure Python is used without it).", -1,
+    NULL,
+};
+
+PyMODINIT_FUNC PyInit__fastsolve(void) {
+    if (PyType_Ready(&CoreType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (!m) return NULL;
+    Py_INCREF(&CoreType);
+    if (PyModule_AddObject(m, "Core", (PyObject *)&CoreType) < 0) {
+        Py_DECREF(&CoreType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

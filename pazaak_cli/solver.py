@@ -1,0 +1,767 @@
+"""The exact set solver: win, tie and loss probabilities of every move, under optimal play.
+
+The solver answers one question: *it is my turn and I have drawn; for every legal move, what are
+the exact probabilities that I win, tie and lose this set if both sides then play as the model
+says?* It maximises the set equity P(win) - P(loss) for the player to move; among continuations
+of equal equity it prefers the higher P(win) (which, at equal equity, is also the opponent's
+preference: both prefer fewer ties), so the reported numbers are unique.
+
+Design (why it is fast):
+
+* A set is solved on its own compact state, not on :class:`~pazaak_cli.game.MatchState`: each
+  side is a small tuple ``(total, cards, hand, f24p, f24n, f36p, f36n, tiebreak)`` (see
+  :class:`_Side`), a standing side is reduced to ``(total, tiebreak)``, hands are interned as small
+  integers, and the deck is a tuple of counts (or a constant for fixed probabilities).
+* Keys are canonical: a flip sum is kept only while its owner still holds that flip card, the
+  tiebreak flag only where the ruleset can use it, the hand as a sorted multiset. Positions that
+  differ only in what cannot matter share one memo entry.
+* Values are negamax pairs ``(equity, p_win)`` from the point of view of the player to move;
+  the other side's view is ``(-equity, p_win - equity)``. One memo table serves every move of the
+  root, every hand of a hidden-hand average and every later call on the same solver.
+
+The rules it applies are those of :mod:`pazaak_cli.game` (the tests check the two against each
+other on thousands of positions, and against a slow exact-fraction reference).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pazaak_cli.cards import Card, CardKind
+from pazaak_cli.errors import PazaakError
+from pazaak_cli.game import (
+    FULL_DECK,
+    MatchState,
+    Phase,
+    Placed,
+    Side,
+    current_values,
+)
+from pazaak_cli.rules import FlipTargets, MainDeck, NineCards, Ruleset, Tiebreaker
+
+try:  # the optional C inner loop (setup.py builds it when a compiler is available)
+    from pazaak_cli import _fastsolve  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - depends on the installation
+    _fastsolve = None
+
+EPSILON = 1e-12
+"""Two equities closer than this are equal while searching (the float noise is far below)."""
+BEST_TOLERANCE = 1e-9
+"""Moves whose equities differ by at most this are all marked best."""
+
+# Internal values are pairs (equity, p_win) for the player to move.
+Value = tuple[float, float]
+WIN: Value = (1.0, 1.0)
+LOSS: Value = (-1.0, 0.0)
+TIE: Value = (0.0, 0.0)
+
+# Card actions in the compact model.
+_PLAIN, _FLIP24, _FLIP36, _DOUBLE, _TIEBREAKER = range(5)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """Exact probabilities of winning, tying and losing the set."""
+
+    p_win: float
+    p_tie: float
+    p_loss: float
+
+    @property
+    def equity(self) -> float:
+        return self.p_win - self.p_loss
+
+    @staticmethod
+    def from_value(value: Value) -> Outcome:
+        equity, p_win = value
+        p_loss = p_win - equity
+        return Outcome(p_win, max(0.0, 1.0 - p_win - p_loss), p_loss)
+
+
+@dataclass(frozen=True)
+class Move:
+    """One legal move of the player to act: an optional hand card, then end, stand or bust."""
+
+    card: Card | None
+    value: int | None
+    then: str
+    """``end``, ``stand`` or ``bust``."""
+    note: str = ""
+    """Why the move is forced, if it is (``automatic stand at 20``, ``ninth card`` ...)."""
+
+    def __str__(self) -> str:
+        if self.card is None:
+            head = {"end": "end turn", "stand": "stand", "bust": "end turn (bust)"}[self.then]
+            return head + (f" ({self.note})" if self.note else "")
+        shown = str(self.card)
+        if self.card.kind not in (CardKind.FLIP_2_4, CardKind.FLIP_3_6, CardKind.DOUBLE):
+            if len(self.card.values) > 1:
+                shown += f" as {self.value:+d}"
+        elif self.card.kind is CardKind.DOUBLE:
+            shown += f" (= {self.value:+d})"
+        tail = {"end": "end turn", "stand": "stand", "bust": "bust"}[self.then]
+        if self.note:
+            tail = self.note
+        return f"play {shown}, {tail}"
+
+
+@dataclass(frozen=True)
+class MoveResult:
+    move: Move
+    outcome: Outcome
+    best: bool
+
+
+@dataclass(frozen=True)
+class Advice:
+    """Every move of a position with its exact outcome, best first."""
+
+    results: tuple[MoveResult, ...]
+    model: str
+    """One sentence: which model was solved."""
+    hands_averaged: int
+    """How many possible opponent hands were averaged (1 when the hand is known or irrelevant)."""
+    fixed_probabilities: bool
+    """True when the deck was approximated by fixed draw probabilities."""
+    states: int
+    """Positions the solver evaluated (memo entries)."""
+
+
+class SolverTooLarge(PazaakError):
+    """The exact solve would exceed its state budget."""
+
+
+# ------------------------------------------------------------------------------------------------
+# Hands: interned multisets with their precomputed plays.
+
+
+class _Hands:
+    """Interns hands (multisets of cards) as small integers and precomputes their plays."""
+
+    def __init__(self) -> None:
+        self.ids: dict[tuple[Card, ...], int] = {}
+        self.cards: list[tuple[Card, ...]] = []
+        self.plays: list[tuple[tuple[Card, int, int, int], ...]] = []
+        """Per hand: (card, value, action kind, hand id after) for each distinct play."""
+        self.flip24: list[bool] = []
+        self.flip36: list[bool] = []
+
+    def intern(self, hand: Iterable[Card]) -> int:
+        key = tuple(sorted(hand, key=str))
+        found = self.ids.get(key)
+        if found is not None:
+            return found
+        hid = len(self.cards)
+        self.ids[key] = hid
+        self.cards.append(key)
+        self.plays.append(())
+        self.flip24.append(any(c.kind is CardKind.FLIP_2_4 for c in key))
+        self.flip36.append(any(c.kind is CardKind.FLIP_3_6 for c in key))
+        plays: list[tuple[Card, int, int, int]] = []
+        for index, card in enumerate(key):
+            if index and key[index - 1] == card:
+                continue
+            rest = self.intern(key[:index] + key[index + 1 :])
+            kind = _ACTION_KIND[card.kind]
+            values = (0,) if kind in (_FLIP24, _FLIP36, _DOUBLE) else card.values
+            plays.extend((card, value, kind, rest) for value in values)
+        self.plays[hid] = tuple(plays)
+        return hid
+
+
+_ACTION_KIND = {
+    CardKind.PLUS: _PLAIN,
+    CardKind.MINUS: _PLAIN,
+    CardKind.PLUS_MINUS: _PLAIN,
+    CardKind.PLUS_MINUS_1_2: _PLAIN,
+    CardKind.FLIP_2_4: _FLIP24,
+    CardKind.FLIP_3_6: _FLIP36,
+    CardKind.DOUBLE: _DOUBLE,
+    CardKind.TIEBREAKER: _TIEBREAKER,
+}
+
+# ------------------------------------------------------------------------------------------------
+# The compact set model.
+#
+# A playing side is the tuple (total, cards, hand, f24, g24, f36, g36, tiebreak):
+#   total     the table's total now
+#   cards     cards on the table (the one that fills it triggers the nine-card rule)
+#   hand      interned hand id
+#   f24, g24  what a Flip 2&4 needs to know of the table, kept only while the hand holds one:
+#             all-signs flips: f24 = the sum of the values of magnitude 2 or 4, g24 = 0 (a flip
+#             turns that sum into its negative); positive-only flips: f24 = the positive part of
+#             that sum, g24 the negative part. f36, g36 the same for Flip 3&6.
+#   tiebreak  any-played tiebreak rule: a Tiebreaker was played this set (else always False)
+# A standing side is the pair (total, tiebreak). Both kinds are interned as small integers
+# (side ids) so that memo keys are integers.
+_Playing = tuple[int, int, int, int, int, int, int, bool]
+_Standing = tuple[int, bool]
+_Deck = tuple[int, ...]
+
+_LOSS_MOVE = -1
+"""Candidate code: the move busts."""
+_WIN_MOVE = -2
+"""Candidate code: the move wins the set at once (nine cards, kotor2)."""
+
+
+class SetSolver:
+    """Solves sets under one ruleset and deck model, remembering every position it solved.
+
+    Internally a position before a draw is ``(mover side id, other side id, deck id)``; the
+    moves after each draw are precomputed once per (side, drawn value) as a *candidate list*
+    (the distinct sides the turn can end in), interned too, so that the position after a draw is
+    ``(candidate list id, other side id, deck id)``.
+    """
+
+    def __init__(
+        self,
+        ruleset: Ruleset,
+        *,
+        fixed_draws: Sequence[int] | None = None,
+        budget: int | None = None,
+        native: bool = True,
+    ) -> None:
+        """``fixed_draws``: draw with these fixed counts of each value, without depletion (the
+        infinite deck is ``FULL_DECK``); ``None`` solves the finite deck exactly. ``native``:
+        use the C inner loop for fixed draws when it is installed (``False`` for the tests that
+        check one against the other)."""
+        self.ruleset = ruleset
+        self.hands = _Hands()
+        self.fixed = tuple(fixed_draws) if fixed_draws is not None else None
+        self.budget = budget
+        self._target = ruleset.target
+        self._size = ruleset.table_size
+        self._nine_win = ruleset.nine_cards is NineCards.WIN
+        self._any_tiebreak = ruleset.tiebreaker is Tiebreaker.ANY_PLAYED
+        self._flip_all = ruleset.flip_targets is FlipTargets.ALL_SIGNS
+        # interned sides
+        self._side_ids: dict[_Playing | _Standing, int] = {}
+        self._sides: list[_Playing | _Standing] = []
+        self._standing: list[bool] = []
+        # interned decks and their draws: (value, probability, deck id after)
+        self._deck_ids: dict[_Deck, int] = {}
+        self._draws: list[tuple[tuple[int, float, int], ...]] = []
+        # candidate lists, per (side id, drawn value)
+        self._after: dict[tuple[int, int], int] = {}
+        self._candidate_ids: dict[tuple[int, ...], int] = {}
+        self._candidates: list[tuple[int, ...]] = []
+        # memo tables
+        self._before: dict[int, Value] = {}
+        self._after_memo: dict[int, Value] = {}
+        # the C inner loop, for fixed draw probabilities when it was built
+        self._core: Any = None
+        if self.fixed is not None and _fastsolve is not None and native:
+            total = sum(self.fixed)
+            self._core = _fastsolve.Core([n / total for n in self.fixed], self._candidate_list)
+            self.before_draw = self._native_before_draw  # type: ignore[method-assign]
+            self.candidate_value = self._native_candidate_value  # type: ignore[method-assign]
+
+    @property
+    def native(self) -> bool:
+        """Whether the C inner loop does the search."""
+        return self._core is not None
+
+    @property
+    def states(self) -> int:
+        """Positions solved so far (before and after a draw)."""
+        if self._core is not None:
+            return int(self._core.states)
+        return len(self._before) + len(self._after_memo)
+
+    def _native_before_draw(self, mover: int, other: int, deck: int) -> Value:
+        result: Value = self._core.before_draw(mover, other)
+        return result
+
+    def _native_candidate_value(self, code: int, other: int, deck: int) -> Value:
+        result: Value = self._core.candidate_value(code, other)
+        return result
+
+    # -- interning ------------------------------------------------------------------------------
+
+    def side_id(self, side: _Playing | _Standing) -> int:
+        found = self._side_ids.get(side)
+        if found is None:
+            found = len(self._sides)
+            self._side_ids[side] = found
+            self._sides.append(side)
+            self._standing.append(len(side) == 2)
+            if self._core is not None:
+                self._core.add_side(len(side) == 2, side[-1], side[0])
+        return found
+
+    def deck_id(self, deck: _Deck) -> int:
+        """Intern a deck (remaining counts of 1..10); with fixed draws every deck is one."""
+        if self.fixed is not None:
+            deck = ()
+        found = self._deck_ids.get(deck)
+        if found is not None:
+            return found
+        found = len(self._draws)
+        self._deck_ids[deck] = found
+        self._draws.append(())
+        if self.fixed is not None:
+            total = sum(self.fixed)
+            draws = tuple((v + 1, n / total, found) for v, n in enumerate(self.fixed) if n)
+        else:
+            source = deck if any(deck) else FULL_DECK
+            total = sum(source)
+            draws = tuple(
+                (v + 1, n / total, self.deck_id(source[:v] + (n - 1,) + source[v + 1 :]))
+                for v, n in enumerate(source)
+                if n
+            )
+        self._draws[found] = draws
+        return found
+
+    # -- sides -----------------------------------------------------------------------------------
+
+    def _add(self, side: _Playing, value: int, hand: int) -> _Playing:
+        """``side`` with a card of ``value`` placed and ``hand`` left in hand."""
+        total, cards, _, f24, g24, f36, g36, tb = side
+        magnitude = value if value > 0 else -value
+        hands = self.hands
+        if not hands.flip24[hand]:
+            f24 = g24 = 0
+        elif magnitude == 2 or magnitude == 4:
+            if value > 0 or self._flip_all:
+                f24 += value
+            else:
+                g24 += value
+        if not hands.flip36[hand]:
+            f36 = g36 = 0
+        elif magnitude == 3 or magnitude == 6:
+            if value > 0 or self._flip_all:
+                f36 += value
+            else:
+                g36 += value
+        return (total + value, cards + 1, hand, f24, g24, f36, g36, tb)
+
+    def _flip(self, side: _Playing, kind: int, hand: int) -> _Playing:
+        """``side`` after playing a flip card (placed as 0), leaving ``hand``."""
+        total, cards, _, f24, g24, f36, g36, tb = side
+        first, second = (f24, g24) if kind == _FLIP24 else (f36, g36)
+        total -= 2 * first
+        if self._flip_all:
+            first = -first
+        else:
+            first, second = 0, second - first
+        if kind == _FLIP24:
+            f24, g24 = first, second
+        else:
+            f36, g36 = first, second
+        hands = self.hands
+        if not hands.flip24[hand]:
+            f24 = g24 = 0
+        if not hands.flip36[hand]:
+            f36 = g36 = 0
+        return (total, cards + 1, hand, f24, g24, f36, g36, tb)
+
+    def _play(self, side: _Playing, drawn: int, card_play: tuple[Card, int, int, int]) -> _Playing:
+        _, value, kind, rest = card_play
+        if kind == _PLAIN:
+            return self._add(side, value, rest)
+        if kind == _DOUBLE:
+            return self._add(side, drawn, rest)
+        if kind == _TIEBREAKER:
+            placed = self._add(side, value, rest)
+            if self._any_tiebreak:
+                placed = (*placed[:7], True)
+            return placed
+        return self._flip(side, kind, rest)
+
+    def _stands(self, side: _Playing, tiebreaker_last: bool) -> _Standing:
+        return (side[0], side[7] or (tiebreaker_last and not self._any_tiebreak))
+
+    def _turn_ends(
+        self, side: _Playing, tiebreaker_last: bool, placed: bool
+    ) -> list[tuple[str, str, int]]:
+        """How a turn can end once ``side`` holds its last card of the turn: (then, note,
+        candidate code) for each choice left (one if the rules force it)."""
+        total = side[0]
+        target = self._target
+        if side[1] >= self._size:
+            if total > target:
+                return [("bust", "ninth card over the target", _LOSS_MOVE)]
+            if self._nine_win:
+                return [("stand", "ninth card: wins the set", _WIN_MOVE)]
+            stood = self.side_id(self._stands(side, tiebreaker_last))
+            return [("stand", "ninth card: automatic stand", stood)]
+        if total == target:
+            stood = self.side_id(self._stands(side, tiebreaker_last))
+            return [("stand", f"automatic stand at {target}", stood)]
+        if total > target:
+            return [("bust", "", _LOSS_MOVE)]
+        return [
+            ("end", "", self.side_id(side)),
+            ("stand", "", self.side_id(self._stands(side, tiebreaker_last))),
+        ]
+
+    def labelled_moves(self, side: _Playing, drawn: int, played: bool) -> list[tuple[Move, int]]:
+        """Every move of a side that has just drawn ``drawn`` (on its table already), as
+        (move, candidate code)."""
+        moves = [
+            (Move(None, None, then, note), code)
+            for then, note, code in self._turn_ends(side, False, placed=False)
+        ]
+        if played:
+            return moves
+        for card_play in self.hands.plays[side[2]]:
+            card, value, kind, _ = card_play
+            placed = self._play(side, drawn, card_play)
+            shown = drawn if kind == _DOUBLE else None if kind in (_FLIP24, _FLIP36) else value
+            for then, note, code in self._turn_ends(placed, kind == _TIEBREAKER, placed=True):
+                moves.append((Move(card, shown, then, note), code))
+        return moves
+
+    def _candidate_list(self, side_id: int, drawn: int) -> int:
+        """The interned list of distinct ways the turn can end after ``side_id`` draws."""
+        side = self._sides[side_id]
+        assert len(side) == 8
+        placed = self._add(side, drawn, side[2])
+        codes: list[int] = []
+        if placed[1] >= self._size or placed[0] == self._target:
+            codes = [code for _, _, code in self._turn_ends(placed, False, placed=True)]
+        else:
+            codes = [code for _, code in self.labelled_moves(placed, drawn, played=False)]
+        unique = tuple(dict.fromkeys(codes))
+        found = self._candidate_ids.get(unique)
+        if found is None:
+            found = len(self._candidates)
+            self._candidate_ids[unique] = found
+            self._candidates.append(unique)
+            if self._core is not None:
+                self._core.add_list(unique)
+        self._after[(side_id, drawn)] = found
+        if self._core is not None:
+            self._core.set_after(side_id, drawn, found)
+        return found
+
+    # -- the recursion ----------------------------------------------------------------------------
+
+    def before_draw(self, mover: int, other: int, deck: int) -> Value:
+        """Value for ``mover`` (a playing side id), about to draw, against ``other`` (a playing
+        or standing side id), drawing from deck id ``deck``."""
+        key = (((mover << 22) | other) << 24) | deck
+        found = self._before.get(key)
+        if found is not None:
+            return found
+        if self.budget is not None and self.states >= self.budget:
+            raise SolverTooLarge("the exact solve exceeds its state budget")
+        after = self._after
+        after_draw = self.after_draw
+        equity = p_win = 0.0
+        for value, probability, rest in self._draws[deck]:
+            candidates = after.get((mover, value))
+            if candidates is None:
+                candidates = self._candidate_list(mover, value)
+            e, w = after_draw(candidates, other, rest)
+            equity += probability * e
+            p_win += probability * w
+        result = (equity, p_win)
+        self._before[key] = result
+        return result
+
+    def after_draw(self, candidates: int, other: int, deck: int) -> Value:
+        """Value for the mover of the best candidate in list ``candidates``."""
+        key = (((candidates << 22) | other) << 24) | deck
+        found = self._after_memo.get(key)
+        if found is not None:
+            return found
+        value = self.candidate_value
+        best = LOSS
+        for code in self._candidates[candidates]:
+            e, w = value(code, other, deck)
+            if e > best[0] + EPSILON or (e > best[0] - EPSILON and w > best[1]):
+                best = (e, w)
+                if e >= 1.0 - EPSILON:
+                    break  # a certain win cannot be beaten
+        self._after_memo[key] = best
+        return best
+
+    def candidate_value(self, code: int, other: int, deck: int) -> Value:
+        """Value for the mover of ending its turn as ``code`` says, against ``other``."""
+        if code < 0:
+            return LOSS if code == _LOSS_MOVE else WIN
+        standing = self._standing
+        if standing[other]:
+            if not standing[code]:
+                return self.before_draw(code, other, deck)
+            mine, theirs = self._sides[code], self._sides[other]
+            if mine[0] != theirs[0]:
+                return WIN if mine[0] > theirs[0] else LOSS
+            if mine[1] != theirs[1]:
+                return WIN if mine[1] else LOSS
+            return TIE
+        e, w = self.before_draw(other, code, deck)
+        return (-e, w - e)
+
+
+# ------------------------------------------------------------------------------------------------
+# From engine states to the compact model.
+
+
+def playing_side(solver: SetSolver, side: Side, hand: Sequence[Card]) -> _Playing:
+    """The compact form of a side that is still playing, with ``hand`` as its hand."""
+    rules = solver.ruleset
+    values = current_values(side.table, rules.flip_targets)
+    hid = solver.hands.intern(hand)
+    hands = solver.hands
+    positive_only = rules.flip_targets is FlipTargets.POSITIVE_ONLY
+    f24 = g24 = f36 = g36 = 0
+    if hands.flip24[hid]:
+        f24 = sum(v for v in values if abs(v) in (2, 4) and (v > 0 or not positive_only))
+        g24 = sum(v for v in values if v in (-2, -4)) if positive_only else 0
+    if hands.flip36[hid]:
+        f36 = sum(v for v in values if abs(v) in (3, 6) and (v > 0 or not positive_only))
+        g36 = sum(v for v in values if v in (-3, -6)) if positive_only else 0
+    tiebreak = rules.tiebreaker is Tiebreaker.ANY_PLAYED and any(
+        card.placed is Placed.TIEBREAKER for card in side.table
+    )
+    return (sum(values), len(side.table), hid, f24, g24, f36, g36, tiebreak)
+
+
+def standing_side(ruleset: Ruleset, side: Side) -> _Standing:
+    if ruleset.tiebreaker is Tiebreaker.ANY_PLAYED:
+        tiebreak = any(card.placed is Placed.TIEBREAKER for card in side.table)
+    else:
+        tiebreak = bool(side.table) and side.table[-1].placed is Placed.TIEBREAKER
+    return (side.total, tiebreak)
+
+
+# ------------------------------------------------------------------------------------------------
+# Hidden hands.
+
+
+def possible_hands(
+    deck: Sequence[Card], size: int, played: Sequence[Card] = ()
+) -> list[tuple[tuple[Card, ...], int]]:
+    """Every hand of ``size`` cards drawn without replacement from ``deck`` less ``played``,
+    as (sorted hand, number of ways): the weights of the uniform prior over positions."""
+    remaining = Counter(deck)
+    for card in played:
+        if remaining[card] <= 0:
+            raise PazaakError(
+                f"the opponent played {card}, which its side deck does not hold (often enough)"
+            )
+        remaining[card] -= 1
+    kinds = sorted((card for card, count in remaining.items() if count > 0), key=str)
+    if size > sum(remaining.values()):
+        raise PazaakError(
+            f"the opponent's side deck has {sum(remaining.values())} cards left, "
+            f"fewer than the {size} hidden in its hand"
+        )
+    results: list[tuple[tuple[Card, ...], int]] = []
+
+    def extend(index: int, chosen: list[Card], ways: int) -> None:
+        if len(chosen) == size:
+            results.append((tuple(chosen), ways))
+            return
+        if index == len(kinds):
+            return
+        card = kinds[index]
+        for take in range(min(remaining[card], size - len(chosen)) + 1):
+            extend(index + 1, chosen + [card] * take, ways * _binomial(remaining[card], take))
+
+    extend(0, [], 1)
+    return results
+
+
+def _binomial(n: int, k: int) -> int:
+    result = 1
+    for i in range(k):
+        result = result * (n - i) // (i + 1)
+    return result
+
+
+# ------------------------------------------------------------------------------------------------
+# The public entry point.
+
+
+@dataclass
+class SolveOptions:
+    """How to model what the position does not say."""
+
+    opponent_deck: Sequence[Card] | None = None
+    """The prior of a hidden opponent hand: its side deck."""
+    opponent_played: Sequence[Card] = ()
+    """Cards the opponent played in earlier sets of this match (removed from the prior)."""
+    exact: bool = False
+    """Solve a finite deck without replacement whatever the size (else a budget applies)."""
+    budget: int = 400_000
+    """The state budget of an exact finite-deck solve before it falls back to fixed draws."""
+    progress: Callable[[int, int], None] | None = None
+    """Called as progress(done, total) while averaging hidden hands."""
+    solver: SetSolver | None = field(default=None, repr=False)
+    """A solver to reuse (its memo carries over), e.g. by the expert player."""
+
+
+def advise(state: MatchState, options: SolveOptions | None = None) -> Advice:
+    """Solve every legal move of the player to act in ``state`` (phase AFTER_DRAW).
+
+    The opponent's hand may be hidden (``None`` cards): then ``options.opponent_deck`` gives the
+    prior and the answer is the exact average over every possible hand.
+    """
+    options = options or SolveOptions()
+    if state.phase is not Phase.AFTER_DRAW:
+        raise PazaakError(
+            f"the solver needs a player to move after his draw; the position is in phase "
+            f"{state.phase.value!r}"
+        )
+    me_index = state.turn
+    me_side, other_side = state.sides[me_index], state.sides[1 - me_index]
+    if not me_side.hand_known:
+        raise PazaakError("the hand of the player to move must be known")
+    rules = state.ruleset
+    other_hands: list[tuple[tuple[Card, ...], int]]
+    if other_side.standing or other_side.hand_known:
+        other_hands = [(tuple(c for c in other_side.hand if c is not None), 1)]
+    else:
+        if options.opponent_deck is None:
+            raise PazaakError("the opponent's hand is hidden: give its side deck as the prior")
+        prior = list(options.opponent_deck)
+        for card in options.opponent_played:
+            if card in prior:
+                prior.remove(card)
+            else:
+                raise PazaakError(
+                    f"the opponent played {card} in an earlier set, but its side deck "
+                    "holds no such card (or not that many)"
+                )
+        other_hands = possible_hands(prior, len(other_side.hand), _played_cards(other_side, prior))
+    fixed = False
+    if rules.main_deck is MainDeck.INFINITE:
+        solver = options.solver or SetSolver(rules, fixed_draws=FULL_DECK)
+        results = _average(state, solver, other_hands, options)
+    else:
+        try:
+            solver = options.solver or SetSolver(
+                rules, budget=None if options.exact else options.budget
+            )
+            results = _average(state, solver, other_hands, options)
+        except SolverTooLarge:
+            fixed = True
+            solver = SetSolver(rules, fixed_draws=state.draw_counts())
+            results = _average(state, solver, other_hands, options)
+    best_equity = max(outcome.equity for _, outcome in results)
+    ranked = sorted(results, key=lambda item: (-item[1].equity, -item[1].p_win))
+    return Advice(
+        results=tuple(
+            MoveResult(move, outcome, outcome.equity >= best_equity - BEST_TOLERANCE)
+            for move, outcome in ranked
+        ),
+        model=_describe_model(state, other_hands, fixed),
+        hands_averaged=len(other_hands),
+        fixed_probabilities=fixed,
+        states=solver.states,
+    )
+
+
+def _played_cards(side: Side, deck: Sequence[Card]) -> list[Card]:
+    """The side cards the opponent placed on its table this set, as cards of its side deck.
+
+    The table shows a played ± card only as its signed value, so a +3 on the table is taken to
+    be a +3 card if the deck holds one, else a ±3, else a ±1/2 (for ±1 and ±2): the most specific
+    card that could have produced it.
+    """
+    left = Counter(deck)
+    cards: list[Card] = []
+    for placed in side.table:
+        if placed.placed is Placed.MAIN:
+            continue
+        for candidate in _candidates(placed.placed, placed.value):
+            if left[candidate] > 0:
+                left[candidate] -= 1
+                cards.append(candidate)
+                break
+        else:
+            raise PazaakError(
+                f"the opponent's table shows {placed}, which no card left in its side deck "
+                "could have made"
+            )
+    return cards
+
+
+def _candidates(placed: Placed, value: int) -> list[Card]:
+    if placed is Placed.TIEBREAKER:
+        return [Card(CardKind.TIEBREAKER)]
+    if placed is Placed.FLIP_2_4:
+        return [Card(CardKind.FLIP_2_4)]
+    if placed is Placed.FLIP_3_6:
+        return [Card(CardKind.FLIP_3_6)]
+    if placed is Placed.DOUBLE:
+        return [Card(CardKind.DOUBLE)]
+    magnitude = abs(value)
+    exact = Card(CardKind.PLUS if value > 0 else CardKind.MINUS, magnitude)
+    found = [exact, Card(CardKind.PLUS_MINUS, magnitude)]
+    if magnitude <= 2:
+        found.append(Card(CardKind.PLUS_MINUS_1_2))
+    return found
+
+
+def _average(
+    state: MatchState,
+    solver: SetSolver,
+    other_hands: list[tuple[tuple[Card, ...], int]],
+    options: SolveOptions,
+) -> list[tuple[Move, Outcome]]:
+    me_index = state.turn
+    me_side, other_side = state.sides[me_index], state.sides[1 - me_index]
+    my_hand = tuple(c for c in me_side.hand if c is not None)
+    deck = solver.deck_id(state.deck)
+    drawn = me_side.table[-1].value if not state.played else me_side.table[-2].value
+    moves = solver.labelled_moves(playing_side(solver, me_side, my_hand), drawn, state.played)
+    total_ways = sum(ways for _, ways in other_hands)
+    sums = [[0.0, 0.0] for _ in moves]
+    for done, (hand, ways) in enumerate(other_hands):
+        if other_side.standing:
+            other = solver.side_id(standing_side(state.ruleset, other_side))
+        else:
+            other = solver.side_id(playing_side(solver, other_side, hand))
+        weight = ways / total_ways
+        for index, (_, code) in enumerate(moves):
+            equity, p_win = solver.candidate_value(code, other, deck)
+            sums[index][0] += weight * equity
+            sums[index][1] += weight * p_win
+        if options.progress is not None:
+            options.progress(done + 1, len(other_hands))
+    return [
+        (move, Outcome.from_value((sums[i][0], sums[i][1]))) for i, (move, _) in enumerate(moves)
+    ]
+
+
+def _describe_model(
+    state: MatchState, other_hands: list[tuple[tuple[Card, ...], int]], fixed: bool
+) -> str:
+    rules = state.ruleset
+    other = state.sides[1 - state.turn]
+    if other.standing:
+        who = f"opponent stood on {other.total}"
+    elif other.hand_known:
+        who = "both hands known, opponent plays optimally"
+    else:
+        who = (
+            f"opponent's {len(other.hand)} hidden cards averaged over {len(other_hands)} "
+            "possible hands (each solved with both hands known), opponent plays optimally"
+        )
+    if rules.main_deck is MainDeck.INFINITE:
+        deck = "infinite deck (uniform 1..10)"
+    elif fixed:
+        deck = "deck approximated by fixed draw probabilities (exact solve too large; --exact)"
+    else:
+        deck = f"exact {sum(state.draw_counts())}-card deck without replacement"
+    return f"{rules.spec}: {who}; {deck}"
+
+
+__all__ = [
+    "Advice",
+    "Move",
+    "MoveResult",
+    "Outcome",
+    "SetSolver",
+    "SolveOptions",
+    "advise",
+    "possible_hands",
+]
