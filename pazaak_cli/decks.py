@@ -578,9 +578,8 @@ def _too_large(source: str, size: str) -> InputError:
 
 
 def _missing(path: str) -> InputError:
-    names = ", ".join(sample_names())
     return InputError(
-        f"{path}: no such file, and no sample deck of that name (sample decks: {names})",
+        f"{path}: no such file, and no sample deck of that name (`pazaak decks` lists them)",
         token=path,
     )
 
@@ -623,7 +622,7 @@ def _sample_bytes(name: str) -> bytes:
     path = _sample_files().get(name)
     if path is None:
         raise InputError(
-            f"no sample deck {name!r}; the sample decks are {', '.join(sample_names())}",
+            f"no sample deck {name!r} (`pazaak decks` lists them)",
             token=name,
         )
     return path.read_bytes()

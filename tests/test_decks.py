@@ -385,7 +385,7 @@ def test_unreadable_files_raise_input_error(tmp_path: Path, make: object, messag
 
 
 def test_an_unknown_sample_name_lists_the_samples() -> None:
-    with pytest.raises(InputError, match="no sample deck 'nope'; the sample decks are kotor1-"):
+    with pytest.raises(InputError, match=r"^no sample deck 'nope' \(`pazaak decks` lists them\)$"):
         load_deck("sample:nope")
 
 

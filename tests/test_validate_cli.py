@@ -101,8 +101,9 @@ def test_a_binary_file_exits_2(here: Path) -> None:
 def test_a_missing_file_exits_2_and_names_the_samples(here: Path) -> None:
     result = run("validate", "nope.deck")
     assert_clean_exit(result, 2)
-    assert result.stderr.startswith(
-        "Error: nope.deck: no such file, and no sample deck of that name (sample decks: kotor1-"
+    assert result.stderr == (
+        "Error: nope.deck: no such file, and no sample deck of that name "
+        "(`pazaak decks` lists them)\n"
     )
 
 
