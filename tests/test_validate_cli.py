@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import click
 import pytest
 from click.testing import CliRunner, Result
 
+from pazaak_cli import decks
 from pazaak_cli.cli import main
 from pazaak_cli.commands.common import ruleset_option
 from pazaak_cli.commands.deck_option import DeckType, complete_decks, deck_option
@@ -125,11 +125,14 @@ def test_a_100_mb_file_exits_2_without_being_read(here: Path) -> None:
     )
 
 
-def test_an_unreadable_file_exits_2(here: Path) -> None:
+def test_an_unreadable_file_exits_2(here: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     Path("secret.deck").write_text(STARTER, "utf-8")
-    os.chmod("secret.deck", 0)
-    if os.access("secret.deck", os.R_OK):
-        pytest.skip("running as a user who can read anything (root)")
+
+    def refuse(path: str, mode: str = "r") -> object:
+        raise PermissionError(13, "Permission denied", path)
+
+    # chmod 000 does not stop root, so the refusal is simulated where the deck reader opens files
+    monkeypatch.setattr(decks, "open", refuse, raising=False)
     result = run("validate", "secret.deck")
     assert_clean_exit(result, 2)
     assert result.stderr == "Error: secret.deck: cannot read it (permission denied)\n"
