@@ -316,7 +316,7 @@ def test_hint_says_so_when_the_solver_is_unavailable(monkeypatch: pytest.MonkeyP
     def missing(name: str) -> Any:
         raise ImportError(name)
 
-    monkeypatch.setattr(play_cmd.importlib, "import_module", missing)
+    monkeypatch.setattr(play_cmd, "import_optional", missing)
     result = play(["--deck", "kotor1-starter", "--seed", "22"], ["hint", "q"])
     assert "> hint\nThe solver is not available in this version of pazaak: no hint.\n" in (
         result.stdout
@@ -342,13 +342,25 @@ def test_hint_shows_the_solvers_table_for_the_players_view(monkeypatch: pytest.M
             return f"TABLE OF {advice}"
 
     modules = {"pazaak_cli.solver": FakeSolver, "pazaak_cli.commands.advise_cmd": FakeAdvise}
-    monkeypatch.setattr(play_cmd.importlib, "import_module", modules.__getitem__)
+    monkeypatch.setattr(play_cmd, "import_optional", modules.__getitem__)
     result = play(["--deck", "kotor1-starter", "--seed", "22"], ["hint", "q"])
     assert "> hint\nTABLE OF advice\n" in result.stdout
     assert seen["view"].sides[1].hand == (None, None, None, None)
     assert [str(c) for c in seen["options"]["opponent_deck"]] == str(
         load_deck("kotor1-average")
     ).split()
+
+
+def test_ctrl_c_during_a_hint_cancels_only_the_hint(monkeypatch: pytest.MonkeyPatch):
+    def slow_hint(*args: Any) -> str:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(play_cmd, "hint_text", slow_hint)
+    result = play(["--deck", "kotor1-starter", "--seed", "22"], ["hint", "e", "q"])
+    assert result.exit_code == 0
+    assert "> hint\nHint cancelled; the match goes on.\n> e\nYou end the turn on 6." in (
+        result.stdout
+    )
 
 
 # -- nothing is lost: EOF, quit, Ctrl-C, resume ---------------------------------------------------

@@ -527,12 +527,34 @@ class Screen:
         elif command is Meta.STATE:
             click.echo(format_position(view))
         elif command is Meta.HINT:
-            click.echo(hint_text(self.session, seat))
+            self.hint(seat)
         elif command is Meta.QUIT:
             return self.stop("")
         elif command is Meta.FORFEIT:
             return self.confirm_forfeit(seat)
         return True
+
+    def hint(self, seat: int) -> None:
+        """The solver's table; on a terminal with a progress count, and Ctrl-C cancels only the
+        hint (solving a hidden hand can take seconds)."""
+        progress = None
+        if stdout_is_terminal():
+
+            def progress(done: int, total: int) -> None:
+                click.echo(
+                    f"\rSolving: {done}/{total} possible hands of {self.opponent(seat)}", nl=False
+                )
+
+        try:
+            text = hint_text(self.session, seat, progress)
+        except KeyboardInterrupt:
+            text = "Hint cancelled; the match goes on."
+        if progress is not None:
+            click.echo("\r\033[K", nl=False, color=True)
+        click.echo(text)
+
+    def opponent(self, seat: int) -> str:
+        return self.session.seats[1 - seat].name
 
     def confirm_forfeit(self, seat: int) -> bool:
         stake = f" and {self.session.wager} credits" if self.session.wager else ""
@@ -891,11 +913,20 @@ def _resume_command(path: Path) -> str:
 # The hint ------------------------------------------------------------------------------------
 
 
-def hint_text(session: MatchSession, seat: int) -> str:
-    """The solver's table of moves for ``seat``, as ``pazaak advise`` shows it."""
+def import_optional(name: str) -> Any:
+    """Import a module that may not be installed yet (the solver and its table are optional)."""
+    return importlib.import_module(name)
+
+
+def hint_text(
+    session: MatchSession, seat: int, progress: Callable[[int, int], None] | None = None
+) -> str:
+    """The solver's table of moves for ``seat``, as ``pazaak advise`` shows it: the other hand
+    is hidden, so it is averaged over the hands its side deck can have dealt (less the cards it
+    played in earlier sets)."""
     try:
-        solver: Any = importlib.import_module("pazaak_cli.solver")
-        advise_cmd: Any = importlib.import_module("pazaak_cli.commands.advise_cmd")
+        solver: Any = import_optional("pazaak_cli.solver")
+        advise_cmd: Any = import_optional("pazaak_cli.commands.advise_cmd")
         render: Callable[[Any], str] = advise_cmd.render_advice
     except (ImportError, AttributeError):
         return "The solver is not available in this version of pazaak: no hint."
@@ -903,6 +934,7 @@ def hint_text(session: MatchSession, seat: int) -> str:
     options = solver.SolveOptions(
         opponent_deck=session.seats[1 - seat].deck,
         opponent_played=session.cards_played_in_earlier_sets(1 - seat),
+        progress=progress,
     )
     try:
         return render(solver.advise(view, options))
