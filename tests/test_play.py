@@ -351,6 +351,24 @@ def test_hint_shows_the_solvers_table_for_the_players_view(monkeypatch: pytest.M
     ).split()
 
 
+def test_a_failing_solver_gives_one_line_and_the_match_goes_on(monkeypatch: pytest.MonkeyPatch):
+    class BrokenSolver:
+        SolveOptions = dict
+
+        @staticmethod
+        def advise(view: MatchState, options: Any) -> str:
+            raise TypeError("bad table")
+
+    modules = {"pazaak_cli.solver": BrokenSolver, "pazaak_cli.commands.advise_cmd": BrokenSolver}
+    monkeypatch.setattr(BrokenSolver, "render_advice", str, raising=False)
+    monkeypatch.setattr(play_cmd, "import_optional", modules.__getitem__)
+    result = play(["--deck", "kotor1-starter", "--seed", "22"], ["hint", "e", "q"])
+    assert result.exit_code == 0
+    assert (
+        "> hint\nNo hint: the solver failed (TypeError: bad table); please report it.\n> e\n"
+    ) in result.stdout
+
+
 def test_ctrl_c_during_a_hint_cancels_only_the_hint(monkeypatch: pytest.MonkeyPatch):
     def slow_hint(*args: Any) -> str:
         raise KeyboardInterrupt

@@ -940,3 +940,5 @@ def hint_text(
         return render(solver.advise(view, options))
     except PazaakError as error:
         return f"No hint: {error}."
+    except Exception as error:  # a failing hint must not end the match
+        return f"No hint: the solver failed ({type(error).__name__}: {error}); please report it."
