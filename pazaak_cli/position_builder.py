@@ -59,10 +59,7 @@ def question_from_state(state: MatchState) -> Question:
     deck = list(state.deck)
     drawn = side.table[-1].value
     if state.ruleset.main_deck.value != "infinite":
-        if sum(deck) == 0 or deck[drawn - 1] == COPIES_PER_VALUE:
-            deck[drawn - 1] += 1 if sum(deck) else 0
-        else:
-            deck[drawn - 1] += 1
+        deck[drawn - 1] += 1  # (a deck renewed by this draw reads as a full one: the same)
     sides = (before, state.sides[1]) if state.turn == 0 else (state.sides[0], before)
     return Question(state._replace(sides=sides, phase=Phase.BEFORE_DRAW, deck=tuple(deck)), drawn)
 
@@ -91,7 +88,7 @@ def build_question(
     drawn_at = len(table) - (2 if played else 1)
     drawn = table[drawn_at].value
     before_table = tuple(table[:drawn_at])
-    deck = _deck(ruleset, [*before_table, *([] if played else [])], opp_table, seen, drawn)
+    deck = _deck(ruleset, before_table, opp_table, seen, drawn)
     flips = ruleset.flip_targets
     mine = Side(
         tuple(table) if played else before_table,
@@ -143,7 +140,7 @@ def _in_your_words(message: str) -> str:
 def _set_orders(sets: tuple[int, int], me: int) -> list[tuple[int | None, ...]]:
     mine, theirs = sets
     me_won, they_won = (me,) * mine, (1 - me,) * theirs
-    orders = [me_won + they_won, they_won + me_won]
+    orders: list[tuple[int | None, ...]] = [me_won + they_won, they_won + me_won]
     alternating: list[int | None] = []
     for i in range(max(mine, theirs)):
         if i < mine:

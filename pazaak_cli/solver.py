@@ -38,8 +38,10 @@ from pazaak_cli.game import (
     Phase,
     Placed,
     Side,
+    TableCard,
     current_values,
 )
+from pazaak_cli.position_builder import Question, question_from_state
 from pazaak_cli.rules import FlipTargets, MainDeck, NineCards, Ruleset, Tiebreaker
 
 try:  # the optional C inner loop (setup.py builds it when a compiler is available)
@@ -243,7 +245,8 @@ class SetSolver:
         self._standing: list[bool] = []
         # interned decks and their draws: (value, probability, deck id after)
         self._deck_ids: dict[_Deck, int] = {}
-        self._draws: list[tuple[tuple[int, float, int], ...]] = []
+        self._decks: list[_Deck] = []
+        self._draws: list[tuple[tuple[int, float, int], ...] | None] = []
         # candidate lists, per (side id, drawn value)
         self._after: dict[tuple[int, int], int] = {}
         self._candidate_ids: dict[tuple[int, ...], int] = {}
@@ -297,15 +300,20 @@ class SetSolver:
         if self.fixed is not None:
             deck = ()
         found = self._deck_ids.get(deck)
-        if found is not None:
-            return found
-        found = len(self._draws)
-        self._deck_ids[deck] = found
-        self._draws.append(())
+        if found is None:
+            found = len(self._decks)
+            self._deck_ids[deck] = found
+            self._decks.append(deck)
+            self._draws.append(None)
+        return found
+
+    def _make_draws(self, deck_id: int) -> tuple[tuple[int, float, int], ...]:
+        """(value, probability, deck id after) for the next draw from deck ``deck_id``."""
         if self.fixed is not None:
             total = sum(self.fixed)
-            draws = tuple((v + 1, n / total, found) for v, n in enumerate(self.fixed) if n)
+            draws = tuple((v + 1, n / total, deck_id) for v, n in enumerate(self.fixed) if n)
         else:
+            deck = self._decks[deck_id]
             source = deck if any(deck) else FULL_DECK
             total = sum(source)
             draws = tuple(
@@ -313,8 +321,8 @@ class SetSolver:
                 for v, n in enumerate(source)
                 if n
             )
-        self._draws[found] = draws
-        return found
+        self._draws[deck_id] = draws
+        return draws
 
     # -- sides -----------------------------------------------------------------------------------
 
@@ -399,14 +407,17 @@ class SetSolver:
             ("stand", "", self.side_id(self._stands(side, tiebreaker_last))),
         ]
 
-    def labelled_moves(self, side: _Playing, drawn: int, played: bool) -> list[tuple[Move, int]]:
+    def labelled_moves(
+        self, side: _Playing, drawn: int, played: bool, tiebreaker_last: bool = False
+    ) -> list[tuple[Move, int]]:
         """Every move of a side that has just drawn ``drawn`` (on its table already), as
-        (move, candidate code)."""
+        (move, candidate code). ``played``: a hand card (a Tiebreaker if ``tiebreaker_last``)
+        already followed the draw, so only ending the turn or standing is left."""
         moves = [
             (Move(None, None, then, note), code)
-            for then, note, code in self._turn_ends(side, False, placed=False)
+            for then, note, code in self._turn_ends(side, tiebreaker_last, placed=played)
         ]
-        if played:
+        if played or side[1] >= self._size or side[0] == self._target:
             return moves
         for card_play in self.hands.plays[side[2]]:
             card, value, kind, _ = card_play
@@ -415,6 +426,10 @@ class SetSolver:
             for then, note, code in self._turn_ends(placed, kind == _TIEBREAKER, placed=True):
                 moves.append((Move(card, shown, then, note), code))
         return moves
+
+    def place_draw(self, side: _Playing, drawn: int) -> _Playing:
+        """``side`` after drawing ``drawn``."""
+        return self._add(side, drawn, side[2])
 
     def _candidate_list(self, side_id: int, drawn: int) -> int:
         """The interned list of distinct ways the turn can end after ``side_id`` draws."""
@@ -453,7 +468,8 @@ class SetSolver:
         after = self._after
         after_draw = self.after_draw
         equity = p_win = 0.0
-        for value, probability, rest in self._draws[deck]:
+        draws = self._draws[deck] or self._make_draws(deck)
+        for value, probability, rest in draws:
             candidates = after.get((mover, value))
             if candidates is None:
                 candidates = self._candidate_list(mover, value)
@@ -604,47 +620,47 @@ def advise(state: MatchState, options: SolveOptions | None = None) -> Advice:
     The opponent's hand may be hidden (``None`` cards): then ``options.opponent_deck`` gives the
     prior and the answer is the exact average over every possible hand.
     """
+    return solve_question(question_from_state(state), options)
+
+
+def solve_question(question: Question, options: SolveOptions | None = None) -> Advice:
+    """Solve every move of the player who has just drawn ``question.drawn`` (see
+    :class:`~pazaak_cli.position_builder.Question`), including the forced ones after a draw to
+    20 or a ninth card."""
     options = options or SolveOptions()
-    if state.phase is not Phase.AFTER_DRAW:
-        raise PazaakError(
-            f"the solver needs a player to move after his draw; the position is in phase "
-            f"{state.phase.value!r}"
-        )
-    me_index = state.turn
-    me_side, other_side = state.sides[me_index], state.sides[1 - me_index]
+    state = question.state
+    me_side, other_side = state.sides[state.turn], state.sides[1 - state.turn]
     if not me_side.hand_known:
         raise PazaakError("the hand of the player to move must be known")
     rules = state.ruleset
-    other_hands: list[tuple[tuple[Card, ...], int]]
-    if other_side.standing or other_side.hand_known:
-        other_hands = [(tuple(c for c in other_side.hand if c is not None), 1)]
-    else:
-        if options.opponent_deck is None:
-            raise PazaakError("the opponent's hand is hidden: give its side deck as the prior")
-        prior = list(options.opponent_deck)
-        for card in options.opponent_played:
-            if card in prior:
-                prior.remove(card)
-            else:
-                raise PazaakError(
-                    f"the opponent played {card} in an earlier set, but its side deck "
-                    "holds no such card (or not that many)"
-                )
-        other_hands = possible_hands(prior, len(other_side.hand), _played_cards(other_side, prior))
+    other_hands = _other_hands(other_side, options)
+    deck_after = _deck_after(state, question.drawn)
     fixed = False
     if rules.main_deck is MainDeck.INFINITE:
         solver = options.solver or SetSolver(rules, fixed_draws=FULL_DECK)
-        results = _average(state, solver, other_hands, options)
-    else:
+        results = _average(question, solver, other_hands, deck_after, options)
+    elif options.exact or other_side.standing:
+        solver = SetSolver(rules, budget=None if options.exact else options.budget)
         try:
-            solver = options.solver or SetSolver(
-                rules, budget=None if options.exact else options.budget
-            )
-            results = _average(state, solver, other_hands, options)
+            results = _average(question, solver, other_hands, deck_after, options)
         except SolverTooLarge:
             fixed = True
-            solver = SetSolver(rules, fixed_draws=state.draw_counts())
-            results = _average(state, solver, other_hands, options)
+            solver = SetSolver(rules, fixed_draws=deck_after if any(deck_after) else FULL_DECK)
+            results = _average(question, solver, other_hands, deck_after, options)
+    else:
+        # Both still play: the exact without-replacement solve multiplies the positions by the
+        # deck's compositions. Solve with fixed draw probabilities first (fast); when that
+        # search was small, the exact one is affordable too and replaces it.
+        fixed = True
+        solver = SetSolver(rules, fixed_draws=deck_after if any(deck_after) else FULL_DECK)
+        results = _average(question, solver, other_hands, deck_after, options)
+        if solver.states <= EXACT_PROBE_STATES:
+            exact_solver = SetSolver(rules, budget=EXACT_BUDGET_FACTOR * max(solver.states, 1000))
+            try:
+                results = _average(question, exact_solver, other_hands, deck_after, options)
+                fixed, solver = False, exact_solver
+            except SolverTooLarge:
+                pass
     best_equity = max(outcome.equity for _, outcome in results)
     ranked = sorted(results, key=lambda item: (-item[1].equity, -item[1].p_win))
     return Advice(
@@ -652,15 +668,49 @@ def advise(state: MatchState, options: SolveOptions | None = None) -> Advice:
             MoveResult(move, outcome, outcome.equity >= best_equity - BEST_TOLERANCE)
             for move, outcome in ranked
         ),
-        model=_describe_model(state, other_hands, fixed),
+        model=_describe_model(state, other_hands, fixed, deck_after),
         hands_averaged=len(other_hands),
         fixed_probabilities=fixed,
         states=solver.states,
     )
 
 
-def _played_cards(side: Side, deck: Sequence[Card]) -> list[Card]:
-    """The side cards the opponent placed on its table this set, as cards of its side deck.
+EXACT_PROBE_STATES = 20_000
+"""Both players still drawing from a finite deck: the exact solve is tried only when the solve
+with fixed draw probabilities needed at most this many positions..."""
+EXACT_BUDGET_FACTOR = 40
+"""...and it may then use at most this many times as many positions."""
+
+
+def _other_hands(side: Side, options: SolveOptions) -> list[tuple[tuple[Card, ...], int]]:
+    """The opponent's possible hands with their weights (one, if it is known or irrelevant)."""
+    if side.standing or side.hand_known:
+        return [(tuple(card for card in side.hand if card is not None), 1)]
+    if options.opponent_deck is None:
+        raise PazaakError("the opponent's hand is hidden: give its side deck as the prior")
+    prior = list(options.opponent_deck)
+    for card in options.opponent_played:
+        if card not in prior:
+            raise PazaakError(
+                f"the opponent played {card} in an earlier set, but its side deck holds no "
+                "such card (or not that many)"
+            )
+        prior.remove(card)
+    return possible_hands(prior, len(side.hand), played_cards(side.table, prior))
+
+
+def _deck_after(state: MatchState, drawn: int) -> _Deck:
+    """The main deck once ``drawn`` is out of it (it already is after a played card)."""
+    if state.phase is Phase.AFTER_DRAW or state.ruleset.main_deck is MainDeck.INFINITE:
+        return state.deck
+    deck = state.draw_counts()
+    if deck[drawn - 1] == 0:
+        raise PazaakError(f"no {drawn} is left in the main deck to draw")
+    return deck[: drawn - 1] + (deck[drawn - 1] - 1,) + deck[drawn:]
+
+
+def played_cards(table: Sequence[TableCard], deck: Sequence[Card]) -> list[Card]:
+    """The side cards behind the hand cards on a table, as cards of the side deck ``deck``.
 
     The table shows a played ± card only as its signed value, so a +3 on the table is taken to
     be a +3 card if the deck holds one, else a ±3, else a ±1/2 (for ±1 and ±2): the most specific
@@ -668,7 +718,7 @@ def _played_cards(side: Side, deck: Sequence[Card]) -> list[Card]:
     """
     left = Counter(deck)
     cards: list[Card] = []
-    for placed in side.table:
+    for placed in table:
         if placed.placed is Placed.MAIN:
             continue
         for candidate in _candidates(placed.placed, placed.value):
@@ -702,17 +752,22 @@ def _candidates(placed: Placed, value: int) -> list[Card]:
 
 
 def _average(
-    state: MatchState,
+    question: Question,
     solver: SetSolver,
     other_hands: list[tuple[tuple[Card, ...], int]],
+    deck_after: _Deck,
     options: SolveOptions,
 ) -> list[tuple[Move, Outcome]]:
-    me_index = state.turn
-    me_side, other_side = state.sides[me_index], state.sides[1 - me_index]
-    my_hand = tuple(c for c in me_side.hand if c is not None)
-    deck = solver.deck_id(state.deck)
-    drawn = me_side.table[-1].value if not state.played else me_side.table[-2].value
-    moves = solver.labelled_moves(playing_side(solver, me_side, my_hand), drawn, state.played)
+    """Every move's outcome, averaged over the opponent's possible hands."""
+    state = question.state
+    me_side, other_side = state.sides[state.turn], state.sides[1 - state.turn]
+    my_hand = tuple(card for card in me_side.hand if card is not None)
+    me = playing_side(solver, me_side, my_hand)
+    if not state.played:
+        me = solver.place_draw(me, question.drawn)
+    tiebreaker_last = state.played and me_side.table[-1].placed is Placed.TIEBREAKER
+    moves = solver.labelled_moves(me, question.drawn, state.played, tiebreaker_last)
+    deck = solver.deck_id(deck_after)
     total_ways = sum(ways for _, ways in other_hands)
     sums = [[0.0, 0.0] for _ in moves]
     for done, (hand, ways) in enumerate(other_hands):
@@ -733,7 +788,10 @@ def _average(
 
 
 def _describe_model(
-    state: MatchState, other_hands: list[tuple[tuple[Card, ...], int]], fixed: bool
+    state: MatchState,
+    other_hands: list[tuple[tuple[Card, ...], int]],
+    fixed: bool,
+    deck_after: _Deck,
 ) -> str:
     rules = state.ruleset
     other = state.sides[1 - state.turn]
@@ -751,7 +809,7 @@ def _describe_model(
     elif fixed:
         deck = "deck approximated by fixed draw probabilities (exact solve too large; --exact)"
     else:
-        deck = f"exact {sum(state.draw_counts())}-card deck without replacement"
+        deck = f"exact {sum(deck_after) or 40}-card deck, drawn without replacement"
     return f"{rules.spec}: {who}; {deck}"
 
 

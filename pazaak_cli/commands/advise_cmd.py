@@ -1,0 +1,375 @@
+"""``pazaak advise``: exact win/tie/loss odds for every move at the table you see."""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from typing import Any
+
+import click
+from tabulate import tabulate
+
+from pazaak_cli.cards import Card, parse_cards
+from pazaak_cli.commands.common import emit_json, json_option, ruleset_option, style
+from pazaak_cli.commands.deck_option import deck_option
+from pazaak_cli.decks import SideDeck, default_deck
+from pazaak_cli.errors import PazaakError
+from pazaak_cli.game import MAIN_VALUES, TableCard
+from pazaak_cli.notation import format_position, parse_position, parse_table
+from pazaak_cli.position_builder import Question, build_question, question_from_state
+from pazaak_cli.rules import DEFAULT_RULESET, MainDeck, Ruleset, parse_ruleset
+from pazaak_cli.solver import Advice, SolveOptions, solve_question
+
+
+class CardListType(click.ParamType):  # type: ignore[type-arg]
+    """A list of side cards separated by spaces or commas (``"+1 -2 ±3"``; ``""`` is none)."""
+
+    name = "cards"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, tuple):
+            return value
+        try:
+            return parse_cards(str(value))
+        except PazaakError as error:
+            self.fail(str(error), param, ctx)
+
+
+class MainCardListType(click.ParamType):  # type: ignore[type-arg]
+    """A list of main-deck values 1..10 (``--seen "5 10 2"``)."""
+
+    name = "values"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, tuple):
+            return value
+        values = []
+        for token in str(value).replace(",", " ").split():
+            if not (token.isascii() and token.isdigit() and int(token) in MAIN_VALUES):
+                self.fail(f"{token!r} is not a main-deck card: write 1 to 10", param, ctx)
+            values.append(int(token))
+        return tuple(values)
+
+
+class SetsType(click.ParamType):  # type: ignore[type-arg]
+    """Sets won so far, ``MINE-THEIRS`` (``1-2``)."""
+
+    name = "MINE-THEIRS"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, tuple):
+            return value
+        mine, sep, theirs = str(value).partition("-")
+        if not sep or not (mine.isdigit() and theirs.isdigit()):
+            self.fail(f"{value!r} is not MINE-THEIRS, e.g. 1-2", param, ctx)
+        return (int(mine), int(theirs))
+
+
+CARDS = CardListType()
+MAIN_CARDS = MainCardListType()
+
+
+@click.command("advise")
+@ruleset_option(default=None)
+@click.option(
+    "--table",
+    "table_text",
+    default=None,
+    metavar="CARDS",
+    help='Your table in order, the card you just drew last: "7 4 +3 9".',
+)
+@click.option(
+    "--hand", type=CARDS, default="", metavar="CARDS", help='Your hand cards: "+1 -2 ±3 D".'
+)
+@click.option(
+    "--opp-table",
+    "opp_table_text",
+    default="",
+    metavar="CARDS",
+    help="The opponent's table in order.",
+)
+@click.option("--opp-stood", is_flag=True, help="The opponent stands.")
+@click.option(
+    "--opp-hand",
+    type=CARDS,
+    default=None,
+    metavar="CARDS",
+    help="The opponent's hand, if you know it (an empty string: no cards).",
+)
+@click.option(
+    "--opp-hand-size",
+    type=click.IntRange(0, 10),
+    default=None,
+    help="How many cards the opponent holds, values unknown (averaged over its deck).",
+)
+@deck_option(
+    "--opp-deck",
+    "opp_deck",
+    help="The opponent's side deck, the prior of a hidden "
+    "hand: a file or sample deck name (default: kotor1-starter / the preset's).",
+)
+@click.option(
+    "--opponent",
+    type=click.Choice(["optimal", "kotor"]),
+    default="optimal",
+    show_default=True,
+    help="How the opponent plays.",
+)
+@click.option(
+    "--sets",
+    type=SetsType(),
+    default="0-0",
+    show_default=True,
+    help="Sets won so far, yours first.",
+)
+@click.option(
+    "--seen",
+    type=MAIN_CARDS,
+    default="",
+    metavar="VALUES",
+    help="Main-deck cards gone in earlier sets since the last shuffle.",
+)
+@click.option(
+    "--main-deck",
+    type=click.Choice([m.value for m in MainDeck]),
+    default=None,
+    help="Override the ruleset's main-deck model (infinite: uniform 1..10).",
+)
+@click.option(
+    "--exact",
+    is_flag=True,
+    help="Always solve a finite deck without replacement, however long it takes.",
+)
+@click.option(
+    "--position",
+    default=None,
+    metavar="NOTATION",
+    help="A whole position in the project's notation instead of the flags above.",
+)
+@json_option
+def advise_command(
+    ruleset: Ruleset | None,
+    table_text: str | None,
+    hand: tuple[Card, ...],
+    opp_table_text: str,
+    opp_stood: bool,
+    opp_hand: tuple[Card, ...] | None,
+    opp_hand_size: int | None,
+    opp_deck: SideDeck | None,
+    opponent: str,
+    sets: tuple[int, int],
+    seen: tuple[int, ...],
+    main_deck: str | None,
+    exact: bool,
+    position: str | None,
+    as_json: bool,
+) -> None:
+    """Exact odds of winning, tying and losing this set for every legal move.
+
+    You have just drawn (the drawn card is the last card of --table). For each move (end the
+    turn, stand, or play a hand card with each value it can take, then end or stand) the solver
+    gives the exact probabilities under optimal play by both sides, and marks the best.
+
+    \b
+    Examples:
+      pazaak advise --table "8 5" --hand "+1 -2 ±3 +4" --opp-table "10 7" --opp-stood
+      pazaak advise --ruleset kotor2 --table 6,9 --hand "D,T,±1/2" --opp-table "10" \\
+          --opp-hand-size 4 --opp-deck kotor2-average
+      pazaak advise --position "kotor1 3,2,5 10,7 +1,-2,±3,+4 - -S - 4334343443 a1 1"
+    """
+    if opponent == "kotor":
+        raise click.UsageError(
+            "--opponent kotor is not available yet: the solver models an optimal opponent"
+        )
+    question = _question(
+        ruleset,
+        table_text,
+        hand,
+        opp_table_text,
+        opp_stood,
+        opp_hand,
+        opp_hand_size,
+        sets,
+        seen,
+        main_deck,
+        position,
+    )
+    state = question.state
+    other = state.sides[1 - state.turn]
+    prior = None
+    if not other.hand_known and not other.standing:
+        prior = (opp_deck or default_deck(state.ruleset)).cards
+    progress = _Progress(enabled=not as_json)
+    options = SolveOptions(opponent_deck=prior, exact=exact, progress=progress.update)
+    try:
+        advice = solve_question(question, options)
+    finally:
+        progress.close()
+    if as_json:
+        emit_json(advice_json(advice, question))
+        return
+    click.echo(_position_line(question))
+    click.echo(render_advice(advice))
+
+
+def _question(
+    ruleset: Ruleset | None,
+    table_text: str | None,
+    hand: tuple[Card, ...],
+    opp_table_text: str,
+    opp_stood: bool,
+    opp_hand: tuple[Card, ...] | None,
+    opp_hand_size: int | None,
+    sets: tuple[int, int],
+    seen: tuple[int, ...],
+    main_deck: str | None,
+    position: str | None,
+) -> Question:
+    if position is not None:
+        if table_text is not None:
+            raise click.UsageError("give either --position or --table, not both")
+        state = parse_position(position)
+        if main_deck is not None:
+            rules = dataclasses.replace(state.ruleset, main_deck=MainDeck(main_deck))
+            deck = state.deck if rules.main_deck is not MainDeck.INFINITE else (4,) * 10
+            state = state._replace(ruleset=rules, deck=deck)
+        return question_from_state(state)
+    if table_text is None:
+        raise click.UsageError(
+            "give your table with --table (the card you drew last), "
+            "or a whole position with --position"
+        )
+    if opp_hand is not None and opp_hand_size is not None:
+        raise click.UsageError("give either --opp-hand or --opp-hand-size, not both")
+    rules = ruleset or parse_ruleset(DEFAULT_RULESET)
+    if main_deck is not None:
+        rules = dataclasses.replace(rules, main_deck=MainDeck(main_deck))
+    table = _table(table_text, rules, "--table")
+    opp_table = _table(opp_table_text, rules, "--opp-table")
+    hidden: tuple[Card | None, ...]
+    if opp_hand is not None:
+        hidden = opp_hand
+    else:
+        hidden = (None,) * (opp_hand_size if opp_hand_size is not None else 0)
+        if opp_hand_size is None and not opp_stood:
+            raise click.UsageError(
+                "the opponent still plays: give its hand with --opp-hand, or its size with "
+                "--opp-hand-size (its deck with --opp-deck), or say --opp-stood"
+            )
+    for card in hand:
+        if not rules.allows(card):
+            raise click.BadParameter(f"{card} is not a {rules.name} card", param_hint="'--hand'")
+    return build_question(
+        rules,
+        table=table,
+        hand=hand,
+        opp_table=opp_table,
+        opp_stood=opp_stood,
+        opp_hand=hidden,
+        sets=sets,
+        seen=seen,
+    )
+
+
+def _table(text: str, rules: Ruleset, option: str) -> tuple[TableCard, ...]:
+    try:
+        return parse_table(text, rules.flip_targets, where=option)
+    except PazaakError as error:
+        raise click.BadParameter(
+            str(error).removeprefix(f"{option}: "), param_hint=f"'{option}'"
+        ) from None
+
+
+class _Progress:
+    """A progress bar on standard error while hidden hands are averaged (after one second,
+    on a terminal only)."""
+
+    def __init__(self, *, enabled: bool) -> None:
+        self.enabled = enabled and sys.stderr.isatty()
+        self.bar: Any = None
+        self.done = 0
+        self.started: float | None = None
+
+    def update(self, done: int, total: int) -> None:
+        if not self.enabled:
+            return
+        import time
+
+        now = time.monotonic()
+        if self.started is None:
+            self.started = now
+        if self.bar is None and now - self.started > 1.0 and done < total:
+            self.bar = click.progressbar(
+                length=total, label="averaging hidden hands", file=sys.stderr
+            )
+            self.bar.__enter__()
+        if self.bar is not None:
+            self.bar.update(done - self.done)
+        self.done = done
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+
+
+def _position_line(question: Question) -> str:
+    state = question.state
+    me = state.sides[state.turn]
+    other = state.sides[1 - state.turn]
+    table = " ".join(str(card) for card in me.table)
+    if not state.played:
+        table = f"{table} {question.drawn}".strip()
+    opp = " ".join(str(card) for card in other.table) or "empty"
+    stood = ", stands" if other.standing else ""
+    return f"Your table {table}; opponent's {opp}{stood}."
+
+
+def render_advice(advice: Advice) -> str:
+    """The human table of moves, best first (``pazaak play``'s hint shows the same)."""
+    rows = []
+    for result in advice.results:
+        o = result.outcome
+        mark = style("best", bold=True, fg="green") if result.best else ""
+        rows.append(
+            [
+                mark,
+                str(result.move),
+                f"{100 * o.p_win:.2f}",
+                f"{100 * o.p_tie:.2f}",
+                f"{100 * o.p_loss:.2f}",
+                f"{o.equity:+.4f}",
+            ]
+        )
+    table = tabulate(
+        rows,
+        headers=["", "move", "win %", "tie %", "loss %", "equity"],
+        disable_numparse=True,
+        colalign=("left", "left", "right", "right", "right", "right"),
+    )
+    return f"Model: {advice.model}.\n{table}"
+
+
+def advice_json(advice: Advice, question: Question) -> dict[str, Any]:
+    """The JSON document of ``pazaak advise --json``."""
+    return {
+        "ruleset": question.state.ruleset.spec,
+        "model": advice.model,
+        "hands_averaged": advice.hands_averaged,
+        "fixed_probabilities": advice.fixed_probabilities,
+        "position": format_position(question.state),
+        "drawn": question.drawn,
+        "moves": [
+            {
+                "card": None if r.move.card is None else str(r.move.card),
+                "value": r.move.value,
+                "then": r.move.then,
+                "note": r.move.note or None,
+                "p_win": r.outcome.p_win,
+                "p_tie": r.outcome.p_tie,
+                "p_loss": r.outcome.p_loss,
+                "equity": r.outcome.equity,
+                "best": r.best,
+            }
+            for r in advice.results
+        ],
+    }

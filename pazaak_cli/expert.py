@@ -1,0 +1,114 @@
+"""``expert``: the exact set solver as a player.
+
+It sees only what its seat sees: the opponent's hand is hidden, so each decision averages the
+exact values over every hand the opponent's side deck can still hold (RULES.md §9), less the
+cards it has been seen to play this match.
+
+To be fast enough for tournaments it draws with the uniform (infinite-deck) probabilities while
+the opponent still plays, so that one memo serves every decision of every match between the same
+two decks; once the opponent stands, the single-player remainder is solved exactly on the real
+deck. Like the solver, it maximises the equity of the current set (not of the match).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pazaak_cli.cards import Card
+from pazaak_cli.errors import PazaakError
+from pazaak_cli.game import (
+    END_TURN,
+    FULL_DECK,
+    STAND,
+    Action,
+    MatchState,
+    Placed,
+    Play,
+    TableCard,
+)
+from pazaak_cli.rules import MainDeck, Ruleset
+from pazaak_cli.solver import Move, SetSolver, SolveOptions, advise, played_cards
+
+MEMO_LIMIT = 20_000_000
+"""Positions the shared memo may hold before it is dropped (about 2 GB)."""
+
+_SOLVERS: dict[tuple[str, tuple[Card, ...] | None], SetSolver] = {}
+
+
+def _shared_solver(ruleset: Ruleset, opponent_deck: Sequence[Card] | None) -> SetSolver:
+    key = (ruleset.spec, tuple(sorted(opponent_deck)) if opponent_deck else None)
+    solver = _SOLVERS.get(key)
+    if solver is None or solver.states > MEMO_LIMIT:
+        solver = _SOLVERS[key] = SetSolver(ruleset, fixed_draws=FULL_DECK)
+    return solver
+
+
+class ExpertPlayer:
+    """Chooses the move of highest set equity (ties: higher win probability)."""
+
+    def __init__(self, *, ruleset: Ruleset, opponent_deck: Sequence[Card] | None) -> None:
+        if opponent_deck is None:
+            raise PazaakError("the expert player needs the opponent's side deck as its prior")
+        self.ruleset = ruleset
+        self.opponent_deck = tuple(opponent_deck)
+        self._sets_seen = 0
+        self._earlier: list[TableCard] = []
+        self._this_set: list[TableCard] = []
+
+    def choose(self, view: MatchState) -> Action:
+        seat = view.turn
+        other = view.sides[1 - seat]
+        self._track(view, seat)
+        rules = view.ruleset
+        options = SolveOptions(
+            opponent_deck=self.opponent_deck,
+            opponent_played=played_cards(self._earlier, self.opponent_deck),
+        )
+        if not other.standing and rules.main_deck is not MainDeck.INFINITE:
+            view = view._replace(ruleset=_infinite(rules), deck=FULL_DECK)
+        if view.ruleset.main_deck is MainDeck.INFINITE:
+            options.solver = _shared_solver(view.ruleset, self.opponent_deck)
+        try:
+            advice = advise(view, options)
+        except PazaakError:
+            # Plays the prior cannot explain (a new match we did not notice, or a deck other
+            # than the one we were told): play on without the earlier-set information.
+            self._earlier = []
+            options.opponent_played = ()
+            advice = advise(view, options)
+        return _action(view, advice.results[0].move)
+
+    def _track(self, view: MatchState, seat: int) -> None:
+        """Remember the hand cards the opponent has played in earlier sets of this match."""
+        sets = len(view.set_winners)
+        if sets < self._sets_seen:  # a new match
+            self._earlier, self._this_set = [], []
+        elif sets > self._sets_seen:
+            self._earlier.extend(self._this_set)
+            self._this_set = []
+        self._sets_seen = sets
+        table = view.sides[1 - seat].table
+        self._this_set = [card for card in table if card.placed is not Placed.MAIN]
+        dealt = view.ruleset.hand_size
+        if len(self._earlier) + len(self._this_set) + len(view.sides[1 - seat].hand) > dealt:
+            self._earlier = []  # inconsistent: a new match began without a smaller set count
+
+
+def _infinite(rules: Ruleset) -> Ruleset:
+    import dataclasses
+
+    return dataclasses.replace(rules, main_deck=MainDeck.INFINITE)
+
+
+def _action(view: MatchState, move: Move) -> Action:
+    """The engine action that starts ``move`` (a play is followed by end or stand next call)."""
+    if move.card is None:
+        return STAND if move.then == "stand" else END_TURN
+    for action in view.legal_actions():
+        if (
+            isinstance(action, Play)
+            and action.card == move.card
+            and (move.value is None or action.value == move.value)
+        ):
+            return action
+    raise PazaakError(f"the solver chose {move}, which is not a legal action here")
