@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from pazaak_cli import __version__
+from pazaak_cli.commands.advise_cmd import advise_command
 from pazaak_cli.commands.common import PazaakGroup
 from pazaak_cli.commands.decks_cmd import decks_command
 from pazaak_cli.commands.play_cmd import play_command
@@ -30,3 +31,4 @@ main.add_command(play_command)
 main.add_command(validate_command)
 main.add_command(decks_command)
 main.add_command(simulate_command)
+main.add_command(advise_command)
