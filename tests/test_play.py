@@ -351,6 +351,21 @@ def test_hint_shows_the_solvers_table_for_the_players_view(monkeypatch: pytest.M
     ).split()
 
 
+def test_hint_with_the_real_solver_ranks_every_move_of_the_position(tmp_path: Path):
+    """Once the computer stands its hand no longer matters, so the exact answer is quick."""
+    commands, state = find_prompt(22, lambda s: s.sides[1].standing)
+    save = tmp_path / "m.json"
+    result = play(
+        ["--deck", "kotor1-starter", "--seed", "22", "--save", str(save)], [*commands, "h"]
+    )
+    hint = result.stdout.split("> h\n")[1].split("\n> ")[0].splitlines()
+    assert hint[0].startswith(f"Model: kotor1: opponent stood on {state.sides[1].total}")
+    moves = [line for line in hint[3:] if line.strip()]
+    assert moves[0].startswith("best ")
+    assert any("end turn" in line for line in moves) and any("stand" in line for line in moves)
+    assert all(re.search(r"(\d+\.\d\d +){3}[+-]\d\.\d{4}$", line) for line in moves)
+
+
 def test_a_failing_solver_gives_one_line_and_the_match_goes_on(monkeypatch: pytest.MonkeyPatch):
     class BrokenSolver:
         SolveOptions = dict
