@@ -164,7 +164,7 @@ def test_same_seed_and_commands_replay_the_same_match():
     assert events(other.stdout) != events(first.stdout)
 
 
-@pytest.mark.parametrize("opponent", ["kotor", "heuristic", "stand17", "random"])
+@pytest.mark.parametrize("opponent", ["kotor", "heuristic", "stand17", "random", "expert"])
 def test_a_whole_match_ends_with_winner_sets_wager_and_summary(opponent: str, tmp_path: Path):
     save = tmp_path / "m.json"
     result = play(
