@@ -1,20 +1,46 @@
-"""The ``pazaak`` command group."""
+"""The ``pazaak`` command group.
+
+Commands are imported only when they run (or when ``--help`` lists them), so that a quick
+``pazaak advise`` does not pay for importing ``play`` and ``simulate``.
+"""
 
 from __future__ import annotations
+
+import importlib
 
 import click
 
 from pazaak_cli import __version__
-from pazaak_cli.commands.advise_cmd import advise_command
 from pazaak_cli.commands.common import PazaakGroup
-from pazaak_cli.commands.decks_cmd import decks_command
-from pazaak_cli.commands.play_cmd import play_command
-from pazaak_cli.commands.rules_cmd import rules_command
-from pazaak_cli.commands.simulate_cmd import simulate_command
-from pazaak_cli.commands.validate_cmd import validate_command
+
+COMMANDS = {
+    "play": ("pazaak_cli.commands.play_cmd", "play_command"),
+    "advise": ("pazaak_cli.commands.advise_cmd", "advise_command"),
+    "validate": ("pazaak_cli.commands.validate_cmd", "validate_command"),
+    "decks": ("pazaak_cli.commands.decks_cmd", "decks_command"),
+    "simulate": ("pazaak_cli.commands.simulate_cmd", "simulate_command"),
+    "rules": ("pazaak_cli.commands.rules_cmd", "rules_command"),
+}
+"""Every command: (module, attribute), in the order ``--help`` lists them."""
 
 
-@click.group(cls=PazaakGroup, context_settings={"help_option_names": ["-h", "--help"]})
+class LazyGroup(PazaakGroup):
+    """A group whose commands are imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        found = COMMANDS.get(cmd_name)
+        if found is None:
+            return None
+        module, attribute = found
+        command = getattr(importlib.import_module(module), attribute)
+        assert isinstance(command, click.Command)
+        return command
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", "-V", prog_name="pazaak")
 def main() -> None:
     """Play, solve and validate Pazaak, the card game of Star Wars: KOTOR I and II.
@@ -24,11 +50,3 @@ def main() -> None:
     pazaak advise     exact win/tie/loss odds for every move at your table
     pazaak validate   check a side-deck file against a ruleset
     """
-
-
-main.add_command(rules_command)
-main.add_command(play_command)
-main.add_command(validate_command)
-main.add_command(decks_command)
-main.add_command(simulate_command)
-main.add_command(advise_command)

@@ -26,8 +26,19 @@ from pazaak_cli.game import (
     Play,
     TableCard,
 )
+from pazaak_cli.notation import format_position
 from pazaak_cli.rules import MainDeck, Ruleset
-from pazaak_cli.solver import Move, SetSolver, SolveOptions, advise, played_cards
+from pazaak_cli.solver import Advice, Move, SetSolver, SolveOptions, advise, played_cards
+
+SAMPLED_HANDS = 12
+"""The expert averages over at most this many of the opponent's possible hands (drawn by their
+weights, seeded by the position, so a decision is reproducible); with fewer, over all of them."""
+
+THRIFT = 0.15
+"""A hand card lasts the whole match, but the solver values only the current set: the expert
+plays a card only if it gains more than this much set equity over the best move without one,
+except in a set that can end the match (either player one set from winning), where it plays
+for the set alone."""
 
 MEMO_LIMIT = 20_000_000
 """Positions the shared memo may hold before it is dropped (about 2 GB)."""
@@ -46,11 +57,20 @@ def _shared_solver(ruleset: Ruleset, opponent_deck: Sequence[Card] | None) -> Se
 class ExpertPlayer:
     """Chooses the move of highest set equity (ties: higher win probability)."""
 
-    def __init__(self, *, ruleset: Ruleset, opponent_deck: Sequence[Card] | None) -> None:
+    def __init__(
+        self,
+        *,
+        ruleset: Ruleset,
+        opponent_deck: Sequence[Card] | None,
+        samples: int = SAMPLED_HANDS,
+        thrift: float = THRIFT,
+    ) -> None:
         if opponent_deck is None:
             raise PazaakError("the expert player needs the opponent's side deck as its prior")
         self.ruleset = ruleset
         self.opponent_deck = tuple(opponent_deck)
+        self.samples = samples
+        self.thrift = thrift
         self._sets_seen = 0
         self._earlier: list[TableCard] = []
         self._this_set: list[TableCard] = []
@@ -63,9 +83,16 @@ class ExpertPlayer:
         options = SolveOptions(
             opponent_deck=self.opponent_deck,
             opponent_played=played_cards(self._earlier, self.opponent_deck),
+            max_hands=self.samples,
+            sample_seed=format_position(view),
         )
         if not other.standing and rules.main_deck is not MainDeck.INFINITE:
             view = view._replace(ruleset=_infinite(rules), deck=FULL_DECK)
+        if self.samples == 0 and not other.standing:
+            # the cheapest model: the opponent is taken to hold no cards at all
+            hidden = other._replace(hand=())
+            sides = (view.sides[0], hidden) if seat == 0 else (hidden, view.sides[1])
+            view = view._replace(sides=sides)
         if view.ruleset.main_deck is MainDeck.INFINITE:
             options.solver = _shared_solver(view.ruleset, self.opponent_deck)
         try:
@@ -76,7 +103,8 @@ class ExpertPlayer:
             self._earlier = []
             options.opponent_played = ()
             advice = advise(view, options)
-        return _action(view, advice.results[0].move)
+        decisive = max(view.sets_won()) >= rules.sets_to_win - 1
+        return _action(view, _thrifty(advice, 0.0 if decisive else self.thrift))
 
     def _track(self, view: MatchState, seat: int) -> None:
         """Remember the hand cards the opponent has played in earlier sets of this match."""
@@ -98,6 +126,19 @@ def _infinite(rules: Ruleset) -> Ruleset:
     import dataclasses
 
     return dataclasses.replace(rules, main_deck=MainDeck.INFINITE)
+
+
+def _thrifty(advice: Advice, margin: float) -> Move:
+    """The best move, unless a move that keeps the hand cards is within ``margin`` of it."""
+    best = advice.results[0]
+    if best.move.card is None or margin <= 0:
+        return best.move
+    for result in advice.results:
+        if result.move.card is None:
+            if result.outcome.equity >= best.outcome.equity - margin:
+                return result.move
+            break
+    return best.move
 
 
 def _action(view: MatchState, move: Move) -> Action:

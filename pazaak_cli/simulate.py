@@ -290,18 +290,18 @@ def simulate(
     if not 1 <= workers <= MAX_WORKERS:
         raise PazaakError(f"the number of workers must be between 1 and {MAX_WORKERS}")
     for pairing in pairings:
-        for entrant in (pairing.first, pairing.second):
+        for entrant, other in ((pairing.first, pairing.second), (pairing.second, pairing.first)):
             if entrant.policy not in POLICY_NAMES:
                 raise PazaakError(
                     f"unknown policy {entrant.policy!r}; choose one of {', '.join(POLICY_NAMES)}"
                 )
-            # Fail before any work on a policy that cannot be built (the expert, until it exists).
+            # Fail before any work on a policy that cannot be built.
             make_player(
                 entrant.policy,
                 ruleset=ruleset,
                 rng=random.Random(0),
                 own_deck=entrant.deck,
-                opponent_deck=None,
+                opponent_deck=other.deck,
             )
     per_match = 2 if swap else 1
     tallies = [Tally() for _ in pairings]

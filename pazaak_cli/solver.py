@@ -25,6 +25,8 @@ other on thousands of positions, and against a slow exact-fraction reference).
 
 from __future__ import annotations
 
+import os
+import random
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -44,9 +46,12 @@ from pazaak_cli.game import (
 from pazaak_cli.position_builder import Question, question_from_state
 from pazaak_cli.rules import FlipTargets, MainDeck, NineCards, Ruleset, Tiebreaker
 
+_fastsolve: Any
 try:  # the optional C inner loop (setup.py builds it when a compiler is available)
-    from pazaak_cli import _fastsolve  # type: ignore[attr-defined]
+    from pazaak_cli import _fastsolve  # type: ignore[attr-defined,no-redef]
 except ImportError:  # pragma: no cover - depends on the installation
+    _fastsolve = None
+if os.environ.get("PAZAAK_PURE_PYTHON"):  # benchmarks compare the two paths
     _fastsolve = None
 
 EPSILON = 1e-12
@@ -610,6 +615,10 @@ class SolveOptions:
     """The state budget of an exact finite-deck solve before it falls back to fixed draws."""
     progress: Callable[[int, int], None] | None = None
     """Called as progress(done, total) while averaging hidden hands."""
+    max_hands: int | None = None
+    """Average over at most this many of the opponent's possible hands, drawn by their weights
+    with ``sample_seed`` (the expert player's shortcut); ``None``: every hand, exactly."""
+    sample_seed: str = ""
     solver: SetSolver | None = field(default=None, repr=False)
     """A solver to reuse (its memo carries over), e.g. by the expert player."""
 
@@ -668,7 +677,9 @@ def solve_question(question: Question, options: SolveOptions | None = None) -> A
             MoveResult(move, outcome, outcome.equity >= best_equity - BEST_TOLERANCE)
             for move, outcome in ranked
         ),
-        model=_describe_model(state, other_hands, fixed, deck_after),
+        model=_describe_model(
+            state, other_hands, fixed, deck_after, sampled=options.max_hands is not None
+        ),
         hands_averaged=len(other_hands),
         fixed_probabilities=fixed,
         states=solver.states,
@@ -696,7 +707,12 @@ def _other_hands(side: Side, options: SolveOptions) -> list[tuple[tuple[Card, ..
                 "such card (or not that many)"
             )
         prior.remove(card)
-    return possible_hands(prior, len(side.hand), played_cards(side.table, prior))
+    hands = possible_hands(prior, len(side.hand), played_cards(side.table, prior))
+    if options.max_hands is None or len(hands) <= options.max_hands:
+        return hands
+    rng = random.Random(options.sample_seed)
+    drawn = rng.choices(range(len(hands)), weights=[ways for _, ways in hands], k=options.max_hands)
+    return [(hands[index][0], drawn.count(index)) for index in sorted(set(drawn))]
 
 
 def _deck_after(state: MatchState, drawn: int) -> _Deck:
@@ -792,6 +808,8 @@ def _describe_model(
     other_hands: list[tuple[tuple[Card, ...], int]],
     fixed: bool,
     deck_after: _Deck,
+    *,
+    sampled: bool = False,
 ) -> str:
     rules = state.ruleset
     other = state.sides[1 - state.turn]
@@ -802,7 +820,8 @@ def _describe_model(
     else:
         who = (
             f"opponent's {len(other.hand)} hidden cards averaged over {len(other_hands)} "
-            "possible hands (each solved with both hands known), opponent plays optimally"
+            f"{'sampled' if sampled else 'possible'} hands (each solved with both hands known), "
+            "opponent plays optimally"
         )
     if rules.main_deck is MainDeck.INFINITE:
         deck = "infinite deck (uniform 1..10)"
