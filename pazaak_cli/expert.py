@@ -30,7 +30,7 @@ from pazaak_cli.notation import format_position
 from pazaak_cli.rules import MainDeck, Ruleset
 from pazaak_cli.solver import Advice, Move, SetSolver, SolveOptions, advise, played_cards
 
-SAMPLED_HANDS = 12
+SAMPLED_HANDS = 4
 """The expert averages over at most this many of the opponent's possible hands (drawn by their
 weights, seeded by the position, so a decision is reproducible); with fewer, over all of them."""
 
