@@ -174,19 +174,31 @@ def card_tries(hand: Sequence[Card | None]) -> tuple[CardTry, ...]:
     return tuple(tries)
 
 
-_TRIES_CACHE: dict[tuple[Card | None, ...], tuple[CardTry, ...]] = {}
+_PlainTries = tuple[tuple[int, bool], ...]
+_TRIES_CACHE: dict[tuple[Card | None, ...], tuple[tuple[CardTry, ...], _PlainTries | None]] = {}
 _TRIES_CACHE_SIZE = 100_000
 
 
-def _cached_tries(hand: tuple[Card | None, ...]) -> tuple[CardTry, ...]:
-    """:func:`card_tries`, remembered by hand: a tournament meets the same few hands again and
-    again (a side deck deals at most 5,040 ordered hands)."""
-    tries = _TRIES_CACHE.get(hand)
-    if tries is None:
+def _cached_tries(
+    hand: tuple[Card | None, ...],
+) -> tuple[tuple[CardTry, ...], _PlainTries | None]:
+    """:func:`card_tries` and :func:`_plain_tries`, remembered by hand: a tournament meets the
+    same few hands again and again (a side deck deals at most 5,040 ordered hands)."""
+    found = _TRIES_CACHE.get(hand)
+    if found is None:
         if len(_TRIES_CACHE) >= _TRIES_CACHE_SIZE:
             _TRIES_CACHE.clear()
-        tries = _TRIES_CACHE[hand] = card_tries(hand)
-    return tries
+        tries = card_tries(hand)
+        found = _TRIES_CACHE[hand] = (tries, _plain_tries(tries))
+    return found
+
+
+def _plain_tries(tries: tuple[CardTry, ...]) -> _PlainTries | None:
+    """(value, flexible) of each try when none is a flip or a Double (the total each reaches
+    is then the table's total plus its value), else ``None``."""
+    if any(play is None for _, play, _, _, _ in tries):
+        return None
+    return tuple((value, flexible) for value, _, _, _, flexible in tries)
 
 
 class CardChoice(NamedTuple):
@@ -203,46 +215,135 @@ def kotor_card_choice(side: Side, ruleset: Ruleset) -> CardChoice:
     (the lowest total below *mine* one card reaches) for the side to act, as RULES.md §7
     defines them: hand order, a ± card as minus then plus, a strictly better total replaces the
     chosen card, an equal one replaces only a chosen ± card."""
-    return CardChoice(*_card_choice(side, ruleset, card_tries(side.hand)))
+    tries = card_tries(side.hand)
+    best_up, up, best_down = kotor_best_cards(
+        side.total, ruleset.target, _try_totals(side, ruleset, tries)
+    )
+    return CardChoice(best_up, None if up < 0 else _try_play(side, ruleset, tries[up]), best_down)
 
 
-def _card_choice(
-    side: Side, ruleset: Ruleset, tries: tuple[CardTry, ...]
-) -> tuple[int, Play | None, int]:
-    target = ruleset.target
+def _try_totals(side: Side, ruleset: Ruleset, tries: tuple[CardTry, ...]) -> list[tuple[int, bool]]:
+    """(total reached, flexible) for each try, in order: the input of :func:`kotor_rule`."""
     raw = side.total
-    mine = raw if raw <= target else BUST
+    return [
+        (raw + value, flexible)
+        if play is not None
+        else (_gold_effect(side, card.kind, ruleset)[1], flexible)
+        for value, play, _, card, flexible in tries
+    ]
+
+
+def _try_play(side: Side, ruleset: Ruleset, chosen: CardTry) -> Play:
+    """The engine action of one try (a flip or a Double gets the value it takes now)."""
+    if chosen.play is not None:
+        return chosen.play
+    value = _gold_effect(side, chosen.card.kind, ruleset)[0]
+    return Play(chosen.position, chosen.card, value)
+
+
+KOTOR_END_TURN = -1
+"""What :func:`kotor_rule` returns to end the turn."""
+KOTOR_STAND = -2
+"""What :func:`kotor_rule` returns to stand."""
+
+
+def kotor_best_cards(
+    mine: int, target: int, tries: Sequence[tuple[int, bool]]
+) -> tuple[int, int, int]:
+    """(best-up, index of the try that reaches it or -1, best-down) of RULES.md §7.
+
+    ``mine`` is the raw total (over ``target`` counts as :data:`BUST`); ``tries`` lists
+    (total reached, flexible) for every try in the rule's order (:func:`card_tries`).
+    """
+    if mine > target:
+        mine = BUST
     best_up = best_down = mine  # over the target nothing goes "down": best-down stays BUST
-    up_play: Play | None = None
+    up = -1
     up_flexible = False
-    for value, play, position, card, flexible in tries:
-        if play is None:
-            value, total = _gold_effect(side, card.kind, ruleset)
-        else:
-            total = raw + value
+    for index, (total, flexible) in enumerate(tries):
         if total > target:
             continue
         if total > best_up or (total == best_up and up_flexible):
             best_up = total
-            up_play = play or Play(position, card, value)
+            up = index
             up_flexible = flexible
         if total < best_down:
             best_down = total
-    return best_up, up_play, best_down
+    return best_up, up, best_down
+
+
+def kotor_rule(
+    mine: int,
+    theirs: int,
+    they_stand: bool,
+    their_sets: int,
+    tries: Sequence[tuple[int, bool]],
+    played: bool,
+    ruleset: Ruleset,
+) -> int:
+    """The KOTOR I computer opponent's choice (RULES.md §7) from exactly what it looks at.
+
+    ``mine``, ``theirs``: the raw totals of the side to act and of the other side;
+    ``they_stand``: whether the other side stands; ``their_sets``: the sets the other side has
+    won; ``tries``: (total reached, flexible) for every (card, value) the rule tries, in its
+    order (:func:`card_tries`); ``played``: a card of step 2 or 3 is already down this turn (step
+    4 then, ``tries`` unused). Returns the index of the try to play, :data:`KOTOR_END_TURN` or
+    :data:`KOTOR_STAND`. :class:`KotorPlayer` and the solver's KOTOR opponent
+    (:mod:`pazaak_cli.kotor_reply`) both decide through this one function.
+
+    The thresholds 20, 19, 18, 16, 14 and 12 are read relative to the ruleset's target (they are
+    those numbers at the usual 20), and "fewer than 2 sets" as "not one set from the match".
+    """
+    target = ruleset.target
+    raw = mine
+    if mine > target:
+        mine = BUST
+    if theirs > target:
+        theirs = BUST
+        they_stand = True
+    if played:  # step 4 after the card of step 2 or 3 (see KotorPlayer)
+        if (they_stand and mine < theirs) or mine < target - 2:
+            return KOTOR_END_TURN
+        return KOTOR_STAND
+    # Step 1: the other player stands behind us.
+    if they_stand and theirs < mine:
+        return KOTOR_STAND
+    best_up, up, best_down = kotor_best_cards(raw, target, tries)
+    # Step 2: a card that reaches 18..20 with a hand that backs it.
+    if (
+        up >= 0
+        and theirs <= best_up
+        and best_up >= target - 2
+        and (
+            best_up == target
+            or (best_up == target - 1 and best_down >= target - 8)
+            or best_down >= target - 6
+        )
+    ):
+        return up
+    # Step 3: over the target.
+    if raw > target:
+        if their_sets < ruleset.sets_to_win - 1 and theirs >= target - 2 and best_up < theirs:
+            return KOTOR_END_TURN  # concede the set on purpose and keep the hand cards
+        if up >= 0:
+            return up
+    # Step 4.
+    if they_stand and mine < theirs:
+        return KOTOR_END_TURN
+    if mine < target - 2 and best_down < target - 4:
+        return KOTOR_END_TURN
+    return KOTOR_STAND
 
 
 class KotorPlayer:
     """The KOTOR I computer opponent (RULES.md §7): deterministic, sees only totals, its own
-    hand and the sets the other player has won.
-
-    The thresholds 20, 19, 18, 16, 14 and 12 are read relative to the ruleset's target (they are
-    those numbers at the usual 20), and "fewer than 2 sets" as "not one set from the match".
+    hand and the sets the other player has won. It decides through :func:`kotor_rule`.
 
     Step 4 after a played card uses the best-down computed before the play (the rule recomputes
     only *mine*). The rule plays a card only to reach 18..20 (step 2) or to come back from a
     bust (step 3, where best-down is -1,000,000), so after a play it ends the turn below 18
     and otherwise stands (unless the other player stands ahead): that is what
-    :meth:`choose` does in phase "played", which keeps the player stateless.
+    :func:`kotor_rule` does when ``played``, which keeps the player stateless.
     """
 
     def __init__(self) -> None:
@@ -250,55 +351,40 @@ class KotorPlayer:
         # memo (checked by identity, the hand is kept alive here) saves rebuilding them.
         self._hand: tuple[Card | None, ...] = ()
         self._tries: tuple[CardTry, ...] = ()
+        self._plain: _PlainTries | None = ()
 
     def choose(self, view: MatchState) -> Action:
         ruleset = view.ruleset
-        target = ruleset.target
         seat = view.turn
         me = view.sides[seat]
         them = view.sides[1 - seat]
-        mine = me.total if me.total <= target else BUST
-        theirs = them.total
-        they_stand = them.standing
-        if theirs > target:
-            theirs = BUST
-            they_stand = True
-        if view.played:  # step 4 after the card of step 2 or 3
-            if (they_stand and mine < theirs) or mine < target - 2:
-                return END_TURN
-            return STAND
-        # Step 1: the other player stands behind us.
-        if they_stand and theirs < mine:
-            return STAND
-        if me.hand is not self._hand:
-            self._hand = me.hand
-            self._tries = _cached_tries(me.hand)
-        best_up, up_play, best_down = _card_choice(me, ruleset, self._tries)
-        # Step 2: a card that reaches 18..20 with a hand that backs it.
-        if (
-            up_play is not None
-            and theirs <= best_up
-            and best_up >= target - 2
-            and (
-                best_up == target
-                or (best_up == target - 1 and best_down >= target - 8)
-                or best_down >= target - 6
-            )
-        ):
-            return up_play
-        # Step 3: over the target.
-        if me.total > target:
-            other_sets = view.set_winners.count(1 - seat)
-            if other_sets < ruleset.sets_to_win - 1 and theirs >= target - 2 and best_up < theirs:
-                return END_TURN  # concede the set on purpose and keep the hand cards
-            if up_play is not None:
-                return up_play
-        # Step 4.
-        if they_stand and mine < theirs:
+        if view.played:
+            totals: list[tuple[int, bool]] = []
+            tries: tuple[CardTry, ...] = ()
+        else:
+            if me.hand is not self._hand:
+                self._hand = me.hand
+                self._tries, self._plain = _cached_tries(me.hand)
+            tries = self._tries
+            if self._plain is not None:
+                raw = me.total
+                totals = [(raw + value, flexible) for value, flexible in self._plain]
+            else:
+                totals = _try_totals(me, ruleset, tries)
+        choice = kotor_rule(
+            me.total,
+            them.total,
+            them.standing,
+            view.set_winners.count(1 - seat),
+            totals,
+            view.played,
+            ruleset,
+        )
+        if choice == KOTOR_END_TURN:
             return END_TURN
-        if mine < target - 2 and best_down < target - 4:
-            return END_TURN
-        return STAND
+        if choice == KOTOR_STAND:
+            return STAND
+        return _try_play(me, ruleset, tries[choice])
 
 
 # Baselines ---------------------------------------------------------------------------------
