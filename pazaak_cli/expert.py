@@ -40,8 +40,10 @@ plays a card only if it gains more than this much set equity over the best move 
 except in a set that can end the match (either player one set from winning), where it plays
 for the set alone."""
 
-MEMO_LIMIT = 20_000_000
-"""Positions the shared memo may hold before it is dropped (about 2 GB)."""
+MEMO_LIMIT = 3_000_000
+"""Positions the shared memo may hold before it is dropped and started afresh: the memo with its
+interned sides and candidate lists costs a few hundred bytes a position (measured: 8.7 GB per
+process when 20 million were allowed)."""
 
 _SOLVERS: dict[tuple[str, tuple[Card, ...] | None], SetSolver] = {}
 

@@ -441,11 +441,15 @@ class SetSolver:
         side = self._sides[side_id]
         assert len(side) == 8
         placed = self._add(side, drawn, side[2])
-        codes: list[int] = []
-        if placed[1] >= self._size or placed[0] == self._target:
-            codes = [code for _, _, code in self._turn_ends(placed, False, placed=True)]
-        else:
-            codes = [code for _, code in self.labelled_moves(placed, drawn, played=False)]
+        ends = self._turn_ends
+        # the same moves as labelled_moves, without building their labels (a hot path)
+        codes = [code for _, _, code in ends(placed, False, placed=False)]
+        if placed[1] < self._size and placed[0] != self._target:
+            play = self._play
+            for card_play in self.hands.plays[placed[2]]:
+                after = play(placed, drawn, card_play)
+                tiebreaker = card_play[2] == _TIEBREAKER
+                codes.extend(code for _, _, code in ends(after, tiebreaker, placed=True))
         unique = tuple(dict.fromkeys(codes))
         found = self._candidate_ids.get(unique)
         if found is None:
@@ -621,6 +625,9 @@ class SolveOptions:
     sample_seed: str = ""
     solver: SetSolver | None = field(default=None, repr=False)
     """A solver to reuse (its memo carries over), e.g. by the expert player."""
+    opponent: str = "optimal"
+    """How the opponent plays: ``optimal`` (minimises my equity) or ``kotor`` (the KOTOR I
+    computer opponent's rule, RULES.md §7: solved by :mod:`pazaak_cli.kotor_reply`)."""
 
 
 def advise(state: MatchState, options: SolveOptions | None = None) -> Advice:
@@ -637,6 +644,10 @@ def solve_question(question: Question, options: SolveOptions | None = None) -> A
     :class:`~pazaak_cli.position_builder.Question`), including the forced ones after a draw to
     20 or a ninth card."""
     options = options or SolveOptions()
+    if options.opponent == "kotor":
+        from pazaak_cli import kotor_reply  # it imports this module
+
+        return kotor_reply.solve_kotor_question(question, options)
     state = question.state
     me_side, other_side = state.sides[state.turn], state.sides[1 - state.turn]
     if not me_side.hand_known:
