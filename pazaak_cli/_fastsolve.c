@@ -117,7 +117,21 @@ static int grow_char(char **array, int count) {
     return 0;
 }
 
+static int core_traverse(Core *self, visitproc visit, void *arg) {
+    Py_VISIT(self->expand);
+    return 0;
+}
+
+/* The solver that owns this core is also its `expand` callback's owner: a reference cycle the
+ * garbage collector must be able to break. */
+static int core_clear(Core *self) {
+    Py_CLEAR(self->expand);
+    return 0;
+}
+
 static void core_dealloc(Core *self) {
+    PyObject_GC_UnTrack(self);
+    core_clear(self);
     free(self->standing);
     free(self->total);
     free(self->tiebreak);
@@ -127,7 +141,6 @@ static void core_dealloc(Core *self) {
     free(self->codes);
     free(self->before.slots);
     free(self->after_memo.slots);
-    Py_XDECREF(self->expand);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -341,6 +354,10 @@ static void before_draw(Core *self, int mover, int other, double *e, double *w) 
         PyErr_NoMemory();
         return;
     }
+    if ((self->before.size & 0xFFFF) == 0 && PyErr_CheckSignals() < 0) {
+        self->failed = 1; /* Ctrl-C in a long search */
+        return;
+    }
     *e = equity;
     *w = p_win;
 }
@@ -406,7 +423,9 @@ static PyTypeObject CoreType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "pazaak_cli._fastsolve.Core",
     .tp_doc = "Memoised set expectimax with fixed draw probabilities (see solver.py).",
     .tp_basicsize = sizeof(Core),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_traverse = (traverseproc)core_traverse,
+    .tp_clear = (inquiry)core_clear,
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)core_init,
     .tp_dealloc = (destructor)core_dealloc,
