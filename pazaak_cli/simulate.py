@@ -17,6 +17,7 @@ import os
 import random
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 
 from pazaak_cli.cards import Card
@@ -340,7 +341,12 @@ def _run_parallel(
             while pending:
                 done, pending = wait(pending, return_when=FIRST_COMPLETED)
                 for future in done:
-                    yield future.result()
+                    try:
+                        yield future.result()
+                    except BrokenProcessPool:
+                        raise PazaakError(
+                            "a worker process died (out of memory, or killed): try fewer --workers"
+                        ) from None
         finally:
             for future in pending:
                 future.cancel()
