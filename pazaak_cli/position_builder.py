@@ -25,7 +25,7 @@ from pazaak_cli.game import (
     table_total,
 )
 from pazaak_cli.notation import check_position
-from pazaak_cli.rules import Ruleset
+from pazaak_cli.rules import MainDeck, Ruleset
 
 
 class PositionError(PazaakError):
@@ -58,7 +58,7 @@ def question_from_state(state: MatchState) -> Question:
     )
     deck = list(state.deck)
     drawn = side.table[-1].value
-    if state.ruleset.main_deck.value != "infinite":
+    if state.ruleset.main_deck is not MainDeck.INFINITE:
         deck[drawn - 1] += 1  # (a deck renewed by this draw reads as a full one: the same)
     sides = (before, state.sides[1]) if state.turn == 0 else (state.sides[0], before)
     return Question(state._replace(sides=sides, phase=Phase.BEFORE_DRAW, deck=tuple(deck)), drawn)
@@ -99,7 +99,7 @@ def build_question(
     theirs = Side(
         tuple(opp_table), table_total(tuple(opp_table), flips), tuple(opp_hand), opp_stood
     )
-    if played:
+    if played and ruleset.main_deck is not MainDeck.INFINITE:
         deck = tuple(d - (1 if i == drawn - 1 else 0) for i, d in enumerate(deck))
     phase = Phase.AFTER_DRAW if played else Phase.BEFORE_DRAW
     error: NotationError | None = None
@@ -160,11 +160,11 @@ def _deck(
 ) -> tuple[int, ...]:
     """The main deck before the last draw: a full deck less the main-deck cards on both tables
     (but the drawn one) and the cards seen in earlier sets since the last shuffle."""
-    if ruleset.main_deck.value == "infinite":
+    if ruleset.main_deck is MainDeck.INFINITE:
         return FULL_DECK
     counts = list(FULL_DECK)
     gone = [c.value for c in [*my_table, *opp_table] if c.placed is Placed.MAIN]
-    if ruleset.main_deck.value == "per-set" and seen:
+    if ruleset.main_deck is MainDeck.PER_SET and seen:
         raise PositionError("with a deck per set no card of an earlier set is gone: drop --seen")
     for value in [*gone, *seen]:
         counts[value - 1] -= 1

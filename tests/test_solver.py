@@ -457,11 +457,6 @@ def test_the_c_inner_loop_and_pure_python_agree_on_a_first_move() -> None:
         assert all(abs(a - b) <= 1e-12 for a, b in zip(outcome, answers[1][key], strict=True))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="position_builder.build_question takes the drawn card out of an infinite deck when "
-    "a hand card was played this turn, so check_position refuses the position",
-)
 def test_a_played_card_on_an_infinite_deck_can_be_advised() -> None:
     question = ask(INF, "9 5 +3", "-1", "10 8")
     assert question.state.played and question.state.deck == FULL_DECK
