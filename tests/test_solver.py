@@ -442,7 +442,7 @@ def test_a_shared_memo_gives_the_same_answers_as_a_fresh_one() -> None:
     assert reused.results == fresh.results
 
 
-def test_the_c_inner_loop_and_pure_python_agree_on_a_first_move() -> None:
+def test_the_c_inner_loop_and_pure_python_agree_on_a_long_solve() -> None:
     """Nearly a whole set, both hands known with gold cards: about 100 000 positions, every
     move equal to 1e-12 (too far for the reference)."""
     question = ask(INF, "6 5", "±1/2 D", "7", "T F3/6")

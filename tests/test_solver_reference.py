@@ -30,7 +30,6 @@ from reference_solver import (
 )
 
 from pazaak_cli.cards import Card, parse_cards
-from pazaak_cli.errors import NotationError
 from pazaak_cli.game import (
     END_TURN,
     FORFEIT,
@@ -43,7 +42,7 @@ from pazaak_cli.game import (
     Play,
     new_match,
 )
-from pazaak_cli.notation import parse_position, parse_table
+from pazaak_cli.notation import parse_table
 from pazaak_cli.position_builder import Question, build_question, question_from_state
 from pazaak_cli.rules import KOTOR1_POOL, KOTOR2_POOL, MainDeck, Ruleset, parse_ruleset
 from pazaak_cli.solver import SetSolver, SolveOptions, solve_question
@@ -429,36 +428,9 @@ PLAYED_POSITIONS = {
 }
 
 
-def played_question(
-    spec: str, table: str, hand: str, opp_table: str, opp_hand: str | None = None
-) -> Question:
-    """A question after a hand card was played this turn, read from the position notation
-    (``build_question`` refuses these on an infinite deck: see test_solver.py)."""
-    rules = parse_ruleset(spec)
-    if rules.main_deck is not MainDeck.INFINITE:
-        return ask(spec, table, hand, opp_table, opp_hand)
-    fields = [
-        spec,
-        table.replace(" ", ","),
-        opp_table.replace(" ", ","),
-        hand.replace(" ", ",") or "-",
-        (opp_hand or "").replace(" ", ",") or "-",
-        "-S" if opp_hand is None else "--",
-        "-",
-        "4444444444",
-        "p1",
-    ]
-    for opener in ("1", "2"):
-        try:
-            return question_from_state(parse_position(" ".join([*fields, opener])))
-        except NotationError:
-            continue
-    raise AssertionError(f"no opener fits {fields}")
-
-
 @pytest.mark.parametrize("name", list(PLAYED_POSITIONS))
 def test_positions_after_a_played_card_agree_with_the_reference(name: str) -> None:
-    question = played_question(*PLAYED_POSITIONS[name])
+    question = ask(*PLAYED_POSITIONS[name])
     assert question.state.played
     moves = check_question(question, options_for(question))
     assert all(key[0] is None for key in moves)  # no second hand card in one turn

@@ -1,0 +1,106 @@
+"""The expert player: the solver as a policy that sees only its own seat."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from click.testing import CliRunner
+
+from pazaak_cli.cards import Card
+from pazaak_cli.cli import main
+from pazaak_cli.decks import default_deck, load_deck
+from pazaak_cli.errors import PazaakError
+from pazaak_cli.expert import ExpertPlayer
+from pazaak_cli.game import FORFEIT, MatchState, Phase, deal_hand, new_match
+from pazaak_cli.players import KotorPlayer, RandomPlayer, make_player
+from pazaak_cli.rules import Ruleset, parse_ruleset
+
+
+def expert_decisions(
+    rules: Ruleset, my_deck: tuple[Card, ...], their_deck: tuple[Card, ...], seed: int, count: int
+) -> list[tuple[MatchState, object]]:
+    """Play seeded matches of the expert (seat 1) against a random player (seat 2) until the
+    expert has decided ``count`` times; return (the full state, the expert's action)."""
+    rng = random.Random(seed)
+    expert = ExpertPlayer(ruleset=rules, opponent_deck=their_deck)
+    other = RandomPlayer(random.Random(seed + 1))
+    decided: list[tuple[MatchState, object]] = []
+    while len(decided) < count:
+        state = new_match(
+            rules, (deal_hand(my_deck, rules, rng), deal_hand(their_deck, rules, rng))
+        )
+        while state.phase is not Phase.MATCH_OVER and len(decided) < count:
+            if state.is_chance_node():
+                state = state.child(state.sample_chance(rng))
+            elif state.turn == 0:
+                action = expert.choose(state.observed_by(0))
+                decided.append((state, action))
+                state = state.child(action)
+            else:
+                state = state.child(other.choose(state.observed_by(1)))
+    return decided
+
+
+@pytest.mark.parametrize(
+    ("spec", "mine", "theirs", "count"),
+    [
+        ("kotor1", "kotor1-average", "kotor1-strong", 10),
+        ("kotor2", "kotor2-easy", "kotor2-average", 10),
+    ],
+)
+def test_the_expert_chooses_a_legal_action_from_its_view(
+    spec: str, mine: str, theirs: str, count: int
+) -> None:
+    """Every decision is legal in the real position, never a forfeit, made from the view alone
+    (the opponent's hand hidden), and the same again from the same view (no hidden
+    randomness: a fresh expert chooses the same)."""
+    rules = parse_ruleset(spec)
+    my_deck, their_deck = load_deck(mine, rules).cards, load_deck(theirs, rules).cards
+    decisions = expert_decisions(rules, my_deck, their_deck, seed=3, count=count)
+    assert len(decisions) == count
+    for state, action in decisions:
+        assert action in state.legal_actions() and action != FORFEIT
+    for state, action in decisions[::3]:
+        fresh = ExpertPlayer(ruleset=rules, opponent_deck=their_deck)
+        assert fresh.choose(state.observed_by(0)) == action
+
+
+def test_the_expert_stands_on_a_sure_win() -> None:
+    """The opponent stood on 15 and the expert holds 19: standing wins for sure."""
+    from pazaak_cli.notation import parse_position
+
+    view = parse_position("kotor1 10,4,5 10,5 +1,-2 ?,?,? -S - 4443244442 a1 1")
+    rules = view.ruleset
+    expert = ExpertPlayer(ruleset=rules, opponent_deck=default_deck(rules).cards)
+    assert str(expert.choose(view)) == "stand"
+
+
+def test_the_expert_needs_the_opponents_deck() -> None:
+    with pytest.raises(PazaakError, match="side deck"):
+        ExpertPlayer(ruleset=parse_ruleset("kotor1"), opponent_deck=None)
+
+
+def test_make_player_builds_the_expert() -> None:
+    rules = parse_ruleset("kotor1")
+    deck = default_deck(rules).cards
+    player = make_player(
+        "expert", ruleset=rules, rng=random.Random(1), own_deck=deck, opponent_deck=deck
+    )
+    assert isinstance(player, ExpertPlayer)
+    assert not isinstance(player, KotorPlayer)
+
+
+SIMULATE = ["simulate", "--p1", "expert", "--p2", "stand17", "--matches", "3", "--seed", "1"]
+
+
+def test_simulate_with_the_expert_runs_and_replays_the_same() -> None:
+    runner = CliRunner()
+    first = runner.invoke(main, [*SIMULATE, "--json"], prog_name="pazaak")
+    second = runner.invoke(main, [*SIMULATE, "--json"], prog_name="pazaak")
+    assert first.exit_code == 0, first.output
+    assert first.stdout == second.stdout
+    data = json.loads(first.stdout)
+    assert data["policies"] == {"p1": "expert", "p2": "stand17"}
+    assert data["p1_wins"] + data["p2_wins"] == 3
