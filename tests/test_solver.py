@@ -499,7 +499,7 @@ def test_playing_the_solver_against_itself_wins_as_often_as_it_predicts() -> Non
     predicted = advise(start, SolveOptions(solver=infinite_solver())).results[0].outcome
     rng = random.Random(6)
     cache: dict[MatchState, Action] = {}
-    counts = Counter()
+    counts: Counter[str] = Counter()
     games = 5000
     for _ in range(games):
         state = start

@@ -134,10 +134,10 @@ def playout_decisions(
     seed: int,
     keep: Card | None = None,
 ) -> list[MatchState]:
-    """Every decision of one seeded random set. The policy draws on below 15 and plays a hand
-    card now and then (never ``keep``), so that the late decisions are the interesting ones; a
-    player without ``keep`` stands from 12, so that its holder often plays on alone (the
-    reference is fast there)."""
+    """Every decision of one seeded random set. The policy draws on below 15 (for a target of
+    20) and plays a hand card now and then (never ``keep``), so that the late decisions are the
+    interesting ones; a player without ``keep`` stands from 12, so that its holder often plays
+    on alone (the reference is fast there)."""
     rng = random.Random(seed)
     state = new_match(rules, hands)
     state = state.child(state.sample_chance(rng))
@@ -154,7 +154,7 @@ def playout_decisions(
         action: Action
         if plays and (side.total > rules.target or rng.random() < 0.15):
             action = rng.choice(plays)
-        elif side.total < (15 if holder else 12) or STAND not in actions:
+        elif side.total < rules.target - (5 if holder else 8) or STAND not in actions:
             action = END_TURN
         else:
             action = STAND if rng.random() < (0.5 if holder else 0.9) else END_TURN
@@ -174,7 +174,7 @@ def late_positions(
         mover, other = state.sides[state.turn], state.sides[1 - state.turn]
         if holding is not None and holding not in mover.hand:
             continue
-        if not (other.standing or other.total >= 15):
+        if not (other.standing or other.total >= state.ruleset.target - 5):
             continue  # both still far from 20: too many tables for the reference
         reference = references.setdefault(state.turn, Reference(state.turn))
         try:
@@ -258,6 +258,33 @@ def test_kotor2_finite_deck_playouts_with_each_gold_card_agree(gold: str) -> Non
             checked += 1
             with_gold += nontrivial(moves) and any(key[0] == str(card) for key in moves)
     assert checked >= 2 and with_gold >= 1, (checked, with_gold)
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "kotor2/main-deck=infinite,table-size=5,target=12",
+        "kotor1/table-size=6,target=15,nine-cards=win",
+        "kotor2/main-deck=per-set,tiebreaker=any-played,flip-targets=positive-only",
+    ],
+)
+def test_playouts_under_other_targets_table_sizes_and_decks_agree(spec: str) -> None:
+    """The solver reads the target, the table size and the deck model from the ruleset."""
+    rules = parse_ruleset(spec)
+    pool = sorted(rules.card_pool, key=str)
+    rng = random.Random(spec)
+    options = (
+        infinite_paths(rules)
+        if rules.main_deck is MainDeck.INFINITE
+        else [SolveOptions(exact=True), SolveOptions()]
+    )
+    interesting = 0
+    for seed in range(8):
+        hands = tuple(tuple(rng.sample(pool, rng.randint(0, 2))) for _ in range(2))
+        decisions = playout_decisions(rules, (hands[0], hands[1]), seed)
+        for state, exact in late_positions(decisions, PLAYOUT_LIMIT):
+            interesting += nontrivial(check_question(question_from_state(state), options, exact))
+    assert interesting >= 3
 
 
 # ------------------------------------------------------------------------------------------------
