@@ -1,9 +1,10 @@
 """Time the whole ``pazaak advise`` command on a fixed suite of positions.
 
 Each position runs as a fresh process (interpreter start-up included, as a user waits for it),
-``--repeat`` times; the table shows the median wall time, the positions solved and the target of
-issue 6. The last column compares the C inner loop with the pure-Python search on the same
-position in the same run (``PAZAAK_PURE_PYTHON=1``), where the C loop is used at all.
+``--repeat`` times; the table shows the median wall and CPU time (CPU time is what a busy,
+shared machine distorts least), the target of issue 6, the hands averaged and whether the draws
+were exact or fixed. The last column is the CPU-time ratio of the pure-Python search
+(``PAZAAK_PURE_PYTHON=1``) to the C inner loop on the same position in the same run.
 
     python benchmarks/bench_solver.py            # the suite, 3 runs each
     python benchmarks/bench_solver.py --quick    # 1 run each, no pure-Python comparison
@@ -14,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -114,17 +116,21 @@ SUITE: list[tuple[str, list[str], float | None]] = [
 ]
 
 
-def run(args: list[str], *, pure: bool) -> tuple[float, dict[str, object]]:
+def run(args: list[str], *, pure: bool) -> tuple[float, float, dict[str, object]]:
+    """(wall seconds, CPU seconds, the JSON answer) of one ``pazaak advise`` process."""
     env = dict(os.environ)
     if pure:
         env["PAZAAK_PURE_PYTHON"] = "1"
     command = [sys.executable, "-m", "pazaak_cli", "advise", *args, "--json"]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
     elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(command)} failed: {done.stderr.strip()}")
-    return elapsed, json.loads(done.stdout)
+    return elapsed, cpu, json.loads(done.stdout)
 
 
 def main() -> None:
