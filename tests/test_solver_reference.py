@@ -538,3 +538,20 @@ def test_both_drawing_on_a_finite_deck_uses_fixed_probabilities_when_the_exact_s
     advice = solve_question(question, SolveOptions())
     assert advice.fixed_probabilities
     check_question(question, [SolveOptions()])
+
+
+@pytest.mark.parametrize("native", [True, False], ids=["native", "python"])
+def test_uneven_fixed_draw_probabilities_agree_on_both_solver_paths(native: bool) -> None:
+    """Fixed draws from a depleted composition (some values gone, the others uneven), as the
+    fallback uses them, on the C and the Python path alike."""
+    question = ask("kotor1", "9 6", "-2 +1", "10 5", "+3", seen="1 1 1 1 2 7 7 8 8 8 5 3")
+    fixed = Question(as_fixed_draws(question.state), question.drawn)
+    draws = deck_after(question)
+    assert 0 in draws and len(set(draws) - {0}) > 1
+    solver = SetSolver(fixed.state.ruleset, fixed_draws=draws, native=native)
+    if native and not solver.native:
+        pytest.skip("the C extension is not built")
+    advice = solve_question(fixed, SolveOptions(solver=solver))
+    expected = move_outcomes(fixed.state, fixed.drawn, draws=draws)
+    assert not disagreements(expected, solver_moves(advice.results))
+    assert nontrivial(solver_moves(advice.results))
