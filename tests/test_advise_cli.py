@@ -276,7 +276,7 @@ IMPOSSIBLE = {
     "a table over 9 cards": (
         ["-r", "kotor1/main-deck=infinite", "--table", "1 1 1 1 1 1 1 1 1 1", "--opp-stood",
          "--opp-table", "10"],
-        "full table",
+        ("full table", "9 cards"),
     ),
     "a total over 20 for a player still drawing": (
         ["--table", "7", "--opp-table", "10 10 5", "--opp-hand", ""],
@@ -329,7 +329,7 @@ def test_an_impossible_position_is_one_line_and_exit_1(name: str) -> None:
     result = advise(*args)
     assert result.exit_code == 1, result.output
     line = error_line(result)
-    assert words in line
+    assert any(word in line for word in ((words,) if isinstance(words, str) else words)), line
     assert "Usage:" not in result.stderr
 
 
