@@ -177,10 +177,6 @@ def advise_command(
           --opp-hand-size 4 --opp-deck kotor2-average
       pazaak advise --position "kotor1 3,2,5 10,7 +1,-2,±3,+4 - -S - 4334343443 a1 1"
     """
-    if opponent == "kotor":
-        raise click.UsageError(
-            "--opponent kotor is not available yet: the solver models an optimal opponent"
-        )
     question = _question(
         ruleset,
         table_text,
@@ -200,7 +196,9 @@ def advise_command(
     if not other.hand_known and not other.standing:
         prior = (opp_deck or default_deck(state.ruleset)).cards
     progress = _Progress(enabled=not as_json)
-    options = SolveOptions(opponent_deck=prior, exact=exact, progress=progress.update)
+    options = SolveOptions(
+        opponent_deck=prior, exact=exact, progress=progress.update, opponent=opponent
+    )
     try:
         advice = solve_question(question, options)
     finally:

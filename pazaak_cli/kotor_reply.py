@@ -1,0 +1,750 @@
+"""The exact best reply to the KOTOR I computer opponent (``pazaak advise --opponent kotor``).
+
+The game's computer opponent is a fixed, deterministic rule (RULES.md §7): it sees its own total
+and hand, the other player's total, whether he stands and how many sets he has won, and picks
+one action. Against it the best play is not the optimal (minimax) play: this module solves the
+set exactly with the opponent following that rule. At the advised player's nodes the solver
+maximises (equity, p_win) exactly as :mod:`pazaak_cli.solver` does (the same tie rule, so every
+move's numbers are unique); at the opponent's nodes after its draw there is no choice to
+optimise: :func:`pazaak_cli.players.kotor_rule` (the very function :class:`KotorPlayer` plays
+by) names a card, then ending the turn or standing.
+
+The rule reads the hand *in order* (on equal totals it keeps the first fixed card, or the last
+± card it tried), so the opponent's hand is kept as an ordered tuple. A hidden hand is averaged
+over its possible multisets (as the optimal solver does) and, within each, over every order of
+the cards whose order can change the rule's choice (gold cards; never KOTOR I's cards), each
+order equally likely, as the game deals them.
+
+The state is compact like the optimal solver's: a playing side is ``(total, cards, hand id,
+f24, f36, tiebreak)`` (``f24`` the sum a Flip 2&4 would turn over, kept only while the hand
+holds one; the same for ``f36``), a standing side is ``(total, tiebreak)``; both seats intern
+their sides as small integers, and the memo keys say whose turn it is.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from pazaak_cli.cards import Card, CardKind
+from pazaak_cli.errors import PazaakError
+from pazaak_cli.game import FULL_DECK, MatchState, Placed, Side, current_values
+from pazaak_cli.players import KOTOR_END_TURN, KOTOR_STAND, card_tries, kotor_rule
+from pazaak_cli.position_builder import Question
+from pazaak_cli.rules import FlipTargets, MainDeck, NineCards, Ruleset, Tiebreaker
+from pazaak_cli.solver import (
+    BEST_TOLERANCE,
+    EPSILON,
+    Advice,
+    Move,
+    MoveResult,
+    Outcome,
+    SolveOptions,
+    SolverTooLarge,
+    _deck_after,
+    _other_hands,
+)
+
+Value = tuple[float, float]
+"""(equity, p_win) for the advised player."""
+_WIN: Value = (1.0, 1.0)
+_LOSS: Value = (-1.0, 0.0)
+_TIE: Value = (0.0, 0.0)
+
+# How a card acts on the compact side.
+_PLAIN, _FLIP24, _FLIP36, _DOUBLE, _TIEBREAKER = range(5)
+_KIND = {
+    CardKind.PLUS: _PLAIN,
+    CardKind.MINUS: _PLAIN,
+    CardKind.PLUS_MINUS: _PLAIN,
+    CardKind.PLUS_MINUS_1_2: _PLAIN,
+    CardKind.FLIP_2_4: _FLIP24,
+    CardKind.FLIP_3_6: _FLIP36,
+    CardKind.DOUBLE: _DOUBLE,
+    CardKind.TIEBREAKER: _TIEBREAKER,
+}
+
+# Turn-end codes (side ids are >= 0).
+_BUSTS = -1
+"""The side ended its turn over the target: it loses the set."""
+_NINE_WINS = -2
+"""The side's ninth card won the set at once (nine-cards=win)."""
+
+_Playing = tuple[int, int, int, int, int, bool]
+_Standing = tuple[int, bool]
+_Play = tuple[Card, int, int, int, bool]
+"""(card, value, action kind, hand id after, flexible)."""
+
+
+class _Seat:
+    """One player's hands and sides, interned as small integers.
+
+    ``ordered``: hands keep their order and list their plays in the KOTOR rule's order
+    (:func:`card_tries`, duplicates included); otherwise a hand is a multiset whose plays are its
+    distinct (card, value) pairs, which is all a maximising player needs.
+    """
+
+    def __init__(self, ruleset: Ruleset, *, ordered: bool) -> None:
+        self.ordered = ordered
+        self.flip_all = ruleset.flip_targets is FlipTargets.ALL_SIGNS
+        self.hand_ids: dict[tuple[Card, ...], int] = {}
+        self.hands: list[tuple[Card, ...]] = []
+        self.flip24: list[bool] = []
+        self.flip36: list[bool] = []
+        self.plays: list[tuple[_Play, ...]] = []
+        self.side_ids: dict[_Playing | _Standing, int] = {}
+        self.sides: list[_Playing | _Standing] = []
+        self.standing: list[bool] = []
+        self.totals: list[int] = []
+
+    def hand(self, cards: Sequence[Card]) -> int:
+        key = tuple(cards) if self.ordered else tuple(sorted(cards, key=str))
+        found = self.hand_ids.get(key)
+        if found is not None:
+            return found
+        hid = len(self.hands)
+        self.hand_ids[key] = hid
+        self.hands.append(key)
+        self.flip24.append(any(card.kind is CardKind.FLIP_2_4 for card in key))
+        self.flip36.append(any(card.kind is CardKind.FLIP_3_6 for card in key))
+        self.plays.append(())
+        plays: list[_Play] = []
+        if self.ordered:
+            for value, _, position, card, flexible in card_tries(key):
+                rest = self.hand(key[:position] + key[position + 1 :])
+                plays.append((card, value, _KIND[card.kind], rest, flexible))
+        else:
+            for index, card in enumerate(key):
+                if index and key[index - 1] == card:
+                    continue
+                rest = self.hand(key[:index] + key[index + 1 :])
+                kind = _KIND[card.kind]
+                values = (0,) if kind in (_FLIP24, _FLIP36, _DOUBLE) else card.values
+                plays.extend((card, value, kind, rest, False) for value in values)
+        self.plays[hid] = tuple(plays)
+        return hid
+
+    def side(self, side: _Playing | _Standing) -> int:
+        found = self.side_ids.get(side)
+        if found is None:
+            found = len(self.sides)
+            self.side_ids[side] = found
+            self.sides.append(side)
+            self.standing.append(len(side) == 2)
+            self.totals.append(side[0])
+        return found
+
+    def add(self, side: _Playing, value: int, hand: int) -> _Playing:
+        """``side`` with a card worth ``value`` placed and ``hand`` left in hand."""
+        total, cards, _, f24, f36, tiebreak = side
+        magnitude = abs(value)
+        counts = value > 0 or self.flip_all
+        if not self.flip24[hand]:
+            f24 = 0
+        elif counts and magnitude in (2, 4):
+            f24 += value
+        if not self.flip36[hand]:
+            f36 = 0
+        elif counts and magnitude in (3, 6):
+            f36 += value
+        return (total + value, cards + 1, hand, f24, f36, tiebreak)
+
+    def flip(self, side: _Playing, kind: int, hand: int) -> _Playing:
+        """``side`` after a flip card (placed as 0) turned its 2s and 4s (or 3s and 6s) over."""
+        total, cards, _, f24, f36, tiebreak = side
+        turned = f24 if kind == _FLIP24 else f36
+        total -= 2 * turned
+        # all signs: the turned cards can be turned back; positive only: they never can
+        after = -turned if self.flip_all else 0
+        if kind == _FLIP24:
+            f24 = after
+        else:
+            f36 = after
+        if not self.flip24[hand]:
+            f24 = 0
+        if not self.flip36[hand]:
+            f36 = 0
+        return (total, cards + 1, hand, f24, f36, tiebreak)
+
+    def play(self, side: _Playing, drawn: int, play: _Play, any_tiebreak: bool) -> _Playing:
+        """``side`` after playing a hand card right after drawing ``drawn``."""
+        _, value, kind, rest, _ = play
+        if kind == _PLAIN:
+            return self.add(side, value, rest)
+        if kind == _DOUBLE:
+            return self.add(side, drawn, rest)  # a copy of the card just drawn
+        if kind == _TIEBREAKER:
+            placed = self.add(side, value, rest)
+            return (*placed[:5], True) if any_tiebreak else placed
+        return self.flip(side, kind, rest)
+
+
+class _TurnEnd(NamedTuple):
+    """One way a turn can end: the move's label and the turn-end code it leads to."""
+
+    then: str
+    note: str
+    code: int
+
+
+class _OppPlay(NamedTuple):
+    """One card the KOTOR rule may play after its draw, and where it leads."""
+
+    total: int
+    forced: int | None
+    """The turn-end code the rules force after the card (a ninth card, 20), else ``None``."""
+    end: int
+    """The code of ending the turn after it."""
+    stand: int | None
+    """The code of standing after it."""
+
+
+class _OppTurn(NamedTuple):
+    """The opponent's choices after a draw that the rules leave open."""
+
+    total: int
+    end: int
+    """The code of ending the turn with no card (busting if over the target)."""
+    stand: int | None
+    """The code of standing with no card (``None`` over the target)."""
+    tries: tuple[tuple[int, bool], ...]
+    """(total reached, flexible) for each card the rule tries, in its order."""
+    plays: tuple[_OppPlay, ...]
+    """The same tries, with where each leads."""
+
+
+MEMO_LIMIT = 2_000_000
+"""Positions kept in memory at most (about 1 GB) before :meth:`KotorReplySolver.trim` forgets
+them between two hands of a hidden-hand average."""
+
+
+class KotorReplySolver:
+    """Solves sets of the advised player (to maximise) against the KOTOR I rule.
+
+    ``their_sets`` is how many sets the advised player has won (the rule's step 3 reads it; it
+    cannot change within a set). ``fixed_draws``: draw with these fixed counts of each value,
+    without depletion (the infinite deck is ``FULL_DECK``); ``None`` solves the finite deck
+    exactly, without replacement (a fresh full deck when it runs out).
+    """
+
+    def __init__(
+        self,
+        ruleset: Ruleset,
+        their_sets: int,
+        *,
+        fixed_draws: Sequence[int] | None = None,
+        budget: int | None = None,
+    ) -> None:
+        self.ruleset = ruleset
+        self.their_sets = their_sets
+        self.fixed = tuple(fixed_draws) if fixed_draws is not None else None
+        self.budget = budget
+        self.me = _Seat(ruleset, ordered=False)
+        self.opp = _Seat(ruleset, ordered=True)
+        self._target = ruleset.target
+        self._size = ruleset.table_size
+        self._nine_win = ruleset.nine_cards is NineCards.WIN
+        self._any_tiebreak = ruleset.tiebreaker is Tiebreaker.ANY_PLAYED
+        self._deck_ids: dict[tuple[int, ...], int] = {}
+        self._decks: list[tuple[int, ...]] = []
+        self._draws: list[tuple[tuple[int, float, int], ...] | None] = []
+        self._my_after: dict[int, tuple[int, tuple[int, ...]]] = {}
+        self._list_ids: dict[tuple[int, ...], int] = {}
+        self._my_choice: dict[int, dict[int, Value]] = {}
+        self._opp_turns: dict[int, int | _OppTurn] = {}
+        self._replies: dict[int, tuple[int, ...]] = {}
+        self._my_before: dict[int, dict[int, Value]] = {}
+        self._opp_before: dict[int, dict[int, Value]] = {}
+        self.states = 0
+        """Positions solved so far (before a draw, either player's)."""
+        self._trimmed_at = 0
+
+    # -- decks -------------------------------------------------------------------------------------
+
+    def deck_id(self, deck: tuple[int, ...]) -> int:
+        """Intern a deck (remaining counts of 1..10); with fixed draws every deck is one."""
+        if self.fixed is not None:
+            deck = ()
+        found = self._deck_ids.get(deck)
+        if found is None:
+            found = len(self._decks)
+            self._deck_ids[deck] = found
+            self._decks.append(deck)
+            self._draws.append(None)
+        return found
+
+    def _make_draws(self, deck_id: int) -> tuple[tuple[int, float, int], ...]:
+        """(value, probability, deck id after) for the next draw from deck ``deck_id``."""
+        if self.fixed is not None:
+            total = sum(self.fixed)
+            draws = tuple((v + 1, n / total, deck_id) for v, n in enumerate(self.fixed) if n)
+        else:
+            deck = self._decks[deck_id]
+            source = deck if any(deck) else FULL_DECK  # the shared deck is renewed when empty
+            total = sum(source)
+            draws = tuple(
+                (v + 1, n / total, self.deck_id(source[:v] + (n - 1,) + source[v + 1 :]))
+                for v, n in enumerate(source)
+                if n
+            )
+        self._draws[deck_id] = draws
+        return draws
+
+    # -- turn ends ---------------------------------------------------------------------------------
+
+    def _stands(self, side: _Playing, tiebreaker_last: bool) -> _Standing:
+        return (side[0], side[5] or (tiebreaker_last and not self._any_tiebreak))
+
+    def _turn_ends(self, seat: _Seat, side: _Playing, tiebreaker_last: bool) -> list[_TurnEnd]:
+        """How a turn can end once ``side`` holds its last card of the turn (the automatic rules
+        leave one way; otherwise end or stand), with the notes the optimal solver gives."""
+        total = side[0]
+        target = self._target
+        if side[1] >= self._size:
+            if total > target:
+                return [_TurnEnd("bust", "ninth card over the target", _BUSTS)]
+            if self._nine_win:
+                return [_TurnEnd("stand", "ninth card: wins the set", _NINE_WINS)]
+            stood = seat.side(self._stands(side, tiebreaker_last))
+            return [_TurnEnd("stand", "ninth card: automatic stand", stood)]
+        if total == target:
+            stood = seat.side(self._stands(side, tiebreaker_last))
+            return [_TurnEnd("stand", f"automatic stand at {target}", stood)]
+        if total > target:
+            return [_TurnEnd("bust", "", _BUSTS)]
+        return [
+            _TurnEnd("end", "", seat.side(side)),
+            _TurnEnd("stand", "", seat.side(self._stands(side, tiebreaker_last))),
+        ]
+
+    def root_moves(
+        self, side: _Playing, drawn: int, played: bool, tiebreaker_last: bool
+    ) -> list[tuple[Move, int]]:
+        """Every move of the advised side that has just drawn ``drawn`` (on its table already),
+        as (move, turn-end code), in the optimal solver's order and wording. ``played``: a hand
+        card (a Tiebreaker if ``tiebreaker_last``) already followed the draw."""
+        seat = self.me
+        moves = [
+            (Move(None, None, end.then, end.note), end.code)
+            for end in self._turn_ends(seat, side, tiebreaker_last)
+        ]
+        if played or side[1] >= self._size or side[0] == self._target:
+            return moves
+        for play in seat.plays[side[2]]:
+            card, value, kind, _, _ = play
+            placed = seat.play(side, drawn, play, self._any_tiebreak)
+            shown = drawn if kind == _DOUBLE else None if kind in (_FLIP24, _FLIP36) else value
+            for end in self._turn_ends(seat, placed, kind == _TIEBREAKER):
+                moves.append((Move(card, shown, end.then, end.note), end.code))
+        return moves
+
+    def _my_list(self, me: int, drawn: int) -> tuple[int, tuple[int, ...]]:
+        """The distinct turn ends of the advised side ``me`` after drawing ``drawn``, and the
+        number of that list (equal lists share a number, so their best choice is solved once)."""
+        seat = self.me
+        side = seat.sides[me]
+        assert len(side) == 6
+        placed = seat.add(side, drawn, side[2])
+        moves = self.root_moves(placed, drawn, False, False)
+        codes = tuple(dict.fromkeys(code for _, code in moves))
+        number = self._list_ids.get(codes)
+        if number is None:
+            number = self._list_ids[codes] = len(self._list_ids)
+        self._my_after[me * 16 + drawn] = (number, codes)
+        return number, codes
+
+    # -- the opponent's turn -----------------------------------------------------------------------
+
+    def _opp_turn(self, opp: int, drawn: int) -> int | _OppTurn:
+        """What the opponent's side ``opp`` can do after drawing ``drawn``: a turn-end code when
+        the rules leave it no choice (a ninth card, 20), else its choices for the rule."""
+        seat = self.opp
+        side = seat.sides[opp]
+        assert len(side) == 6
+        placed = seat.add(side, drawn, side[2])
+        total = placed[0]
+        if placed[1] >= self._size or total == self._target:
+            return self._turn_ends(seat, placed, False)[0].code
+        end = seat.side(placed) if total <= self._target else _BUSTS
+        stand = seat.side(self._stands(placed, False)) if total <= self._target else None
+        totals: list[tuple[int, bool]] = []
+        plays: list[_OppPlay] = []
+        for play in seat.plays[placed[2]]:
+            after = seat.play(placed, drawn, play, self._any_tiebreak)
+            totals.append((after[0], play[4]))
+            tiebreaker = play[2] == _TIEBREAKER
+            if after[1] >= self._size or after[0] >= self._target:
+                forced = self._turn_ends(seat, after, tiebreaker)[0].code
+                plays.append(_OppPlay(after[0], forced, _BUSTS, None))
+            else:
+                stood = seat.side(self._stands(after, tiebreaker))
+                plays.append(_OppPlay(after[0], None, seat.side(after), stood))
+        return _OppTurn(total, end, stand, tuple(totals), tuple(plays))
+
+    def _opp_reply(self, opp: int, drawn: int, theirs: int, they_stand: bool) -> int:
+        """The turn-end code the KOTOR rule reaches from side ``opp`` after drawing ``drawn``,
+        facing the advised player's total ``theirs`` (standing or not)."""
+        key = opp * 16 + drawn
+        turn = self._opp_turns.get(key)
+        if turn is None:
+            turn = self._opp_turns[key] = self._opp_turn(opp, drawn)
+        if isinstance(turn, int):
+            return turn
+        total, end, stand, tries, plays = turn
+        rules, sets = self.ruleset, self.their_sets
+        choice = kotor_rule(total, theirs, they_stand, sets, tries, False, rules)
+        if choice == KOTOR_END_TURN:
+            return end
+        if choice == KOTOR_STAND:
+            assert stand is not None, "the KOTOR rule never stands over the target"
+            return stand
+        after = plays[choice]
+        if after.forced is not None:
+            return after.forced
+        then = kotor_rule(after.total, theirs, they_stand, sets, (), True, rules)
+        if then == KOTOR_END_TURN:
+            return after.end
+        assert after.stand is not None
+        return after.stand
+
+    # -- the recursion -----------------------------------------------------------------------------
+
+    def _judge(self, mine: int, theirs: int) -> Value:
+        """Both stand: the higher total wins; equal totals go to a lone tiebreaker."""
+        a = self.me.sides[mine]
+        b = self.opp.sides[theirs]
+        if a[0] != b[0]:
+            return _WIN if a[0] > b[0] else _LOSS
+        if a[1] != b[1]:
+            return _WIN if a[1] else _LOSS
+        return _TIE
+
+    # The memo has two levels: (opponent side, deck) -> {advised side: value}. A node reads the
+    # memo of its children inline and calls the solving method only for a new one: that is the
+    # hot loop (the advised side has up to ~20 turn ends after each draw).
+
+    def _table(self, memo: dict[int, dict[int, Value]], opp: int, deck: int) -> dict[int, Value]:
+        key = (opp << 28) | deck
+        table = memo.get(key)
+        if table is None:
+            table = memo[key] = {}
+        return table
+
+    def my_before_draw(self, me: int, opp: int, deck: int) -> Value:
+        """Value of the advised side ``me`` (playing), about to draw, against ``opp``: the
+        average over the draws of its best turn end (higher equity, then higher p_win)."""
+        table = self._table(self._my_before, opp, deck)
+        found = table.get(me)
+        if found is not None:
+            return found
+        self._new_state()
+        lists = self._my_after
+        opp_stands = self.opp.standing[opp]
+        standing = self.me.standing
+        if opp_stands:
+            memo, solve = self._my_before, self.my_before_draw
+        else:
+            memo, solve = self._opp_before, self.opp_before_draw
+        equity = p_win = 0.0
+        choices = self._my_choice
+        for value, probability, rest in self._draws[deck] or self._make_draws(deck):
+            listed = lists.get(me * 16 + value)
+            if listed is None:
+                listed = self._my_list(me, value)
+            number, codes = listed
+            chosen = self._table(choices, opp, rest)
+            best = chosen.get(number)
+            if best is not None:
+                equity += probability * best[0]
+                p_win += probability * best[1]
+                continue
+            known = self._table(memo, opp, rest)
+            best_e, best_w = _LOSS
+            for code in codes:
+                if code < 0:
+                    e, w = _LOSS if code == _BUSTS else _WIN
+                elif opp_stands and standing[code]:
+                    e, w = self._judge(code, opp)
+                else:
+                    e, w = known.get(code) or solve(code, opp, rest)
+                if e > best_e + EPSILON or (e > best_e - EPSILON and w > best_w):
+                    best_e, best_w = e, w
+                    if e >= 1.0 - EPSILON:
+                        break  # a certain win cannot be beaten
+            chosen[number] = (best_e, best_w)
+            equity += probability * best_e
+            p_win += probability * best_w
+        result = (equity, p_win)
+        table[me] = result
+        return result
+
+    def after_my_turn(self, code: int, opp: int, deck: int) -> Value:
+        """Value once the advised player's turn ended as ``code``, against ``opp``."""
+        if code < 0:
+            return _LOSS if code == _BUSTS else _WIN
+        if self.opp.standing[opp]:
+            if self.me.standing[code]:
+                return self._judge(code, opp)
+            return self.my_before_draw(code, opp, deck)
+        return self.opp_before_draw(code, opp, deck)
+
+    def opp_before_draw(self, me: int, opp: int, deck: int) -> Value:
+        """Value for the advised side ``me`` when the opponent's side ``opp`` is to draw."""
+        table = self._table(self._opp_before, opp, deck)
+        found = table.get(me)
+        if found is not None:
+            return found
+        self._new_state()
+        mine = self.me
+        theirs, they_stand = mine.totals[me], mine.standing[me]
+        reply_key = (((opp << 8) | (theirs + 128)) << 1) | they_stand
+        replies = self._replies.get(reply_key)
+        if replies is None:
+            replies = self._replies[reply_key] = tuple(
+                self._opp_reply(opp, value, theirs, they_stand) if value else 0
+                for value in range(11)
+            )
+        standing = self.opp.standing
+        if they_stand:
+            memo, solve = self._opp_before, self.opp_before_draw
+        else:
+            memo, solve = self._my_before, self.my_before_draw
+        equity = p_win = 0.0
+        for value, probability, rest in self._draws[deck] or self._make_draws(deck):
+            code = replies[value]
+            if code < 0:
+                e, w = _WIN if code == _BUSTS else _LOSS
+            elif they_stand and standing[code]:
+                e, w = self._judge(me, code)
+            else:
+                known = memo.get((code << 28) | rest)
+                e, w = (known and known.get(me)) or solve(me, code, rest)
+            equity += probability * e
+            p_win += probability * w
+        result = (equity, p_win)
+        table[me] = result
+        return result
+
+    def trim(self) -> None:
+        """Forget the solved positions once more than :data:`MEMO_LIMIT` were added since the
+        last trim (between the hands of an average, whose positions rarely recur): the memory
+        stays bounded, the numbers do not change."""
+        if self.states - self._trimmed_at > MEMO_LIMIT:
+            self._my_before.clear()
+            self._opp_before.clear()
+            self._my_choice.clear()
+            self._trimmed_at = self.states
+
+    def _new_state(self) -> None:
+        self.states += 1
+        if self.budget is not None and self.states > self.budget:
+            raise SolverTooLarge("the exact solve exceeds its state budget")
+
+    # -- from engine sides -------------------------------------------------------------------------
+
+    def playing_side(self, seat: _Seat, side: Side, hand: Sequence[Card]) -> _Playing:
+        """The compact form of an engine side still playing, holding ``hand``."""
+        values = current_values(side.table, self.ruleset.flip_targets)
+        hid = seat.hand(hand)
+        every = seat.flip_all
+
+        def flippable(magnitudes: tuple[int, int]) -> int:
+            return sum(v for v in values if abs(v) in magnitudes and (v > 0 or every))
+
+        f24 = flippable((2, 4)) if seat.flip24[hid] else 0
+        f36 = flippable((3, 6)) if seat.flip36[hid] else 0
+        tiebreak = self._any_tiebreak and any(c.placed is Placed.TIEBREAKER for c in side.table)
+        return (sum(values), len(side.table), hid, f24, f36, tiebreak)
+
+    def standing_side(self, side: Side) -> _Standing:
+        """The compact form of an engine side that stands."""
+        if self._any_tiebreak:
+            tiebreak = any(card.placed is Placed.TIEBREAKER for card in side.table)
+        else:
+            tiebreak = bool(side.table) and side.table[-1].placed is Placed.TIEBREAKER
+        return (side.total, tiebreak)
+
+
+# ------------------------------------------------------------------------------------------------
+# Hidden hands: the orders that matter.
+
+
+def _may_tie(a: Card, b: Card) -> bool:
+    """Whether the KOTOR rule can meet distinct cards ``a`` and ``b`` at one best-up total with
+    the choice between them decided by their order: two ± cards sharing a value (it keeps the
+    last), or two fixed cards one of which is a flip or a Double (it keeps the first)."""
+    if a == b:
+        return False
+    flexible = (CardKind.PLUS_MINUS, CardKind.PLUS_MINUS_1_2, CardKind.TIEBREAKER)
+    if (a.kind in flexible) != (b.kind in flexible):
+        return False  # a fixed card always wins over a ± card, in either order
+    if a.kind in flexible:
+        return bool(set(a.values) & set(b.values))
+    kinds = {a.kind, b.kind}
+    if kinds & {CardKind.FLIP_2_4, CardKind.FLIP_3_6}:
+        return True
+    return CardKind.DOUBLE in kinds and CardKind.PLUS in kinds  # a Double copies a drawn 1..10
+
+
+def hand_orders(hand: Sequence[Card]) -> list[tuple[Card, ...]]:
+    """The orders of ``hand`` that can make the KOTOR rule choose differently, each standing for
+    an equal share of all its orders (a hand is dealt in a uniformly random order).
+
+    Only the relative order of cards that may tie (:func:`_may_tie`) matters, and between a
+    fixed and a ± card never; so the fixed and the ± such cards are each put in every distinct
+    order, the other cards after them in a fixed order.
+    """
+    cards = sorted(hand, key=str)
+    tying = [card for card in cards if any(_may_tie(card, other) for other in cards)]
+    rest = list(cards)
+    for card in tying:
+        rest.remove(card)
+    flexible = (CardKind.PLUS_MINUS, CardKind.PLUS_MINUS_1_2, CardKind.TIEBREAKER)
+    fixed = [card for card in tying if card.kind not in flexible]
+    signed = [card for card in tying if card.kind in flexible]
+    return [
+        (*first, *second, *rest)
+        for first in dict.fromkeys(itertools.permutations(fixed))
+        for second in dict.fromkeys(itertools.permutations(signed))
+    ]
+
+
+# ------------------------------------------------------------------------------------------------
+# The entry point (solver.solve_question dispatches here for ``opponent="kotor"``).
+
+EXACT_PROBE_STATES = 20_000
+"""Both players still drawing from a finite deck: the exact without-replacement solve is tried
+only when the solve with fixed draw probabilities needed at most this many positions..."""
+EXACT_BUDGET_FACTOR = 40
+"""...and it may then use at most this many times as many positions."""
+
+
+def solve_kotor_question(question: Question, options: SolveOptions) -> Advice:
+    """Every move of the player who has just drawn ``question.drawn``, valued against the KOTOR
+    I rule (RULES.md §7) playing the other side; a hidden hand is averaged exactly over its
+    possible hands (and their orders that matter)."""
+    state = question.state
+    me_side, other_side = state.sides[state.turn], state.sides[1 - state.turn]
+    if not me_side.hand_known:
+        raise PazaakError("the hand of the player to move must be known")
+    rules = state.ruleset
+    their_sets = state.set_winners.count(state.turn)
+    other_hands = _other_hands(other_side, options)
+    deck_after = _deck_after(state, question.drawn)
+    fresh = deck_after if any(deck_after) else FULL_DECK
+
+    def solve(fixed: Sequence[int] | None, budget: int | None) -> tuple[list[_Row], int]:
+        solver = KotorReplySolver(rules, their_sets, fixed_draws=fixed, budget=budget)
+        return _average(question, solver, other_hands, deck_after, options), solver.states
+
+    fixed = False
+    if rules.main_deck is MainDeck.INFINITE:
+        results, states = solve(FULL_DECK, None)
+    elif options.exact or other_side.standing:
+        try:
+            results, states = solve(None, None if options.exact else options.budget)
+        except SolverTooLarge:
+            fixed = True
+            results, states = solve(fresh, None)
+    else:
+        # Both still play: solve with fixed draw probabilities first (fast); when that search
+        # was small, the exact one is affordable too and replaces it.
+        fixed = True
+        results, states = solve(fresh, None)
+        if states <= EXACT_PROBE_STATES:
+            try:
+                results, states = solve(None, EXACT_BUDGET_FACTOR * max(states, 1000))
+                fixed = False
+            except SolverTooLarge:
+                pass
+    best_equity = max(outcome.equity for _, outcome in results)
+    ranked = sorted(results, key=lambda item: (-item[1].equity, -item[1].p_win))
+    return Advice(
+        results=tuple(
+            MoveResult(move, outcome, outcome.equity >= best_equity - BEST_TOLERANCE)
+            for move, outcome in ranked
+        ),
+        model=_describe(state, other_hands, fixed, deck_after, sampled=options.max_hands),
+        hands_averaged=len(other_hands),
+        fixed_probabilities=fixed,
+        states=states,
+    )
+
+
+_Row = tuple[Move, Outcome]
+
+
+def _average(
+    question: Question,
+    solver: KotorReplySolver,
+    other_hands: list[tuple[tuple[Card, ...], int]],
+    deck_after: tuple[int, ...],
+    options: SolveOptions,
+) -> list[_Row]:
+    """Every move's outcome, averaged over the opponent's possible hands and orders."""
+    state = question.state
+    me_side, other_side = state.sides[state.turn], state.sides[1 - state.turn]
+    my_hand = tuple(card for card in me_side.hand if card is not None)
+    me = solver.playing_side(solver.me, me_side, my_hand)
+    if not state.played:
+        me = solver.me.add(me, question.drawn, me[2])
+    tiebreaker_last = state.played and me_side.table[-1].placed is Placed.TIEBREAKER
+    moves = solver.root_moves(me, question.drawn, state.played, tiebreaker_last)
+    deck = solver.deck_id(deck_after)
+    total_ways = sum(ways for _, ways in other_hands)
+    hidden = not other_side.standing and not other_side.hand_known
+    sums = [[0.0, 0.0] for _ in moves]
+    for done, (hand, ways) in enumerate(other_hands):
+        if other_side.standing:
+            opps = [solver.opp.side(solver.standing_side(other_side))]
+        else:
+            orders = hand_orders(hand) if hidden else [hand]
+            opps = [solver.opp.side(solver.playing_side(solver.opp, other_side, h)) for h in orders]
+        weight = ways / total_ways / len(opps)
+        for opp in opps:
+            for index, (_, code) in enumerate(moves):
+                equity, p_win = solver.after_my_turn(code, opp, deck)
+                sums[index][0] += weight * equity
+                sums[index][1] += weight * p_win
+        solver.trim()
+        if options.progress is not None:
+            options.progress(done + 1, len(other_hands))
+    return [
+        (move, Outcome.from_value((s[0], s[1]))) for (move, _), s in zip(moves, sums, strict=True)
+    ]
+
+
+def _describe(
+    state: MatchState,
+    other_hands: list[tuple[tuple[Card, ...], int]],
+    fixed: bool,
+    deck_after: tuple[int, ...],
+    *,
+    sampled: int | None,
+) -> str:
+    rules = state.ruleset
+    other = state.sides[1 - state.turn]
+    sets = state.set_winners.count(state.turn)
+    who = f"opponent plays the KOTOR I rule (RULES.md §7), seeing you have won {sets} set"
+    who += "" if sets == 1 else "s"
+    if other.standing:
+        who += f"; it stood on {other.total}"
+    elif other.hand_known:
+        who += "; its hand known, in the order given"
+    else:
+        kind = "sampled" if sampled is not None else "possible"
+        who += (
+            f"; its {len(other.hand)} hidden cards averaged over {len(other_hands)} {kind} "
+            "hands and every order of them that changes its choices"
+        )
+    if rules.main_deck is MainDeck.INFINITE:
+        deck = "infinite deck (uniform 1..10)"
+    elif fixed:
+        deck = "deck approximated by fixed draw probabilities (exact solve too large; --exact)"
+    else:
+        deck = f"exact {sum(deck_after) or 40}-card deck, drawn without replacement"
+    return f"{rules.spec}: {who}; {deck}"
+
+
+__all__ = ["KotorReplySolver", "hand_orders", "solve_kotor_question"]

@@ -1,0 +1,572 @@
+"""The exact best reply to the KOTOR I computer opponent (``pazaak advise --opponent kotor``).
+
+The reference is ``tests/reference_solver.py`` (plain recursion over engine states, exact
+fractions) with one change: at the opponent's decision nodes it plays what
+``KotorPlayer().choose(state.observed_by(opponent))`` plays, the very player of ``pazaak play``
+and ``pazaak simulate``. Every move's P(win), P(tie) and P(loss) must agree to 1e-12 and the
+move lists must be the same, on seeded random positions (both rulesets, both deck models, the
+opponent standing or still playing, any sets score, before and after a hand card) and on tables
+built by hand for what playouts rarely reach: the order of a gold hand, the sets score of the
+rule's step 3, hidden hands averaged over every ordered deal.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+from collections import Counter
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import Any, ClassVar
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from reference_solver import (
+    ExactOutcome,
+    MoveKey,
+    Reference,
+    ReferenceTooLarge,
+    disagreements,
+    move_outcomes,
+    solver_moves,
+)
+
+from pazaak_cli import kotor_reply
+from pazaak_cli.cards import Card, parse_cards
+from pazaak_cli.cli import main
+from pazaak_cli.game import (
+    FORFEIT,
+    FULL_DECK,
+    MatchState,
+    Phase,
+    Placed,
+    Play,
+    TableCard,
+    new_match,
+    table_total,
+)
+from pazaak_cli.kotor_reply import KotorReplySolver, hand_orders
+from pazaak_cli.notation import parse_position, parse_table
+from pazaak_cli.players import KotorPlayer
+from pazaak_cli.position_builder import Question, build_question, question_from_state
+from pazaak_cli.rules import MainDeck, Ruleset, parse_ruleset
+from pazaak_cli.solver import Advice, SolveOptions, solve_question
+
+KOTOR = "opponent plays the KOTOR I rule"
+
+
+class KotorReference(Reference):
+    """The reference with the opponent of ``me`` playing the KOTOR I rule as KotorPlayer does,
+    seeing only what its seat sees."""
+
+    played: ClassVar[Counter[str]] = Counter()
+    """Every hand card the rule played in any reference so far (the tests check that the cards
+    they are about really were played)."""
+
+    def __init__(self, me: int, *, draws: Sequence[int] | None = None) -> None:
+        super().__init__(me, draws=draws)
+        self.kotor = KotorPlayer()
+
+    def value(self, state: MatchState) -> tuple[Fraction, Fraction]:
+        if state.phase is Phase.AFTER_DRAW and state.turn != self.me:
+            found = self.memo.get(state)
+            if found is None:
+                if self.limit is not None and len(self.memo) >= self.limit:
+                    raise ReferenceTooLarge(f"more than {self.limit} states")
+                action = self.kotor.choose(state.observed_by(state.turn))
+                if isinstance(action, Play):
+                    KotorReference.played[str(action.card)] += 1
+                found = self.memo[state] = self.value(state.child(action))
+            return found
+        return super().value(state)
+
+
+def reference(
+    question: Question, *, draws: Sequence[int] | None = None, limit: int | None = None
+) -> dict[MoveKey, ExactOutcome]:
+    """Every move of the question, valued exactly against the KOTOR rule."""
+    state = question.state
+    ref = KotorReference(state.turn, draws=draws)
+    if state.phase is Phase.BEFORE_DRAW:
+        return move_outcomes(state, question.drawn, reference=ref, limit=limit)
+    return move_outcomes(state, reference=ref, limit=limit)
+
+
+def kotor_advice(question: Question, **options: Any) -> Advice:
+    return solve_question(question, SolveOptions(opponent="kotor", **options))
+
+
+def assert_agrees(question: Question, advice: Advice, **ref_options: Any) -> None:
+    exact = reference(question, **ref_options)
+    problems = disagreements(exact, solver_moves(advice.results))
+    assert not problems, "\n".join(problems)
+
+
+def question_of(
+    spec: str,
+    table: str,
+    hand: str,
+    opp_table: str,
+    opp_hand: str | None,
+    *,
+    stood: bool = False,
+    sets: tuple[int, int] = (0, 0),
+    hidden: int = 0,
+) -> Question:
+    """A position as ``pazaak advise`` builds it from the flags (you are the one to move)."""
+    rules = parse_ruleset(spec)
+    opp: tuple[Card | None, ...] = (None,) * hidden if opp_hand is None else parse_cards(opp_hand)
+    return build_question(
+        rules,
+        table=parse_table(table, rules.flip_targets),
+        hand=parse_cards(hand),
+        opp_table=parse_table(opp_table, rules.flip_targets),
+        opp_stood=stood,
+        opp_hand=opp,
+        sets=sets,
+    )
+
+
+# Random positions ---------------------------------------------------------------------------
+
+
+def random_position(rng: random.Random, rules: Ruleset) -> MatchState:
+    """A decision of a random player late enough in a set for the reference: random hands of up
+    to 2 cards (gold cards with kotor2), a random sets score, the mover played randomly and his
+    opponent by the KOTOR rule, stopped once both totals (or the mover's, against a standing
+    opponent) reach 13; half the time after the mover's hand card when he has one."""
+    pool = sorted(rules.card_pool, key=str)
+    kotor = KotorPlayer()
+    while True:
+        me = rng.randrange(2)
+        hands = tuple(tuple(rng.choice(pool) for _ in range(rng.randint(0, 2))) for _ in "ab")
+        winners = rng.choice([(), (me,), (me, me), (1 - me,), (1 - me, me, me), (None, 1 - me)])
+        state = new_match(rules, hands)._replace(set_winners=winners)
+        state = state.child(state.sample_chance(rng))  # who opens
+        while state.phase is Phase.BEFORE_DRAW or state.phase is Phase.AFTER_DRAW:
+            if state.is_chance_node():
+                state = state.child(state.sample_chance(rng))
+                continue
+            if state.turn != me:
+                state = state.child(kotor.choose(state.observed_by(state.turn)))
+                continue
+            mine, other = state.sides[me], state.sides[1 - me]
+            if mine.total >= 13 and (other.standing or other.total >= 13):
+                plays = [a for a in state.legal_actions() if isinstance(a, Play)]
+                if state.played or not plays or rng.random() < 0.5:
+                    return state
+                state = state.child(rng.choice(plays))
+                continue
+            actions = [a for a in state.legal_actions() if a != FORFEIT]
+            state = state.child(rng.choice(actions))
+
+
+@pytest.mark.parametrize("spec", ["kotor1/main-deck=infinite", "kotor2/main-deck=infinite"])
+def test_infinite_deck_moves_agree_with_the_reference(spec: str) -> None:
+    check_random_positions(spec, seed=6, count=40)
+
+
+@pytest.mark.parametrize("spec", ["kotor1", "kotor2"])
+def test_finite_deck_drawn_exactly_agrees_with_the_reference(spec: str) -> None:
+    check_random_positions(spec, seed=7, count=30, exact=True)
+
+
+def check_random_positions(spec: str, *, seed: int, count: int, exact: bool = False) -> None:
+    rules = parse_ruleset(spec)
+    rng = random.Random(seed)
+    kinds: set[str] = set()
+    checked = 0
+    while checked < count:
+        state = random_position(rng, rules)
+        question = question_from_state(state)
+        try:
+            exact_moves = reference(question, limit=6000)
+        except ReferenceTooLarge:
+            continue
+        advice = kotor_advice(question, exact=exact)
+        problems = disagreements(exact_moves, solver_moves(advice.results))
+        assert not problems, f"{state}\n" + "\n".join(problems)
+        assert KOTOR in advice.model
+        assert not advice.fixed_probabilities
+        if exact:  # a position this small is solved exactly without being asked to
+            default = kotor_advice(question)
+            assert [(r.move, r.outcome) for r in default.results] == [
+                (r.move, r.outcome) for r in advice.results
+            ]
+        other = state.sides[1 - state.turn]
+        kinds.add("stood" if other.standing else "playing")
+        kinds.add("played" if state.played else "drawn")
+        kinds.add(f"sets {state.set_winners.count(state.turn)}")
+        checked += 1
+    # the sample covers what it is meant to
+    assert {"stood", "playing", "played", "drawn", "sets 0", "sets 2"} <= kinds
+
+
+# Gold cards (KOTOR II) ----------------------------------------------------------------------
+
+
+GOLD_POSITIONS = [
+    # tables near the nine-card limit keep the reference small; flips turn 2s and 4s (3s, 6s)
+    ("2 1 3 2 4 1 3", "F3/6 +1", "1 2 2 3 4 2", "F2/4 ±1"),
+    ("2 2 1 -2 4 6 2", "F2/4 D", "1 3 6 3 -3 2 2", "F3/6 -3"),
+    ("10 5 2", "D", "10 5", "D +2"),  # a Double copies the card just drawn
+    ("10 6 2", "T", "10 7", "±1/2 T"),  # a Tiebreaker wins equal totals under kotor2
+    ("7 6 4", "±1/2 -2", "4 9 3", "±1/2 D"),
+]
+
+
+def test_gold_cards_agree_with_the_reference_and_the_rule_plays_each() -> None:
+    KotorReference.played.clear()
+    for spec in (
+        "kotor2/main-deck=infinite",
+        "kotor2/main-deck=infinite,flip-targets=positive-only",
+    ):
+        for table, hand, opp_table, opp_hand in GOLD_POSITIONS:
+            question = question_of(spec, table, hand, opp_table, opp_hand)
+            assert_agrees(question, kotor_advice(question))
+    assert {"F2/4", "F3/6", "D", "T", "±1/2"} <= set(KotorReference.played)
+
+
+def test_the_order_of_the_opponents_hand_changes_its_choice_and_the_answer() -> None:
+    """On equal totals the rule keeps the last ± card it tried: with T last it reaches 20 with
+    the Tiebreaker (and wins a tie on 20 under kotor2), with ±1 last it plays the ±1."""
+    answers = []
+    for opp_hand in ("±1 T", "T ±1"):
+        question = question_of("kotor2/main-deck=infinite", "10 5 4", "+1", "10 3", opp_hand)
+        advice = kotor_advice(question)
+        assert_agrees(question, advice)
+        assert "in the order given" in advice.model
+        answers.append({r.move: r.outcome for r in advice.results})
+    assert answers[0] != answers[1]
+
+
+# Step 3: the sets the advised player has won ---------------------------------------------------
+
+
+def test_the_sets_you_have_won_change_the_rules_step_3_and_the_answer() -> None:
+    """Over 20 with a card that leaves it behind your 19, the rule concedes the set (to keep
+    the card) unless you have won 2 sets: then it plays the card and draws on."""
+    outcomes = []
+    for sets in ((1, 0), (2, 0)):
+        question = question_of(
+            "kotor1/main-deck=infinite", "10 9", "", "10 4", "-5", sets=sets, stood=False
+        )
+        advice = kotor_advice(question)
+        assert_agrees(question, advice)
+        outcomes.append({r.move: r.outcome for r in advice.results})
+        assert f"you have won {sets[0]} set" in advice.model
+    assert outcomes[0] != outcomes[1]
+    stand = next(move for move in outcomes[0] if move.then == "stand" and move.card is None)
+    # conceding gives you the set at once: you win more often when it still concedes
+    assert outcomes[0][stand].p_win > outcomes[1][stand].p_win
+
+
+@pytest.mark.parametrize(
+    "position",
+    [
+        # against a standing 20, ending the turn on 18 with a -5 in hand: where two
+        # continuations have equal equity, the one with more wins is the one reported
+        "kotor2/main-deck=infinite 6,6,7,-2,1 7,5,7,+1 -5 +4 -S 11 4444444444 a1 1",
+        # two Flip 3&6 in one hand: the second turns back what the first turned over
+        "kotor2/main-deck=infinite 10,4,3 3,3,4,9 - F3/6,F3/6 S- - 4444444444 a2 1",
+    ],
+)
+def test_positions_found_by_searching_for_a_difference_agree_with_the_reference(
+    position: str,
+) -> None:
+    question = question_from_state(parse_position(position))
+    assert_agrees(question, kotor_advice(question))
+
+
+_CARD_STEPS = st.one_of(
+    st.tuples(st.just("main"), st.integers(1, 10)),
+    st.tuples(st.just("hand"), st.sampled_from([v for v in range(-6, 7) if v])),
+    st.tuples(st.just("flip"), st.sampled_from(["F2/4", "F3/6"])),
+    st.tuples(st.just("double"), st.just(0)),
+)
+
+
+@settings(max_examples=300)
+@given(steps=st.lists(_CARD_STEPS, max_size=12), positive_only=st.booleans())
+def test_the_compact_side_keeps_the_engines_total_through_any_flips(
+    steps: list[tuple[str, object]], positive_only: bool
+) -> None:
+    """The solver's side keeps only the sums a flip can turn over; after every card its total
+    is the engine's total of the whole table (a Double copies the card before it)."""
+    spec = "kotor2" + ("/flip-targets=positive-only" if positive_only else "")
+    rules = parse_ruleset(spec)
+    solver = KotorReplySolver(rules, 0)
+    seat = solver.opp
+    flips = seat.hand(parse_cards("F2/4 F3/6"))  # both flips stay in hand: every sum is kept
+    side = (0, 0, flips, 0, 0, False)
+    table: list[TableCard] = []
+    for kind, value in steps:
+        if kind == "main" or kind == "hand":
+            assert isinstance(value, int)
+            placed = Placed.MAIN if kind == "main" else Placed.HAND
+            table.append(TableCard(placed, value))
+            side = seat.add(side, value, flips)
+        elif kind == "double":
+            if not table or table[-1].placed is not Placed.MAIN:
+                continue  # a Double follows the card just drawn
+            table.append(TableCard(Placed.DOUBLE, table[-1].value))
+            side = seat.play(
+                side,
+                table[-2].value,
+                (Card.parse("D"), 0, kotor_reply._DOUBLE, flips, False),
+                False,
+            )
+        else:
+            card = Card.parse(str(value))
+            placed = Placed.FLIP_2_4 if value == "F2/4" else Placed.FLIP_3_6
+            table.append(TableCard(placed, 0))
+            side = seat.play(side, 0, (card, 0, kotor_reply._KIND[card.kind], flips, False), False)
+        assert side[0] == table_total(table, rules.flip_targets)
+        assert side[1] == len(table)
+
+
+# Hidden hands -------------------------------------------------------------------------------
+
+
+def hidden_reference(question: Question, prior: Sequence[Card]) -> dict[MoveKey, ExactOutcome]:
+    """The exact average over every ordered deal of the hidden cards from ``prior`` (a hand is
+    dealt as distinct positions of the side deck, in order), each solved by the reference."""
+    state = question.state
+    opp = 1 - state.turn
+    size = len(state.sides[opp].hand)
+    deals = list(itertools.permutations(range(len(prior)), size))
+    solved: dict[tuple[Card, ...], dict[MoveKey, ExactOutcome]] = {}
+    total: dict[MoveKey, list[Fraction]] = {}
+    for deal in deals:
+        hand = tuple(prior[i] for i in deal)
+        if hand not in solved:
+            side = state.sides[opp]._replace(hand=hand)
+            sides = (state.sides[0], side) if opp == 1 else (side, state.sides[1])
+            solved[hand] = reference(Question(state._replace(sides=sides), question.drawn))
+        for key, outcome in solved[hand].items():
+            sums = total.setdefault(key, [Fraction(0)] * 3)
+            for i in range(3):
+                sums[i] += outcome[i] / len(deals)
+    return {key: (s[0], s[1], s[2]) for key, s in total.items()}
+
+
+@pytest.mark.parametrize(
+    ("spec", "table", "hand", "opp_table", "prior", "size"),
+    [
+        ("kotor1/main-deck=infinite", "10 7 2", "-2 +1", "9 6", "+1 -3 ±2 +1 +4", 2),
+        ("kotor1", "10 3 5", "±3", "10 5", "-4 ±1 +3 +3", 2),
+        # gold: ±1 and T tie on equal totals, D and +3 too: every order of them counts
+        ("kotor2/main-deck=infinite", "10 5 4", "+1", "10 3", "±1 T D +3", 2),
+        ("kotor2/main-deck=infinite", "2 1 3 2 4 1 3", "D", "1 2 2 3 4 2", "T ±1/2 ±1 F2/4 -2", 3),
+    ],
+)
+def test_a_hidden_hand_is_the_exact_average_over_every_ordered_deal(
+    spec: str, table: str, hand: str, opp_table: str, prior: str, size: int
+) -> None:
+    question = question_of(spec, table, hand, opp_table, None, hidden=size)
+    deck = parse_cards(prior)
+    advice = kotor_advice(question, opponent_deck=deck, exact=True)
+    problems = disagreements(hidden_reference(question, deck), solver_moves(advice.results))
+    assert not problems, "\n".join(problems)
+    assert "hidden cards averaged over" in advice.model and KOTOR in advice.model
+    assert advice.hands_averaged > 1
+
+
+def test_hand_orders_keeps_only_the_orders_the_rule_can_tell_apart() -> None:
+    assert hand_orders(parse_cards("+1 -2 ±3 +4")) == [tuple(parse_cards("+1 +4 -2 ±3"))]
+    assert hand_orders(parse_cards("±3 ±3 +3 -3")) == [tuple(parse_cards("+3 -3 ±3 ±3"))]
+    orders = hand_orders(parse_cards("T ±1 -3"))
+    assert sorted(orders) == sorted([tuple(parse_cards("T ±1 -3")), tuple(parse_cards("±1 T -3"))])
+    # a Double ties a plus card; flips tie any fixed card; ± cards only with shared values
+    assert len(hand_orders(parse_cards("D +2 -2"))) == 2
+    assert len(hand_orders(parse_cards("F2/4 +2 -2"))) == 6
+    assert len(hand_orders(parse_cards("±1/2 ±2 ±1 ±5"))) == 6
+    assert len(hand_orders(parse_cards("D D +1"))) == 3
+
+
+# Deck models --------------------------------------------------------------------------------
+
+
+def test_a_large_finite_solve_falls_back_to_fixed_draw_probabilities(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Both still playing: the exact solve is only tried after a small fixed-draw probe; when it
+    is skipped, the answer is the solve with the remaining composition as fixed probabilities
+    (the reference draws with the same fixed probabilities) and the model says so."""
+    monkeypatch.setattr(kotor_reply, "EXACT_PROBE_STATES", 0)
+    question = question_of("kotor1", "10 2 3", "+2", "6 7", "±2")
+    advice = kotor_advice(question)
+    assert advice.fixed_probabilities
+    assert "fixed draw probabilities" in advice.model
+    state = question.state
+    infinite = parse_ruleset("kotor1/main-deck=infinite")
+    fixed_state = state._replace(ruleset=infinite, deck=FULL_DECK)
+    composition = list(state.deck)
+    composition[question.drawn - 1] -= 1  # the drawn card is out
+    assert_agrees(Question(fixed_state, question.drawn), advice, draws=composition)
+    exact = kotor_advice(question, exact=True)
+    assert not exact.fixed_probabilities
+    assert "exact" in exact.model and "without replacement" in exact.model
+    assert_agrees(question, exact)
+
+
+def test_a_small_finite_solve_is_exact_without_asking() -> None:
+    question = question_of("kotor1", "10 3 5", "±3", "10 5", "-4 ±1")
+    advice = kotor_advice(question)
+    assert not advice.fixed_probabilities
+    assert_agrees(question, advice)
+
+
+def test_over_budget_against_a_standing_opponent_falls_back_to_fixed_probabilities() -> None:
+    question = question_of("kotor1", "3 2", "+1 -2 +3 ±4", "10 8", "", stood=True)
+    advice = kotor_advice(question, budget=10)
+    assert advice.fixed_probabilities
+    assert "stood on 18" in advice.model
+
+
+def test_a_deck_that_runs_out_is_renewed_in_the_exact_solve() -> None:
+    """Only two cards left before the draw: the next draws come from a fresh 40-card deck."""
+    rules = parse_ruleset("kotor1")
+    question = question_of("kotor1", "10 2 3", "+2", "6 7", "±2")
+    state = question.state
+    deck = [0] * 10
+    deck[question.drawn - 1] = 1
+    deck[6] += 1  # one 7 left after the draw
+    question = Question(state._replace(deck=tuple(deck)), question.drawn)
+    assert rules.main_deck is MainDeck.SHARED
+    advice = kotor_advice(question, exact=True)
+    assert_agrees(question, advice)
+
+
+# Against the optimal model --------------------------------------------------------------------
+
+
+def test_against_a_standing_opponent_the_rule_has_nothing_to_decide() -> None:
+    """The same answer as the optimal-opponent solver, a separate implementation."""
+    for spec, table, hand in (
+        ("kotor1", "5 4", "+1 -2 ±3"),
+        ("kotor2/main-deck=infinite", "6 2", "F2/4 D T"),
+    ):
+        question = question_of(spec, table, hand, "10 7", "", stood=True)
+        kotor = kotor_advice(question)
+        optimal = solve_question(question, SolveOptions())
+        assert [r.move for r in kotor.results] == [r.move for r in optimal.results]
+        for a, b in zip(kotor.results, optimal.results, strict=True):
+            assert a.outcome.p_win == pytest.approx(b.outcome.p_win, abs=1e-12)
+            assert a.outcome.p_loss == pytest.approx(b.outcome.p_loss, abs=1e-12)
+
+
+def test_every_move_is_worth_at_least_its_value_against_the_optimal_opponent() -> None:
+    """The rule is one strategy of the opponent: the best reply to it does at least as well as
+    against the opponent that minimises your equity, move by move."""
+    rng = random.Random(11)
+    for spec in ("kotor1/main-deck=infinite", "kotor2/main-deck=infinite"):
+        rules = parse_ruleset(spec)
+        for _ in range(6):
+            question = question_from_state(random_position(rng, rules))
+            kotor = {r.move: r.outcome.equity for r in kotor_advice(question).results}
+            optimal = {r.move: r.outcome.equity for r in solve_question(question).results}
+            assert kotor.keys() == optimal.keys()
+            for move, equity in optimal.items():
+                assert kotor[move] >= equity - 1e-9, move
+
+
+# The solver itself ----------------------------------------------------------------------------
+
+
+def test_a_first_move_of_a_set_with_four_cards_each_solves_and_is_consistent() -> None:
+    question = question_of("kotor1/main-deck=infinite", "5", "+1 -2 ±3 +4", "", "±2 +3 -4 ±1")
+    advice = kotor_advice(question)
+    assert advice.results[0].best and advice.results[0].move.then == "end"
+    for result in advice.results:
+        o = result.outcome
+        assert o.p_win + o.p_tie + o.p_loss == pytest.approx(1.0, abs=1e-12)
+        assert min(o.p_win, o.p_tie, o.p_loss) >= 0.0
+    # standing on 5 loses for sure: the rule draws until it is ahead
+    stand = next(r for r in advice.results if r.move.card is None and r.move.then == "stand")
+    assert stand.outcome.p_loss == pytest.approx(1.0)
+
+
+def test_the_memo_can_be_trimmed_without_changing_the_numbers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    question = question_of("kotor1/main-deck=infinite", "9 4", "-2 +3", "8", None, hidden=2)
+    deck = parse_cards("+1 +2 -3 ±4 +5")
+    whole = kotor_advice(question, opponent_deck=deck)
+    monkeypatch.setattr(kotor_reply, "MEMO_LIMIT", 0)
+    trimmed = kotor_advice(question, opponent_deck=deck)
+    assert [(r.move, r.outcome) for r in whole.results] == [
+        (r.move, r.outcome) for r in trimmed.results
+    ]
+
+
+def test_the_solver_reports_its_positions_and_honours_a_budget() -> None:
+    rules = parse_ruleset("kotor1")
+    solver = KotorReplySolver(rules, 0, budget=5)
+    question = question_of("kotor1", "3 2", "+1 -2", "4 3", "+2 -1")
+    with pytest.raises(kotor_reply.SolverTooLarge):
+        kotor_reply._average(question, solver, [((), 1)], question.state.deck, SolveOptions())
+
+
+# The command ----------------------------------------------------------------------------------
+
+
+def test_advise_opponent_kotor_json_gives_the_solvers_numbers() -> None:
+    args = [
+        "advise",
+        "--main-deck",
+        "infinite",
+        "--table",
+        "10 6",
+        "--hand",
+        "+1 -2",
+        "--opp-table",
+        "9 5",
+        "--opp-hand",
+        "+3",
+        "--opponent",
+        "kotor",
+        "--sets",
+        "1-0",
+        "--json",
+    ]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.output)
+    assert KOTOR in document["model"] and "you have won 1 set;" in document["model"]
+    question = question_of("kotor1/main-deck=infinite", "10 6", "+1 -2", "9 5", "+3", sets=(1, 0))
+    advice = kotor_advice(question)
+    assert [m["equity"] for m in document["moves"]] == [r.outcome.equity for r in advice.results]
+    assert [m["best"] for m in document["moves"]] == [r.best for r in advice.results]
+    assert {m["then"] for m in document["moves"]} == {"end", "stand"}
+    assert document["moves"][0]["best"] is True
+    assert_agrees(question, advice)
+
+
+def test_advise_opponent_kotor_averages_a_hidden_hand_and_says_so() -> None:
+    args = [
+        "advise",
+        "--main-deck",
+        "infinite",
+        "--table",
+        "10 6",
+        "--hand",
+        "+1",
+        "--opp-table",
+        "9 8",
+        "--opp-hand-size",
+        "2",
+        "--opp-deck",
+        "kotor1-average",
+        "--opponent",
+        "kotor",
+    ]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert KOTOR in result.output
+    assert "hidden cards averaged over" in result.output
+    assert "best" in result.output
+    assert "Traceback" not in result.output
