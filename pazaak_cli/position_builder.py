@@ -79,6 +79,12 @@ def build_question(
     what cannot be."""
     if not table:
         raise PositionError("your table is empty: give it with the card you just drew last")
+    for whose, cards in (("your", table), ("the opponent's", opp_table)):
+        if len(cards) > ruleset.table_size:
+            raise PositionError(
+                f"{whose} table has {len(cards)} cards, more than the "
+                f"{ruleset.table_size} cards a table holds"
+            )
     played = table[-1].placed is not Placed.MAIN
     if played and (len(table) < 2 or table[-2].placed is not Placed.MAIN):
         raise PositionError(
@@ -99,6 +105,23 @@ def build_question(
     theirs = Side(
         tuple(opp_table), table_total(tuple(opp_table), flips), tuple(opp_hand), opp_stood
     )
+    opp_total = theirs.total
+    if opp_total > ruleset.target:
+        raise PositionError(
+            f"the opponent's total is {opp_total}: over {ruleset.target}, it has busted and the set "
+            "is over"
+        )
+    if opp_total == ruleset.target and not opp_stood:
+        raise PositionError(
+            f"the opponent's total is {ruleset.target}, so it stands automatically: add --opp-stood"
+        )
+    earlier = table_total(before_table, flips)
+    if earlier >= ruleset.target:
+        outcome = "would have stood automatically" if earlier == ruleset.target else "had busted"
+        raise PositionError(
+            f"your total before the card you just drew ({table[drawn_at]}) was {earlier}: "
+            f"you {outcome}, so this turn cannot happen"
+        )
     if played and ruleset.main_deck is not MainDeck.INFINITE:
         deck = tuple(d - (1 if i == drawn - 1 else 0) for i, d in enumerate(deck))
     phase = Phase.AFTER_DRAW if played else Phase.BEFORE_DRAW
@@ -125,15 +148,13 @@ def build_question(
                     continue
                 return Question(state, drawn)
     assert error is not None
-    raise PositionError(_in_your_words(str(error)))
+    raise PositionError(f"impossible position: {_who_is_who(str(error))}")
 
 
-def _in_your_words(message: str) -> str:
-    """The engine speaks of player 1 and 2; the advice is for "you" (player 1 here)."""
-    return (
-        message.replace("player 1's", "your")
-        .replace("player 2", "the opponent")
-        .replace("player 1", "you")
+def _who_is_who(message: str) -> str:
+    """The engine speaks of player 1 and 2; here player 1 is the one asking for advice."""
+    return message.replace("player 1", "player 1 (you)").replace(
+        "player 2", "player 2 (the opponent)"
     )
 
 

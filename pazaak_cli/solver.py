@@ -83,9 +83,12 @@ class Outcome:
 
     @staticmethod
     def from_value(value: Value) -> Outcome:
+        """From (equity, p_win); rounding noise below 1e-13 (a sum of exact zeros in floating
+        point) is shown as the 0 it is."""
         equity, p_win = value
         p_loss = p_win - equity
-        return Outcome(p_win, max(0.0, 1.0 - p_win - p_loss), p_loss)
+        p_tie = 1.0 - p_win - p_loss
+        return Outcome(*(0.0 if abs(p) < 1e-13 else p for p in (p_win, p_tie, p_loss)))
 
 
 @dataclass(frozen=True)
@@ -468,7 +471,7 @@ class SetSolver:
     def before_draw(self, mover: int, other: int, deck: int) -> Value:
         """Value for ``mover`` (a playing side id), about to draw, against ``other`` (a playing
         or standing side id), drawing from deck id ``deck``."""
-        key = (((mover << 22) | other) << 24) | deck
+        key = (((mover << 32) | other) << 32) | deck  # ids stay far below 2**32
         found = self._before.get(key)
         if found is not None:
             return found
@@ -491,7 +494,7 @@ class SetSolver:
 
     def after_draw(self, candidates: int, other: int, deck: int) -> Value:
         """Value for the mover of the best candidate in list ``candidates``."""
-        key = (((candidates << 22) | other) << 24) | deck
+        key = (((candidates << 32) | other) << 32) | deck
         found = self._after_memo.get(key)
         if found is not None:
             return found

@@ -333,12 +333,6 @@ def test_an_impossible_position_is_one_line_and_exit_1(name: str) -> None:
     assert "Usage:" not in result.stderr
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="position_builder._in_your_words turns the engine's 'player 1 has ... so he stands "
-    "automatically: mark him S' into 'you has ... so he ...: mark him S' (notation words, wrong "
-    "grammar) instead of speaking of your table and its 9-card limit",
-)
 def test_impossible_tables_are_explained_in_the_users_words() -> None:
     for args, _ in IMPOSSIBLE.values():
         line = error_line(advise(*args))
