@@ -108,8 +108,8 @@ def build_question(
     opp_total = theirs.total
     if opp_total > ruleset.target:
         raise PositionError(
-            f"the opponent's total is {opp_total}: over {ruleset.target}, it has busted and the set "
-            "is over"
+            f"the opponent's total is {opp_total}: over {ruleset.target}, it has busted and "
+            "the set is over"
         )
     if opp_total == ruleset.target and not opp_stood:
         raise PositionError(
