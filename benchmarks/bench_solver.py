@@ -144,20 +144,22 @@ def main() -> None:
     )
     rows = []
     for name, args, target in SUITE:
-        times = []
+        times, cpus = [], []
         data: dict[str, object] = {}
         for _ in range(repeat):
-            elapsed, data = run(args, pure=False)
+            elapsed, cpu, data = run(args, pure=False)
             times.append(elapsed)
+            cpus.append(cpu)
         median = statistics.median(times)
         ratio = "-"
         if not options.quick and target is not None and "infinite" in " ".join(args):
-            pure, _ = run(args, pure=True)
-            ratio = f"{pure / median:.1f}x"
+            _, pure_cpu, _ = run(args, pure=True)
+            ratio = f"{pure_cpu / statistics.median(cpus):.1f}x"
         rows.append(
             [
                 name,
                 f"{median:.2f}",
+                f"{statistics.median(cpus):.2f}",
                 "-" if target is None else f"< {target:g}",
                 "yes" if target is None or median < target else "NO",
                 data.get("hands_averaged", 1),
@@ -171,7 +173,17 @@ def main() -> None:
     )
     print(
         tabulate(
-            rows, headers=["position", "seconds", "target", "met", "hands", "draws", "C vs Python"]
+            rows,
+            headers=[
+                "position",
+                "wall s",
+                "CPU s",
+                "target",
+                "met",
+                "hands",
+                "draws",
+                "C vs Python",
+            ],
         )
     )
 
