@@ -135,6 +135,13 @@ class _Seat:
             self.totals.append(side[0])
         return found
 
+    def forget_sides(self) -> None:
+        """Drop every interned side (side ids restart from 0; hands stay)."""
+        self.side_ids.clear()
+        self.sides.clear()
+        self.standing.clear()
+        self.totals.clear()
+
     def add(self, side: _Playing, value: int, hand: int) -> _Playing:
         """``side`` with a card worth ``value`` placed and ``hand`` left in hand."""
         total, cards, _, f24, f36, tiebreak = side
@@ -446,20 +453,27 @@ class KotorReplySolver:
             memo, solve = self._my_before, self.my_before_draw
         else:
             memo, solve = self._opp_before, self.opp_before_draw
-        equity = p_win = 0.0
         choices = self._my_choice
-        for value, probability, rest in self._draws[deck] or self._make_draws(deck):
+        draws = self._draws[deck] or self._make_draws(deck)
+        # with fixed draw probabilities every draw leaves the same deck: read the memos once
+        same_deck = self.fixed is not None
+        chosen = self._table(choices, opp, deck)
+        known = self._table(memo, opp, deck)
+        equity = p_win = 0.0
+        for value, probability, rest in draws:
             listed = lists.get(me * 16 + value)
             if listed is None:
                 listed = self._my_list(me, value)
             number, codes = listed
-            chosen = self._table(choices, opp, rest)
+            if not same_deck:
+                chosen = self._table(choices, opp, rest)
             best = chosen.get(number)
             if best is not None:
                 equity += probability * best[0]
                 p_win += probability * best[1]
                 continue
-            known = self._table(memo, opp, rest)
+            if not same_deck:
+                known = self._table(memo, opp, rest)
             best_e, best_w = _LOSS
             for code in codes:
                 if code < 0:
@@ -498,7 +512,7 @@ class KotorReplySolver:
         self._new_state()
         mine = self.me
         theirs, they_stand = mine.totals[me], mine.standing[me]
-        reply_key = (((opp << 8) | (theirs + 128)) << 1) | they_stand
+        reply_key = (((opp << 12) | (theirs + 1024)) << 1) | they_stand  # totals within ±1,000
         replies = self._replies.get(reply_key)
         if replies is None:
             replies = self._replies[reply_key] = tuple(
@@ -534,6 +548,11 @@ class KotorReplySolver:
             self._my_before.clear()
             self._opp_before.clear()
             self._my_choice.clear()
+            # the opponent's sides too (each hand of an average has its own): the next hand
+            # interns its side again
+            self._opp_turns.clear()
+            self._replies.clear()
+            self.opp.forget_sides()
             self._trimmed_at = self.states
 
     def _new_state(self) -> None:
@@ -734,10 +753,10 @@ def _describe(
         who += "; its hand known, in the order given"
     else:
         kind = "sampled" if sampled is not None else "possible"
-        who += (
-            f"; its {len(other.hand)} hidden cards averaged over {len(other_hands)} {kind} "
-            "hands and every order of them that changes its choices"
-        )
+        who += f"; its {len(other.hand)} hidden cards averaged over {len(other_hands)} {kind} hands"
+        orders = sum(len(hand_orders(hand)) for hand, _ in other_hands)
+        if orders > len(other_hands):  # gold cards whose order the rule reads
+            who += f" ({orders} with the orders that change its choices)"
     if rules.main_deck is MainDeck.INFINITE:
         deck = "infinite deck (uniform 1..10)"
     elif fixed:

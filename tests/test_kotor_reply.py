@@ -375,6 +375,16 @@ def test_a_hidden_hand_is_the_exact_average_over_every_ordered_deal(
     assert advice.hands_averaged > 1
 
 
+def test_the_model_counts_the_orders_only_where_the_rule_reads_them() -> None:
+    kotor1 = question_of("kotor1/main-deck=infinite", "10 7 2", "-2", "9 6", None, hidden=2)
+    model = kotor_advice(kotor1, opponent_deck=parse_cards("+1 -3 ±2 ±1 +4")).model
+    assert "averaged over 10 possible hands;" in model
+    kotor2 = question_of("kotor2/main-deck=infinite", "10 5 4", "+1", "10 3", None, hidden=2)
+    model = kotor_advice(kotor2, opponent_deck=parse_cards("±1 T D +3")).model
+    # {±1, T} and {D, +3} each in two orders, the other four pairs in one
+    assert "averaged over 6 possible hands (8 with the orders that change its choices);" in model
+
+
 def test_hand_orders_keeps_only_the_orders_the_rule_can_tell_apart() -> None:
     assert hand_orders(parse_cards("+1 -2 ±3 +4")) == [tuple(parse_cards("+1 +4 -2 ±3"))]
     assert hand_orders(parse_cards("±3 ±3 +3 -3")) == [tuple(parse_cards("+3 -3 ±3 ±3"))]
