@@ -589,10 +589,23 @@ class KotorReplySolver:
 # Hidden hands: the orders that matter.
 
 
+_LOWERING = frozenset({CardKind.MINUS, CardKind.FLIP_2_4, CardKind.FLIP_3_6})
+"""Fixed cards that can bring a total down (a plus card and a Double never do)."""
+
+
 def _may_tie(a: Card, b: Card) -> bool:
-    """Whether the KOTOR rule can meet distinct cards ``a`` and ``b`` at one best-up total with
-    the choice between them decided by their order: two ± cards sharing a value (it keeps the
-    last), or two fixed cards one of which is a flip or a Double (it keeps the first)."""
+    """Whether the order of distinct cards ``a`` and ``b`` in the opponent's hand can change
+    what happens in the set.
+
+    The rule picks by order only between cards that reach the same best-up total: the first
+    fixed card, or the last ± card (a fixed card beats a ± card in either order). Then the
+    order matters only if the two cards leave different sets: two ± cards sharing a value (a
+    Tiebreaker decides ties; otherwise at a rescue from over 20 the opponent plays on with
+    different cards), or two fixed cards that can both rescue, that is bring a total down (two
+    flips, a flip and a minus card). A play that is not a rescue reaches 18 or more and the
+    rule then stands, so which of two fixed cards made the total does not matter: a Double or
+    a plus card never needs ordering.
+    """
     if a == b:
         return False
     flexible = (CardKind.PLUS_MINUS, CardKind.PLUS_MINUS_1_2, CardKind.TIEBREAKER)
@@ -600,10 +613,7 @@ def _may_tie(a: Card, b: Card) -> bool:
         return False  # a fixed card always wins over a ± card, in either order
     if a.kind in flexible:
         return bool(set(a.values) & set(b.values))
-    kinds = {a.kind, b.kind}
-    if kinds & {CardKind.FLIP_2_4, CardKind.FLIP_3_6}:
-        return True
-    return CardKind.DOUBLE in kinds and CardKind.PLUS in kinds  # a Double copies a drawn 1..10
+    return a.kind in _LOWERING and b.kind in _LOWERING and a.kind is not b.kind
 
 
 def hand_orders(hand: Sequence[Card]) -> list[tuple[Card, ...]]:

@@ -375,14 +375,26 @@ def test_a_hidden_hand_is_the_exact_average_over_every_ordered_deal(
     assert advice.hands_averaged > 1
 
 
+def test_a_hidden_flip_and_minus_card_count_in_both_orders() -> None:
+    """Over 20, F3/6 (turning a 3 over) and -6 rescue to the same total; the rule plays the
+    first and draws on holding the other: both orders of the deal are averaged."""
+    position = "kotor2/main-deck=infinite 3,2,2,4,1 1,2,3,2,4,3 ?,? - -- - 4444444444 a2 2"
+    question = question_from_state(parse_position(position))
+    deck = parse_cards("F3/6 -6 +1 D")
+    advice = kotor_advice(question, opponent_deck=deck)
+    assert "(7 with the orders that change its choices)" in advice.model
+    problems = disagreements(hidden_reference(question, deck), solver_moves(advice.results))
+    assert not problems, "\n".join(problems)
+
+
 def test_the_model_counts_the_orders_only_where_the_rule_reads_them() -> None:
     kotor1 = question_of("kotor1/main-deck=infinite", "10 7 2", "-2", "9 6", None, hidden=2)
     model = kotor_advice(kotor1, opponent_deck=parse_cards("+1 -3 ±2 ±1 +4")).model
     assert "averaged over 10 possible hands;" in model
     kotor2 = question_of("kotor2/main-deck=infinite", "10 5 4", "+1", "10 3", None, hidden=2)
-    model = kotor_advice(kotor2, opponent_deck=parse_cards("±1 T D +3")).model
-    # {±1, T} and {D, +3} each in two orders, the other four pairs in one
-    assert "averaged over 6 possible hands (8 with the orders that change its choices);" in model
+    model = kotor_advice(kotor2, opponent_deck=parse_cards("±1 T D +3 -4 F2/4")).model
+    # {±1, T} and {-4, F2/4} each in two orders, the other 13 pairs in one
+    assert "averaged over 15 possible hands (17 with the orders that change its choices);" in model
 
 
 def test_hand_orders_keeps_only_the_orders_the_rule_can_tell_apart() -> None:
@@ -390,11 +402,13 @@ def test_hand_orders_keeps_only_the_orders_the_rule_can_tell_apart() -> None:
     assert hand_orders(parse_cards("±3 ±3 +3 -3")) == [tuple(parse_cards("+3 -3 ±3 ±3"))]
     orders = hand_orders(parse_cards("T ±1 -3"))
     assert sorted(orders) == sorted([tuple(parse_cards("T ±1 -3")), tuple(parse_cards("±1 T -3"))])
-    # a Double ties a plus card; flips tie any fixed card; ± cards only with shared values
-    assert len(hand_orders(parse_cards("D +2 -2"))) == 2
-    assert len(hand_orders(parse_cards("F2/4 +2 -2"))) == 6
+    # ± cards sharing a value; fixed cards that can both bring a total down (flips, minus)
     assert len(hand_orders(parse_cards("±1/2 ±2 ±1 ±5"))) == 6
-    assert len(hand_orders(parse_cards("D D +1"))) == 3
+    assert len(hand_orders(parse_cards("F2/4 +2 -2"))) == 2
+    assert len(hand_orders(parse_cards("F2/4 F3/6 -3 D"))) == 6
+    # a Double or a plus card only ever reaches 18..20, after which the rule stands
+    assert hand_orders(parse_cards("D +2 -2 +5")) == [tuple(parse_cards("+2 +5 -2 D"))]
+    assert len(hand_orders(parse_cards("D D +1 F3/6"))) == 1
 
 
 # Deck models --------------------------------------------------------------------------------
