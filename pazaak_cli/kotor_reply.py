@@ -77,6 +77,35 @@ _Play = tuple[Card, int, int, int, bool]
 """(card, value, action kind, hand id after, flexible)."""
 
 
+_FINISHERS = frozenset({CardKind.PLUS, CardKind.DOUBLE})
+"""Cards that only ever raise the total: the KOTOR rule plays one only to reach 18..20 (step
+2), and then it stands, so the cards it keeps no longer matter in the set."""
+
+
+def rule_hand(cards: Sequence[Card]) -> tuple[Card, ...]:
+    """The opponent's hand as far as the KOTOR rule can tell it apart: the same play whatever
+    happens. Plus cards and Doubles (:data:`_FINISHERS`) count only by the totals they reach:
+    a second copy adds nothing, nor a +n when a ±n (or, for +1 and +2, a ±1/2) reaches the
+    same total, unless a +1 keeps the rule from playing a Tiebreaker; and their place in the
+    order decides only
+    between cards that finish the turn the same way. So they are kept once each, after the
+    other cards (whose order the rule reads), in a fixed order."""
+    others = tuple(card for card in cards if card.kind not in _FINISHERS)
+    kinds = {card.kind for card in others}
+    flexible = {card.magnitude for card in others if card.kind is CardKind.PLUS_MINUS}
+    if CardKind.PLUS_MINUS_1_2 in kinds:
+        flexible |= {1, 2}
+    if CardKind.TIEBREAKER in kinds:
+        flexible.discard(1)  # a +1 keeps the rule from finishing with the Tiebreaker
+    finishers = {
+        card
+        for card in cards
+        if card.kind is CardKind.DOUBLE
+        or (card.kind is CardKind.PLUS and card.magnitude not in flexible)
+    }
+    return others + tuple(sorted(finishers))
+
+
 class _Seat:
     """One player's hands and sides, interned as small integers.
 
@@ -99,7 +128,7 @@ class _Seat:
         self.totals: list[int] = []
 
     def hand(self, cards: Sequence[Card]) -> int:
-        key = tuple(cards) if self.ordered else tuple(sorted(cards, key=str))
+        key = rule_hand(cards) if self.ordered else tuple(sorted(cards, key=str))
         found = self.hand_ids.get(key)
         if found is not None:
             return found

@@ -48,7 +48,7 @@ from pazaak_cli.game import (
     new_match,
     table_total,
 )
-from pazaak_cli.kotor_reply import KotorReplySolver, hand_orders
+from pazaak_cli.kotor_reply import KotorReplySolver, hand_orders, rule_hand
 from pazaak_cli.notation import parse_position, parse_table
 from pazaak_cli.players import KotorPlayer
 from pazaak_cli.position_builder import Question, build_question, question_from_state
@@ -133,16 +133,25 @@ def question_of(
 # Random positions ---------------------------------------------------------------------------
 
 
-def random_position(rng: random.Random, rules: Ruleset) -> MatchState:
+def random_position(
+    rng: random.Random,
+    rules: Ruleset,
+    opponent_pool: Sequence[Card] | None = None,
+    opponent_cards: int = 2,
+) -> MatchState:
     """A decision of a random player late enough in a set for the reference: random hands of up
     to 2 cards (gold cards with kotor2), a random sets score, the mover played randomly and his
     opponent by the KOTOR rule, stopped once both totals (or the mover's, against a standing
-    opponent) reach 13; half the time after the mover's hand card when he has one."""
+    opponent) reach 13; half the time after the mover's hand card when he has one. The
+    opponent's hand may come from its own pool, with up to ``opponent_cards`` cards."""
     pool = sorted(rules.card_pool, key=str)
     kotor = KotorPlayer()
     while True:
         me = rng.randrange(2)
-        hands = tuple(tuple(rng.choice(pool) for _ in range(rng.randint(0, 2))) for _ in "ab")
+        mine = tuple(rng.choice(pool) for _ in range(rng.randint(0, 2)))
+        size = rng.randint(0, opponent_cards)
+        theirs = tuple(rng.choice(opponent_pool or pool) for _ in range(size))
+        hands = (mine, theirs) if me == 0 else (theirs, mine)
         winners = rng.choice([(), (me,), (me, me), (1 - me,), (1 - me, me, me), (None, 1 - me)])
         state = new_match(rules, hands)._replace(set_winners=winners)
         state = state.child(state.sample_chance(rng))  # who opens
@@ -174,13 +183,30 @@ def test_finite_deck_drawn_exactly_agrees_with_the_reference(spec: str) -> None:
     check_random_positions(spec, seed=7, count=30, exact=True)
 
 
-def check_random_positions(spec: str, *, seed: int, count: int, exact: bool = False) -> None:
+def test_hands_full_of_plus_cards_and_doubles_agree_with_the_reference() -> None:
+    """The solver keeps a plus card or a Double once (:func:`rule_hand`); the reference plays
+    the whole hand as dealt."""
+    pool = parse_cards("+1 +1 +2 +3 +3 D ±1 ±3 T ±1/2 -2")
+    check_random_positions(
+        "kotor2/main-deck=infinite", seed=8, count=30, opponent_pool=pool, opponent_cards=3
+    )
+
+
+def check_random_positions(
+    spec: str,
+    *,
+    seed: int,
+    count: int,
+    exact: bool = False,
+    opponent_pool: Sequence[Card] | None = None,
+    opponent_cards: int = 2,
+) -> None:
     rules = parse_ruleset(spec)
     rng = random.Random(seed)
     kinds: set[str] = set()
     checked = 0
     while checked < count:
-        state = random_position(rng, rules)
+        state = random_position(rng, rules, opponent_pool, opponent_cards)
         question = question_from_state(state)
         try:
             exact_moves = reference(question, limit=6000)
@@ -241,6 +267,18 @@ def test_the_order_of_the_opponents_hand_changes_its_choice_and_the_answer() -> 
         assert "in the order given" in advice.model
         answers.append({r.move: r.outcome for r in advice.results})
     assert answers[0] != answers[1]
+
+
+def test_a_plus_one_keeps_the_rule_from_finishing_with_its_tiebreaker() -> None:
+    """A fixed card beats a ± card on equal totals: with +1 in hand the rule reaches 20 with
+    it, not with the Tiebreaker, and a tie on 20 stays a tie."""
+    answers = []
+    for opp_hand in ("±1 T", "±1 T +1", "+1 +1 ±1 T"):
+        question = question_of("kotor2/main-deck=infinite", "10 5 4", "+1", "10 3", opp_hand)
+        advice = kotor_advice(question)
+        assert_agrees(question, advice)
+        answers.append({r.move: r.outcome for r in advice.results})
+    assert answers[0] != answers[1] == answers[2]
 
 
 # Step 3: the sets the advised player has won ---------------------------------------------------
@@ -409,6 +447,17 @@ def test_hand_orders_keeps_only_the_orders_the_rule_can_tell_apart() -> None:
     # a Double or a plus card only ever reaches 18..20, after which the rule stands
     assert hand_orders(parse_cards("D +2 -2 +5")) == [tuple(parse_cards("+2 +5 -2 D"))]
     assert len(hand_orders(parse_cards("D D +1 F3/6"))) == 1
+
+
+def test_the_rule_hand_drops_only_finishing_cards_that_change_nothing() -> None:
+    cards = parse_cards
+    assert rule_hand(cards("+3 -2 +3 D ±1 D")) == cards("-2 ±1 +3 D")
+    assert rule_hand(cards("+5 ±5 +2 ±1/2")) == cards("±5 ±1/2")
+    # a Tiebreaker would finish on +1 where the plus card does not (it wins ties under kotor2)
+    assert rule_hand(cards("+1 ±1 T")) == cards("±1 T +1")
+    assert rule_hand(cards("±1 T +2 ±1/2")) == cards("±1 T ±1/2")
+    # the order of the other cards is the rule's to read
+    assert rule_hand(cards("T ±1 -4 F2/4")) == cards("T ±1 -4 F2/4")
 
 
 # Deck models --------------------------------------------------------------------------------
