@@ -251,7 +251,7 @@ class _OppTurn(NamedTuple):
 
 
 MEMO_LIMIT = 2_000_000
-"""Positions kept in memory at most (about 1 GB) before :meth:`KotorReplySolver.trim` forgets
+"""Positions kept in memory at most (about 0.7 GB) before :meth:`KotorReplySolver.trim` forgets
 them between two hands of a hidden-hand average."""
 
 
