@@ -168,7 +168,8 @@ def advise_command(
 
     You have just drawn (the drawn card is the last card of --table). For each move (end the
     turn, stand, or play a hand card with each value it can take, then end or stand) the solver
-    gives the exact probabilities under optimal play by both sides, and marks the best.
+    gives the exact probabilities if you then play your best and the opponent plays as
+    --opponent says (optimal: its best; kotor: the KOTOR I computer's rule), and marks the best.
 
     \b
     Examples:
