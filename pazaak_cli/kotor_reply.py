@@ -37,6 +37,7 @@ from pazaak_cli.solver import (
     BEST_TOLERANCE,
     EPSILON,
     Advice,
+    DeckDraws,
     Move,
     MoveResult,
     Outcome,
@@ -282,9 +283,8 @@ class KotorReplySolver:
         self._size = ruleset.table_size
         self._nine_win = ruleset.nine_cards is NineCards.WIN
         self._any_tiebreak = ruleset.tiebreaker is Tiebreaker.ANY_PLAYED
-        self._deck_ids: dict[tuple[int, ...], int] = {}
-        self._decks: list[tuple[int, ...]] = []
-        self._draws: list[tuple[tuple[int, float, int], ...] | None] = []
+        self._decks = DeckDraws(self.fixed)
+        self._draws = self._decks.table
         self._my_after: dict[int, tuple[int, tuple[int, ...]]] = {}
         self._list_ids: dict[tuple[int, ...], int] = {}
         self._my_choice: dict[int, dict[int, Value]] = {}
@@ -300,32 +300,7 @@ class KotorReplySolver:
 
     def deck_id(self, deck: tuple[int, ...]) -> int:
         """Intern a deck (remaining counts of 1..10); with fixed draws every deck is one."""
-        if self.fixed is not None:
-            deck = ()
-        found = self._deck_ids.get(deck)
-        if found is None:
-            found = len(self._decks)
-            self._deck_ids[deck] = found
-            self._decks.append(deck)
-            self._draws.append(None)
-        return found
-
-    def _make_draws(self, deck_id: int) -> tuple[tuple[int, float, int], ...]:
-        """(value, probability, deck id after) for the next draw from deck ``deck_id``."""
-        if self.fixed is not None:
-            total = sum(self.fixed)
-            draws = tuple((v + 1, n / total, deck_id) for v, n in enumerate(self.fixed) if n)
-        else:
-            deck = self._decks[deck_id]
-            source = deck if any(deck) else FULL_DECK  # the shared deck is renewed when empty
-            total = sum(source)
-            draws = tuple(
-                (v + 1, n / total, self.deck_id(source[:v] + (n - 1,) + source[v + 1 :]))
-                for v, n in enumerate(source)
-                if n
-            )
-        self._draws[deck_id] = draws
-        return draws
+        return self._decks.intern(deck)
 
     # -- turn ends ---------------------------------------------------------------------------------
 
@@ -483,7 +458,7 @@ class KotorReplySolver:
         else:
             memo, solve = self._opp_before, self.opp_before_draw
         choices = self._my_choice
-        draws = self._draws[deck] or self._make_draws(deck)
+        draws = self._draws[deck] or self._decks.make(deck)
         # with fixed draw probabilities every draw leaves the same deck: read the memos once
         same_deck = self.fixed is not None
         chosen = self._table(choices, opp, deck)
@@ -554,7 +529,7 @@ class KotorReplySolver:
         else:
             memo, solve = self._my_before, self.my_before_draw
         equity = p_win = 0.0
-        for value, probability, rest in self._draws[deck] or self._make_draws(deck):
+        for value, probability, rest in self._draws[deck] or self._decks.make(deck):
             code = replies[value]
             if code < 0:
                 e, w = _WIN if code == _BUSTS else _LOSS

@@ -217,6 +217,50 @@ _WIN_MOVE = -2
 """Candidate code: the move wins the set at once (nine cards, kotor2)."""
 
 
+class DeckDraws:
+    """Interned main decks and their next draws, for the set solvers.
+
+    ``intern(deck)`` gives a small id for a deck (the remaining count of each value 1..10);
+    ``table[id]`` holds, once ``make(id)`` has run, the (value, probability, id of the deck after)
+    of every possible next draw. A shared deck that has run out is renewed by the draw. With
+    ``fixed`` counts the draws never deplete anything: every deck is one.
+    """
+
+    def __init__(self, fixed: tuple[int, ...] | None) -> None:
+        self.fixed = fixed
+        self._ids: dict[_Deck, int] = {}
+        self._decks: list[_Deck] = []
+        self.table: list[tuple[tuple[int, float, int], ...] | None] = []
+
+    def intern(self, deck: _Deck) -> int:
+        if self.fixed is not None:
+            deck = ()
+        found = self._ids.get(deck)
+        if found is None:
+            found = len(self._decks)
+            self._ids[deck] = found
+            self._decks.append(deck)
+            self.table.append(None)
+        return found
+
+    def make(self, deck_id: int) -> tuple[tuple[int, float, int], ...]:
+        """Compute (and keep) the draws from deck ``deck_id``."""
+        if self.fixed is not None:
+            total = sum(self.fixed)
+            draws = tuple((v + 1, n / total, deck_id) for v, n in enumerate(self.fixed) if n)
+        else:
+            deck = self._decks[deck_id]
+            source = deck if any(deck) else FULL_DECK
+            total = sum(source)
+            draws = tuple(
+                (v + 1, n / total, self.intern(source[:v] + (n - 1,) + source[v + 1 :]))
+                for v, n in enumerate(source)
+                if n
+            )
+        self.table[deck_id] = draws
+        return draws
+
+
 class SetSolver:
     """Solves sets under one ruleset and deck model, remembering every position it solved.
 
@@ -252,9 +296,8 @@ class SetSolver:
         self._sides: list[_Playing | _Standing] = []
         self._standing: list[bool] = []
         # interned decks and their draws: (value, probability, deck id after)
-        self._deck_ids: dict[_Deck, int] = {}
-        self._decks: list[_Deck] = []
-        self._draws: list[tuple[tuple[int, float, int], ...] | None] = []
+        self._decks = DeckDraws(self.fixed)
+        self._draws = self._decks.table
         # candidate lists, per (side id, drawn value)
         self._after: dict[tuple[int, int], int] = {}
         self._candidate_ids: dict[tuple[int, ...], int] = {}
@@ -305,32 +348,7 @@ class SetSolver:
 
     def deck_id(self, deck: _Deck) -> int:
         """Intern a deck (remaining counts of 1..10); with fixed draws every deck is one."""
-        if self.fixed is not None:
-            deck = ()
-        found = self._deck_ids.get(deck)
-        if found is None:
-            found = len(self._decks)
-            self._deck_ids[deck] = found
-            self._decks.append(deck)
-            self._draws.append(None)
-        return found
-
-    def _make_draws(self, deck_id: int) -> tuple[tuple[int, float, int], ...]:
-        """(value, probability, deck id after) for the next draw from deck ``deck_id``."""
-        if self.fixed is not None:
-            total = sum(self.fixed)
-            draws = tuple((v + 1, n / total, deck_id) for v, n in enumerate(self.fixed) if n)
-        else:
-            deck = self._decks[deck_id]
-            source = deck if any(deck) else FULL_DECK
-            total = sum(source)
-            draws = tuple(
-                (v + 1, n / total, self.deck_id(source[:v] + (n - 1,) + source[v + 1 :]))
-                for v, n in enumerate(source)
-                if n
-            )
-        self._draws[deck_id] = draws
-        return draws
+        return self._decks.intern(deck)
 
     # -- sides -----------------------------------------------------------------------------------
 
@@ -480,7 +498,7 @@ class SetSolver:
         after = self._after
         after_draw = self.after_draw
         equity = p_win = 0.0
-        draws = self._draws[deck] or self._make_draws(deck)
+        draws = self._draws[deck] or self._decks.make(deck)
         for value, probability, rest in draws:
             candidates = after.get((mover, value))
             if candidates is None:
