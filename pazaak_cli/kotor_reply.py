@@ -45,6 +45,8 @@ from pazaak_cli.solver import (
     SolverTooLarge,
     _deck_after,
     _other_hands,
+    place_card,
+    place_flip,
 )
 
 Value = tuple[float, float]
@@ -174,35 +176,13 @@ class _Seat:
 
     def add(self, side: _Playing, value: int, hand: int) -> _Playing:
         """``side`` with a card worth ``value`` placed and ``hand`` left in hand."""
-        total, cards, _, f24, f36, tiebreak = side
-        magnitude = abs(value)
-        counts = value > 0 or self.flip_all
-        if not self.flip24[hand]:
-            f24 = 0
-        elif counts and magnitude in (2, 4):
-            f24 += value
-        if not self.flip36[hand]:
-            f36 = 0
-        elif counts and magnitude in (3, 6):
-            f36 += value
-        return (total + value, cards + 1, hand, f24, f36, tiebreak)
+        return place_card(side, value, hand, self.flip24[hand], self.flip36[hand], self.flip_all)
 
     def flip(self, side: _Playing, kind: int, hand: int) -> _Playing:
         """``side`` after a flip card (placed as 0) turned its 2s and 4s (or 3s and 6s) over."""
-        total, cards, _, f24, f36, tiebreak = side
-        turned = f24 if kind == _FLIP24 else f36
-        total -= 2 * turned
-        # all signs: the turned cards can be turned back; positive only: they never can
-        after = -turned if self.flip_all else 0
-        if kind == _FLIP24:
-            f24 = after
-        else:
-            f36 = after
-        if not self.flip24[hand]:
-            f24 = 0
-        if not self.flip36[hand]:
-            f36 = 0
-        return (total, cards + 1, hand, f24, f36, tiebreak)
+        return place_flip(
+            side, kind == _FLIP24, hand, self.flip24[hand], self.flip36[hand], self.flip_all
+        )
 
     def play(self, side: _Playing, drawn: int, play: _Play, any_tiebreak: bool) -> _Playing:
         """``side`` after playing a hand card right after drawing ``drawn``."""

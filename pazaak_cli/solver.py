@@ -196,18 +196,17 @@ _ACTION_KIND = {
 # ------------------------------------------------------------------------------------------------
 # The compact set model.
 #
-# A playing side is the tuple (total, cards, hand, f24, g24, f36, g36, tiebreak):
+# A playing side is the tuple (total, cards, hand, f24, f36, tiebreak):
 #   total     the table's total now
 #   cards     cards on the table (the one that fills it triggers the nine-card rule)
 #   hand      interned hand id
-#   f24, g24  what a Flip 2&4 needs to know of the table, kept only while the hand holds one:
-#             all-signs flips: f24 = the sum of the values of magnitude 2 or 4, g24 = 0 (a flip
-#             turns that sum into its negative); positive-only flips: f24 = the positive part of
-#             that sum, g24 the negative part. f36, g36 the same for Flip 3&6.
+#   f24       what a Flip 2&4 would turn over, kept only while the hand holds one: the sum of the
+#             values of magnitude 2 or 4 (all-signs flips), or of the positive ones only
+#             (positive-only flips, which never turn a negative card); f36 the same for 3 and 6
 #   tiebreak  any-played tiebreak rule: a Tiebreaker was played this set (else always False)
 # A standing side is the pair (total, tiebreak). Both kinds are interned as small integers
 # (side ids) so that memo keys are integers.
-_Playing = tuple[int, int, int, int, int, int, int, bool]
+_Playing = tuple[int, int, int, int, int, bool]
 _Standing = tuple[int, bool]
 _Deck = tuple[int, ...]
 
@@ -215,6 +214,42 @@ _LOSS_MOVE = -1
 """Candidate code: the move busts."""
 _WIN_MOVE = -2
 """Candidate code: the move wins the set at once (nine cards, kotor2)."""
+
+
+def place_card(
+    side: _Playing, value: int, hand: int, flip24: bool, flip36: bool, flip_all: bool
+) -> _Playing:
+    """A compact side with a card worth ``value`` placed, leaving ``hand`` (which holds a Flip
+    2&4 if ``flip24``, a Flip 3&6 if ``flip36``); ``flip_all``: flips turn negative cards too."""
+    total, cards, _, f24, f36, tiebreak = side
+    magnitude = value if value > 0 else -value
+    counts = value > 0 or flip_all
+    if not flip24:
+        f24 = 0
+    elif counts and (magnitude == 2 or magnitude == 4):
+        f24 += value
+    if not flip36:
+        f36 = 0
+    elif counts and (magnitude == 3 or magnitude == 6):
+        f36 += value
+    return (total + value, cards + 1, hand, f24, f36, tiebreak)
+
+
+def place_flip(
+    side: _Playing, flips_2_4: bool, hand: int, flip24: bool, flip36: bool, flip_all: bool
+) -> _Playing:
+    """A compact side after a flip card (placed as 0) turned its 2s and 4s (``flips_2_4``) or
+    its 3s and 6s over; the other arguments as for :func:`place_card`."""
+    total, cards, _, f24, f36, tiebreak = side
+    turned = f24 if flips_2_4 else f36
+    total -= 2 * turned
+    # all signs: the turned cards can be turned back; positive only: they never can
+    after = -turned if flip_all else 0
+    if flips_2_4:
+        f24 = after
+    else:
+        f36 = after
+    return (total, cards + 1, hand, f24 if flip24 else 0, f36 if flip36 else 0, tiebreak)
 
 
 class DeckDraws:
@@ -354,44 +389,15 @@ class SetSolver:
 
     def _add(self, side: _Playing, value: int, hand: int) -> _Playing:
         """``side`` with a card of ``value`` placed and ``hand`` left in hand."""
-        total, cards, _, f24, g24, f36, g36, tb = side
-        magnitude = value if value > 0 else -value
         hands = self.hands
-        if not hands.flip24[hand]:
-            f24 = g24 = 0
-        elif magnitude == 2 or magnitude == 4:
-            if value > 0 or self._flip_all:
-                f24 += value
-            else:
-                g24 += value
-        if not hands.flip36[hand]:
-            f36 = g36 = 0
-        elif magnitude == 3 or magnitude == 6:
-            if value > 0 or self._flip_all:
-                f36 += value
-            else:
-                g36 += value
-        return (total + value, cards + 1, hand, f24, g24, f36, g36, tb)
+        return place_card(side, value, hand, hands.flip24[hand], hands.flip36[hand], self._flip_all)
 
     def _flip(self, side: _Playing, kind: int, hand: int) -> _Playing:
         """``side`` after playing a flip card (placed as 0), leaving ``hand``."""
-        total, cards, _, f24, g24, f36, g36, tb = side
-        first, second = (f24, g24) if kind == _FLIP24 else (f36, g36)
-        total -= 2 * first
-        if self._flip_all:
-            first = -first
-        else:
-            first, second = 0, second - first
-        if kind == _FLIP24:
-            f24, g24 = first, second
-        else:
-            f36, g36 = first, second
         hands = self.hands
-        if not hands.flip24[hand]:
-            f24 = g24 = 0
-        if not hands.flip36[hand]:
-            f36 = g36 = 0
-        return (total, cards + 1, hand, f24, g24, f36, g36, tb)
+        return place_flip(
+            side, kind == _FLIP24, hand, hands.flip24[hand], hands.flip36[hand], self._flip_all
+        )
 
     def _play(self, side: _Playing, drawn: int, card_play: tuple[Card, int, int, int]) -> _Playing:
         _, value, kind, rest = card_play
@@ -402,12 +408,12 @@ class SetSolver:
         if kind == _TIEBREAKER:
             placed = self._add(side, value, rest)
             if self._any_tiebreak:
-                placed = (*placed[:7], True)
+                placed = (*placed[:5], True)
             return placed
         return self._flip(side, kind, rest)
 
     def _stands(self, side: _Playing, tiebreaker_last: bool) -> _Standing:
-        return (side[0], side[7] or (tiebreaker_last and not self._any_tiebreak))
+        return (side[0], side[5] or (tiebreaker_last and not self._any_tiebreak))
 
     def _turn_ends(
         self, side: _Playing, tiebreaker_last: bool, placed: bool
@@ -460,7 +466,7 @@ class SetSolver:
     def _candidate_list(self, side_id: int, drawn: int) -> int:
         """The interned list of distinct ways the turn can end after ``side_id`` draws."""
         side = self._sides[side_id]
-        assert len(side) == 8
+        assert len(side) == 6
         placed = self._add(side, drawn, side[2])
         ends = self._turn_ends
         # the same moves as labelled_moves, without building their labels (a hot path)
@@ -556,17 +562,16 @@ def playing_side(solver: SetSolver, side: Side, hand: Sequence[Card]) -> _Playin
     hid = solver.hands.intern(hand)
     hands = solver.hands
     positive_only = rules.flip_targets is FlipTargets.POSITIVE_ONLY
-    f24 = g24 = f36 = g36 = 0
-    if hands.flip24[hid]:
-        f24 = sum(v for v in values if abs(v) in (2, 4) and (v > 0 or not positive_only))
-        g24 = sum(v for v in values if v in (-2, -4)) if positive_only else 0
-    if hands.flip36[hid]:
-        f36 = sum(v for v in values if abs(v) in (3, 6) and (v > 0 or not positive_only))
-        g36 = sum(v for v in values if v in (-3, -6)) if positive_only else 0
+
+    def flippable(magnitudes: tuple[int, int]) -> int:
+        return sum(v for v in values if abs(v) in magnitudes and (v > 0 or not positive_only))
+
+    f24 = flippable((2, 4)) if hands.flip24[hid] else 0
+    f36 = flippable((3, 6)) if hands.flip36[hid] else 0
     tiebreak = rules.tiebreaker is Tiebreaker.ANY_PLAYED and any(
         card.placed is Placed.TIEBREAKER for card in side.table
     )
-    return (sum(values), len(side.table), hid, f24, g24, f36, g36, tiebreak)
+    return (sum(values), len(side.table), hid, f24, f36, tiebreak)
 
 
 def standing_side(ruleset: Ruleset, side: Side) -> _Standing:
