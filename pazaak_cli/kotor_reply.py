@@ -29,7 +29,7 @@ from typing import NamedTuple
 
 from pazaak_cli.cards import Card, CardKind
 from pazaak_cli.errors import PazaakError
-from pazaak_cli.game import FULL_DECK, MatchState, Placed, Side, current_values
+from pazaak_cli.game import FULL_DECK, MatchState, Placed, Side
 from pazaak_cli.players import KOTOR_END_TURN, KOTOR_STAND, card_tries, kotor_rule
 from pazaak_cli.position_builder import Question
 from pazaak_cli.rules import FlipTargets, MainDeck, NineCards, Ruleset, Tiebreaker
@@ -38,6 +38,7 @@ from pazaak_cli.solver import (
     EPSILON,
     Advice,
     DeckDraws,
+    HandFacts,
     Move,
     MoveResult,
     Outcome,
@@ -45,6 +46,8 @@ from pazaak_cli.solver import (
     SolverTooLarge,
     _deck_after,
     _other_hands,
+    compact_side,
+    hand_facts,
     place_card,
     place_flip,
 )
@@ -119,11 +122,11 @@ class _Seat:
 
     def __init__(self, ruleset: Ruleset, *, ordered: bool) -> None:
         self.ordered = ordered
+        self.ruleset = ruleset
         self.flip_all = ruleset.flip_targets is FlipTargets.ALL_SIGNS
         self.hand_ids: dict[tuple[Card, ...], int] = {}
         self.hands: list[tuple[Card, ...]] = []
-        self.flip24: list[bool] = []
-        self.flip36: list[bool] = []
+        self.facts: list[HandFacts] = []
         self.plays: list[tuple[_Play, ...]] = []
         self.side_ids: dict[_Playing | _Standing, int] = {}
         self.sides: list[_Playing | _Standing] = []
@@ -138,8 +141,7 @@ class _Seat:
         hid = len(self.hands)
         self.hand_ids[key] = hid
         self.hands.append(key)
-        self.flip24.append(any(card.kind is CardKind.FLIP_2_4 for card in key))
-        self.flip36.append(any(card.kind is CardKind.FLIP_3_6 for card in key))
+        self.facts.append(hand_facts(key, self.ruleset))
         self.plays.append(())
         plays: list[_Play] = []
         if self.ordered:
@@ -176,13 +178,11 @@ class _Seat:
 
     def add(self, side: _Playing, value: int, hand: int) -> _Playing:
         """``side`` with a card worth ``value`` placed and ``hand`` left in hand."""
-        return place_card(side, value, hand, self.flip24[hand], self.flip36[hand], self.flip_all)
+        return place_card(side, value, hand, self.facts[hand], self.flip_all)
 
     def flip(self, side: _Playing, kind: int, hand: int) -> _Playing:
         """``side`` after a flip card (placed as 0) turned its 2s and 4s (or 3s and 6s) over."""
-        return place_flip(
-            side, kind == _FLIP24, hand, self.flip24[hand], self.flip36[hand], self.flip_all
-        )
+        return place_flip(side, kind == _FLIP24, hand, self.facts[hand], self.flip_all)
 
     def play(self, side: _Playing, drawn: int, play: _Play, any_tiebreak: bool) -> _Playing:
         """``side`` after playing a hand card right after drawing ``drawn``."""
@@ -287,12 +287,15 @@ class KotorReplySolver:
     def _stands(self, side: _Playing, tiebreaker_last: bool) -> _Standing:
         return (side[0], side[5] or (tiebreaker_last and not self._any_tiebreak))
 
-    def _turn_ends(self, seat: _Seat, side: _Playing, tiebreaker_last: bool) -> list[_TurnEnd]:
+    def _turn_ends(
+        self, seat: _Seat, side: _Playing, tiebreaker_last: bool, full: bool | None = None
+    ) -> list[_TurnEnd]:
         """How a turn can end once ``side`` holds its last card of the turn (the automatic rules
-        leave one way; otherwise end or stand), with the notes the optimal solver gives."""
+        leave one way; otherwise end or stand), with the notes the optimal solver gives.
+        ``full``: the table's last slot is taken (by default, as the compact side counts)."""
         total = side[0]
         target = self._target
-        if side[1] >= self._size:
+        if side[1] >= self._size if full is None else full:
             if total > target:
                 return [_TurnEnd("bust", "ninth card over the target", _BUSTS)]
             if self._nine_win:
@@ -310,23 +313,26 @@ class KotorReplySolver:
         ]
 
     def root_moves(
-        self, side: _Playing, drawn: int, played: bool, tiebreaker_last: bool
+        self, side: _Playing, drawn: int, played: bool, tiebreaker_last: bool, count: int
     ) -> list[tuple[Move, int]]:
         """Every move of the advised side that has just drawn ``drawn`` (on its table already),
         as (move, turn-end code), in the optimal solver's order and wording. ``played``: a hand
-        card (a Tiebreaker if ``tiebreaker_last``) already followed the draw."""
+        card (a Tiebreaker if ``tiebreaker_last``) already followed the draw. ``count``: the
+        cards on its table (the compact side may have dropped it; the moves offered may not)."""
         seat = self.me
+        full = count >= self._size
         moves = [
             (Move(None, None, end.then, end.note), end.code)
-            for end in self._turn_ends(seat, side, tiebreaker_last)
+            for end in self._turn_ends(seat, side, tiebreaker_last, full)
         ]
-        if played or side[1] >= self._size or side[0] == self._target:
+        if played or full or side[0] == self._target:
             return moves
+        full = count + 1 >= self._size
         for play in seat.plays[side[2]]:
             card, value, kind, _, _ = play
             placed = seat.play(side, drawn, play, self._any_tiebreak)
             shown = drawn if kind == _DOUBLE else None if kind in (_FLIP24, _FLIP36) else value
-            for end in self._turn_ends(seat, placed, kind == _TIEBREAKER):
+            for end in self._turn_ends(seat, placed, kind == _TIEBREAKER, full):
                 moves.append((Move(card, shown, end.then, end.note), end.code))
         return moves
 
@@ -337,7 +343,7 @@ class KotorReplySolver:
         side = seat.sides[me]
         assert len(side) == 6
         placed = seat.add(side, drawn, side[2])
-        moves = self.root_moves(placed, drawn, False, False)
+        moves = self.root_moves(placed, drawn, False, False, placed[1])
         codes = tuple(dict.fromkeys(code for _, code in moves))
         number = self._list_ids.get(codes)
         if number is None:
@@ -548,17 +554,8 @@ class KotorReplySolver:
 
     def playing_side(self, seat: _Seat, side: Side, hand: Sequence[Card]) -> _Playing:
         """The compact form of an engine side still playing, holding ``hand``."""
-        values = current_values(side.table, self.ruleset.flip_targets)
         hid = seat.hand(hand)
-        every = seat.flip_all
-
-        def flippable(magnitudes: tuple[int, int]) -> int:
-            return sum(v for v in values if abs(v) in magnitudes and (v > 0 or every))
-
-        f24 = flippable((2, 4)) if seat.flip24[hid] else 0
-        f36 = flippable((3, 6)) if seat.flip36[hid] else 0
-        tiebreak = self._any_tiebreak and any(c.placed is Placed.TIEBREAKER for c in side.table)
-        return (sum(values), len(side.table), hid, f24, f36, tiebreak)
+        return compact_side(self.ruleset, side, hid, seat.facts[hid])
 
     def standing_side(self, side: Side) -> _Standing:
         """The compact form of an engine side that stands."""
@@ -703,7 +700,9 @@ def _average(
     if not state.played:
         me = solver.me.add(me, question.drawn, me[2])
     tiebreaker_last = state.played and me_side.table[-1].placed is Placed.TIEBREAKER
-    moves = solver.root_moves(me, question.drawn, state.played, tiebreaker_last)
+    moves = solver.root_moves(
+        me, question.drawn, state.played, tiebreaker_last, len(me_side.table) + (not state.played)
+    )
     deck = solver.deck_id(deck_after)
     total_ways = sum(ways for _, ways in other_hands)
     hidden = not other_side.standing and not other_side.hand_known

@@ -151,13 +151,13 @@ class SolverTooLarge(PazaakError):
 class _Hands:
     """Interns hands (multisets of cards) as small integers and precomputes their plays."""
 
-    def __init__(self) -> None:
+    def __init__(self, ruleset: Ruleset) -> None:
+        self.ruleset = ruleset
         self.ids: dict[tuple[Card, ...], int] = {}
         self.cards: list[tuple[Card, ...]] = []
         self.plays: list[tuple[tuple[Card, int, int, int], ...]] = []
         """Per hand: (card, value, action kind, hand id after) for each distinct play."""
-        self.flip24: list[bool] = []
-        self.flip36: list[bool] = []
+        self.facts: list[HandFacts] = []
 
     def intern(self, hand: Iterable[Card]) -> int:
         key = tuple(sorted(hand, key=str))
@@ -168,8 +168,7 @@ class _Hands:
         self.ids[key] = hid
         self.cards.append(key)
         self.plays.append(())
-        self.flip24.append(any(c.kind is CardKind.FLIP_2_4 for c in key))
-        self.flip36.append(any(c.kind is CardKind.FLIP_3_6 for c in key))
+        self.facts.append(hand_facts(key, self.ruleset))
         plays: list[tuple[Card, int, int, int]] = []
         for index, card in enumerate(key):
             if index and key[index - 1] == card:
@@ -216,12 +215,46 @@ _WIN_MOVE = -2
 """Candidate code: the move wins the set at once (nine cards, kotor2)."""
 
 
-def place_card(
-    side: _Playing, value: int, hand: int, flip24: bool, flip36: bool, flip_all: bool
-) -> _Playing:
-    """A compact side with a card worth ``value`` placed, leaving ``hand`` (which holds a Flip
-    2&4 if ``flip24``, a Flip 3&6 if ``flip36``); ``flip_all``: flips turn negative cards too."""
+HandFacts = tuple[bool, bool, int]
+"""What placing a card needs to know of the hand left: (holds a Flip 2&4, holds a Flip 3&6,
+count slack; see :func:`hand_facts`)."""
+
+NO_SLACK = -1_000_000
+"""The count slack of a hand holding a flip card: its card count always matters."""
+
+
+def hand_facts(cards: Iterable[Card], ruleset: Ruleset) -> HandFacts:
+    """The :data:`HandFacts` of a hand.
+
+    The count slack says when a side's card count can no longer change anything: every later
+    card adds at least 1 (a draw, a plus card, a Double) or at least its lowest value (a minus,
+    ± or Tiebreaker card), so a side on ``total`` with ``count`` cards reaches its ninth card, or
+    a rescue just after it, on at least ``total + (table size - count) - drop``, where ``drop``
+    sums ``1 - lowest value`` over the hand's cards that can go below 1. When that exceeds the
+    target, the nine-card rule can only meet a side that has busted anyway, and the count is
+    dropped from the state (kept as 0: positions differing only in it share one memo entry).
+    That is ``count < total + slack`` with ``slack = table size - target - drop``. A flip can
+    bring a total down by more than its cards say: a hand holding one keeps the count.
+    """
+    flip24 = flip36 = False
+    drop = 0
+    for card in cards:
+        if card.kind is CardKind.FLIP_2_4:
+            flip24 = True
+        elif card.kind is CardKind.FLIP_3_6:
+            flip36 = True
+        elif card.kind is not CardKind.DOUBLE:  # a Double copies a draw: at least 1
+            drop += max(0, 1 - min(card.values))
+    if flip24 or flip36:
+        return (flip24, flip36, NO_SLACK)
+    return (False, False, ruleset.table_size - ruleset.target - drop)
+
+
+def place_card(side: _Playing, value: int, hand: int, facts: HandFacts, flip_all: bool) -> _Playing:
+    """A compact side with a card worth ``value`` placed, leaving ``hand`` (whose
+    :data:`HandFacts` are ``facts``); ``flip_all``: flips turn negative cards too."""
     total, cards, _, f24, f36, tiebreak = side
+    flip24, flip36, slack = facts
     magnitude = value if value > 0 else -value
     counts = value > 0 or flip_all
     if not flip24:
@@ -232,15 +265,20 @@ def place_card(
         f36 = 0
     elif counts and (magnitude == 3 or magnitude == 6):
         f36 += value
-    return (total + value, cards + 1, hand, f24, f36, tiebreak)
+    total += value
+    cards += 1
+    if cards < total + slack:
+        cards = 0  # the count no longer matters (see hand_facts)
+    return (total, cards, hand, f24, f36, tiebreak)
 
 
 def place_flip(
-    side: _Playing, flips_2_4: bool, hand: int, flip24: bool, flip36: bool, flip_all: bool
+    side: _Playing, flips_2_4: bool, hand: int, facts: HandFacts, flip_all: bool
 ) -> _Playing:
     """A compact side after a flip card (placed as 0) turned its 2s and 4s (``flips_2_4``) or
     its 3s and 6s over; the other arguments as for :func:`place_card`."""
     total, cards, _, f24, f36, tiebreak = side
+    flip24, flip36, slack = facts
     turned = f24 if flips_2_4 else f36
     total -= 2 * turned
     # all signs: the turned cards can be turned back; positive only: they never can
@@ -249,7 +287,30 @@ def place_flip(
         f24 = after
     else:
         f36 = after
-    return (total, cards + 1, hand, f24 if flip24 else 0, f36 if flip36 else 0, tiebreak)
+    cards += 1
+    if cards < total + slack:
+        cards = 0
+    return (total, cards, hand, f24 if flip24 else 0, f36 if flip36 else 0, tiebreak)
+
+
+def compact_side(ruleset: Ruleset, side: Side, hand: int, facts: HandFacts) -> _Playing:
+    """The compact form of an engine side still playing, holding interned ``hand`` (whose
+    :data:`HandFacts` are ``facts``): the one conversion both set solvers start from."""
+    values = current_values(side.table, ruleset.flip_targets)
+    every = ruleset.flip_targets is FlipTargets.ALL_SIGNS
+
+    def flippable(magnitudes: tuple[int, int]) -> int:
+        return sum(v for v in values if abs(v) in magnitudes and (v > 0 or every))
+
+    f24 = flippable((2, 4)) if facts[0] else 0
+    f36 = flippable((3, 6)) if facts[1] else 0
+    tiebreak = ruleset.tiebreaker is Tiebreaker.ANY_PLAYED and any(
+        card.placed is Placed.TIEBREAKER for card in side.table
+    )
+    total, cards = sum(values), len(side.table)
+    if cards < total + facts[2]:
+        cards = 0
+    return (total, cards, hand, f24, f36, tiebreak)
 
 
 class DeckDraws:
@@ -312,15 +373,21 @@ class SetSolver:
         fixed_draws: Sequence[int] | None = None,
         budget: int | None = None,
         native: bool = True,
+        max_states: int | None = None,
     ) -> None:
         """``fixed_draws``: draw with these fixed counts of each value, without depletion (the
         infinite deck is ``FULL_DECK``); ``None`` solves the finite deck exactly. ``native``:
         use the C inner loop for fixed draws when it is installed (``False`` for the tests that
-        check one against the other)."""
+        check one against the other). ``max_states``: bound the memo's memory: when it holds
+        this many positions, :meth:`bound_memo` (called between searches) empties it; the sides
+        and candidate lists, which cost far less and take longer to build, are kept. ``budget``
+        instead fails a search past that many positions."""
         self.ruleset = ruleset
-        self.hands = _Hands()
+        self.hands = _Hands(ruleset)
         self.fixed = tuple(fixed_draws) if fixed_draws is not None else None
         self.budget = budget
+        self.max_states = max_states
+        self._clears = 0
         self._target = ruleset.target
         self._size = ruleset.table_size
         self._nine_win = ruleset.nine_cards is NineCards.WIN
@@ -360,6 +427,25 @@ class SetSolver:
             return int(self._core.states)
         return len(self._before) + len(self._after_memo)
 
+    @property
+    def memo_clears(self) -> int:
+        """How many times the bounded memo (``max_states``) was full and emptied."""
+        if self._core is not None:
+            return int(self._core.clears)
+        return self._clears
+
+    def bound_memo(self) -> None:
+        """Empty a bounded memo that is full. Only between searches: emptied in the middle of
+        one, the memo would make it redo its own work (exponentially, when it is too small)."""
+        if self.max_states is None or self.states < self.max_states:
+            return
+        if self._core is not None:
+            self._core.clear_memo()
+        else:
+            self._before.clear()
+            self._after_memo.clear()
+            self._clears += 1
+
     def _native_before_draw(self, mover: int, other: int, deck: int) -> Value:
         result: Value = self._core.before_draw(mover, other)
         return result
@@ -389,15 +475,11 @@ class SetSolver:
 
     def _add(self, side: _Playing, value: int, hand: int) -> _Playing:
         """``side`` with a card of ``value`` placed and ``hand`` left in hand."""
-        hands = self.hands
-        return place_card(side, value, hand, hands.flip24[hand], hands.flip36[hand], self._flip_all)
+        return place_card(side, value, hand, self.hands.facts[hand], self._flip_all)
 
     def _flip(self, side: _Playing, kind: int, hand: int) -> _Playing:
         """``side`` after playing a flip card (placed as 0), leaving ``hand``."""
-        hands = self.hands
-        return place_flip(
-            side, kind == _FLIP24, hand, hands.flip24[hand], hands.flip36[hand], self._flip_all
-        )
+        return place_flip(side, kind == _FLIP24, hand, self.hands.facts[hand], self._flip_all)
 
     def _play(self, side: _Playing, drawn: int, card_play: tuple[Card, int, int, int]) -> _Playing:
         _, value, kind, rest = card_play
@@ -416,13 +498,14 @@ class SetSolver:
         return (side[0], side[5] or (tiebreaker_last and not self._any_tiebreak))
 
     def _turn_ends(
-        self, side: _Playing, tiebreaker_last: bool, placed: bool
+        self, side: _Playing, tiebreaker_last: bool, full: bool
     ) -> list[tuple[str, str, int]]:
-        """How a turn can end once ``side`` holds its last card of the turn: (then, note,
-        candidate code) for each choice left (one if the rules force it)."""
+        """How a turn can end once ``side`` holds its last card of the turn (``full``: its
+        table's last slot): (then, note, candidate code) for each choice left (one if the rules
+        force it)."""
         total = side[0]
         target = self._target
-        if side[1] >= self._size:
+        if full:
             if total > target:
                 return [("bust", "ninth card over the target", _LOSS_MOVE)]
             if self._nine_win:
@@ -440,22 +523,25 @@ class SetSolver:
         ]
 
     def labelled_moves(
-        self, side: _Playing, drawn: int, played: bool, tiebreaker_last: bool = False
+        self, side: _Playing, drawn: int, played: bool, tiebreaker_last: bool, count: int
     ) -> list[tuple[Move, int]]:
         """Every move of a side that has just drawn ``drawn`` (on its table already), as
         (move, candidate code). ``played``: a hand card (a Tiebreaker if ``tiebreaker_last``)
-        already followed the draw, so only ending the turn or standing is left."""
+        already followed the draw, so only ending the turn or standing is left. ``count``: the
+        cards on its table (the compact side may have dropped it; the moves offered may not)."""
+        full = count >= self._size
         moves = [
             (Move(None, None, then, note), code)
-            for then, note, code in self._turn_ends(side, tiebreaker_last, placed=played)
+            for then, note, code in self._turn_ends(side, tiebreaker_last, full)
         ]
-        if played or side[1] >= self._size or side[0] == self._target:
+        if played or full or side[0] == self._target:
             return moves
+        full = count + 1 >= self._size
         for card_play in self.hands.plays[side[2]]:
             card, value, kind, _ = card_play
             placed = self._play(side, drawn, card_play)
             shown = drawn if kind == _DOUBLE else None if kind in (_FLIP24, _FLIP36) else value
-            for then, note, code in self._turn_ends(placed, kind == _TIEBREAKER, placed=True):
+            for then, note, code in self._turn_ends(placed, kind == _TIEBREAKER, full):
                 moves.append((Move(card, shown, then, note), code))
         return moves
 
@@ -470,13 +556,14 @@ class SetSolver:
         placed = self._add(side, drawn, side[2])
         ends = self._turn_ends
         # the same moves as labelled_moves, without building their labels (a hot path)
-        codes = [code for _, _, code in ends(placed, False, placed=False)]
-        if placed[1] < self._size and placed[0] != self._target:
+        size = self._size
+        codes = [code for _, _, code in ends(placed, False, placed[1] >= size)]
+        if placed[1] < size and placed[0] != self._target:
             play = self._play
             for card_play in self.hands.plays[placed[2]]:
                 after = play(placed, drawn, card_play)
                 tiebreaker = card_play[2] == _TIEBREAKER
-                codes.extend(code for _, _, code in ends(after, tiebreaker, placed=True))
+                codes.extend(code for _, _, code in ends(after, tiebreaker, after[1] >= size))
         unique = tuple(dict.fromkeys(codes))
         found = self._candidate_ids.get(unique)
         if found is None:
@@ -557,21 +644,8 @@ class SetSolver:
 
 def playing_side(solver: SetSolver, side: Side, hand: Sequence[Card]) -> _Playing:
     """The compact form of a side that is still playing, with ``hand`` as its hand."""
-    rules = solver.ruleset
-    values = current_values(side.table, rules.flip_targets)
     hid = solver.hands.intern(hand)
-    hands = solver.hands
-    positive_only = rules.flip_targets is FlipTargets.POSITIVE_ONLY
-
-    def flippable(magnitudes: tuple[int, int]) -> int:
-        return sum(v for v in values if abs(v) in magnitudes and (v > 0 or not positive_only))
-
-    f24 = flippable((2, 4)) if hands.flip24[hid] else 0
-    f36 = flippable((3, 6)) if hands.flip36[hid] else 0
-    tiebreak = rules.tiebreaker is Tiebreaker.ANY_PLAYED and any(
-        card.placed is Placed.TIEBREAKER for card in side.table
-    )
-    return (sum(values), len(side.table), hid, f24, f36, tiebreak)
+    return compact_side(solver.ruleset, side, hid, solver.hands.facts[hid])
 
 
 def standing_side(ruleset: Ruleset, side: Side) -> _Standing:
@@ -819,11 +893,14 @@ def _average(
     if not state.played:
         me = solver.place_draw(me, question.drawn)
     tiebreaker_last = state.played and me_side.table[-1].placed is Placed.TIEBREAKER
-    moves = solver.labelled_moves(me, question.drawn, state.played, tiebreaker_last)
+    moves = solver.labelled_moves(
+        me, question.drawn, state.played, tiebreaker_last, len(me_side.table) + (not state.played)
+    )
     deck = solver.deck_id(deck_after)
     total_ways = sum(ways for _, ways in other_hands)
     sums = [[0.0, 0.0] for _ in moves]
     for done, (hand, ways) in enumerate(other_hands):
+        solver.bound_memo()
         if other_side.standing:
             other = solver.side_id(standing_side(state.ruleset, other_side))
         else:

@@ -457,6 +457,45 @@ def test_the_c_inner_loop_and_pure_python_agree_on_a_long_solve() -> None:
         assert all(abs(a - b) <= 1e-12 for a, b in zip(outcome, answers[1][key], strict=True))
 
 
+@pytest.mark.parametrize("native", [True, False], ids=["native", "python"])
+def test_a_bounded_memo_is_emptied_between_hands_and_gives_the_same_answers(native: bool) -> None:
+    """The expert bounds its memo's memory: emptied between the hands of an average (never in
+    the middle of a search), it must not change a number."""
+    question = ask(INF, "6 5", "±1/2 +2", "7", hidden=2)
+    options = SolveOptions(opponent_deck=parse_cards("T -3 +1 ±2 -5"))
+    bounded = SetSolver(KOTOR2_INFINITE, fixed_draws=FULL_DECK, native=native, max_states=2_000)
+    free = SetSolver(KOTOR2_INFINITE, fixed_draws=FULL_DECK, native=native)
+    options.solver = bounded
+    answer = solve_question(question, options)
+    options.solver = free
+    assert answer.results == solve_question(question, options).results
+    assert bounded.memo_clears >= 5 and free.memo_clears == 0
+    assert bounded.states < free.states
+
+
+def test_the_card_count_is_dropped_once_the_nine_card_rule_cannot_matter() -> None:
+    """A table of 15 in three cards or in two, holding only plus cards: the ninth card would
+    come on 15 + 6 = 21 or more, over the target, so both are one position for the memo."""
+    rules = parse_ruleset("kotor1/main-deck=infinite")
+    solver = SetSolver(rules, fixed_draws=FULL_DECK)
+    opponent = playing_side(solver, Side(table("9"), 9, (), False), ())
+    plus = parse_cards("+1 +3")
+    three = playing_side(solver, Side(table("5 5 5"), 15, plus, False), plus)
+    two = playing_side(solver, Side(table("10 5"), 15, plus, False), plus)
+    assert three == two and three[1] == 0
+    # a -5 could bring the ninth card back under the target: the count stays
+    minus = parse_cards("+1 -5")
+    kept = playing_side(solver, Side(table("5 5 5"), 15, minus, False), minus)
+    assert kept[1] == 3
+    # and a flip card can always bring a total down
+    flips = parse_cards("F2/4")
+    assert playing_side(solver, Side(table("10 5"), 15, flips, False), flips)[1] == 2
+    value = solver.before_draw(solver.side_id(three), solver.side_id(opponent), 0)
+    states = solver.states
+    assert solver.before_draw(solver.side_id(two), solver.side_id(opponent), 0) == value
+    assert solver.states == states
+
+
 def test_a_played_card_on_an_infinite_deck_can_be_advised() -> None:
     question = ask(INF, "9 5 +3", "-1", "10 8")
     assert question.state.played and question.state.deck == FULL_DECK
