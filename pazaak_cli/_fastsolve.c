@@ -19,7 +19,11 @@
 #define EPSILON 1e-12
 #define LOSS_MOVE (-1)
 #define WIN_MOVE (-2)
-#define EMPTY UINT64_MAX
+/* Keys are stored plus one, so that a zeroed slot is empty: calloc'ed tables cost memory only
+ * where they are written. */
+#define EMPTY 0
+#define MAX_LOAD_NUM 7
+#define MAX_LOAD_DEN 10
 
 typedef struct {
     uint64_t key;
@@ -32,9 +36,8 @@ typedef struct {
 } Map;
 
 static int map_init(Map *m, size_t cap) {
-    m->slots = malloc(cap * sizeof(Entry));
+    m->slots = calloc(cap, sizeof(Entry));
     if (!m->slots) return -1;
-    for (size_t i = 0; i < cap; i++) m->slots[i].key = EMPTY;
     m->cap = cap;
     m->size = 0;
     return 0;
@@ -47,6 +50,7 @@ static inline size_t map_hash(uint64_t key, size_t cap) {
     return (size_t)key & (cap - 1);
 }
 
+/* The slot of `key` (already plus one), or the empty slot where it would go. */
 static inline Entry *map_find(Map *m, uint64_t key) {
     size_t i = map_hash(key, m->cap);
     for (;;) {
@@ -71,9 +75,15 @@ static int map_grow(Map *m) {
     return 0;
 }
 
+/* Forget every entry, keeping the table's size. */
+static void map_clear(Map *m) {
+    memset(m->slots, 0, m->cap * sizeof(Entry));
+    m->size = 0;
+}
+
 /* Store a value; the slot may move when the table grows, so look it up again. */
 static int map_put(Map *m, uint64_t key, double e, double w) {
-    if ((m->size + 1) * 2 > m->cap && map_grow(m) < 0) return -1;
+    if ((m->size + 1) * MAX_LOAD_DEN > m->cap * MAX_LOAD_NUM && map_grow(m) < 0) return -1;
     Entry *slot = map_find(m, key);
     if (slot->key == EMPTY) m->size++;
     slot->key = key;
@@ -99,6 +109,7 @@ typedef struct {
     int ncodes, capcodes;
     int *codes;
     Map before, after_memo;
+    size_t clears;
     PyObject *expand;
     int failed;
 } Core;
@@ -288,7 +299,7 @@ static void candidate_value(Core *self, int code, int other, double *e, double *
 }
 
 static void after_draw(Core *self, int list, int other, double *e, double *w) {
-    uint64_t key = ((uint64_t)(uint32_t)list << 32) | (uint32_t)other;
+    uint64_t key = (((uint64_t)(uint32_t)list << 32) | (uint32_t)other) + 1;
     Entry *slot = map_find(&self->after_memo, key);
     if (slot->key == key) {
         *e = slot->e;
@@ -317,7 +328,7 @@ static void after_draw(Core *self, int list, int other, double *e, double *w) {
 }
 
 static void before_draw(Core *self, int mover, int other, double *e, double *w) {
-    uint64_t key = ((uint64_t)(uint32_t)mover << 32) | (uint32_t)other;
+    uint64_t key = (((uint64_t)(uint32_t)mover << 32) | (uint32_t)other) + 1;
     Entry *slot = map_find(&self->before, key);
     if (slot->key == key) {
         *e = slot->e;
@@ -343,7 +354,7 @@ static void before_draw(Core *self, int mover, int other, double *e, double *w) 
                 return;
             }
         }
-        double ae, aw;
+        double ae = 0.0, aw = 0.0;
         after_draw(self, list, other, &ae, &aw);
         if (self->failed) return;
         equity += self->draw_p[i] * ae;
@@ -396,8 +407,24 @@ static PyObject *core_candidate_value(Core *self, PyObject *args) {
     return Py_BuildValue("(dd)", e, w);
 }
 
+/* Empty the memo between searches (the sides and lists stay): values are recomputed on demand. */
+static PyObject *core_clear_memo(Core *self, PyObject *unused) {
+    map_clear(&self->before);
+    map_clear(&self->after_memo);
+    self->clears++;
+    Py_RETURN_NONE;
+}
+
 static PyObject *core_states(Core *self, void *closure) {
     return PyLong_FromSize_t(self->before.size + self->after_memo.size);
+}
+
+static PyObject *core_clears(Core *self, void *closure) {
+    return PyLong_FromSize_t(self->clears);
+}
+
+static PyObject *core_memo_bytes(Core *self, void *closure) {
+    return PyLong_FromSize_t((self->before.cap + self->after_memo.cap) * sizeof(Entry));
 }
 
 static PyMethodDef core_methods[] = {
@@ -411,11 +438,15 @@ static PyMethodDef core_methods[] = {
      "before_draw(mover, other) -> (equity, p_win) for the mover"},
     {"candidate_value", (PyCFunction)core_candidate_value, METH_VARARGS,
      "candidate_value(code, other) -> (equity, p_win) for the mover"},
+    {"clear_memo", (PyCFunction)core_clear_memo, METH_NOARGS,
+     "clear_memo(): forget every value (the sides and candidate lists stay)"},
     {NULL, NULL, 0, NULL},
 };
 
 static PyGetSetDef core_getset[] = {
-    {"states", (getter)core_states, NULL, "positions solved (before and after draws)", NULL},
+    {"states", (getter)core_states, NULL, "positions in the memo (before and after draws)", NULL},
+    {"clears", (getter)core_clears, NULL, "times clear_memo() emptied the memo", NULL},
+    {"memo_bytes", (getter)core_memo_bytes, NULL, "bytes the memo tables hold", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 

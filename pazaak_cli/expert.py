@@ -41,9 +41,8 @@ except in a set that can end the match (either player one set from winning), whe
 for the set alone."""
 
 MEMO_LIMIT = 3_000_000
-"""Positions the shared memo may hold before it is dropped and started afresh: the memo with its
-interned sides and candidate lists costs a few hundred bytes a position (measured: 8.7 GB per
-process when 20 million were allowed)."""
+"""Positions the shared memo may hold; when full it is emptied (its sides and candidate lists
+stay)."""
 
 _SOLVERS: dict[tuple[str, tuple[Card, ...] | None], SetSolver] = {}
 
@@ -51,8 +50,8 @@ _SOLVERS: dict[tuple[str, tuple[Card, ...] | None], SetSolver] = {}
 def _shared_solver(ruleset: Ruleset, opponent_deck: Sequence[Card] | None) -> SetSolver:
     key = (ruleset.spec, tuple(sorted(opponent_deck)) if opponent_deck else None)
     solver = _SOLVERS.get(key)
-    if solver is None or solver.states > MEMO_LIMIT:
-        solver = _SOLVERS[key] = SetSolver(ruleset, fixed_draws=FULL_DECK)
+    if solver is None:
+        solver = _SOLVERS[key] = SetSolver(ruleset, fixed_draws=FULL_DECK, max_states=MEMO_LIMIT)
     return solver
 
 
