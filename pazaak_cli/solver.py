@@ -723,6 +723,9 @@ class SolveOptions:
     """Average over at most this many of the opponent's possible hands, drawn by their weights
     with ``sample_seed`` (the expert player's shortcut); ``None``: every hand, exactly."""
     sample_seed: str = ""
+    opponent_hands: Sequence[tuple[tuple[Card, ...], int]] | None = None
+    """The hidden hands to average over, with their weights, when the caller chose them (the
+    expert keeps its samples through a set); used instead of the prior."""
     solver: SetSolver | None = field(default=None, repr=False)
     """A solver to reuse (its memo carries over), e.g. by the expert player."""
     opponent: str = "optimal"
@@ -789,7 +792,11 @@ def solve_question(question: Question, options: SolveOptions | None = None) -> A
             for move, outcome in ranked
         ),
         model=_describe_model(
-            state, other_hands, fixed, deck_after, sampled=options.max_hands is not None
+            state,
+            other_hands,
+            fixed,
+            deck_after,
+            sampled=options.max_hands is not None or options.opponent_hands is not None,
         ),
         hands_averaged=len(other_hands),
         fixed_probabilities=fixed,
@@ -808,6 +815,8 @@ def _other_hands(side: Side, options: SolveOptions) -> list[tuple[tuple[Card, ..
     """The opponent's possible hands with their weights (one, if it is known or irrelevant)."""
     if side.standing or side.hand_known:
         return [(tuple(card for card in side.hand if card is not None), 1)]
+    if options.opponent_hands is not None:
+        return list(options.opponent_hands)
     if options.opponent_deck is None:
         raise PazaakError("the opponent's hand is hidden: give its side deck as the prior")
     prior = list(options.opponent_deck)

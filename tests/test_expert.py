@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 
 import pytest
 from click.testing import CliRunner
@@ -16,6 +17,7 @@ from pazaak_cli.expert import ExpertPlayer
 from pazaak_cli.game import FORFEIT, MatchState, Phase, deal_hand, new_match
 from pazaak_cli.players import KotorPlayer, RandomPlayer, make_player
 from pazaak_cli.rules import Ruleset, parse_ruleset
+from pazaak_cli.solver import played_cards, possible_hands
 
 
 def expert_decisions(
@@ -53,18 +55,64 @@ def expert_decisions(
 def test_the_expert_chooses_a_legal_action_from_its_view(
     spec: str, mine: str, theirs: str, count: int
 ) -> None:
-    """Every decision is legal in the real position, never a forfeit, made from the view alone
-    (the opponent's hand hidden), and the same again from the same view (no hidden
-    randomness: a fresh expert chooses the same)."""
+    """Every decision is legal in the real position, never a forfeit, made from the views alone
+    (the opponent's hand hidden), and the same again from the same views (no hidden
+    randomness: a fresh expert shown the same views chooses the same)."""
     rules = parse_ruleset(spec)
     my_deck, their_deck = load_deck(mine, rules).cards, load_deck(theirs, rules).cards
     decisions = expert_decisions(rules, my_deck, their_deck, seed=3, count=count)
     assert len(decisions) == count
     for state, action in decisions:
         assert action in state.legal_actions() and action != FORFEIT
-    for state, action in decisions[::2]:
-        fresh = ExpertPlayer(ruleset=rules, opponent_deck=their_deck)
-        assert fresh.choose(state.observed_by(0)) == action
+    fresh = ExpertPlayer(ruleset=rules, opponent_deck=their_deck)
+    assert [fresh.choose(state.observed_by(0)) for state, _ in decisions] == [
+        action for _, action in decisions
+    ]
+
+
+def test_the_sampled_hands_are_kept_through_a_set_while_the_plays_allow() -> None:
+    """The expert draws its sample of the opponent's hands once a set; after the opponent
+    plays a card, each sample that held it keeps the rest, and each that did not is redrawn
+    from the hands still possible."""
+    rules = parse_ruleset("kotor1")
+    mine, theirs = load_deck("kotor1-average", rules).cards, load_deck("kotor1-strong", rules).cards
+    rng = random.Random(5)
+    expert = ExpertPlayer(ruleset=rules, opponent_deck=theirs)
+    other = RandomPlayer(random.Random(2))  # plays many hand cards
+    kept = redrawn = 0
+    for _ in range(4):
+        state = new_match(rules, (deal_hand(mine, rules, rng), deal_hand(theirs, rules, rng)))
+        before: tuple[int, list[tuple[Card, ...]], list[Card]] | None = None
+        while state.phase is not Phase.MATCH_OVER:
+            if state.is_chance_node():
+                state = state.child(state.sample_chance(rng))
+                continue
+            if state.turn == 1:
+                state = state.child(other.choose(state.observed_by(1)))
+                continue
+            view = state.observed_by(0)
+            state = state.child(expert.choose(view))
+            opponent = view.sides[1]
+            if opponent.standing or not expert._samples:
+                continue
+            earlier = played_cards(expert._earlier, theirs)
+            prior = list(theirs)
+            for card in earlier:
+                prior.remove(card)
+            played = played_cards(opponent.table, prior)
+            possible = {hand for hand, _ in possible_hands(prior, len(opponent.hand), played)}
+            assert len(expert._samples) == 4 and set(expert._samples) <= possible
+            sets = len(view.set_winners)
+            if before is not None and before[0] == sets:
+                new = Counter(played) - Counter(before[2])
+                for old, now in zip(before[1], expert._samples, strict=True):
+                    if not new - Counter(old):
+                        assert Counter(now) == Counter(old) - new
+                        kept += 1
+                    else:
+                        redrawn += 1
+            before = (sets, list(expert._samples), played)
+    assert kept >= 10 and redrawn >= 3, (kept, redrawn)
 
 
 def test_the_expert_stands_on_a_sure_win() -> None:
