@@ -760,7 +760,7 @@ def solve_question(question: Question, options: SolveOptions | None = None) -> A
     deck_after = _deck_after(state, question.drawn)
     fixed = False
     if rules.main_deck is MainDeck.INFINITE:
-        solver = options.solver or SetSolver(rules, fixed_draws=FULL_DECK)
+        solver = options.solver or SetSolver(rules, fixed_draws=FULL_DECK, max_states=MEMO_LIMIT)
         results = _average(question, solver, other_hands, deck_after, options)
     elif options.exact or other_side.standing:
         solver = SetSolver(rules, budget=None if options.exact else options.budget)
@@ -768,14 +768,20 @@ def solve_question(question: Question, options: SolveOptions | None = None) -> A
             results = _average(question, solver, other_hands, deck_after, options)
         except SolverTooLarge:
             fixed = True
-            solver = SetSolver(rules, fixed_draws=deck_after if any(deck_after) else FULL_DECK)
+            solver = SetSolver(
+                rules,
+                fixed_draws=deck_after if any(deck_after) else FULL_DECK,
+                max_states=MEMO_LIMIT,
+            )
             results = _average(question, solver, other_hands, deck_after, options)
     else:
         # Both still play: the exact without-replacement solve multiplies the positions by the
         # deck's compositions. Solve with fixed draw probabilities first (fast); when that
         # search was small, the exact one is affordable too and replaces it.
         fixed = True
-        solver = SetSolver(rules, fixed_draws=deck_after if any(deck_after) else FULL_DECK)
+        solver = SetSolver(
+            rules, fixed_draws=deck_after if any(deck_after) else FULL_DECK, max_states=MEMO_LIMIT
+        )
         results = _average(question, solver, other_hands, deck_after, options)
         if solver.states <= EXACT_PROBE_STATES:
             exact_solver = SetSolver(rules, budget=EXACT_BUDGET_FACTOR * max(solver.states, 1000))
@@ -804,6 +810,10 @@ def solve_question(question: Question, options: SolveOptions | None = None) -> A
     )
 
 
+MEMO_LIMIT = 20_000_000
+"""An average over hidden hands shares one memo between the hands (they reach many of the same
+positions); past this many positions it is emptied before the next hand, which bounds its
+memory (about 1.5 GB) at the cost of solving some positions again."""
 EXACT_PROBE_STATES = 20_000
 """Both players still drawing from a finite deck: the exact solve is tried only when the solve
 with fixed draw probabilities needed at most this many positions..."""
