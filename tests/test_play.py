@@ -132,19 +132,18 @@ def find_prompt(
 # -- a whole match, exactly -------------------------------------------------------------------
 
 
-def test_golden_transcript_of_a_short_match(tmp_path: Path):
+def test_golden_transcript_of_a_short_match(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """Seed 22 against the KOTOR I opponent, with a bad command, an illegal move and `state`
     among the moves: the transcript is exactly the one in the golden file."""
     commands = GOLDEN_COMMANDS.read_text(encoding="utf-8").splitlines()
-    runner = CliRunner()
-    with runner.isolated_filesystem(temp_dir=tmp_path):
-        result = runner.invoke(
-            main,
-            ["play", "--deck", "kotor1-starter", "--opponent", "kotor", "--seed", "22"]
-            + ["--wager", "50", "--save", "match.json"],
-            input="".join(f"{c}\n" for c in commands),
-        )
-        saved = read_save(Path("match.json"))
+    monkeypatch.chdir(tmp_path)  # the transcript names the save file as given: match.json
+    result = CliRunner().invoke(
+        main,
+        ["play", "--deck", "kotor1-starter", "--opponent", "kotor", "--seed", "22"]
+        + ["--wager", "50", "--save", "match.json"],
+        input="".join(f"{c}\n" for c in commands),
+    )
+    saved = read_save(tmp_path / "match.json")
     if os.environ.get("PAZAAK_UPDATE_GOLDEN"):
         GOLDEN.write_text(result.stdout, encoding="utf-8")
     assert result.exit_code == 0, result.output
