@@ -1,13 +1,16 @@
 """``expert``: the exact set solver as a player.
 
 It sees only what its seat sees: the opponent's hand is hidden, so each decision averages the
-exact values over every hand the opponent's side deck can still hold (RULES.md §9), less the
-cards it has been seen to play this match.
+exact values over hands the opponent's side deck can still hold (RULES.md §9), less the cards it
+has been seen to play this match: all of them when there are few, else a sample drawn once a
+set and kept while the opponent's plays agree with it.
 
 To be fast enough for tournaments it draws with the uniform (infinite-deck) probabilities while
-the opponent still plays, so that one memo serves every decision of every match between the same
-two decks; once the opponent stands, the single-player remainder is solved exactly on the real
-deck. Like the solver, it maximises the equity of the current set (not of the match).
+the opponent still plays, so that one memo (bounded, see :data:`MEMO_LIMIT`) serves every
+decision of every match between the same two decks; once the opponent stands, the
+single-player remainder is solved exactly on the real deck. Like the solver, it maximises the
+equity of the current set, except that it keeps a hand card unless playing it gains more than
+:data:`THRIFT` (the match is longer than the set).
 """
 
 from __future__ import annotations
@@ -97,7 +100,10 @@ class ExpertPlayer:
         other = view.sides[1 - seat]
         self._track(view, seat)
         rules = view.ruleset
-        earlier = played_cards(self._earlier, self.opponent_deck)
+        try:
+            earlier = played_cards(self._earlier, self.opponent_deck)
+        except PazaakError:  # earlier plays the deck cannot explain: forget them
+            self._earlier, earlier = [], []
         options = SolveOptions(
             opponent_deck=self.opponent_deck,
             opponent_played=earlier,
