@@ -45,9 +45,9 @@ from pazaak_cli.solver import (
 
 SAMPLED_HANDS = 4
 """The expert averages over at most this many of the opponent's possible hands (drawn by their
-weights, seeded by the position, so a decision is reproducible); with fewer, over all of them.
-The samples are kept through the set while the opponent's plays agree with them, so that later
-decisions of the set find their positions already solved."""
+weights, seeded by the position: the same views in the same order give the same decisions);
+with fewer, over all of them. The samples are kept through the set while the opponent's plays
+agree with them, so that later decisions of the set find their positions already solved."""
 
 THRIFT = 0.15
 """A hand card lasts the whole match, but the solver values only the current set: the expert
