@@ -22,7 +22,7 @@
 /* Keys are stored plus one, so that a zeroed slot is empty: calloc'ed tables cost memory only
  * where they are written. */
 #define EMPTY 0
-#define MAX_LOAD_NUM 7
+#define MAX_LOAD_NUM 5
 #define MAX_LOAD_DEN 10
 
 typedef struct {
