@@ -423,9 +423,6 @@ static PyObject *core_clears(Core *self, void *closure) {
     return PyLong_FromSize_t(self->clears);
 }
 
-static PyObject *core_memo_bytes(Core *self, void *closure) {
-    return PyLong_FromSize_t((self->before.cap + self->after_memo.cap) * sizeof(Entry));
-}
 
 static PyMethodDef core_methods[] = {
     {"add_side", (PyCFunction)core_add_side, METH_VARARGS,
@@ -446,7 +443,6 @@ static PyMethodDef core_methods[] = {
 static PyGetSetDef core_getset[] = {
     {"states", (getter)core_states, NULL, "positions in the memo (before and after draws)", NULL},
     {"clears", (getter)core_clears, NULL, "times clear_memo() emptied the memo", NULL},
-    {"memo_bytes", (getter)core_memo_bytes, NULL, "bytes the memo tables hold", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 

@@ -39,8 +39,8 @@ from pazaak_cli.solver import (
     SetSolver,
     SolveOptions,
     advise,
+    hidden_hands,
     played_cards,
-    possible_hands,
 )
 
 SAMPLED_HANDS = 4
@@ -144,8 +144,8 @@ class ExpertPlayer:
         elif sets > self._sets_seen:
             self._earlier.extend(self._this_set)
             self._this_set = []
-        if sets != self._sets_seen or not view.sides[1 - seat].table:
-            self._samples = []  # a new set (a set may follow a tie with the same count)
+        if sets != self._sets_seen:
+            self._samples = []  # a new set (ties count as sets here too)
         self._sets_seen = sets
         table = view.sides[1 - seat].table
         self._this_set = [card for card in table if card.placed is not Placed.MAIN]
@@ -160,12 +160,8 @@ class ExpertPlayer:
         :data:`SAMPLED_HANDS` drawn by weight at the set's first decision and kept while they
         hold the cards the opponent has played since (a sample that cannot have made a play is
         drawn again)."""
-        prior = list(self.opponent_deck)
-        for card in earlier:
-            prior.remove(card)
         other = view.sides[1 - view.turn]
-        played = played_cards(other.table, prior)
-        possible = possible_hands(prior, len(other.hand), played)
+        possible, played = hidden_hands(other, self.opponent_deck, earlier)
         if len(possible) <= self.samples:
             self._samples = []
             return possible

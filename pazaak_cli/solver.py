@@ -760,7 +760,9 @@ def solve_question(question: Question, options: SolveOptions | None = None) -> A
     deck_after = _deck_after(state, question.drawn)
     fixed = False
     if rules.main_deck is MainDeck.INFINITE:
-        solver = options.solver or SetSolver(rules, fixed_draws=FULL_DECK, max_states=MEMO_LIMIT)
+        solver = options.solver or SetSolver(
+            rules, fixed_draws=FULL_DECK, max_states=AVERAGE_MEMO_LIMIT
+        )
         results = _average(question, solver, other_hands, deck_after, options)
     elif options.exact or other_side.standing:
         solver = SetSolver(rules, budget=None if options.exact else options.budget)
@@ -771,7 +773,7 @@ def solve_question(question: Question, options: SolveOptions | None = None) -> A
             solver = SetSolver(
                 rules,
                 fixed_draws=deck_after if any(deck_after) else FULL_DECK,
-                max_states=MEMO_LIMIT,
+                max_states=AVERAGE_MEMO_LIMIT,
             )
             results = _average(question, solver, other_hands, deck_after, options)
     else:
@@ -780,7 +782,9 @@ def solve_question(question: Question, options: SolveOptions | None = None) -> A
         # search was small, the exact one is affordable too and replaces it.
         fixed = True
         solver = SetSolver(
-            rules, fixed_draws=deck_after if any(deck_after) else FULL_DECK, max_states=MEMO_LIMIT
+            rules,
+            fixed_draws=deck_after if any(deck_after) else FULL_DECK,
+            max_states=AVERAGE_MEMO_LIMIT,
         )
         results = _average(question, solver, other_hands, deck_after, options)
         if solver.states <= EXACT_PROBE_STATES:
@@ -810,7 +814,7 @@ def solve_question(question: Question, options: SolveOptions | None = None) -> A
     )
 
 
-MEMO_LIMIT = 20_000_000
+AVERAGE_MEMO_LIMIT = 20_000_000
 """An average over hidden hands shares one memo between the hands (they reach many of the same
 positions); past this many positions it is emptied before the next hand, which bounds its
 memory (about 1.5 GB) at the cost of solving some positions again."""
@@ -821,6 +825,24 @@ EXACT_BUDGET_FACTOR = 40
 """...and it may then use at most this many times as many positions."""
 
 
+def hidden_hands(
+    side: Side, deck: Sequence[Card], earlier: Sequence[Card]
+) -> tuple[list[tuple[tuple[Card, ...], int]], list[Card]]:
+    """Every hand ``side`` can be hiding, with its weight: drawn from ``deck`` less the cards it
+    played in earlier sets (``earlier``) and in this one (read from its table); and the cards it
+    played in this one."""
+    prior = list(deck)
+    for card in earlier:
+        if card not in prior:
+            raise PazaakError(
+                f"the opponent played {card} in an earlier set, but its side deck holds no "
+                "such card (or not that many)"
+            )
+        prior.remove(card)
+    played = played_cards(side.table, prior)
+    return possible_hands(prior, len(side.hand), played), played
+
+
 def _other_hands(side: Side, options: SolveOptions) -> list[tuple[tuple[Card, ...], int]]:
     """The opponent's possible hands with their weights (one, if it is known or irrelevant)."""
     if side.standing or side.hand_known:
@@ -829,15 +851,7 @@ def _other_hands(side: Side, options: SolveOptions) -> list[tuple[tuple[Card, ..
         return list(options.opponent_hands)
     if options.opponent_deck is None:
         raise PazaakError("the opponent's hand is hidden: give its side deck as the prior")
-    prior = list(options.opponent_deck)
-    for card in options.opponent_played:
-        if card not in prior:
-            raise PazaakError(
-                f"the opponent played {card} in an earlier set, but its side deck holds no "
-                "such card (or not that many)"
-            )
-        prior.remove(card)
-    hands = possible_hands(prior, len(side.hand), played_cards(side.table, prior))
+    hands, _ = hidden_hands(side, options.opponent_deck, options.opponent_played)
     if options.max_hands is None or len(hands) <= options.max_hands:
         return hands
     rng = random.Random(options.sample_seed)
