@@ -478,7 +478,6 @@ def test_the_card_count_is_dropped_once_the_nine_card_rule_cannot_matter() -> No
     come on 15 + 6 = 21 or more, over the target, so both are one position for the memo."""
     rules = parse_ruleset("kotor1/main-deck=infinite")
     solver = SetSolver(rules, fixed_draws=FULL_DECK)
-    opponent = playing_side(solver, Side(table("9"), 9, (), False), ())
     plus = parse_cards("+1 +3")
     three = playing_side(solver, Side(table("5 5 5"), 15, plus, False), plus)
     two = playing_side(solver, Side(table("10 5"), 15, plus, False), plus)
@@ -490,10 +489,8 @@ def test_the_card_count_is_dropped_once_the_nine_card_rule_cannot_matter() -> No
     # and a flip card can always bring a total down
     flips = parse_cards("F2/4")
     assert playing_side(solver, Side(table("10 5"), 15, flips, False), flips)[1] == 2
-    value = solver.before_draw(solver.side_id(three), solver.side_id(opponent), 0)
-    states = solver.states
-    assert solver.before_draw(solver.side_id(two), solver.side_id(opponent), 0) == value
-    assert solver.states == states
+    # (that the dropped count changes no number, and no move offered after a ninth card, is
+    # checked against the reference in test_solver_reference.py)
 
 
 def test_a_played_card_on_an_infinite_deck_can_be_advised() -> None:
