@@ -1,5 +1,5 @@
 """Tournaments between policies: many seeded matches, tallied, identical for any number of
-worker processes.
+workers, local or on a cluster.
 
 Match ``i`` of every pairing draws all its randomness (both hands, every main-deck card, and
 the choices of a randomised policy) from ``random.Random(f"{seed}:{i}")``: a match's result
@@ -7,21 +7,24 @@ depends only on the seed, its index and the pairing, never on which process play
 the other pairings. With ``swap`` every match is also played with the seats exchanged, from the
 same seed (the same hands and the same stream of main-deck cards).
 
+Matches are played in batches (:class:`Batch`, the unit of work) on an executor of
+:mod:`pazaak_cli.executors`: this process, local worker processes or a Dask cluster. Tallies are
+integer counts keyed by batch, so neither the order in which batches finish nor the batch size
+changes a result.
+
 The simulator plays through :meth:`MatchState.child` only: the rules live in the engine.
 """
 
 from __future__ import annotations
 
 import math
-import os
 import random
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from pazaak_cli.cards import Card
 from pazaak_cli.errors import PazaakError
+from pazaak_cli.executors import Executor, make_executor
 from pazaak_cli.game import MatchState, Phase, deal_hand, new_match, set_outcome
 from pazaak_cli.players import POLICY_NAMES, RANDOMISED_POLICIES, Player, make_player
 from pazaak_cli.rules import Ruleset
@@ -30,7 +33,7 @@ Z_95 = 1.959963984540054
 """The two-sided 95 % quantile of the standard normal distribution."""
 
 CHUNK_MATCHES = 250
-"""Matches per unit of work sent to a worker process (results do not depend on it)."""
+"""Matches per batch, the unit of work sent to a worker (results do not depend on it)."""
 
 MAX_WORKERS = 64
 
@@ -252,23 +255,64 @@ def play_matches(
 
 
 @dataclass(frozen=True)
-class _Chunk:
-    pairing_index: int
+class Batch:
+    """The unit of work sent to a worker: matches ``start`` to ``stop - 1`` of one pairing.
+
+    Each match is seeded by the run's seed and its index alone (see the module docstring), so a
+    batch's tally is the same wherever and however often it is played: results do not depend
+    on the batch size, the number of workers or the backend, and a batch rerun after a worker
+    died gives the same tally again.
+    """
+
+    ruleset: Ruleset
+    pairing: Pairing
+    seed: int
     start: int
     stop: int
+    swap: bool
+
+    @property
+    def matches(self) -> int:
+        """Matches this batch plays (twice each with ``swap``)."""
+        return (self.stop - self.start) * (2 if self.swap else 1)
 
 
-def _chunks(pairings: int, matches: int, size: int) -> Iterator[_Chunk]:
-    for index in range(pairings):
-        for start in range(0, matches, size):
-            yield _Chunk(index, start, min(matches, start + size))
+def play_batch(batch: Batch) -> Tally:
+    """Play one batch (a module-level function, so that any backend can pickle it)."""
+    return play_matches(
+        batch.ruleset, batch.pairing, batch.seed, batch.start, batch.stop, batch.swap
+    )
 
 
-def _play_chunk(
-    ruleset: Ruleset, pairings: Sequence[Pairing], seed: int, swap: bool, chunk: _Chunk
-) -> tuple[_Chunk, Tally]:
-    pairing = pairings[chunk.pairing_index]
-    return chunk, play_matches(ruleset, pairing, seed, chunk.start, chunk.stop, swap)
+def split(
+    ruleset: Ruleset,
+    pairing: Pairing,
+    seed: int,
+    start: int,
+    stop: int,
+    swap: bool,
+    size: int = CHUNK_MATCHES,
+) -> Iterator[Batch]:
+    """Matches ``start`` to ``stop - 1`` of ``pairing`` as batches of at most ``size``."""
+    for first in range(start, stop, size):
+        yield Batch(ruleset, pairing, seed, first, min(stop, first + size), swap)
+
+
+def check_entrants(ruleset: Ruleset, pairings: Iterable[Pairing]) -> None:
+    """Fail before any work on a policy that is unknown or cannot be built."""
+    for pairing in pairings:
+        for entrant, other in ((pairing.first, pairing.second), (pairing.second, pairing.first)):
+            if entrant.policy not in POLICY_NAMES:
+                raise PazaakError(
+                    f"unknown policy {entrant.policy!r}; choose one of {', '.join(POLICY_NAMES)}"
+                )
+            make_player(
+                entrant.policy,
+                ruleset=ruleset,
+                rng=random.Random(0),
+                own_deck=entrant.deck,
+                opponent_deck=other.deck,
+            )
 
 
 def simulate(
@@ -279,82 +323,38 @@ def simulate(
     seed: int,
     swap: bool = False,
     workers: int = 1,
+    executor: Executor | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> list[PairingResult]:
     """Play ``matches`` matches of every pairing (twice each with ``swap``) and tally them.
 
-    ``workers`` > 1 spreads the work over that many processes; the results are the same for any
-    number. ``progress`` is called with the number of matches just finished.
+    The work goes to ``executor`` (a Dask cluster, say), else to ``workers`` local processes;
+    the results are the same for any. Batches are made lazily and at most the executor's window
+    of them is in flight, so memory stays flat for any ``matches``. ``progress`` is called with
+    the number of matches just finished.
     """
     if matches < 1:
         raise PazaakError("the number of matches must be at least 1")
     if not 1 <= workers <= MAX_WORKERS:
         raise PazaakError(f"the number of workers must be between 1 and {MAX_WORKERS}")
-    for pairing in pairings:
-        for entrant, other in ((pairing.first, pairing.second), (pairing.second, pairing.first)):
-            if entrant.policy not in POLICY_NAMES:
-                raise PazaakError(
-                    f"unknown policy {entrant.policy!r}; choose one of {', '.join(POLICY_NAMES)}"
-                )
-            # Fail before any work on a policy that cannot be built.
-            make_player(
-                entrant.policy,
-                ruleset=ruleset,
-                rng=random.Random(0),
-                own_deck=entrant.deck,
-                opponent_deck=other.deck,
-            )
-    per_match = 2 if swap else 1
+    check_entrants(ruleset, pairings)
+    per_pairing = -(-matches // CHUNK_MATCHES)
+    batches = (
+        batch
+        for pairing in pairings
+        for batch in split(ruleset, pairing, seed, 0, matches, swap)
+    )
     tallies = [Tally() for _ in pairings]
-    chunks = list(_chunks(len(pairings), matches, CHUNK_MATCHES))
-    if workers == 1 or len(chunks) == 1:
-        for chunk in chunks:
-            _, tally = _play_chunk(ruleset, pairings, seed, swap, chunk)
-            tallies[chunk.pairing_index].add(tally)
+    runner = executor or make_executor(min(workers, len(pairings) * per_pairing))
+    try:
+        for index, tally in runner.map_unordered(play_batch, batches):
+            tallies[index // per_pairing].add(tally)
             if progress is not None:
-                progress((chunk.stop - chunk.start) * per_match)
-    else:
-        for chunk, tally in _run_parallel(ruleset, pairings, seed, swap, chunks, workers):
-            tallies[chunk.pairing_index].add(tally)
-            if progress is not None:
-                progress((chunk.stop - chunk.start) * per_match)
+                progress(tally.matches)
+    finally:
+        if executor is None:
+            runner.close()
     return [
         PairingResult(pairing, tally, ruleset, seed, swap)
         for pairing, tally in zip(pairings, tallies, strict=True)
     ]
-
-
-def _run_parallel(
-    ruleset: Ruleset,
-    pairings: Sequence[Pairing],
-    seed: int,
-    swap: bool,
-    chunks: list[_Chunk],
-    workers: int,
-) -> Iterator[tuple[_Chunk, Tally]]:
-    """Yield each chunk's tally as soon as a worker finishes it (in any order)."""
-    with ProcessPoolExecutor(max_workers=min(workers, len(chunks))) as pool:
-        pending: set[Future[tuple[_Chunk, Tally]]] = {
-            pool.submit(_play_chunk, ruleset, pairings, seed, swap, chunk) for chunk in chunks
-        }
-        try:
-            while pending:
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for future in done:
-                    try:
-                        yield future.result()
-                    except BrokenProcessPool:
-                        raise PazaakError(
-                            "a worker process died (out of memory, or killed): try fewer --workers"
-                        ) from None
-        finally:
-            for future in pending:
-                future.cancel()
-
-
-def available_cores() -> int:
-    """The processor cores this process may use."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1

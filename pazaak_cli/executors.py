@@ -1,0 +1,323 @@
+"""Where batches of work run: in this process, on local worker processes, or on a Dask cluster.
+
+Every backend offers the one operation the simulator and the deck builder need,
+:meth:`Executor.map_unordered`: apply a module-level function to a stream of picklable work
+items and yield ``(index, result)`` as each finishes, in any order. Two promises hold for all
+three backends:
+
+- **Bounded**: at most :attr:`Executor.window` items are in flight at once; the stream is read
+  lazily, so memory stays flat however many items it holds (issue 12, item 13).
+- **Exactly once**: each index is yielded exactly once. A worker that dies mid-item loses
+  nothing: the item is run again (a new local pool, or Dask's retries) and a duplicate result
+  for an index already yielded is dropped. Work items are deterministic (seeded), so a rerun
+  gives the same result.
+
+Local worker processes end with their parent, whatever ends it (issue 12, item 14): on Linux
+the kernel sends them SIGKILL when the parent dies (``prctl(PR_SET_PDEATHSIG)``), and on every
+system each worker also watches its parent's process id. They ignore SIGINT: Ctrl-C reaches
+the parent, which kills its pool.
+
+Dask (``pip install 'pazaak[cluster]'``) is imported only when ``--cluster`` is given.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import importlib
+import logging
+import os
+import signal
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, Protocol, TypeVar
+
+from pazaak_cli.errors import InputError, PazaakError
+
+ItemT = TypeVar("ItemT")
+ResultT = TypeVar("ResultT")
+
+IN_FLIGHT_PER_WORKER = 2
+"""Items kept in flight per worker: one running, one queued behind it, so no worker idles
+between two items and nothing more piles up."""
+
+MAX_POOL_RESTARTS = 3
+"""A local pool whose worker died is replaced this many times per run before giving up
+(a worker that keeps dying is out of memory, not unlucky)."""
+
+PARENT_CHECK_SECONDS = 0.5
+"""How often a local worker checks that its parent is still alive."""
+
+CLUSTER_CONNECT_SECONDS = 10.0
+"""How long ``--cluster`` waits for the scheduler to answer (and for a first worker)."""
+
+CLUSTER_RETRIES = 3
+"""Dask reruns an item whose task raised this many times (a worker lost mid-item is rerun by
+the scheduler anyway, up to its own ``allowed-failures``)."""
+
+CLUSTER_EXTRA_HINT = "install the cluster extra: pip install 'pazaak[cluster]' (Dask distributed)"
+
+_PR_SET_PDEATHSIG = 1
+
+
+class Executor(Protocol):
+    """A place where work items run; see the module docstring for the promises."""
+
+    @property
+    def window(self) -> int:
+        """The most items in flight at once."""
+        ...
+
+    @property
+    def description(self) -> str:
+        """What it is, for reports: ``"1 process"``, ``"2 local workers"``, ``"Dask at ..."``."""
+        ...
+
+    def map_unordered(
+        self, function: Callable[[ItemT], ResultT], items: Iterable[ItemT]
+    ) -> Iterator[tuple[int, ResultT]]:
+        """``(index, function(item))`` for every item, as each finishes (any order)."""
+        ...
+
+    def close(self) -> None:
+        """Stop everything this executor started (idempotent)."""
+        ...
+
+
+class InProcess:
+    """Runs each item here, in order: no processes, no pickling (``--workers 1``)."""
+
+    window = 1
+    description = "1 process"
+
+    def map_unordered(
+        self, function: Callable[[ItemT], ResultT], items: Iterable[ItemT]
+    ) -> Iterator[tuple[int, ResultT]]:
+        for index, item in enumerate(items):
+            yield index, function(item)
+
+    def close(self) -> None:
+        pass
+
+
+class LocalProcesses:
+    """A pool of worker processes on this machine that die with their parent."""
+
+    def __init__(self, workers: int) -> None:
+        if workers < 1:
+            raise PazaakError("the number of workers must be at least 1")
+        self.workers = workers
+        self.window = IN_FLIGHT_PER_WORKER * workers
+        self.description = f"{workers} local worker{'s' if workers > 1 else ''}"
+        self._pool: ProcessPoolExecutor | None = None
+
+    def _new_pool(self) -> ProcessPoolExecutor:
+        self._pool = ProcessPoolExecutor(
+            max_workers=self.workers, initializer=_worker_started, initargs=(os.getpid(),)
+        )
+        return self._pool
+
+    def map_unordered(
+        self, function: Callable[[ItemT], ResultT], items: Iterable[ItemT]
+    ) -> Iterator[tuple[int, ResultT]]:
+        stream = enumerate(items)
+        pool = self._pool or self._new_pool()
+        in_flight: dict[Future[ResultT], tuple[int, ItemT]] = {}
+        restarts = 0
+        try:
+            for index, item in stream:
+                in_flight[pool.submit(function, item)] = (index, item)
+                if len(in_flight) >= self.window:
+                    break
+            while in_flight:
+                done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+                broken = False
+                for future in done:
+                    index, item = in_flight.pop(future)
+                    try:
+                        result = future.result()
+                    except BrokenProcessPool:
+                        in_flight[future] = (index, item)  # to run again below
+                        broken = True
+                        continue
+                    yield index, result
+                    following = next(stream, None)
+                    if following is not None:
+                        in_flight[pool.submit(function, following[1])] = following
+                if broken:
+                    restarts += 1
+                    if restarts > MAX_POOL_RESTARTS:
+                        raise PazaakError(
+                            "a worker process died again and again (out of memory, or "
+                            "killed): try fewer --workers"
+                        )
+                    self._kill_pool()
+                    pool = self._new_pool()
+                    again = list(in_flight.values())
+                    in_flight = {pool.submit(function, item): (i, item) for i, item in again}
+        finally:
+            if in_flight:  # stopped early (an error, Ctrl-C): do not wait for the workers
+                self._kill_pool()
+
+    def _kill_pool(self) -> None:
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        processes = getattr(pool, "_processes", None) or {}
+        for process in list(processes.values()):
+            with contextlib.suppress(OSError, ValueError, AttributeError):
+                process.kill()
+        pool.shutdown(wait=False, cancel_futures=True)
+
+    def close(self) -> None:
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _worker_started(parent: int) -> None:
+    """A local worker's first act: end with the parent, leave Ctrl-C to the parent."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:  # the parent died before prctl took effect
+        os._exit(1)
+    watcher = threading.Thread(target=_watch_parent, args=(parent,), daemon=True)
+    watcher.start()
+
+
+def _watch_parent(parent: int) -> None:
+    """End this worker as soon as its parent is gone (a new parent id: it was re-parented)."""
+    while True:
+        time.sleep(PARENT_CHECK_SECONDS)
+        if os.getppid() != parent:
+            os._exit(1)
+
+
+class DaskCluster:
+    """Work items sent to a running Dask distributed scheduler (``dask scheduler`` plus
+    ``dask worker`` processes); the client lives as long as this object."""
+
+    def __init__(self, address: str, *, timeout: float = CLUSTER_CONNECT_SECONDS) -> None:
+        distributed = load_distributed()
+        for name in ("distributed", "tornado", "asyncio"):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
+        self.address = address
+        try:
+            self.client: Any = distributed.Client(
+                address, timeout=timeout, set_as_default=False
+            )
+        except (OSError, TimeoutError, ValueError, TypeError) as error:
+            raise InputError(
+                f"--cluster {address}: cannot reach a Dask scheduler there "
+                f"({_reason(error)})",
+                token=address,
+            ) from None
+        try:
+            self.client.wait_for_workers(1, timeout=timeout)
+        except (OSError, TimeoutError) as error:
+            self.close()
+            raise PazaakError(
+                f"--cluster {address}: the scheduler has no worker ({_reason(error)}); "
+                "start some with `dask worker {address} --nthreads 1`",
+                token=address,
+            ) from None
+        self.threads = max(1, sum(self.client.nthreads().values()))
+        self.window = IN_FLIGHT_PER_WORKER * self.threads
+        self.description = f"Dask at {address} ({self.threads} worker threads)"
+        self._distributed = distributed
+
+    def map_unordered(
+        self, function: Callable[[ItemT], ResultT], items: Iterable[ItemT]
+    ) -> Iterator[tuple[int, ResultT]]:
+        distributed = self._distributed
+        run = uuid.uuid4().hex[:12]
+        stream = enumerate(items)
+        index_of: dict[str, int] = {}
+        live: dict[str, Any] = {}
+        finished: set[int] = set()
+        completed = distributed.as_completed()
+
+        def submit_next() -> None:
+            following = next(stream, None)
+            if following is None:
+                return
+            index, item = following
+            future = self.client.submit(
+                function,
+                item,
+                key=f"pazaak-{run}-{index}",
+                pure=False,
+                retries=CLUSTER_RETRIES,
+            )
+            index_of[future.key] = index
+            live[future.key] = future
+            completed.add(future)
+
+        for _ in range(self.window):
+            submit_next()
+        try:
+            for future in completed:
+                index = index_of.pop(future.key)
+                live.pop(future.key, None)
+                try:
+                    result = future.result()
+                except (distributed.KilledWorker, distributed.CancelledError, OSError) as error:
+                    raise PazaakError(
+                        f"the Dask cluster at {self.address} lost work item {index} "
+                        f"({_reason(error)})"
+                    ) from None
+                future.release()
+                if index not in finished:  # keyed by index: never counted twice
+                    finished.add(index)
+                    yield index, result
+                submit_next()
+        finally:
+            if live:  # stopped early: the cluster forgets the rest
+                with contextlib.suppress(Exception):
+                    self.client.cancel(list(live.values()))
+
+    def close(self) -> None:
+        client = getattr(self, "client", None)
+        if client is not None:
+            with contextlib.suppress(Exception):
+                client.close()
+            self.client = None
+
+
+def load_distributed() -> Any:
+    """The ``distributed`` module, or an :class:`InputError` (exit 2) saying to install it."""
+    try:
+        return importlib.import_module("distributed")
+    except ImportError:
+        raise InputError(f"--cluster needs Dask distributed: {CLUSTER_EXTRA_HINT}") from None
+
+
+def make_executor(workers: int, cluster: str | None = None) -> Executor:
+    """The executor the options ask for: a Dask cluster, else ``workers`` local processes
+    (one: this process)."""
+    if cluster is not None:
+        return DaskCluster(cluster)
+    if workers <= 1:
+        return InProcess()
+    return LocalProcesses(workers)
+
+
+def available_cores() -> int:
+    """The processor cores this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def _reason(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return text[0] if text and text[0] else type(error).__name__
