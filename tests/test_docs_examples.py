@@ -9,7 +9,8 @@ it must exit with 0). A block fenced ``console no-run`` is shown but not run.
 
 ``pazaak ...`` commands (optionally fed by ``printf 'TEXT' | ``) run in-process through Click's
 test runner, which is fast; any other command runs in a shell. The environment is fixed here
-(no colour, 100 columns, a UTF-8 C locale, a private data directory), never the caller's.
+(no colour, 100 columns, a UTF-8 C locale), never the caller's; each block gets a fresh data
+directory (for save files), shown in the output as the default ``~/.local/share/pazaak``.
 """
 
 from __future__ import annotations
@@ -143,8 +144,18 @@ ENVIRONMENT = {
 }
 
 
+SHOWN_DATA_DIR = "~/.local/share/pazaak"
+"""How the docs show the data directory (the default one); the test runs each block with a
+fresh temporary data directory and writes it this way in the output."""
+
+
 def run(command: str, data_dir: Path) -> tuple[list[str], int]:
     """Run one documented command from the repository root: (output lines, exit code)."""
+    output, exit_code = _run(command, data_dir)
+    return [line.replace(str(data_dir), SHOWN_DATA_DIR) for line in output], exit_code
+
+
+def _run(command: str, data_dir: Path) -> tuple[list[str], int]:
     environment = {**ENVIRONMENT, "PAZAAK_DATA_DIR": str(data_dir)}
     words = shlex.split(command)
     stdin: str | None = None
