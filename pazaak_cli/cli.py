@@ -16,6 +16,7 @@ from pazaak_cli.commands.common import PazaakGroup
 COMMANDS = {
     "play": ("pazaak_cli.commands.play_cmd", "play_command"),
     "advise": ("pazaak_cli.commands.advise_cmd", "advise_command"),
+    "follow": ("pazaak_cli.commands.follow_cmd", "follow_command"),
     "validate": ("pazaak_cli.commands.validate_cmd", "validate_command"),
     "decks": ("pazaak_cli.commands.decks_cmd", "decks_command"),
     "simulate": ("pazaak_cli.commands.simulate_cmd", "simulate_command"),
@@ -48,5 +49,6 @@ def main() -> None:
     \b
     pazaak play       a game in the shell, against the computer or a friend
     pazaak advise     exact win/tie/loss odds for every move at your table
+    pazaak follow     mirror a KOTOR match turn by turn, with the advice and the cards counted
     pazaak validate   check a side-deck file against a ruleset
     """

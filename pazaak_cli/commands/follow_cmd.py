@@ -1,0 +1,660 @@
+"""``pazaak follow``: mirror a match played in KOTOR, turn by turn, with the advice at each of
+your decisions and the cards counted for you.
+
+A thin layer over :mod:`pazaak_cli.follow` (which keeps the match and applies the rules): it
+reads lines, prints what happened, the board and the advice (the table of ``pazaak advise``),
+and saves after every event with :mod:`pazaak_cli.savefile`. Exit codes: 0 at the end of the
+match, the input or ``quit``; 1 for a corrupt save or an invalid deck; 2 for usage errors; 130
+on Ctrl-C (the match is saved).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from pazaak_cli.cards import Card
+from pazaak_cli.commands.advise_cmd import CARDS, _Progress, advice_json, render_advice
+from pazaak_cli.commands.common import fail, ruleset_option
+from pazaak_cli.commands.deck_option import deck_option
+from pazaak_cli.commands.play_cmd import (
+    EXIT_INTERRUPTED,
+    MAX_LINE_BYTES,
+    TOO_LONG,
+    LineReader,
+    stdin_is_terminal,
+)
+from pazaak_cli.decks import SideDeck, load_deck
+from pazaak_cli.errors import PazaakError
+from pazaak_cli.follow import (
+    DEFAULT_OPP_DECKS,
+    ME,
+    MODELS,
+    OPENER_WORDS,
+    Followed,
+    FollowError,
+    FollowSetup,
+    Step,
+    advice_for,
+    apply_line,
+    describe_result,
+    from_document,
+    start,
+    to_document,
+    transitions,
+    undo,
+)
+from pazaak_cli.game import Draw, MatchState, Open, Phase, Play, Stand, set_outcome
+from pazaak_cli.notation import format_position
+from pazaak_cli.rules import DEFAULT_RULESET, Ruleset, parse_ruleset
+from pazaak_cli.savefile import SaveFileError, data_dir, probe_save, read_save, write_save
+from pazaak_cli.session import format_action
+from pazaak_cli.solver import Advice
+
+DEFAULT_SAVE_NAME = "follow.json"
+"""The save file in the data directory when --save is not given (``pazaak play`` uses
+``match.json``: the two never overwrite each other by default)."""
+COMMANDS = ("undo", "board", "position", "hint", "help", "quit")
+
+HELP_TEXT = """\
+Type what happens in the game, in order; the tool knows whose turn it is.
+  7            a main-deck card drawn (1..10), by whoever is to draw
+  +3  -2       a hand card played (a plain +3 may be a ±3 played as +3)
+  ±3 -  *3 +   a ± card and its sign; ±1/2 (VV) needs +1, +2, -1 or -2
+  F2/4 F3/6 D  flips and Double (F1, F2, $$ too); T + / T - a Tiebreaker
+  e  s         end the turn, stand
+  7 +3 s       several events on one line
+  me / opponent  who opens the set, when the game chose at random
+Commands: undo (one event back, again and again), board, position (for pazaak advise
+--position), hint (the advice again), help, quit. The match is saved after every event."""
+
+
+@click.command("follow")
+@ruleset_option(default=None)
+@click.option(
+    "--hand",
+    type=CARDS,
+    default=None,
+    metavar="CARDS",
+    help='Your 4 hand cards, as dealt: "+1 -2 ±3 +4".',
+)
+@deck_option(
+    "--opp-deck",
+    "opp_deck",
+    help="The opponent's side deck (a file or sample deck name): the prior of its hidden hand, "
+    "and what its plays are checked against (default: kotor1-strongest for kotor1, "
+    "kotor2-hard for kotor2).",
+)
+@click.option(
+    "--opponent",
+    type=click.Choice(list(MODELS)),
+    default="kotor",
+    show_default=True,
+    help="How the advice assumes the opponent plays: kotor (the game's rule) or optimal.",
+)
+@click.option(
+    "--first",
+    type=click.Choice(["me", "opponent"]),
+    default=None,
+    help="Who opens the first set, where the game chooses at random (kotor2); asked otherwise.",
+)
+@click.option(
+    "--save",
+    "save_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help=f"Save the match to this file after every event (default: {DEFAULT_SAVE_NAME} in the "
+    "data directory).",
+)
+@click.option(
+    "--resume",
+    "resume_path",
+    is_flag=False,
+    flag_value="",
+    default=None,
+    metavar="[PATH]",
+    help="Continue the followed match saved in PATH (default: the default save file).",
+)
+@click.option(
+    "--new",
+    "replace",
+    is_flag=True,
+    help="Start a new match even if an unfinished one is saved in the save file (replaced).",
+)
+@click.option("--quiet-advice", is_flag=True, help="Show only the best move, not the table.")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Programs: one JSON object per line out (events, advice, refusals); see docs/follow.md.",
+)
+@click.pass_context
+def follow_command(
+    ctx: click.Context,
+    ruleset: Ruleset | None,
+    hand: tuple[Card, ...] | None,
+    opp_deck: SideDeck | None,
+    opponent: str,
+    first: str | None,
+    save_path: Path | None,
+    resume_path: str | None,
+    replace: bool,
+    quiet_advice: bool,
+    as_json: bool,
+) -> None:
+    """Follow a match you play in KOTOR: type each event, get the advice at your decisions.
+
+    You are player 1. Type what happens, in order, for both sides: the card drawn (7), a hand
+    card (+3, ±3 -, D, T +), e (end the turn), s (stand); several on one line (7 +3 s). The
+    tool keeps both tables, the sets, the main deck as it runs down across sets, and the cards
+    the opponent has played; after each of your draws it shows the odds of every move. undo,
+    board, position, hint, help and quit work at any time. Saved after every event.
+
+    \b
+    Examples:
+      pazaak follow --hand "+1 -2 ±3 +4" --opp-deck kotor1-average
+      pazaak follow -r kotor2 --hand "D T ±1/2 +3" --first opponent
+      pazaak follow --resume
+    """
+    screen = Screen(as_json=as_json, quiet=quiet_advice)
+    if resume_path is not None:
+        _refuse_with_resume(ctx)
+        path = Path(resume_path) if resume_path else _default_save_path()
+        followed = _load(path)
+        target = save_path or path
+        if target != path:
+            write_save(target, to_document(followed))
+        screen.resumed(followed, path)
+    else:
+        if hand is None:
+            raise click.UsageError("give your hand with --hand (the 4 cards you were dealt)")
+        rules = ruleset or parse_ruleset(DEFAULT_RULESET)
+        deck = opp_deck or load_deck("sample:" + DEFAULT_OPP_DECKS[rules.name], rules)
+        target = save_path or _default_save_path()
+        existing = probe_save(target)
+        if existing is not None and existing.get("finished") is not True and not replace:
+            raise fail(
+                f"an unfinished match is saved in {target}: continue it with "
+                f"`pazaak follow --resume {target}`, or start a new one with --new (it replaces it)"
+            )
+        setup = FollowSetup(rules, hand, deck.cards, deck.name, opponent)
+        try:
+            followed = start(setup, None if first is None else OPENER_WORDS[first])
+        except FollowError as error:
+            raise click.UsageError(str(error)) from None
+        write_save(target, to_document(followed))
+        screen.started(followed, target)
+    code = Loop(followed, target, screen).run()
+    if code:
+        sys.exit(code)
+
+
+def _default_save_path() -> Path:
+    return data_dir() / DEFAULT_SAVE_NAME
+
+
+def _refuse_with_resume(ctx: click.Context) -> None:
+    """A resumed match keeps its own settings."""
+    for name, flag in (
+        ("ruleset", "--ruleset"),
+        ("hand", "--hand"),
+        ("opp_deck", "--opp-deck"),
+        ("opponent", "--opponent"),
+        ("first", "--first"),
+        ("replace", "--new"),
+    ):
+        if ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT:
+            raise click.UsageError(
+                f"{flag} cannot be used with --resume: a resumed match keeps its own ruleset, "
+                "hand, opponent deck and model",
+                ctx,
+            )
+
+
+def _load(path: Path) -> Followed:
+    document = read_save(path)
+    try:
+        return from_document(document)
+    except FollowError as error:
+        raise SaveFileError(f"{path} cannot be resumed by pazaak follow: {error}") from None
+
+
+class Loop:
+    """Reads lines until the match ends, the input ends or ``quit``; saves after every event."""
+
+    def __init__(self, followed: Followed, target: Path, screen: Screen) -> None:
+        self.followed = followed
+        self.target = target
+        self.screen = screen
+        self.reader = LineReader(stdin_is_terminal())
+        self.advised: dict[MatchState, tuple[Any, Advice]] = {}
+
+    def run(self) -> int:
+        try:
+            self.prompted()
+            while True:
+                line = self.read()
+                if line is None:
+                    self.screen.stopped(self.followed, self.target, "End of input.")
+                    return 0
+                if not self.handle(line.strip()):
+                    return 0
+        except KeyboardInterrupt:
+            self.screen.stopped(self.followed, self.target, "Interrupted.")
+            return EXIT_INTERRUPTED
+
+    def read(self) -> str | None:
+        if self.screen.as_json:
+            raw = sys.stdin.readline()
+            if not raw:
+                return None
+            text = raw.strip()
+            if text.startswith("{"):
+                try:
+                    message = json.loads(text)
+                    return str(message["line"])
+                except (ValueError, KeyError, TypeError):
+                    return TOO_LONG + "json"
+            return text
+        line = self.reader.read(self.screen.prompt(self.followed))
+        return line
+
+    def handle(self, line: str) -> bool:
+        """One input line; False when the session should stop."""
+        screen = self.screen
+        if line == TOO_LONG:
+            screen.refused(line, f"that line is over {MAX_LINE_BYTES} characters")
+            return True
+        if line == TOO_LONG + "json":
+            screen.refused(line, 'a JSON input line is an object {"line": "..."}')
+            return True
+        if not line:
+            return True
+        word = line.lower()
+        if word in ("quit", "q", "exit"):
+            self.screen.stopped(self.followed, self.target, "")
+            return False
+        if word in ("help", "?", "h"):
+            screen.help()
+            return True
+        if word == "board":
+            screen.board(self.followed)
+            return True
+        if word == "position":
+            screen.position(self.followed)
+            return True
+        if word == "hint":
+            if not self.followed.my_decision:
+                screen.refused(line, "the advice comes at your decisions, after your draw")
+            else:
+                self.advise()
+            return True
+        if word == "undo":
+            try:
+                before = undo(self.followed)
+            except FollowError as error:
+                screen.refused(line, str(error))
+                return True
+            self.followed = before
+            write_save(self.target, to_document(before))
+            screen.undone(before)
+            self.prompted()
+            return True
+        return self.events(line)
+
+    def events(self, line: str) -> bool:
+        try:
+            after, states = apply_line(self.followed, line)
+        except PazaakError as error:
+            self.screen.refused(line, str(error))
+            return True
+        previous = self.followed
+        for state in states:
+            # Saved after every event of the line (with the set it opened by itself, if any).
+            write_save(self.target, to_document(state))
+            for step, prior, now in transitions(previous, state):
+                self.screen.step(step, prior, now, line)
+            previous = state
+        self.followed = after
+        self.prompted()
+        return not after.state.is_terminal()
+
+    def prompted(self) -> None:
+        """What the user must know before the next line: the match result, the opener
+        question, the advice."""
+        followed = self.followed
+        if followed.state.is_terminal():
+            self.screen.match_over(followed, self.target)
+        elif followed.asks_opener:
+            self.screen.ask_opener(followed)
+        elif followed.my_decision:
+            self.advise()
+
+    def advise(self) -> None:
+        followed = self.followed
+        found = self.advised.get(followed.state)
+        if found is None:
+            progress = _Progress(enabled=not self.screen.as_json)
+            try:
+                found = advice_for(followed, progress.update)
+            except KeyboardInterrupt:
+                progress.close()
+                self.screen.note("Advice cancelled; type hint to ask again.")
+                return
+            except PazaakError as error:
+                progress.close()
+                self.screen.note(f"No advice: {error}")
+                return
+            progress.close()
+            self.advised[followed.state] = found
+        question, advice = found
+        self.screen.advice(question, advice)
+
+
+# Output -----------------------------------------------------------------------------------
+
+
+def _player(player: int | None) -> str | None:
+    if player is None:
+        return None
+    return "me" if player == ME else "opponent"
+
+
+def state_json(followed: Followed) -> dict[str, Any]:
+    """The followed match as JSON (docs/follow.md, "state")."""
+    state = followed.state
+    me, them = state.sides
+    acting = state.phase in (Phase.BEFORE_DRAW, Phase.AFTER_DRAW)
+    return {
+        "set": followed.set_number,
+        "phase": state.phase.value,
+        "to_move": _player(state.turn) if acting else None,
+        "played": state.played,
+        "sets": list(state.sets_won()),
+        "ties": state.ties(),
+        "me": {
+            "table": [str(card) for card in me.table],
+            "total": me.total,
+            "standing": me.standing,
+            "hand": [str(card) for card in me.hand if card is not None],
+        },
+        "opponent": {
+            "table": [str(card) for card in them.table],
+            "total": them.total,
+            "standing": them.standing,
+            "hand_size": len(them.hand),
+            "played": [[number + 1, str(card)] for number, card in followed.opp_played],
+        },
+        "deck": list(state.deck),
+        "position": format_position(state),
+    }
+
+
+class Screen:
+    """Prints for people, or one JSON object a line for programs."""
+
+    def __init__(self, *, as_json: bool, quiet: bool) -> None:
+        self.as_json = as_json
+        self.quiet = quiet
+
+    def emit(self, kind: str, **fields: Any) -> None:
+        click.echo(json.dumps({"type": kind, **fields}, ensure_ascii=False), color=False)
+
+    def say(self, text: str) -> None:
+        click.echo(text)
+
+    def note(self, text: str) -> None:
+        if self.as_json:
+            self.emit("note", message=text)
+        else:
+            self.say(text)
+
+    # -- the session's edges --------------------------------------------------------------
+
+    def started(self, followed: Followed, target: Path) -> None:
+        setup = followed.setup
+        if self.as_json:
+            self.emit("start", save=str(target), state=state_json(followed))
+            return
+        hand = " ".join(str(card) for card in setup.hand)
+        self.say(
+            f"Following a {setup.ruleset.spec} match: your hand {hand}; the opponent's deck "
+            f"{setup.opp_deck_name}, advice assuming it plays {_model(setup.opponent)}."
+        )
+        self.say(f"Saved after every event in {target}. Type help for the input.")
+
+    def resumed(self, followed: Followed, path: Path) -> None:
+        if self.as_json:
+            self.emit("start", save=str(path), resumed=True, state=state_json(followed))
+            return
+        self.say(f"Resumed the match saved in {path}.")
+        self.board(followed)
+
+    def stopped(self, followed: Followed, target: Path, why: str) -> None:
+        if self.as_json:
+            self.emit("stopped", save=str(target), finished=followed.state.is_terminal())
+            return
+        if followed.state.is_terminal():
+            return
+        head = f"{why} " if why else ""
+        self.say(f"{head}Saved in {target}: continue with `pazaak follow --resume {target}`.")
+
+    def prompt(self, followed: Followed) -> str:
+        state = followed.state
+        if followed.asks_opener:
+            return f"who opens set {followed.set_number + 1}? (me/opponent)> "
+        who = "you" if state.turn == ME else "opp"
+        if state.phase is Phase.BEFORE_DRAW:
+            return f"[set {followed.set_number}] {who} draw> "
+        return f"[set {followed.set_number}] {who} {state.sides[state.turn].total}> "
+
+    # -- events ---------------------------------------------------------------------------
+
+    def step(self, step: Step, before: Followed, after: Followed, line: str) -> None:
+        """One step of the match, from ``before`` to ``after``."""
+        action = step.action
+        prior, now = before.state, after.state
+        actor = None if isinstance(action, Open) else prior.turn
+        set_over = now.phase in (Phase.SET_OVER, Phase.MATCH_OVER) and len(now.set_winners) > len(
+            prior.set_winners
+        )
+        if self.as_json:
+            fields: dict[str, Any] = {}
+            if isinstance(action, Play):
+                fields = {"card": str(action.card), "value": action.value}
+            elif isinstance(action, Draw):
+                fields = {"value": action.value}
+            elif isinstance(action, Open):
+                fields = {"opener": _player(action.player)}
+            self.emit(
+                "event",
+                input=line,
+                player=_player(actor),
+                action=format_action(action),
+                automatic=step.automatic,
+                **fields,
+                state=state_json(after),
+            )
+            if set_over:
+                self.set_over_json(now)
+            return
+        text = _describe(prior, now, action)
+        if text:
+            self.say(text)
+        if set_over:
+            self.say(_set_result(now))
+
+    def set_over_json(self, state: MatchState) -> None:
+        outcome = set_outcome(state)
+        assert outcome is not None
+        self.emit(
+            "set_over",
+            set=len(state.set_winners),
+            winner=_player(outcome.winner),
+            reason=outcome.reason,
+            totals=[state.sides[0].total, state.sides[1].total],
+            sets=list(state.sets_won()),
+            ties=state.ties(),
+        )
+
+    def match_over(self, followed: Followed, target: Path) -> None:
+        state = followed.state
+        winner = state.match_winner()
+        if self.as_json:
+            self.emit("match_over", winner=_player(winner), sets=list(state.sets_won()))
+            return
+        self.say(f"Match over: {describe_result(followed)}. (Saved in {target}.)")
+
+    def ask_opener(self, followed: Followed) -> None:
+        if self.as_json:
+            self.emit(
+                "question",
+                question="opener",
+                set=followed.set_number + 1,
+                answers=["me", "opponent"],
+            )
+        # A person sees the question in the prompt.
+
+    def refused(self, line: str, message: str) -> None:
+        if self.as_json:
+            self.emit("refused", input=line, message=message)
+        else:
+            self.say(f"Refused: {message.rstrip('.')}.")
+
+    def undone(self, followed: Followed) -> None:
+        if self.as_json:
+            self.emit("undo", state=state_json(followed))
+            return
+        steps = followed.steps
+        last = next((s for s in reversed(steps) if not s.automatic), None)
+        back = "the start of the match" if last is None else f"after {format_action(last.action)}"
+        self.say(f"Undone: back to {back}.")
+        self.board(followed)
+
+    # -- commands -------------------------------------------------------------------------
+
+    def help(self) -> None:
+        if self.as_json:
+            self.emit("help", text=HELP_TEXT)
+        else:
+            self.say(HELP_TEXT)
+
+    def position(self, followed: Followed) -> None:
+        position = format_position(followed.state)
+        if self.as_json:
+            self.emit("position", position=position)
+        else:
+            self.say(position)
+
+    def board(self, followed: Followed) -> None:
+        if self.as_json:
+            self.emit("board", state=state_json(followed))
+            return
+        for line in board_lines(followed):
+            self.say(line)
+
+    def advice(self, question: Any, advice: Advice) -> None:
+        if self.as_json:
+            self.emit("advice", **advice_json(advice, question))
+            return
+        if self.quiet:
+            best = advice.results[0]
+            o = best.outcome
+            self.say(
+                f"Best: {best.move} (win {100 * o.p_win:.1f} %, tie {100 * o.p_tie:.1f} %, "
+                f"loss {100 * o.p_loss:.1f} %)."
+            )
+            return
+        self.say(render_advice(advice))
+
+
+def _model(opponent: str) -> str:
+    return "the KOTOR rule" if opponent == "kotor" else "optimally"
+
+
+def _describe(before: MatchState, after: MatchState, action: Any) -> str:
+    """One line for one event, as a person reads it."""
+    if isinstance(action, Open):
+        number = len(after.set_winners) + 1
+        who = "You open" if action.player == ME else "The opponent opens"
+        deck = sum(after.draw_counts()) if after.ruleset.main_deck.value != "infinite" else None
+        left = f" ({deck} cards left in the main deck)" if deck is not None else ""
+        return f"Set {number}: {who}{left}."
+    mover = before.turn
+    who = "You" if mover == ME else "Opponent"
+    side = after.sides[mover]
+    if isinstance(action, Draw):
+        renewed = (
+            " (the main deck had run out: a fresh one is shuffled)"
+            if before.ruleset.main_deck.value == "shared" and not any(before.deck)
+            else ""
+        )
+        return f"{who} draw{'s' if mover else ''} {action.value}: total {side.total}.{renewed}"
+    if isinstance(action, Play):
+        shown = str(after.sides[mover].table[-1]) if after.sides[mover].table else str(action)
+        card = str(action.card)
+        what = card if card == shown else f"{card} as {shown}"
+        return f"{who} play{'s' if mover else ''} {what}: total {side.total}."
+    if isinstance(action, Stand):
+        return f"{who} stand{'s' if mover else ''} on {side.total}."
+    return f"{who} end{'s' if mover else ''} the turn on {side.total}."
+
+
+def _set_result(state: MatchState) -> str:
+    outcome = set_outcome(state)
+    assert outcome is not None
+    number = len(state.set_winners)
+    mine, theirs = state.sides[0].total, state.sides[1].total
+    won = state.sets_won()
+    if outcome.winner is None:
+        head = f"Set {number} is a tie, {mine} to {theirs}"
+    else:
+        head = f"Set {number}: {'you win' if outcome.winner == ME else 'the opponent wins'}"
+        head += f" ({outcome.reason}, {mine} to {theirs})"
+    ties = state.ties()
+    tail = f", {ties} tie{'s' if ties != 1 else ''}" if ties else ""
+    return f"{head}. Sets: you {won[0]}, opponent {won[1]}{tail}."
+
+
+def board_lines(followed: Followed) -> list[str]:
+    """The board for ``board`` and after an undo."""
+    state = followed.state
+    me, them = state.sides
+    won = state.sets_won()
+    ties = state.ties()
+    head = f"Set {followed.set_number}; sets: you {won[0]}, opponent {won[1]}"
+    if ties:
+        head += f", {ties} tie{'s' if ties != 1 else ''}"
+    if state.ruleset.main_deck.value != "infinite":
+        counts = " ".join(f"{v}:{n}" for v, n in enumerate(state.draw_counts(), start=1))
+        head += f"; main deck {sum(state.draw_counts())} left ({counts})"
+
+    def table(side: Any) -> str:
+        cards = " ".join(str(card) for card in side.table) or "-"
+        stands = ", stands" if side.standing else ""
+        return f"{cards} = {side.total}{stands}"
+
+    hand = " ".join(str(card) for card in me.hand if card is not None) or "none"
+    played = " ".join(f"{card} (set {n + 1})" for n, card in followed.opp_played) or "none"
+    lines = [
+        head + ".",
+        f"  You:      {table(me)}; hand {hand}",
+        f"  Opponent: {table(them)}; {len(them.hand)} hidden hand cards; played {played}",
+    ]
+    if state.is_terminal():
+        lines.append(f"Match over: {describe_result(followed)}.")
+    elif followed.asks_opener:
+        lines.append(f"Who opens set {followed.set_number + 1}? Type me or opponent.")
+    else:
+        who = "You" if state.turn == ME else "The opponent"
+        lines.append(
+            f"{who} {'draw' if state.turn == ME else 'draws'} next."
+            if state.phase is Phase.BEFORE_DRAW
+            else f"{who} {'have' if state.turn == ME else 'has'} drawn and "
+            f"{'choose' if state.turn == ME else 'chooses'}."
+        )
+    return lines
