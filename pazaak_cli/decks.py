@@ -19,6 +19,7 @@ exit 2) or a :class:`~pazaak_cli.errors.DeckError` (the deck is invalid: exit 1)
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 import stat
@@ -33,6 +34,7 @@ from typing import BinaryIO
 
 from pazaak_cli.cards import CARD_SYNTAX, MAX_MAGNITUDE, Card, CardKind
 from pazaak_cli.errors import CardError, DeckError, InputError, PazaakError
+from pazaak_cli.numbers import parse_in_range
 from pazaak_cli.rules import DEFAULT_RULESET, KOTOR2_POOL, PRESETS, Ruleset, parse_ruleset
 
 MAX_DECK_BYTES = 1024 * 1024
@@ -41,6 +43,9 @@ generous comments is a few hundred bytes, so anything this big is the wrong file
 
 MAX_PROBLEMS = 100
 """At most this many problems are listed per file; the rest are counted in one last line."""
+_KEPT_PROBLEMS = MAX_PROBLEMS + 1
+"""Problems :func:`parse_deck` writes out before it only counts them (the first one not shown
+gives the place of the count's line)."""
 
 SAMPLE_PREFIX = "sample:"
 """``sample:NAME`` always means the sample deck NAME, even if a file of that name exists."""
@@ -124,11 +129,15 @@ class ParsedDeck:
     headers: dict[str, tuple[str, int, int]]
     """header key -> (value, line, column of the value)."""
     problems: tuple[Problem, ...]
-    """What is wrong whatever the ruleset: encoding, tokens that are not cards, bad headers."""
+    """What is wrong whatever the ruleset: encoding, tokens that are not cards, bad headers;
+    the first :data:`_KEPT_PROBLEMS` of them, in file order."""
     end: tuple[int, int]
     """(line, column) just after the last card token, or (1, 1) if there is none."""
     empty: bool
     """The file holds nothing but white space."""
+    more_problems: int = 0
+    """How many more such problems the file has, past :attr:`problems` (counted, not built:
+    only the first :data:`MAX_PROBLEMS` of all are ever shown)."""
 
     @property
     def header_ruleset(self) -> Ruleset | None:
@@ -161,13 +170,32 @@ def parse_deck(data: str | bytes, source: str) -> ParsedDeck:
     headers: dict[str, tuple[str, int, int]] = {}
     problems: list[Problem] = []
     end = (1, 1)
+    known: dict[str, tuple[Card | None, str, str]] = {}  # each distinct token is read once
+
+    # Only the first MAX_PROBLEMS problems by place are ever shown: past _KEPT_PROBLEMS (whole
+    # lines, and per line each kind in column order) the rest are only counted, not written.
+    more_problems = 0
+    full = False
+    kept_in_line = 0
 
     def problem(line: int, column: int, token: str, message: str) -> None:
-        problems.append(Problem(source, line, column, _shorten(token), message))
+        nonlocal more_problems, kept_in_line
+        if full or kept_in_line >= _KEPT_PROBLEMS:
+            more_problems += 1
+        else:
+            kept_in_line += 1
+            problems.append(Problem(source, line, column, _shorten(token), message))
 
     for number, line in enumerate(_LINE_BREAK.split(text), start=1):
-        for column, run in _undecodable_runs(line):
-            problem(number, column, _printable(run), _encoding_message(run, line, column))
+        full, kept_in_line = len(problems) >= _KEPT_PROBLEMS, 0
+        runs = list(_undecodable_runs(line))
+        kept = 0 if full else _KEPT_PROBLEMS
+        more_problems += max(0, len(runs) - kept)
+        runs = runs[:kept]
+        places = _token_places(line) if runs else None
+        for column, run in runs:
+            assert places is not None
+            problem(number, column, _printable(run), _encoding_message(run, places, column))
         content = line.split("#", 1)[0]
         header = _HEADER.match(content)
         if header is not None:
@@ -186,19 +214,20 @@ def parse_deck(data: str | bytes, source: str) -> ParsedDeck:
             continue
         for match in tokens:
             token, column = match.group(), match.start() + 1
-            card: Card | None = None
-            if not _has_undecodable(token):
-                try:
-                    card = _parse_token(token)
-                except CardError as error:
-                    problem(number, column, token, str(error))
-            entries.append(DeckEntry(_shorten(_printable(token)), number, column, card))
+            read = known.get(token)
+            if read is None:
+                read = known[token] = _read_token(token)
+            card, error, shown = read
+            if error:
+                problem(number, column, token, error)
+            entries.append(DeckEntry(shown, number, column, card))
             end = (number, match.end() + 1)
     return ParsedDeck(
         source=source,
         entries=tuple(entries),
         headers=headers,
         problems=tuple(problems),
+        more_problems=more_problems,
         end=end,
         empty=not text.strip(),
     )
@@ -253,7 +282,7 @@ def validate_deck(parsed: ParsedDeck, ruleset: Ruleset | None = None) -> list[Pr
     problems.sort(key=lambda p: (p.line, p.column))
     if len(problems) > MAX_PROBLEMS:
         rest = problems[MAX_PROBLEMS]
-        hidden = len(problems) - MAX_PROBLEMS
+        hidden = len(problems) - MAX_PROBLEMS + parsed.more_problems
         problems = problems[:MAX_PROBLEMS] + [
             Problem(
                 source,
@@ -466,6 +495,17 @@ def _read_header(
     headers[key] = (value, line, value_column)
 
 
+def _read_token(token: str) -> tuple[Card | None, str, str]:
+    """(card or ``None``, the problem with it or ``''``, the token as shown) for one token."""
+    shown = _shorten(_printable(token))
+    if _has_undecodable(token):
+        return None, "", shown  # its bytes are reported as such
+    try:
+        return _parse_token(token), "", shown
+    except CardError as error:
+        return None, str(error), shown
+
+
 @cache
 def _parse_token(token: str) -> Card:
     """:meth:`Card.parse` with a clearer message for over-long numbers (``+999999999999``)."""
@@ -477,7 +517,7 @@ def _parse_token(token: str) -> Card:
         )
     if len(token) > 12:
         raise CardError(f"{_show(token)} is not a card; valid cards are {CARD_SYNTAX}", token=token)
-    if token.isascii() and token.isdigit() and MAX_MAGNITUDE < int(token) <= 10:
+    if parse_in_range(token, MAX_MAGNITUDE + 1, 10) is not None:
         raise CardError(
             f"{_show(token)} is a main-deck card, not a side card: side cards are numbered "
             f"1 to {MAX_MAGNITUDE} (+n, -n or ±n)",
@@ -509,14 +549,30 @@ def _has_undecodable(token: str) -> bool:
     return any("\udc80" <= char <= "\udcff" for char in token)
 
 
-def _encoding_message(run: str, line: str, column: int) -> str:
+_TokenPlaces = tuple[int, list[int], list[str]]
+"""Where a line's comment starts (-1: none), and the end columns and text of its tokens."""
+
+
+def _token_places(line: str) -> _TokenPlaces:
+    """The :data:`_TokenPlaces` of ``line``, computed once per line: looking each undecodable run
+    up in them keeps a long line of bad bytes linear, not quadratic, to report."""
+    comment = line.find("#")
+    ends: list[int] = []
+    texts: list[str] = []
+    for match in _TOKEN.finditer(line if comment < 0 else line[:comment]):
+        ends.append(match.end())
+        texts.append(match.group())
+    return comment, ends, texts
+
+
+def _encoding_message(run: str, places: _TokenPlaces, column: int) -> str:
     raw = bytes(ord(char) - 0xDC00 for char in run)
     shown = " ".join(f"0x{byte:02X}" for byte in raw[:8]) + (" ..." if len(raw) > 8 else "")
-    comment = line.find("#")
+    comment, ends, texts = places
     where = " in a comment" if 0 <= comment < column else ""
-    for match in _TOKEN.finditer(line if comment < 0 else line[:comment]):
-        if match.start() < column <= match.end():
-            where = f" in {_show(_printable(match.group()))}"
+    index = bisect.bisect_left(ends, column)  # the first token ending at or after the run
+    if index < len(ends) and ends[index] - len(texts[index]) < column:
+        where = f" in {_show(_printable(texts[index]))}"
     hint = ""
     if raw[:1] == b"\xb1":
         hint = " (0xB1 is '±' in Latin-1: write ± in UTF-8, or the ASCII +-)"
