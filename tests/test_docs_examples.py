@@ -20,6 +20,7 @@ import re
 import shlex
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -167,15 +168,17 @@ def _run(command: str, data_dir: Path) -> tuple[list[str], int]:
             main, words[1:], input=stdin, env=environment, prog_name="pazaak"
         )
         if result.exception is not None and not isinstance(result.exception, SystemExit):
-            raise AssertionError(f"{command!r} raised {result.exception!r}") from (
-                result.exception
-            )
+            error = result.exception
+            raise AssertionError(f"{command!r} raised {error!r}") from error
         return result.output.splitlines(), result.exit_code
     completed = subprocess.run(
         ["bash", "-c", command],
         cwd=ROOT,
-        env={**os.environ, **environment, "PATH": f"{Path(sys.executable).parent}:"
-             f"{os.environ.get('PATH', '')}"},
+        env={
+            **os.environ,
+            **environment,
+            "PATH": f"{Path(sys.executable).parent}:{os.environ.get('PATH', '')}",
+        },
         capture_output=True,
         text=True,
         timeout=60,
@@ -241,3 +244,35 @@ def test_console_blocks_are_read_with_exit_codes_and_no_run_skipped(tmp_path: Pa
         ("pazaak nothing", ("Error: x",), 2),
         ("pazaak rules", ("Ruleset", "..."), 0),
     ]
+
+
+def regenerate(path: Path) -> int:
+    """Rewrite the expected output of every console block of ``path`` from a real run, except
+    blocks that use the ``...`` wildcard (those are edited by hand). Returns the blocks
+    rewritten. For a writer who changed a command or its output: review the diff afterwards."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    rewritten = 0
+    for block in reversed(console_blocks(path)):
+        if block.problem or any("..." in e.expected for e in block.examples):
+            continue
+        end = block.line
+        while not lines[end].startswith("```"):
+            end += 1
+        body: list[str] = []
+        with tempfile.TemporaryDirectory() as data_dir:
+            for example in block.examples:
+                output, exit_code = run(example.command, Path(data_dir))
+                body += [f"$ {example.command}", *(line.rstrip() for line in output)]
+                if exit_code:
+                    body.append(f"[exit {exit_code}]")
+        lines[block.line : end] = body
+        rewritten += 1
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return rewritten
+
+
+if __name__ == "__main__":
+    # python tests/test_docs_examples.py FILE.md...: refresh the outputs shown in those pages.
+    os.chdir(ROOT)
+    for name in sys.argv[1:]:
+        print(f"{name}: {regenerate(Path(name).resolve())} console blocks rewritten")
