@@ -27,7 +27,9 @@ import ctypes
 import importlib
 import logging
 import os
+import re
 import signal
+import socket
 import sys
 import threading
 import time
@@ -210,14 +212,12 @@ class DaskCluster:
         for name in ("distributed", "tornado", "asyncio"):
             logging.getLogger(name).setLevel(logging.CRITICAL)
         self.address = address
+        _check_reachable(address, timeout)
         try:
-            self.client: Any = distributed.Client(
-                address, timeout=timeout, set_as_default=False
-            )
+            self.client: Any = distributed.Client(address, timeout=timeout, set_as_default=False)
         except (OSError, TimeoutError, ValueError, TypeError) as error:
             raise InputError(
-                f"--cluster {address}: cannot reach a Dask scheduler there "
-                f"({_reason(error)})",
+                f"--cluster {address}: cannot reach a Dask scheduler there ({_reason(error)})",
                 token=address,
             ) from None
         try:
@@ -243,7 +243,7 @@ class DaskCluster:
         index_of: dict[str, int] = {}
         live: dict[str, Any] = {}
         finished: set[int] = set()
-        completed = distributed.as_completed()
+        completed = distributed.as_completed(loop=self.client.loop)
 
         def submit_next() -> None:
             following = next(stream, None)
@@ -292,6 +292,34 @@ class DaskCluster:
             self.client = None
 
 
+_ADDRESS = re.compile(
+    r"(?:(?P<scheme>[a-z][a-z0-9+.-]*)://)?(?P<host>\[[0-9a-fA-F:.]+\]|[^\s:/\[\]]+):(?P<port>[0-9]{1,5})"
+)
+
+
+def _check_reachable(address: str, timeout: float) -> None:
+    """Refuse at once an address that is not ``[tcp://]HOST:PORT`` or where nothing listens
+    (Dask itself would retry until its timeout, then leave a half-made client behind)."""
+    match = _ADDRESS.fullmatch(address)
+    if match is None or not 0 < int(match["port"]) < 65536:
+        raise InputError(
+            f"--cluster {address!r}: not a scheduler address; write tcp://HOST:PORT, "
+            "e.g. tcp://127.0.0.1:8786",
+            token=address,
+        )
+    if (match["scheme"] or "tcp") != "tcp":
+        return  # tls://, ucx://...: left to Dask
+    host = match["host"].strip("[]")
+    try:
+        with socket.create_connection((host, int(match["port"])), timeout=min(timeout, 5.0)):
+            pass
+    except OSError as error:
+        raise InputError(
+            f"--cluster {address}: cannot reach a Dask scheduler there ({_reason(error)})",
+            token=address,
+        ) from None
+
+
 def load_distributed() -> Any:
     """The ``distributed`` module, or an :class:`InputError` (exit 2) saying to install it."""
     try:
@@ -319,5 +347,7 @@ def available_cores() -> int:
 
 
 def _reason(error: BaseException) -> str:
+    if isinstance(error, OSError) and error.strerror:
+        return error.strerror.lower()
     text = str(error).strip().splitlines()
     return text[0] if text and text[0] else type(error).__name__

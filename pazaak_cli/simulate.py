@@ -340,9 +340,7 @@ def simulate(
     check_entrants(ruleset, pairings)
     per_pairing = -(-matches // CHUNK_MATCHES)
     batches = (
-        batch
-        for pairing in pairings
-        for batch in split(ruleset, pairing, seed, 0, matches, swap)
+        batch for pairing in pairings for batch in split(ruleset, pairing, seed, 0, matches, swap)
     )
     tallies = [Tally() for _ in pairings]
     runner = executor or make_executor(min(workers, len(pairings) * per_pairing))

@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 import sys
 import time
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 import click
 from tabulate import tabulate
@@ -14,12 +14,34 @@ from tabulate import tabulate
 from pazaak_cli.commands.common import emit_json, json_option, ruleset_option, seed_option, style
 from pazaak_cli.commands.deck_option import DeckSource, DeckType
 from pazaak_cli.decks import SideDeck, default_deck
+from pazaak_cli.executors import make_executor
 from pazaak_cli.players import POLICY_NAMES
 from pazaak_cli.rules import Ruleset
-from pazaak_cli.simulate import MAX_WORKERS, Entrant, Pairing, PairingResult, simulate
+from pazaak_cli.simulate import (
+    CHUNK_MATCHES,
+    MAX_WORKERS,
+    Entrant,
+    Pairing,
+    PairingResult,
+    simulate,
+)
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 PROGRESS_AFTER_SECONDS = 1.0
 """The progress bar appears only once a run has taken this long (and stderr is a terminal)."""
+
+
+def cluster_option(func: F) -> F:
+    """``--cluster ADDRESS``: send the batches to a running Dask scheduler instead."""
+    return click.option(
+        "--cluster",
+        metavar="ADDRESS",
+        default=None,
+        help="Run on a Dask distributed cluster: the scheduler's address, e.g. "
+        "tcp://127.0.0.1:8786 (needs pip install 'pazaak[cluster]'; --workers is then "
+        "ignored). Same results as a local run with the same seed.",
+    )(func)
 
 
 @click.command("simulate")
@@ -73,8 +95,9 @@ PROGRESS_AFTER_SECONDS = 1.0
     type=click.IntRange(1, MAX_WORKERS),
     default=1,
     show_default=True,
-    help="Worker processes; the results are the same for any number.",
+    help="Local worker processes; the results are the same for any number.",
 )
+@cluster_option
 @json_option
 def simulate_command(
     ruleset: Ruleset,
@@ -86,6 +109,7 @@ def simulate_command(
     seed: int | None,
     swap: bool,
     workers: int,
+    cluster: str | None,
     as_json: bool,
 ) -> None:
     """Play many matches between computer opponents and show who wins how often.
@@ -94,7 +118,7 @@ def simulate_command(
     policy with each --p2-deck): one pairing gives a table of both sides, several give a matrix
     of player 1's match-win rate. Win rates come with a 95% (Wilson) confidence interval.
     Match i of every pairing is played from the seed and i alone, so the same command gives
-    the same numbers, with any --workers.
+    the same numbers, with any --workers or on a --cluster (exit 2 if it cannot be reached).
 
     \b
     Policies:
@@ -118,6 +142,8 @@ def simulate_command(
         seed = random.SystemRandom().randrange(2**32)
     total = len(pairings) * matches * (2 if swap else 1)
     progress = _LazyProgress(total, enabled=sys.stderr.isatty())
+    batches = len(pairings) * -(-matches // CHUNK_MATCHES)
+    executor = make_executor(min(workers, batches), cluster)
     try:
         results = simulate(
             ruleset,
@@ -125,11 +151,12 @@ def simulate_command(
             matches=matches,
             seed=seed,
             swap=swap,
-            workers=workers,
+            executor=executor,
             progress=progress,
         )
     finally:
         progress.close()
+        executor.close()
     if as_json:
         data = [result.to_json() for result in results]
         emit_json(data[0] if len(data) == 1 else data)
