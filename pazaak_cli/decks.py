@@ -295,6 +295,26 @@ def validate_deck(parsed: ParsedDeck, ruleset: Ruleset | None = None) -> list[Pr
     return problems
 
 
+def pool_problems(parsed: ParsedDeck, ruleset: Ruleset) -> list[Problem]:
+    """The problems of a file read as a card *pool* (any number of cards, as ``pazaak
+    deckbuild --pool`` reads it): tokens that are not cards, and cards ``ruleset`` does not
+    allow, each located; sorted by place."""
+    problems = list(parsed.problems)
+    for entry in parsed.entries:
+        if entry.card is not None and not ruleset.allows(entry.card):
+            problems.append(
+                Problem(
+                    parsed.source,
+                    entry.line,
+                    entry.column,
+                    entry.token,
+                    _pool_message(entry, ruleset),
+                )
+            )
+    problems.sort(key=lambda p: (p.line, p.column))
+    return problems
+
+
 @dataclass(frozen=True)
 class DeckReport:
     """The verdict on one deck file: the deck if it is valid, else every problem."""
