@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from pazaak_cli.errors import CardError
+from pazaak_cli.numbers import parse_in_range, parse_whole
 
 MAX_MAGNITUDE = 6
 """The largest number printed on a +, - or ± side card."""
@@ -181,8 +182,8 @@ def _parse_card(token: str) -> Card:
     for prefix, kind in _SIGNS:
         if normalised.startswith(prefix):
             digits = normalised[len(prefix) :]
-            if digits.isascii() and digits.isdigit() and len(digits) <= 2:
-                number = int(digits)
+            number = parse_whole(digits, max_digits=2)
+            if number is not None:
                 if 1 <= number <= MAX_MAGNITUDE:
                     return Card(kind, number)
                 raise CardError(
@@ -190,10 +191,11 @@ def _parse_card(token: str) -> Card:
                     token=token,
                 )
             break
-    if text.isascii() and text.isdigit() and len(text) <= 2 and 1 <= int(text) <= 10:
+    main = parse_in_range(text, 1, 10)
+    if main is not None:
         raise CardError(
             f"{token!r} is a main-deck card, not a side card: write +{text}, -{text} or ±{text}"
-            if int(text) <= MAX_MAGNITUDE
+            if main <= MAX_MAGNITUDE
             else f"{token!r} is a main-deck card, not a side card",
             token=token,
         )

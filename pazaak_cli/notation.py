@@ -44,6 +44,7 @@ from pazaak_cli.game import (
     standing_winner,
     table_total,
 )
+from pazaak_cli.numbers import parse_in_range, parse_signed
 from pazaak_cli.rules import (
     FirstPlayer,
     FlipTargets,
@@ -146,8 +147,9 @@ def _parse_table_card(
     token: str, before: list[TableCard], flip_targets: FlipTargets, where: str
 ) -> TableCard:
     raw = token.strip().replace("−", "-").upper()
-    if raw.isdigit() and len(raw) <= 2 and 1 <= int(raw) <= 10:
-        return TableCard(Placed.MAIN, int(raw))
+    main = parse_in_range(raw, 1, 10)
+    if main is not None:
+        return TableCard(Placed.MAIN, main)
     if raw in ("F2/4", "F1"):
         return TableCard(Placed.FLIP_2_4, 0)
     if raw in ("F3/6", "F2"):
@@ -161,10 +163,9 @@ def _parse_table_card(
         return TableCard(Placed.DOUBLE, current_values(before, flip_targets)[-1])
     if raw in ("+1T", "-1T"):
         return TableCard(Placed.TIEBREAKER, 1 if raw[0] == "+" else -1)
-    if len(raw) >= 2 and raw[0] in "+-" and raw[1:].isdigit() and len(raw) <= 3:
-        number = int(raw[1:])
-        if 1 <= number <= 6:
-            return TableCard(Placed.HAND, number if raw[0] == "+" else -number)
+    signed = parse_signed(raw, max_digits=2)
+    if signed is not None and 1 <= abs(signed) <= MAX_MAGNITUDE:
+        return TableCard(Placed.HAND, signed)
     raise NotationError(
         f"{where}: {token!r} is not a table card; write main-deck cards as 1..10, played hand "
         "cards as their signed value (+3, -2), tiebreakers as +1T/-1T, and F2/4, F3/6, D",
@@ -208,13 +209,14 @@ def _parse_sets(text: str) -> tuple[int | None, ...]:
 
 
 def _parse_deck(text: str) -> tuple[int, ...]:
-    if len(text) != 10 or not text.isdigit() or any(int(ch) > COPIES_PER_VALUE for ch in text):
+    counts = [parse_in_range(ch, 0, COPIES_PER_VALUE) for ch in text[:11]]
+    if len(counts) != 10 or None in counts:
         raise NotationError(
             f"field 8 (main deck): {text!r} must be ten digits 0..4, the count of each value "
             "1..10 left in the deck",
             token=text,
         )
-    return tuple(int(ch) for ch in text)
+    return tuple(count for count in counts if count is not None)
 
 
 def _parse_turn(text: str) -> tuple[Phase, int, bool, int | None]:

@@ -77,6 +77,11 @@ def build_question(
 ) -> Question:
     """Check a table as typed and return the question; raise :class:`PositionError` saying
     what cannot be."""
+    if max(sets) >= ruleset.sets_to_win or min(sets) < 0:
+        raise PositionError(
+            f"the sets won are {sets[0]}-{sets[1]}, but the match ends at {ruleset.sets_to_win} "
+            f"sets won: each player has won 0 to {ruleset.sets_to_win - 1}"
+        )
     if not table:
         raise PositionError("your table is empty: give it with the card you just drew last")
     for whose, cards in (("your", table), ("the opponent's", opp_table)):

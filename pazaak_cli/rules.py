@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from pazaak_cli.cards import Card, CardKind, FastEnum, all_cards
 from pazaak_cli.errors import RulesetError
+from pazaak_cli.numbers import parse_in_range
 
 
 class MainDeck(FastEnum):
@@ -68,6 +69,17 @@ class FlipTargets(FastEnum):
     """Only the positive ones (some players read the card this way)."""
 
 
+NUMBER_RANGES: dict[str, tuple[int, int]] = {
+    "side_deck_size": (1, 200),
+    "hand_size": (1, 200),
+    "table_size": (2, 20),
+    "target": (1, 50),
+    "sets_to_win": (1, 9),
+}
+"""The allowed range of every number field (the hand size is also at most the side-deck size).
+The games use 10, 4, 9, 20 and 3; the bounds keep a variant playable and solvable instead of
+running out of memory or recursion (a hand of 999 cards, a target of 1000, a million sets)."""
+
 KOTOR1_POOL = frozenset(card for card in all_cards() if not card.is_gold)
 _PRESET_NAMES = ("kotor1", "kotor2")
 KOTOR2_POOL = frozenset(all_cards())
@@ -107,10 +119,14 @@ class Ruleset:
             raise RulesetError(
                 f"a ruleset starts from a preset ({', '.join(_PRESET_NAMES)}), not {self.name!r}"
             )
+        for field, (low, high) in NUMBER_RANGES.items():
+            value = getattr(self, field)
+            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+                raise RulesetError(f"{_field_key(field)} must be from {low} to {high}")
         if not 1 <= self.hand_size <= self.side_deck_size:
-            raise RulesetError("the hand size must be between 1 and the side-deck size")
-        if self.table_size < 2 or self.target < 1 or self.sets_to_win < 1:
-            raise RulesetError("table size, target and sets to win must be positive")
+            raise RulesetError(
+                f"the hand size must be from 1 to the side-deck size ({self.side_deck_size})"
+            )
 
     @property
     def spec(self) -> str:
@@ -168,11 +184,11 @@ _FIELD_DOCS = {
     "first_player": "who opens a set: player1, random, alternate or loser",
     "tiebreaker": "a Tiebreaker breaks a tie as the last-card, or any-played",
     "flip_targets": "flips turn over all-signs (2, 4, -2, -4) or positive-only",
-    "side_deck_size": "cards in a side deck, exactly",
-    "hand_size": "cards dealt to the hand for the whole match",
-    "table_size": "cards a table holds",
-    "target": "the total to reach without going over",
-    "sets_to_win": "sets needed to win the match",
+    "side_deck_size": "cards in a side deck, exactly (1 to 200)",
+    "hand_size": "cards dealt to the hand for the whole match (1 to the side-deck size)",
+    "table_size": "cards a table holds (2 to 20)",
+    "target": "the total to reach without going over (1 to 50)",
+    "sets_to_win": "sets needed to win the match (1 to 9)",
 }
 
 _OVERRIDABLE = [f.name for f in dataclasses.fields(Ruleset) if f.name != "name"]
@@ -194,7 +210,7 @@ def parse_ruleset(spec: str) -> Ruleset:
     base = PRESETS.get(name.lower())
     if base is None:
         raise RulesetError(
-            f"unknown ruleset {name!r}; choose one of {', '.join(PRESETS)}", token=name
+            f"unknown ruleset {_short(name)!r}; choose one of {', '.join(PRESETS)}", token=name
         )
     changes: dict[str, object] = {}
     for item in filter(None, (part.strip() for part in rest.split(","))):
@@ -203,14 +219,15 @@ def parse_ruleset(spec: str) -> Ruleset:
         if not sep or field not in _OVERRIDABLE:
             keys = ", ".join(_field_key(f) for f in _OVERRIDABLE)
             raise RulesetError(
-                f"{item!r} is not a ruleset setting; write key=value with a key among {keys}",
+                f"{_short(item)!r} is not a ruleset setting; write key=value with a key among "
+                f"{keys}",
                 token=item,
             )
         changes[field] = _parse_value(field, raw.strip(), item)
     try:
         return dataclasses.replace(base, **changes)  # type: ignore[arg-type]
     except RulesetError as error:
-        raise RulesetError(f"{spec!r}: {error}", token=spec) from None
+        raise RulesetError(f"{_short(spec)!r}: {error}", token=spec) from None
 
 
 def _parse_value(field: str, raw: str, item: str) -> object:
@@ -219,18 +236,28 @@ def _parse_value(field: str, raw: str, item: str) -> object:
         pools = {"kotor1": KOTOR1_POOL, "kotor2": KOTOR2_POOL}
         if raw.lower() in pools:
             return pools[raw.lower()]
-        raise RulesetError(f"{item!r}: the card pool is kotor1 or kotor2", token=item)
+        raise RulesetError(f"{_short(item)!r}: the card pool is kotor1 or kotor2", token=item)
     if isinstance(default, enum.Enum):
         enum_type = type(default)
         for member in enum_type:
             if member.value == raw.lower():
                 return member
         choices = ", ".join(str(m.value) for m in enum_type)
-        raise RulesetError(f"{item!r}: {_field_key(field)} is one of {choices}", token=item)
-    if raw.isdigit() and 0 < int(raw) < 1000:
-        return int(raw)
-    raise RulesetError(f"{item!r}: {_field_key(field)} must be a whole number", token=item)
+        raise RulesetError(f"{_short(item)!r}: {_field_key(field)} is one of {choices}", token=item)
+    low, high = NUMBER_RANGES[field]
+    number = parse_in_range(raw, low, high)
+    if number is None:
+        raise RulesetError(
+            f"{_short(item)!r}: {_field_key(field)} must be a whole number from {low} to {high}",
+            token=item,
+        )
+    return number
 
 
 def card_kinds_in(pool: frozenset[Card]) -> set[CardKind]:
     return {card.kind for card in pool}
+
+
+def _short(text: str) -> str:
+    """A token as an error message shows it: at most 40 characters."""
+    return text if len(text) <= 40 else text[:37] + "..."

@@ -45,6 +45,7 @@ from pazaak_cli.game import (
     settle_wager,
 )
 from pazaak_cli.notation import format_position
+from pazaak_cli.numbers import is_ascii_digits, parse_in_range, parse_signed, parse_whole
 from pazaak_cli.players import POLICY_NAMES, Player
 from pazaak_cli.rules import Ruleset, parse_ruleset
 from pazaak_cli.savefile import SaveFileError, read_save, write_save
@@ -384,10 +385,15 @@ def parse_action(text: str) -> Action:
             return FORFEIT
         if len(words) == 2 and words[0] == "open" and words[1] in ("1", "2"):
             return Open(int(words[1]) - 1)
-        if len(words) == 2 and words[0] == "draw" and words[1].isdigit():
-            return Draw(int(words[1]))
-        if len(words) == 4 and words[0] == "play" and words[1].isdigit():
-            return Play(int(words[1]) - 1, Card.parse(words[2]), int(words[3]))
+        if len(words) == 2 and words[0] == "draw":
+            value = parse_whole(words[1], max_digits=2)
+            if value is not None:
+                return Draw(value)
+        if len(words) == 4 and words[0] == "play":
+            number = parse_whole(words[1], max_digits=3)
+            value = parse_signed(words[3], max_digits=2)
+            if number is not None and value is not None:
+                return Play(number - 1, Card.parse(words[2]), value)
     except (CardError, ValueError):
         pass
     raise SaveFileError(f"{text!r} is not a move")
@@ -472,7 +478,7 @@ def parse_command(line: str, state: MatchState) -> Command:
                 f"{allowed_moves(state)}"
             )
         return Move(STAND)
-    if verb.isdigit() or _looks_like_card(words[0]):
+    if is_ascii_digits(verb) or _looks_like_card(words[0]):
         raise CommandError(
             f"{words[0]!r} is not a command: to play a card write p {line.strip()}; "
             f"{allowed_moves(state)}"
@@ -520,10 +526,11 @@ def resolve_play(args: Sequence[str], state: MatchState) -> Play:
         )
     selector = args[0]
     spec = args[1] if len(args) == 2 else None
-    if selector.isdigit():
-        number = int(selector)
-        if not 1 <= number <= len(side.hand):
-            raise CommandError(f"there is no hand card {selector}: {_hand_choices(state)}")
+    if is_ascii_digits(selector):
+        number = parse_in_range(selector, 1, len(side.hand))
+        if number is None:
+            shown = selector if len(selector) <= 20 else selector[:17] + "..."
+            raise CommandError(f"there is no hand card {shown}: {_hand_choices(state)}")
         return _pick_value(state, number - 1, spec)
     card, glued = _parse_selector(selector, state)
     if glued is not None:
@@ -603,8 +610,9 @@ def _parse_value_spec(spec: str) -> tuple[str, int] | None:
     text = spec.strip().replace("−", "-")
     if text in _SIGN_WORDS:
         return ("sign", _SIGN_WORDS[text])
-    if len(text) >= 2 and text[0] in "+-" and text[1:].isdigit() and len(text) <= 3:
-        return ("value", int(text))
+    value = parse_signed(text, max_digits=2)
+    if value is not None:
+        return ("value", value)
     return None
 
 

@@ -17,6 +17,7 @@ from pazaak_cli.errors import PazaakError
 from pazaak_cli.game import MAIN_VALUES, TableCard
 from pazaak_cli.notation import format_position, parse_position, parse_table
 from pazaak_cli.position_builder import Question, build_question, question_from_state
+from pazaak_cli.numbers import parse_in_range, parse_whole
 from pazaak_cli.rules import DEFAULT_RULESET, MainDeck, Ruleset, parse_ruleset
 from pazaak_cli.solver import Advice, SolveOptions, solve_question
 
@@ -45,9 +46,11 @@ class MainCardListType(click.ParamType):  # type: ignore[type-arg]
             return value
         values = []
         for token in str(value).replace(",", " ").split():
-            if not (token.isascii() and token.isdigit() and int(token) in MAIN_VALUES):
-                self.fail(f"{token!r} is not a main-deck card: write 1 to 10", param, ctx)
-            values.append(int(token))
+            number = parse_in_range(token, min(MAIN_VALUES), max(MAIN_VALUES))
+            if number is None:
+                shown = token if len(token) <= 20 else token[:17] + "..."
+                self.fail(f"{shown!r} is not a main-deck card: write 1 to 10", param, ctx)
+            values.append(number)
         return tuple(values)
 
 
@@ -59,10 +62,15 @@ class SetsType(click.ParamType):  # type: ignore[type-arg]
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if isinstance(value, tuple):
             return value
-        mine, sep, theirs = str(value).partition("-")
-        if not sep or not (mine.isdigit() and theirs.isdigit()):
-            self.fail(f"{value!r} is not MINE-THEIRS, e.g. 1-2", param, ctx)
-        return (int(mine), int(theirs))
+        text = str(value)
+        mine, sep, theirs = text.partition("-")
+        counts = (parse_whole(mine, max_digits=3), parse_whole(theirs, max_digits=3))
+        if not sep or counts[0] is None or counts[1] is None:
+            shown = text if len(text) <= 20 else text[:17] + "..."
+            self.fail(
+                f"{shown!r} is not MINE-THEIRS (two small whole numbers), e.g. 1-2", param, ctx
+            )
+        return counts
 
 
 CARDS = CardListType()
