@@ -1,3 +1,31 @@
-"""pazaak: play, solve and validate Pazaak, the card game of Star Wars: KOTOR I and II."""
+"""pazaak: play, solve and validate Pazaak, the card game of Star Wars: KOTOR I and II.
+
+The package is laid out in layers. A module imports only modules of its own layer or of the
+layers below it, never in a circle, and only at module level; ``tests/test_imports.py`` checks
+all three against this list. From the top down:
+
+1. ``__main__``, ``cli``: the ``pazaak`` command group. It imports each command's module by name
+   when the command runs (``importlib.import_module``, so that ``pazaak advise`` does not load
+   ``play`` and ``simulate``): the one import of a package module made inside a function.
+2. ``commands.*``: one module per command (``play_cmd``, ``advise_cmd``, ``follow_cmd``,
+   ``validate_cmd``, ``decks_cmd``, ``simulate_cmd``, ``rules_cmd``) and the options they share
+   (``common``, ``deck_option``).
+3. ``follow``, ``deckbuild``: a match played in the game, mirrored; the deck builder.
+4. ``session``, ``simulate``: a match at the keyboard (saved and resumed); tournaments.
+5. ``players``: the table of named players (``make_player``) and the rule-based policies
+   (``kotor``, ``heuristic``, ``stand17``, ``random``).
+6. ``expert``: the exact solver as a player.
+7. ``advice``: the entry point for advice (``solve_question``, ``advise``); it picks the solver
+   by the opponent model.
+8. ``kotor_reply``, ``match_solver``: the exact best reply to the KOTOR I computer opponent;
+   the exact match solver.
+9. ``solver``: the exact set solver against an optimal opponent.
+10. ``kotor_rule``: the KOTOR I computer opponent's rule, a rule of the game.
+11. ``position_builder``, ``notation``, ``decks``, ``savefile``, ``executors``: positions from the
+    command line and their text form, side-deck files, save files, where batches of work run.
+12. ``game``: the engine (states, actions, dealing, the table's arithmetic).
+13. ``rules``, ``cards``, ``numbers``, ``errors``, ``pazaak_cli`` (this file): rulesets, cards,
+    numbers read from text, the errors.
+"""
 
 __version__ = "0.1.0"

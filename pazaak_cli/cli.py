@@ -1,7 +1,9 @@
 """The ``pazaak`` command group.
 
 Commands are imported only when they run (or when ``--help`` lists them), so that a quick
-``pazaak advise`` does not pay for importing ``play`` and ``simulate``.
+``pazaak advise`` does not pay for importing ``play`` and ``simulate``. This lazy loading by name
+(:meth:`LazyGroup.get_command`) is the package's one import inside a function; it is not a
+circle: no command module imports this one (see the layers in :mod:`pazaak_cli`).
 """
 
 from __future__ import annotations

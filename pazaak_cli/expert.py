@@ -19,6 +19,7 @@ import random
 from collections import Counter
 from collections.abc import Sequence
 
+from pazaak_cli.advice import advise
 from pazaak_cli.cards import Card
 from pazaak_cli.errors import PazaakError
 from pazaak_cli.game import (
@@ -38,7 +39,6 @@ from pazaak_cli.solver import (
     Move,
     SetSolver,
     SolveOptions,
-    advise,
     hidden_hands,
     played_cards,
 )

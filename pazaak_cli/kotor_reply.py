@@ -6,8 +6,8 @@ one action. Against it the best play is not the optimal (minimax) play: this mod
 set exactly with the opponent following that rule. At the advised player's nodes the solver
 maximises (equity, p_win) exactly as :mod:`pazaak_cli.solver` does (the same tie rule, so every
 move's numbers are unique); at the opponent's nodes after its draw there is no choice to
-optimise: :func:`pazaak_cli.players.kotor_rule` (the very function :class:`KotorPlayer` plays
-by) names a card, then ending the turn or standing.
+optimise: :func:`pazaak_cli.kotor_rule.kotor_rule` (the very function
+:class:`~pazaak_cli.players.KotorPlayer` plays by) names a card, then ending the turn or standing.
 
 The rule reads the hand *in order* (on equal totals it keeps the first fixed card, or the last
 ± card it tried), so the opponent's hand is kept as an ordered tuple. A hidden hand is averaged
@@ -30,7 +30,7 @@ from typing import NamedTuple
 from pazaak_cli.cards import Card, CardKind
 from pazaak_cli.errors import PazaakError
 from pazaak_cli.game import FULL_DECK, MatchState, Placed, Side
-from pazaak_cli.players import KOTOR_END_TURN, KOTOR_STAND, card_tries, kotor_rule
+from pazaak_cli.kotor_rule import KOTOR_END_TURN, KOTOR_STAND, card_tries, kotor_rule
 from pazaak_cli.position_builder import Question
 from pazaak_cli.rules import FlipTargets, MainDeck, NineCards, Ruleset, Tiebreaker
 from pazaak_cli.solver import (
@@ -621,7 +621,7 @@ def hand_orders(hand: Sequence[Card]) -> list[tuple[Card, ...]]:
 
 
 # ------------------------------------------------------------------------------------------------
-# The entry point (solver.solve_question dispatches here for ``opponent="kotor"``).
+# The entry point (advice.solve_question dispatches here for ``opponent="kotor"``).
 
 EXACT_PROBE_STATES = 20_000
 """Both players still drawing from a finite deck: the exact without-replacement solve is tried

@@ -13,29 +13,34 @@ The policies:
 - ``random``: a uniformly random legal action, never a forfeit (:class:`RandomPlayer`);
 - ``expert``: the exact solver as a player (``pazaak_cli.expert.ExpertPlayer``).
 
-:func:`make_player` builds any of them by name.
+:func:`make_player` builds any of them by name. This registry of named players sits at the
+top of the package's layers: it imports the expert (and through it the solvers) and the KOTOR I
+rule (:mod:`pazaak_cli.kotor_rule`); none of them imports it.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import NamedTuple, Protocol
+from typing import Protocol
 
-from pazaak_cli.cards import Card, CardKind
+from pazaak_cli.cards import Card
 from pazaak_cli.errors import PazaakError
-from pazaak_cli.game import (
-    END_TURN,
-    STAND,
-    Action,
-    Forfeit,
-    MatchState,
-    Placed,
-    Play,
-    Side,
-    TableCard,
-    current_values,
-    table_total,
+from pazaak_cli.expert import ExpertPlayer
+from pazaak_cli.game import END_TURN, STAND, Action, Forfeit, MatchState, Play, Side
+from pazaak_cli.kotor_rule import (
+    BUST,
+    FLEXIBLE,
+    GOLD_EFFECTS,
+    KOTOR_END_TURN,
+    KOTOR_STAND,
+    CardTry,
+    PlainTries,
+    cached_tries,
+    gold_effect,
+    kotor_rule,
+    try_play,
+    try_totals,
 )
 from pazaak_cli.rules import Ruleset
 
@@ -86,253 +91,11 @@ def make_player(
     if name == "random":
         return RandomPlayer(rng)
     if name == "expert":
-        try:
-            from pazaak_cli.expert import (  # type: ignore[import-not-found,unused-ignore]
-                ExpertPlayer,  # the solver is built in its own issue
-            )
-        except ModuleNotFoundError as error:
-            if error.name != "pazaak_cli.expert":
-                raise
-            raise PazaakError("the expert player is not available yet") from None
-        player: Player = ExpertPlayer(ruleset=ruleset, opponent_deck=opponent_deck)
-        return player
+        return ExpertPlayer(ruleset=ruleset, opponent_deck=opponent_deck)
     raise PazaakError(f"unknown policy {name!r}; choose one of {', '.join(POLICY_NAMES)}")
 
 
 # The KOTOR I computer opponent -------------------------------------------------------------
-
-BUST = -1_000_000
-"""What the KOTOR I opponent counts a total over the target as (RULES.md §7)."""
-
-_FLEXIBLE = frozenset({CardKind.PLUS_MINUS, CardKind.PLUS_MINUS_1_2, CardKind.TIEBREAKER})
-"""Cards whose sign is chosen when played: the KOTOR rule keeps them when another card does as
-well (RULES.md §7, "it keeps ± cards when it can"); gold ±1/2 and T count as ± cards."""
-
-_GOLD_TRY_ORDER: dict[CardKind, tuple[int, ...]] = {
-    CardKind.PLUS_MINUS_1_2: (2, 1, -1, -2),
-    CardKind.TIEBREAKER: (-1, 1),
-    CardKind.FLIP_2_4: (0,),
-    CardKind.FLIP_3_6: (0,),
-    CardKind.DOUBLE: (0,),
-}
-"""The values the KOTOR rule tries for each gold card, in its order (RULES.md §7: ±1/2 as +2,
-+1, -1, -2; a Tiebreaker as ±1, minus first like a ± card; a flip or a Double by its effect)."""
-
-
-_GOLD_EFFECTS = frozenset({CardKind.FLIP_2_4, CardKind.FLIP_3_6, CardKind.DOUBLE})
-"""Cards whose effect depends on the table, not only on their own value."""
-
-
-def _gold_effect(side: Side, kind: CardKind, ruleset: Ruleset) -> tuple[int, int]:
-    """(value placed, total after) for a flip or a Double, by the engine's own table
-    arithmetic: a flip is placed as 0 and turns cards over, a Double copies the last card."""
-    if kind is CardKind.DOUBLE:
-        value = current_values(side.table, ruleset.flip_targets)[-1]
-        return value, side.total + value
-    placed = Placed.FLIP_2_4 if kind is CardKind.FLIP_2_4 else Placed.FLIP_3_6
-    return 0, table_total(side.table + (TableCard(placed, 0),), ruleset.flip_targets)
-
-
-_PLUS, _MINUS, _PLUS_MINUS = CardKind.PLUS, CardKind.MINUS, CardKind.PLUS_MINUS
-
-
-class CardTry(NamedTuple):
-    """One value the KOTOR rule tries for one hand card."""
-
-    value: int
-    play: Play | None
-    """The action; ``None`` for a flip or a Double, whose effect depends on the table."""
-    position: int
-    card: Card
-    flexible: bool
-
-
-def card_tries(hand: Sequence[Card | None]) -> tuple[CardTry, ...]:
-    """Every (card, value) the KOTOR rule tries, in its order: hand order, a ± card as minus
-    first then plus, ±1/2 as +2, +1, -1, -2, a Tiebreaker as -1 then +1 (RULES.md §7).
-
-    Two equal cards are the same card to the rule: a play names the first hand slot that holds
-    the card, as the engine's legal actions do.
-    """
-    tries = []
-    for card in hand:
-        assert card is not None, "a policy sees its own hand"
-        index = hand.index(card)
-        kind = card.kind
-        if kind is _PLUS:
-            values: tuple[int, ...] = (card.magnitude,)
-        elif kind is _MINUS:
-            values = (-card.magnitude,)
-        elif kind is _PLUS_MINUS:
-            values = (-card.magnitude, card.magnitude)
-        else:
-            values = _GOLD_TRY_ORDER[kind]
-        flexible = kind in _FLEXIBLE
-        for value in values:
-            play = None if kind in _GOLD_EFFECTS else Play(index, card, value)
-            tries.append(CardTry(value, play, index, card, flexible))
-    return tuple(tries)
-
-
-_PlainTries = tuple[tuple[int, bool], ...]
-_TRIES_CACHE: dict[tuple[Card | None, ...], tuple[tuple[CardTry, ...], _PlainTries | None]] = {}
-_TRIES_CACHE_SIZE = 100_000
-
-
-def _cached_tries(
-    hand: tuple[Card | None, ...],
-) -> tuple[tuple[CardTry, ...], _PlainTries | None]:
-    """:func:`card_tries` and :func:`_plain_tries`, remembered by hand: a tournament meets the
-    same few hands again and again (a side deck deals at most 5,040 ordered hands)."""
-    found = _TRIES_CACHE.get(hand)
-    if found is None:
-        if len(_TRIES_CACHE) >= _TRIES_CACHE_SIZE:
-            _TRIES_CACHE.clear()
-        tries = card_tries(hand)
-        found = _TRIES_CACHE[hand] = (tries, _plain_tries(tries))
-    return found
-
-
-def _plain_tries(tries: tuple[CardTry, ...]) -> _PlainTries | None:
-    """(value, flexible) of each try when none is a flip or a Double (the total each reaches
-    is then the table's total plus its value), else ``None``."""
-    if any(play is None for _, play, _, _, _ in tries):
-        return None
-    return tuple((value, flexible) for value, _, _, _, flexible in tries)
-
-
-class CardChoice(NamedTuple):
-    """The best-up and best-down of RULES.md §7 for one position."""
-
-    best_up: int
-    up_play: Play | None
-    """The card that reaches best-up, ``None`` if no card improves on *mine*."""
-    best_down: int
-
-
-def kotor_card_choice(side: Side, ruleset: Ruleset) -> CardChoice:
-    """Best-up (the highest total ≤ target one hand card reaches, with that card) and best-down
-    (the lowest total below *mine* one card reaches) for the side to act, as RULES.md §7
-    defines them: hand order, a ± card as minus then plus, a strictly better total replaces the
-    chosen card, an equal one replaces only a chosen ± card."""
-    tries = card_tries(side.hand)
-    best_up, up, best_down = kotor_best_cards(
-        side.total, ruleset.target, _try_totals(side, ruleset, tries)
-    )
-    return CardChoice(best_up, None if up < 0 else _try_play(side, ruleset, tries[up]), best_down)
-
-
-def _try_totals(side: Side, ruleset: Ruleset, tries: tuple[CardTry, ...]) -> list[tuple[int, bool]]:
-    """(total reached, flexible) for each try, in order: the input of :func:`kotor_rule`."""
-    raw = side.total
-    return [
-        (raw + value, flexible)
-        if play is not None
-        else (_gold_effect(side, card.kind, ruleset)[1], flexible)
-        for value, play, _, card, flexible in tries
-    ]
-
-
-def _try_play(side: Side, ruleset: Ruleset, chosen: CardTry) -> Play:
-    """The engine action of one try (a flip or a Double gets the value it takes now)."""
-    if chosen.play is not None:
-        return chosen.play
-    value = _gold_effect(side, chosen.card.kind, ruleset)[0]
-    return Play(chosen.position, chosen.card, value)
-
-
-KOTOR_END_TURN = -1
-"""What :func:`kotor_rule` returns to end the turn."""
-KOTOR_STAND = -2
-"""What :func:`kotor_rule` returns to stand."""
-
-
-def kotor_best_cards(
-    mine: int, target: int, tries: Sequence[tuple[int, bool]]
-) -> tuple[int, int, int]:
-    """(best-up, index of the try that reaches it or -1, best-down) of RULES.md §7.
-
-    ``mine`` is the raw total (over ``target`` counts as :data:`BUST`); ``tries`` lists
-    (total reached, flexible) for every try in the rule's order (:func:`card_tries`).
-    """
-    if mine > target:
-        mine = BUST
-    best_up = best_down = mine  # over the target nothing goes "down": best-down stays BUST
-    up = -1
-    up_flexible = False
-    for index, (total, flexible) in enumerate(tries):
-        if total > target:
-            continue
-        if total > best_up or (total == best_up and up_flexible):
-            best_up = total
-            up = index
-            up_flexible = flexible
-        if total < best_down:
-            best_down = total
-    return best_up, up, best_down
-
-
-def kotor_rule(
-    mine: int,
-    theirs: int,
-    they_stand: bool,
-    their_sets: int,
-    tries: Sequence[tuple[int, bool]],
-    played: bool,
-    ruleset: Ruleset,
-) -> int:
-    """The KOTOR I computer opponent's choice (RULES.md §7) from exactly what it looks at.
-
-    ``mine``, ``theirs``: the raw totals of the side to act and of the other side;
-    ``they_stand``: whether the other side stands; ``their_sets``: the sets the other side has
-    won; ``tries``: (total reached, flexible) for every (card, value) the rule tries, in its
-    order (:func:`card_tries`); ``played``: a card of step 2 or 3 is already down this turn (step
-    4 then, ``tries`` unused). Returns the index of the try to play, :data:`KOTOR_END_TURN` or
-    :data:`KOTOR_STAND`. :class:`KotorPlayer` and the solver's KOTOR opponent
-    (:mod:`pazaak_cli.kotor_reply`) both decide through this one function.
-
-    The thresholds 20, 19, 18, 16, 14 and 12 are read relative to the ruleset's target (they are
-    those numbers at the usual 20), and "fewer than 2 sets" as "not one set from the match".
-    """
-    target = ruleset.target
-    raw = mine
-    if mine > target:
-        mine = BUST
-    if theirs > target:
-        theirs = BUST
-        they_stand = True
-    if played:  # step 4 after the card of step 2 or 3 (see KotorPlayer)
-        if (they_stand and mine < theirs) or mine < target - 2:
-            return KOTOR_END_TURN
-        return KOTOR_STAND
-    # Step 1: the other player stands behind us.
-    if they_stand and theirs < mine:
-        return KOTOR_STAND
-    best_up, up, best_down = kotor_best_cards(raw, target, tries)
-    # Step 2: a card that reaches 18..20 with a hand that backs it.
-    if (
-        up >= 0
-        and theirs <= best_up
-        and best_up >= target - 2
-        and (
-            best_up == target
-            or (best_up == target - 1 and best_down >= target - 8)
-            or best_down >= target - 6
-        )
-    ):
-        return up
-    # Step 3: over the target.
-    if raw > target:
-        if their_sets < ruleset.sets_to_win - 1 and theirs >= target - 2 and best_up < theirs:
-            return KOTOR_END_TURN  # concede the set on purpose and keep the hand cards
-        if up >= 0:
-            return up
-    # Step 4.
-    if they_stand and mine < theirs:
-        return KOTOR_END_TURN
-    if mine < target - 2 and best_down < target - 4:
-        return KOTOR_END_TURN
-    return KOTOR_STAND
 
 
 class KotorPlayer:
@@ -351,7 +114,7 @@ class KotorPlayer:
         # memo (checked by identity, the hand is kept alive here) saves rebuilding them.
         self._hand: tuple[Card | None, ...] = ()
         self._tries: tuple[CardTry, ...] = ()
-        self._plain: _PlainTries | None = ()
+        self._plain: PlainTries | None = ()
 
     def choose(self, view: MatchState) -> Action:
         ruleset = view.ruleset
@@ -364,13 +127,13 @@ class KotorPlayer:
         else:
             if me.hand is not self._hand:
                 self._hand = me.hand
-                self._tries, self._plain = _cached_tries(me.hand)
+                self._tries, self._plain = cached_tries(me.hand)
             tries = self._tries
             if self._plain is not None:
                 raw = me.total
                 totals = [(raw + value, flexible) for value, flexible in self._plain]
             else:
-                totals = _try_totals(me, ruleset, tries)
+                totals = try_totals(me, ruleset, tries)
         choice = kotor_rule(
             me.total,
             them.total,
@@ -384,7 +147,7 @@ class KotorPlayer:
             return END_TURN
         if choice == KOTOR_STAND:
             return STAND
-        return _try_play(me, ruleset, tries[choice])
+        return try_play(me, ruleset, tries[choice])
 
 
 # Baselines ---------------------------------------------------------------------------------
@@ -450,7 +213,7 @@ def _plays_by_total(view: MatchState, side: Side) -> dict[int, Play]:
         if not isinstance(action, Play):
             continue
         total = _total_after(view, side, action)
-        flexible = action.card.kind in _FLEXIBLE
+        flexible = action.card.kind in FLEXIBLE
         known = best.get(total)
         if known is None or (known[0] and not flexible):
             best[total] = (flexible, action)
@@ -459,8 +222,8 @@ def _plays_by_total(view: MatchState, side: Side) -> dict[int, Play]:
 
 def _total_after(view: MatchState, side: Side, play: Play) -> int:
     """The mover's total after ``play``."""
-    if play.card.kind in _GOLD_EFFECTS:
-        return _gold_effect(side, play.card.kind, view.ruleset)[1]
+    if play.card.kind in GOLD_EFFECTS:
+        return gold_effect(side, play.card.kind, view.ruleset)[1]
     return side.total + play.value
 
 

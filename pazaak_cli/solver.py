@@ -43,7 +43,7 @@ from pazaak_cli.game import (
     TableCard,
     current_values,
 )
-from pazaak_cli.position_builder import Question, question_from_state
+from pazaak_cli.position_builder import Question
 from pazaak_cli.rules import FlipTargets, MainDeck, NineCards, Ruleset, Tiebreaker
 
 _fastsolve: Any
@@ -733,24 +733,12 @@ class SolveOptions:
     computer opponent's rule, RULES.md §7: solved by :mod:`pazaak_cli.kotor_reply`)."""
 
 
-def advise(state: MatchState, options: SolveOptions | None = None) -> Advice:
-    """Solve every legal move of the player to act in ``state`` (phase AFTER_DRAW).
-
-    The opponent's hand may be hidden (``None`` cards): then ``options.opponent_deck`` gives the
-    prior and the answer is the exact average over every possible hand.
-    """
-    return solve_question(question_from_state(state), options)
-
-
-def solve_question(question: Question, options: SolveOptions | None = None) -> Advice:
+def solve_set_question(question: Question, options: SolveOptions | None = None) -> Advice:
     """Solve every move of the player who has just drawn ``question.drawn`` (see
     :class:`~pazaak_cli.position_builder.Question`), including the forced ones after a draw to
-    20 or a ninth card."""
+    20 or a ninth card, against an opponent who plays optimally (``options.opponent`` is not
+    read here: :func:`pazaak_cli.advice.solve_question` chooses the solver by it)."""
     options = options or SolveOptions()
-    if options.opponent == "kotor":
-        from pazaak_cli import kotor_reply  # it imports this module
-
-        return kotor_reply.solve_kotor_question(question, options)
     state = question.state
     me_side, other_side = state.sides[state.turn], state.sides[1 - state.turn]
     if not me_side.hand_known:
@@ -986,6 +974,6 @@ __all__ = [
     "Outcome",
     "SetSolver",
     "SolveOptions",
-    "advise",
     "possible_hands",
+    "solve_set_question",
 ]

@@ -10,8 +10,9 @@ import pytest
 
 from pazaak_cli.cards import Card
 from pazaak_cli.game import END_TURN, STAND, Action, MatchState, Play
+from pazaak_cli.kotor_rule import kotor_card_choice
 from pazaak_cli.notation import parse_position
-from pazaak_cli.players import KotorPlayer, kotor_card_choice
+from pazaak_cli.players import KotorPlayer
 
 
 def position(

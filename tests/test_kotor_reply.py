@@ -35,6 +35,7 @@ from reference_solver import (
 )
 
 from pazaak_cli import kotor_reply
+from pazaak_cli.advice import solve_question
 from pazaak_cli.cards import Card, parse_cards
 from pazaak_cli.cli import main
 from pazaak_cli.game import (
@@ -53,7 +54,7 @@ from pazaak_cli.notation import parse_position, parse_table
 from pazaak_cli.players import KotorPlayer
 from pazaak_cli.position_builder import Question, build_question, question_from_state
 from pazaak_cli.rules import MainDeck, Ruleset, parse_ruleset
-from pazaak_cli.solver import Advice, SolveOptions, solve_question
+from pazaak_cli.solver import Advice, SolveOptions
 
 KOTOR = "opponent plays the KOTOR I rule"
 

@@ -311,41 +311,19 @@ def test_forfeit_asks_first_and_settles_the_wager(tmp_path: Path):
     assert document["result"]["forfeited"] == 1
 
 
-def test_hint_says_so_when_the_solver_is_unavailable(monkeypatch: pytest.MonkeyPatch):
-    def missing(name: str) -> Any:
-        raise ImportError(name)
-
-    monkeypatch.setattr(play_cmd, "import_optional", missing)
-    result = play(["--deck", "kotor1-starter", "--seed", "22"], ["hint", "q"])
-    assert "> hint\nThe solver is not available in this version of pazaak: no hint.\n" in (
-        result.stdout
-    )
-
-
 def test_hint_shows_the_solvers_table_for_the_players_view(monkeypatch: pytest.MonkeyPatch):
     seen: dict[str, Any] = {}
 
-    class FakeSolver:
-        class SolveOptions:
-            def __init__(self, **kwargs: Any) -> None:
-                seen["options"] = kwargs
+    def fake_advise(view: MatchState, options: Any) -> str:
+        seen["view"], seen["options"] = view, options
+        return "advice"
 
-        @staticmethod
-        def advise(view: MatchState, options: Any) -> str:
-            seen["view"] = view
-            return "advice"
-
-    class FakeAdvise:
-        @staticmethod
-        def render_advice(advice: str) -> str:
-            return f"TABLE OF {advice}"
-
-    modules = {"pazaak_cli.solver": FakeSolver, "pazaak_cli.commands.advise_cmd": FakeAdvise}
-    monkeypatch.setattr(play_cmd, "import_optional", modules.__getitem__)
+    monkeypatch.setattr(play_cmd, "advise", fake_advise)
+    monkeypatch.setattr(play_cmd, "render_advice", lambda advice: f"TABLE OF {advice}")
     result = play(["--deck", "kotor1-starter", "--seed", "22"], ["hint", "q"])
     assert "> hint\nTABLE OF advice\n" in result.stdout
     assert seen["view"].sides[1].hand == (None, None, None, None)
-    assert [str(c) for c in seen["options"]["opponent_deck"]] == str(
+    assert [str(c) for c in seen["options"].opponent_deck] == str(
         load_deck("kotor1-average")
     ).split()
 
@@ -366,16 +344,10 @@ def test_hint_with_the_real_solver_ranks_every_move_of_the_position(tmp_path: Pa
 
 
 def test_a_failing_solver_gives_one_line_and_the_match_goes_on(monkeypatch: pytest.MonkeyPatch):
-    class BrokenSolver:
-        SolveOptions = dict
+    def broken_advise(view: MatchState, options: Any) -> str:
+        raise TypeError("bad table")
 
-        @staticmethod
-        def advise(view: MatchState, options: Any) -> str:
-            raise TypeError("bad table")
-
-    modules = {"pazaak_cli.solver": BrokenSolver, "pazaak_cli.commands.advise_cmd": BrokenSolver}
-    monkeypatch.setattr(BrokenSolver, "render_advice", str, raising=False)
-    monkeypatch.setattr(play_cmd, "import_optional", modules.__getitem__)
+    monkeypatch.setattr(play_cmd, "advise", broken_advise)
     result = play(["--deck", "kotor1-starter", "--seed", "22"], ["hint", "e", "q"])
     assert result.exit_code == 0
     assert (

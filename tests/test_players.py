@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import random
 from collections import Counter
 
@@ -12,6 +11,7 @@ from hypothesis import strategies as st
 
 from pazaak_cli.cards import Card, parse_cards
 from pazaak_cli.errors import PazaakError
+from pazaak_cli.expert import ExpertPlayer
 from pazaak_cli.game import (
     END_TURN,
     STAND,
@@ -98,14 +98,11 @@ def test_make_player_refuses_an_unknown_policy_naming_the_choices() -> None:
         )
 
 
-def test_expert_is_built_lazily_or_refused_cleanly() -> None:
-    """Until pazaak_cli.expert exists the expert is a clean domain error, then a player."""
-    build = dict(ruleset=KOTOR1, rng=random.Random(1), own_deck=STARTER, opponent_deck=STARTER)
-    if importlib.util.find_spec("pazaak_cli.expert") is None:
-        with pytest.raises(PazaakError, match="the expert player is not available yet"):
-            make_player("expert", **build)  # type: ignore[arg-type]
-    else:
-        assert callable(make_player("expert", **build).choose)  # type: ignore[arg-type]
+def test_make_player_builds_the_expert() -> None:
+    player = make_player(
+        "expert", ruleset=KOTOR1, rng=random.Random(1), own_deck=STARTER, opponent_deck=STARTER
+    )
+    assert isinstance(player, ExpertPlayer)
 
 
 def test_the_random_policy_uses_the_rng_it_is_given() -> None:

@@ -6,7 +6,6 @@ processes; players see only their view; the counts add up.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import random
 from typing import Any
@@ -31,8 +30,6 @@ from pazaak_cli.simulate import (
     simulate,
     wilson_interval,
 )
-
-EXPERT_EXISTS = importlib.util.find_spec("pazaak_cli.expert") is not None
 
 
 def entrant(policy: str, deck: str, ruleset: Any = KOTOR1) -> Entrant:
@@ -409,13 +406,6 @@ def test_bad_input_is_one_clear_line_without_a_traceback(
     assert result.exit_code == code
     assert message in result.output
     assert "Traceback" not in result.output
-
-
-@pytest.mark.skipif(EXPERT_EXISTS, reason="the expert player exists")
-def test_the_expert_is_refused_cleanly_until_it_exists() -> None:
-    result = run("--p1", "expert", "-n", "1")
-    assert result.exit_code == 1
-    assert result.output.strip() == "Error: the expert player is not available yet"
 
 
 def test_help_shows_the_policies_and_examples() -> None:

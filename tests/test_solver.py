@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from reference_solver import solver_moves
 
+from pazaak_cli.advice import advise, solve_question
 from pazaak_cli.cards import Card, all_cards, parse_cards
 from pazaak_cli.errors import PazaakError
 from pazaak_cli.game import (
@@ -38,11 +39,9 @@ from pazaak_cli.solver import (
     Outcome,
     SetSolver,
     SolveOptions,
-    advise,
     played_cards,
     playing_side,
     possible_hands,
-    solve_question,
 )
 
 INF = "kotor2/main-deck=infinite"

@@ -29,6 +29,7 @@ from reference_solver import (
     solver_moves,
 )
 
+from pazaak_cli.advice import solve_question
 from pazaak_cli.cards import Card, parse_cards
 from pazaak_cli.game import (
     END_TURN,
@@ -45,7 +46,7 @@ from pazaak_cli.game import (
 from pazaak_cli.notation import parse_table
 from pazaak_cli.position_builder import Question, build_question, question_from_state
 from pazaak_cli.rules import KOTOR1_POOL, KOTOR2_POOL, MainDeck, Ruleset, parse_ruleset
-from pazaak_cli.solver import SetSolver, SolveOptions, solve_question
+from pazaak_cli.solver import SetSolver, SolveOptions
 
 try:
     from pazaak_cli import _fastsolve  # type: ignore[attr-defined]  # noqa: F401

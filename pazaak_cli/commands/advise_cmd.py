@@ -9,6 +9,7 @@ from typing import Any
 import click
 from tabulate import tabulate
 
+from pazaak_cli.advice import solve_question
 from pazaak_cli.cards import Card, parse_cards
 from pazaak_cli.commands.common import emit_json, json_option, ruleset_option, style
 from pazaak_cli.commands.deck_option import deck_option
@@ -16,10 +17,10 @@ from pazaak_cli.decks import SideDeck, default_deck
 from pazaak_cli.errors import PazaakError
 from pazaak_cli.game import MAIN_VALUES, TableCard
 from pazaak_cli.notation import format_position, parse_position, parse_table
-from pazaak_cli.position_builder import Question, build_question, question_from_state
 from pazaak_cli.numbers import parse_in_range, parse_whole
+from pazaak_cli.position_builder import Question, build_question, question_from_state
 from pazaak_cli.rules import DEFAULT_RULESET, MainDeck, Ruleset, parse_ruleset
-from pazaak_cli.solver import Advice, SolveOptions, solve_question
+from pazaak_cli.solver import Advice, SolveOptions
 
 
 class CardListType(click.ParamType):  # type: ignore[type-arg]

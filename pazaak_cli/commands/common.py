@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 import click
 
 from pazaak_cli.errors import InputError, PazaakError
-from pazaak_cli.rules import DEFAULT_RULESET, Ruleset, parse_ruleset
+from pazaak_cli.rules import DEFAULT_RULESET, PRESETS, Ruleset, parse_ruleset
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -62,8 +62,6 @@ class RulesetType(click.ParamType):  # type: ignore[type-arg]
     def shell_complete(
         self, ctx: click.Context, param: click.Parameter, incomplete: str
     ) -> list[click.shell_completion.CompletionItem]:
-        from pazaak_cli.rules import PRESETS
-
         return [
             click.shell_completion.CompletionItem(n) for n in PRESETS if n.startswith(incomplete)
         ]

@@ -9,18 +9,18 @@ interrupt); 1 for a corrupt or foreign save file or an invalid deck; 2 for usage
 
 from __future__ import annotations
 
-import importlib
 import random
 import shlex
 import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 import click
 
+from pazaak_cli.advice import advise
 from pazaak_cli.cards import Card, CardKind
+from pazaak_cli.commands.advise_cmd import render_advice
 from pazaak_cli.commands.common import RULESET, fail, seed_option, style
 from pazaak_cli.commands.deck_option import complete_decks
 from pazaak_cli.decks import SideDeck, default_deck, load_deck, sample_decks, sample_names
@@ -52,6 +52,7 @@ from pazaak_cli.session import (
     load_session,
     parse_command,
 )
+from pazaak_cli.solver import SolveOptions
 
 YOU = "You"
 """The name of the person at the keyboard when the other seat is a computer."""
@@ -913,31 +914,20 @@ def _resume_command(path: Path) -> str:
 # The hint ------------------------------------------------------------------------------------
 
 
-def import_optional(name: str) -> Any:
-    """Import a module that may not be installed yet (the solver and its table are optional)."""
-    return importlib.import_module(name)
-
-
 def hint_text(
     session: MatchSession, seat: int, progress: Callable[[int, int], None] | None = None
 ) -> str:
     """The solver's table of moves for ``seat``, as ``pazaak advise`` shows it: the other hand
     is hidden, so it is averaged over the hands its side deck can have dealt (less the cards it
     played in earlier sets)."""
-    try:
-        solver: Any = import_optional("pazaak_cli.solver")
-        advise_cmd: Any = import_optional("pazaak_cli.commands.advise_cmd")
-        render: Callable[[Any], str] = advise_cmd.render_advice
-    except (ImportError, AttributeError):
-        return "The solver is not available in this version of pazaak: no hint."
     view = session.view(seat)
-    options = solver.SolveOptions(
+    options = SolveOptions(
         opponent_deck=session.seats[1 - seat].deck,
         opponent_played=session.cards_played_in_earlier_sets(1 - seat),
         progress=progress,
     )
     try:
-        return render(solver.advise(view, options))
+        return render_advice(advise(view, options))
     except PazaakError as error:
         return f"No hint: {error}."
     except Exception as error:  # a failing hint must not end the match
