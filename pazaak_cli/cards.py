@@ -3,7 +3,7 @@
 A :class:`Card` is an immutable value with one canonical spelling (``str(card)``) that
 :meth:`Card.parse` reads back exactly. The parser also accepts the ASCII spellings (``+-3``,
 ``+-1/2``, ``1T``) and the tokens of the game files (``*3``, ``VV``, ``F1``, ``F2``, ``$$``, ``TT``)
-that modders and wiki pages use (RULES.md §1).
+that modders and wiki pages use (docs/rules.md §1).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ class FastEnum(enum.Enum):
 
 
 class CardKind(FastEnum):
-    """What a side card does when it is played (RULES.md §1). Kinds sort in declaration order
+    """What a side card does when it is played (docs/rules.md §1). Kinds sort in declaration order
     (so cards sort as a deck list is usually written: +, -, ±, then the gold cards)."""
 
     PLUS = "plus"

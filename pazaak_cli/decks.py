@@ -1,8 +1,8 @@
 """Side-deck files: the one reader every command uses, the validator, and the sample decks.
 
 A deck file is UTF-8 text (a byte-order mark and CRLF line ends are accepted). Cards are
-separated by spaces, commas or new lines, in any notation of RULES.md §1; ``#`` starts a comment;
-whole lines ``name: ...``, ``ruleset: ...`` and ``description: ...`` are headers::
+separated by spaces, commas or new lines, in any notation of docs/rules.md §1; ``#`` starts a
+comment; whole lines ``name: ...``, ``ruleset: ...`` and ``description: ...`` are headers::
 
     # my first deck
     name: balanced

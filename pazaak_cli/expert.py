@@ -1,8 +1,8 @@
 """``expert``: the exact set solver as a player.
 
 It sees only what its seat sees: the opponent's hand is hidden, so each decision averages the
-exact values over hands the opponent's side deck can still hold (RULES.md §9), less the cards it
-has been seen to play this match: all of them when there are few, else a sample drawn once a
+exact values over hands the opponent's side deck can still hold (docs/rules.md §9), less the cards
+it has been seen to play this match: all of them when there are few, else a sample drawn once a
 set and kept while the opponent's plays agree with it.
 
 To be fast enough for tournaments it draws with the uniform (infinite-deck) probabilities while

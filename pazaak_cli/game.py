@@ -108,7 +108,7 @@ _FLIP_BY_PLACED = {
 
 
 def current_values(table: Sequence[TableCard], flip_targets: FlipTargets) -> list[int]:
-    """The value of every card on ``table`` now, after the flips played on it (RULES.md §5)."""
+    """The value of every card on ``table`` now, after the flips played on it (docs/rules.md §5)."""
     values: list[int] = []
     for card in table:
         magnitudes = _FLIP_BY_PLACED.get(card.placed)
@@ -660,7 +660,7 @@ def _decision_actions(
 
 def standing_winner(sides: tuple[Side, Side], ruleset: Ruleset) -> int | None:
     """The winner of a set in which both players stand: the higher total; on equal totals a
-    Tiebreaker decides (RULES.md §5); ``None`` for a tie."""
+    Tiebreaker decides (docs/rules.md §5); ``None`` for a tie."""
     first, second = sides[0].total, sides[1].total
     if first != second:
         return 0 if first > second else 1
@@ -716,7 +716,7 @@ def deal_hand(side_deck: Sequence[Card], ruleset: Ruleset, rng: random.Random) -
 
 def settle_wager(state: MatchState, wager: int) -> tuple[int, int]:
     """The credits each player gains (positive) or loses (negative) once the match is over:
-    the winner gains the wager and the loser loses it, not doubled (RULES.md §4); a player who
+    the winner gains the wager and the loser loses it, not doubled (docs/rules.md §4); a player who
     forfeits loses it too. A wager of 0 (no wager) is allowed."""
     if isinstance(wager, bool) or not isinstance(wager, int) or wager < 0:
         raise WagerError(f"a wager is a whole number of credits, 0 or more, not {wager!r}")

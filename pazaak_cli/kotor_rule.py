@@ -1,4 +1,4 @@
-"""The KOTOR I computer opponent's rule (RULES.md §7), as a rule of the game.
+"""The KOTOR I computer opponent's rule (docs/rules.md §7), as a rule of the game.
 
 The game's opponent is a fixed, deterministic rule: it sees its own total and hand, the other
 player's total, whether he stands and how many sets he has won. :func:`kotor_rule` is that rule
@@ -20,11 +20,11 @@ from pazaak_cli.game import Placed, Play, Side, TableCard, current_values, table
 from pazaak_cli.rules import Ruleset
 
 BUST = -1_000_000
-"""What the KOTOR I opponent counts a total over the target as (RULES.md §7)."""
+"""What the KOTOR I opponent counts a total over the target as (docs/rules.md §7)."""
 
 FLEXIBLE = frozenset({CardKind.PLUS_MINUS, CardKind.PLUS_MINUS_1_2, CardKind.TIEBREAKER})
 """Cards whose sign is chosen when played: the KOTOR rule keeps them when another card does as
-well (RULES.md §7, "it keeps ± cards when it can"); gold ±1/2 and T count as ± cards."""
+well (docs/rules.md §7.2: an equal total replaces only a ± card); ±1/2 and T count as ± cards."""
 
 _GOLD_TRY_ORDER: dict[CardKind, tuple[int, ...]] = {
     CardKind.PLUS_MINUS_1_2: (2, 1, -1, -2),
@@ -33,7 +33,7 @@ _GOLD_TRY_ORDER: dict[CardKind, tuple[int, ...]] = {
     CardKind.FLIP_3_6: (0,),
     CardKind.DOUBLE: (0,),
 }
-"""The values the KOTOR rule tries for each gold card, in its order (RULES.md §7: ±1/2 as +2,
+"""The values the KOTOR rule tries for each gold card, in its order (docs/rules.md §7: ±1/2 as +2,
 +1, -1, -2; a Tiebreaker as ±1, minus first like a ± card; a flip or a Double by its effect)."""
 
 
@@ -67,7 +67,7 @@ class CardTry(NamedTuple):
 
 def card_tries(hand: Sequence[Card | None]) -> tuple[CardTry, ...]:
     """Every (card, value) the KOTOR rule tries, in its order: hand order, a ± card as minus
-    first then plus, ±1/2 as +2, +1, -1, -2, a Tiebreaker as -1 then +1 (RULES.md §7).
+    first then plus, ±1/2 as +2, +1, -1, -2, a Tiebreaker as -1 then +1 (docs/rules.md §7).
 
     Two equal cards are the same card to the rule: a play names the first hand slot that holds
     the card, as the engine's legal actions do.
@@ -120,7 +120,7 @@ def _plain_tries(tries: tuple[CardTry, ...]) -> PlainTries | None:
 
 
 class CardChoice(NamedTuple):
-    """The best-up and best-down of RULES.md §7 for one position."""
+    """The best-up and best-down of docs/rules.md §7 for one position."""
 
     best_up: int
     up_play: Play | None
@@ -130,7 +130,7 @@ class CardChoice(NamedTuple):
 
 def kotor_card_choice(side: Side, ruleset: Ruleset) -> CardChoice:
     """Best-up (the highest total ≤ target one hand card reaches, with that card) and best-down
-    (the lowest total below *mine* one card reaches) for the side to act, as RULES.md §7
+    (the lowest total below *mine* one card reaches) for the side to act, as docs/rules.md §7
     defines them: hand order, a ± card as minus then plus, a strictly better total replaces the
     chosen card, an equal one replaces only a chosen ± card."""
     tries = card_tries(side.hand)
@@ -168,7 +168,7 @@ KOTOR_STAND = -2
 def kotor_best_cards(
     mine: int, target: int, tries: Sequence[tuple[int, bool]]
 ) -> tuple[int, int, int]:
-    """(best-up, index of the try that reaches it or -1, best-down) of RULES.md §7.
+    """(best-up, index of the try that reaches it or -1, best-down) of docs/rules.md §7.
 
     ``mine`` is the raw total (over ``target`` counts as :data:`BUST`); ``tries`` lists
     (total reached, flexible) for every try in the rule's order (:func:`card_tries`).
@@ -199,7 +199,7 @@ def kotor_rule(
     played: bool,
     ruleset: Ruleset,
 ) -> int:
-    """The KOTOR I computer opponent's choice (RULES.md §7) from exactly what it looks at.
+    """The KOTOR I computer opponent's choice (docs/rules.md §7) from exactly what it looks at.
 
     ``mine``, ``theirs``: the raw totals of the side to act and of the other side;
     ``they_stand``: whether the other side stands; ``their_sets``: the sets the other side has

@@ -7,7 +7,7 @@ It never sees the other hand's values or the order of the deck.
 
 The policies:
 
-- ``kotor``: the computer opponent of KOTOR I, exactly as RULES.md §7 (:class:`KotorPlayer`);
+- ``kotor``: the computer opponent of KOTOR I, exactly as docs/rules.md §7 (:class:`KotorPlayer`);
 - ``heuristic``: a sensible rule a good human plays (:class:`HeuristicPlayer`);
 - ``stand17``: never plays a hand card, stands at 17 or more (:class:`Stand17Player`);
 - ``random``: a uniformly random legal action, never a forfeit (:class:`RandomPlayer`);
@@ -57,7 +57,7 @@ POLICY_NAMES: tuple[str, ...] = ("kotor", "heuristic", "stand17", "random", "exp
 """Every policy :func:`make_player` knows, in the order they are listed to users."""
 
 POLICY_HELP: dict[str, str] = {
-    "kotor": "the KOTOR I computer opponent (RULES.md §7)",
+    "kotor": "the KOTOR I computer opponent (docs/rules.md §7)",
     "heuristic": "a good human's rule: make 20, rescue busts, chase a standing lead, stand at 18",
     "stand17": "never plays a hand card, stands at 17 or more",
     "random": "a uniformly random legal action (never forfeits)",
@@ -80,7 +80,7 @@ def make_player(
     """Build the policy called ``name`` for one seat.
 
     ``own_deck`` and ``opponent_deck`` are the two side decks (the opponent's may be unknown);
-    only the expert uses them, as the prior over the hidden hand (RULES.md §9).
+    only the expert uses them, as the prior over the hidden hand (docs/rules.md §9).
     """
     if name == "kotor":
         return KotorPlayer()
@@ -99,7 +99,7 @@ def make_player(
 
 
 class KotorPlayer:
-    """The KOTOR I computer opponent (RULES.md §7): deterministic, sees only totals, its own
+    """The KOTOR I computer opponent (docs/rules.md §7): deterministic, sees only totals, its own
     hand and the sets the other player has won. It decides through :func:`kotor_rule`.
 
     Step 4 after a played card uses the best-down computed before the play (the rule recomputes

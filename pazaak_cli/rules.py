@@ -1,7 +1,7 @@
 """Rulesets: every rule on which the games, the rule texts or players differ is a field here.
 
-A :class:`Ruleset` is a frozen value. The presets ``kotor1`` and ``kotor2`` follow RULES.md §6; a
-variant is written as a preset name followed by overrides, for example
+A :class:`Ruleset` is a frozen value. The presets ``kotor1`` and ``kotor2`` follow docs/rules.md
+§6; a variant is written as a preset name followed by overrides, for example
 ``kotor2/main-deck=infinite,nine-cards=stand`` (:func:`parse_ruleset`), and
 :attr:`Ruleset.spec` writes it back the same way.
 """
@@ -55,7 +55,7 @@ class Tiebreaker(FastEnum):
     """When a Tiebreaker card decides a set whose totals are equal."""
 
     LAST_CARD = "last-card"
-    """Only if it is the last card of its owner's table (RULES.md §5)."""
+    """Only if it is the last card of its owner's table (docs/rules.md §5)."""
     ANY_PLAYED = "any-played"
     """If its owner played one at any time in the set."""
 

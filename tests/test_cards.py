@@ -1,4 +1,4 @@
-"""Side cards and their notation (RULES.md §1): every card round-trips through its canonical
+"""Side cards and their notation (docs/rules.md §1): every card round-trips through its canonical
 spelling, every accepted spelling reads as the same card, and bad tokens are refused with an
 error that quotes them."""
 
@@ -23,7 +23,7 @@ ALL_CARDS = all_cards()
 
 
 def spellings(card: Card) -> list[str]:
-    """Every accepted way to write ``card`` (RULES.md §1 and the game files' tokens)."""
+    """Every accepted way to write ``card`` (docs/rules.md §1 and the game files' tokens)."""
     n = card.magnitude
     return {
         CardKind.PLUS: [f"+{n}"],

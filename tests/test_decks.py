@@ -30,7 +30,7 @@ from pazaak_cli.rules import KOTOR1, KOTOR1_POOL, KOTOR2, KOTOR2_POOL, PRESETS, 
 STARTER = "+1 +1 +2 +2 +3 +3 +4 +4 +5 +5"
 
 GAME_DECKS = {
-    # RULES.md §8 (pazaakdecks.2da): sample name -> (ruleset, cards of the row)
+    # docs/rules.md §8 (pazaakdecks.2da): sample name -> (ruleset, cards of the row)
     "kotor1-starter": ("kotor1", "+1 +1 +2 +2 +3 +3 +4 +4 +5 +5"),  # row 0
     "kotor1-average": ("kotor1", "+3 -3 +4 -4 +5 -5 +5 -3 +4 -5"),  # row 1
     "kotor1-strong": ("kotor1", "±6 +4 -4 -2 +3 -2 -3 +3 +2 ±1"),  # row 2

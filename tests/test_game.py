@@ -1,4 +1,4 @@
-"""The rules engine, rule by rule (RULES.md §2-§5); each test is named after the rule it checks.
+"""The rules engine, rule by rule (docs/rules.md §2-§5); each test is named after its rule.
 
 Matches are driven with explicit actions: ``Draw(v)`` stands for the card chance deals.
 """

@@ -1,4 +1,4 @@
-"""The KOTOR I computer opponent makes the choice RULES.md §7 documents, step by step.
+"""The KOTOR I computer opponent makes the choice docs/rules.md §7 documents, step by step.
 
 Every position is hand-built in the position notation; the computer opponent is player 2 (as in
 the game) unless a test says otherwise, and it sees only ``observed_by(seat)``.

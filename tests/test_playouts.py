@@ -1,9 +1,9 @@
 """Random playouts: thousands of complete matches, every action checked by an independent tracker.
 
-The tracker below re-implements the rules of RULES.md §2-§5 in plain lists (it calls none of the
-engine's helpers): it replays flips itself, keeps its own main deck, remembers each dealt hand by
-position, and predicts after every action how the set must go on (automatic stand at 20, the
-ninth card, a bust at the end of the turn, both stood, ties and Tiebreakers, who opens the next
+The tracker below re-implements the rules of docs/rules.md §2-§5 in plain lists (it calls none
+of the engine's helpers): it replays flips itself, keeps its own main deck, remembers each dealt
+hand by position, and predicts after every action how the set must go on (automatic stand at 20,
+the ninth card, a bust at the end of the turn, both stood, ties and Tiebreakers, who opens the next
 set). The engine's state is compared with it after EVERY action.
 
 Random legal actions; a forfeit is allowed only rarely so that almost every match is played to 3
@@ -200,7 +200,7 @@ class Tracker:
             raise AssertionError(action)
 
     def landed(self) -> None:
-        """A card landed on the mover's table: the automatic rules (RULES.md §3.3, §3.5)."""
+        """A card landed on the mover's table: the automatic rules (docs/rules.md §3.3, §3.5)."""
         seat = self.seats[self.turn]
         total = seat.total
         if len(seat.table) == self.rules.table_size:

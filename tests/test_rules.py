@@ -1,4 +1,4 @@
-"""Rulesets: the presets are RULES.md §6, variants are written ``preset/key=value,...`` and the
+"""Rulesets: the presets are docs/rules.md §6, variants are written ``preset/key=value,...`` and the
 spec round-trips; a bad spec names the bad part."""
 
 from __future__ import annotations

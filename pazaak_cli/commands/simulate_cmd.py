@@ -122,7 +122,7 @@ def simulate_command(
 
     \b
     Policies:
-      kotor      the KOTOR I computer opponent (RULES.md §7)
+      kotor      the KOTOR I computer opponent (docs/rules.md §7)
       heuristic  a good human's rule: make 20, rescue a bust, chase a standing lead
       stand17    never plays a hand card, stands at 17 or more
       random     a uniformly random legal action (never forfeits)
