@@ -1,6 +1,6 @@
 """The exact best reply to the KOTOR I computer opponent (``pazaak advise --opponent kotor``).
 
-The game's computer opponent is a fixed, deterministic rule (RULES.md §7): it sees its own total
+The game's computer opponent is a deterministic rule (docs/rules.md §7): it sees its own total
 and hand, the other player's total, whether he stands and how many sets he has won, and picks
 one action. Against it the best play is not the optimal (minimax) play: this module solves the
 set exactly with the opponent following that rule. At the advised player's nodes the solver
@@ -632,7 +632,7 @@ EXACT_BUDGET_FACTOR = 40
 
 def solve_kotor_question(question: Question, options: SolveOptions) -> Advice:
     """Every move of the player who has just drawn ``question.drawn``, valued against the KOTOR
-    I rule (RULES.md §7) playing the other side; a hidden hand is averaged exactly over its
+    I rule (docs/rules.md §7) playing the other side; a hidden hand is averaged exactly over its
     possible hands (and their orders that matter)."""
     state = question.state
     me_side, other_side = state.sides[state.turn], state.sides[1 - state.turn]
@@ -738,7 +738,7 @@ def _describe(
     rules = state.ruleset
     other = state.sides[1 - state.turn]
     sets = state.set_winners.count(state.turn)
-    who = f"opponent plays the KOTOR I rule (RULES.md §7), seeing you have won {sets} set"
+    who = f"opponent plays the KOTOR I rule (docs/rules.md §7), seeing you have won {sets} set"
     who += "" if sets == 1 else "s"
     if other.standing:
         who += f"; it stood on {other.total}"

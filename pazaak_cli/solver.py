@@ -730,7 +730,7 @@ class SolveOptions:
     """A solver to reuse (its memo carries over), e.g. by the expert player."""
     opponent: str = "optimal"
     """How the opponent plays: ``optimal`` (minimises my equity) or ``kotor`` (the KOTOR I
-    computer opponent's rule, RULES.md §7: solved by :mod:`pazaak_cli.kotor_reply`)."""
+    computer opponent's rule, docs/rules.md §7: solved by :mod:`pazaak_cli.kotor_reply`)."""
 
 
 def solve_set_question(question: Question, options: SolveOptions | None = None) -> Advice:
