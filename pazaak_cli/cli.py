@@ -22,6 +22,7 @@ COMMANDS = {
     "validate": ("pazaak_cli.commands.validate_cmd", "validate_command"),
     "decks": ("pazaak_cli.commands.decks_cmd", "decks_command"),
     "simulate": ("pazaak_cli.commands.simulate_cmd", "simulate_command"),
+    "deckbuild": ("pazaak_cli.commands.deckbuild_cmd", "deckbuild_command"),
     "rules": ("pazaak_cli.commands.rules_cmd", "rules_command"),
 }
 """Every command: (module, attribute), in the order ``--help`` lists them."""

@@ -1,0 +1,348 @@
+"""``pazaak deckbuild``: the strongest side deck from the cards a player owns.
+
+Exit codes: 0 a deck found; 1 a domain failure (a pool with fewer cards than a deck, a card
+the ruleset does not allow, an --against deck that is not valid, a cluster without workers);
+2 a usage error (an option out of range, an unreadable file, --out on an existing file without
+--force, an unreachable --cluster, Dask not installed); 130 interrupted (Ctrl-C).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import random
+import sys
+import tempfile
+from collections.abc import Sequence
+
+import click
+from tabulate import tabulate
+
+from pazaak_cli.commands.common import (
+    UsageFailure,
+    emit_json,
+    json_option,
+    ruleset_option,
+    seed_option,
+    style,
+)
+from pazaak_cli.commands.simulate_cmd import _LazyProgress, cluster_option
+from pazaak_cli.deckbuild import (
+    DEFAULT_FIELD_POLICY,
+    POOL_COPIES,
+    Opponent,
+    Pool,
+    Score,
+    SearchResult,
+    build_deck,
+    default_field,
+    minimum_budget,
+    read_pool,
+    whole_pool,
+)
+from pazaak_cli.decks import load_deck
+from pazaak_cli.executors import available_cores, make_executor
+from pazaak_cli.players import POLICY_NAMES
+from pazaak_cli.rules import Ruleset
+from pazaak_cli.simulate import MAX_WORKERS
+
+EXIT_INTERRUPTED = 130
+
+DEFAULT_BUDGET = 200_000
+
+
+@click.command("deckbuild")
+@ruleset_option()
+@click.option(
+    "--pool",
+    "pool_file",
+    metavar="FILE",
+    default=None,
+    help="The cards you own: a deck-like file listing them, copies repeated, any number "
+    f"[default: the ruleset's whole card pool, {POOL_COPIES} copies of each card].",
+)
+@click.option(
+    "--against",
+    "against",
+    metavar="DECK[:POLICY]",
+    multiple=True,
+    help="An opponent of the field: a deck file or sample deck, played by POLICY "
+    f"[default policy: {DEFAULT_FIELD_POLICY}]; repeat for several [default: the game's own "
+    "opponent decks of the ruleset, played by kotor].",
+)
+@click.option(
+    "--player",
+    type=click.Choice(POLICY_NAMES),
+    default="heuristic",
+    show_default=True,
+    help="The policy that plays the candidate decks.",
+)
+@click.option(
+    "--matches",
+    "-n",
+    type=click.IntRange(0, 10**10),
+    default=DEFAULT_BUDGET,
+    show_default=True,
+    help="Budget: the most matches the search plays, all candidates together.",
+)
+@seed_option
+@click.option(
+    "--workers",
+    "-w",
+    type=click.IntRange(1, MAX_WORKERS),
+    default=None,
+    help="Local worker processes [default: every core this process may use]; the answer is "
+    "the same for any number.",
+)
+@cluster_option
+@click.option(
+    "--out",
+    "out_file",
+    metavar="FILE",
+    default=None,
+    help="Also write the best deck to FILE as a deck file (refused if FILE exists).",
+)
+@click.option("--force", is_flag=True, help="Let --out replace an existing file.")
+@json_option
+def deckbuild_command(
+    ruleset: Ruleset,
+    pool_file: str | None,
+    against: tuple[str, ...],
+    player: str,
+    matches: int,
+    seed: int | None,
+    workers: int | None,
+    cluster: str | None,
+    out_file: str | None,
+    force: bool,
+    as_json: bool,
+) -> None:
+    """Find the side deck, from the cards you own, that wins most matches against a field.
+
+    A raced local search: candidate decks play a few matches against every opponent, the
+    better half twice as many, and so on; the winner's neighbours (one card swapped) race it in
+    turn, until the best deck's 95% interval is clear of its strongest neighbour's or the
+    --matches budget is spent. The same --seed gives the same answer with any --workers or on a
+    --cluster. A pool of exactly one deck's worth of cards is that deck (measured, not searched).
+
+    \b
+    Default field:
+      kotor1  kotor1-average, kotor1-strong, kotor1-strongest, played by kotor
+      kotor2  kotor2-very-easy, -easy, -average, -hard, -very-hard, played by kotor
+
+    \b
+    Exit codes: 0 found; 1 a bad pool or deck (too few cards, a card the ruleset does not
+    allow); 2 a usage error (unreadable file, --out exists, unreachable --cluster); 130 Ctrl-C.
+
+    \b
+    Examples:
+      pazaak deckbuild --matches 20000 --seed 1
+      pazaak deckbuild --pool my-cards.deck --against kotor1-strong:expert --out best.deck
+      pazaak deckbuild --ruleset kotor2 --cluster tcp://127.0.0.1:8786 --seed 7 --json
+    """
+    if out_file is not None and os.path.lexists(out_file) and not force:
+        raise UsageFailure(f"--out {out_file}: the file exists; use --force to replace it")
+    pool = read_pool(pool_file, ruleset) if pool_file is not None else whole_pool(ruleset)
+    field = _field(against, ruleset)
+    least = minimum_budget(len(field))
+    if matches < least:
+        raise UsageFailure(
+            f"--matches {matches}: too small a budget for a field of {len(field)}; give at "
+            f"least {least} (one deal from both seats per opponent)"
+        )
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**32)
+    progress = _LazyProgress(matches, enabled=sys.stderr.isatty() and not as_json)
+    executor = make_executor(workers or available_cores(), cluster)
+    try:
+        result = build_deck(
+            ruleset,
+            pool,
+            field,
+            player=player,
+            budget=matches,
+            seed=seed,
+            executor=executor,
+            progress=progress,
+        )
+    except KeyboardInterrupt:
+        progress.close()
+        click.echo("Interrupted.", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    finally:
+        progress.close()
+        executor.close()
+    if out_file is not None:
+        _write_deck(out_file, result)
+    if as_json:
+        emit_json(result_json(result, executor_description=executor.description))
+    else:
+        click.echo(_report(result, executor.description))
+
+
+def _field(against: Sequence[str], ruleset: Ruleset) -> tuple[Opponent, ...]:
+    if not against:
+        return default_field(ruleset)
+    field = []
+    for spec in against:
+        deck_spec, policy = spec, DEFAULT_FIELD_POLICY
+        head, sep, tail = spec.rpartition(":")
+        if sep and tail in POLICY_NAMES:
+            deck_spec, policy = head, tail
+        deck = load_deck(deck_spec, ruleset)
+        field.append(Opponent(deck.name, tuple(sorted(deck.cards)), policy))
+    return tuple(field)
+
+
+def _spelling(cards: Sequence[object]) -> str:
+    return " ".join(str(card) for card in cards)
+
+
+def _percent(rate: float) -> str:
+    return f"{100 * rate:.1f}%"
+
+
+def _interval(low: float, high: float) -> str:
+    return f"{100 * low:.1f}–{100 * high:.1f}%"
+
+
+def _duration(seconds: float) -> str:
+    minutes, rest = divmod(round(seconds), 60)
+    return f"{minutes} min {rest} s" if minutes else f"{seconds:.1f} s"
+
+
+def _report(result: SearchResult, where: str) -> str:
+    field = ", ".join(opponent.label for opponent in result.field)
+    lines = [
+        style(f"Best {result.ruleset.spec} side decks for {result.player}", bold=True),
+        f"against {field}",
+        f"pool: {_pool_text(result.pool)}; seed {result.seed}",
+        "",
+    ]
+    rows = []
+    for rank, score in enumerate(result.best, start=1):
+        low, high = score.interval
+        row = [
+            str(rank),
+            _spelling(score.deck),
+            _percent(score.win_rate),
+            _interval(low, high),
+            f"{score.matches:,}",
+        ]
+        rows.append(row)
+    headers = ["#", "deck", "win rate", "95% CI", "matches"]
+    lines.append(
+        tabulate(rows, headers=headers, colalign=("right", "left", "right", "right", "right"))
+    )
+    best = result.best[0]
+    lines += ["", style("The best deck against each opponent", bold=True)]
+    detail = []
+    for index, opponent in enumerate(result.field):
+        played, wins, rate, (low, high) = best.against(index)
+        detail.append(
+            [opponent.label, f"{wins:,}/{played:,}", _percent(rate), _interval(low, high)]
+        )
+    lines.append(
+        tabulate(
+            detail,
+            headers=["opponent", "wins", "win rate", "95% CI"],
+            colalign=("left", "right", "right", "right"),
+        )
+    )
+    lines += [
+        "",
+        f"search: {result.candidates_tried:,} candidate "
+        f"deck{'s' if result.candidates_tried != 1 else ''} tried, "
+        f"{result.matches_played:,} matches played (budget {result.budget:,}), "
+        f"{_duration(result.seconds)} on {where}",
+        f"stopped: {result.stopped}",
+    ]
+    return "\n".join(lines)
+
+
+def _pool_text(pool: Pool) -> str:
+    return f"{pool.source}, {pool.size} cards of {len(pool.copies)} kinds"
+
+
+def _score_json(score: Score, field: Sequence[Opponent]) -> dict[str, object]:
+    low, high = score.interval
+    against = []
+    for index, opponent in enumerate(field):
+        played, wins, rate, (o_low, o_high) = score.against(index)
+        against.append(
+            {
+                "deck": opponent.deck_name,
+                "policy": opponent.policy,
+                "matches": played,
+                "wins": wins,
+                "win_rate": round(rate, 6),
+                "win_ci95": [round(o_low, 6), round(o_high, 6)],
+            }
+        )
+    return {
+        "cards": [str(card) for card in score.deck],
+        "matches": score.matches,
+        "wins": score.wins,
+        "win_rate": round(score.win_rate, 6),
+        "win_ci95": [round(low, 6), round(high, 6)],
+        "against": against,
+    }
+
+
+def result_json(result: SearchResult, *, executor_description: str) -> dict[str, object]:
+    """The result as plain JSON data (rates rounded to 6 places)."""
+    return {
+        "ruleset": result.ruleset.spec,
+        "seed": result.seed,
+        "player": result.player,
+        "field": [
+            {"deck": o.deck_name, "policy": o.policy, "cards": [str(c) for c in o.deck]}
+            for o in result.field
+        ],
+        "pool": {
+            "source": result.pool.source,
+            "cards": [str(card) for card in result.pool.cards],
+        },
+        "budget": result.budget,
+        "best": [_score_json(score, result.field) for score in result.best],
+        "candidates_tried": result.candidates_tried,
+        "matches_played": result.matches_played,
+        "seconds": round(result.seconds, 3),
+        "ran_on": executor_description,
+        "stopped": result.stopped,
+    }
+
+
+def _write_deck(path: str, result: SearchResult) -> None:
+    """Write the best deck as a deck file, atomically (a temporary file renamed over)."""
+    best = result.best[0]
+    low, high = best.interval
+    name = os.path.splitext(os.path.basename(path))[0] or "deckbuild"
+    text = (
+        f"# Found by pazaak deckbuild (seed {result.seed}, player {result.player}): "
+        f"{_percent(best.win_rate)} ({_interval(low, high)}) of {best.matches:,} matches\n"
+        f"# against {', '.join(o.label for o in result.field)}.\n"
+        f"name: {name}\n"
+        f"ruleset: {result.ruleset.spec}\n"
+        f"description: pazaak deckbuild's best deck against "
+        f"{len(result.field)} opponent{'s' if len(result.field) > 1 else ''}\n\n"
+        f"{_spelling(best.deck)}\n"
+    )
+    directory = os.path.dirname(os.path.abspath(path))
+    try:
+        handle, temporary = tempfile.mkstemp(prefix=".deckbuild-", dir=directory)
+    except OSError as error:
+        raise UsageFailure(f"--out {path}: cannot write there ({_reason(error)})") from None
+    try:
+        os.fchmod(handle, 0o644)  # a deck file like any other, not mkstemp's private 0600
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.replace(temporary, path)
+    except OSError as error:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise UsageFailure(f"--out {path}: cannot write it ({_reason(error)})") from None
+
+
+def _reason(error: OSError) -> str:
+    return (error.strerror or type(error).__name__).lower()
