@@ -174,6 +174,11 @@ def follow_command(
             raise click.UsageError("give your hand with --hand (the 4 cards you were dealt)")
         rules = ruleset or parse_ruleset(DEFAULT_RULESET)
         deck = opp_deck or load_deck("sample:" + DEFAULT_OPP_DECKS[rules.name], rules)
+        setup = FollowSetup(rules, hand, deck.cards, deck.name, opponent)
+        try:
+            followed = start(setup, None if first is None else OPENER_WORDS[first])
+        except FollowError as error:
+            raise click.UsageError(str(error)) from None
         target = save_path or _default_save_path()
         existing = probe_save(target)
         if existing is not None and existing.get("finished") is not True and not replace:
@@ -181,11 +186,6 @@ def follow_command(
                 f"an unfinished match is saved in {target}: continue it with "
                 f"`pazaak follow --resume {target}`, or start a new one with --new (it replaces it)"
             )
-        setup = FollowSetup(rules, hand, deck.cards, deck.name, opponent)
-        try:
-            followed = start(setup, None if first is None else OPENER_WORDS[first])
-        except FollowError as error:
-            raise click.UsageError(str(error)) from None
         write_save(target, to_document(followed))
         screen.started(followed, target)
     code = Loop(followed, target, screen).run()
@@ -299,9 +299,10 @@ class Loop:
             except FollowError as error:
                 screen.refused(line, str(error))
                 return True
+            undone = transitions(before, self.followed)[0]
             self.followed = before
             write_save(self.target, to_document(before))
-            screen.undone(before)
+            screen.undone(before, undone[1].state, undone[2].state, undone[0])
             self.prompted()
             return True
         return self.events(line)
@@ -525,14 +526,13 @@ class Screen:
         else:
             self.say(f"Refused: {message.rstrip('.')}.")
 
-    def undone(self, followed: Followed) -> None:
+    def undone(self, followed: Followed, prior: MatchState, now: MatchState, step: Step) -> None:
+        """``step`` (from ``prior`` to ``now``) was undone: ``followed`` is the match now."""
         if self.as_json:
-            self.emit("undo", state=state_json(followed))
+            self.emit("undo", undone=format_action(step.action), state=state_json(followed))
             return
-        steps = followed.steps
-        last = next((s for s in reversed(steps) if not s.automatic), None)
-        back = "the start of the match" if last is None else f"after {format_action(last.action)}"
-        self.say(f"Undone: back to {back}.")
+        text = _describe(prior, now, step.action)
+        self.say(f"Undone: {text[0].lower()}{text[1:]}")
         self.board(followed)
 
     # -- commands -------------------------------------------------------------------------
@@ -580,7 +580,7 @@ def _describe(before: MatchState, after: MatchState, action: Any) -> str:
     """One line for one event, as a person reads it."""
     if isinstance(action, Open):
         number = len(after.set_winners) + 1
-        who = "You open" if action.player == ME else "The opponent opens"
+        who = "you open" if action.player == ME else "the opponent opens"
         deck = sum(after.draw_counts()) if after.ruleset.main_deck.value != "infinite" else None
         left = f" ({deck} cards left in the main deck)" if deck is not None else ""
         return f"Set {number}: {who}{left}."
