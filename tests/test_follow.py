@@ -215,9 +215,9 @@ def test_the_solver_gets_the_counted_deck_and_the_opponents_earlier_cards(
     main deck counted since the last shuffle) and the opponent's cards of earlier sets."""
     calls: list[tuple[Any, Any]] = []
 
-    def fake_solve(question: Any, options: Any) -> str:
+    def fake_solve(question: Any, options: Any) -> Advice:
         calls.append((question, options))
-        return "advice"
+        return CANNED
 
     monkeypatch.setattr(follow, "solve_question", fake_solve)
     followed = start(setup())
@@ -227,7 +227,7 @@ def test_the_solver_gets_the_counted_deck_and_the_opponents_earlier_cards(
         if not followed.my_decision:
             continue
         question, advice = advice_for(followed)
-        assert advice == "advice"
+        assert advice is CANNED
         sent_question, options = calls[-1]
         assert sent_question == question == question_from_state(engine.observed_by(0))
         assert list(options.opponent_played) == earlier
