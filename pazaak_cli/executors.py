@@ -127,41 +127,48 @@ class LocalProcesses:
     def map_unordered(
         self, function: Callable[[ItemT], ResultT], items: Iterable[ItemT]
     ) -> Iterator[tuple[int, ResultT]]:
-        stream = enumerate(items)
+        stream = iter(enumerate(items))
         pool = self._pool or self._new_pool()
         in_flight: dict[Future[ResultT], tuple[int, ItemT]] = {}
+        again: list[tuple[int, ItemT]] = []  # items to run (again) before the stream's next
         restarts = 0
         try:
-            for index, item in stream:
-                in_flight[pool.submit(function, item)] = (index, item)
-                if len(in_flight) >= self.window:
-                    break
-            while in_flight:
-                done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+            while True:
                 broken = False
-                for future in done:
-                    index, item = in_flight.pop(future)
+                while len(in_flight) < self.window:  # refill the window
+                    entry = again.pop() if again else next(stream, None)
+                    if entry is None:
+                        break
                     try:
-                        result = future.result()
+                        in_flight[pool.submit(function, entry[1])] = entry
                     except BrokenProcessPool:
-                        in_flight[future] = (index, item)  # to run again below
+                        again.append(entry)
                         broken = True
-                        continue
-                    yield index, result
-                    following = next(stream, None)
-                    if following is not None:
-                        in_flight[pool.submit(function, following[1])] = following
-                if broken:
+                        break
+                if not in_flight and not again:
+                    return
+                if not broken:
+                    done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+                    for future in done:
+                        entry = in_flight.pop(future)
+                        try:
+                            result = future.result()
+                        except BrokenProcessPool:
+                            again.append(entry)
+                            broken = True
+                            continue
+                        yield entry[0], result
+                if broken:  # a worker died: a new pool runs what was lost, once more
                     restarts += 1
                     if restarts > MAX_POOL_RESTARTS:
                         raise PazaakError(
                             "a worker process died again and again (out of memory, or "
                             "killed): try fewer --workers"
                         )
+                    again.extend(in_flight.values())
+                    in_flight = {}
                     self._kill_pool()
                     pool = self._new_pool()
-                    again = list(in_flight.values())
-                    in_flight = {pool.submit(function, item): (i, item) for i, item in again}
         finally:
             if in_flight:  # stopped early (an error, Ctrl-C): do not wait for the workers
                 self._kill_pool()
@@ -170,10 +177,13 @@ class LocalProcesses:
         pool, self._pool = self._pool, None
         if pool is None:
             return
-        processes = getattr(pool, "_processes", None) or {}
-        for process in list(processes.values()):
+        processes = list((getattr(pool, "_processes", None) or {}).values())
+        for process in processes:
             with contextlib.suppress(OSError, ValueError, AttributeError):
                 process.kill()
+        for process in processes:  # reap them: SIGKILL cannot be ignored, this is quick
+            with contextlib.suppress(OSError, ValueError, AttributeError, AssertionError):
+                process.join(timeout=2)
         pool.shutdown(wait=False, cancel_futures=True)
 
     def close(self) -> None:

@@ -6,8 +6,17 @@ processes; players see only their view; the counts add up.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import multiprocessing
+import os
 import random
+import signal
+import subprocess
+import sys
+import time
+import tracemalloc
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -18,6 +27,7 @@ from pazaak_cli.cli import main
 from pazaak_cli.commands import simulate_cmd
 from pazaak_cli.decks import load_deck
 from pazaak_cli.errors import PazaakError
+from pazaak_cli.executors import LocalProcesses
 from pazaak_cli.game import MatchState, Phase, deal_hand, new_match, set_outcome
 from pazaak_cli.players import Player, make_player
 from pazaak_cli.rules import KOTOR1, KOTOR2
@@ -437,3 +447,150 @@ def test_the_progress_bar_waits_a_second_and_needs_a_terminal(
     captured = capsys.readouterr()
     assert captured.out == ""
     assert "matches" in captured.err
+
+
+# Bounded work and workers that end with their parent (issue 12, items 13 and 14) -------------
+
+
+def _square(value: int) -> int:
+    return value * value
+
+
+def _die_once(item: tuple[int, str]) -> int:
+    """Kill this worker process the first time item 3 is played (a marker file says so)."""
+    value, marker = item
+    if value == 3 and not os.path.exists(marker):
+        with open(marker, "w") as handle:
+            handle.write("died")
+        os._exit(9)
+    return value * value
+
+
+def test_local_workers_keep_at_most_a_window_of_items_in_flight() -> None:
+    executor = LocalProcesses(2)
+    taken: list[int] = []
+
+    def items() -> Iterator[int]:
+        for value in range(200):
+            taken.append(value)
+            yield value
+
+    seen = []
+    try:
+        for index, result in executor.map_unordered(_square, items()):
+            seen.append(index)
+            assert result == index * index
+            # Read lazily: never more than the window beyond what came back (+1 refill).
+            assert len(taken) - len(seen) <= executor.window
+    finally:
+        executor.close()
+    assert sorted(seen) == list(range(200))
+    assert executor.window == 4
+
+
+def test_a_huge_run_starts_at_once_with_flat_memory() -> None:
+    """10^8 matches are 400,000 batches: the old code queued them all before the first result
+    (about 40 MB/s for seconds). Batches are now made as workers free up."""
+
+    class Enough(Exception):
+        pass
+
+    calls = []
+
+    def progress(done: int) -> None:
+        calls.append(done)
+        if len(calls) == 4:
+            raise Enough
+
+    tracemalloc.start()
+    began = time.monotonic()
+    try:
+        with pytest.raises(Enough):
+            simulate(
+                KOTOR1,
+                [Pairing(STARTER, STRONGEST)],
+                matches=100_000_000,
+                seed=1,
+                workers=2,
+                progress=progress,
+            )
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert time.monotonic() - began < 30
+    assert peak < 5_000_000
+    assert multiprocessing.active_children() == []  # the pool was killed, not left running
+
+
+def test_a_worker_that_dies_mid_batch_loses_nothing(tmp_path: Any) -> None:
+    marker = str(tmp_path / "died")
+    executor = LocalProcesses(2)
+    try:
+        results = dict(executor.map_unordered(_die_once, [(v, marker) for v in range(12)]))
+    finally:
+        executor.close()
+    assert os.path.exists(marker)  # a worker did die
+    assert results == {v: v * v for v in range(12)}  # every item exactly once
+
+
+def _children(pid: int) -> set[int]:
+    """The ids of the live processes whose parent is ``pid`` (Linux /proc)."""
+    found = set()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            found.add(int(entry))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("signal_number", [signal.SIGTERM, signal.SIGKILL])
+def test_workers_end_with_their_parent(signal_number: int) -> None:
+    """A signal to `pazaak simulate` alone (not its process group) ends its workers too."""
+    environment = {**os.environ, "NO_COLOR": "1", "LC_ALL": "C.UTF-8"}
+    parent = subprocess.Popen(
+        [sys.executable, "-m", "pazaak_cli", "simulate", "-n", "100000000", "--workers", "2"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=environment,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        workers: set[int] = set()
+        while len(workers) < 2 and time.monotonic() < deadline:
+            time.sleep(0.2)
+            workers = _children(parent.pid)
+        assert len(workers) >= 2, "the workers never started"
+        parent.send_signal(signal_number)
+        parent.wait(timeout=30)
+        deadline = time.monotonic() + 10
+        while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(_alive(pid) for pid in workers)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(parent.pid, signal.SIGKILL)
+        parent.wait()
+
+
+def test_the_same_numbers_for_any_batch_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    pairs = [Pairing(STARTER, STRONGEST)]
+    default = simulate(KOTOR1, pairs, matches=130, seed=4)
+    monkeypatch.setattr(simulate_module, "CHUNK_MATCHES", 7)
+    small = simulate(KOTOR1, pairs, matches=130, seed=4, workers=2)
+    assert tallies(default) == tallies(small)
