@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -966,3 +968,227 @@ def test_the_end_of_a_set_shows_the_tables_and_the_reason(
     assert len(lines) == 3, "both tables, then the result"
     assert lines[0].startswith("  You ") and lines[1].startswith("  kotor ")
     assert lines[2].startswith(result + "  Sets: ")
+
+
+# -- save targets, locks and unusable paths (issue 12 items 1, 2, 7, 8, 9) ------------------------
+
+
+def _unfinished(save: Path, seed: int) -> bytes:
+    play(["--deck", "kotor1-starter", "--seed", str(seed), "--save", str(save)], ["e"])
+    assert read_save(save)["finished"] is False
+    return save.read_bytes()
+
+
+def test_resume_never_writes_over_another_unfinished_match_or_a_foreign_file(tmp_path: Path):
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    _unfinished(first, 22)
+    other = _unfinished(second, 5)
+    refused = play(["--resume", str(first), "--save", str(second)], ["e"])
+    assert refused.exit_code == 1
+    assert refused.stderr == (
+        f"Error: an unfinished match is saved in {second}: resuming {first} there would replace "
+        f"it; choose another --save file, or continue that match with `pazaak play --resume "
+        f"{second}`\n"
+    )
+    assert second.read_bytes() == other
+    notes = tmp_path / "notes.txt"
+    notes.write_bytes(b"my notes\n")
+    foreign = play(["--resume", str(first), "--save", str(notes)], ["e"])
+    assert foreign.exit_code == 1
+    assert "is not a pazaak save file" in foreign.stderr
+    assert notes.read_bytes() == b"my notes\n"
+
+
+def test_resume_may_save_over_a_finished_match_a_new_file_or_itself(tmp_path: Path):
+    first, done, fresh = tmp_path / "a.json", tmp_path / "done.json", tmp_path / "fresh.json"
+    _unfinished(first, 22)
+    play(["--deck", "kotor1-starter", "--seed", "1", "--save", str(done)], ["s"] * 60)
+    assert read_save(done)["finished"] is True
+    for target in (done, fresh, tmp_path / "." / "a.json"):
+        result = play(["--resume", str(first), "--save", str(target)], ["q"])
+        assert result.exit_code == 0, result.output
+        assert read_save(target)["moves"] == read_save(first)["moves"]
+
+
+def _pazaak(*args: str, data: Path) -> subprocess.Popen[str]:
+    env = {**os.environ, "NO_COLOR": "1", DATA_DIR_ENV: str(data), "LC_ALL": "C.UTF-8"}
+    return subprocess.Popen(
+        [sys.executable, "-m", "pazaak_cli", "play", *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+
+
+def _wait_for_prompt(process: subprocess.Popen[str]) -> None:
+    """Read the first process's output until its first "> " prompt: it holds the save then."""
+    assert process.stdout is not None
+    seen = ""
+    while not seen.endswith("> "):
+        char = process.stdout.read(1)
+        assert char, f"the first session ended early: {seen}"
+        seen += char
+
+
+def test_a_second_session_on_the_same_save_is_refused_and_a_killed_one_frees_it(tmp_path: Path):
+    """Two real processes: the second is refused at once (exit 1) while the first plays on; a
+    session killed with SIGKILL leaves no lock behind."""
+    save = tmp_path / "m.json"
+    _unfinished(save, 22)
+    first = _pazaak("--resume", str(save), data=tmp_path / "data")
+    try:
+        _wait_for_prompt(first)
+        before = save.read_bytes()
+        second = _pazaak("--resume", str(save), data=tmp_path / "data")
+        out, err = second.communicate("e\ne\nq\n", timeout=60)
+        assert second.returncode == 1, out + err
+        assert err == (
+            f"Error: the match saved in {save} is open in another pazaak play: finish or quit "
+            "that one first (two sessions on one save would lose each other's moves)\n"
+        )
+        assert save.read_bytes() == before
+        new = _pazaak("--deck", "kotor1-starter", "--save", str(save), "--new", data=tmp_path)
+        assert new.communicate("q\n", timeout=60)[1].startswith("Error: the match saved in")
+        assert new.returncode == 1
+        first.kill()  # SIGKILL: no clean-up runs
+        first.wait(timeout=60)
+    finally:
+        if first.poll() is None:
+            first.kill()
+        first.communicate(timeout=60)
+    third = _pazaak("--resume", str(save), data=tmp_path / "data")
+    out, err = third.communicate("e\nq\n", timeout=60)
+    assert third.returncode == 0, out + err
+    assert len(read_save(save)["moves"]) > len(json.loads(before)["moves"])
+
+
+def test_a_clean_session_leaves_no_lock_file(tmp_path: Path):
+    save = tmp_path / "m.json"
+    _unfinished(save, 22)
+    play(["--resume", str(save)], ["e", "q"])
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+DEEP = b"[" * 100_000 + b"]" * 100_000
+HUGE_NUMBER = b'{"format": "pazaak-match", "version": 1, "seed": ' + b"9" * 5000 + b"}"
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (DEEP, "is not a pazaak save file: its JSON nested too deep (left untouched)"),
+        (HUGE_NUMBER, "is a corrupt pazaak save file: its JSON holds a number too long"),
+    ],
+)
+def test_an_unreadable_default_save_is_left_untouched_and_new_still_works(
+    content: bytes, message: str
+):
+    save = Path(os.environ[DATA_DIR_ENV]) / "match.json"
+    save.parent.mkdir(parents=True)
+    save.write_bytes(content)
+    for args in (["--resume"], ["--deck", "kotor1-starter"]):
+        refused = play(args, ["q"])
+        assert refused.exit_code == 1, refused.output
+        assert refused.stderr.startswith(f"Error: {save} ")
+        assert message in refused.stderr
+        assert refused.stderr.count("\n") == 1
+        assert save.read_bytes() == content
+    new = play(["--deck", "kotor1-starter", "--seed", "3", "--new"], ["q"])
+    assert new.exit_code == 0, new.output
+    aside = save.with_name("match.json.corrupt")
+    assert new.stdout.startswith(
+        f"The save file {save} cannot be read ({message.split(' (left')[0]}"
+    )
+    assert f"it is kept, byte for byte, as {aside}, and the new match is saved in {save}." in (
+        new.stdout
+    )
+    assert aside.read_bytes() == content
+    assert read_save(save)["seed"] == 3
+
+
+@pytest.mark.parametrize("option", ["--save", "--resume"])
+def test_a_name_too_long_is_one_line_and_exit_2(tmp_path: Path, option: str):
+    path = tmp_path / ("x" * 300)
+    args = [option, str(path)] + (["--deck", "kotor1-starter"] if option == "--save" else [])
+    result = play(args, ["q"])
+    assert result.exit_code == 2, result.output
+    assert result.stderr == f"Error: cannot use {path}: File name too long\n"
+
+
+def test_a_long_name_that_fits_is_saved(tmp_path: Path):
+    """250 bytes fit a name; the lock and temporary files must fit too."""
+    path = tmp_path / ("y" * 250)
+    result = play(["--deck", "kotor1-starter", "--save", str(path)], ["e", "q"])
+    assert result.exit_code == 0, result.output
+    assert read_save(path)["moves"]
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+@pytest.mark.parametrize("option", ["--save", "--resume"])
+def test_a_directory_that_cannot_be_searched_is_one_line_and_exit_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, option: str
+):
+    """Root ignores permissions, so the PermissionError that ``Path.exists`` raises under a
+    directory without search permission is simulated."""
+    locked = tmp_path / "locked"
+
+    def refuse(self: Path, *args: Any, **kwargs: Any) -> Any:
+        if locked in (self, *self.parents) and self != locked:
+            raise PermissionError(13, "Permission denied", str(self))
+        return original(self, *args, **kwargs)
+
+    original = Path.stat
+    monkeypatch.setattr(Path, "stat", refuse)
+    path = locked / "m.json"
+    args = [option, str(path)] + (["--deck", "kotor1-starter"] if option == "--save" else [])
+    result = play(args, ["q"])
+    assert result.exit_code == 2, result.output
+    assert result.stderr == f"Error: cannot use {path}: Permission denied\n"
+
+
+@pytest.mark.parametrize(
+    "delay", ["nan", "inf", "-inf", "1e300", "-1", "10.5", "\N{SUPERSCRIPT TWO}"]
+)
+def test_a_delay_that_is_not_a_short_finite_pause_is_refused_at_once(delay: str):
+    result = play(["--delay", delay, "--deck", "kotor1-starter"], ["q"])
+    assert result.exit_code == 2
+    assert (
+        f"Invalid value for '--delay': {delay!r} is not a number of seconds from 0 to 10"
+        in result.stderr
+    )
+    assert not (Path(os.environ[DATA_DIR_ENV]) / "match.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        ("p \N{SUPERSCRIPT TWO}", "'\N{SUPERSCRIPT TWO}' is neither a hand card number nor a card"),
+        ("p 1 +\N{SUPERSCRIPT TWO}", "is not a sign or a value"),
+        ("p \N{ARABIC-INDIC DIGIT ONE}", "is neither a hand card number nor a card"),
+        ("p \N{FULLWIDTH DIGIT ONE}", "is neither a hand card number nor a card"),
+        ("p " + "9" * 500, "here is no hand card 99999999999999999..."),
+        ("\N{SUPERSCRIPT TWO}", "is not a command"),
+    ],
+)
+def test_digits_of_other_scripts_are_refused_and_the_match_goes_on(line: str, said: str):
+    result = play(["--deck", "kotor1-starter", "--seed", "22"], [line, "e", "q"])
+    assert result.exit_code == 0, result.output
+    assert said in result.stdout
+    assert "Traceback" not in result.output
+    assert "> e\n" in result.stdout
+
+
+def test_a_save_whose_ruleset_has_other_digits_is_corrupt(tmp_path: Path):
+    save = tmp_path / "m.json"
+    _unfinished(save, 22)
+    document = json.loads(save.read_text(encoding="utf-8"))
+    document["ruleset"] = "kotor1/target=\N{SUPERSCRIPT TWO}\N{SUPERSCRIPT ZERO}"
+    save.write_text(json.dumps(document), encoding="utf-8")
+    before = save.read_bytes()
+    result = play(["--resume", str(save)], ["e"])
+    assert result.exit_code == 1
+    assert "is a corrupt pazaak save file: field 'ruleset'" in result.stderr
+    assert "target must be a whole number from 1 to 50" in result.stderr
+    assert save.read_bytes() == before

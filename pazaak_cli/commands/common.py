@@ -8,6 +8,7 @@ file). No traceback reaches the user.
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -22,6 +23,14 @@ F = TypeVar("F", bound=Callable[..., Any])
 EXIT_OK = 0
 EXIT_DOMAIN = 1
 EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+"""Ctrl-C: the shell convention (128 + SIGINT), in every command."""
+EXIT_CODES = (
+    "Exit codes: 0 success; 1 a domain failure (an invalid deck, an impossible position, a "
+    "corrupt save, a save in use by another pazaak play); 2 a usage error (a bad option, a "
+    "file that cannot be read); 130 interrupted by Ctrl-C."
+)
+"""The epilog of every command's --help: one meaning for each exit code."""
 
 
 class PazaakGroup(click.Group):
@@ -68,6 +77,35 @@ class RulesetType(click.ParamType):  # type: ignore[type-arg]
 
 
 RULESET = RulesetType()
+
+
+class Seconds(click.ParamType):  # type: ignore[type-arg]
+    """A duration in seconds: a finite number in a range (``float()`` also reads ``nan``,
+    ``inf`` and ``1e300``, which no pause should be)."""
+
+    name = "seconds"
+
+    def __init__(self, low: float, high: float) -> None:
+        self.low = low
+        self.high = high
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, float):
+            number = value
+        else:
+            text = str(value).strip()
+            try:
+                number = float(text) if text.isascii() and len(text) <= 20 else math.nan
+            except ValueError:
+                number = math.nan
+        if not (math.isfinite(number) and self.low <= number <= self.high):
+            shown = str(value) if len(str(value)) <= 20 else str(value)[:17] + "..."
+            self.fail(
+                f"{shown!r} is not a number of seconds from {self.low:g} to {self.high:g}",
+                param,
+                ctx,
+            )
+        return number
 
 
 def ruleset_option(default: str | None = DEFAULT_RULESET) -> Callable[[F], F]:

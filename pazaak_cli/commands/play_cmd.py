@@ -9,19 +9,30 @@ interrupt); 1 for a corrupt or foreign save file or an invalid deck; 2 for usage
 
 from __future__ import annotations
 
+import contextlib
+import os
 import random
 import shlex
 import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import click
 
 from pazaak_cli.advice import advise
 from pazaak_cli.cards import Card, CardKind
 from pazaak_cli.commands.advise_cmd import render_advice
-from pazaak_cli.commands.common import RULESET, fail, seed_option, style
+from pazaak_cli.commands.common import (
+    EXIT_CODES,
+    RULESET,
+    Seconds,
+    fail,
+    seed_option,
+    style,
+)
+from pazaak_cli.commands.common import EXIT_INTERRUPTED as EXIT_INTERRUPTED
 from pazaak_cli.commands.deck_option import complete_decks
 from pazaak_cli.decks import SideDeck, default_deck, load_deck, sample_decks, sample_names
 from pazaak_cli.errors import PazaakError
@@ -40,7 +51,13 @@ from pazaak_cli.game import (
 from pazaak_cli.notation import format_position
 from pazaak_cli.players import POLICY_NAMES, Player, make_player
 from pazaak_cli.rules import DEFAULT_RULESET, PRESETS, Ruleset
-from pazaak_cli.savefile import default_save_path, probe_save
+from pazaak_cli.savefile import (
+    SaveFileError,
+    default_save_path,
+    hold_save,
+    probe_save,
+    set_aside,
+)
 from pazaak_cli.session import (
     COMMANDS,
     HUMAN,
@@ -57,11 +74,12 @@ from pazaak_cli.solver import SolveOptions
 YOU = "You"
 """The name of the person at the keyboard when the other seat is a computer."""
 OPPONENTS = (*POLICY_NAMES, HUMAN)
-EXIT_INTERRUPTED = 130
-"""Ctrl-C: the shell convention (128 + SIGINT); the match is saved."""
 MAX_LINE_BYTES = 1000
 """A typed command longer than this is refused (and the rest of the line skipped)."""
 TERMINAL_DELAY = 0.6
+MAX_DELAY = 10.0
+"""The longest --delay: a pause, not a hang (nan, inf and 1e300 are refused)."""
+SECONDS = Seconds(0.0, MAX_DELAY)
 """Seconds between the computer's moves on a terminal, so that they appear one by one."""
 RECAP = "Before the match was saved:"
 """Heads the last events shown when a match is resumed."""
@@ -94,7 +112,7 @@ def _complete_deck(
     return complete_decks(incomplete)
 
 
-@click.command("play")
+@click.command("play", epilog=EXIT_CODES)
 @click.option(
     "--ruleset",
     "-r",
@@ -160,10 +178,10 @@ def _complete_deck(
 )
 @click.option(
     "--delay",
-    type=click.FloatRange(min=0),
+    type=SECONDS,
     default=None,
-    help=f"Seconds between the computer's moves (default: {TERMINAL_DELAY} on a terminal, 0 "
-    "otherwise).",
+    help=f"Seconds between the computer's moves, 0 to {MAX_DELAY:g} (default: {TERMINAL_DELAY} "
+    "on a terminal, 0 otherwise).",
 )
 @click.pass_context
 def play_command(
@@ -197,14 +215,28 @@ def play_command(
     terminal = stdin_is_terminal()
     reader = LineReader(terminal)
     pause = delay if delay is not None else (TERMINAL_DELAY if stdout_is_terminal() else 0.0)
-    if resume_path is not None:
-        _refuse_with_resume(ctx)
-        path = Path(resume_path) if resume_path else default_save_path()
-        session = load_session(path, computer_player)
-        _play_saved(session, save_path or path, reader, pause, resumed_from=path)
-        return
-    target = save_path or default_save_path()
-    existing = probe_save(target)
+    with contextlib.ExitStack() as held:  # the save files this session holds (see hold_save)
+        if resume_path is not None:
+            _refuse_with_resume(ctx)
+            path = Path(resume_path) if resume_path else default_save_path()
+            held.enter_context(hold_save(path, create_directory=False))
+            session = load_session(path, computer_player)
+            target = save_path or path
+            if not _same_file(target, path):
+                held.enter_context(hold_save(target))
+                _refuse_to_replace(target, path)
+            _play_saved(session, target, reader, pause, resumed_from=path)
+            return
+        target = save_path or default_save_path()
+        held.enter_context(hold_save(target))
+        _start(ctx, target, reader, pause)
+
+
+def _start(ctx: click.Context, target: Path, reader: LineReader, pause: float) -> None:
+    """A new match saved in ``target`` (held), unless the person resumes the one saved there."""
+    params = ctx.params
+    save_path, replace, terminal = params["save_path"], params["replace"], reader.terminal
+    existing = _probe_target(target, replace=replace, chosen=save_path is not None)
     if existing is not None and existing.get("finished") is not True and not replace:
         if not terminal:
             raise fail(
@@ -215,15 +247,59 @@ def play_command(
         if _ask_resume(reader, saved, target):
             _play_saved(saved, save_path or target, reader, pause, resumed_from=target)
             return
-    rules, seats = _choose_seats(ruleset, deck, opponent, opp_deck, reader)
+    rules, seats = _choose_seats(
+        params["ruleset"], params["deck"], params["opponent"], params["opp_deck"], reader
+    )
+    seed = params["seed"]
     match_seed = seed if seed is not None else random.SystemRandom().randrange(1 << 32)
     session = MatchSession.start(
-        rules, seats, seed=match_seed, wager=wager, player_factory=computer_player
+        rules, seats, seed=match_seed, wager=params["wager"], player_factory=computer_player
     )
     session.save(target)
     screen = Screen(session, target, reader, pause)
     screen.banner()
     _finish(screen.run())
+
+
+def _same_file(first: Path, second: Path) -> bool:
+    """Whether two paths name the same save (the same name in the same directory)."""
+    if first.name != second.name:
+        return False
+    try:
+        return os.path.samefile(first.parent, second.parent)
+    except OSError:
+        return os.path.abspath(first) == os.path.abspath(second)
+
+
+def _refuse_to_replace(target: Path, resumed_from: Path) -> None:
+    """``--resume A --save B``: B is checked as a new match's save file is. An unfinished match or
+    a file that is not a pazaak save is never replaced (a finished match may be)."""
+    existing = probe_save(target)
+    if existing is not None and existing.get("finished") is not True:
+        raise fail(
+            f"an unfinished match is saved in {target}: resuming {resumed_from} there would "
+            f"replace it; choose another --save file, or continue that match with "
+            f"`{_resume_command(target)}`"
+        )
+
+
+def _probe_target(target: Path, *, replace: bool, chosen: bool) -> dict[str, Any] | None:
+    """The save in ``target`` (``None`` if none). An unreadable file is never replaced: it is an
+    error, except that ``--new`` sets an unreadable default save aside (renamed, byte for byte
+    as it was) so that a corrupt default save cannot block every new match."""
+    try:
+        return probe_save(target)
+    except SaveFileError as error:
+        if not replace or chosen:
+            if replace:
+                raise fail(f"{error}; choose another --save file") from None
+            raise
+        aside = set_aside(target)
+        click.echo(
+            f"The save file {target} cannot be read ({error.message.removeprefix(f'{target} ')}); "
+            f"it is kept, byte for byte, as {aside}, and the new match is saved in {target}."
+        )
+        return None
 
 
 def computer_player(
