@@ -640,7 +640,7 @@ def solve_kotor_question(question: Question, options: SolveOptions) -> Advice:
         raise PazaakError("the hand of the player to move must be known")
     rules = state.ruleset
     their_sets = state.set_winners.count(state.turn)
-    other_hands = _other_hands(other_side, options)
+    other_hands = _other_hands(other_side, options, rules)
     deck_after = _deck_after(state, question.drawn)
     fresh = deck_after if any(deck_after) else FULL_DECK
 

@@ -391,6 +391,10 @@ def _check_side(state: MatchState, rules: Ruleset, side: Side, name: str, player
         if card is not None and not rules.allows(card):
             raise NotationError(f"{name}'s hand card {card} is not in the {rules.name} card pool")
     over = side.total > rules.target
+    if side.standing and not side.table:
+        raise NotationError(
+            f"{name} stands on an empty table, but a player cannot stand before his first draw"
+        )
     if side.standing and over:
         raise NotationError(f"{name} stands on {side.total}, over {rules.target}")
     if not _in_play(state) or _acting(state) == player:

@@ -90,6 +90,11 @@ def build_question(
                 f"{whose} table has {len(cards)} cards, more than the "
                 f"{ruleset.table_size} cards a table holds"
             )
+    if opp_stood and not opp_table:
+        raise PositionError(
+            "the opponent stands on an empty table, but a player cannot stand before his first "
+            "draw: give its table with --opp-table"
+        )
     played = table[-1].placed is not Placed.MAIN
     if played and (len(table) < 2 or table[-2].placed is not Placed.MAIN):
         raise PositionError(

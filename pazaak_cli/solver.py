@@ -744,7 +744,7 @@ def solve_set_question(question: Question, options: SolveOptions | None = None) 
     if not me_side.hand_known:
         raise PazaakError("the hand of the player to move must be known")
     rules = state.ruleset
-    other_hands = _other_hands(other_side, options)
+    other_hands = _other_hands(other_side, options, rules)
     deck_after = _deck_after(state, question.drawn)
     fixed = False
     if rules.main_deck is MainDeck.INFINITE:
@@ -814,11 +814,23 @@ EXACT_BUDGET_FACTOR = 40
 
 
 def hidden_hands(
-    side: Side, deck: Sequence[Card], earlier: Sequence[Card]
+    side: Side,
+    deck: Sequence[Card],
+    earlier: Sequence[Card],
+    *,
+    earlier_table: Sequence[TableCard] = (),
+    ruleset: Ruleset | None = None,
 ) -> tuple[list[tuple[tuple[Card, ...], int]], list[Card]]:
-    """Every hand ``side`` can be hiding, with its weight: drawn from ``deck`` less the cards it
-    played in earlier sets (``earlier``) and in this one (read from its table); and the cards it
-    played in this one."""
+    """Every hand ``side`` can be hiding, with its exact weight; and the cards it most likely
+    played in this set (:func:`played_cards`: the most specific card behind each value).
+
+    The deal is uniform: ``deck``'s positions, of which the hand cards played in earlier sets
+    (``earlier``, known cards; ``earlier_table``, only seen on the table) and in this one (read
+    from its table) are among the dealt ones. A value on a table can have come from several
+    cards of the deck (a +5 from a +5 or a ±5 card): every way counts, as :func:`played_posterior`
+    says. ``ruleset``: refuse a deck that could not be played under it (:func:`check_prior`)."""
+    if ruleset is not None:
+        check_prior(deck, ruleset)
     prior = list(deck)
     for card in earlier:
         if card not in prior:
@@ -827,19 +839,81 @@ def hidden_hands(
                 "such card (or not that many)"
             )
         prior.remove(card)
+    shown = [*earlier_table, *side.table]
     played = played_cards(side.table, prior)
-    return possible_hands(prior, len(side.hand), played), played
+    return played_posterior(shown, prior, len(side.hand)), played
 
 
-def _other_hands(side: Side, options: SolveOptions) -> list[tuple[tuple[Card, ...], int]]:
-    """The opponent's possible hands with their weights (one, if it is known or irrelevant)."""
+def played_posterior(
+    table: Sequence[TableCard], deck: Sequence[Card], size: int
+) -> list[tuple[tuple[Card, ...], int]]:
+    """The hands of ``size`` cards left to a player who played the hand cards on ``table`` from
+    the side deck ``deck``, each with its exact weight: the number of (deal, which dealt card
+    made each played value) pairs that leave it, for a uniform deal of ``size`` plus the played
+    cards distinct positions of ``deck``.
+
+    A value seen on a table may have come from several cards (+5: a +5 or a ±5; +1: a +1, a ±1 or
+    a ±1/2). Taking it for the most specific one would drop every deal where it was the other:
+    a ±5 still held would weigh as if no ±5 could have been played. So the assignments are
+    enumerated, merged by the cards they leave (a few states: the cards that could have made a
+    value), and each weighs the ordered ways to pick its played positions times the hands the
+    rest of the deck can deal (:func:`possible_hands`)."""
+    states: dict[tuple[tuple[Card, int], ...], int] = {
+        tuple(sorted(Counter(deck).items(), key=_by_card)): 1
+    }
+    for placed in table:
+        if placed.placed is Placed.MAIN:
+            continue
+        candidates = _candidates(placed.placed, placed.value)
+        after: dict[tuple[tuple[Card, int], ...], int] = {}
+        for counts, ways in states.items():
+            left = dict(counts)
+            for card in candidates:
+                held = left.get(card, 0)
+                if held:
+                    rest = tuple((c, n - (c == card)) for c, n in counts if n - (c == card))
+                    after[rest] = after.get(rest, 0) + ways * held
+        if not after:
+            raise PazaakError(
+                f"the opponent's table shows {placed}, which no card left in its side deck "
+                "could have made"
+            )
+        states = after
+    hands: dict[tuple[Card, ...], int] = {}
+    for counts, ways in states.items():
+        remaining = [card for card, count in counts for _ in range(count)]
+        for hand, dealt in possible_hands(remaining, size):
+            hands[hand] = hands.get(hand, 0) + ways * dealt
+    return list(hands.items())
+
+
+def _by_card(item: tuple[Card, int]) -> str:
+    return str(item[0])
+
+
+def check_prior(deck: Sequence[Card], ruleset: Ruleset) -> None:
+    """Refuse a side deck given as the prior of a hidden hand that ``ruleset`` does not allow
+    (a KOTOR II deck under kotor1 would solve a game that cannot be played)."""
+    for card in deck:
+        if not ruleset.allows(card):
+            raise PazaakError(
+                f"the opponent's side deck holds {card}, which is not in the {ruleset.spec} card "
+                "pool: give a deck of that ruleset (or the ruleset of that deck)"
+            )
+
+
+def _other_hands(
+    side: Side, options: SolveOptions, ruleset: Ruleset | None = None
+) -> list[tuple[tuple[Card, ...], int]]:
+    """The opponent's possible hands with their weights (one, if it is known or irrelevant);
+    a prior deck ``ruleset`` does not allow is refused."""
     if side.standing or side.hand_known:
         return [(tuple(card for card in side.hand if card is not None), 1)]
     if options.opponent_hands is not None:
         return list(options.opponent_hands)
     if options.opponent_deck is None:
         raise PazaakError("the opponent's hand is hidden: give its side deck as the prior")
-    hands, _ = hidden_hands(side, options.opponent_deck, options.opponent_played)
+    hands, _ = hidden_hands(side, options.opponent_deck, options.opponent_played, ruleset=ruleset)
     if options.max_hands is None or len(hands) <= options.max_hands:
         return hands
     rng = random.Random(options.sample_seed)

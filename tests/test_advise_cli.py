@@ -315,6 +315,19 @@ IMPOSSIBLE = {
         "the match ends at 3",
     ),
     "an unreadable position": (["--position", "nonsense"], "10 fields"),
+    "an opponent standing before its first draw": (
+        ["--table", "10 5", "--hand", "+1", "--opp-stood"],
+        "cannot stand before his first draw",
+    ),
+    "an opponent standing on an empty table, in notation": (
+        ["--position", "kotor1 10,5 - +1 - -S - 4444344443 a1 1"],
+        "cannot stand before his first draw",
+    ),
+    "a KOTOR II opponent deck as the prior of a kotor1 game": (
+        ["--table", "10 8", "--hand", "-3", "--opp-table", "6", "--opp-hand-size", "3",
+         "--opp-deck", "kotor2-average"],
+        "holds D, which is not in the kotor1 card pool",
+    ),
     "an opponent card its deck cannot have played": (
         ["--table", "9 8", "--opp-table", "10 -6 4", "--opp-hand-size", "2",
          "--opp-deck", "kotor1-starter"],

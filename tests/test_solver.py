@@ -40,6 +40,7 @@ from pazaak_cli.solver import (
     SetSolver,
     SolveOptions,
     played_cards,
+    played_posterior,
     playing_side,
     possible_hands,
 )
@@ -185,11 +186,12 @@ def test_a_hidden_hand_is_the_weighted_average_of_the_known_hands() -> None:
     averaged = solve_question(hidden, options)
     prior = list(OPP_DECK)
     prior.remove(Card.parse("-2"))
-    hands = possible_hands(prior, 2, parse_cards("+1"))
+    # the +1 was one of the two +1 cards (2 ways, 8 cards left) or the ±1/2 (1 way, 8 left)
+    hands = played_posterior(parse_table("10 +1 4", KOTOR2.flip_targets), prior, 2)
     assert averaged.hands_averaged == len(hands)
     assert f"averaged over {len(hands)} possible hands" in averaged.model
     total = sum(ways for _, ways in hands)
-    assert total == math.comb(8, 2)
+    assert total == 3 * math.comb(8, 2)
     expected: dict[tuple[str | None, int | None, str], list[float]] = {}
     for hand, ways in hands:
         known = ask(INF, "9 6", "+1 -1", "10 +1 4", " ".join(map(str, hand)))
