@@ -1,0 +1,163 @@
+"""A real local Dask cluster (``dask scheduler`` and two ``dask worker`` processes on
+127.0.0.1): the same numbers as a local run, and a worker killed mid-run loses nothing."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pytest
+
+from pazaak_cli.cards import parse_cards
+from pazaak_cli.deckbuild import Opponent, build_deck, pool_from_cards
+from pazaak_cli.decks import load_deck
+from pazaak_cli.executors import DaskCluster
+from pazaak_cli.rules import KOTOR1, parse_ruleset
+from pazaak_cli.simulate import Entrant, Pairing, simulate
+
+distributed = pytest.importorskip("distributed")
+
+DASK = shutil.which("dask") or os.path.join(os.path.dirname(sys.executable), "dask")
+
+
+@dataclass
+class Cluster:
+    address: str
+    workers: list[subprocess.Popen[bytes]]
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _start(*args: str) -> subprocess.Popen[bytes]:
+    environment = {**os.environ, "DASK_DISTRIBUTED__WORKER__DAEMON": "False"}
+    return subprocess.Popen(
+        [DASK, *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=environment,
+        start_new_session=True,
+    )
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Cluster]:
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    processes = [_start("scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard")]
+    try:
+        workers = [
+            _start(
+                "worker",
+                address,
+                "--host",
+                "127.0.0.1",
+                "--nthreads",
+                "1",
+                "--no-nanny",
+                "--no-dashboard",
+                "--name",
+                f"w{number}",
+            )
+            for number in (1, 2)
+        ]
+        processes += workers
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                with distributed.Client(address, timeout=5) as client:
+                    client.wait_for_workers(2, timeout=60)
+                break
+            except (OSError, TimeoutError):
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.5)
+        yield Cluster(address, workers)
+    finally:
+        for process in reversed(processes):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGTERM)
+        for process in processes:
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+
+
+def entrant(policy: str, deck: str) -> Entrant:
+    side = load_deck(deck, KOTOR1)
+    return Entrant(policy, side.name, side.cards)
+
+
+PAIRINGS = [
+    Pairing(entrant("kotor", "kotor1-starter"), entrant("kotor", "kotor1-strongest")),
+    Pairing(entrant("random", "kotor1-average"), entrant("heuristic", "kotor1-strong")),
+]
+
+
+def test_simulate_on_the_cluster_gives_the_local_numbers(cluster: Cluster) -> None:
+    local = simulate(KOTOR1, PAIRINGS, matches=200, seed=3, swap=True)
+    executor = DaskCluster(cluster.address)
+    try:
+        remote = simulate(KOTOR1, PAIRINGS, matches=200, seed=3, swap=True, executor=executor)
+    finally:
+        executor.close()
+    assert [r.tally for r in remote] == [r.tally for r in local]
+
+
+def test_deckbuild_on_the_cluster_gives_the_local_answer(cluster: Cluster) -> None:
+    small = parse_ruleset("kotor1/side-deck-size=4,hand-size=4,sets-to-win=1")
+    pool = pool_from_cards(parse_cards("±1 ±2 ±3 ±4 +1 +1 -1 -1"), "test")
+    field = (Opponent("plain", tuple(sorted(parse_cards("+3 -3 +4 -4")))),)
+    local = build_deck(small, pool, field, player="kotor", budget=1500, seed=2)
+    executor = DaskCluster(cluster.address)
+    try:
+        remote = build_deck(
+            small, pool, field, player="kotor", budget=1500, seed=2, executor=executor
+        )
+    finally:
+        executor.close()
+    assert [(s.deck, s.tallies) for s in remote.best] == [(s.deck, s.tallies) for s in local.best]
+    assert (remote.candidates_tried, remote.matches_played) == (
+        local.candidates_tried,
+        local.matches_played,
+    )
+
+
+def test_a_worker_killed_mid_run_loses_nothing(cluster: Cluster) -> None:
+    """SIGKILL one of the two workers when the first batch comes back: the scheduler reruns
+    its batches on the other, and every count is what a local run gives (none twice)."""
+    local = simulate(KOTOR1, PAIRINGS[:1], matches=1500, seed=9)
+    victim = cluster.workers[0]
+    executor = DaskCluster(cluster.address)
+    assert executor.threads == 2
+    killed = []
+
+    def kill_a_worker(_: int) -> None:
+        if not killed:
+            os.kill(victim.pid, signal.SIGKILL)
+            killed.append(victim.pid)
+
+    try:
+        remote = simulate(
+            KOTOR1, PAIRINGS[:1], matches=1500, seed=9, executor=executor, progress=kill_a_worker
+        )
+        workers_left = len(executor.client.nthreads())
+    finally:
+        executor.close()
+    assert killed and victim.wait(timeout=10) == -signal.SIGKILL
+    assert workers_left == 1
+    assert remote[0].tally == local[0].tally
+    assert remote[0].tally.matches == 1500
