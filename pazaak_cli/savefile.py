@@ -161,7 +161,8 @@ def read_save(path: Path) -> dict[str, Any]:
     version = document.get("version")
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
         raise SaveFileError(
-            f"{path} is a corrupt pazaak save file: its version is {version!r} (left untouched)"
+            f"{path} is a corrupt pazaak save file: its version is {str(version)[:20]!r} "
+            "(left untouched)"
         )
     if version > VERSION:
         raise SaveFileError(

@@ -308,7 +308,7 @@ class MatchSession:
         finished = document.get("finished")
         if finished is not state.is_terminal():
             raise SaveFileError(
-                f"field 'finished' is {finished!r} but the moves "
+                f"field 'finished' is {_shown(finished)} but the moves "
                 f"{'end' if state.is_terminal() else 'do not end'} the match"
             )
         return cls(
@@ -334,6 +334,25 @@ def load_session(path: Path, player_factory: PlayerFactory | None) -> MatchSessi
         raise SaveFileError(
             f"{path} is a corrupt pazaak save file: {error} (left untouched)"
         ) from None
+    except (PazaakError, ValueError, TypeError, LookupError, RecursionError) as error:
+        # A document that the field checks let through but the rules engine cannot use: the
+        # file is damaged all the same, and it must not end the command with a traceback.
+        raise SaveFileError(
+            f"{path} is a corrupt pazaak save file: {_short(str(error))} (left untouched)"
+        ) from None
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _shown(value: Any) -> str:
+    """A value from a save file as a message shows it: its repr, at most 40 characters."""
+    try:
+        text = repr(value)
+    except (ValueError, RecursionError):  # an int of too many digits, a list nested too deep
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _make_players(
@@ -396,7 +415,7 @@ def parse_action(text: str) -> Action:
                 return Play(number - 1, Card.parse(words[2]), value)
     except (CardError, ValueError):
         pass
-    raise SaveFileError(f"{text!r} is not a move")
+    raise SaveFileError(f"{_shown(text)} is not a move")
 
 
 # Typed commands -------------------------------------------------------------------------------
@@ -670,7 +689,7 @@ class _DocumentReader:
     def integer(self, name: str, *, minimum: int | None = None) -> int:
         value = self.get(name)
         if not isinstance(value, int) or isinstance(value, bool):
-            raise SaveFileError(f"field {name!r} is {value!r}, not a whole number")
+            raise SaveFileError(f"field {name!r} is {_shown(value)}, not a whole number")
         if minimum is not None and value < minimum:
             raise SaveFileError(f"field {name!r} is {value}, less than {minimum}")
         return value
@@ -678,7 +697,7 @@ class _DocumentReader:
     def ruleset(self) -> Ruleset:
         spec = self.get("ruleset")
         if not isinstance(spec, str):
-            raise SaveFileError(f"field 'ruleset' is {spec!r}, not a ruleset")
+            raise SaveFileError(f"field 'ruleset' is {_shown(spec)}, not a ruleset")
         try:
             return parse_ruleset(spec)
         except PazaakError as error:
@@ -697,7 +716,7 @@ class _DocumentReader:
             if not isinstance(kind, str) or not isinstance(name, str) or not name:
                 raise SaveFileError(f"{where} needs a 'kind' and a 'name'")
             if kind != HUMAN and kind not in POLICY_NAMES:
-                raise SaveFileError(f"{where}'s kind {kind!r} is neither human nor a player")
+                raise SaveFileError(f"{where}'s kind {_shown(kind)} is neither human nor a player")
             if not isinstance(deck, dict) or not isinstance(deck.get("name"), str):
                 raise SaveFileError(f"{where}'s deck needs a 'name' and 'cards'")
             cards = self.cards(deck.get("cards"), f"{where}'s deck")

@@ -3,16 +3,20 @@ shell completion, and colour only where it belongs (never with NO_COLOR, never i
 
 from __future__ import annotations
 
+import importlib
 import json
 import subprocess
 import sys
+from pathlib import Path
+from typing import Any
 
 import click
+import pytest
 from click.testing import CliRunner
 
 from pazaak_cli import __version__
 from pazaak_cli.cli import main
-from pazaak_cli.commands.common import PazaakGroup
+from pazaak_cli.commands.common import PazaakGroup, printable
 from pazaak_cli.errors import CardError, InputError
 
 ESCAPE = "\x1b["
@@ -155,3 +159,101 @@ def test_an_input_error_is_one_line_and_exit_2_without_the_usage_banner() -> Non
     result = CliRunner().invoke(failing_group(), ["usage"])
     assert result.exit_code == 2
     assert result.stderr == "Error: cannot read deck.txt: no such file\n"
+
+
+# -- Ctrl-C and names from files (issue 12 item 16) ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("command", "module", "function", "args"),
+    [
+        (
+            "simulate",
+            "pazaak_cli.commands.simulate_cmd",
+            "simulate",
+            ["--matches", "2", "--seed", "1"],
+        ),
+        (
+            "advise",
+            "pazaak_cli.commands.advise_cmd",
+            "solve_question",
+            ["--table", "8 5", "--opp-table", "10 7", "--opp-stood"],
+        ),
+    ],
+)
+def test_ctrl_c_exits_130_in_every_command(
+    monkeypatch: pytest.MonkeyPatch, command: str, module: str, function: str, args: list[str]
+) -> None:
+    def interrupted(*_: Any, **__: Any) -> Any:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(importlib.import_module(module), function, interrupted)
+    code, out, err = invoke(command, *args, env={"NO_COLOR": "1"})
+    assert code == 130
+    assert err == "\nInterrupted.\n"
+    assert "Aborted" not in out + err
+
+
+@pytest.mark.parametrize("command", ["play", "advise", "simulate"])
+def test_every_command_documents_its_exit_codes(command: str) -> None:
+    code, out, _ = invoke(command, "--help", env={"COLUMNS": "200", "NO_COLOR": "1"})
+    assert code == 0
+    text = " ".join(out.split())
+    assert "130 interrupted by Ctrl-C" in text
+    assert "2 a usage error" in text and "1 a domain failure" in text
+
+
+EVIL_NAME = "evil\x1b[2J\x1b]0;owned\x07"
+
+
+def _evil_deck(tmp_path: Path) -> Path:
+    deck = tmp_path / "evil.deck"
+    deck.write_text(f"name: {EVIL_NAME}\n+1 +1 +2 +2 +3 +3 +4 +4 +5 +5\n", encoding="utf-8")
+    return deck
+
+
+def test_printable_escapes_control_characters_and_keeps_every_script() -> None:
+    assert printable(EVIL_NAME) == "evil\\x1b[2J\\x1b]0;owned\\x07"
+    assert printable("Ŝtaŕ ±5 Пазаак 星") == "Ŝtaŕ ±5 Пазаак 星"
+    assert printable("a\nb\udc80") == "a\\nb\\udc80"
+
+
+def test_play_shows_a_deck_name_with_escape_codes_escaped(tmp_path: Path) -> None:
+    deck = _evil_deck(tmp_path)
+    save = tmp_path / "m.json"
+    runner = CliRunner()
+    result = runner.invoke(
+        main,
+        ["play", "--deck", str(deck), "--seed", "1", "--save", str(save)],
+        input="s\n" * 60,
+        env={"NO_COLOR": "1", "PAZAAK_DATA_DIR": str(tmp_path)},
+    )
+    assert result.exit_code == 0, result.output
+    assert "\x1b" not in result.output and "\x07" not in result.output
+    assert "You (evil\\x1b[2J\\x1b]0;owned\\x07) against" in result.stdout
+
+
+def test_play_shows_seat_names_from_a_save_escaped(tmp_path: Path) -> None:
+    save = tmp_path / "m.json"
+    runner = CliRunner()
+    env = {"NO_COLOR": "1", "PAZAAK_DATA_DIR": str(tmp_path)}
+    args = ["play", "--opponent", "human", "--deck", "kotor1-starter", "--save", str(save)]
+    runner.invoke(main, [*args, "--seed", "1"], input="e\n", env=env)
+    document = json.loads(save.read_text(encoding="utf-8"))
+    document["seats"][1]["name"] = EVIL_NAME
+    save.write_text(json.dumps(document), encoding="utf-8")
+    result = runner.invoke(main, ["play", "--resume", str(save)], input="state\n", env=env)
+    assert result.exit_code == 0, result.output
+    assert "\x1b" not in result.output and "\x07" not in result.output
+    assert "evil\\x1b[2J" in result.stdout
+
+
+def test_simulate_shows_a_deck_name_with_escape_codes_escaped(tmp_path: Path) -> None:
+    deck = _evil_deck(tmp_path)
+    code, out, err = invoke(
+        "simulate", "--p1-deck", str(deck), "--matches", "2", "--seed", "1",
+        env={"NO_COLOR": "1", "COLUMNS": "200"},
+    )  # fmt: skip
+    assert code == 0, err
+    assert "\x1b" not in out + err and "\x07" not in out + err
+    assert "evil\\x1b[2J\\x1b]0;owned\\x07" in out

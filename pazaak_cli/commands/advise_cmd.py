@@ -11,7 +11,7 @@ from tabulate import tabulate
 
 from pazaak_cli.advice import solve_question
 from pazaak_cli.cards import Card, parse_cards
-from pazaak_cli.commands.common import emit_json, json_option, ruleset_option, style
+from pazaak_cli.commands.common import EXIT_CODES, emit_json, json_option, ruleset_option, style
 from pazaak_cli.commands.deck_option import deck_option
 from pazaak_cli.decks import SideDeck, default_deck
 from pazaak_cli.errors import PazaakError
@@ -78,7 +78,7 @@ CARDS = CardListType()
 MAIN_CARDS = MainCardListType()
 
 
-@click.command("advise")
+@click.command("advise", epilog=EXIT_CODES)
 @ruleset_option(default=None)
 @click.option(
     "--table",

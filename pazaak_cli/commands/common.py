@@ -2,7 +2,7 @@
 
 Exit codes: 0 success, 1 a domain failure (an invalid deck, an impossible position, an illegal
 move: any :class:`~pazaak_cli.errors.PazaakError`), 2 a usage error (a bad option, a missing
-file). No traceback reaches the user.
+file), 130 interrupted (Ctrl-C, in every command). No traceback reaches the user.
 """
 
 from __future__ import annotations
@@ -42,6 +42,10 @@ class PazaakGroup(click.Group):
             ctx.color = False
         try:
             return super().invoke(ctx)
+        except KeyboardInterrupt:
+            # Click would say "Aborted!" and exit 1, the code of a domain failure.
+            click.echo("\nInterrupted.", err=True)
+            raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
         except InputError as error:
             raise UsageFailure(str(error)) from None
         except PazaakError as error:
@@ -143,6 +147,16 @@ def emit_json(data: Any) -> None:
 def fail(message: str) -> click.ClickException:
     """A domain failure (exit 1) with a one-line message."""
     return click.ClickException(message)
+
+
+def printable(text: str) -> str:
+    """``text`` safe to print on a terminal: every character that is not printable (an escape
+    code, a control character, a lone surrogate) is written as its Python escape (``\\x1b``), as
+    ``validate`` shows a deck name; printable text of any script is kept as it is. Use it for
+    every name that comes from a file or a save (deck names, seat names)."""
+    if text.isprintable():
+        return text
+    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)
 
 
 def style(text: str, **styles: Any) -> str:

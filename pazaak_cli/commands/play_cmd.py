@@ -10,6 +10,7 @@ interrupt); 1 for a corrupt or foreign save file or an invalid deck; 2 for usage
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import random
 import shlex
@@ -29,6 +30,7 @@ from pazaak_cli.commands.common import (
     RULESET,
     Seconds,
     fail,
+    printable,
     seed_option,
     style,
 )
@@ -309,6 +311,16 @@ def computer_player(
     return make_player(kind, ruleset=ruleset, rng=rng, own_deck=own, opponent_deck=other)
 
 
+def printable_seats(seats: tuple[Seat, Seat]) -> tuple[Seat, Seat]:
+    """The seats with names safe to print: a deck file's ``name:`` header or a save can hold
+    terminal escape codes, which are shown escaped, never sent to the terminal."""
+    first, second = (
+        dataclasses.replace(seat, name=printable(seat.name), deck_name=printable(seat.deck_name))
+        for seat in seats
+    )
+    return (first, second)
+
+
 def _refuse_with_resume(ctx: click.Context) -> None:
     """A resumed match keeps its own settings: refuse options that would pretend to change them."""
     for name, flag in (
@@ -350,10 +362,11 @@ def _finish(code: int) -> None:
 def _ask_resume(reader: LineReader, saved: MatchSession, target: Path) -> bool:
     """On a terminal: an unfinished match is in the way; resume it (True) or replace it."""
     state = saved.state
-    names = f"{saved.seats[0].name} {state.sets_won()[0]} - {state.sets_won()[1]} "
+    seats = printable_seats(saved.seats)
+    names = f"{seats[0].name} {state.sets_won()[0]} - {state.sets_won()[1]} "
     click.echo(
         f"An unfinished match is saved in {target} (set {saved.set_number()}, "
-        f"{names}{saved.seats[1].name})."
+        f"{names}{seats[1].name})."
     )
     while True:
         answer = reader.read("Resume it (r) or replace it with a new match (n)? [r/n] ")
@@ -515,6 +528,7 @@ class Screen:
     def __init__(
         self, session: MatchSession, save_path: Path, reader: LineReader, pause: float
     ) -> None:
+        session.seats = printable_seats(session.seats)
         self.session = session
         self.save_path = save_path
         self.reader = reader

@@ -11,7 +11,15 @@ from typing import Any, TypeVar
 import click
 from tabulate import tabulate
 
-from pazaak_cli.commands.common import emit_json, json_option, ruleset_option, seed_option, style
+from pazaak_cli.commands.common import (
+    EXIT_CODES,
+    emit_json,
+    json_option,
+    printable,
+    ruleset_option,
+    seed_option,
+    style,
+)
 from pazaak_cli.commands.deck_option import DeckSource, DeckType
 from pazaak_cli.decks import SideDeck, default_deck
 from pazaak_cli.executors import make_executor
@@ -44,7 +52,7 @@ def cluster_option(func: F) -> F:
     )(func)
 
 
-@click.command("simulate")
+@click.command("simulate", epilog=EXIT_CODES)
 @ruleset_option()
 @click.option(
     "--p1",
@@ -183,7 +191,7 @@ def _deck_names(decks: Sequence[SideDeck]) -> list[str]:
     names = []
     for deck in decks:
         clash = any(o.name == deck.name and o.cards != deck.cards for o in decks)
-        names.append(deck.source if clash else deck.name)
+        names.append(printable(deck.source if clash else deck.name))
     return names
 
 
