@@ -17,7 +17,7 @@ from typing import Any
 
 import click
 
-from pazaak_cli.cards import Card
+from pazaak_cli.cards import Card, CardKind
 from pazaak_cli.commands.advise_cmd import CARDS, _Progress, advice_json, render_advice
 from pazaak_cli.commands.common import fail, ruleset_option
 from pazaak_cli.commands.deck_option import deck_option
@@ -244,6 +244,8 @@ class Loop:
                 if not self.handle(line.strip()):
                     return 0
         except KeyboardInterrupt:
+            if not self.screen.as_json:
+                click.echo()  # the prompt's line
             self.screen.stopped(self.followed, self.target, "Interrupted.")
             return EXIT_INTERRUPTED
 
@@ -595,9 +597,12 @@ def _describe(before: MatchState, after: MatchState, action: Any) -> str:
         )
         return f"{who} draw{'s' if mover else ''} {action.value}: total {side.total}.{renewed}"
     if isinstance(action, Play):
-        shown = str(after.sides[mover].table[-1]) if after.sides[mover].table else str(action)
-        card = str(action.card)
-        what = card if card == shown else f"{card} as {shown}"
+        card = action.card
+        what = str(card)
+        if card.kind is CardKind.DOUBLE:
+            what += f" (= {action.value:+d})"
+        elif len(card.values) > 1:
+            what += f" as {action.value:+d}"
         return f"{who} play{'s' if mover else ''} {what}: total {side.total}."
     if isinstance(action, Stand):
         return f"{who} stand{'s' if mover else ''} on {side.total}."
