@@ -54,7 +54,7 @@ from pazaak_cli.game import (
 from pazaak_cli.notation import format_position, parse_position
 from pazaak_cli.position_builder import question_from_state
 from pazaak_cli.rules import parse_ruleset
-from pazaak_cli.savefile import read_save, write_save
+from pazaak_cli.savefile import hold_save, read_save, write_save
 from pazaak_cli.solver import Advice, Move, MoveResult, Outcome
 
 HERE = Path(__file__).resolve().parent
@@ -696,3 +696,26 @@ def test_a_double_and_a_flip_follow_the_engines_values() -> None:
     assert followed.state.sides[1].total == -6 + 4
     assert followed.state.sides[0].total == -4 - 2 - 2 - 2
     assert followed.opp_played == ((0, Card.parse("F3/6")),)
+
+
+def test_a_save_open_in_another_session_is_refused(canned_advice: list[Any]) -> None:
+    with hold_save(Path("f.json")):
+        busy = invoke([*BASE_ARGS, "--save", "f.json"], ["5"])
+    assert busy.exit_code == 1
+    assert "the match saved in f.json is open in another pazaak session" in busy.output
+    assert not Path("f.json").exists()
+
+
+def test_resume_never_replaces_another_unfinished_match(canned_advice: list[Any]) -> None:
+    assert invoke([*BASE_ARGS, "--save", "a.json"], ["5"]).exit_code == 0
+    assert invoke([*BASE_ARGS, "--save", "b.json"], ["7", "e"]).exit_code == 0
+    before = Path("b.json").read_bytes()
+    clash = invoke(["--resume", "a.json", "--save", "b.json"], [])
+    assert clash.exit_code == 1
+    assert "an unfinished match is saved in b.json: resuming a.json there would replace it" in (
+        clash.output
+    )
+    assert Path("b.json").read_bytes() == before
+    moved = invoke(["--resume", "a.json", "--save", "c.json"], ["e"])
+    assert moved.exit_code == 0
+    assert read_save(Path("c.json"))["steps"] == ["auto open 1", "draw 5", "end"]

@@ -10,8 +10,10 @@ on Ctrl-C (the match is saved).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +53,15 @@ from pazaak_cli.follow import (
 from pazaak_cli.game import Draw, MatchState, Open, Phase, Play, Stand, set_outcome
 from pazaak_cli.notation import format_position
 from pazaak_cli.rules import DEFAULT_RULESET, Ruleset, parse_ruleset
-from pazaak_cli.savefile import SaveFileError, data_dir, probe_save, read_save, write_save
+from pazaak_cli.savefile import (
+    SaveFileError,
+    SaveInUseError,
+    data_dir,
+    hold_save,
+    probe_save,
+    read_save,
+    write_save,
+)
 from pazaak_cli.session import format_action
 from pazaak_cli.solver import Advice
 
@@ -161,36 +171,75 @@ def follow_command(
       pazaak follow --resume
     """
     screen = Screen(as_json=as_json, quiet=quiet_advice)
-    if resume_path is not None:
-        _refuse_with_resume(ctx)
-        path = Path(resume_path) if resume_path else _default_save_path()
-        followed = _load(path)
-        target = save_path or path
-        if target != path:
+    with contextlib.ExitStack() as held:  # the save files this session holds (hold_save)
+        if resume_path is not None:
+            _refuse_with_resume(ctx)
+            path = Path(resume_path) if resume_path else _default_save_path()
+            held.enter_context(_hold(path, create_directory=False))
+            followed = _load(path)
+            target = save_path or path
+            if target.resolve() != path.resolve():
+                held.enter_context(_hold(target))
+                if _unfinished(probe_save(target)):
+                    raise fail(
+                        f"an unfinished match is saved in {target}: resuming {path} there would "
+                        "replace it; choose another --save file"
+                    )
+                write_save(target, to_document(followed))
+            screen.resumed(followed, path)
+        else:
+            followed = _new_match(ruleset, hand, opp_deck, opponent, first)
+            target = save_path or _default_save_path()
+            held.enter_context(_hold(target))
+            if _unfinished(probe_save(target)) and not replace:
+                raise fail(
+                    f"an unfinished match is saved in {target}: continue it with "
+                    f"`pazaak follow --resume {target}`, or start a new one with --new (it "
+                    "replaces it)"
+                )
             write_save(target, to_document(followed))
-        screen.resumed(followed, path)
-    else:
-        if hand is None:
-            raise click.UsageError("give your hand with --hand (the 4 cards you were dealt)")
-        rules = ruleset or parse_ruleset(DEFAULT_RULESET)
-        deck = opp_deck or load_deck("sample:" + DEFAULT_OPP_DECKS[rules.name], rules)
-        setup = FollowSetup(rules, hand, deck.cards, deck.name, opponent)
-        try:
-            followed = start(setup, None if first is None else OPENER_WORDS[first])
-        except FollowError as error:
-            raise click.UsageError(str(error)) from None
-        target = save_path or _default_save_path()
-        existing = probe_save(target)
-        if existing is not None and existing.get("finished") is not True and not replace:
-            raise fail(
-                f"an unfinished match is saved in {target}: continue it with "
-                f"`pazaak follow --resume {target}`, or start a new one with --new (it replaces it)"
-            )
-        write_save(target, to_document(followed))
-        screen.started(followed, target)
-    code = Loop(followed, target, screen).run()
+            screen.started(followed, target)
+        code = Loop(followed, target, screen).run()
     if code:
         sys.exit(code)
+
+
+def _new_match(
+    ruleset: Ruleset | None,
+    hand: tuple[Card, ...] | None,
+    opp_deck: SideDeck | None,
+    opponent: str,
+    first: str | None,
+) -> Followed:
+    """The match the options describe (a usage error, exit 2, if they cannot start one)."""
+    if hand is None:
+        raise click.UsageError("give your hand with --hand (the 4 cards you were dealt)")
+    rules = ruleset or parse_ruleset(DEFAULT_RULESET)
+    deck = opp_deck or load_deck("sample:" + DEFAULT_OPP_DECKS[rules.name], rules)
+    setup = FollowSetup(rules, hand, deck.cards, deck.name, opponent)
+    try:
+        return start(setup, None if first is None else OPENER_WORDS[first])
+    except FollowError as error:
+        raise click.UsageError(str(error)) from None
+
+
+def _unfinished(document: dict[str, Any] | None) -> bool:
+    """A save holding a match not over (``pazaak play``'s or ours): never replaced silently. A
+    file that is not a save at all makes :func:`probe_save` fail first."""
+    return document is not None and document.get("finished") is not True
+
+
+@contextlib.contextmanager
+def _hold(path: Path, *, create_directory: bool = True) -> Iterator[None]:
+    """:func:`hold_save`, saying which command holds the file."""
+    try:
+        with hold_save(path, create_directory=create_directory):
+            yield
+    except SaveInUseError:
+        raise fail(
+            f"the match saved in {path} is open in another pazaak session: quit that one first "
+            "(two sessions on one save would lose each other's events)"
+        ) from None
 
 
 def _default_save_path() -> Path:
