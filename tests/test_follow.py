@@ -719,3 +719,17 @@ def test_resume_never_replaces_another_unfinished_match(canned_advice: list[Any]
     moved = invoke(["--resume", "a.json", "--save", "c.json"], ["e"])
     assert moved.exit_code == 0
     assert read_save(Path("c.json"))["steps"] == ["auto open 1", "draw 5", "end"]
+
+
+def test_a_deck_name_or_a_typed_token_never_sends_a_control_code(
+    canned_advice: list[Any],
+) -> None:
+    Path("evil.deck").write_text(
+        OPP_DECK_TEXT.replace("name: pm2-plus3", "name: evil\x1b[2Jdeck"), encoding="utf-8"
+    )
+    result = invoke(
+        ["--hand", "+1 -2 ±3 +4", "--opp-deck", "evil.deck"], ["5", "e", "4 +5", "\x1b[31m"]
+    )
+    assert result.exit_code == 0
+    assert "\x1b" not in result.output
+    assert "holds no +5" in result.output and "evil\\x1b[2Jdeck" in result.output

@@ -21,7 +21,7 @@ import click
 
 from pazaak_cli.cards import Card, CardKind
 from pazaak_cli.commands.advise_cmd import CARDS, _Progress, advice_json, render_advice
-from pazaak_cli.commands.common import fail, ruleset_option
+from pazaak_cli.commands.common import fail, printable, ruleset_option
 from pazaak_cli.commands.deck_option import deck_option
 from pazaak_cli.commands.play_cmd import (
     EXIT_INTERRUPTED,
@@ -457,7 +457,9 @@ class Screen:
         click.echo(json.dumps({"type": kind, **fields}, ensure_ascii=False), color=False)
 
     def say(self, text: str) -> None:
-        click.echo(text)
+        """Print for people; a name from a file (a deck's ``name:``) or a typed token never sends
+        a control code to the terminal (:func:`printable`, line by line)."""
+        click.echo("\n".join(printable(line) for line in text.split("\n")))
 
     def note(self, text: str) -> None:
         if self.as_json:
