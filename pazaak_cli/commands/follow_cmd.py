@@ -457,9 +457,9 @@ class Screen:
         click.echo(json.dumps({"type": kind, **fields}, ensure_ascii=False), color=False)
 
     def say(self, text: str) -> None:
-        """Print for people; a name from a file (a deck's ``name:``) or a typed token never sends
-        a control code to the terminal (:func:`printable`, line by line)."""
-        click.echo("\n".join(printable(line) for line in text.split("\n")))
+        """Print for people. Text from outside (a deck's ``name:``, a typed token, a path) goes
+        through :func:`printable` first: it never sends a control code to the terminal."""
+        click.echo(text)
 
     def note(self, text: str) -> None:
         if self.as_json:
@@ -477,15 +477,15 @@ class Screen:
         hand = " ".join(str(card) for card in setup.hand)
         self.say(
             f"Following a {setup.ruleset.spec} match: your hand {hand}; the opponent's deck "
-            f"{setup.opp_deck_name}, advice assuming it plays {_model(setup.opponent)}."
+            f"{printable(setup.opp_deck_name)}, advice assuming it plays {_model(setup.opponent)}."
         )
-        self.say(f"Saved after every event in {target}. Type help for the input.")
+        self.say(f"Saved after every event in {printable(str(target))}. Type help for the input.")
 
     def resumed(self, followed: Followed, path: Path) -> None:
         if self.as_json:
             self.emit("start", save=str(path), resumed=True, state=state_json(followed))
             return
-        self.say(f"Resumed the match saved in {path}.")
+        self.say(f"Resumed the match saved in {printable(str(path))}.")
         self.board(followed)
 
     def stopped(self, followed: Followed, target: Path, why: str) -> None:
@@ -495,7 +495,8 @@ class Screen:
         if followed.state.is_terminal():
             return
         head = f"{why} " if why else ""
-        self.say(f"{head}Saved in {target}: continue with `pazaak follow --resume {target}`.")
+        shown = printable(str(target))
+        self.say(f"{head}Saved in {shown}: continue with `pazaak follow --resume {shown}`.")
 
     def prompt(self, followed: Followed) -> str:
         state = followed.state
@@ -561,7 +562,7 @@ class Screen:
         if self.as_json:
             self.emit("match_over", winner=_player(winner), sets=list(state.sets_won()))
             return
-        self.say(f"Match over: {describe_result(followed)}. (Saved in {target}.)")
+        self.say(f"Match over: {describe_result(followed)}. (Saved in {printable(str(target))}.)")
 
     def ask_opener(self, followed: Followed) -> None:
         if self.as_json:
@@ -577,7 +578,7 @@ class Screen:
         if self.as_json:
             self.emit("refused", input=line, message=message)
         else:
-            self.say(f"Refused: {message.rstrip('.')}.")
+            self.say(f"Refused: {printable(message.rstrip('.'))}.")
 
     def undone(self, followed: Followed, prior: MatchState, now: MatchState, step: Step) -> None:
         """``step`` (from ``prior`` to ``now``) was undone: ``followed`` is the match now."""
