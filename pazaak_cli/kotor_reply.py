@@ -95,7 +95,9 @@ def rule_hand(cards: Sequence[Card]) -> tuple[Card, ...]:
     same total, unless a +1 keeps the rule from playing a Tiebreaker; and their place in the
     order decides only
     between cards that finish the turn the same way. So they are kept once each, after the
-    other cards (whose order the rule reads), in a fixed order."""
+    other cards (whose order the rule reads), in a fixed order. (Step 4 after a card reads the
+    lowest total one card left can reach: a plus card never goes down, and one Double, which
+    would copy the card just played, says as much as two.)"""
     others = tuple(card for card in cards if card.kind not in _FINISHERS)
     kinds = {card.kind for card in others}
     flexible = {card.magnitude for card in others if card.kind is CardKind.PLUS_MINUS}
@@ -215,6 +217,9 @@ class _OppPlay(NamedTuple):
     """The code of ending the turn after it."""
     stand: int | None
     """The code of standing after it."""
+    left: tuple[tuple[int, bool], ...]
+    """(total reached, flexible) for each card left in hand, tried on the table after this one:
+    step 4 of the rule reads its best-down from them."""
 
 
 class _OppTurn(NamedTuple):
@@ -373,11 +378,25 @@ class KotorReplySolver:
             tiebreaker = play[2] == _TIEBREAKER
             if after[1] >= self._size or after[0] >= self._target:
                 forced = self._turn_ends(seat, after, tiebreaker)[0].code
-                plays.append(_OppPlay(after[0], forced, _BUSTS, None))
+                plays.append(_OppPlay(after[0], forced, _BUSTS, None, ()))
             else:
                 stood = seat.side(self._stands(after, tiebreaker))
-                plays.append(_OppPlay(after[0], None, seat.side(after), stood))
+                left = self._tries_after(seat, after, drawn, play)
+                plays.append(_OppPlay(after[0], None, seat.side(after), stood, left))
         return _OppTurn(total, end, stand, tuple(totals), tuple(plays))
+
+    def _tries_after(
+        self, seat: _Seat, after: _Playing, drawn: int, played: _Play
+    ) -> tuple[tuple[int, bool], ...]:
+        """(total reached, flexible) for each try of the hand left once ``played`` is down on
+        ``after`` (drawn ``drawn`` before it), in the rule's order: a Double copies the card now
+        last on the table, the one just played (a flip is placed as 0), as the engine would."""
+        _, value, kind, _, _ = played
+        last = drawn if kind == _DOUBLE else 0 if kind in (_FLIP24, _FLIP36) else value
+        return tuple(
+            (seat.play(after, last, play, self._any_tiebreak)[0], play[4])
+            for play in seat.plays[after[2]]
+        )
 
     def _opp_reply(self, opp: int, drawn: int, theirs: int, they_stand: bool) -> int:
         """The turn-end code the KOTOR rule reaches from side ``opp`` after drawing ``drawn``,
@@ -399,7 +418,8 @@ class KotorReplySolver:
         after = plays[choice]
         if after.forced is not None:
             return after.forced
-        then = kotor_rule(after.total, theirs, they_stand, sets, (), True, rules)
+        # step 4 on the position after the card: its total and the hand it left
+        then = kotor_rule(after.total, theirs, they_stand, sets, after.left, True, rules)
         if then == KOTOR_END_TURN:
             return after.end
         assert after.stand is not None

@@ -204,10 +204,13 @@ def kotor_rule(
     ``mine``, ``theirs``: the raw totals of the side to act and of the other side;
     ``they_stand``: whether the other side stands; ``their_sets``: the sets the other side has
     won; ``tries``: (total reached, flexible) for every (card, value) the rule tries, in its
-    order (:func:`card_tries`); ``played``: a card of step 2 or 3 is already down this turn (step
-    4 then, ``tries`` unused). Returns the index of the try to play, :data:`KOTOR_END_TURN` or
-    :data:`KOTOR_STAND`. :class:`KotorPlayer` and the solver's KOTOR opponent
-    (:mod:`pazaak_cli.kotor_reply`) both decide through this one function.
+    order (:func:`card_tries`); ``played``: a card of step 2 or 3 is already down this turn, so
+    only step 4 is left, and it recomputes *mine* and best-down from the table and the hand
+    after that card: ``mine`` and ``tries`` are then those of the position after the card (the
+    hand without it; docs/rules.md §7.3, step 4). Returns the index of the try to play,
+    :data:`KOTOR_END_TURN` or :data:`KOTOR_STAND`. :class:`~pazaak_cli.players.KotorPlayer` and
+    the solver's KOTOR opponent (:mod:`pazaak_cli.kotor_reply`) both decide through this one
+    function.
 
     The thresholds 20, 19, 18, 16, 14 and 12 are read relative to the ruleset's target (they are
     those numbers at the usual 20), and "fewer than 2 sets" as "not one set from the match".
@@ -219,14 +222,12 @@ def kotor_rule(
     if theirs > target:
         theirs = BUST
         they_stand = True
-    if played:  # step 4 after the card of step 2 or 3 (see KotorPlayer)
-        if (they_stand and mine < theirs) or mine < target - 2:
-            return KOTOR_END_TURN
-        return KOTOR_STAND
+    best_up, up, best_down = kotor_best_cards(raw, target, tries)
+    if played:  # only step 4 is left, on the numbers after the card of step 2 or 3
+        return _step4(mine, theirs, they_stand, best_down, target)
     # Step 1: the other player stands behind us.
     if they_stand and theirs < mine:
         return KOTOR_STAND
-    best_up, up, best_down = kotor_best_cards(raw, target, tries)
     # Step 2: a card that reaches 18..20 with a hand that backs it.
     if (
         up >= 0
@@ -245,7 +246,12 @@ def kotor_rule(
             return KOTOR_END_TURN  # concede the set on purpose and keep the hand cards
         if up >= 0:
             return up
-    # Step 4.
+    return _step4(mine, theirs, they_stand, best_down, target)
+
+
+def _step4(mine: int, theirs: int, they_stand: bool, best_down: int, target: int) -> int:
+    """Step 4 of the rule: keep drawing behind a standing player, or below 18 with a hand that
+    can still come down below 16; otherwise stand. ``mine`` counts a bust as :data:`BUST`."""
     if they_stand and mine < theirs:
         return KOTOR_END_TURN
     if mine < target - 2 and best_down < target - 4:

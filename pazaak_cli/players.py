@@ -102,11 +102,10 @@ class KotorPlayer:
     """The KOTOR I computer opponent (docs/rules.md §7): deterministic, sees only totals, its own
     hand and the sets the other player has won. It decides through :func:`kotor_rule`.
 
-    Step 4 after a played card uses the best-down computed before the play (the rule recomputes
-    only *mine*). The rule plays a card only to reach 18..20 (step 2) or to come back from a
-    bust (step 3, where best-down is -1,000,000), so after a play it ends the turn below 18
-    and otherwise stands (unless the other player stands ahead): that is what
-    :func:`kotor_rule` does when ``played``, which keeps the player stateless.
+    After a card of step 2 or 3 it asks the rule again with ``played`` and the position as it
+    is now: step 4 then reads *mine* and best-down from the table and the hand after the card
+    (a hand card left that could still bring the total below 16 keeps it drawing below 18). The
+    player keeps no state between calls.
     """
 
     def __init__(self) -> None:
@@ -121,19 +120,17 @@ class KotorPlayer:
         seat = view.turn
         me = view.sides[seat]
         them = view.sides[1 - seat]
-        if view.played:
-            totals: list[tuple[int, bool]] = []
-            tries: tuple[CardTry, ...] = ()
+        # Before a card: the tries of step 1..3. After one: those of the hand left, from the
+        # table as it is now, for step 4's best-down.
+        if me.hand is not self._hand:
+            self._hand = me.hand
+            self._tries, self._plain = cached_tries(me.hand)
+        tries = self._tries
+        if self._plain is not None:
+            raw = me.total
+            totals = [(raw + value, flexible) for value, flexible in self._plain]
         else:
-            if me.hand is not self._hand:
-                self._hand = me.hand
-                self._tries, self._plain = cached_tries(me.hand)
-            tries = self._tries
-            if self._plain is not None:
-                raw = me.total
-                totals = [(raw + value, flexible) for value, flexible in self._plain]
-            else:
-                totals = try_totals(me, ruleset, tries)
+            totals = try_totals(me, ruleset, tries)
         choice = kotor_rule(
             me.total,
             them.total,

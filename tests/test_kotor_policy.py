@@ -10,9 +10,10 @@ import pytest
 
 from pazaak_cli.cards import Card
 from pazaak_cli.game import END_TURN, STAND, Action, MatchState, Play
-from pazaak_cli.kotor_rule import kotor_card_choice
+from pazaak_cli.kotor_rule import KOTOR_END_TURN, KOTOR_STAND, kotor_card_choice, kotor_rule
 from pazaak_cli.notation import parse_position
 from pazaak_cli.players import KotorPlayer
+from pazaak_cli.rules import KOTOR1
 
 
 def position(
@@ -176,15 +177,79 @@ def test_step4_stands_on_17_when_best_down_is_16() -> None:
     assert kotor_move(state) == STAND
 
 
-def test_step4_after_a_rescue_ends_the_turn_below_18() -> None:
-    # The card was played over 20 (best-down -1,000,000): at 17 the turn ends.
-    state = position("10,6,3", "10,5,8,-6", "-1", to_move="p2")
+def test_step4_after_a_rescue_ends_the_turn_below_18_with_a_card_left_to_go_below_16() -> None:
+    # Over 20 it played -6 (step 3) to 17; the -2 left reaches 15, below 16: the turn ends.
+    state = position("10,6,3", "10,5,8,-6", "-2", to_move="p2")
     assert kotor_move(state) == END_TURN
 
 
-def test_step4_after_a_play_stands_from_18() -> None:
-    state = position("10,5", "10,6,+2", "-2", to_move="p2")
+def test_step4_after_a_rescue_recomputes_best_down_from_the_cards_left() -> None:
+    # On 17 after the rescue, the -1 left reaches only 16: best-down is 16, not below 16, so it
+    # stands (the best-down of before the card, -1,000,000 over 20, would end the turn).
+    state = position("10,6,3", "10,5,8,-6", "-1", to_move="p2")
     assert kotor_move(state) == STAND
+
+
+def test_step4_after_a_rescue_with_a_card_left_that_cannot_go_down_stands() -> None:
+    state = position("10,6,3", "10,5,8,-6", "+2,+5", to_move="p2")  # best-down = mine = 17
+    assert kotor_move(state) == STAND
+
+
+def test_step4_after_a_rescue_with_no_card_left_stands_from_16() -> None:
+    # docs/rules.md §7.4 (2): no card left, best-down = mine = 16.
+    state = position("10,6,3", "10,5,7,-6", "-", to_move="p2")
+    assert kotor_move(state) == STAND
+
+
+def test_step4_after_a_rescue_with_no_card_left_ends_the_turn_below_16() -> None:
+    state = position("10,6,3", "10,5,6,-6", "-", to_move="p2")  # 15: best-down 15 < 16
+    assert kotor_move(state) == END_TURN
+
+
+@pytest.mark.parametrize("left", ["-2", "-", "±6,-5"])
+def test_step4_after_a_step2_card_stands_on_its_18_whatever_is_left(left: str) -> None:
+    # It played +2 for 18 (step 2); 18 stands, whatever best-down the cards left give.
+    state = position("10,5", "10,6,+2", left, to_move="p2")
+    assert kotor_move(state) == STAND
+
+
+def test_a_whole_turn_step2_card_then_step4_on_the_cards_left() -> None:
+    state = position("10,5", "10,6", "-4,+2,-5")  # best-up 18 (+2), best-down 11: no step 2
+    assert kotor_move(state) == END_TURN
+    state = position("10,5", "10,6", "+2,-1,-2")  # best-up 18, best-down 14: step 2 plays +2
+    assert kotor_move(state) == play(0, "+2", 2)
+    after = state.child(play(0, "+2", 2))
+    assert kotor_move(after) == STAND  # on 18, the -2 left (best-down 16) does not matter
+
+
+def test_the_rules_example_stands_on_16_once_its_hand_is_empty() -> None:
+    """docs/rules.md §7.4 (2), the position of issue 11: I stand on 3; it plays -6 over 20 and
+    ends the turn on 15 (±6 left: best-down 9), then plays ±6 as -6 over 20 and stands on 16."""
+    spec = "kotor1/main-deck=infinite"
+
+    def at(p1_table: str, p1_hand: str, phase: str) -> MatchState:
+        return parse_position(f"{spec} {p1_table} 2,1 {p1_hand} ±6,+4 -S 2 4444444444 {phase} 1")
+
+    assert kotor_move(at("10,-2,3,10", "-6,±6", "a1")) == play(0, "-6", -6)
+    assert kotor_move(at("10,-2,3,10,-6", "±6", "p1")) == END_TURN
+    assert kotor_move(at("10,-2,3,10,-6,7", "±6", "a1")) == play(0, "±6", -6)
+    assert kotor_move(at("10,-2,3,10,-6,7,-6", "-", "p1")) == STAND
+
+
+@pytest.mark.parametrize(
+    ("mine", "left", "expected"),
+    [
+        (16, [], KOTOR_STAND),  # no card left: best-down = mine = 16
+        (16, [(10, True), (22, True)], KOTOR_END_TURN),  # ±6 left: best-down 10
+        (17, [(16, False)], KOTOR_STAND),  # -1 left: best-down 16
+        (17, [(15, False)], KOTOR_END_TURN),  # -2 left: best-down 15
+        (18, [(12, False)], KOTOR_STAND),  # from 18 it stands
+    ],
+)
+def test_kotor_rule_after_a_card_reads_best_down_from_the_tries_it_is_given(
+    mine: int, left: list[tuple[int, bool]], expected: int
+) -> None:
+    assert kotor_rule(mine, 3, True, 1, left, True, KOTOR1) == expected
 
 
 def test_step4_after_a_play_keeps_drawing_behind_a_standing_player() -> None:
@@ -264,6 +329,13 @@ def test_best_up_and_best_down_follow_the_definitions(
 def test_gold_double_counts_as_the_drawn_value() -> None:
     state = position("10,5", "4,6,5", "D", ruleset="kotor2", opener="2")
     assert kotor_move(state) == play(0, "D", 5)
+
+
+def test_gold_double_left_after_a_rescue_copies_the_card_just_played() -> None:
+    # On 17 after playing -6 over 20, a Double would copy the -6 (11): best-down 11 < 16, so
+    # the turn ends (read as the drawn 8 it could not go down, and the rule would stand).
+    state = position("10,6,3", "10,5,8,-6", "D", ruleset="kotor2", to_move="p2")
+    assert kotor_move(state) == END_TURN
 
 
 def test_gold_flip_counts_by_the_total_after_flipping() -> None:

@@ -31,6 +31,7 @@ from reference_solver import (
     ReferenceTooLarge,
     disagreements,
     move_outcomes,
+    outcome_of,
     solver_moves,
 )
 
@@ -41,6 +42,8 @@ from pazaak_cli.cli import main
 from pazaak_cli.game import (
     FORFEIT,
     FULL_DECK,
+    STAND,
+    Draw,
     MatchState,
     Phase,
     Placed,
@@ -54,7 +57,7 @@ from pazaak_cli.notation import parse_position, parse_table
 from pazaak_cli.players import KotorPlayer
 from pazaak_cli.position_builder import Question, build_question, question_from_state
 from pazaak_cli.rules import MainDeck, Ruleset, parse_ruleset
-from pazaak_cli.solver import Advice, SolveOptions
+from pazaak_cli.solver import Advice, Move, SolveOptions
 
 KOTOR = "opponent plays the KOTOR I rule"
 
@@ -255,6 +258,61 @@ def test_gold_cards_agree_with_the_reference_and_the_rule_plays_each() -> None:
             question = question_of(spec, table, hand, opp_table, opp_hand)
             assert_agrees(question, kotor_advice(question))
     assert {"F2/4", "F3/6", "D", "T", "±1/2"} <= set(KotorReference.played)
+
+
+def stand_references(question: Question) -> dict[MoveKey, ExactOutcome]:
+    """The exact outcome against KotorPlayer of every move of the question that ends in my
+    stand: from there only the rule plays, so the reference stays small on the infinite deck
+    too (the moves that end the turn grow a tree of both players' draws)."""
+    state = question.state
+    if state.phase is Phase.BEFORE_DRAW:
+        state = state.child(Draw(question.drawn))
+    assert state.phase is Phase.AFTER_DRAW
+    ref = KotorReference(state.turn)
+    moves: dict[MoveKey, ExactOutcome] = {}
+    for action in state.legal_actions():
+        if action == STAND:
+            moves[(None, None, "stand")] = outcome_of(ref.value(state.child(STAND)))
+        elif isinstance(action, Play):
+            placed = state.child(action)
+            if placed.phase is Phase.AFTER_DRAW and STAND in placed.legal_actions():
+                key = (str(action.card), action.value, "stand")
+                moves[key] = outcome_of(ref.value(placed.child(STAND)))
+    return moves
+
+
+def assert_stands_agree(question: Question, advice: Advice) -> dict[MoveKey, ExactOutcome]:
+    exact = stand_references(question)
+    fast = {key: value for key, value in solver_moves(advice.results).items() if key in exact}
+    problems = disagreements(exact, fast)
+    assert not problems, "\n".join(problems)
+    return exact
+
+
+def test_after_a_card_the_rule_reads_the_hand_it_left_as_the_reference_player_does() -> None:
+    """The example of docs/rules.md §7.4 (2) (issue 11): I stand on 3; the rule plays -6 over
+    20 and ends the turn on 15 (±6 left), then plays ±6 as -6 over 20 and, its hand empty,
+    stands on 16. My stand wins only when it busts: 0.50 % (1.80 % when step 4 kept the
+    best-down of before the card). The reply equals the reference playing KotorPlayer."""
+    position = "kotor1/main-deck=infinite 10,-2,3 2,1 -6,±6 ±6,+4 -- 2 4444444444 a2 1"
+    question = question_from_state(parse_position(position))
+    advice = kotor_advice(question)
+    exact = assert_stands_agree(question, advice)
+    assert len(exact) == 4  # stand, and stand after +4, +6 or -6
+    assert exact[(None, None, "stand")] == (Fraction(1, 200), Fraction(0), Fraction(199, 200))
+    stand = next(r.outcome for r in advice.results if r.move == Move(None, None, "stand", ""))
+    assert f"{stand.p_win:.2%}" == "0.50%"
+
+
+def test_a_double_left_after_a_rescue_copies_the_card_just_played_as_in_the_reference() -> None:
+    """The rule rescues with -6 and keeps a Double, which would now copy the -6: step 4 reads
+    best-down from it (the reply computes it on its compact side, the reference plays
+    KotorPlayer on the engine's table)."""
+    KotorReference.played.clear()
+    for table in ("10 7", "10 3"):
+        question = question_of("kotor2/main-deck=infinite", table, "+1", "10 5", "-6 D")
+        assert_stands_agree(question, kotor_advice(question))
+    assert KotorReference.played["-6"] > 0
 
 
 def test_the_order_of_the_opponents_hand_changes_its_choice_and_the_answer() -> None:
