@@ -637,12 +637,18 @@ def _read_limited(handle: BinaryIO, source: str) -> bytes:
     if len(data) > MAX_DECK_BYTES:
         raise _too_large(source, "more than 1 MiB")
     if b"\x00" in data:
-        raise InputError(
+        raise BinaryInputError(
             f"{source}: is a binary file (it holds NUL bytes), not a deck file: a deck file is "
             f"UTF-8 text",
             token=source,
         )
     return data
+
+
+class BinaryInputError(InputError):
+    """Input that was read but holds NUL bytes: a binary file, not a deck file. Refused like
+    unreadable input where a deck is an option's value; ``pazaak validate``, which judges
+    files, counts it as an invalid deck (exit 1)."""
 
 
 def _too_large(source: str, size: str) -> InputError:

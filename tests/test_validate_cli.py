@@ -88,14 +88,28 @@ def test_invalid_utf8_exits_1_at_the_byte(here: Path) -> None:
     assert result.stdout.startswith("latin.deck:2:2: byte 0xB1 in '\\xb13' is not UTF-8")
 
 
-def test_a_binary_file_exits_2(here: Path) -> None:
+def test_a_binary_file_is_an_invalid_deck_and_exits_1(here: Path) -> None:
+    """It exists and was read: it is not a valid deck, a domain failure like any other."""
     Path("a.out").write_bytes(bytes(range(256)))
     result = run("validate", "a.out")
-    assert_clean_exit(result, 2)
+    assert_clean_exit(result, 1)
     assert result.stderr == (
         "Error: a.out: is a binary file (it holds NUL bytes), not a deck file: "
         "a deck file is UTF-8 text\n"
     )
+
+
+def test_binary_standard_input_exits_1_and_says_so_in_json(here: Path) -> None:
+    result = run("validate", "-", "--json", stdin=b"+1\x00+2\n")
+    assert_clean_exit(result, 1)
+    document = json.loads(result.stdout)
+    assert document["valid"] is False
+    assert document["files"][0]["error"].startswith("<stdin>: is a binary file")
+
+
+def test_a_binary_file_next_to_a_missing_one_exits_2(here: Path) -> None:
+    Path("a.out").write_bytes(b"\x00")
+    assert_clean_exit(run("validate", "a.out", "nope.deck"), 2)
 
 
 def test_a_missing_file_exits_2_and_names_the_samples(here: Path) -> None:

@@ -18,7 +18,14 @@ from pazaak_cli.commands.common import (
     style,
 )
 from pazaak_cli.commands.deck_option import complete_decks
-from pazaak_cli.decks import DeckReport, SideDeck, card_counts, check_deck, read_source
+from pazaak_cli.decks import (
+    BinaryInputError,
+    DeckReport,
+    SideDeck,
+    card_counts,
+    check_deck,
+    read_source,
+)
 from pazaak_cli.errors import InputError
 from pazaak_cli.rules import Ruleset
 
@@ -45,8 +52,8 @@ def validate_command(files: tuple[str, ...], ruleset: Ruleset | None, as_json: b
     FILE is a path, - for standard input, or a sample deck's name. Each problem is printed as
     FILE:LINE:COLUMN: message; a valid deck gets a summary of its cards by kind. The ruleset is
     --ruleset if given, else the file's `ruleset:` header, else kotor1. Exit code 0: every file
-    is a valid deck; 1: some deck is invalid; 2: some file cannot be read (missing, a
-    directory, too large, binary).
+    is a valid deck; 1: some deck is invalid (a binary file too); 2: some file cannot be read
+    (missing, a directory, too large).
 
     \b
     Examples:
@@ -62,7 +69,10 @@ def validate_command(files: tuple[str, ...], ruleset: Ruleset | None, as_json: b
         try:
             source, data, sample = read_source(spec)
         except InputError as error:
-            exit_code = max(exit_code, EXIT_USAGE)
+            # a file read and found binary is not a valid deck (1); one that cannot be read is
+            # a usage error (2)
+            failed = EXIT_DOMAIN if isinstance(error, BinaryInputError) else EXIT_USAGE
+            exit_code = max(exit_code, failed)
             results.append({"file": spec, "valid": False, "error": str(error)})
             if not as_json:
                 click.echo(style("Error: ", fg="red", bold=True) + str(error), err=True)
