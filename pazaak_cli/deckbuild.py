@@ -15,8 +15,11 @@ kinds), so the search is a local one, raced:
    neighbours race again on twice as many matches (a neighbour keeps the matches it already
    played), until the leader's interval is clear of its strongest neighbour's, or the budget
    is spent.
-4. **Confirm**: the best few decks race on, with the rest of the budget, until their intervals
-   separate or the budget is spent.
+4. **Confirm**: a quarter of the budget is kept for the finalists: the leader and the four
+   decks with the best lower interval bounds, each played as often as the leader, then twice
+   as often, and so on, until the leader's interval is clear of the others' or the budget is
+   spent. (Among hundreds of candidates, a few look great after a few lucky matches: they are
+   shown only once measured as long as the leader.)
 
 Every candidate plays match ``i`` against opponent ``j`` from the run's seed and ``i`` alone
 (the simulator's seeding), each deal from both seats, and a candidate that plays more matches
@@ -67,8 +70,14 @@ FIRST_RUNG = 8
 RANDOM_STARTS = 2
 """Seeded random decks among the starts, beside the game's own decks."""
 
-CONFIRM_FINALISTS = 4
-"""How many of the best decks race on in the last step."""
+CONFIRM_FINALISTS = 5
+"""How many of the best decks (the leader and the next by the lower end of their interval)
+are measured on in the last step."""
+
+CONFIRM_SHARE = 0.25
+"""The share of the budget kept for measuring the finalists: a deck that looks best after a
+few lucky matches among hundreds of candidates (the winner's curse) is measured as long as the
+leader before it is shown."""
 
 SHOWN = 5
 """How many of the best decks a result lists."""
@@ -173,8 +182,11 @@ class SearchResult:
     seed: int
     budget: int
     best: tuple[Score, ...]
-    """The best decks found, best first (by the lower end of their interval)."""
+    """The finalists, best first (by match-win rate): the search's leader and the decks that
+    came closest, each measured on as many matches as the budget allowed."""
     candidates_tried: int
+    climbs: int
+    """Races of a leading deck against its one-swap neighbours."""
     matches_played: int
     seconds: float
     stopped: str
@@ -258,6 +270,8 @@ class _Evaluator:
         self.deals: dict[Deck, int] = {}
         self.tallies: dict[Deck, list[Tally]] = {}
         self.matches_played = 0
+        self.climbs = 0
+        """Races of a leader against its neighbours."""
 
     def cost(self, decks: Sequence[Deck], deals: int) -> int:
         """Matches that topping ``decks`` up to ``deals`` deals would play."""
@@ -458,12 +472,16 @@ def build_deck(
             deals = min(deals, FIRST_RUNG * 2**6)
             evaluator.top_up([only], deals)
             stopped = "the pool holds exactly one deck: measured, not searched"
+            finalists = [only]
         else:
-            stopped = _search(evaluator, ruleset, pool, budget, rng, start_decks)
+            stopped, finalists = _search(evaluator, ruleset, pool, budget, rng, start_decks)
     finally:
         if executor is None:
             runner.close()
-    scores = [evaluator.score(deck) for deck in evaluator.tallies]
+    shown = (
+        _ranked([evaluator.score(deck) for deck in finalists])
+        or _by_lower_bound([evaluator.score(deck) for deck in evaluator.tallies])[:SHOWN]
+    )
     return SearchResult(
         ruleset=ruleset,
         player=player,
@@ -471,8 +489,9 @@ def build_deck(
         pool=pool,
         seed=seed,
         budget=budget,
-        best=tuple(_by_lower_bound(scores)[:SHOWN]),
+        best=tuple(shown),
         candidates_tried=len(evaluator.tallies),
+        climbs=evaluator.climbs,
         matches_played=evaluator.matches_played,
         seconds=time.monotonic() - began,
         stopped=stopped,
@@ -486,14 +505,16 @@ def _search(
     budget: int,
     rng: random.Random,
     start_decks: Sequence[Deck] | None,
-) -> str:
-    """Race the starts, climb through neighbourhoods, confirm the finalists; why it stopped."""
+) -> tuple[str, list[Deck]]:
+    """Race the starts, climb through neighbourhoods, confirm the finalists: why it stopped,
+    and the finalists (the leader first)."""
+    climb_budget = budget - int(budget * CONFIRM_SHARE)
     first = [tuple(sorted(deck)) for deck in start_decks] if start_decks else None
     candidates = first or starts(ruleset, pool, rng)
     first_rung = FIRST_RUNG
     while True:  # a first race that fits the budget, however small
         try:
-            ranked, _ = _race(evaluator, candidates, budget, first_rung)
+            ranked, _ = _race(evaluator, candidates, climb_budget, first_rung)
             break
         except _Budget:
             if first_rung > 1:
@@ -501,7 +522,7 @@ def _search(
             elif len(candidates) > 1:
                 candidates = candidates[: len(candidates) // 2]
             else:
-                return "budget spent"
+                return "budget spent", []
     leader = ranked[0].deck
     rung = FIRST_RUNG
     while True:
@@ -510,9 +531,11 @@ def _search(
             stop = "the best deck has no neighbour in the pool"
             break
         try:
-            ranked, separated = _race(evaluator, [leader, *around], budget, rung)
+            ranked, separated = _race(evaluator, [leader, *around], climb_budget, rung)
         except _Budget:
-            return "budget spent"
+            stop = "climbing budget spent"
+            break
+        evaluator.climbs += 1
         if ranked[0].deck != leader:
             leader = ranked[0].deck
             continue
@@ -520,21 +543,20 @@ def _search(
             stop = "the best deck's interval is clear of its strongest neighbour's"
             break
         rung *= 2  # the leader held on: look at its neighbours more closely
-    finalists = [
-        s.deck
-        for s in _by_lower_bound([evaluator.score(d) for d in evaluator.tallies])[
-            :CONFIRM_FINALISTS
-        ]
-    ]
-    deals = max(evaluator.deals[d] for d in finalists)
+    others = [s.deck for s in _by_lower_bound([evaluator.score(d) for d in evaluator.tallies])]
+    finalists = [leader, *[deck for deck in others if deck != leader][: CONFIRM_FINALISTS - 1]]
+    target = max(evaluator.deals[deck] for deck in finalists)
     while len(finalists) > 1:
-        ranked = _ranked([evaluator.score(d) for d in finalists])
-        if _separated(ranked):
-            return f"{stop}; the best deck's interval is clear of the other finalists'"
-        if evaluator.matches_played + evaluator.cost(finalists, deals) > budget:
-            return f"{stop}; budget spent confirming the finalists"
+        deals = target
+        left = budget - evaluator.matches_played
+        while deals > 1 and evaluator.cost(finalists, deals) > left:
+            deals //= 2
+        if evaluator.cost(finalists, deals) == 0 or evaluator.cost(finalists, deals) > left:
+            return f"{stop}; budget spent confirming the finalists", finalists
         evaluator.top_up(finalists, deals)
         if _separated(_ranked([evaluator.score(d) for d in finalists])):
-            return f"{stop}; the best deck's interval is clear of the other finalists'"
-        deals *= 2
-    return stop
+            return f"{stop}; the best deck's interval is clear of the other finalists'", finalists
+        if deals < target:
+            return f"{stop}; budget spent confirming the finalists", finalists
+        target *= 2
+    return stop, finalists

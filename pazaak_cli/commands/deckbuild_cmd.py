@@ -252,7 +252,8 @@ def _report(result: SearchResult, where: str) -> str:
     lines += [
         "",
         f"search: {result.candidates_tried:,} candidate "
-        f"deck{'s' if result.candidates_tried != 1 else ''} tried, "
+        f"deck{'s' if result.candidates_tried != 1 else ''} tried "
+        f"({result.climbs:,} neighbourhood race{'s' if result.climbs != 1 else ''}), "
         f"{result.matches_played:,} matches played (budget {result.budget:,}), "
         f"{_duration(result.seconds)} on {where}",
         f"stopped: {result.stopped}",
@@ -306,6 +307,7 @@ def result_json(result: SearchResult, *, executor_description: str) -> dict[str,
         "budget": result.budget,
         "best": [_score_json(score, result.field) for score in result.best],
         "candidates_tried": result.candidates_tried,
+        "climbs": result.climbs,
         "matches_played": result.matches_played,
         "seconds": round(result.seconds, 3),
         "ran_on": executor_description,
