@@ -257,3 +257,22 @@ def test_simulate_shows_a_deck_name_with_escape_codes_escaped(tmp_path: Path) ->
     assert code == 0, err
     assert "\x1b" not in out + err and "\x07" not in out + err
     assert "evil\\x1b[2J\\x1b]0;owned\\x07" in out
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["play", "--seed", "\N{ARABIC-INDIC DIGIT THREE}"],
+        ["play", "--wager", "\N{FULLWIDTH DIGIT ONE}0"],
+        ["play", "--seed", "9" * 5000],
+        ["simulate", "--matches", "\N{DEVANAGARI DIGIT FIVE}"],
+        ["simulate", "--workers", "\N{SUPERSCRIPT TWO}"],
+        ["advise", "--table", "5", "--opp-table", "7", "--opp-hand-size", "\N{THAI DIGIT THREE}"],
+    ],
+)
+def test_number_options_take_ascii_digits_only(args: list[str]) -> None:
+    """Click's ``int`` reads the digits of other scripts as numbers nobody typed."""
+    code, _, err = invoke(*args, env={"NO_COLOR": "1"})
+    assert code == 2
+    assert "is not a whole number in the digits 0-9" in err
+    assert err.count("\n") <= 4 and "Traceback" not in err

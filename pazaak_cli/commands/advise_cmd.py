@@ -11,7 +11,14 @@ from tabulate import tabulate
 
 from pazaak_cli.advice import solve_question
 from pazaak_cli.cards import Card, parse_cards
-from pazaak_cli.commands.common import EXIT_CODES, emit_json, json_option, ruleset_option, style
+from pazaak_cli.commands.common import (
+    EXIT_CODES,
+    WholeNumber,
+    emit_json,
+    json_option,
+    ruleset_option,
+    style,
+)
 from pazaak_cli.commands.deck_option import deck_option
 from pazaak_cli.decks import SideDeck, default_deck
 from pazaak_cli.errors import PazaakError
@@ -107,7 +114,7 @@ MAIN_CARDS = MainCardListType()
 )
 @click.option(
     "--opp-hand-size",
-    type=click.IntRange(0, 10),
+    type=WholeNumber(0, 10),
     default=None,
     help="How many cards the opponent holds, values unknown (averaged over its deck).",
 )

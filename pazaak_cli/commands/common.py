@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 import click
 
 from pazaak_cli.errors import InputError, PazaakError
+from pazaak_cli.numbers import parse_whole
 from pazaak_cli.rules import DEFAULT_RULESET, PRESETS, Ruleset, parse_ruleset
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -83,6 +84,21 @@ class RulesetType(click.ParamType):  # type: ignore[type-arg]
 RULESET = RulesetType()
 
 
+class WholeNumber(click.IntRange):
+    """Click's ``IntRange`` in ASCII digits only: Click's ``int`` takes ``٣`` for 3 and a number
+    of thousands of digits to ``int()``; the text is read by
+    :func:`pazaak_cli.numbers.parse_whole` first (after a leading ``-``), then range-checked."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str):
+            text = value.strip()
+            if parse_whole(text.removeprefix("-"), max_digits=40) is None:
+                shown = text if len(text) <= 20 else text[:17] + "..."
+                self.fail(f"{shown!r} is not a whole number in the digits 0-9", param, ctx)
+            value = text
+        return super().convert(value, param, ctx)
+
+
 class Seconds(click.ParamType):  # type: ignore[type-arg]
     """A duration in seconds: a finite number in a range (``float()`` also reads ``nan``,
     ``inf`` and ``1e300``, which no pause should be)."""
@@ -135,7 +151,10 @@ def json_option(func: F) -> F:
 def seed_option(func: F) -> F:
     """``--seed``: every random choice comes from this seed; the same seed replays the same."""
     return click.option(
-        "--seed", type=int, default=None, help="Seed for the random generator (default: random)."
+        "--seed",
+        type=WholeNumber(),
+        default=None,
+        help="Seed for the random generator (default: random).",
     )(func)
 
 

@@ -29,6 +29,7 @@ from pazaak_cli.commands.common import (
     EXIT_CODES,
     RULESET,
     Seconds,
+    WholeNumber,
     fail,
     printable,
     seed_option,
@@ -150,7 +151,7 @@ def _complete_deck(
 @seed_option
 @click.option(
     "--wager",
-    type=click.IntRange(min=0),
+    type=WholeNumber(0),
     default=0,
     show_default=True,
     help="Credits at stake: the winner gains them, the loser loses them.",

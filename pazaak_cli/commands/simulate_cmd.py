@@ -13,6 +13,7 @@ from tabulate import tabulate
 
 from pazaak_cli.commands.common import (
     EXIT_CODES,
+    WholeNumber,
     emit_json,
     json_option,
     printable,
@@ -86,7 +87,7 @@ def cluster_option(func: F) -> F:
 @click.option(
     "--matches",
     "-n",
-    type=click.IntRange(1, 100_000_000),
+    type=WholeNumber(1, 100_000_000),
     default=1000,
     show_default=True,
     help="Matches per pairing (each played twice with --swap).",
@@ -100,7 +101,7 @@ def cluster_option(func: F) -> F:
 @click.option(
     "--workers",
     "-w",
-    type=click.IntRange(1, MAX_WORKERS),
+    type=WholeNumber(1, MAX_WORKERS),
     default=1,
     show_default=True,
     help="Local worker processes; the results are the same for any number.",
