@@ -1,0 +1,38 @@
+"""Every test starts from the same environment, whatever the caller's shell has set.
+
+Colour (``NO_COLOR``), the terminal's width (``COLUMNS``, ``LINES``), its type (``TERM``) and
+the locale change what the commands print; a test that needs another value sets it itself
+(``monkeypatch.setenv`` or the runner's ``env``), which overrides these.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+CLEARED = (
+    "NO_COLOR",
+    "FORCE_COLOR",
+    "CLICOLOR",
+    "CLICOLOR_FORCE",
+    "LANGUAGE",
+    "LC_CTYPE",
+    "LC_MESSAGES",
+)
+"""Unset for every test: the output is coloured exactly when a test asks for colour."""
+
+FIXED = {
+    "COLUMNS": "80",
+    "LINES": "24",
+    "TERM": "xterm",
+    "LANG": "C.UTF-8",
+    "LC_ALL": "C.UTF-8",
+}
+"""Set for every test: an 80-column UTF-8 terminal."""
+
+
+@pytest.fixture(autouse=True)
+def same_environment_for_every_test(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in CLEARED:
+        monkeypatch.delenv(name, raising=False)
+    for name, value in FIXED.items():
+        monkeypatch.setenv(name, value)
