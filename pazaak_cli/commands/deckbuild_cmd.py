@@ -22,6 +22,7 @@ from pazaak_cli.commands.common import (
     UsageFailure,
     emit_json,
     json_option,
+    printable,
     ruleset_option,
     seed_option,
     style,
@@ -45,8 +46,6 @@ from pazaak_cli.executors import available_cores, make_executor
 from pazaak_cli.players import POLICY_NAMES
 from pazaak_cli.rules import Ruleset
 from pazaak_cli.simulate import MAX_WORKERS
-
-EXIT_INTERRUPTED = 130
 
 DEFAULT_BUDGET = 200_000
 
@@ -165,10 +164,6 @@ def deckbuild_command(
             executor=executor,
             progress=progress,
         )
-    except KeyboardInterrupt:
-        progress.close()
-        click.echo("Interrupted.", err=True)
-        sys.exit(EXIT_INTERRUPTED)
     finally:
         progress.close()
         executor.close()
@@ -212,7 +207,7 @@ def _duration(seconds: float) -> str:
 
 
 def _report(result: SearchResult, where: str) -> str:
-    field = ", ".join(opponent.label for opponent in result.field)
+    field = ", ".join(printable(opponent.label) for opponent in result.field)
     lines = [
         style(f"Best {result.ruleset.spec} side decks for {result.player}", bold=True),
         f"against {field}",
@@ -240,7 +235,12 @@ def _report(result: SearchResult, where: str) -> str:
     for index, opponent in enumerate(result.field):
         played, wins, rate, (low, high) = best.against(index)
         detail.append(
-            [opponent.label, f"{wins:,}/{played:,}", _percent(rate), _interval(low, high)]
+            [
+                printable(opponent.label),
+                f"{wins:,}/{played:,}",
+                _percent(rate),
+                _interval(low, high),
+            ]
         )
     lines.append(
         tabulate(
@@ -262,7 +262,7 @@ def _report(result: SearchResult, where: str) -> str:
 
 
 def _pool_text(pool: Pool) -> str:
-    return f"{pool.source}, {pool.size} cards of {len(pool.copies)} kinds"
+    return f"{printable(pool.source)}, {pool.size} cards of {len(pool.copies)} kinds"
 
 
 def _score_json(score: Score, field: Sequence[Opponent]) -> dict[str, object]:
@@ -323,7 +323,7 @@ def _write_deck(path: str, result: SearchResult) -> None:
     text = (
         f"# Found by pazaak deckbuild (seed {result.seed}, player {result.player}): "
         f"{_percent(best.win_rate)} ({_interval(low, high)}) of {best.matches:,} matches\n"
-        f"# against {', '.join(o.label for o in result.field)}.\n"
+        f"# against {', '.join(printable(o.label) for o in result.field)}.\n"
         f"name: {name}\n"
         f"ruleset: {result.ruleset.spec}\n"
         f"description: pazaak deckbuild's best deck against "
