@@ -569,3 +569,31 @@ def test_hidden_hand_view_lists_its_cards_as_question_marks() -> None:
     assert format_position(state.observed_by(0)) == "kotor1 7 - +1,-2 ?,? -- - 4444443444 a1 1"
     assert format_position(state.observed_by(1)) == "kotor1 7 - ?,? +3,+4 -- - 4444443444 a1 1"
     assert isinstance(state.observed_by(1).sides[0], Side)
+
+
+# Refused: digits that str.isdigit() accepts and int() does not (issue 12 item 6) ----------------
+
+SUPER_2 = "\N{SUPERSCRIPT TWO}"
+ARABIC_3 = "\N{ARABIC-INDIC DIGIT THREE}"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        ("7,+3,5", f"7,+3,{SUPER_2}", rf"field 2 \(player 1's table\): '{SUPER_2}' is not a table"),
+        ("7,+3,5", f"7,+{SUPER_2},5", r"field 2 \(player 1's table\): '\+²' is not a table card"),
+        ("7,+3,5", f"7,+3,1{ARABIC_3}", r"field 2 \(player 1's table\): '1٣' is not a table card"),
+        ("2322312121", f"232231212{SUPER_2}", r"field 8 \(main deck\): '232231212²' must be ten"),
+        ("2322312121", f"232231212{ARABIC_3}", r"field 8 \(main deck\): '232231212٣' must be ten"),
+        ("kotor1", f"kotor1/target={SUPER_2}", r"field 1 \(ruleset\): 'target=²': target must be"),
+        ("+1,-2,±3", f"+1,-2,±{SUPER_2}", r"field 4 \(player 1's hand\): '±²' is not a card"),
+    ],
+)
+def test_refuses_digits_of_other_scripts(old: str, new: str, message: str) -> None:
+    refused(EXAMPLE.replace(old, new), message)
+
+
+@pytest.mark.parametrize("token", [SUPER_2, f"+{SUPER_2}", "1" + ARABIC_3, "+" + "9" * 5000])
+def test_a_table_refuses_digits_of_other_scripts_and_huge_numbers(token: str) -> None:
+    with pytest.raises(NotationError, match="is not a table card"):
+        parse_table(f"5 {token}", FlipTargets.ALL_SIGNS)

@@ -27,10 +27,14 @@ from pazaak_cli.savefile import (
     MAX_SAVE_BYTES,
     VERSION,
     SaveFileError,
+    SaveInUseError,
     data_dir,
     default_save_path,
+    hold_save,
+    lock_path,
     probe_save,
     read_save,
+    set_aside,
     write_save,
 )
 from pazaak_cli.session import (
@@ -341,3 +345,96 @@ def test_any_damage_is_harmless_or_a_clean_save_error(place: tuple[Any, ...], ju
     # Accepted: it must be a real match that replays to its own saved position.
     assert session.state.sets_won() == tuple(session.state.sets_won())
     assert session.to_document()["position"] == document["position"]
+
+
+# -- what Python cannot read, paths that cannot be used, and the session lock (issue 12) --------
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"[" * 100_000 + b"]" * 100_000, "not a pazaak save file: its JSON nested too deep"),
+        (b'{"format": "pazaak-match", "version": 1, "seed": ' + b"7" * 4301 + b"}",
+         "corrupt pazaak save file: its JSON holds a number too long"),
+        (b'{"a": [' * 5000 + b"1" + b"]}" * 5000, "not a pazaak save file: its JSON nested too"),
+    ],
+    ids=["deep array", "a seed of 4301 digits", "deep objects"],
+)  # fmt: skip
+def test_json_that_python_cannot_read_is_unusable_and_untouched(
+    tmp_path: Path, content: bytes, message: str
+):
+    path = tmp_path / "match.json"
+    path.write_bytes(content)
+    with pytest.raises(SaveFileError) as caught:
+        read_save(path)
+    assert message in str(caught.value)
+    assert "left untouched" in str(caught.value)
+    assert path.read_bytes() == content
+
+
+def test_a_device_or_fifo_is_not_read(tmp_path: Path):
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    with pytest.raises(InputError, match="is not a save file: it is not a regular file"):
+        read_save(fifo)
+    with pytest.raises(InputError, match="is not a save file: it is not a regular file"):
+        read_save(Path("/dev/zero"))
+
+
+def test_a_name_too_long_is_an_input_error_not_an_os_error(tmp_path: Path):
+    path = tmp_path / ("n" * 300)
+    with pytest.raises(InputError, match="File name too long"):
+        read_save(path)
+    with pytest.raises(InputError, match="File name too long"):
+        probe_save(path)
+    with pytest.raises(InputError, match="too long"):
+        write_save(path, {})
+    with pytest.raises(InputError, match="File name too long"), hold_save(path):
+        pass
+
+
+def test_a_name_of_255_bytes_can_be_held_and_written(tmp_path: Path):
+    path = tmp_path / ("é" * 127)  # 254 bytes in UTF-8
+    with hold_save(path):
+        assert len(os.fsencode(lock_path(path).name)) <= 255
+        write_save(path, {"x": 1})
+    assert read_save(path)["x"] == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == [path.name]
+
+
+def test_a_save_is_held_by_one_session_at_a_time(tmp_path: Path):
+    """Two sessions in one process (each opens the lock file itself, as two processes do)."""
+    path = tmp_path / "match.json"
+    with hold_save(path):
+        with pytest.raises(SaveInUseError, match="is open in another pazaak play"), hold_save(path):
+            pass
+        with pytest.raises(SaveInUseError), hold_save(tmp_path / "." / "match.json"):
+            pass
+        with hold_save(tmp_path / "other.json"):
+            pass
+    with hold_save(path):
+        pass
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_holding_a_save_in_a_missing_directory(tmp_path: Path):
+    with (
+        pytest.raises(InputError, match="there is no saved match"),
+        hold_save(tmp_path / "no" / "match.json", create_directory=False),
+    ):
+        pass
+    assert not (tmp_path / "no").exists()
+    with hold_save(tmp_path / "new" / "match.json"):
+        assert (tmp_path / "new").is_dir()
+
+
+def test_set_aside_keeps_every_byte_and_never_replaces(tmp_path: Path):
+    path = tmp_path / "match.json"
+    for number, content in enumerate((b"first", b"second", b"third"), start=1):
+        path.write_bytes(content)
+        aside = set_aside(path)
+        assert aside.name == (
+            "match.json.corrupt" if number == 1 else f"match.json.corrupt-{number}"
+        )
+        assert aside.read_bytes() == content
+        assert not path.exists()
