@@ -1,0 +1,653 @@
+"""The exact match solver: the probability of winning the MATCH for every move.
+
+A player wants the match, not the set in front of him: the four hand cards are dealt once for the
+whole match, a card played now is gone for every later set, and the score changes what a set is
+worth. This solver values a position by the probability that the player to move wins the match
+when both sides play to win it (docs/advise.md, "Match advice").
+
+The model:
+
+* Values are the probability that **player 1** (seat 0) wins the match; seat 0 maximises it,
+  seat 1 minimises it (the match is zero-sum: it always ends, since a set ties with probability
+  below 1).
+* The set in progress is solved on the set solver's compact sides (:mod:`pazaak_cli.solver`),
+  except that a side that stands, busts or wins by its ninth card keeps its hand: what is left in
+  hand is what the later sets are played with.
+* A set's end leads to the start of the next one: a *match state* ``(sets won by each, hand of
+  each)`` and who opens it (the ruleset's first-player rule). Its value is the value of a set
+  started from empty tables. Later sets draw with the probabilities of a full main deck (the
+  infinite-deck model): the deck a later set will meet depends on every draw before it, and
+  that model is what keeps the match solvable; the set in progress is solved on the real deck.
+* A set that ties with no hand card played leads back to the same match state: its value ``x``
+  is a fixed point ``x = F(x)`` of the set solved with the tie worth ``x``. ``F`` is piecewise
+  linear with slope below 1, so the secant method lands on it exactly once two iterates share a
+  linear piece (usually after three solves of that set's card-free positions); it stops at
+  :data:`FIXED_POINT_TOLERANCE`.
+* Positions are memoised per *group* ``(context, hand of each)``, where the context is the score,
+  the opener of the set where the first-player rule reads it, and the deck model. Only the
+  positions of the group whose value is being iterated are solved again; every other group is
+  final once solved, and is shared by every later question to the same solver (every move, every
+  hidden hand averaged, every decision of a ``play`` or ``simulate`` match).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pazaak_cli.cards import Card
+from pazaak_cli.errors import PazaakError
+from pazaak_cli.game import FULL_DECK, Placed, Side
+from pazaak_cli.position_builder import Question
+from pazaak_cli.rules import FirstPlayer, Ruleset, Tiebreaker
+from pazaak_cli.solver import (
+    BEST_TOLERANCE,
+    DeckDraws,
+    Move,
+    SetSolver,
+    SolverTooLarge,
+    compact_side,
+)
+
+FIXED_POINT_TOLERANCE = 1e-13
+"""A match state's value is accepted once ``|F(x) - x|`` is at most this."""
+
+_PLAYING, _STANDING, _BUST, _NINE_WIN = range(4)
+"""What a side id stands for: still playing, standing, busted, won by its ninth card."""
+
+_OPENER_FREE = -1
+"""The context's opener field when the first-player rule does not read the current opener."""
+
+_LATER, _CURRENT = 0, 1
+"""Deck models: later sets (full-deck probabilities) and the set in progress (its real deck)."""
+
+_RANDOM = 2
+"""An opener 'spec': a coin decides (the specs 0 and 1 name the seat that opens)."""
+
+Pair = tuple[float, float]
+"""(value, slope): P(seat 0 wins the match), and its derivative in the value of the match state
+whose fixed point is being iterated (zero outside that state's card-free positions)."""
+_WON: Pair = (1.0, 0.0)
+_LOST: Pair = (0.0, 0.0)
+_NO_PAIR: Pair = (-1.0, 0.0)
+
+MatchKey = tuple[int, int, int, int]
+"""(sets won by seat 0, sets won by seat 1, hand id of seat 0, hand id of seat 1)."""
+
+
+@dataclass(frozen=True)
+class MatchMove:
+    """One root move: its probability of winning the match for the player to move, and the odds
+    of the current set along the same line (both sides playing for the match)."""
+
+    move: Move
+    match_win: float
+    set_win: float
+    set_tie: float
+    set_loss: float
+
+
+class MatchSolver(SetSolver):
+    """Solves matches under one ruleset, remembering every position and match state it solved.
+
+    It reuses the set solver's compact sides, hands and candidate lists (a subclass), with its
+    own side kinds (a standing side keeps its hand) and its own memo (one table per group).
+    """
+
+    def __init__(self, ruleset: Ruleset, *, max_states: int | None = None) -> None:
+        super().__init__(ruleset, fixed_draws=FULL_DECK, native=False)
+        self.max_states = max_states
+        rule = ruleset.first_player
+        self._reads_opener = rule in (FirstPlayer.ALTERNATE, FirstPlayer.LOSER)
+        self._rule = rule
+        self._sets_to_win = ruleset.sets_to_win
+        self._kind: list[int] = []
+        self._hand_of: list[int] = []
+        self._contexts: dict[tuple[int, int, int, int], int] = {}
+        self._context_info: list[tuple[int, int, int, int]] = []
+        self._groups: dict[int, dict[int, Pair]] = {}
+        self._entries: dict[tuple[MatchKey, int], float] = {}
+        self._iterating: dict[tuple[MatchKey, int], Pair] = {}
+        self._read_unknown = False
+        self._current_decks: DeckDraws | None = None
+        self._current_model: tuple[tuple[int, ...], bool] | None = None
+        self._odds_memo: dict[tuple[int, int, int, int, int], tuple[float, float]] = {}
+        self._decks.intern(FULL_DECK)  # later sets: deck id 0, full-deck probabilities
+        self._positions = 0
+        self.fixed_point_solves = 0
+        """How many times the card-free positions of a match state were solved (statistics)."""
+
+    # -- interning --------------------------------------------------------------------------------
+
+    def side_id(self, side: Any) -> int:
+        found = self._side_ids.get(side)
+        if found is None:
+            found = len(self._sides)
+            self._side_ids[side] = found
+            self._sides.append(side)
+            kind = side[0] if isinstance(side[0], str) else None
+            if kind is None:
+                self._kind.append(_PLAYING)
+                self._hand_of.append(side[2])
+                self._standing.append(False)
+            else:
+                self._kind.append({"S": _STANDING, "B": _BUST, "W": _NINE_WIN}[kind])
+                self._hand_of.append(side[-1])
+                self._standing.append(kind == "S")
+        return found
+
+    def _context(self, s0: int, s1: int, opener: int, model: int) -> int:
+        key = (s0, s1, opener if self._reads_opener else _OPENER_FREE, model)
+        found = self._contexts.get(key)
+        if found is None:
+            found = self._contexts[key] = len(self._context_info)
+            self._context_info.append(key)
+        return found
+
+    @property
+    def states(self) -> int:
+        """Positions solved so far (before and after a draw), over every group."""
+        return self._positions
+
+    def bound_memo(self) -> None:
+        """Empty a bounded memo that is full (between searches only); the match-state values
+        and the sides stay."""
+        if self.max_states is not None and self._positions >= self.max_states:
+            self._groups.clear()
+            self._odds_memo.clear()
+            self._positions = 0
+            self._clears += 1
+
+    # -- sides ------------------------------------------------------------------------------------
+
+    def _stands(self, side: Any, tiebreaker_last: bool) -> Any:
+        return ("S", side[0], side[5] or (tiebreaker_last and not self._any_tiebreak), side[2])
+
+    def _turn_ends(
+        self, side: Any, tiebreaker_last: bool, full: bool
+    ) -> list[tuple[str, str, int]]:
+        total, hand = side[0], side[2]
+        target = self._target
+        if full:
+            if total > target:
+                return [("bust", "ninth card over the target", self.side_id(("B", hand)))]
+            if self._nine_win:
+                return [("stand", "ninth card: wins the set", self.side_id(("W", hand)))]
+            stood = self.side_id(self._stands(side, tiebreaker_last))
+            return [("stand", "ninth card: automatic stand", stood)]
+        if total == target:
+            stood = self.side_id(self._stands(side, tiebreaker_last))
+            return [("stand", f"automatic stand at {target}", stood)]
+        if total > target:
+            return [("bust", "", self.side_id(("B", hand)))]
+        return [
+            ("end", "", self.side_id(side)),
+            ("stand", "", self.side_id(self._stands(side, tiebreaker_last))),
+        ]
+
+    # -- the recursion inside a set ----------------------------------------------------------------
+
+    def _group(self, context: int, a: int, b: int) -> dict[int, Pair]:
+        key = (((context << 24) | self._hand_of[a]) << 24) | self._hand_of[b]
+        group = self._groups.get(key)
+        if group is None:
+            group = self._groups[key] = {}
+        return group
+
+    def _draws_of(self, context: int, deck: int) -> tuple[tuple[int, float, int], ...]:
+        if self._context_info[context][3] == _LATER:
+            return self._draws[deck] or self._decks.make(deck)
+        decks = self._current_decks
+        assert decks is not None
+        return decks.table[deck] or decks.make(deck)
+
+    def value_before_draw(self, context: int, mover: int, a: int, b: int, deck: int) -> Pair:
+        """(P(seat 0 wins the match), its slope in the value being iterated): seat ``mover`` is
+        about to draw; ``a`` and ``b`` are the side ids of seats 0 and 1."""
+        group = self._group(context, a, b)
+        key = (((((a << 32) | b) << 24) | deck) << 2) | mover
+        found = group.get(key)
+        if found is not None:
+            return found
+        if self.budget is not None and self._positions >= self.budget:
+            raise SolverTooLarge("the exact solve exceeds its state budget")
+        side = a if mover == 0 else b
+        after = self._after
+        value = slope = 0.0
+        for drawn, probability, rest in self._draws_of(context, deck):
+            candidates = after.get((side, drawn))
+            if candidates is None:
+                candidates = self._candidate_list(side, drawn)
+            v, d = self._value_after_draw(context, mover, candidates, a, b, rest)
+            value += probability * v
+            slope += probability * d
+        result = (value, slope)
+        group[key] = result
+        self._positions += 1
+        return result
+
+    def _value_after_draw(
+        self, context: int, mover: int, candidates: int, a: int, b: int, deck: int
+    ) -> Pair:
+        """The mover's best choice among the candidate ends of his turn (the first of equal
+        values, in the candidate list's order)."""
+        group = self._group(context, a, b)
+        other = b if mover == 0 else a
+        key = (((((candidates << 32) | other) << 24) | deck) << 2) | 2 | mover
+        found = group.get(key)
+        if found is not None:
+            return found
+        end = self._end
+        best = _NO_PAIR
+        if mover == 0:
+            for code in self._candidates[candidates]:
+                pair = end(context, 0, code, other, deck)
+                if pair[0] > best[0]:
+                    best = pair
+                    if best[0] >= 1.0:
+                        break
+        else:
+            best = (2.0, 0.0)
+            for code in self._candidates[candidates]:
+                pair = end(context, 1, code, other, deck)
+                if pair[0] < best[0]:
+                    best = pair
+                    if best[0] <= 0.0:
+                        break
+        group[key] = best
+        self._positions += 1
+        return best
+
+    def value_of_end(self, context: int, mover: int, code: int, other: int, deck: int) -> float:
+        """P(seat 0 wins the match) once seat ``mover`` ends its turn as side ``code``, against
+        the other seat's side ``other``."""
+        return self._end(context, mover, code, other, deck)[0]
+
+    def _end(self, context: int, mover: int, code: int, other: int, deck: int) -> Pair:
+        kind = self._kind[code]
+        if kind == _PLAYING or (kind == _STANDING and not self._standing[other]):
+            a, b = (code, other) if mover == 0 else (other, code)
+            if self._standing[other]:
+                return self.value_before_draw(context, mover, a, b, deck)
+            return self.value_before_draw(context, 1 - mover, a, b, deck)
+        hands = (self._hand_of[code], self._hand_of[other])
+        if mover == 1:
+            hands = (hands[1], hands[0])
+        if kind == _BUST:
+            return self._set_over(context, 1 - mover, hands)
+        if kind == _NINE_WIN:
+            return self._set_over(context, mover, hands)
+        mine: Any = self._sides[code]
+        theirs: Any = self._sides[other]
+        if mine[1] != theirs[1]:
+            winner = mover if mine[1] > theirs[1] else 1 - mover
+        elif mine[2] != theirs[2]:
+            winner = mover if mine[2] else 1 - mover
+        else:
+            return self._set_over(context, None, hands)
+        return self._set_over(context, winner, hands)
+
+    # -- the match: from one set to the next ------------------------------------------------------
+
+    def _set_over(self, context: int, winner: int | None, hands: tuple[int, int]) -> Pair:
+        """The value once a set of ``context`` ends (``winner`` None: a tie) with ``hands``
+        left: the start of the next set, or the end of the match."""
+        s0, s1, opener, _ = self._context_info[context]
+        if winner == 0:
+            s0 += 1
+            if s0 >= self._sets_to_win:
+                return _WON
+        elif winner == 1:
+            s1 += 1
+            if s1 >= self._sets_to_win:
+                return _LOST
+        match = (s0, s1, hands[0], hands[1])
+        spec = self._next_opener(winner, opener)
+        found = self._iterating.get((match, spec))
+        if found is not None:
+            self._read_unknown = True
+            return found
+        return (self.entry(match, spec), 0.0)
+
+    def _next_opener(self, winner: int | None, opener: int) -> int:
+        """Who opens the set after one that ``opener`` opened and ``winner`` won (a spec)."""
+        rule = self._rule
+        if rule is FirstPlayer.PLAYER1:
+            return 0
+        if rule is FirstPlayer.RANDOM:
+            return _RANDOM
+        if rule is FirstPlayer.ALTERNATE:
+            return 1 - opener
+        return opener if winner is None else 1 - winner  # the loser opens
+
+    def entry(self, match: MatchKey, spec: int) -> float:
+        """P(seat 0 wins the match) when a set starts in match state ``match`` and ``spec`` says
+        who opens it (a seat, or a coin)."""
+        found = self._entries.get((match, spec))
+        if found is not None:
+            return found
+        return self._solve_entry(match, spec)
+
+    def _root(self, match: MatchKey, opener: int) -> Pair:
+        """The value of a set started from empty tables, ``opener`` drawing first."""
+        s0, s1, h0, h1 = match
+        context = self._context(s0, s1, opener, _LATER)
+        a = self.side_id((0, 0, h0, 0, 0, False))
+        b = self.side_id((0, 0, h1, 0, 0, False))
+        return self.value_before_draw(context, opener, a, b, 0)
+
+    def _forget(self, match: MatchKey) -> None:
+        """Drop the positions whose value depends on ``match``'s value being iterated: its own
+        card-free groups, for every opener."""
+        s0, s1, h0, h1 = match
+        for opener in (_OPENER_FREE, 0, 1):
+            context = self._contexts.get((s0, s1, opener, _LATER))
+            if context is not None:
+                group = self._groups.pop((((context << 24) | h0) << 24) | h1, None)
+                if group is not None:
+                    self._positions -= len(group)
+
+    def _settle(self, match: MatchKey) -> None:
+        """The value of ``match`` is known: its card-free positions keep their values, and their
+        slopes (in a value no longer iterated) become 0, as for every final position."""
+        s0, s1, h0, h1 = match
+        for opener in (_OPENER_FREE, 0, 1):
+            context = self._contexts.get((s0, s1, opener, _LATER))
+            if context is not None:
+                group = self._groups.get((((context << 24) | h0) << 24) | h1)
+                if group:
+                    for key, (value, _) in group.items():
+                        group[key] = (value, 0.0)
+
+    def _solve_entry(self, match: MatchKey, spec: int) -> float:
+        """Solve the fixed point of ``match``: a tie with no card played comes back to it."""
+        rule = self._rule
+        iterating = self._iterating
+        if rule is FirstPlayer.ALTERNATE:
+            # the openers alternate after a tie: iterate on seat 0's entry; seat 1's follows
+            unknown = (match, 0)
+
+            def evaluate(x: float) -> Pair:
+                iterating[unknown] = (x, 1.0)
+                iterating.pop((match, 1), None)
+                self._forget(match)
+                iterating[(match, 1)] = self._root(match, 1)  # its ties come back to x
+                return self._root(match, 0)  # its ties go to seat 1's entry
+
+        elif rule is FirstPlayer.RANDOM:
+            unknown = (match, _RANDOM)
+
+            def evaluate(x: float) -> Pair:
+                iterating[unknown] = (x, 1.0)
+                self._forget(match)
+                (v0, d0), (v1, d1) = self._root(match, 0), self._root(match, 1)
+                return (0.5 * (v0 + v1), 0.5 * (d0 + d1))
+
+        else:  # player 1 always opens, or the loser does (after a tie, the same opener)
+            unknown = (match, spec if rule is FirstPlayer.LOSER else 0)
+            opener = unknown[1]
+
+            def evaluate(x: float) -> Pair:
+                iterating[unknown] = (x, 1.0)
+                self._forget(match)
+                return self._root(match, opener)
+
+        try:
+            self._entries[unknown] = self._fixed_point(evaluate)
+            if rule is FirstPlayer.ALTERNATE:
+                self._entries[(match, 1)] = iterating[(match, 1)][0]
+        finally:
+            iterating.pop(unknown, None)
+            iterating.pop((match, 1), None)
+        self._settle(match)
+        found = self._entries.get((match, spec))
+        if found is None:  # a seat's entry under the random rule: its set, ties worth the coin
+            found = self._entries[(match, spec)] = self._root(match, spec)[0]
+        return found
+
+    def _fixed_point(self, evaluate: Callable[[float], Pair]) -> float:
+        """The x with F(x) = x, where evaluate(x) = (F(x), F'(x)) and F is piecewise linear,
+        nondecreasing, of slope below 1, from [0, 1] into [0, 1]: Newton's method, kept inside
+        the bracket where F(x) - x changes sign (bisection if a step leaves it)."""
+        reads_before = self._read_unknown
+        low, high = 0.0, 1.0
+        x = 0.5
+        try:
+            for _ in range(200):
+                self._read_unknown = False
+                value, slope = evaluate(x)
+                self.fixed_point_solves += 1
+                if not self._read_unknown:  # no card-free tie can happen: no loop at all
+                    return value
+                gap = value - x
+                if abs(gap) <= FIXED_POINT_TOLERANCE:
+                    return value
+                if gap > 0:
+                    low = x
+                else:
+                    high = x
+                step = x + gap / (1.0 - slope) if slope < 1.0 else (low + high) / 2
+                x = step if low < step < high else (low + high) / 2
+            raise PazaakError("the match value did not converge")  # pragma: no cover
+        finally:
+            self._read_unknown = reads_before
+
+    # -- questions --------------------------------------------------------------------------------
+
+    def prepare(
+        self, scores: tuple[int, int], hands: tuple[Sequence[Card], Sequence[Card]]
+    ) -> None:
+        """Solve the match states below ``scores`` and ``hands`` bottom up (fewer cards and
+        more sets first), so that no solve nests inside another (the recursion stays shallow)."""
+        h0, h1 = self.hands.intern(hands[0]), self.hands.intern(hands[1])
+        below0, below1 = self._sub_hands(h0), self._sub_hands(h1)
+        pairs = sorted(
+            ((x, y) for x in below0 for y in below1),
+            key=lambda pair: len(self.hands.cards[pair[0]]) + len(self.hands.cards[pair[1]]),
+        )
+        target = self._sets_to_win
+        specs = (0, 1) if self._rule in (FirstPlayer.ALTERNATE, FirstPlayer.LOSER) else (
+            (_RANDOM,) if self._rule is FirstPlayer.RANDOM else (0,)
+        )
+        for total in range(2 * target - 2, scores[0] + scores[1] - 1, -1):
+            for s0 in range(target - 1, scores[0] - 1, -1):
+                s1 = total - s0
+                if not scores[1] <= s1 < target:
+                    continue
+                for x, y in pairs:
+                    for spec in specs:
+                        self.entry((s0, s1, x, y), spec)
+
+    def set_start_value(
+        self, scores: tuple[int, int], hands: tuple[Sequence[Card], Sequence[Card]], opener: int
+    ) -> float:
+        """P(seat 0 wins the match) when a set starts from empty tables at ``scores`` with
+        ``hands``, seat ``opener`` drawing first."""
+        match = (scores[0], scores[1], self.hands.intern(hands[0]), self.hands.intern(hands[1]))
+        if max(scores) >= self._sets_to_win:
+            return 1.0 if scores[0] >= self._sets_to_win else 0.0
+        if self._rule is FirstPlayer.RANDOM:
+            self.entry(match, _RANDOM)
+            return self._root(match, opener)[0]
+        if self._rule is FirstPlayer.PLAYER1 and opener == 1:
+            return self._root(match, 1)[0]  # (only a position typed by hand opens so)
+        return self.entry(match, opener)
+
+    def _sub_hands(self, hand: int) -> list[int]:
+        found: dict[int, None] = {hand: None}
+        stack = [hand]
+        while stack:
+            for _, _, _, rest in self.hands.plays[stack.pop()]:
+                if rest not in found:
+                    found[rest] = None
+                    stack.append(rest)
+        return list(found)
+
+    def solve_moves(
+        self,
+        question: Question,
+        other_hand: Sequence[Card],
+        *,
+        current_deck: tuple[int, ...] | None,
+        exact: bool = False,
+        budget: int | None = None,
+    ) -> list[MatchMove]:
+        """Every move of the question's mover with its match value and the set odds along its
+        line, the other seat holding ``other_hand``. ``current_deck``: the main deck after the
+        draw, for the set in progress (``None``: full-deck probabilities); ``exact``: draw it
+        without replacement (else with its fixed probabilities)."""
+        state = question.state
+        mover = state.turn
+        me_side, other_side = state.sides[mover], state.sides[1 - mover]
+        my_hand = tuple(card for card in me_side.hand if card is not None)
+        hands = (my_hand, tuple(other_hand)) if mover == 0 else (tuple(other_hand), my_hand)
+        scores = state.sets_won()
+        self.prepare(scores, hands)
+        if current_deck is None:
+            model, deck = _LATER, 0
+        else:
+            model = _CURRENT
+            if self._current_model != (current_deck, exact):
+                self._forget_current()
+                self._current_decks = DeckDraws(None if exact else current_deck)
+                self._current_model = (current_deck, exact)
+            assert self._current_decks is not None
+            deck = self._current_decks.intern(current_deck)
+        context = self._context(scores[0], scores[1], state.opener, model)
+        saved_budget = self.budget
+        self.budget = None if budget is None else self._positions + budget
+        try:
+            me = self._compact(me_side, my_hand)
+            if not state.played:
+                me = self.place_draw(me, question.drawn)
+            tiebreaker_last = state.played and me_side.table[-1].placed is Placed.TIEBREAKER
+            count = len(me_side.table) + (not state.played)
+            moves = self.labelled_moves(me, question.drawn, state.played, tiebreaker_last, count)
+            other = self.side_id(self._engine_side(other_side, tuple(other_hand)))
+            results = []
+            for move, code in moves:
+                value = self.value_of_end(context, mover, code, other, deck)
+                odds = self._line_odds(context, mover, code, other, deck, mover)
+                match_win = value if mover == 0 else 1.0 - value
+                results.append(MatchMove(move, _clean(match_win), *odds))
+        finally:
+            self.budget = saved_budget
+        return results
+
+    def _forget_current(self) -> None:
+        """The set in progress has a deck model of its own: drop its positions from an earlier
+        question (another deck)."""
+        for key, context in self._contexts.items():
+            if key[3] == _CURRENT:
+                for group_key in [k for k in self._groups if k >> 48 == context]:
+                    self._positions -= len(self._groups.pop(group_key))
+        self._odds_memo = {}
+
+    def _compact(self, side: Side, hand: Sequence[Card]) -> Any:
+        hid = self.hands.intern(hand)
+        return compact_side(self.ruleset, side, hid, self.hands.facts[hid])
+
+    def _engine_side(self, side: Side, hand: tuple[Card, ...]) -> Any:
+        """The compact form of the other seat's engine side (standing or playing)."""
+        if not side.standing:
+            return self._compact(side, hand)
+        hid = self.hands.intern(hand)
+        if self.ruleset.tiebreaker is Tiebreaker.ANY_PLAYED:
+            tiebreak = any(card.placed is Placed.TIEBREAKER for card in side.table)
+        else:
+            tiebreak = bool(side.table) and side.table[-1].placed is Placed.TIEBREAKER
+        return ("S", side.total, tiebreak, hid)
+
+    # -- the set's odds along the match-optimal line ----------------------------------------------
+
+    def _line_odds(
+        self, context: int, mover: int, code: int, other: int, deck: int, me: int
+    ) -> tuple[float, float, float]:
+        """(win, tie, loss) of the current set for seat ``me`` when seat ``mover`` ends its turn
+        as ``code`` and both then play the match-optimal moves."""
+        win0, tie = self._odds_end(context, mover, code, other, deck)
+        win = win0 if me == 0 else 1.0 - win0 - tie
+        loss = 1.0 - win - tie
+        return _clean(win), _clean(tie), _clean(loss)
+
+    def _odds_end(
+        self, context: int, mover: int, code: int, other: int, deck: int
+    ) -> tuple[float, float]:
+        """(P(seat 0 wins the set), P(tie)) once ``mover`` ends its turn as ``code``."""
+        kind = self._kind[code]
+        if kind == _PLAYING or (kind == _STANDING and not self._standing[other]):
+            a, b = (code, other) if mover == 0 else (other, code)
+            nxt = mover if self._standing[other] else 1 - mover
+            return self._odds_before(context, nxt, a, b, deck)
+        if kind == _BUST:
+            return (1.0, 0.0) if mover == 1 else (0.0, 0.0)
+        if kind == _NINE_WIN:
+            return (1.0, 0.0) if mover == 0 else (0.0, 0.0)
+        mine: Any = self._sides[code]
+        theirs: Any = self._sides[other]
+        if mine[1] == theirs[1] and mine[2] == theirs[2]:
+            return (0.0, 1.0)
+        mover_wins = mine[1] > theirs[1] if mine[1] != theirs[1] else mine[2]
+        return (1.0, 0.0) if mover_wins == (mover == 0) else (0.0, 0.0)
+
+    def _odds_before(
+        self, context: int, mover: int, a: int, b: int, deck: int
+    ) -> tuple[float, float]:
+        key = (context, mover, a, b, deck)
+        found = self._odds_memo.get(key)
+        if found is not None:
+            return found
+        side, other = (a, b) if mover == 0 else (b, a)
+        win = tie = 0.0
+        for drawn, probability, rest in self._draws_of(context, deck):
+            candidates = self._after.get((side, drawn))
+            if candidates is None:
+                candidates = self._candidate_list(side, drawn)
+            code = self._choice(context, mover, candidates, other, rest)
+            w, t = self._odds_end(context, mover, code, other, rest)
+            win += probability * w
+            tie += probability * t
+        self._odds_memo[key] = (win, tie)
+        return win, tie
+
+    def _choice(self, context: int, mover: int, candidates: int, other: int, deck: int) -> int:
+        """The match-optimal end of the mover's turn; among ends of equal match value (within
+        :data:`BEST_TOLERANCE`), the one that keeps the most set equity for the mover."""
+        scored = [
+            (self.value_of_end(context, mover, code, other, deck), code)
+            for code in self._candidates[candidates]
+        ]
+        sign = 1.0 if mover == 0 else -1.0
+        best = max(sign * value for value, _ in scored)
+        near = [code for value, code in scored if sign * value >= best - BEST_TOLERANCE]
+        if len(near) == 1:
+            return near[0]
+
+        def set_equity(code: int) -> float:
+            win0, tie = self._odds_end(context, mover, code, other, deck)
+            loss0 = 1.0 - win0 - tie
+            return sign * (win0 - loss0)
+
+        return max(near, key=set_equity)
+
+
+def _clean(p: float) -> float:
+    """Rounding noise around 0 and 1 shown as the exact value it is."""
+    if abs(p) < 1e-13:
+        return 0.0
+    if abs(p - 1.0) < 1e-13:
+        return 1.0
+    return p
+
+
+def iter_sub_hands(hand: Sequence[Card]) -> Iterator[tuple[Card, ...]]:  # pragma: no cover
+    """Every sub-multiset of ``hand`` (a helper for tests and benchmarks)."""
+    cards = sorted(hand, key=str)
+    seen: set[tuple[Card, ...]] = set()
+    for mask in range(1 << len(cards)):
+        sub = tuple(card for index, card in enumerate(cards) if mask >> index & 1)
+        if sub not in seen:
+            seen.add(sub)
+            yield sub
+

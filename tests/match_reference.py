@@ -1,0 +1,137 @@
+"""An independent, slow reference for the match solver: plain recursion over the engine's own
+states (``MatchState.child``, ``legal_actions``, ``chance_outcomes``), with value iteration
+for the ties.
+
+It shares no code with :mod:`pazaak_cli.match_solver` or :mod:`pazaak_cli.solver` beyond the
+rules engine. The match is infinite only through ties (a tied set scores nothing), so the
+reference solves it as a sequence of finite games: in iteration ``k`` every set that begins
+after a tie is worth what iteration ``k - 1`` found for that set start (iteration 0: one half),
+and every other set is played out in full. The iterates converge geometrically (at the rate of
+the tie probability) to the match values; iteration stops when no value moves by more than
+1e-15. The later-set deck model is the match solver's: once a set is over, the next one draws
+from a full deck with uniform probabilities (the ruleset's deck becomes ``infinite``), which is
+exact for rulesets whose deck is infinite.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+
+from pazaak_cli.game import FORFEIT, FULL_DECK, MatchState, Phase
+from pazaak_cli.rules import MainDeck
+
+StartKey = tuple[object, ...]
+
+
+class MatchReference:
+    """P(seat ``me`` wins the match) from engine states, both seats maximising their own."""
+
+    def __init__(
+        self,
+        me: int,
+        *,
+        limit: int = 2_000_000,
+        start: Callable[[MatchState], float] | None = None,
+    ) -> None:
+        self.me = me
+        self.start = start
+        self.limit = limit
+        self.previous: dict[StartKey, float] = {}
+        self.current: dict[StartKey, float] = {}
+        self.memo: dict[MatchState, float] = {}
+        self.pending: set[StartKey] = set()
+        self.final: dict[MatchState, float] = {}
+        self.starts: dict[StartKey, MatchState] = {}
+        self.reads = 0
+
+    def value(self, state: MatchState) -> float:
+        """The converged value of ``state`` for ``me``."""
+        for _ in range(200):
+            self.memo = {}
+            self.current = {}
+            result = self._value(state)
+            moved = max(
+                (abs(v - self._earlier(k, None)) for k, v in self.current.items()), default=0
+            )
+            self.previous = self.current
+            if moved <= 1e-15:
+                return result
+        raise AssertionError("the reference did not converge")
+
+    def _value(self, state: MatchState) -> float:
+        found = self.memo.get(state)
+        if found is None:
+            found = self.final.get(state)
+        if found is not None:
+            return found
+        reads = self.reads
+        if len(self.memo) + len(self.final) > self.limit:
+            raise AssertionError("the reference position is too large")
+        phase = state.phase
+        if phase is Phase.MATCH_OVER:
+            result = 1.0 if state.sets_won()[self.me] >= state.ruleset.sets_to_win else 0.0
+        elif phase is Phase.SET_OVER:
+            result = self._next_set(state)
+        elif phase is Phase.BEFORE_DRAW:
+            result = 0.0
+            for action, probability in state.chance_outcomes():
+                result += float(probability) * self._value(state.child(action))
+        else:
+            options = [self._value(state.child(a)) for a in state.legal_actions() if a != FORFEIT]
+            result = max(options) if state.turn == self.me else min(options)
+        # a value that read no earlier iterate is final: later iterations reuse it
+        (self.memo if self.reads != reads else self.final)[state] = result
+        return result
+
+    def _next_set(self, state: MatchState) -> float:
+        """The value once a set is over: the next set starts (each opener by its chance), from
+        a full deck under the later-set model."""
+        later = state
+        if state.ruleset.main_deck is not MainDeck.INFINITE:
+            rules = dataclasses.replace(state.ruleset, main_deck=MainDeck.INFINITE)
+            later = state._replace(ruleset=rules, deck=FULL_DECK)
+        total = 0.0
+        for action, probability in later.chance_outcomes():
+            start = later.child(action)
+            key = _start_key(start)
+            if later.set_winners[-1] is None:  # after a tie: the previous iterate
+                if key not in self.current and key not in self.pending:
+                    self._start_value(start, key)  # (solved now, for the next iteration)
+                value = self._earlier(key, start)
+                self.reads += 1
+            else:
+                value = self._start_value(start, key)
+            total += float(probability) * value
+        return total
+
+    def _earlier(self, key: StartKey, start: MatchState | None) -> float:
+        """The previous iterate's value of a set start (the first iterate: ``start``'s guess)."""
+        found = self.previous.get(key)
+        if found is None:
+            if start is None:
+                start = self.starts[key]
+            found = 0.5 if self.start is None else self.start(start)
+            self.previous[key] = found
+        return found
+
+    def _start_value(self, start: MatchState, key: StartKey) -> float:
+        found = self.current.get(key)
+        if found is None:
+            self.starts[key] = start
+            self.pending.add(key)
+            found = self.current[key] = self._value(start)
+            self.pending.discard(key)
+        return found
+
+
+def _start_key(start: MatchState) -> StartKey:
+    """What a set start's value depends on: the score, both hands and who opens it (the
+    first-player rules read nothing else), under one ruleset."""
+    return (start.ruleset, start.sets_won(), start.sides[0].hand, start.sides[1].hand, start.turn)
+
+
+def match_win(state: MatchState, me: int) -> float:
+    """P(``me`` wins the match) from ``state``."""
+    return MatchReference(me).value(state)
+
