@@ -1,11 +1,14 @@
 """Advice: the one entry point for "what are the odds of every move here?".
 
 ``pazaak advise``, the hint of ``pazaak play`` and the expert player ask through this module.
-It chooses the solver by the opponent model (:attr:`SolveOptions.opponent`):
+It chooses the solver by the objective (:attr:`SolveOptions.objective`) and the opponent model
+(:attr:`SolveOptions.opponent`):
 
-- ``"optimal"``: the exact set solver, the opponent minimising my equity
-  (:func:`pazaak_cli.solver.solve_set_question`);
-- ``"kotor"``: the exact best reply to the KOTOR I rule
+- objective ``"match"``, opponent ``"optimal"``: the exact match solver, both sides playing to
+  win the match (:func:`pazaak_cli.match_solver.solve_match_question`);
+- objective ``"set"``, opponent ``"optimal"``: the exact set solver, the opponent minimising my
+  equity (:func:`pazaak_cli.solver.solve_set_question`);
+- opponent ``"kotor"``: the exact best reply to the KOTOR I rule
   (:func:`pazaak_cli.kotor_reply.solve_kotor_question`).
 
 It sits above both solvers and imports them; neither imports it.
@@ -16,6 +19,7 @@ from __future__ import annotations
 from pazaak_cli.errors import PazaakError
 from pazaak_cli.game import MatchState
 from pazaak_cli.kotor_reply import solve_kotor_question
+from pazaak_cli.match_solver import solve_match_question
 from pazaak_cli.position_builder import Question, question_from_state
 from pazaak_cli.solver import Advice, SolveOptions, solve_set_question
 
@@ -25,7 +29,11 @@ def solve_question(question: Question, options: SolveOptions | None = None) -> A
     :class:`~pazaak_cli.position_builder.Question`), including the forced ones after a draw to
     20 or a ninth card, with its exact win, tie and loss odds against ``options.opponent``."""
     options = options or SolveOptions()
+    if options.objective not in ("set", "match"):
+        raise PazaakError(f"unknown objective {options.objective!r}; choose match or set")
     if options.opponent == "optimal":
+        if options.objective == "match":
+            return solve_match_question(question, options)
         return solve_set_question(question, options)
     if options.opponent == "kotor":
         return solve_kotor_question(question, options)

@@ -38,15 +38,22 @@ from typing import Any
 
 from pazaak_cli.cards import Card
 from pazaak_cli.errors import PazaakError
-from pazaak_cli.game import FULL_DECK, Placed, Side
-from pazaak_cli.position_builder import Question
-from pazaak_cli.rules import FirstPlayer, Ruleset, Tiebreaker
+from pazaak_cli.game import FULL_DECK, MatchState, Placed, Side
+from pazaak_cli.position_builder import PositionError, Question
+from pazaak_cli.rules import FirstPlayer, MainDeck, Ruleset, Tiebreaker
 from pazaak_cli.solver import (
     BEST_TOLERANCE,
+    Advice,
     DeckDraws,
     Move,
+    MoveResult,
+    Outcome,
     SetSolver,
+    SolveOptions,
     SolverTooLarge,
+    _deck_after,
+    _other_hands,
+    check_hand_sizes,
     compact_side,
 )
 
@@ -59,8 +66,10 @@ _PLAYING, _STANDING, _BUST, _NINE_WIN = range(4)
 _OPENER_FREE = -1
 """The context's opener field when the first-player rule does not read the current opener."""
 
-_LATER, _CURRENT = 0, 1
-"""Deck models: later sets (full-deck probabilities) and the set in progress (its real deck)."""
+_LATER = 0
+"""The deck model of later sets: full-deck probabilities. The set in progress gets a model of
+its own for each deck it is asked about (ids 1, 2, ...: its deck's composition, drawn with fixed
+probabilities or exactly without replacement)."""
 
 _RANDOM = 2
 """An opener 'spec': a coin decides (the specs 0 and 1 name the seat that opens)."""
@@ -110,8 +119,9 @@ class MatchSolver(SetSolver):
         self._entries: dict[tuple[MatchKey, int], float] = {}
         self._iterating: dict[tuple[MatchKey, int], Pair] = {}
         self._read_unknown = False
-        self._current_decks: DeckDraws | None = None
-        self._current_model: tuple[tuple[int, ...], bool] | None = None
+        self._models: list[DeckDraws] = [self._decks]
+        """The deck models by id (see :data:`_LATER`)."""
+        self._model_ids: dict[tuple[tuple[int, ...], bool], int] = {}
         self._odds_memo: dict[tuple[int, int, int, int, int], tuple[float, float]] = {}
         self._decks.intern(FULL_DECK)  # later sets: deck id 0, full-deck probabilities
         self._positions = 0
@@ -196,11 +206,18 @@ class MatchSolver(SetSolver):
         return group
 
     def _draws_of(self, context: int, deck: int) -> tuple[tuple[int, float, int], ...]:
-        if self._context_info[context][3] == _LATER:
-            return self._draws[deck] or self._decks.make(deck)
-        decks = self._current_decks
-        assert decks is not None
+        decks = self._models[self._context_info[context][3]]
         return decks.table[deck] or decks.make(deck)
+
+    def deck_model(self, deck: tuple[int, ...], exact: bool) -> int:
+        """The id of the model of a set in progress on ``deck``: its composition drawn without
+        replacement (``exact``) or with fixed probabilities."""
+        key = (deck, exact)
+        found = self._model_ids.get(key)
+        if found is None:
+            found = self._model_ids[key] = len(self._models)
+            self._models.append(DeckDraws(None if exact else deck))
+        return found
 
     def value_before_draw(self, context: int, mover: int, a: int, b: int, deck: int) -> Pair:
         """(P(seat 0 wins the match), its slope in the value being iterated): seat ``mover`` is
@@ -507,13 +524,8 @@ class MatchSolver(SetSolver):
         if current_deck is None:
             model, deck = _LATER, 0
         else:
-            model = _CURRENT
-            if self._current_model != (current_deck, exact):
-                self._forget_current()
-                self._current_decks = DeckDraws(None if exact else current_deck)
-                self._current_model = (current_deck, exact)
-            assert self._current_decks is not None
-            deck = self._current_decks.intern(current_deck)
+            model = self.deck_model(current_deck, exact)
+            deck = self._models[model].intern(current_deck)
         context = self._context(scores[0], scores[1], state.opener, model)
         saved_budget = self.budget
         self.budget = None if budget is None else self._positions + budget
@@ -534,15 +546,6 @@ class MatchSolver(SetSolver):
         finally:
             self.budget = saved_budget
         return results
-
-    def _forget_current(self) -> None:
-        """The set in progress has a deck model of its own: drop its positions from an earlier
-        question (another deck)."""
-        for key, context in self._contexts.items():
-            if key[3] == _CURRENT:
-                for group_key in [k for k in self._groups if k >> 48 == context]:
-                    self._positions -= len(self._groups.pop(group_key))
-        self._odds_memo = {}
 
     def _compact(self, side: Side, hand: Sequence[Card]) -> Any:
         hid = self.hands.intern(hand)
@@ -651,3 +654,150 @@ def iter_sub_hands(hand: Sequence[Card]) -> Iterator[tuple[Card, ...]]:  # pragm
             seen.add(sub)
             yield sub
 
+
+
+# ------------------------------------------------------------------------------------------------
+# The question a player asks: every move of a position, for the match.
+
+MATCH_MEMO_STATES = 30_000_000
+"""The match solver's memo is emptied between questions once it holds this many positions (the
+match-state values stay): a bound on its memory."""
+
+
+def check_match_position(state: MatchState) -> None:
+    """Refuse a position that no match can reach: a score that already ended the match, or a
+    hand larger than the ruleset deals."""
+    rules = state.ruleset
+    won = state.sets_won()
+    if max(won) >= rules.sets_to_win:
+        raise PositionError(
+            f"the score {won[0]}-{won[1]} has already ended a match to {rules.sets_to_win} sets "
+            "won: no move is left to advise"
+        )
+    for seat, side in enumerate(state.sides):
+        if len(side.hand) > rules.hand_size:
+            raise PositionError(
+                f"player {seat + 1} holds {len(side.hand)} hand cards, more than the "
+                f"{rules.hand_size} that {rules.spec} deals for a match"
+            )
+
+
+def match_other_hands(
+    side: Side, options: SolveOptions, ruleset: Ruleset
+) -> list[tuple[tuple[Card, ...], int]]:
+    """The opponent's possible hands with their weights. Unlike the set, the match needs them
+    even when the opponent stands: what it keeps is what it plays the later sets with."""
+    if side.hand_known:
+        return [(tuple(card for card in side.hand if card is not None), 1)]
+    if not side.standing:
+        return _other_hands(side, options, ruleset)
+    hidden = side._replace(standing=False)
+    return _other_hands(hidden, options, ruleset)
+
+
+def solve_match_question(
+    question: Question, options: SolveOptions | None = None, *, solver: MatchSolver | None = None
+) -> Advice:
+    """Every move of the player who has just drawn ``question.drawn`` with its probability of
+    winning the match (both sides playing for the match from then on) and the set's odds along
+    the same line; an opponent hand that is hidden is averaged over its possible hands, each
+    solved with both hands known. ``solver``: one to reuse (its match-state values carry over)."""
+    options = options or SolveOptions()
+    state = question.state
+    me_side, other_side = state.sides[state.turn], state.sides[1 - state.turn]
+    if not me_side.hand_known:
+        raise PazaakError("the hand of the player to move must be known")
+    rules = state.ruleset
+    check_match_position(state)
+    other_hands = match_other_hands(other_side, options, rules)
+    my_hand = tuple(card for card in me_side.hand if card is not None)
+    check_hand_sizes(rules, [my_hand], other_hands)
+    deck_after = _deck_after(state, question.drawn)
+    solver = solver or MatchSolver(rules, max_states=MATCH_MEMO_STATES)
+    current: tuple[int, ...] | None = None
+    exact = False
+    if rules.main_deck is not MainDeck.INFINITE:
+        current = deck_after if any(deck_after) else FULL_DECK
+        exact = options.exact or other_side.standing
+    sums: list[list[float]] = []
+    moves: list[Move] = []
+    total_ways = sum(ways for _, ways in other_hands)
+    for done, (hand, ways) in enumerate(other_hands):
+        solver.bound_memo()
+        try:
+            results = solver.solve_moves(
+                question,
+                hand,
+                current_deck=current,
+                exact=exact,
+                budget=None if options.exact or not exact else options.budget,
+            )
+        except SolverTooLarge:
+            exact = False  # the set in progress with fixed probabilities instead
+            results = solver.solve_moves(question, hand, current_deck=current)
+        if not sums:
+            moves = [result.move for result in results]
+            sums = [[0.0, 0.0, 0.0, 0.0] for _ in results]
+        weight = ways / total_ways
+        for row, result in zip(sums, results, strict=True):
+            row[0] += weight * result.match_win
+            row[1] += weight * result.set_win
+            row[2] += weight * result.set_tie
+            row[3] += weight * result.set_loss
+        if options.progress is not None:
+            options.progress(done + 1, len(other_hands))
+    best = max(row[0] for row in sums)
+    ranked = sorted(
+        zip(moves, sums, strict=True), key=lambda item: (-item[1][0], item[1][3] - item[1][1])
+    )
+    return Advice(
+        results=tuple(
+            MoveResult(
+                move,
+                Outcome(_clean(row[1]), _clean(row[2]), _clean(row[3])),
+                row[0] >= best - BEST_TOLERANCE,
+                match_win=_clean(row[0]),
+            )
+            for move, row in ranked
+        ),
+        model=describe_match_model(state, other_hands, current, exact),
+        hands_averaged=len(other_hands),
+        fixed_probabilities=current is not None and not exact,
+        states=solver.states,
+        objective="match",
+    )
+
+
+def describe_match_model(
+    state: MatchState,
+    other_hands: Sequence[tuple[tuple[Card, ...], int]],
+    current: tuple[int, ...] | None,
+    exact: bool,
+) -> str:
+    """One sentence: which match model was solved."""
+    rules = state.ruleset
+    won = state.sets_won()
+    me = state.turn
+    score = f"match to {rules.sets_to_win} sets won, you lead {won[me]}-{won[1 - me]}"
+    if won[me] < won[1 - me]:
+        score = f"match to {rules.sets_to_win} sets won, you trail {won[me]}-{won[1 - me]}"
+    elif won[me] == won[1 - me]:
+        score = f"match to {rules.sets_to_win} sets won, {won[me]}-{won[1 - me]}"
+    other = state.sides[1 - me]
+    if other.hand_known:
+        who = "both hands known, both play for the match"
+    else:
+        who = (
+            f"opponent's {len(other.hand)} hidden cards averaged over {len(other_hands)} "
+            "possible hands (each solved with both hands known), both play for the match"
+        )
+    if current is None:
+        deck = "infinite deck (uniform 1..10)"
+    elif exact:
+        deck = f"this set on the exact {sum(current)}-card deck, later sets on a full deck's odds"
+    else:
+        deck = (
+            f"this set with the draw odds of the {sum(current)} cards left, later sets on a "
+            "full deck's odds"
+        )
+    return f"{rules.spec}: {score}; {who}; {deck}"

@@ -65,6 +65,9 @@ WIN: Value = (1.0, 1.0)
 LOSS: Value = (-1.0, 0.0)
 TIE: Value = (0.0, 0.0)
 
+_PROGRESS_EVERY = 0x3FFF
+"""A Python search checks its bounds and reports progress every 16,384 positions."""
+
 # Card actions in the compact model.
 _PLAIN, _FLIP24, _FLIP36, _DOUBLE, _TIEBREAKER = range(5)
 
@@ -122,7 +125,10 @@ class Move:
 class MoveResult:
     move: Move
     outcome: Outcome
+    """The current set's odds along the move's line."""
     best: bool
+    match_win: float | None = None
+    """The probability of winning the match (match advice only)."""
 
 
 @dataclass(frozen=True)
@@ -138,6 +144,8 @@ class Advice:
     """True when the deck was approximated by fixed draw probabilities."""
     states: int
     """Positions the solver evaluated (memo entries)."""
+    objective: str = "set"
+    """What the best move maximises: ``set`` (the set's equity) or ``match`` (P(win match))."""
 
 
 class SolverTooLarge(PazaakError):
@@ -374,20 +382,26 @@ class SetSolver:
         budget: int | None = None,
         native: bool = True,
         max_states: int | None = None,
+        progress: Callable[[int], None] | None = None,
     ) -> None:
         """``fixed_draws``: draw with these fixed counts of each value, without depletion (the
         infinite deck is ``FULL_DECK``); ``None`` solves the finite deck exactly. ``native``:
         use the C inner loop for fixed draws when it is installed (``False`` for the tests that
-        check one against the other). ``max_states``: bound the memo's memory: when it holds
-        this many positions, :meth:`bound_memo` (called between searches) empties it; the sides
-        and candidate lists, which cost far less and take longer to build, are kept. ``budget``
-        instead fails a search past that many positions."""
+        check one against the other). ``max_states``: bound the memo's memory. The C loop keeps
+        at most that many positions, a cache that forgets the cheapest ones to make room (a
+        forgotten one is solved again: slower, never wrong); in Python, :meth:`bound_memo`
+        (called between searches) empties a memo that is full, and a single search that would
+        outgrow it raises :class:`SolverTooLarge`. The sides and candidate lists, which cost far
+        less, are kept. ``budget`` instead fails a search past that many positions.
+        ``progress``: called with :attr:`solved` every so many positions of a long search."""
         self.ruleset = ruleset
         self.hands = _Hands(ruleset)
         self.fixed = tuple(fixed_draws) if fixed_draws is not None else None
         self.budget = budget
         self.max_states = max_states
+        self.progress = progress
         self._clears = 0
+        self._solved = 0
         self._target = ruleset.target
         self._size = ruleset.table_size
         self._nine_win = ruleset.nine_cards is NineCards.WIN
@@ -411,7 +425,10 @@ class SetSolver:
         self._core: Any = None
         if self.fixed is not None and _fastsolve is not None and native:
             total = sum(self.fixed)
-            self._core = _fastsolve.Core([n / total for n in self.fixed], self._candidate_list)
+            self._core = _fastsolve.Core(
+                [n / total for n in self.fixed], self._candidate_list, (max_states or 0) // 2
+            )
+            self._core.progress = progress
             self.before_draw = self._native_before_draw  # type: ignore[method-assign]
             self.candidate_value = self._native_candidate_value  # type: ignore[method-assign]
 
@@ -434,17 +451,34 @@ class SetSolver:
             return int(self._core.clears)
         return self._clears
 
+    @property
+    def solved(self) -> int:
+        """Positions computed so far (one forgotten by the bounded memo and computed again
+        counts again): what :attr:`progress` reports."""
+        if self._core is not None:
+            return int(self._core.solved)
+        return self._solved
+
     def bound_memo(self) -> None:
         """Empty a bounded memo that is full. Only between searches: emptied in the middle of
-        one, the memo would make it redo its own work (exponentially, when it is too small)."""
-        if self.max_states is None or self.states < self.max_states:
+        one, the memo would make it redo its own work (exponentially, when it is too small).
+        The C loop's memo bounds itself (a cache)."""
+        if self.max_states is None or self.states < self.max_states or self._core is not None:
             return
-        if self._core is not None:
-            self._core.clear_memo()
         else:
             self._before.clear()
             self._after_memo.clear()
             self._clears += 1
+
+    def _check_size(self) -> None:
+        """Every so many new positions of a Python search: stop at the memory bound, report
+        progress."""
+        if self.max_states is not None and self.states >= self.max_states:
+            raise SolverTooLarge(
+                f"the search needs more than {self.max_states:,} positions in memory"
+            )
+        if self.progress is not None:
+            self.progress(self._solved)
 
     def _native_before_draw(self, mover: int, other: int, deck: int) -> Value:
         result: Value = self._core.before_draw(mover, other)
@@ -588,6 +622,9 @@ class SetSolver:
             return found
         if self.budget is not None and self.states >= self.budget:
             raise SolverTooLarge("the exact solve exceeds its state budget")
+        self._solved += 1
+        if not self._solved & _PROGRESS_EVERY:
+            self._check_size()
         after = self._after
         after_draw = self.after_draw
         equity = p_win = 0.0
@@ -719,6 +756,9 @@ class SolveOptions:
     """The state budget of an exact finite-deck solve before it falls back to fixed draws."""
     progress: Callable[[int, int], None] | None = None
     """Called as progress(done, total) while averaging hidden hands."""
+    positions: Callable[[int], None] | None = None
+    """Called as positions(solved) every so many positions of a long search (counting those of
+    every hand averaged so far): progress where there is no total to show."""
     max_hands: int | None = None
     """Average over at most this many of the opponent's possible hands, drawn by their weights
     with ``sample_seed`` (the expert player's shortcut); ``None``: every hand, exactly."""
@@ -731,6 +771,9 @@ class SolveOptions:
     opponent: str = "optimal"
     """How the opponent plays: ``optimal`` (minimises my equity) or ``kotor`` (the KOTOR I
     computer opponent's rule, docs/rules.md §7: solved by :mod:`pazaak_cli.kotor_reply`)."""
+    objective: str = "set"
+    """What to maximise: ``set`` (this set's equity) or ``match`` (the probability of winning
+    the match: :mod:`pazaak_cli.match_solver`)."""
 
 
 def solve_set_question(question: Question, options: SolveOptions | None = None) -> Advice:
@@ -746,34 +789,41 @@ def solve_set_question(question: Question, options: SolveOptions | None = None) 
     rules = state.ruleset
     other_hands = _other_hands(other_side, options, rules)
     deck_after = _deck_after(state, question.drawn)
+    check_hand_sizes(rules, [tuple(c for c in me_side.hand if c is not None)], other_hands)
     fixed = False
+
+    def fixed_solver() -> SetSolver:
+        return _bounded_fixed_solver(rules, deck_after if any(deck_after) else FULL_DECK, options)
+
     if rules.main_deck is MainDeck.INFINITE:
-        solver = options.solver or SetSolver(
-            rules, fixed_draws=FULL_DECK, max_states=AVERAGE_MEMO_LIMIT
-        )
+        solver = options.solver or fixed_solver()
         results = _average(question, solver, other_hands, deck_after, options)
     elif options.exact or other_side.standing:
-        solver = SetSolver(rules, budget=None if options.exact else options.budget)
+        solver = SetSolver(
+            rules,
+            budget=None if options.exact else options.budget,
+            max_states=EXACT_MEMO_STATES,
+            progress=options.positions,
+        )
         try:
             results = _average(question, solver, other_hands, deck_after, options)
         except SolverTooLarge:
+            if options.exact:
+                raise SolverTooLarge(
+                    f"--exact: the solve without replacement needs more than "
+                    f"{EXACT_MEMO_STATES:,} positions in memory (over "
+                    f"{EXACT_MEMO_STATES * PYTHON_STATE_BYTES / 1e9:.1f} GB), too many to "
+                    "hold; drop --exact to solve it with fixed draw probabilities"
+                ) from None
             fixed = True
-            solver = SetSolver(
-                rules,
-                fixed_draws=deck_after if any(deck_after) else FULL_DECK,
-                max_states=AVERAGE_MEMO_LIMIT,
-            )
+            solver = fixed_solver()
             results = _average(question, solver, other_hands, deck_after, options)
     else:
         # Both still play: the exact without-replacement solve multiplies the positions by the
         # deck's compositions. Solve with fixed draw probabilities first (fast); when that
         # search was small, the exact one is affordable too and replaces it.
         fixed = True
-        solver = SetSolver(
-            rules,
-            fixed_draws=deck_after if any(deck_after) else FULL_DECK,
-            max_states=AVERAGE_MEMO_LIMIT,
-        )
+        solver = fixed_solver()
         results = _average(question, solver, other_hands, deck_after, options)
         if solver.states <= EXACT_PROBE_STATES:
             exact_solver = SetSolver(rules, budget=EXACT_BUDGET_FACTOR * max(solver.states, 1000))
@@ -805,7 +855,64 @@ def solve_set_question(question: Question, options: SolveOptions | None = None) 
 AVERAGE_MEMO_LIMIT = 20_000_000
 """An average over hidden hands shares one memo between the hands (they reach many of the same
 positions); past this many positions it is emptied before the next hand, which bounds its
-memory (about 1.5 GB) at the cost of solving some positions again."""
+memory (about 1.5 GB) at the cost of solving some positions again (the expert's shared solver;
+:func:`solve_set_question` bounds its own solvers by the limits below)."""
+NATIVE_MEMO_STATES = 1 << 24
+"""The C loop's memo holds at most this many positions (32 bytes each: 512 MiB), forgetting the
+cheapest ones to make room: a search that needs more runs slower, in the same memory."""
+PYTHON_MEMO_STATES = 3_000_000
+"""A pure-Python fixed-draw search (no C compiler) is refused past this many positions..."""
+EXACT_MEMO_STATES = 3_000_000
+"""...and so is an exact solve without replacement (``--exact``): at about
+:data:`PYTHON_STATE_BYTES` each, some 0.6 GB."""
+PYTHON_STATE_BYTES = 200
+"""Bytes a position takes in a Python memo (its key, its value pair and the dict's slot),
+measured: the figure the refusals quote."""
+MAX_SUBHANDS = 200_000
+"""A hand's every sub-hand (what it can hold after each play) is interned with its plays: a hand
+with more than this many (a ruleset's hand size of 40) is refused rather than hanging."""
+MAX_HIDDEN_HANDS = 100_000
+"""Averaging over more possible hidden hands than this is refused (give the hand, or sample)."""
+
+
+def _bounded_fixed_solver(
+    rules: Ruleset, counts: Sequence[int], options: SolveOptions
+) -> SetSolver:
+    """A solver with fixed draw probabilities whose memo has a bound that holds."""
+    bound = NATIVE_MEMO_STATES if _fastsolve is not None else PYTHON_MEMO_STATES
+    return SetSolver(rules, fixed_draws=counts, max_states=bound, progress=options.positions)
+
+
+def subhand_count(hand: Iterable[Card]) -> int:
+    """How many distinct sub-multisets ``hand`` has: what interning it costs."""
+    count = 1
+    for copies in Counter(hand).values():
+        count *= copies + 1
+    return count
+
+
+def check_hand_sizes(
+    rules: Ruleset,
+    mine: Sequence[Sequence[Card]],
+    others: Sequence[tuple[tuple[Card, ...], int]],
+) -> None:
+    """Refuse, with the reason, a solve whose hands are too large to explore (a variant with a
+    hand size of 40), or too many to average, instead of running out of time or memory."""
+    if len(others) > MAX_HIDDEN_HANDS:
+        raise SolverTooLarge(
+            f"the opponent's hidden hand could be any of {len(others):,} hands, more than the "
+            f"{MAX_HIDDEN_HANDS:,} an exact average can take; give its hand (--opp-hand)"
+        )
+    for whose, hand in [("your", h) for h in mine] + [("the opponent's", h) for h, _ in others]:
+        count = subhand_count(hand)
+        if count > MAX_SUBHANDS:
+            raise SolverTooLarge(
+                f"{whose} hand of {len(hand)} cards can be left in {count:,} ways as it is "
+                f"played, more than the {MAX_SUBHANDS:,} the solver can explore (hand size "
+                f"{rules.hand_size} in {rules.spec}); solve a ruleset with a smaller hand size"
+            )
+
+
 EXACT_PROBE_STATES = 20_000
 """Both players still drawing from a finite deck: the exact solve is tried only when the solve
 with fixed draw probabilities needed at most this many positions..."""
@@ -879,12 +986,28 @@ def played_posterior(
                 "could have made"
             )
         states = after
+    for counts in states:
+        found = hand_count([n for _, n in counts], size)
+        if found > MAX_HIDDEN_HANDS:
+            raise SolverTooLarge(
+                f"the opponent's {size} hidden cards could be any of {found:,} hands, more than "
+                f"the {MAX_HIDDEN_HANDS:,} an exact average can take; give its hand (--opp-hand)"
+            )
     hands: dict[tuple[Card, ...], int] = {}
     for counts, ways in states.items():
         remaining = [card for card, count in counts for _ in range(count)]
         for hand, dealt in possible_hands(remaining, size):
             hands[hand] = hands.get(hand, 0) + ways * dealt
     return list(hands.items())
+
+
+def hand_count(copies: Sequence[int], size: int) -> int:
+    """How many distinct hands of ``size`` cards a deck holding ``copies`` of each of its kinds
+    can deal (counted, not listed: a check before :func:`possible_hands` lists them)."""
+    ways = [1] + [0] * size  # ways[n]: distinct hands of n cards from the kinds so far
+    for count in copies:
+        ways = [sum(ways[n - take] for take in range(min(count, n) + 1)) for n in range(size + 1)]
+    return ways[size]
 
 
 def _by_card(item: tuple[Card, int]) -> str:

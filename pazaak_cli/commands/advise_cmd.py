@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+import time
 from typing import Any
 
 import click
@@ -132,6 +133,14 @@ MAIN_CARDS = MainCardListType()
     help="How the opponent plays.",
 )
 @click.option(
+    "--objective",
+    type=click.Choice(["match", "set"]),
+    default=None,
+    help="What the best move maximises: the probability of winning the match (the default "
+    "against an optimal opponent: hand cards are kept for the whole match) or this set's "
+    "equity (the default, and the only one, against --opponent kotor).",
+)
+@click.option(
     "--sets",
     type=SetsType(),
     default="0-0",
@@ -173,6 +182,7 @@ def advise_command(
     opp_hand_size: int | None,
     opp_deck: SideDeck | None,
     opponent: str,
+    objective: str | None,
     sets: tuple[int, int],
     seen: tuple[int, ...],
     main_deck: str | None,
@@ -180,12 +190,14 @@ def advise_command(
     position: str | None,
     as_json: bool,
 ) -> None:
-    """Exact odds of winning, tying and losing this set for every legal move.
+    """Exact odds of winning the match, and this set, for every legal move.
 
     You have just drawn (the drawn card is the last card of --table). For each move (end the
     turn, stand, or play a hand card with each value it can take, then end or stand) the solver
-    gives the exact probabilities if you then play your best and the opponent plays as
-    --opponent says (optimal: its best; kotor: the KOTOR I computer's rule), and marks the best.
+    gives the exact probability of winning the match if both sides then play to win it (hand
+    cards are kept for the whole match; --sets gives the score), with this set's win, tie and
+    loss odds along that line, and marks the best. --objective set values moves by this set
+    alone; --opponent kotor answers for the set against the KOTOR I computer's rule.
 
     \b
     Examples:
@@ -212,9 +224,21 @@ def advise_command(
     prior = None
     if not other.hand_known and not other.standing:
         prior = (opp_deck or default_deck(state.ruleset)).cards
+    if objective is None:
+        objective = "set" if opponent == "kotor" else "match"
+    elif objective == "match" and opponent == "kotor":
+        raise click.UsageError(
+            "--objective match is solved against an optimal opponent only; against --opponent "
+            "kotor use --objective set"
+        )
     progress = _Progress(enabled=not as_json)
     options = SolveOptions(
-        opponent_deck=prior, exact=exact, progress=progress.update, opponent=opponent
+        opponent_deck=prior,
+        exact=exact,
+        progress=progress.update,
+        positions=progress.positions,
+        opponent=opponent,
+        objective=objective,
     )
     try:
         advice = solve_question(question, options)
@@ -296,35 +320,39 @@ def _table(text: str, rules: Ruleset, option: str) -> tuple[TableCard, ...]:
 
 
 class _Progress:
-    """A progress bar on standard error while hidden hands are averaged (after one second,
-    on a terminal only)."""
+    """One status line on standard error while a solve takes more than a second (on a terminal
+    only): the hidden hands averaged so far and the positions solved, so that a long search
+    shows it is moving (Ctrl-C stops it)."""
 
     def __init__(self, *, enabled: bool) -> None:
         self.enabled = enabled and sys.stderr.isatty()
-        self.bar: Any = None
-        self.done = 0
-        self.started: float | None = None
+        self.started = time.monotonic()
+        self.hands = ""
+        self.solved = ""
+        self.width = 0
+        self.shown = False
 
     def update(self, done: int, total: int) -> None:
-        if not self.enabled:
-            return
-        import time
+        """Hidden hands averaged: ``done`` of ``total``."""
+        self.hands = f"{done}/{total} hidden hands" if done < total else ""
+        self._show()
 
-        now = time.monotonic()
-        if self.started is None:
-            self.started = now
-        if self.bar is None and now - self.started > 1.0 and done < total:
-            self.bar = click.progressbar(
-                length=total, label="averaging hidden hands", file=sys.stderr
-            )
-            self.bar.__enter__()
-        if self.bar is not None:
-            self.bar.update(done - self.done)
-        self.done = done
+    def positions(self, solved: int) -> None:
+        """Positions solved so far in this search."""
+        self.solved = f"{solved:,} positions"
+        self._show()
+
+    def _show(self) -> None:
+        if not self.enabled or time.monotonic() - self.started < 1.0:
+            return
+        line = "Solving: " + ", ".join(part for part in (self.hands, self.solved) if part)
+        self.width = max(self.width, len(line))
+        click.echo("\r" + line.ljust(self.width), nl=False, err=True)
+        self.shown = True
 
     def close(self) -> None:
-        if self.bar is not None:
-            self.bar.__exit__(None, None, None)
+        if self.shown:
+            click.echo("\r" + " " * self.width + "\r", nl=False, err=True)
 
 
 def _position_line(question: Question) -> str:
@@ -340,24 +368,27 @@ def _position_line(question: Question) -> str:
 
 
 def render_advice(advice: Advice) -> str:
-    """The human table of moves, best first (``pazaak play``'s hint shows the same)."""
+    """The human table of moves, best first (``pazaak play``'s hint shows the same): for match
+    advice the match-win column first, then the set's odds along the same line."""
+    match = advice.objective == "match"
     rows = []
     for result in advice.results:
         o = result.outcome
         mark = style("best", bold=True, fg="green") if result.best else ""
-        rows.append(
-            [
-                mark,
-                str(result.move),
-                f"{100 * o.p_win:.2f}",
-                f"{100 * o.p_tie:.2f}",
-                f"{100 * o.p_loss:.2f}",
-                f"{o.equity:+.4f}",
-            ]
-        )
+        row = [mark, str(result.move)]
+        if match:
+            row.append(f"{100 * (result.match_win or 0.0):.2f}")
+        row += [f"{100 * o.p_win:.2f}", f"{100 * o.p_tie:.2f}", f"{100 * o.p_loss:.2f}"]
+        if not match:
+            row.append(f"{o.equity:+.4f}")
+        rows.append(row)
+    if match:
+        headers = ["", "move", "match win %", "set win %", "tie %", "loss %"]
+    else:
+        headers = ["", "move", "win %", "tie %", "loss %", "equity"]
     table = tabulate(
         rows,
-        headers=["", "move", "win %", "tie %", "loss %", "equity"],
+        headers=headers,
         disable_numparse=True,
         colalign=("left", "left", "right", "right", "right", "right"),
     )
@@ -368,6 +399,7 @@ def advice_json(advice: Advice, question: Question) -> dict[str, Any]:
     """The JSON document of ``pazaak advise --json``."""
     return {
         "ruleset": question.state.ruleset.spec,
+        "objective": advice.objective,
         "model": advice.model,
         "hands_averaged": advice.hands_averaged,
         "fixed_probabilities": advice.fixed_probabilities,
@@ -379,6 +411,7 @@ def advice_json(advice: Advice, question: Question) -> dict[str, Any]:
                 "value": r.move.value,
                 "then": r.move.then,
                 "note": r.move.note or None,
+                "match_win": r.match_win,
                 "p_win": r.outcome.p_win,
                 "p_tie": r.outcome.p_tie,
                 "p_loss": r.outcome.p_loss,
