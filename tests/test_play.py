@@ -339,10 +339,31 @@ def test_hint_with_the_real_solver_ranks_every_move_of_the_position(tmp_path: Pa
     )
     hint = result.stdout.split("> h\n")[1].split("\n> ")[0].splitlines()
     assert hint[0].startswith(f"Model: kotor1: opponent stood on {state.sides[1].total}")
-    moves = [line for line in hint[3:] if line.strip()]
+    rule = next(i for i, line in enumerate(hint) if line.startswith("----"))
+    moves = [line for line in hint[rule + 1 :] if line.strip()]
     assert moves[0].startswith("best ")
     assert any("end turn" in line for line in moves) and any("stand" in line for line in moves)
     assert all(re.search(r"(\d+\.\d\d +){3}[+-]\d\.\d{4}$", line) for line in moves)
+
+
+@pytest.mark.parametrize("columns", [50, 80, 120])
+def test_the_hints_model_line_is_wrapped_to_the_terminal_width(columns: int):
+    """The model line of a hidden hand is longer than a terminal: it is wrapped at spaces to
+    COLUMNS, continued indented by two, and says all it said."""
+    commands, _ = find_prompt(22, lambda s: not s.sides[1].standing and bool(s.sides[1].table))
+    args = ["--deck", "kotor1-starter", "--seed", "22"]
+    result = play(args, [*commands, "h"], COLUMNS=str(columns))
+    hint = result.stdout.split("> h\n")[1].split("\n> ")[0].splitlines()
+    model = hint[: next(i for i, line in enumerate(hint) if line.split()[:1] == ["move"])]
+    assert model[0].startswith("Model: kotor1: opponent's 4 hidden cards")
+    assert len(model) > 1 and all(line.startswith("  ") for line in model[1:])
+    assert max(len(line) for line in model) <= columns
+    said = " ".join(line.strip() for line in model)
+    assert "hidden cards averaged over 61 possible hands" in said
+    assert said.endswith(
+        "opponent plays optimally; deck approximated by fixed draw "
+        "probabilities (exact solve too large; --exact)."
+    )
 
 
 def test_a_failing_solver_gives_one_line_and_the_match_goes_on(monkeypatch: pytest.MonkeyPatch):

@@ -14,7 +14,9 @@ import dataclasses
 import os
 import random
 import shlex
+import shutil
 import sys
+import textwrap
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -1018,8 +1020,24 @@ def hint_text(
         progress=progress,
     )
     try:
-        return render_advice(advise(view, options))
+        table = render_advice(advise(view, options))
     except PazaakError as error:
         return f"No hint: {error}."
     except Exception as error:  # a failing hint must not end the match
         return f"No hint: the solver failed ({type(error).__name__}: {error}); please report it."
+    return wrap_first_line(table, shutil.get_terminal_size().columns)
+
+
+def wrap_first_line(text: str, width: int) -> str:
+    """``text`` with its first line (the hint's model line, often longer than a terminal) wrapped
+    at spaces to ``width`` columns, its continuation lines indented by two; the table below is
+    left as it is."""
+    first, newline, rest = text.partition("\n")
+    wrapped = textwrap.fill(
+        first,
+        width=max(width, 20),
+        subsequent_indent="  ",
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+    return wrapped + newline + rest
