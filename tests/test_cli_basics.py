@@ -276,3 +276,47 @@ def test_number_options_take_ascii_digits_only(args: list[str]) -> None:
     assert code == 2
     assert "is not a whole number in the digits 0-9" in err
     assert err.count("\n") <= 4 and "Traceback" not in err
+
+
+ADVISE = ["advise", "--table", "7 3", "--opp-table", "10", "--opp-stood"]
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "said"),
+    [
+        (["--table", "7 \N{SUPERSCRIPT TWO}"], 2, "'²' is not a table card"),
+        (["--opp-table", "1\N{SUPERSCRIPT TWO}"], 2, "'1²' is not a table card"),
+        (["--opp-table", "+\N{ARABIC-INDIC DIGIT THREE}"], 2, "'+٣' is not a table card"),
+        (["--sets", "\N{SUPERSCRIPT TWO}-0"], 2, "'²-0' is not MINE-THEIRS"),
+        (["--sets", "1000000000000-0"], 2, "is not MINE-THEIRS (two small whole numbers)"),
+        (["--sets", "9" * 5000 + "-0"], 2, "'99999999999999999...' is not MINE-THEIRS"),
+        (["--sets", "10000000-0"], 2, "is not MINE-THEIRS"),
+        (["--sets", "100-0"], 1, "the match ends at 3 sets won: each player has won 0 to 2"),
+        (["--ruleset", "kotor1/target=1000"], 2, "target must be a whole number from 1 to 50"),
+        (["--ruleset", "kotor1/target=\N{SUPERSCRIPT TWO}"], 2, "from 1 to 50"),
+        (["--ruleset", "kotor1/side-deck-size=999,hand-size=999"], 2, "from 1 to 200"),
+        (["--seen", "\N{SUPERSCRIPT TWO}"], 2, "'²' is not a main-deck card"),
+    ],
+)
+def test_advise_refuses_absurd_or_foreign_numbers_at_once(
+    args: list[str], code: int, said: str
+) -> None:
+    """Each was a traceback, a MemoryError or seconds of work before a refusal."""
+    exit_code, _, err = invoke(*ADVISE, *args, env={"NO_COLOR": "1"})
+    assert exit_code == code, err
+    assert said in err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "position",
+    [
+        "kotor1 3,2,5 10,7 +1,-2,±3,+4 - -S - 433434344\N{SUPERSCRIPT TWO} a1 1",
+        "kotor1/target=\N{SUPERSCRIPT TWO} 3,2,5 10,7 +1,-2,±3,+4 - -S - 4334343443 a1 1",
+        "kotor1 3,2,\N{SUPERSCRIPT TWO} 10,7 +1,-2,±3,+4 - -S - 4334343443 a1 1",
+    ],
+)
+def test_advise_refuses_other_digits_in_a_position_in_one_line(position: str) -> None:
+    exit_code, _, err = invoke("advise", "--position", position, env={"NO_COLOR": "1"})
+    assert exit_code == 1, err
+    assert err.startswith("Error: field ") and err.count("\n") == 1
