@@ -1,5 +1,5 @@
-"""Only the optional C inner loop of the solver is configured here; everything else is in
-pyproject.toml. If no C compiler is available the extension is skipped (``optional=True``) and
+"""Only the optional C inner loops of the solvers are configured here; everything else is in
+pyproject.toml. If no C compiler is available the extensions are skipped (``optional=True``) and
 the solver runs in pure Python, with the same results, more slowly."""
 
 from setuptools import Extension, setup
@@ -11,6 +11,12 @@ setup(
             sources=["pazaak_cli/_fastsolve.c"],
             optional=True,
             extra_compile_args=["-O2"],
-        )
+        ),
+        Extension(
+            "pazaak_cli._fastmatch",
+            sources=["pazaak_cli/_fastmatch.c"],
+            optional=True,
+            extra_compile_args=["-O2"],
+        ),
     ]
 )

@@ -1,0 +1,970 @@
+/* The inner loop of pazaak_cli.match_solver.MatchSolver, in C.
+ *
+ * Python keeps every rule: it interns the sides (kind, hand id, total, tiebreak flag), the
+ * candidate lists, the contexts (score, opener, deck model) and the match entries, and mirrors
+ * them here. This module runs MatchSolver.value_before_draw / _value_after_draw / _end /
+ * _set_over for contexts whose deck model draws with fixed probabilities (one vector per model
+ * id), calling back into Python the first time a side draws a value (`expand(side, value) ->
+ * list id`) and the first time a set ends in a match state whose value it does not hold
+ * (`entry(s0, s1, h0, h1, spec) -> float`, which may solve that state, re-entering this core).
+ *
+ * Values are pairs (value, slope): P(seat 0 wins the match) and its derivative in the value of
+ * the match state whose fixed point Python is iterating (the `iterating` values it sets here).
+ *
+ * Positions of an iterated match state (same score, same two hands, deck model 0, any opener)
+ * that read an iterated value live in a scratch table of their own while Python iterates:
+ * `forget` empties it for each Newton evaluation, `settle` moves it into the main table with
+ * slope 0 once the value converged, `drop_level` discards it when the solve failed. A position
+ * whose computation read no iterated value is final and goes to the main table at once.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { PLAYING, STANDING, BUST, NINE_WIN };
+enum { PLAYER1, RANDOM, ALTERNATE, LOSER }; /* first-player rules */
+#define SPEC_RANDOM 2
+#define MAX_MODELS 8
+#define MAX_ITERATING 32
+/* Position keys pack (context, after-draw flag, mover, x, y) in 64 bits. */
+#define ID_BITS 25
+#define MAX_ID ((1 << ID_BITS) - 1)
+#define MAX_CONTEXTS 4000
+#define HAND_BITS 22
+#define MAX_HAND ((1 << HAND_BITS) - 1)
+/* How often a long search checks for Ctrl-C and reports its progress. */
+#define PROGRESS_EVERY 0x20000
+
+/* Keys are stored plus one, so that a zeroed slot is empty (calloc'ed tables). */
+#define EMPTY 0
+
+typedef struct {
+    uint64_t key;
+    double v, d;
+} Entry;
+
+typedef struct {
+    Entry *slots;
+    size_t cap, size;
+} Map;
+
+static int map_init(Map *m, size_t cap) {
+    m->slots = calloc(cap, sizeof(Entry));
+    if (!m->slots) return -1;
+    m->cap = cap;
+    m->size = 0;
+    return 0;
+}
+
+static void map_free(Map *m) {
+    free(m->slots);
+    m->slots = NULL;
+    m->cap = m->size = 0;
+}
+
+static inline size_t map_hash(uint64_t key, size_t cap) {
+    key ^= key >> 31;
+    key *= 0x9E3779B97F4A7C15ULL;
+    key ^= key >> 29;
+    return (size_t)key & (cap - 1);
+}
+
+/* The entry of `key` (plus one), or NULL. */
+static inline Entry *map_get(const Map *m, uint64_t key) {
+    if (!m->cap) return NULL;
+    size_t i = map_hash(key, m->cap);
+    for (;;) {
+        Entry *slot = &m->slots[i];
+        if (slot->key == key) return slot;
+        if (slot->key == EMPTY) return NULL;
+        i = (i + 1) & (m->cap - 1);
+    }
+}
+
+static inline Entry *map_slot(Map *m, uint64_t key) {
+    size_t i = map_hash(key, m->cap);
+    for (;;) {
+        Entry *slot = &m->slots[i];
+        if (slot->key == key || slot->key == EMPTY) return slot;
+        i = (i + 1) & (m->cap - 1);
+    }
+}
+
+static int map_grow(Map *m) {
+    Map bigger;
+    if (map_init(&bigger, m->cap ? m->cap * 2 : 1024) < 0) return -1;
+    for (size_t i = 0; i < m->cap; i++) {
+        if (m->slots[i].key != EMPTY) *map_slot(&bigger, m->slots[i].key) = m->slots[i];
+    }
+    bigger.size = m->size;
+    free(m->slots);
+    *m = bigger;
+    return 0;
+}
+
+/* Store a value (load at most one half). */
+static int map_put(Map *m, uint64_t key, double v, double d) {
+    if ((m->size + 1) * 2 > m->cap && map_grow(m) < 0) return -1;
+    Entry *slot = map_slot(m, key);
+    if (slot->key == EMPTY) m->size++;
+    slot->key = key;
+    slot->v = v;
+    slot->d = d;
+    return 0;
+}
+
+static void map_clear(Map *m) {
+    if (m->slots) memset(m->slots, 0, m->cap * sizeof(Entry));
+    m->size = 0;
+}
+
+typedef struct {
+    int s0, s1, h0, h1, spec;
+    double v, d;
+} Iterating;
+
+/* A match state being iterated and the scratch table of its positions. */
+typedef struct {
+    int s0, s1, h0, h1;
+    Map scratch;
+} Level;
+
+typedef struct {
+    int ndraws;
+    int value[10];
+    double p[10];
+    int defined;
+} Model;
+
+typedef struct {
+    PyObject_HEAD
+    int rule, sets_to_win;
+    Model models[MAX_MODELS];
+    Map tables[MAX_MODELS]; /* final positions, one table per deck model */
+    /* sides */
+    int nsides, capsides;
+    char *kind, *tiebreak;
+    int *hand, *total;
+    int *after; /* after[side * 11 + value]: candidate list id, or -1 */
+    /* candidate lists */
+    int nlists, caplists;
+    int *list_start, *list_len;
+    int ncodes, capcodes;
+    int *codes;
+    /* contexts */
+    int ncontexts, capcontexts;
+    int *ctx_s0, *ctx_s1, *ctx_opener, *ctx_model;
+    /* match states */
+    Map entries;
+    Iterating iterating[MAX_ITERATING];
+    int niterating;
+    Level *levels;
+    int nlevels, caplevels;
+    uint64_t reads;  /* iterated values read so far */
+    int read_unknown; /* MatchSolver._read_unknown */
+    uint64_t solved;  /* positions computed (again if forgotten) */
+    long long budget; /* raise too_large once the tables hold this many positions (-1: never) */
+    PyObject *expand, *entry, *too_large, *progress;
+} Core;
+
+static size_t core_size(const Core *self) {
+    size_t n = 0;
+    for (int m = 0; m < MAX_MODELS; m++) n += self->tables[m].size;
+    for (int i = 0; i < self->nlevels; i++) n += self->levels[i].scratch.size;
+    return n;
+}
+
+static int grow(void **array, int count, size_t item) {
+    void *bigger = realloc(*array, (size_t)count * item);
+    if (!bigger) return -1;
+    *array = bigger;
+    return 0;
+}
+
+/* -- the recursion ----------------------------------------------------------------------------- */
+
+static inline uint64_t position_key(int context, int after, int mover, int x, int y) {
+    return (((uint64_t)context << 52) | ((uint64_t)after << 51) | ((uint64_t)mover << 50) |
+            ((uint64_t)x << ID_BITS) | (uint64_t)y) +
+           1;
+}
+
+static inline uint64_t match_key(int s0, int s1, int h0, int h1, int spec) {
+    return (((uint64_t)s0 << 54) | ((uint64_t)s1 << 46) | ((uint64_t)h0 << 24) |
+            ((uint64_t)h1 << 2) | (uint64_t)spec) +
+           1;
+}
+
+/* The level whose match state the positions of `context` with hands h0, h1 belong to. */
+static inline Level *level_of(Core *self, int context, int h0, int h1) {
+    if (!self->nlevels || self->ctx_model[context] != 0) return NULL;
+    int s0 = self->ctx_s0[context], s1 = self->ctx_s1[context];
+    for (int i = self->nlevels - 1; i >= 0; i--) {
+        Level *level = &self->levels[i];
+        if (level->h0 == h0 && level->h1 == h1 && level->s0 == s0 && level->s1 == s1)
+            return level;
+    }
+    return NULL;
+}
+
+static int find(Core *self, int context, int h0, int h1, uint64_t key, double *v, double *d) {
+    Level *level = level_of(self, context, h0, h1);
+    Entry *found = level ? map_get(&level->scratch, key) : NULL;
+    if (found)
+        self->reads++; /* it read an iterated value: so does every position that reads it */
+    else
+        found = map_get(&self->tables[self->ctx_model[context]], key);
+    if (!found) return 0;
+    *v = found->v;
+    *d = found->d;
+    return 1;
+}
+
+/* Keep a computed value: in the scratch table of its level if it read an iterated value, else
+ * in the final table of its deck model (the tables may have moved: look them up again). */
+static int keep(Core *self, int context, int h0, int h1, uint64_t key, int read, double v,
+                double d) {
+    Level *level = read ? level_of(self, context, h0, h1) : NULL;
+    Map *table = level ? &level->scratch : &self->tables[self->ctx_model[context]];
+    if (map_put(table, key, v, d) < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
+}
+
+static int before_draw(Core *self, int context, int mover, int a, int b, double *v, double *d);
+
+static int set_over(Core *self, int context, int winner, int h0, int h1, double *v, double *d) {
+    int s0 = self->ctx_s0[context], s1 = self->ctx_s1[context], opener = self->ctx_opener[context];
+    *d = 0.0;
+    if (winner == 0 && ++s0 >= self->sets_to_win) {
+        *v = 1.0;
+        return 0;
+    }
+    if (winner == 1 && ++s1 >= self->sets_to_win) {
+        *v = 0.0;
+        return 0;
+    }
+    int spec;
+    switch (self->rule) {
+    case PLAYER1: spec = 0; break;
+    case RANDOM: spec = SPEC_RANDOM; break;
+    case ALTERNATE: spec = 1 - opener; break;
+    default: spec = winner < 0 ? opener : 1 - winner; /* the loser opens */
+    }
+    for (int i = 0; i < self->niterating; i++) {
+        Iterating *it = &self->iterating[i];
+        if (it->s0 == s0 && it->s1 == s1 && it->h0 == h0 && it->h1 == h1 && it->spec == spec) {
+            self->reads++;
+            self->read_unknown = 1;
+            *v = it->v;
+            *d = it->d;
+            return 0;
+        }
+    }
+    uint64_t key = match_key(s0, s1, h0, h1, spec);
+    Entry *found = map_get(&self->entries, key);
+    if (found) {
+        *v = found->v;
+        return 0;
+    }
+    PyObject *result = PyObject_CallFunction(self->entry, "iiiii", s0, s1, h0, h1, spec);
+    if (!result) return -1;
+    double value = PyFloat_AsDouble(result);
+    Py_DECREF(result);
+    if (value == -1.0 && PyErr_Occurred()) return -1;
+    if (map_put(&self->entries, key, value, 0.0) < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    *v = value;
+    return 0;
+}
+
+/* MatchSolver._end: seat `mover` ends its turn as side `code`, the other seat is `other`. */
+static int end_turn(Core *self, int context, int mover, int code, int other, double *v,
+                    double *d) {
+    int kind = self->kind[code];
+    int other_stands = self->kind[other] == STANDING;
+    if (kind == PLAYING || (kind == STANDING && !other_stands)) {
+        int a = mover == 0 ? code : other, b = mover == 0 ? other : code;
+        return before_draw(self, context, other_stands ? mover : 1 - mover, a, b, v, d);
+    }
+    int h0 = self->hand[mover == 0 ? code : other], h1 = self->hand[mover == 0 ? other : code];
+    if (kind == BUST) return set_over(self, context, 1 - mover, h0, h1, v, d);
+    if (kind == NINE_WIN) return set_over(self, context, mover, h0, h1, v, d);
+    int winner;
+    if (self->total[code] != self->total[other])
+        winner = self->total[code] > self->total[other] ? mover : 1 - mover;
+    else if (self->tiebreak[code] != self->tiebreak[other])
+        winner = self->tiebreak[code] ? mover : 1 - mover;
+    else
+        winner = -1;
+    return set_over(self, context, winner, h0, h1, v, d);
+}
+
+/* MatchSolver._value_after_draw: the mover's best end of turn in candidate list `list` (the
+ * first of equal values, in the list's order); a, b: the sides before the draw. */
+static int after_draw(Core *self, int context, int mover, int list, int a, int b, double *v,
+                      double *d) {
+    int other = mover == 0 ? b : a;
+    int h0 = self->hand[a], h1 = self->hand[b];
+    uint64_t key = position_key(context, 1, mover, list, other);
+    if (find(self, context, h0, h1, key, v, d)) return 0;
+    uint64_t reads = self->reads;
+    self->solved++;
+    int start = self->list_start[list], len = self->list_len[list];
+    double best = mover == 0 ? -1.0 : 2.0, slope = 0.0;
+    for (int i = 0; i < len; i++) {
+        double cv, cd;
+        if (end_turn(self, context, mover, self->codes[start + i], other, &cv, &cd) < 0)
+            return -1;
+        if (mover == 0 ? cv > best : cv < best) {
+            best = cv;
+            slope = cd;
+            if (mover == 0 ? best >= 1.0 : best <= 0.0) break;
+        }
+    }
+    if (keep(self, context, h0, h1, key, self->reads != reads, best, slope) < 0) return -1;
+    *v = best;
+    *d = slope;
+    return 0;
+}
+
+/* MatchSolver.value_before_draw: seat `mover` is about to draw; a, b: the sides of seats 0, 1. */
+static int before_draw(Core *self, int context, int mover, int a, int b, double *v, double *d) {
+    int h0 = self->hand[a], h1 = self->hand[b];
+    uint64_t key = position_key(context, 0, mover, a, b);
+    if (find(self, context, h0, h1, key, v, d)) return 0;
+    if (self->budget >= 0 && (long long)core_size(self) >= self->budget) {
+        PyErr_SetString(self->too_large, "the exact solve exceeds its state budget");
+        return -1;
+    }
+    uint64_t started = self->solved++;
+    if ((started & (PROGRESS_EVERY - 1)) == PROGRESS_EVERY - 1) {
+        if (PyErr_CheckSignals() < 0) return -1; /* Ctrl-C in a long search */
+        if (self->progress) {
+            PyObject *result =
+                PyObject_CallFunction(self->progress, "K", (unsigned long long)self->solved);
+            if (!result) return -1;
+            Py_DECREF(result);
+        }
+    }
+    uint64_t reads = self->reads;
+    const Model *model = &self->models[self->ctx_model[context]];
+    int side = mover == 0 ? a : b;
+    double value = 0.0, slope = 0.0;
+    for (int i = 0; i < model->ndraws; i++) {
+        int drawn = model->value[i];
+        int list = self->after[side * 11 + drawn];
+        if (list < 0) {
+            PyObject *result = PyObject_CallFunction(self->expand, "ii", side, drawn);
+            if (!result) return -1;
+            list = (int)PyLong_AsLong(result);
+            Py_DECREF(result);
+            if (list < 0 || list >= self->nlists) {
+                if (!PyErr_Occurred())
+                    PyErr_SetString(PyExc_RuntimeError, "expand returned an unknown list");
+                return -1;
+            }
+            self->after[side * 11 + drawn] = list;
+        }
+        double av, ad;
+        if (after_draw(self, context, mover, list, a, b, &av, &ad) < 0) return -1;
+        value += model->p[i] * av;
+        slope += model->p[i] * ad;
+    }
+    if (keep(self, context, h0, h1, key, self->reads != reads, value, slope) < 0) return -1;
+    *v = value;
+    *d = slope;
+    return 0;
+}
+
+/* -- the Python interface ------------------------------------------------------------------------ */
+
+static int core_traverse(Core *self, visitproc visit, void *arg) {
+    Py_VISIT(self->expand);
+    Py_VISIT(self->entry);
+    Py_VISIT(self->too_large);
+    Py_VISIT(self->progress);
+    return 0;
+}
+
+/* The solver that owns this core owns its callbacks too: a cycle the collector must break. */
+static int core_clear(Core *self) {
+    Py_CLEAR(self->expand);
+    Py_CLEAR(self->entry);
+    Py_CLEAR(self->too_large);
+    Py_CLEAR(self->progress);
+    return 0;
+}
+
+static void drop_levels(Core *self) {
+    for (int i = 0; i < self->nlevels; i++) map_free(&self->levels[i].scratch);
+    self->nlevels = 0;
+}
+
+static void core_dealloc(Core *self) {
+    PyObject_GC_UnTrack(self);
+    core_clear(self);
+    free(self->kind);
+    free(self->tiebreak);
+    free(self->hand);
+    free(self->total);
+    free(self->after);
+    free(self->list_start);
+    free(self->list_len);
+    free(self->codes);
+    free(self->ctx_s0);
+    free(self->ctx_s1);
+    free(self->ctx_opener);
+    free(self->ctx_model);
+    for (int m = 0; m < MAX_MODELS; m++) map_free(&self->tables[m]);
+    map_free(&self->entries);
+    drop_levels(self);
+    free(self->levels);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int core_init(Core *self, PyObject *args, PyObject *kwds) {
+    (void)kwds;
+    int rule, sets_to_win;
+    PyObject *expand, *entry, *too_large;
+    if (!PyArg_ParseTuple(args, "iiOOO", &rule, &sets_to_win, &expand, &entry, &too_large))
+        return -1;
+    if (rule < PLAYER1 || rule > LOSER || sets_to_win < 1 || sets_to_win > 100) {
+        PyErr_SetString(PyExc_ValueError, "a first-player rule 0..3 and sets to win 1..100");
+        return -1;
+    }
+    if (!PyCallable_Check(expand) || !PyCallable_Check(entry) ||
+        !PyExceptionClass_Check(too_large)) {
+        PyErr_SetString(PyExc_TypeError, "expand, entry: callables; too_large: an exception");
+        return -1;
+    }
+    if (self->expand) {
+        PyErr_SetString(PyExc_RuntimeError, "a core is initialised once");
+        return -1;
+    }
+    self->rule = rule;
+    self->sets_to_win = sets_to_win;
+    self->budget = -1;
+    Py_INCREF(expand);
+    Py_INCREF(entry);
+    Py_INCREF(too_large);
+    self->expand = expand;
+    self->entry = entry;
+    self->too_large = too_large;
+    return 0;
+}
+
+static PyObject *core_add_side(Core *self, PyObject *args) {
+    int kind, hand, total, tiebreak;
+    if (!PyArg_ParseTuple(args, "iiip", &kind, &hand, &total, &tiebreak)) return NULL;
+    if (kind < PLAYING || kind > NINE_WIN || hand < 0 || hand > MAX_HAND) {
+        PyErr_SetString(PyExc_ValueError, "a side kind 0..3 and a hand id in range");
+        return NULL;
+    }
+    if (self->nsides >= MAX_ID) {
+        PyErr_SetString(PyExc_OverflowError, "too many sides for the C core");
+        return NULL;
+    }
+    if (self->nsides == self->capsides) {
+        int cap = self->capsides ? self->capsides * 2 : 1024;
+        if (grow((void **)&self->kind, cap, 1) < 0 || grow((void **)&self->tiebreak, cap, 1) < 0 ||
+            grow((void **)&self->hand, cap, sizeof(int)) < 0 ||
+            grow((void **)&self->total, cap, sizeof(int)) < 0 ||
+            grow((void **)&self->after, cap * 11, sizeof(int)) < 0)
+            return PyErr_NoMemory();
+        self->capsides = cap;
+    }
+    int id = self->nsides++;
+    self->kind[id] = (char)kind;
+    self->tiebreak[id] = (char)tiebreak;
+    self->hand[id] = hand;
+    self->total[id] = total;
+    for (int v = 0; v < 11; v++) self->after[id * 11 + v] = -1;
+    return PyLong_FromLong(id);
+}
+
+static PyObject *core_add_list(Core *self, PyObject *args) {
+    PyObject *codes;
+    if (!PyArg_ParseTuple(args, "O", &codes)) return NULL;
+    PyObject *seq = PySequence_Fast(codes, "codes must be a sequence");
+    if (!seq) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    if (self->nlists >= MAX_ID || n > INT_MAX - self->ncodes) {
+        Py_DECREF(seq);
+        PyErr_SetString(PyExc_OverflowError, "too many candidate lists for the C core");
+        return NULL;
+    }
+    if (self->nlists == self->caplists) {
+        int cap = self->caplists ? self->caplists * 2 : 1024;
+        if (grow((void **)&self->list_start, cap, sizeof(int)) < 0 ||
+            grow((void **)&self->list_len, cap, sizeof(int)) < 0) {
+            Py_DECREF(seq);
+            return PyErr_NoMemory();
+        }
+        self->caplists = cap;
+    }
+    while (self->ncodes + n > self->capcodes) {
+        int cap = self->capcodes ? self->capcodes * 2 : 8192;
+        if (grow((void **)&self->codes, cap, sizeof(int)) < 0) {
+            Py_DECREF(seq);
+            return PyErr_NoMemory();
+        }
+        self->capcodes = cap;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        long code = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
+        if (code == -1 && PyErr_Occurred()) {
+            Py_DECREF(seq);
+            return NULL;
+        }
+        if (code < 0 || code >= self->nsides) {
+            Py_DECREF(seq);
+            PyErr_SetString(PyExc_IndexError, "a candidate names no side");
+            return NULL;
+        }
+        self->codes[self->ncodes + i] = (int)code;
+    }
+    Py_DECREF(seq);
+    int id = self->nlists++;
+    self->list_start[id] = self->ncodes;
+    self->list_len[id] = (int)n;
+    self->ncodes += (int)n;
+    return PyLong_FromLong(id);
+}
+
+static PyObject *core_add_context(Core *self, PyObject *args) {
+    int s0, s1, opener, model;
+    if (!PyArg_ParseTuple(args, "iiii", &s0, &s1, &opener, &model)) return NULL;
+    if (s0 < 0 || s1 < 0 || s0 >= self->sets_to_win || s1 >= self->sets_to_win || opener < -1 ||
+        opener > 1 || model < 0 || model >= MAX_MODELS) {
+        PyErr_SetString(PyExc_ValueError, "no such score, opener or deck model");
+        return NULL;
+    }
+    if (self->ncontexts >= MAX_CONTEXTS) {
+        PyErr_SetString(PyExc_OverflowError, "too many contexts for the C core");
+        return NULL;
+    }
+    if (self->ncontexts == self->capcontexts) {
+        int cap = self->capcontexts ? self->capcontexts * 2 : 64;
+        if (grow((void **)&self->ctx_s0, cap, sizeof(int)) < 0 ||
+            grow((void **)&self->ctx_s1, cap, sizeof(int)) < 0 ||
+            grow((void **)&self->ctx_opener, cap, sizeof(int)) < 0 ||
+            grow((void **)&self->ctx_model, cap, sizeof(int)) < 0)
+            return PyErr_NoMemory();
+        self->capcontexts = cap;
+    }
+    int id = self->ncontexts++;
+    self->ctx_s0[id] = s0;
+    self->ctx_s1[id] = s1;
+    self->ctx_opener[id] = opener;
+    self->ctx_model[id] = model;
+    return PyLong_FromLong(id);
+}
+
+/* set_model(model, probabilities or None): the fixed draw probabilities of a deck model (the
+ * positions solved under its earlier probabilities are forgotten). */
+static PyObject *core_set_model(Core *self, PyObject *args) {
+    int model;
+    PyObject *probabilities;
+    if (!PyArg_ParseTuple(args, "iO", &model, &probabilities)) return NULL;
+    if (model < 0 || model >= MAX_MODELS) {
+        PyErr_SetString(PyExc_ValueError, "no such deck model");
+        return NULL;
+    }
+    Model fresh = {0};
+    if (probabilities != Py_None) {
+        PyObject *seq = PySequence_Fast(probabilities, "probabilities must be a sequence");
+        if (!seq) return NULL;
+        if (PySequence_Fast_GET_SIZE(seq) != 10) {
+            Py_DECREF(seq);
+            PyErr_SetString(PyExc_ValueError, "ten probabilities, one per value 1..10");
+            return NULL;
+        }
+        for (int i = 0; i < 10; i++) {
+            double p = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(seq, i));
+            if (p == -1.0 && PyErr_Occurred()) {
+                Py_DECREF(seq);
+                return NULL;
+            }
+            if (p > 0) {
+                fresh.value[fresh.ndraws] = i + 1;
+                fresh.p[fresh.ndraws++] = p;
+            }
+        }
+        Py_DECREF(seq);
+        fresh.defined = 1;
+    }
+    self->models[model] = fresh;
+    map_clear(&self->tables[model]);
+    Py_RETURN_NONE;
+}
+
+static int check_context(Core *self, int context) {
+    if (context < 0 || context >= self->ncontexts) {
+        PyErr_SetString(PyExc_IndexError, "no such context");
+        return -1;
+    }
+    if (!self->models[self->ctx_model[context]].defined) {
+        PyErr_SetString(PyExc_ValueError, "the context's deck model has no fixed probabilities");
+        return -1;
+    }
+    return 0;
+}
+
+static int check_sides(Core *self, int x, int y) {
+    if (x < 0 || x >= self->nsides || y < 0 || y >= self->nsides) {
+        PyErr_SetString(PyExc_IndexError, "no such side");
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *core_before(Core *self, PyObject *args) {
+    int context, mover, a, b;
+    if (!PyArg_ParseTuple(args, "iiii", &context, &mover, &a, &b)) return NULL;
+    if (check_context(self, context) < 0 || check_sides(self, a, b) < 0) return NULL;
+    if ((mover != 0 && mover != 1) || self->kind[mover == 0 ? a : b] != PLAYING) {
+        PyErr_SetString(PyExc_ValueError, "the mover is a seat whose side is playing");
+        return NULL;
+    }
+    double v, d;
+    if (before_draw(self, context, mover, a, b, &v, &d) < 0) return NULL;
+    return Py_BuildValue("(dd)", v, d);
+}
+
+static PyObject *core_after(Core *self, PyObject *args) {
+    int context, mover, list, a, b;
+    if (!PyArg_ParseTuple(args, "iiiii", &context, &mover, &list, &a, &b)) return NULL;
+    if (check_context(self, context) < 0 || check_sides(self, a, b) < 0) return NULL;
+    if ((mover != 0 && mover != 1) || list < 0 || list >= self->nlists) {
+        PyErr_SetString(PyExc_ValueError, "no such mover or candidate list");
+        return NULL;
+    }
+    double v, d;
+    if (after_draw(self, context, mover, list, a, b, &v, &d) < 0) return NULL;
+    return Py_BuildValue("(dd)", v, d);
+}
+
+static int parse_end(Core *self, PyObject *args, int *context, int *mover, int *code, int *other) {
+    if (!PyArg_ParseTuple(args, "iiii", context, mover, code, other)) return -1;
+    if (check_context(self, *context) < 0 || check_sides(self, *code, *other) < 0) return -1;
+    if ((*mover != 0 && *mover != 1) || self->kind[*other] > STANDING) {
+        PyErr_SetString(PyExc_ValueError, "no such mover, or the other side's set is over");
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *core_end(Core *self, PyObject *args) {
+    int context, mover, code, other;
+    if (parse_end(self, args, &context, &mover, &code, &other) < 0) return NULL;
+    double v, d;
+    if (end_turn(self, context, mover, code, other, &v, &d) < 0) return NULL;
+    return Py_BuildValue("(dd)", v, d);
+}
+
+static PyObject *core_end_value(Core *self, PyObject *args) {
+    int context, mover, code, other;
+    if (parse_end(self, args, &context, &mover, &code, &other) < 0) return NULL;
+    double v, d;
+    if (end_turn(self, context, mover, code, other, &v, &d) < 0) return NULL;
+    return PyFloat_FromDouble(v);
+}
+
+static int check_match(const Iterating *it) {
+    if (it->s0 < 0 || it->s1 < 0 || it->s0 > 255 || it->s1 > 255 || it->h0 < 0 || it->h1 < 0 ||
+        it->h0 > MAX_HAND || it->h1 > MAX_HAND || it->spec < 0 || it->spec > 2) {
+        PyErr_SetString(PyExc_ValueError, "no such match state");
+        return -1;
+    }
+    return 0;
+}
+
+static int parse_match(PyObject *item, Iterating *it) {
+    if (!PyArg_ParseTuple(item, "iiiiidd", &it->s0, &it->s1, &it->h0, &it->h1, &it->spec, &it->v,
+                          &it->d))
+        return -1;
+    return check_match(it);
+}
+
+/* set_iterating(items): the values being iterated, (s0, s1, h0, h1, spec, value, slope) each,
+ * all of them (they replace the earlier ones). */
+static PyObject *core_set_iterating(Core *self, PyObject *args) {
+    PyObject *items;
+    if (!PyArg_ParseTuple(args, "O", &items)) return NULL;
+    PyObject *seq = PySequence_Fast(items, "items must be a sequence");
+    if (!seq) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    if (n > MAX_ITERATING) {
+        Py_DECREF(seq);
+        PyErr_SetString(PyExc_OverflowError, "too many values iterated at once");
+        return NULL;
+    }
+    Iterating fresh[MAX_ITERATING];
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (parse_match(PySequence_Fast_GET_ITEM(seq, i), &fresh[i]) < 0) {
+            Py_DECREF(seq);
+            return NULL;
+        }
+    }
+    Py_DECREF(seq);
+    memcpy(self->iterating, fresh, (size_t)n * sizeof(Iterating));
+    self->niterating = (int)n;
+    Py_RETURN_NONE;
+}
+
+static PyObject *core_set_entry(Core *self, PyObject *args) {
+    Iterating it;
+    if (!PyArg_ParseTuple(args, "iiiiid", &it.s0, &it.s1, &it.h0, &it.h1, &it.spec, &it.v) ||
+        check_match(&it) < 0)
+        return NULL;
+    if (map_put(&self->entries, match_key(it.s0, it.s1, it.h0, it.h1, it.spec), it.v, 0.0) < 0)
+        return PyErr_NoMemory();
+    Py_RETURN_NONE;
+}
+
+static int parse_state(PyObject *args, int *s0, int *s1, int *h0, int *h1) {
+    return PyArg_ParseTuple(args, "iiii", s0, s1, h0, h1) ? 0 : -1;
+}
+
+static int find_level(Core *self, int s0, int s1, int h0, int h1) {
+    for (int i = 0; i < self->nlevels; i++) {
+        Level *level = &self->levels[i];
+        if (level->s0 == s0 && level->s1 == s1 && level->h0 == h0 && level->h1 == h1) return i;
+    }
+    return -1;
+}
+
+static void remove_level(Core *self, int i) {
+    map_free(&self->levels[i].scratch);
+    memmove(&self->levels[i], &self->levels[i + 1],
+            (size_t)(self->nlevels - i - 1) * sizeof(Level));
+    self->nlevels--;
+}
+
+/* forget(s0, s1, h0, h1): a new evaluation of that match state: its positions that read the
+ * iterated value are forgotten (the first time, it gets a scratch table). */
+static PyObject *core_forget(Core *self, PyObject *args) {
+    int s0, s1, h0, h1;
+    if (parse_state(args, &s0, &s1, &h0, &h1) < 0) return NULL;
+    int i = find_level(self, s0, s1, h0, h1);
+    if (i >= 0) {
+        map_clear(&self->levels[i].scratch);
+        Py_RETURN_NONE;
+    }
+    if (self->nlevels == self->caplevels) {
+        int cap = self->caplevels ? self->caplevels * 2 : 4;
+        if (grow((void **)&self->levels, cap, sizeof(Level)) < 0) return PyErr_NoMemory();
+        self->caplevels = cap;
+    }
+    Level *level = &self->levels[self->nlevels];
+    level->s0 = s0;
+    level->s1 = s1;
+    level->h0 = h0;
+    level->h1 = h1;
+    if (map_init(&level->scratch, 1024) < 0) return PyErr_NoMemory();
+    self->nlevels++;
+    Py_RETURN_NONE;
+}
+
+/* settle(s0, s1, h0, h1): the match state's value converged: its positions become final, with
+ * slope 0 (the value they depend on is no longer iterated). */
+static PyObject *core_settle(Core *self, PyObject *args) {
+    int s0, s1, h0, h1;
+    if (parse_state(args, &s0, &s1, &h0, &h1) < 0) return NULL;
+    int i = find_level(self, s0, s1, h0, h1);
+    if (i < 0) Py_RETURN_NONE;
+    Map *scratch = &self->levels[i].scratch;
+    Map *main = &self->tables[0];
+    for (size_t k = 0; k < scratch->cap; k++) {
+        Entry *e = &scratch->slots[k];
+        if (e->key != EMPTY && map_put(main, e->key, e->v, 0.0) < 0) {
+            remove_level(self, i);
+            return PyErr_NoMemory();
+        }
+    }
+    remove_level(self, i);
+    Py_RETURN_NONE;
+}
+
+/* drop_level(s0, s1, h0, h1): a solve of that match state failed (an exception, Ctrl-C): its
+ * scratch positions are discarded. */
+static PyObject *core_drop_level(Core *self, PyObject *args) {
+    int s0, s1, h0, h1;
+    if (parse_state(args, &s0, &s1, &h0, &h1) < 0) return NULL;
+    int i = find_level(self, s0, s1, h0, h1);
+    if (i >= 0) remove_level(self, i);
+    Py_RETURN_NONE;
+}
+
+/* clear_positions(): forget every position (between searches); sides, lists, contexts, models
+ * and match entries stay. */
+static PyObject *core_clear_positions(Core *self, PyObject *unused) {
+    (void)unused;
+    for (int m = 0; m < MAX_MODELS; m++) map_free(&self->tables[m]);
+    drop_levels(self);
+    Py_RETURN_NONE;
+}
+
+static PyObject *core_get_states(Core *self, void *closure) {
+    (void)closure;
+    return PyLong_FromSize_t(core_size(self));
+}
+
+static PyObject *core_get_solved(Core *self, void *closure) {
+    (void)closure;
+    return PyLong_FromUnsignedLongLong(self->solved);
+}
+
+static PyObject *core_get_count(Core *self, void *closure) {
+    return PyLong_FromLong(*(int *)((char *)self + (Py_ssize_t)closure));
+}
+
+static PyObject *core_get_memo_bytes(Core *self, void *closure) {
+    (void)closure;
+    size_t bytes = self->entries.cap * sizeof(Entry);
+    for (int m = 0; m < MAX_MODELS; m++) bytes += self->tables[m].cap * sizeof(Entry);
+    for (int i = 0; i < self->nlevels; i++) bytes += self->levels[i].scratch.cap * sizeof(Entry);
+    return PyLong_FromSize_t(bytes);
+}
+
+static PyObject *core_get_read_unknown(Core *self, void *closure) {
+    (void)closure;
+    return PyBool_FromLong(self->read_unknown);
+}
+
+static int core_set_read_unknown(Core *self, PyObject *value, void *closure) {
+    (void)closure;
+    int flag = value ? PyObject_IsTrue(value) : 0;
+    if (flag < 0) return -1;
+    self->read_unknown = flag;
+    return 0;
+}
+
+static PyObject *core_get_budget(Core *self, void *closure) {
+    (void)closure;
+    if (self->budget < 0) Py_RETURN_NONE;
+    return PyLong_FromLongLong(self->budget);
+}
+
+static int core_set_budget(Core *self, PyObject *value, void *closure) {
+    (void)closure;
+    if (!value || value == Py_None) {
+        self->budget = -1;
+        return 0;
+    }
+    long long budget = PyLong_AsLongLong(value);
+    if (budget == -1 && PyErr_Occurred()) return -1;
+    self->budget = budget < 0 ? 0 : budget;
+    return 0;
+}
+
+static PyObject *core_get_progress(Core *self, void *closure) {
+    (void)closure;
+    if (!self->progress) Py_RETURN_NONE;
+    Py_INCREF(self->progress);
+    return self->progress;
+}
+
+static int core_set_progress(Core *self, PyObject *value, void *closure) {
+    (void)closure;
+    if (value == Py_None) value = NULL;
+    if (value && !PyCallable_Check(value)) {
+        PyErr_SetString(PyExc_TypeError, "progress must be callable or None");
+        return -1;
+    }
+    Py_XINCREF(value);
+    Py_XSETREF(self->progress, value);
+    return 0;
+}
+
+static PyMethodDef core_methods[] = {
+    {"add_side", (PyCFunction)core_add_side, METH_VARARGS,
+     "add_side(kind, hand, total, tiebreak) -> side id (ids are given in order)"},
+    {"add_list", (PyCFunction)core_add_list, METH_VARARGS, "add_list(codes) -> list id"},
+    {"add_context", (PyCFunction)core_add_context, METH_VARARGS,
+     "add_context(s0, s1, opener, model) -> context id (opener -1: not read)"},
+    {"set_model", (PyCFunction)core_set_model, METH_VARARGS,
+     "set_model(model, probabilities or None): fixed draw probabilities of values 1..10"},
+    {"before", (PyCFunction)core_before, METH_VARARGS,
+     "before(context, mover, a, b) -> (value, slope) before seat mover draws"},
+    {"after", (PyCFunction)core_after, METH_VARARGS,
+     "after(context, mover, list, a, b) -> (value, slope) of the mover's best candidate"},
+    {"end", (PyCFunction)core_end, METH_VARARGS,
+     "end(context, mover, code, other) -> (value, slope) once mover ends its turn as code"},
+    {"end_value", (PyCFunction)core_end_value, METH_VARARGS,
+     "end_value(context, mover, code, other) -> value (end's first half)"},
+    {"set_iterating", (PyCFunction)core_set_iterating, METH_VARARGS,
+     "set_iterating([(s0, s1, h0, h1, spec, value, slope), ...]): the values iterated now"},
+    {"set_entry", (PyCFunction)core_set_entry, METH_VARARGS,
+     "set_entry(s0, s1, h0, h1, spec, value): a match state's final value"},
+    {"forget", (PyCFunction)core_forget, METH_VARARGS,
+     "forget(s0, s1, h0, h1): forget the positions that read that state's iterated value"},
+    {"settle", (PyCFunction)core_settle, METH_VARARGS,
+     "settle(s0, s1, h0, h1): that state converged: its positions are final, slope 0"},
+    {"drop_level", (PyCFunction)core_drop_level, METH_VARARGS,
+     "drop_level(s0, s1, h0, h1): its solve failed: discard its unsettled positions"},
+    {"clear_positions", (PyCFunction)core_clear_positions, METH_NOARGS,
+     "clear_positions(): forget every position (between searches)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef core_getset[] = {
+    {"states", (getter)core_get_states, NULL, "positions held now", NULL},
+    {"solved", (getter)core_get_solved, NULL, "positions computed so far (progress)", NULL},
+    {"nsides", (getter)core_get_count, NULL, "sides mirrored", (void *)offsetof(Core, nsides)},
+    {"nlists", (getter)core_get_count, NULL, "lists mirrored", (void *)offsetof(Core, nlists)},
+    {"ncontexts", (getter)core_get_count, NULL, "contexts mirrored",
+     (void *)offsetof(Core, ncontexts)},
+    {"levels", (getter)core_get_count, NULL, "match states being iterated",
+     (void *)offsetof(Core, nlevels)},
+    {"memo_bytes", (getter)core_get_memo_bytes, NULL, "bytes the tables take now", NULL},
+    {"read_unknown", (getter)core_get_read_unknown, (setter)core_set_read_unknown,
+     "whether an iterated value was read (MatchSolver._read_unknown)", NULL},
+    {"budget", (getter)core_get_budget, (setter)core_set_budget,
+     "raise too_large once this many positions are held (None: no budget)", NULL},
+    {"progress", (getter)core_get_progress, (setter)core_set_progress,
+     "progress(solved) is called every so many positions of a long search (or None)", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject CoreType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "pazaak_cli._fastmatch.Core",
+    .tp_doc = "Core(rule, sets_to_win, expand, entry, too_large): the match recursion for "
+              "fixed draw probabilities (see match_solver.py).",
+    .tp_basicsize = sizeof(Core),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_traverse = (traverseproc)core_traverse,
+    .tp_clear = (inquiry)core_clear,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)core_init,
+    .tp_dealloc = (destructor)core_dealloc,
+    .tp_methods = core_methods,
+    .tp_getset = core_getset,
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_fastmatch",
+    "The optional C inner loop of pazaak_cli.match_solver (pure Python is used without it).", -1,
+    NULL, NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__fastmatch(void) {
+    if (PyType_Ready(&CoreType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (!m) return NULL;
+    Py_INCREF(&CoreType);
+    if (PyModule_AddObject(m, "Core", (PyObject *)&CoreType) < 0) {
+        Py_DECREF(&CoreType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

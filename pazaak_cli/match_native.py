@@ -1,0 +1,273 @@
+"""The match solver with its inner loop in C (:mod:`pazaak_cli._fastmatch`).
+
+:class:`NativeMatchSolver` is :class:`~pazaak_cli.match_solver.MatchSolver` with the recursion
+inside a set (``value_before_draw``, ``_value_after_draw``, ``_end``, ``_set_over``) run by the C
+core for every context whose deck model draws with fixed probabilities: every later set, and the
+set in progress unless its deck is drawn exactly without replacement (that one stays in Python).
+Python keeps every rule: it interns the sides, candidate lists, contexts and match entries, and
+mirrors them into the core, which calls back for a new candidate list (``expand``) and for a
+match state it does not hold (``entry``, which may solve that state and re-enter the core).
+
+The values are the same floats as in Python: the same sums in the same order, the same choice
+among equal values. :func:`make_match_solver` picks the native solver when the extension is
+built (and ``PAZAAK_PURE_PYTHON`` is not set).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from pazaak_cli.match_solver import MatchKey, MatchSolver, Pair
+from pazaak_cli.rules import FirstPlayer, Ruleset
+from pazaak_cli.solver import DeckDraws, SolverTooLarge
+
+_fastmatch: Any
+try:  # the optional C inner loop (setup.py builds it when a compiler is available)
+    from pazaak_cli import _fastmatch  # type: ignore[attr-defined,no-redef]
+except ImportError:  # pragma: no cover - depends on the installation
+    _fastmatch = None
+
+_RULE_CODES = {
+    FirstPlayer.PLAYER1: 0,
+    FirstPlayer.RANDOM: 1,
+    FirstPlayer.ALTERNATE: 2,
+    FirstPlayer.LOSER: 3,
+}
+"""The first-player rules as the C core numbers them."""
+
+_LATER = 0
+"""The deck model of later sets (full-deck probabilities), as in match_solver."""
+
+
+def native_available() -> bool:
+    """Whether the C core is built and not switched off by ``PAZAAK_PURE_PYTHON``."""
+    return _fastmatch is not None and not os.environ.get("PAZAAK_PURE_PYTHON")
+
+
+def make_match_solver(ruleset: Ruleset, **options: Any) -> MatchSolver:
+    """The fastest match solver available: the native one when its C core is built."""
+    if native_available():
+        return NativeMatchSolver(ruleset, **options)
+    return MatchSolver(ruleset, **options)
+
+
+class _Iterating(dict[tuple[MatchKey, int], Pair]):
+    """MatchSolver._iterating, mirrored into the C core at every change (at most a few keys)."""
+
+    def __init__(self, core: Any) -> None:
+        super().__init__()
+        self._core = core
+
+    def _push(self) -> None:
+        self._core.set_iterating([(*match, spec, *pair) for (match, spec), pair in self.items()])
+
+    def __setitem__(self, key: tuple[MatchKey, int], value: Pair) -> None:
+        super().__setitem__(key, value)
+        self._push()
+
+    def __delitem__(self, key: tuple[MatchKey, int]) -> None:
+        super().__delitem__(key)
+        self._push()
+
+    def pop(self, key: tuple[MatchKey, int], *default: Any) -> Any:
+        try:
+            return super().pop(key, *default)
+        finally:
+            self._push()
+
+    def popitem(self) -> tuple[tuple[MatchKey, int], Pair]:
+        try:
+            return super().popitem()
+        finally:
+            self._push()
+
+    def clear(self) -> None:
+        super().clear()
+        self._push()
+
+    def setdefault(self, key: tuple[MatchKey, int], default: Pair = (0.0, 0.0)) -> Pair:
+        try:
+            return super().setdefault(key, default)
+        finally:
+            self._push()
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        super().update(*args, **kwargs)
+        self._push()
+
+
+class NativeMatchSolver(MatchSolver):
+    """A :class:`MatchSolver` whose fixed-probability positions are solved by the C core."""
+
+    def __init__(self, ruleset: Ruleset, *, max_states: int | None = None) -> None:
+        if _fastmatch is None:  # pragma: no cover - depends on the installation
+            raise RuntimeError("the C match core (pazaak_cli._fastmatch) is not built")
+        # the core first: the base constructors already set the attributes it mirrors
+        self._fast: Any = _fastmatch.Core(
+            _RULE_CODES[ruleset.first_player],
+            ruleset.sets_to_win,
+            self._expand,
+            self._entry_callback,
+            SolverTooLarge,
+        )
+        self._py_positions = 0
+        self._budget: int | None = None
+        super().__init__(ruleset, max_states=max_states)
+        self._iterating = _Iterating(self._fast)
+        probabilities = self._fixed_probabilities(self._decks)
+        assert probabilities is not None
+        self._fast.set_model(_LATER, probabilities)
+        self._pushed_current: DeckDraws | None = None
+        self._native_current = False
+
+    # -- state shared with the core ---------------------------------------------------------------
+
+    @property
+    def _positions(self) -> int:  # type: ignore[override]
+        """Positions held: the Python ones (exact decks) and the core's."""
+        return self._py_positions + int(self._fast.states)
+
+    @_positions.setter
+    def _positions(self, value: int) -> None:
+        self._py_positions = value - int(self._fast.states)
+
+    @property
+    def budget(self) -> int | None:  # type: ignore[override]
+        """Fail a search past this many positions held (None: no budget)."""
+        return self._budget
+
+    @budget.setter
+    def budget(self, value: int | None) -> None:
+        self._budget = value
+        self._fast.budget = None if value is None else max(0, value - self._py_positions)
+
+    @property
+    def _read_unknown(self) -> bool:  # type: ignore[override]
+        """Whether an iterated value was read (the core reads them too)."""
+        return bool(self._fast.read_unknown)
+
+    @_read_unknown.setter
+    def _read_unknown(self, value: bool) -> None:
+        self._fast.read_unknown = value
+
+    @property
+    def positions_computed(self) -> int:
+        """Positions the core computed so far (again if forgotten): a progress counter."""
+        return int(self._fast.solved)
+
+    @staticmethod
+    def _fixed_probabilities(decks: DeckDraws) -> list[float] | None:
+        """The draw probabilities of a fixed deck model, as DeckDraws.make computes them."""
+        if decks.fixed is None:
+            return None
+        total = sum(decks.fixed)
+        return [n / total for n in decks.fixed]
+
+    def _sync(self) -> None:
+        """Mirror into the core the sides, candidate lists and contexts Python interned since."""
+        fast = self._fast
+        start = fast.nsides
+        if start < len(self._hand_of):
+            kinds, hands, sides = self._kind, self._hand_of, self._sides
+            for index in range(start, len(hands)):
+                side: Any = sides[index]
+                kind = kinds[index]
+                if kind == 0:  # playing: (total, cards, hand, f24, f36, tiebreak)
+                    fast.add_side(0, hands[index], side[0], side[5])
+                elif kind == 1:  # standing: ("S", total, tiebreak, hand)
+                    fast.add_side(1, hands[index], side[1], side[2])
+                else:
+                    fast.add_side(kind, hands[index], 0, False)
+        start = fast.nlists
+        if start < len(self._candidates):
+            for codes in self._candidates[start:]:
+                fast.add_list(codes)
+        start = fast.ncontexts
+        if start < len(self._context_info):
+            for info in self._context_info[start:]:
+                fast.add_context(*info)
+
+    def _native(self, context: int) -> bool:
+        """Whether the core solves ``context``: a fixed-probability deck model."""
+        if self._context_info[context][3] == _LATER:
+            return True
+        decks = self._current_decks
+        if decks is not self._pushed_current:  # a new deck for the set in progress
+            self._pushed_current = decks
+            probabilities = None if decks is None else self._fixed_probabilities(decks)
+            model = self._context_info[context][3]
+            self._fast.set_model(model, probabilities)
+            self._native_current = probabilities is not None
+        return self._native_current
+
+    def _expand(self, side: int, drawn: int) -> int:
+        """The core's callback: the candidate list after ``side`` draws ``drawn``."""
+        found = self._after.get((side, drawn))
+        if found is None:
+            found = self._candidate_list(side, drawn)
+        self._sync()
+        return found
+
+    def _entry_callback(self, s0: int, s1: int, h0: int, h1: int, spec: int) -> float:
+        """The core's callback: the value of a match state it does not hold."""
+        return self.entry((s0, s1, h0, h1), spec)
+
+    # -- the recursion, in the core ---------------------------------------------------------------
+
+    def value_before_draw(self, context: int, mover: int, a: int, b: int, deck: int) -> Pair:
+        if not self._native(context):
+            return super().value_before_draw(context, mover, a, b, deck)
+        self._sync()
+        result: Pair = self._fast.before(context, mover, a, b)
+        return result
+
+    def _value_after_draw(
+        self, context: int, mover: int, candidates: int, a: int, b: int, deck: int
+    ) -> Pair:
+        if not self._native(context):
+            return super()._value_after_draw(context, mover, candidates, a, b, deck)
+        self._sync()
+        result: Pair = self._fast.after(context, mover, candidates, a, b)
+        return result
+
+    def _end(self, context: int, mover: int, code: int, other: int, deck: int) -> Pair:
+        if not self._native(context):
+            return super()._end(context, mover, code, other, deck)
+        self._sync()
+        result: Pair = self._fast.end(context, mover, code, other)
+        return result
+
+    def value_of_end(self, context: int, mover: int, code: int, other: int, deck: int) -> float:
+        if not self._native(context):
+            return super().value_of_end(context, mover, code, other, deck)
+        self._sync()
+        value: float = self._fast.end_value(context, mover, code, other)
+        return value
+
+    # -- match states -----------------------------------------------------------------------------
+
+    def _forget(self, match: MatchKey) -> None:
+        super()._forget(match)  # (Python holds none of these positions: a no-op)
+        self._fast.forget(*match)
+
+    def _settle(self, match: MatchKey) -> None:
+        super()._settle(match)
+        self._fast.settle(*match)
+
+    def _solve_entry(self, match: MatchKey, spec: int) -> float:
+        try:
+            return super()._solve_entry(match, spec)
+        except BaseException:  # Ctrl-C, a budget: the unsettled positions would be wrong
+            self._fast.drop_level(*match)
+            raise
+
+    def bound_memo(self) -> None:
+        """Empty a bounded memo that is full (between searches only); the match-state values,
+        sides and lists stay."""
+        if self.max_states is not None and self.states >= self.max_states:
+            self._groups.clear()
+            self._odds_memo.clear()
+            self._fast.clear_positions()
+            self._py_positions = 0
+            self._clears += 1
