@@ -6,6 +6,12 @@ Ctrl-C at any moment leaves either the old match or the new one. :func:`read_sav
 corrupt file (not JSON, cut short, wrong fields) from a foreign one (valid JSON or text that is not
 a pazaak save) and from a save made by a newer version; it never changes the file.
 
+A session holds its save with :func:`hold_save` (an exclusive ``flock`` on a hidden lock file
+next to it), so that two sessions never write one file in turn and drop each other's moves. Every
+path error (a name over 255 bytes, a directory that cannot be searched) is an
+:class:`~pazaak_cli.errors.InputError`, never an ``OSError``; JSON that Python will not read
+(nested too deep, numbers of thousands of digits) is a :class:`SaveFileError` like any corrupt file.
+
 What the document holds is :mod:`pazaak_cli.session`'s business; this module checks only the
 envelope: ``{"format": "pazaak-match", "version": 1, ...}``.
 """

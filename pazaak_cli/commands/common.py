@@ -89,6 +89,12 @@ class WholeNumber(click.IntRange):
     of thousands of digits to ``int()``; the text is read by
     :func:`pazaak_cli.numbers.parse_whole` first (after a leading ``-``), then range-checked."""
 
+    name = "integer"
+
+    def _describe_range(self) -> str:
+        """Nothing for a number without bounds (Click would show ``x<=None``)."""
+        return "" if self.min is None and self.max is None else super()._describe_range()
+
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if isinstance(value, str):
             text = value.strip()

@@ -4,7 +4,9 @@ This module reads options and typed lines, asks :mod:`pazaak_cli.session` to mov
 saves after every event, and draws the screen. Exit codes: 0 when the match ends, when the
 player quits (``quit``) and at the end of the input (Ctrl-D or the end of a piped script): the
 match is saved and can be resumed; 130 on Ctrl-C (saved too, the shell convention for an
-interrupt); 1 for a corrupt or foreign save file or an invalid deck; 2 for usage errors.
+interrupt); 1 for a corrupt or foreign save file, a save that another ``pazaak play`` holds (see
+:func:`pazaak_cli.savefile.hold_save`), an unfinished match in the way, or an invalid deck; 2 for
+usage errors (a path that cannot be used included).
 """
 
 from __future__ import annotations
@@ -164,7 +166,9 @@ def _complete_deck(
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
     help="Save the match to this file after every move (default: match.json in the data "
-    "directory: $PAZAAK_DATA_DIR, $XDG_DATA_HOME/pazaak or ~/.local/share/pazaak).",
+    "directory: $PAZAAK_DATA_DIR, $XDG_DATA_HOME/pazaak or ~/.local/share/pazaak). Never "
+    "replaces another unfinished match (without --new) or a file that is not a pazaak save; "
+    "held by one pazaak play at a time.",
 )
 @click.option(
     "--resume",
@@ -179,7 +183,8 @@ def _complete_deck(
     "--new",
     "replace",
     is_flag=True,
-    help="Start a new match even if an unfinished one is saved in the save file (it is replaced).",
+    help="Start a new match even if an unfinished one is saved in the save file (it is "
+    "replaced); an unreadable default save is kept aside as match.json.corrupt.",
 )
 @click.option(
     "--delay",
