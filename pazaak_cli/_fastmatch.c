@@ -167,6 +167,8 @@ typedef struct {
     int read_unknown; /* MatchSolver._read_unknown */
     uint64_t solved;  /* positions computed (again if forgotten) */
     long long budget; /* raise too_large once the tables hold this many positions (-1: never) */
+    Map odds;         /* (P(seat 0 wins the set), P(tie)) along the match-optimal line */
+    double tolerance; /* match values this close are equally good (solver.BEST_TOLERANCE) */
     PyObject *expand, *entry, *too_large, *progress;
 } Core;
 
@@ -234,6 +236,20 @@ static int keep(Core *self, int context, int h0, int h1, uint64_t key, int read,
         return -1;
     }
     return 0;
+}
+
+/* The candidate list after `side` draws `drawn`, from Python the first time (-1: an error). */
+static int expand(Core *self, int side, int drawn) {
+    PyObject *result = PyObject_CallFunction(self->expand, "ii", side, drawn);
+    if (!result) return -1;
+    long list = PyLong_AsLong(result);
+    Py_DECREF(result);
+    if (list < 0 || list >= self->nlists) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "expand returned no list");
+        return -1;
+    }
+    self->after[side * 11 + drawn] = (int)list; /* (the array may have moved meanwhile) */
+    return (int)list;
 }
 
 static int before_draw(Core *self, int context, int mover, int a, int b, double *v, double *d);
@@ -361,18 +377,7 @@ static int before_draw(Core *self, int context, int mover, int a, int b, double 
     for (int i = 0; i < model->ndraws; i++) {
         int drawn = model->value[i];
         int list = self->after[side * 11 + drawn];
-        if (list < 0) {
-            PyObject *result = PyObject_CallFunction(self->expand, "ii", side, drawn);
-            if (!result) return -1;
-            list = (int)PyLong_AsLong(result);
-            Py_DECREF(result);
-            if (list < 0 || list >= self->nlists) {
-                if (!PyErr_Occurred())
-                    PyErr_SetString(PyExc_RuntimeError, "expand returned an unknown list");
-                return -1;
-            }
-            self->after[side * 11 + drawn] = list;
-        }
+        if (list < 0 && (list = expand(self, side, drawn)) < 0) return -1;
         double av, ad;
         if (after_draw(self, context, mover, list, a, b, &av, &ad) < 0) return -1;
         value += model->p[i] * av;
@@ -381,6 +386,124 @@ static int before_draw(Core *self, int context, int mover, int a, int b, double 
     if (keep(self, context, h0, h1, key, self->reads != reads, value, slope) < 0) return -1;
     *v = value;
     *d = slope;
+    return 0;
+}
+
+/* -- the set's odds along the match-optimal line (MatchSolver._odds_end / _odds_before /
+ * _choice); asked only outside an iteration, when every value is final. */
+
+static int odds_before(Core *self, int context, int mover, int a, int b, double *win, double *tie);
+
+static int odds_end(Core *self, int context, int mover, int code, int other, double *win,
+                    double *tie) {
+    int kind = self->kind[code];
+    int other_stands = self->kind[other] == STANDING;
+    if (kind == PLAYING || (kind == STANDING && !other_stands)) {
+        int a = mover == 0 ? code : other, b = mover == 0 ? other : code;
+        return odds_before(self, context, other_stands ? mover : 1 - mover, a, b, win, tie);
+    }
+    *tie = 0.0;
+    if (kind == BUST) {
+        *win = mover == 1 ? 1.0 : 0.0;
+        return 0;
+    }
+    if (kind == NINE_WIN) {
+        *win = mover == 0 ? 1.0 : 0.0;
+        return 0;
+    }
+    int mine = self->total[code], theirs = self->total[other];
+    if (mine == theirs && self->tiebreak[code] == self->tiebreak[other]) {
+        *win = 0.0;
+        *tie = 1.0;
+        return 0;
+    }
+    int mover_wins = mine != theirs ? mine > theirs : self->tiebreak[code];
+    *win = mover_wins == (mover == 0) ? 1.0 : 0.0;
+    return 0;
+}
+
+/* The match-optimal end of the mover's turn in `list`; among ends of equal match value (within
+ * the tolerance), the first that keeps the most set equity for the mover. */
+static int choice(Core *self, int context, int mover, int list, int other, int *chosen) {
+    int start = self->list_start[list], len = self->list_len[list];
+    double sign = mover == 0 ? 1.0 : -1.0, best = 0.0;
+    double scored[64];
+    double *values = len <= 64 ? scored : malloc((size_t)len * sizeof(double));
+    if (!values) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    int result = -1;
+    for (int i = 0; i < len; i++) {
+        double d;
+        if (end_turn(self, context, mover, self->codes[start + i], other, &values[i], &d) < 0)
+            goto done;
+        if (i == 0 || sign * values[i] > best) best = sign * values[i];
+    }
+    int near = 0, first = -1;
+    for (int i = 0; i < len; i++) {
+        if (sign * values[i] >= best - self->tolerance) {
+            near++;
+            if (first < 0) first = i;
+        }
+    }
+    *chosen = self->codes[start + first];
+    if (near > 1) {
+        double top = 0.0;
+        int found = 0;
+        for (int i = first; i < len; i++) {
+            if (!(sign * values[i] >= best - self->tolerance)) continue;
+            double win, tie;
+            int code = self->codes[start + i];
+            if (odds_end(self, context, mover, code, other, &win, &tie) < 0) goto done;
+            double loss = 1.0 - win - tie;
+            double equity = sign * (win - loss);
+            if (!found || equity > top) {
+                top = equity;
+                *chosen = code;
+                found = 1;
+            }
+        }
+    }
+    result = 0;
+done:
+    if (values != scored) free(values);
+    return result;
+}
+
+static int odds_before(Core *self, int context, int mover, int a, int b, double *win,
+                       double *tie) {
+    uint64_t key = position_key(context, 0, mover, a, b);
+    Entry *found = map_get(&self->odds, key);
+    if (found) {
+        *win = found->v;
+        *tie = found->d;
+        return 0;
+    }
+    if ((self->solved++ & (PROGRESS_EVERY - 1)) == PROGRESS_EVERY - 1 &&
+        PyErr_CheckSignals() < 0)
+        return -1;
+    const Model *model = &self->models[self->ctx_model[context]];
+    int side = mover == 0 ? a : b, other = mover == 0 ? b : a;
+    double w = 0.0, t = 0.0;
+    for (int i = 0; i < model->ndraws; i++) {
+        int drawn = model->value[i];
+        int list = self->after[side * 11 + drawn];
+        if (list < 0 && (list = expand(self, side, drawn)) < 0) return -1;
+        int code;
+        double cw, ct;
+        if (choice(self, context, mover, list, other, &code) < 0 ||
+            odds_end(self, context, mover, code, other, &cw, &ct) < 0)
+            return -1;
+        w += model->p[i] * cw;
+        t += model->p[i] * ct;
+    }
+    if (map_put(&self->odds, key, w, t) < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    *win = w;
+    *tie = t;
     return 0;
 }
 
@@ -425,6 +548,7 @@ static void core_dealloc(Core *self) {
     free(self->ctx_model);
     for (int m = 0; m < MAX_MODELS; m++) map_free(&self->tables[m]);
     map_free(&self->entries);
+    map_free(&self->odds);
     drop_levels(self);
     free(self->levels);
     Py_TYPE(self)->tp_free((PyObject *)self);
@@ -434,7 +558,9 @@ static int core_init(Core *self, PyObject *args, PyObject *kwds) {
     (void)kwds;
     int rule, sets_to_win;
     PyObject *expand, *entry, *too_large;
-    if (!PyArg_ParseTuple(args, "iiOOO", &rule, &sets_to_win, &expand, &entry, &too_large))
+    double tolerance = 1e-9;
+    if (!PyArg_ParseTuple(args, "iiOOO|d", &rule, &sets_to_win, &expand, &entry, &too_large,
+                          &tolerance))
         return -1;
     if (rule < PLAYER1 || rule > LOSER || sets_to_win < 1 || sets_to_win > 100) {
         PyErr_SetString(PyExc_ValueError, "a first-player rule 0..3 and sets to win 1..100");
@@ -452,6 +578,7 @@ static int core_init(Core *self, PyObject *args, PyObject *kwds) {
     self->rule = rule;
     self->sets_to_win = sets_to_win;
     self->budget = -1;
+    self->tolerance = tolerance;
     Py_INCREF(expand);
     Py_INCREF(entry);
     Py_INCREF(too_large);
@@ -603,6 +730,7 @@ static PyObject *core_set_model(Core *self, PyObject *args) {
     }
     self->models[model] = fresh;
     map_clear(&self->tables[model]);
+    map_clear(&self->odds);
     Py_RETURN_NONE;
 }
 
@@ -676,6 +804,33 @@ static PyObject *core_end_value(Core *self, PyObject *args) {
     double v, d;
     if (end_turn(self, context, mover, code, other, &v, &d) < 0) return NULL;
     return PyFloat_FromDouble(v);
+}
+
+static PyObject *core_odds_end(Core *self, PyObject *args) {
+    int context, mover, code, other;
+    if (parse_end(self, args, &context, &mover, &code, &other) < 0) return NULL;
+    double win, tie;
+    if (odds_end(self, context, mover, code, other, &win, &tie) < 0) return NULL;
+    return Py_BuildValue("(dd)", win, tie);
+}
+
+static PyObject *core_choice(Core *self, PyObject *args) {
+    int context, mover, list, other;
+    if (!PyArg_ParseTuple(args, "iiii", &context, &mover, &list, &other)) return NULL;
+    if (check_context(self, context) < 0 || check_sides(self, other, other) < 0) return NULL;
+    if ((mover != 0 && mover != 1) || list < 0 || list >= self->nlists) {
+        PyErr_SetString(PyExc_ValueError, "no such mover or candidate list");
+        return NULL;
+    }
+    int code;
+    if (choice(self, context, mover, list, other, &code) < 0) return NULL;
+    return PyLong_FromLong(code);
+}
+
+static PyObject *core_clear_odds(Core *self, PyObject *unused) {
+    (void)unused;
+    map_clear(&self->odds);
+    Py_RETURN_NONE;
 }
 
 static int check_match(const Iterating *it) {
@@ -809,6 +964,7 @@ static PyObject *core_drop_level(Core *self, PyObject *args) {
 static PyObject *core_clear_positions(Core *self, PyObject *unused) {
     (void)unused;
     for (int m = 0; m < MAX_MODELS; m++) map_free(&self->tables[m]);
+    map_free(&self->odds);
     drop_levels(self);
     Py_RETURN_NONE;
 }
@@ -901,6 +1057,12 @@ static PyMethodDef core_methods[] = {
      "end(context, mover, code, other) -> (value, slope) once mover ends its turn as code"},
     {"end_value", (PyCFunction)core_end_value, METH_VARARGS,
      "end_value(context, mover, code, other) -> value (end's first half)"},
+    {"odds_end", (PyCFunction)core_odds_end, METH_VARARGS,
+     "odds_end(context, mover, code, other) -> (P(seat 0 wins the set), P(tie)), both playing "
+     "the match-optimal line"},
+    {"choice", (PyCFunction)core_choice, METH_VARARGS,
+     "choice(context, mover, list, other) -> the match-optimal end of turn (MatchSolver._choice)"},
+    {"clear_odds", (PyCFunction)core_clear_odds, METH_NOARGS, "clear_odds(): forget the odds"},
     {"set_iterating", (PyCFunction)core_set_iterating, METH_VARARGS,
      "set_iterating([(s0, s1, h0, h1, spec, value, slope), ...]): the values iterated now"},
     {"set_entry", (PyCFunction)core_set_entry, METH_VARARGS,
@@ -937,8 +1099,8 @@ static PyGetSetDef core_getset[] = {
 
 static PyTypeObject CoreType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "pazaak_cli._fastmatch.Core",
-    .tp_doc = "Core(rule, sets_to_win, expand, entry, too_large): the match recursion for "
-              "fixed draw probabilities (see match_solver.py).",
+    .tp_doc = "Core(rule, sets_to_win, expand, entry, too_large[, tolerance]): the match "
+              "recursion for fixed draw probabilities (see match_solver.py).",
     .tp_basicsize = sizeof(Core),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
     .tp_traverse = (traverseproc)core_traverse,

@@ -20,7 +20,7 @@ from typing import Any
 
 from pazaak_cli.match_solver import MatchKey, MatchSolver, Pair
 from pazaak_cli.rules import FirstPlayer, Ruleset
-from pazaak_cli.solver import DeckDraws, SolverTooLarge
+from pazaak_cli.solver import BEST_TOLERANCE, DeckDraws, SolverTooLarge
 
 _fastmatch: Any
 try:  # the optional C inner loop (setup.py builds it when a compiler is available)
@@ -110,6 +110,7 @@ class NativeMatchSolver(MatchSolver):
             self._expand,
             self._entry_callback,
             SolverTooLarge,
+            BEST_TOLERANCE,
         )
         self._py_positions = 0
         self._budget: int | None = None
@@ -245,6 +246,24 @@ class NativeMatchSolver(MatchSolver):
         value: float = self._fast.end_value(context, mover, code, other)
         return value
 
+    # -- the set's odds along the match-optimal line ----------------------------------------------
+
+    def _odds_end(
+        self, context: int, mover: int, code: int, other: int, deck: int
+    ) -> tuple[float, float]:
+        if not self._native(context):
+            return super()._odds_end(context, mover, code, other, deck)
+        self._sync()
+        result: tuple[float, float] = self._fast.odds_end(context, mover, code, other)
+        return result
+
+    def _choice(self, context: int, mover: int, candidates: int, other: int, deck: int) -> int:
+        if not self._native(context):
+            return super()._choice(context, mover, candidates, other, deck)
+        self._sync()
+        code: int = self._fast.choice(context, mover, candidates, other)
+        return code
+
     # -- match states -----------------------------------------------------------------------------
 
     def _forget(self, match: MatchKey) -> None:
@@ -268,6 +287,6 @@ class NativeMatchSolver(MatchSolver):
         if self.max_states is not None and self.states >= self.max_states:
             self._groups.clear()
             self._odds_memo.clear()
-            self._fast.clear_positions()
+            self._fast.clear_positions()  # (and the core's odds)
             self._py_positions = 0
             self._clears += 1
