@@ -17,8 +17,8 @@ all three against this list. From the top down:
 6. ``expert``: the exact solver as a player.
 7. ``advice``: the entry point for advice (``solve_question``, ``advise``); it picks the solver
    by the opponent model.
-8. ``kotor_reply``, ``match_solver``: the exact best reply to the KOTOR I computer opponent;
-   the exact match solver.
+8. ``kotor_reply``, ``match_solver``, ``match_native``: the exact best reply to the KOTOR I
+   computer opponent; the exact match solver and its C inner loop.
 9. ``solver``: the exact set solver against an optimal opponent.
 10. ``kotor_rule``: the KOTOR I computer opponent's rule, a rule of the game.
 11. ``position_builder``, ``notation``, ``decks``, ``savefile``, ``executors``: positions from the
