@@ -27,12 +27,11 @@
 enum { PLAYING, STANDING, BUST, NINE_WIN };
 enum { PLAYER1, RANDOM, ALTERNATE, LOSER }; /* first-player rules */
 #define SPEC_RANDOM 2
-#define MAX_MODELS 8
 #define MAX_ITERATING 32
-/* Position keys pack (context, after-draw flag, mover, x, y) in 64 bits. */
-#define ID_BITS 25
+/* Position keys pack (context, after-draw flag, mover, x, y) in 64 bits: 18 + 1 + 1 + 22 + 22. */
+#define ID_BITS 22
 #define MAX_ID ((1 << ID_BITS) - 1)
-#define MAX_CONTEXTS 4000
+#define MAX_CONTEXTS ((1 << 18) - 2)
 #define HAND_BITS 22
 #define MAX_HAND ((1 << HAND_BITS) - 1)
 /* How often a long search checks for Ctrl-C and reports its progress. */
@@ -65,10 +64,13 @@ static void map_free(Map *m) {
     m->cap = m->size = 0;
 }
 
+/* A full 64-bit mix (the keys' fields sit in separate bit ranges). */
 static inline size_t map_hash(uint64_t key, size_t cap) {
-    key ^= key >> 31;
-    key *= 0x9E3779B97F4A7C15ULL;
-    key ^= key >> 29;
+    key ^= key >> 33;
+    key *= 0xFF51AFD7ED558CCDULL;
+    key ^= key >> 33;
+    key *= 0xC4CEB9FE1A85EC53ULL;
+    key ^= key >> 33;
     return (size_t)key & (cap - 1);
 }
 
@@ -142,8 +144,9 @@ typedef struct {
 typedef struct {
     PyObject_HEAD
     int rule, sets_to_win;
-    Model models[MAX_MODELS];
-    Map tables[MAX_MODELS]; /* final positions, one table per deck model */
+    Model *models; /* by model id: the fixed draw probabilities, if any */
+    int nmodels;
+    Map tables[2]; /* final positions: of later sets (deck model 0), of sets in progress */
     /* sides */
     int nsides, capsides;
     char *kind, *tiebreak;
@@ -174,7 +177,7 @@ typedef struct {
 
 static size_t core_size(const Core *self) {
     size_t n = 0;
-    for (int m = 0; m < MAX_MODELS; m++) n += self->tables[m].size;
+    n += self->tables[0].size + self->tables[1].size;
     for (int i = 0; i < self->nlevels; i++) n += self->levels[i].scratch.size;
     return n;
 }
@@ -189,9 +192,14 @@ static int grow(void **array, int count, size_t item) {
 /* -- the recursion ----------------------------------------------------------------------------- */
 
 static inline uint64_t position_key(int context, int after, int mover, int x, int y) {
-    return (((uint64_t)context << 52) | ((uint64_t)after << 51) | ((uint64_t)mover << 50) |
+    return (((uint64_t)context << 46) | ((uint64_t)after << 45) | ((uint64_t)mover << 44) |
             ((uint64_t)x << ID_BITS) | (uint64_t)y) +
            1;
+}
+
+/* The table of final positions of a context: later sets', or the sets in progress'. */
+static inline Map *final_table(Core *self, int context) {
+    return &self->tables[self->ctx_model[context] != 0];
 }
 
 static inline uint64_t match_key(int s0, int s1, int h0, int h1, int spec) {
@@ -218,7 +226,7 @@ static int find(Core *self, int context, int h0, int h1, uint64_t key, double *v
     if (found)
         self->reads++; /* it read an iterated value: so does every position that reads it */
     else
-        found = map_get(&self->tables[self->ctx_model[context]], key);
+        found = map_get(final_table(self, context), key);
     if (!found) return 0;
     *v = found->v;
     *d = found->d;
@@ -230,7 +238,7 @@ static int find(Core *self, int context, int h0, int h1, uint64_t key, double *v
 static int keep(Core *self, int context, int h0, int h1, uint64_t key, int read, double v,
                 double d) {
     Level *level = read ? level_of(self, context, h0, h1) : NULL;
-    Map *table = level ? &level->scratch : &self->tables[self->ctx_model[context]];
+    Map *table = level ? &level->scratch : final_table(self, context);
     if (map_put(table, key, v, d) < 0) {
         PyErr_NoMemory();
         return -1;
@@ -371,17 +379,17 @@ static int before_draw(Core *self, int context, int mover, int a, int b, double 
         }
     }
     uint64_t reads = self->reads;
-    const Model *model = &self->models[self->ctx_model[context]];
+    const Model model = self->models[self->ctx_model[context]]; /* (a copy: Python may add models) */
     int side = mover == 0 ? a : b;
     double value = 0.0, slope = 0.0;
-    for (int i = 0; i < model->ndraws; i++) {
-        int drawn = model->value[i];
+    for (int i = 0; i < model.ndraws; i++) {
+        int drawn = model.value[i];
         int list = self->after[side * 11 + drawn];
         if (list < 0 && (list = expand(self, side, drawn)) < 0) return -1;
         double av, ad;
         if (after_draw(self, context, mover, list, a, b, &av, &ad) < 0) return -1;
-        value += model->p[i] * av;
-        slope += model->p[i] * ad;
+        value += model.p[i] * av;
+        slope += model.p[i] * ad;
     }
     if (keep(self, context, h0, h1, key, self->reads != reads, value, slope) < 0) return -1;
     *v = value;
@@ -483,11 +491,11 @@ static int odds_before(Core *self, int context, int mover, int a, int b, double 
     if ((self->solved++ & (PROGRESS_EVERY - 1)) == PROGRESS_EVERY - 1 &&
         PyErr_CheckSignals() < 0)
         return -1;
-    const Model *model = &self->models[self->ctx_model[context]];
+    const Model model = self->models[self->ctx_model[context]];
     int side = mover == 0 ? a : b, other = mover == 0 ? b : a;
     double w = 0.0, t = 0.0;
-    for (int i = 0; i < model->ndraws; i++) {
-        int drawn = model->value[i];
+    for (int i = 0; i < model.ndraws; i++) {
+        int drawn = model.value[i];
         int list = self->after[side * 11 + drawn];
         if (list < 0 && (list = expand(self, side, drawn)) < 0) return -1;
         int code;
@@ -495,8 +503,8 @@ static int odds_before(Core *self, int context, int mover, int a, int b, double 
         if (choice(self, context, mover, list, other, &code) < 0 ||
             odds_end(self, context, mover, code, other, &cw, &ct) < 0)
             return -1;
-        w += model->p[i] * cw;
-        t += model->p[i] * ct;
+        w += model.p[i] * cw;
+        t += model.p[i] * ct;
     }
     if (map_put(&self->odds, key, w, t) < 0) {
         PyErr_NoMemory();
@@ -546,7 +554,9 @@ static void core_dealloc(Core *self) {
     free(self->ctx_s1);
     free(self->ctx_opener);
     free(self->ctx_model);
-    for (int m = 0; m < MAX_MODELS; m++) map_free(&self->tables[m]);
+    map_free(&self->tables[0]);
+    map_free(&self->tables[1]);
+    free(self->models);
     map_free(&self->entries);
     map_free(&self->odds);
     drop_levels(self);
@@ -670,7 +680,7 @@ static PyObject *core_add_context(Core *self, PyObject *args) {
     int s0, s1, opener, model;
     if (!PyArg_ParseTuple(args, "iiii", &s0, &s1, &opener, &model)) return NULL;
     if (s0 < 0 || s1 < 0 || s0 >= self->sets_to_win || s1 >= self->sets_to_win || opener < -1 ||
-        opener > 1 || model < 0 || model >= MAX_MODELS) {
+        opener > 1 || model < 0) {
         PyErr_SetString(PyExc_ValueError, "no such score, opener or deck model");
         return NULL;
     }
@@ -695,13 +705,13 @@ static PyObject *core_add_context(Core *self, PyObject *args) {
     return PyLong_FromLong(id);
 }
 
-/* set_model(model, probabilities or None): the fixed draw probabilities of a deck model (the
- * positions solved under its earlier probabilities are forgotten). */
+/* set_model(model, probabilities or None): the fixed draw probabilities of a deck model (None:
+ * drawn exactly, not here). Redefining a model forgets every position of the sets in progress. */
 static PyObject *core_set_model(Core *self, PyObject *args) {
     int model;
     PyObject *probabilities;
     if (!PyArg_ParseTuple(args, "iO", &model, &probabilities)) return NULL;
-    if (model < 0 || model >= MAX_MODELS) {
+    if (model < 0 || model >= MAX_CONTEXTS) {
         PyErr_SetString(PyExc_ValueError, "no such deck model");
         return NULL;
     }
@@ -728,9 +738,16 @@ static PyObject *core_set_model(Core *self, PyObject *args) {
         Py_DECREF(seq);
         fresh.defined = 1;
     }
+    if (model >= self->nmodels) {
+        int count = model + 1 > 2 * self->nmodels ? model + 1 : 2 * self->nmodels;
+        if (grow((void **)&self->models, count, sizeof(Model)) < 0) return PyErr_NoMemory();
+        memset(&self->models[self->nmodels], 0, (size_t)(count - self->nmodels) * sizeof(Model));
+        self->nmodels = count;
+    } else if (self->models[model].defined || model == 0) {
+        map_clear(&self->tables[model != 0]);
+        map_clear(&self->odds);
+    }
     self->models[model] = fresh;
-    map_clear(&self->tables[model]);
-    map_clear(&self->odds);
     Py_RETURN_NONE;
 }
 
@@ -739,7 +756,8 @@ static int check_context(Core *self, int context) {
         PyErr_SetString(PyExc_IndexError, "no such context");
         return -1;
     }
-    if (!self->models[self->ctx_model[context]].defined) {
+    int model = self->ctx_model[context];
+    if (model >= self->nmodels || !self->models[model].defined) {
         PyErr_SetString(PyExc_ValueError, "the context's deck model has no fixed probabilities");
         return -1;
     }
@@ -963,7 +981,8 @@ static PyObject *core_drop_level(Core *self, PyObject *args) {
  * and match entries stay. */
 static PyObject *core_clear_positions(Core *self, PyObject *unused) {
     (void)unused;
-    for (int m = 0; m < MAX_MODELS; m++) map_free(&self->tables[m]);
+    map_free(&self->tables[0]);
+    map_free(&self->tables[1]);
     map_free(&self->odds);
     drop_levels(self);
     Py_RETURN_NONE;
@@ -983,10 +1002,16 @@ static PyObject *core_get_count(Core *self, void *closure) {
     return PyLong_FromLong(*(int *)((char *)self + (Py_ssize_t)closure));
 }
 
+static PyObject *core_get_max_contexts(Core *self, void *closure) {
+    (void)self;
+    (void)closure;
+    return PyLong_FromLong(MAX_CONTEXTS);
+}
+
 static PyObject *core_get_memo_bytes(Core *self, void *closure) {
     (void)closure;
     size_t bytes = self->entries.cap * sizeof(Entry);
-    for (int m = 0; m < MAX_MODELS; m++) bytes += self->tables[m].cap * sizeof(Entry);
+    bytes += (self->tables[0].cap + self->tables[1].cap + self->odds.cap) * sizeof(Entry);
     for (int i = 0; i < self->nlevels; i++) bytes += self->levels[i].scratch.cap * sizeof(Entry);
     return PyLong_FromSize_t(bytes);
 }
@@ -1087,6 +1112,7 @@ static PyGetSetDef core_getset[] = {
      (void *)offsetof(Core, ncontexts)},
     {"levels", (getter)core_get_count, NULL, "match states being iterated",
      (void *)offsetof(Core, nlevels)},
+    {"max_contexts", (getter)core_get_max_contexts, NULL, "contexts the core can hold", NULL},
     {"memo_bytes", (getter)core_get_memo_bytes, NULL, "bytes the tables take now", NULL},
     {"read_unknown", (getter)core_get_read_unknown, (setter)core_set_read_unknown,
      "whether an iterated value was read (MatchSolver._read_unknown)", NULL},

@@ -36,9 +36,6 @@ _RULE_CODES = {
 }
 """The first-player rules as the C core numbers them."""
 
-_LATER = 0
-"""The deck model of later sets (full-deck probabilities), as in match_solver."""
-
 
 def native_available() -> bool:
     """Whether the C core is built and not switched off by ``PAZAAK_PURE_PYTHON``."""
@@ -116,16 +113,14 @@ class NativeMatchSolver(MatchSolver):
         self._budget: int | None = None
         super().__init__(ruleset, max_states=max_states)
         self._iterating = _Iterating(self._fast)
-        probabilities = self._fixed_probabilities(self._decks)
-        assert probabilities is not None
-        self._fast.set_model(_LATER, probabilities)
-        self._pushed_current: DeckDraws | None = None
-        self._native_current = False
+        self._pushed: dict[int, DeckDraws] = {}
+        """The deck model of each model id as last given to the core."""
+        self._max_contexts = int(self._fast.max_contexts)
 
     # -- state shared with the core ---------------------------------------------------------------
 
     @property
-    def _positions(self) -> int:  # type: ignore[override]
+    def _positions(self) -> int:
         """Positions held: the Python ones (exact decks) and the core's."""
         return self._py_positions + int(self._fast.states)
 
@@ -134,7 +129,7 @@ class NativeMatchSolver(MatchSolver):
         self._py_positions = value - int(self._fast.states)
 
     @property
-    def budget(self) -> int | None:  # type: ignore[override]
+    def budget(self) -> int | None:
         """Fail a search past this many positions held (None: no budget)."""
         return self._budget
 
@@ -144,7 +139,7 @@ class NativeMatchSolver(MatchSolver):
         self._fast.budget = None if value is None else max(0, value - self._py_positions)
 
     @property
-    def _read_unknown(self) -> bool:  # type: ignore[override]
+    def _read_unknown(self) -> bool:
         """Whether an iterated value was read (the core reads them too)."""
         return bool(self._fast.read_unknown)
 
@@ -185,22 +180,19 @@ class NativeMatchSolver(MatchSolver):
             for codes in self._candidates[start:]:
                 fast.add_list(codes)
         start = fast.ncontexts
-        if start < len(self._context_info):
-            for info in self._context_info[start:]:
+        if start < min(len(self._context_info), self._max_contexts):
+            for info in self._context_info[start : self._max_contexts]:
                 fast.add_context(*info)
 
     def _native(self, context: int) -> bool:
-        """Whether the core solves ``context``: a fixed-probability deck model."""
-        if self._context_info[context][3] == _LATER:
-            return True
-        decks = self._current_decks
-        if decks is not self._pushed_current:  # a new deck for the set in progress
-            self._pushed_current = decks
-            probabilities = None if decks is None else self._fixed_probabilities(decks)
-            model = self._context_info[context][3]
-            self._fast.set_model(model, probabilities)
-            self._native_current = probabilities is not None
-        return self._native_current
+        """Whether the core solves ``context``: a deck model with fixed probabilities (and a
+        context id the core can hold; the others stay in Python)."""
+        model = self._context_info[context][3]
+        decks = self._models[model]
+        if self._pushed.get(model) is not decks:  # a new model, or an id given again
+            self._pushed[model] = decks
+            self._fast.set_model(model, self._fixed_probabilities(decks))
+        return decks.fixed is not None and context < self._max_contexts
 
     def _expand(self, side: int, drawn: int) -> int:
         """The core's callback: the candidate list after ``side`` draws ``drawn``."""
@@ -282,11 +274,11 @@ class NativeMatchSolver(MatchSolver):
             raise
 
     def bound_memo(self) -> None:
-        """Empty a bounded memo that is full (between searches only); the match-state values,
-        sides and lists stay."""
-        if self.max_states is not None and self.states >= self.max_states:
-            self._groups.clear()
-            self._odds_memo.clear()
+        """Empty a bounded memo that is full (between searches only), as MatchSolver does; the
+        core forgets its positions too (the match-state values, sides and lists stay)."""
+        clears = self._clears
+        super().bound_memo()
+        if self._clears != clears:
             self._fast.clear_positions()  # (and the core's odds)
             self._py_positions = 0
-            self._clears += 1
+            self._pushed.clear()  # the model ids are given anew

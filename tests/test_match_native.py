@@ -1,0 +1,265 @@
+"""The C inner loop of the match solver (``NativeMatchSolver``) against the pure-Python one.
+
+Both solve the same questions: every move's match value and set odds must agree to 1e-12 (they
+are the same sums in the same order, so in practice they are equal). Positions come from seeded
+random playouts through the engine, stopped at a decision after a draw, with the score set by
+hand; hands are small (0 to 2 cards left) so that the pure solver answers in about a second,
+and late scores keep the number of later sets small. One solver per ruleset and path serves the
+whole module, so memos carried from one question to the next are checked too.
+
+Then: a KeyboardInterrupt raised inside the C recursion (from a Python callback, or Ctrl-C by a
+signal) leaves the solver usable and exact.
+"""
+
+from __future__ import annotations
+
+import random
+import signal
+from collections.abc import Sequence
+
+import pytest
+
+from pazaak_cli.cards import Card, parse_cards
+from pazaak_cli.game import FORFEIT, FULL_DECK, Open, Phase, new_match
+from pazaak_cli.match_native import NativeMatchSolver, make_match_solver, native_available
+from pazaak_cli.match_solver import MatchMove, MatchSolver
+from pazaak_cli.position_builder import Question, question_from_state
+from pazaak_cli.rules import parse_ruleset
+
+pytestmark = pytest.mark.skipif(not native_available(), reason="the C match core is not built")
+
+_SOLVERS: dict[tuple[str, bool], MatchSolver] = {}
+
+
+def shared(spec: str, native: bool) -> MatchSolver:
+    key = (spec, native)
+    if key not in _SOLVERS:
+        rules = parse_ruleset(spec)
+        _SOLVERS[key] = NativeMatchSolver(rules) if native else MatchSolver(rules)
+    return _SOLVERS[key]
+
+
+def playout(
+    spec: str, hands: tuple[str, str], score: tuple[int, int], seed: int, decisions: int
+) -> tuple[Question, tuple[Card, ...]]:
+    """A question after ``decisions`` random decisions of a set at ``score``, and the hand of
+    the seat not to move."""
+    rules = parse_ruleset(spec)
+    state = new_match(rules, (parse_cards(hands[0]), parse_cards(hands[1])))
+    winners = (0,) * score[0] + (1,) * score[1]
+    rng = random.Random(seed)
+    state = state._replace(set_winners=winners)
+    state = state.child(Open(rng.choice(state.possible_openers())))
+    seen = 0
+    while True:
+        if state.phase is Phase.AFTER_DRAW and not state.played:
+            if seen == decisions:
+                break
+            seen += 1
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            action = rng.choices([a for a, _ in outcomes], [float(p) for _, p in outcomes])[0]
+        else:
+            action = rng.choice([a for a in state.legal_actions() if a != FORFEIT])
+        child = state.child(action)
+        if child.phase in (Phase.SET_OVER, Phase.MATCH_OVER):  # start this set over
+            return playout(spec, hands, score, seed + 1000, decisions)
+        state = child
+    other = state.sides[1 - state.turn].hand
+    return question_from_state(state), tuple(card for card in other if card is not None)
+
+
+def compare(
+    spec: str,
+    question: Question,
+    other: Sequence[Card],
+    current_deck: tuple[int, ...] | None = None,
+) -> list[MatchMove]:
+    pure = shared(spec, False).solve_moves(question, other, current_deck=current_deck)
+    fast = shared(spec, True).solve_moves(question, other, current_deck=current_deck)
+    assert [m.move for m in fast] == [m.move for m in pure]
+    for a, b in zip(fast, pure, strict=True):
+        for field in ("match_win", "set_win", "set_tie", "set_loss"):
+            assert getattr(a, field) == pytest.approx(getattr(b, field), abs=1e-12), (a, b)
+    return fast
+
+
+K1 = "kotor1/main-deck=infinite"
+K2 = "kotor2/main-deck=infinite"
+K2P1 = K2 + ",first-player=player1"  # (one opener: half the pure solver's work)
+
+CASES = [
+    # (ruleset, hands, score, seed, decisions)
+    (K1, ("+1", ""), (2, 2), 1, 0),
+    (K1, ("+1 +2", ""), (2, 2), 3, 2),
+    (K1, ("", ""), (2, 1), 4, 0),
+    (K1, ("", ""), (1, 2), 5, 1),
+    (K1 + ",nine-cards=win", ("", ""), (2, 2), 6, 3),
+    (K1 + ",first-player=random", ("", ""), (2, 2), 7, 0),
+    (K1 + ",first-player=alternate", ("", ""), (2, 2), 8, 1),
+    (K1 + ",first-player=alternate", ("", ""), (2, 1), 9, 2),
+    (K1 + ",first-player=loser", ("", ""), (2, 1), 11, 1),
+    (K2, ("T", ""), (2, 2), 12, 0),
+    (K2 + ",nine-cards=stand,tiebreaker=any-played", ("", "T"), (2, 2), 17, 2),
+    (K2P1, ("", "F2/4"), (2, 2), 13, 1),
+    (K2P1, ("F3/6", ""), (2, 2), 14, 2),
+    (K2P1, ("D", ""), (2, 2), 15, 1),
+    (K2P1, ("", "±1/2"), (2, 2), 16, 0),
+]
+
+
+@pytest.mark.parametrize(("spec", "hands", "score", "seed", "decisions"), CASES)
+def test_native_agrees_with_pure_python(
+    spec: str, hands: tuple[str, str], score: tuple[int, int], seed: int, decisions: int
+) -> None:
+    question, other = playout(spec, hands, score, seed, decisions)
+    assert question.state.sets_won() == score
+    compare(spec, question, other)
+
+
+def test_both_seats_and_a_depleted_current_deck() -> None:
+    """The seat to move is 1 as well as 0; the set in progress draws with the fixed
+    probabilities of a depleted deck (its own model id in the core), then a full one again."""
+    for seed in range(3):
+        question, other = playout(K1, ("+1", ""), (2, 2), 20 + seed, seed + 1)
+        compare(K1, question, other, current_deck=(4, 4, 1, 3, 4, 0, 4, 2, 4, 4))
+        compare(K1, question, other, current_deck=(1, 4, 4, 4, 4, 4, 4, 4, 4, 2))
+        compare(K1, question, other)
+    seats = set()
+    for seed in range(8):
+        question, other = playout(K1, ("", ""), (2, 2), 30 + seed, 1 + seed % 3)
+        seats.add(question.state.turn)
+        compare(K1, question, other, current_deck=(4, 4, 4, 4, 3, 4, 4, 4, 1, 4))
+    assert seats == {0, 1}
+
+
+def test_an_exact_current_deck_stays_in_python() -> None:
+    """A set drawn without replacement is solved by the Python recursion, its later sets by the
+    core: the answers agree with the pure solver's."""
+    spec = K1
+    question, other = playout(spec, ("+1", ""), (2, 2), 40, 2)
+    deck = (1, 1, 0, 1, 0, 1, 0, 0, 1, 1)
+    pure = shared(spec, False).solve_moves(question, other, current_deck=deck, exact=True)
+    fast = shared(spec, True).solve_moves(question, other, current_deck=deck, exact=True)
+    for a, b in zip(fast, pure, strict=True):
+        assert a.match_win == pytest.approx(b.match_win, abs=1e-12)
+        assert a.set_win == pytest.approx(b.set_win, abs=1e-12)
+
+
+def test_the_factory() -> None:
+    rules = parse_ruleset(K1)
+    assert isinstance(make_match_solver(rules), NativeMatchSolver)
+
+
+def test_the_factory_honours_pure_python(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PAZAAK_PURE_PYTHON", "1")
+    solver = make_match_solver(parse_ruleset(K1))
+    assert type(solver) is MatchSolver
+
+
+def _clean_after_interrupt(solver: NativeMatchSolver) -> None:
+    assert solver._fast.levels == 0  # no scratch table of an unfinished fixed point is left
+    assert not solver._iterating
+
+
+def test_an_interrupt_from_a_callback_leaves_the_solver_exact(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """KeyboardInterrupt raised by the core's `expand` callback at several depths of the
+    recursion (inside nested fixed points too); the same solver then answers exactly."""
+    spec = K1 + ",first-player=alternate"
+    question, other = playout(spec, ("+1", "-1"), (2, 2), 50, 1)
+    rules = parse_ruleset(spec)
+    expected = NativeMatchSolver(rules).solve_moves(question, other, current_deck=None)
+    solver = NativeMatchSolver(rules)
+    real = solver._candidate_list
+    for limit in (5, 40, 150, 300):
+        calls = 0
+
+        def interrupting(side: int, drawn: int, limit: int = limit) -> int:
+            nonlocal calls
+            calls += 1
+            if calls == limit:
+                raise KeyboardInterrupt
+            return real(side, drawn)
+
+        monkeypatch.setattr(solver, "_candidate_list", interrupting)
+        with pytest.raises(KeyboardInterrupt):
+            solver.solve_moves(question, other, current_deck=None)
+        _clean_after_interrupt(solver)
+        monkeypatch.setattr(solver, "_candidate_list", real)
+    got = solver.solve_moves(question, other, current_deck=None)
+    assert [(m.move, m.match_win, m.set_win) for m in got] == [
+        (m.move, m.match_win, m.set_win) for m in expected
+    ]
+
+
+def test_an_interrupt_from_the_entry_callback_leaves_the_solver_exact(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """KeyboardInterrupt while a match state's value is being solved, called from the core."""
+    spec = K1
+    question, other = playout(spec, ("+1 +2", ""), (2, 2), 3, 2)
+    expected = shared(spec, True).solve_moves(question, other, current_deck=None)
+    solver = NativeMatchSolver(parse_ruleset(spec))
+    real = solver._fixed_point
+    calls = 0
+
+    def interrupting(evaluate):  # type: ignore[no-untyped-def]
+        nonlocal calls
+        calls += 1
+        if calls == 2:  # the second match state, solved from inside the core
+            raise KeyboardInterrupt
+        return real(evaluate)
+
+    monkeypatch.setattr(solver, "_fixed_point", interrupting)
+    with pytest.raises(KeyboardInterrupt):
+        solver.solve_moves(question, other, current_deck=None)
+    _clean_after_interrupt(solver)
+    monkeypatch.setattr(solver, "_fixed_point", real)
+    got = solver.solve_moves(question, other, current_deck=None)
+    assert [m.match_win for m in got] == [m.match_win for m in expected]
+
+
+def test_ctrl_c_stops_a_long_solve_and_the_solver_stays_exact() -> None:
+    """SIGINT while the core searches: the core checks for signals every so many positions."""
+    rules = parse_ruleset(K1)
+    state = new_match(rules, (parse_cards("+1"), parse_cards("+2"))).child(Open(0))
+    state = state._replace(set_winners=(0, 1))  # 1-1: four scores to solve, about a second
+    question = question_from_state(state.child(state.chance_outcomes()[0][0]))
+    other = parse_cards("+2")
+    solver = NativeMatchSolver(rules)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.0)
+        signal.signal(signal.SIGALRM, lambda *_: signal.raise_signal(signal.SIGINT))
+        signal.setitimer(signal.ITIMER_REAL, 0.1)
+        try:
+            solver.solve_moves(question, other, current_deck=None)
+            interrupted = False
+        except KeyboardInterrupt:
+            interrupted = True
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0.0)
+            signal.signal(signal.SIGALRM, signal.SIG_DFL)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if not interrupted:  # pragma: no cover - a very fast machine
+        pytest.skip("the solve ended before the signal")
+    _clean_after_interrupt(solver)
+    got = solver.solve_moves(question, other, current_deck=None)
+    fresh = NativeMatchSolver(rules).solve_moves(question, other, current_deck=None)
+    assert [m.match_win for m in got] == [m.match_win for m in fresh]
+
+
+def test_the_bounded_memo_is_emptied_between_searches() -> None:
+    spec = K1
+    question, other = playout(spec, ("+1", ""), (2, 2), 60, 1)
+    rules = parse_ruleset(spec)
+    solver = NativeMatchSolver(rules, max_states=1000)
+    first = solver.solve_moves(question, other, current_deck=None)
+    assert solver.states > 1000
+    solver.bound_memo()
+    assert solver.states == 0
+    again = solver.solve_moves(question, other, current_deck=FULL_DECK)
+    assert [m.match_win for m in again] == pytest.approx([m.match_win for m in first], abs=1e-12)
