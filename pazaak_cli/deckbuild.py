@@ -7,9 +7,10 @@ kinds), so the search is a local one, raced:
 1. **Starts**: the sample decks of the ruleset (the game's and this project's), each restricted
    to the pool (cards the pool lacks replaced by the pool's cards in card order), and a few
    seeded random decks.
-2. **Race** (successive halving): every candidate plays a few matches against every opponent;
-   the better half (by match-win rate) gets twice as many, and so on, until one is left or the
-   leader's 95 % Wilson interval is clear of every other's.
+2. **Race** (successive halving): every candidate plays a few matches against every opponent
+   (the starts 64 deals each, from both seats; neighbours 8); the better half (by match-win
+   rate) gets twice as many, and so on, until one is left or the leader's 95 % Wilson interval
+   is clear of every other's.
 3. **Climb**: the race winner's neighbours (every deck one card swap away that the pool allows)
    race against it; a better neighbour becomes the new leader. When the leader holds on, its
    neighbours race again on twice as many matches (a neighbour keeps the matches it already
@@ -66,6 +67,10 @@ POOL_COPIES = 4
 
 FIRST_RUNG = 8
 """Deals (each played from both seats) per opponent a candidate gets in a race's first rung."""
+
+STARTS_RUNG = 64
+"""Deals per opponent in the first rung of the race between the starts: few candidates, so
+they can afford a fair first look (a good start lost to noise is hard to climb back to)."""
 
 RANDOM_STARTS = 2
 """Seeded random decks among the starts, beside the game's own decks."""
@@ -511,7 +516,7 @@ def _search(
     climb_budget = budget - int(budget * CONFIRM_SHARE)
     first = [tuple(sorted(deck)) for deck in start_decks] if start_decks else None
     candidates = first or starts(ruleset, pool, rng)
-    first_rung = FIRST_RUNG
+    first_rung = STARTS_RUNG
     while True:  # a first race that fits the budget, however small
         try:
             ranked, _ = _race(evaluator, candidates, climb_budget, first_rung)
