@@ -977,6 +977,52 @@ static PyObject *core_drop_level(Core *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* drop_contexts(ids): forget the final positions of these contexts (between searches: Python
+ * knows it will not ask them again soon; they would be solved again, the same, if it did). */
+static PyObject *core_drop_contexts(Core *self, PyObject *args) {
+    PyObject *ids;
+    if (!PyArg_ParseTuple(args, "O", &ids)) return NULL;
+    PyObject *seq = PySequence_Fast(ids, "ids must be a sequence");
+    if (!seq) return NULL;
+    char *drop = calloc((size_t)self->ncontexts + 1, 1);
+    if (!drop) {
+        Py_DECREF(seq);
+        return PyErr_NoMemory();
+    }
+    int any = 0;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++) {
+        long id = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
+        if (id == -1 && PyErr_Occurred()) {
+            free(drop);
+            Py_DECREF(seq);
+            return NULL;
+        }
+        if (id >= 0 && id < self->ncontexts) drop[id] = any = 1;
+    }
+    Py_DECREF(seq);
+    for (int t = 0; any && t < 2; t++) {
+        Map *table = &self->tables[t];
+        Map kept;
+        if (map_init(&kept, 1024) < 0) {
+            free(drop);
+            return PyErr_NoMemory();
+        }
+        for (size_t k = 0; k < table->cap; k++) {
+            Entry *e = &table->slots[k];
+            if (e->key == EMPTY || drop[(e->key - 1) >> 46]) continue;
+            if (map_put(&kept, e->key, e->v, e->d) < 0) {
+                map_free(&kept);
+                free(drop);
+                return PyErr_NoMemory();
+            }
+        }
+        map_free(table);
+        *table = kept;
+    }
+    free(drop);
+    Py_RETURN_NONE;
+}
+
 /* clear_positions(): forget every position (between searches); sides, lists, contexts, models
  * and match entries stay. */
 static PyObject *core_clear_positions(Core *self, PyObject *unused) {
@@ -1098,6 +1144,8 @@ static PyMethodDef core_methods[] = {
      "settle(s0, s1, h0, h1): that state converged: its positions are final, slope 0"},
     {"drop_level", (PyCFunction)core_drop_level, METH_VARARGS,
      "drop_level(s0, s1, h0, h1): its solve failed: discard its unsettled positions"},
+    {"drop_contexts", (PyCFunction)core_drop_contexts, METH_VARARGS,
+     "drop_contexts(ids): forget the final positions of these contexts (between searches)"},
     {"clear_positions", (PyCFunction)core_clear_positions, METH_NOARGS,
      "clear_positions(): forget every position (between searches)"},
     {NULL, NULL, 0, NULL},

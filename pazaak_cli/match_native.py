@@ -116,6 +116,10 @@ class NativeMatchSolver(MatchSolver):
         self._pushed: dict[int, DeckDraws] = {}
         """The deck model of each model id as last given to the core."""
         self._max_contexts = int(self._fast.max_contexts)
+        self._callbacks = 0
+        """How deep the core's entry callbacks are nested now (0: a question from outside)."""
+        self._lowest_total = 1 << 30
+        """The fewest sets played of a match state asked from outside so far."""
 
     # -- state shared with the core ---------------------------------------------------------------
 
@@ -204,7 +208,30 @@ class NativeMatchSolver(MatchSolver):
 
     def _entry_callback(self, s0: int, s1: int, h0: int, h1: int, spec: int) -> float:
         """The core's callback: the value of a match state it does not hold."""
-        return self.entry((s0, s1, h0, h1), spec)
+        self._callbacks += 1
+        try:
+            return self.entry((s0, s1, h0, h1), spec)
+        finally:
+            self._callbacks -= 1
+
+    def entry(self, match: MatchKey, spec: int) -> float:
+        """MatchSolver.entry; asked from outside (``prepare`` goes from the most sets played to
+        the fewest) for fewer sets played than ever, it first drops the positions of the later
+        sets' contexts with more sets played: only their match-state values are read from then
+        on, and the memory is that of one score level instead of every one (a position asked
+        again is solved again, the same)."""
+        total = match[0] + match[1]
+        if total < self._lowest_total and self._callbacks == 0 and not self._iterating:
+            self._lowest_total = total
+            drop = [
+                context
+                for context, (s0, s1, _, model) in enumerate(self._context_info)
+                if model == 0 and s0 + s1 > total and context < self._max_contexts
+            ]
+            if drop:
+                self._sync()
+                self._fast.drop_contexts(drop)
+        return super().entry(match, spec)
 
     # -- the recursion, in the core ---------------------------------------------------------------
 
