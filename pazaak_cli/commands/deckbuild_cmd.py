@@ -120,8 +120,9 @@ def deckbuild_command(
 
     A raced local search: candidate decks play a few matches against every opponent, the
     better half twice as many, and so on; the winner's neighbours (one card swapped) race it in
-    turn, until the best deck's 95% interval is clear of its strongest neighbour's or the
-    --matches budget is spent. The same --seed gives the same answer with any --workers or on a
+    turn, until the best deck's 95% interval is clear of its strongest neighbour's or three
+    quarters of the --matches budget are spent; the last quarter measures the finalists as
+    long as the leader. The same --seed gives the same answer with any --workers or on a
     --cluster. A pool of exactly one deck's worth of cards is that deck (measured, not searched).
 
     \b
