@@ -1,10 +1,11 @@
 """The C inner loop of the match solver (``NativeMatchSolver``) against the pure-Python one.
 
-Both solve the same questions: every move's match value and set odds must agree to 1e-12 (they
-are the same sums in the same order, so in practice they are equal). Positions come from seeded
-random playouts through the engine, stopped at a decision after a draw, with the score set by
-hand; hands are small (0 to 2 cards left) so that the pure solver answers in about a second,
-and late scores keep the number of later sets small. One solver per ruleset and path serves the
+Both solve the same questions: every move's match value and set odds must agree to 1e-12 (the
+same sums in the same order: equal, but for the fixed point's last step, below 1e-13, when one
+solver settled a match state's positions at the last iterate and the other solved them again
+from its final value). Positions come from seeded random playouts through the engine, stopped
+at a decision after a draw, with the score set by hand; hands are small (0 to 2 cards) and
+scores late, so that the pure solver answers in seconds. One solver per ruleset and path serves the
 whole module, so memos carried from one question to the next are checked too.
 
 Then: a KeyboardInterrupt raised inside the C recursion (from a Python callback, or Ctrl-C by a
@@ -189,9 +190,9 @@ def test_an_interrupt_from_a_callback_leaves_the_solver_exact(
         _clean_after_interrupt(solver)
         monkeypatch.setattr(solver, "_candidate_list", real)
     got = solver.solve_moves(question, other, current_deck=None)
-    assert [(m.move, m.match_win, m.set_win) for m in got] == [
-        (m.move, m.match_win, m.set_win) for m in expected
-    ]
+    assert [m.move for m in got] == [m.move for m in expected]
+    assert [m.match_win for m in got] == pytest.approx([m.match_win for m in expected], abs=1e-12)
+    assert [m.set_win for m in got] == pytest.approx([m.set_win for m in expected], abs=1e-12)
 
 
 def test_an_interrupt_from_the_entry_callback_leaves_the_solver_exact(
@@ -218,7 +219,7 @@ def test_an_interrupt_from_the_entry_callback_leaves_the_solver_exact(
     _clean_after_interrupt(solver)
     monkeypatch.setattr(solver, "_fixed_point", real)
     got = solver.solve_moves(question, other, current_deck=None)
-    assert [m.match_win for m in got] == [m.match_win for m in expected]
+    assert [m.match_win for m in got] == pytest.approx([m.match_win for m in expected], abs=1e-12)
 
 
 def test_ctrl_c_stops_a_long_solve_and_the_solver_stays_exact() -> None:
@@ -249,7 +250,7 @@ def test_ctrl_c_stops_a_long_solve_and_the_solver_stays_exact() -> None:
     _clean_after_interrupt(solver)
     got = solver.solve_moves(question, other, current_deck=None)
     fresh = NativeMatchSolver(rules).solve_moves(question, other, current_deck=None)
-    assert [m.match_win for m in got] == [m.match_win for m in fresh]
+    assert [m.match_win for m in got] == pytest.approx([m.match_win for m in fresh], abs=1e-12)
 
 
 def test_the_bounded_memo_is_emptied_between_searches() -> None:
