@@ -207,6 +207,39 @@ def test_console_block_runs_as_shown(
         assert matches(example.expected, output), f"{where}\nprinted instead:\n{shown}"
 
 
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def heading_anchors(path: Path) -> set[str]:
+    """The anchors a Markdown renderer gives the headings of ``path`` (GitHub's rule: lower
+    case, punctuation dropped, spaces to hyphens)."""
+    anchors = set()
+    in_fence = False
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("```"):
+            in_fence = not in_fence
+        elif not in_fence and line.startswith("#"):
+            title = line.lstrip("#").strip().lower()
+            anchors.add(re.sub(r"[^\w\- ]", "", title).replace(" ", "-"))
+    return anchors
+
+
+@pytest.mark.parametrize("path", DOC_FILES, ids=[str(p.relative_to(ROOT)) for p in DOC_FILES])
+def test_every_link_between_pages_resolves(path: Path) -> None:
+    """A link to a page, a file or a section of these docs leads somewhere."""
+    broken = []
+    for target in LINK.findall(path.read_text(encoding="utf-8")):
+        if re.match(r"[a-z]+:", target):
+            continue  # a web address
+        file_part, _, anchor = target.partition("#")
+        linked = (path.parent / file_part).resolve() if file_part else path
+        if not linked.exists():
+            broken.append(f"{target}: no such file")
+        elif anchor and linked.suffix == ".md" and anchor not in heading_anchors(linked):
+            broken.append(f"{target}: no such section")
+    assert not broken, f"{path.relative_to(ROOT)}: " + "; ".join(broken)
+
+
 def test_the_docs_have_examples_to_run() -> None:
     """A renamed fence or a moved page must not silently turn the check off."""
     readme = [block for block in ALL_BLOCKS if block.path.name == "README.md"]
