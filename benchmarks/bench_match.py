@@ -1,0 +1,140 @@
+"""Benchmark: the exact match solver, pure Python against the C inner loop (pazaak_cli._fastmatch).
+
+The question is the issue's first one: both hands known, set 1, the first move of player 1
+after drawing a 6, kotor1 with the infinite deck; hands of 1 to 4 cards (the first n of
+``+1 +2 -3 +4`` against ``+2 +3 -1 +5``). Each solve runs in a fresh child process, so that its
+time covers the whole solve (every later set and its fixed point) and its peak memory is its
+own. The native solver is timed ``--repeat`` times (the median is shown), the pure one once
+and only for the sizes in ``--pure`` (it takes minutes from 2 cards a side).
+
+Positions/s: positions computed (one solved again counts again) per second of the whole solve.
+The two count alike except that the C core does not solve again, at each step of a fixed point,
+the positions that did not read the value iterated (Python drops the whole group).
+
+    python benchmarks/bench_match.py                      # 1-4 cards native, 1-2 pure
+    python benchmarks/bench_match.py --sizes 1,2,3 --pure 1,2,3 --repeat 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+MINE = "+1 +2 -3 +4"
+THEIRS = "+2 +3 -1 +5"
+RULES = "kotor1/main-deck=infinite"
+DRAWN = 6
+
+
+def worker(kind: str, size: int, rules_spec: str) -> None:
+    """Solve once in this process and print the figures as JSON."""
+    from pazaak_cli.cards import parse_cards
+    from pazaak_cli.game import Draw, Open, new_match
+    from pazaak_cli.match_native import NativeMatchSolver
+    from pazaak_cli.match_solver import MatchKey, MatchSolver
+    from pazaak_cli.position_builder import question_from_state
+    from pazaak_cli.rules import parse_ruleset
+
+    class CountingSolver(MatchSolver):
+        """The pure solver, counting the positions its fixed points drop (solved again)."""
+
+        dropped = 0
+
+        def _forget(self, match: MatchKey) -> None:
+            before = self._positions
+            super()._forget(match)
+            self.dropped += before - self._positions
+
+    rules = parse_ruleset(rules_spec)
+    mine = parse_cards(" ".join(MINE.split()[:size]))
+    theirs = parse_cards(" ".join(THEIRS.split()[:size]))
+    state = new_match(rules, (mine, theirs)).child(Open(0)).child(Draw(DRAWN))
+    question = question_from_state(state)
+    started = time.perf_counter()
+    if kind == "native":
+        solver: MatchSolver = NativeMatchSolver(rules)
+    else:
+        solver = CountingSolver(rules)
+    moves = solver.solve_moves(question, theirs, current_deck=None)
+    elapsed = time.perf_counter() - started
+    if isinstance(solver, NativeMatchSolver):
+        computed = solver.positions_computed
+    else:
+        assert isinstance(solver, CountingSolver)
+        computed = solver.states + solver.dropped
+    best = max(moves, key=lambda move: move.match_win)
+    print(
+        json.dumps(
+            {
+                "seconds": elapsed,
+                "computed": computed,
+                "held": solver.states,
+                "fixed_points": solver.fixed_point_solves,
+                "best": f"{best.move} {best.match_win:.6f}",
+            }
+        )
+    )
+
+
+def measure(kind: str, size: int, rules_spec: str) -> dict[str, float | str]:
+    """One solve in a child process: its figures and its peak resident memory (MB)."""
+    command = [sys.executable, __file__, "--worker", kind, str(size), "--rules", rules_spec]
+    env = dict(os.environ)
+    env.pop("PAZAAK_PURE_PYTHON", None)
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, env=env, text=True)
+    assert child.stdout is not None
+    output = child.stdout.read()
+    _, status, usage = os.wait4(child.pid, 0)
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode != 0:
+        raise SystemExit(f"{kind} {size}v{size} failed (exit {child.returncode})")
+    figures: dict[str, float | str] = json.loads(output.strip().splitlines()[-1])
+    figures["peak_mb"] = usage.ru_maxrss / 1024  # (kilobytes on Linux)
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1,2,3,4", help="hand sizes to solve natively")
+    parser.add_argument("--pure", default="1,2", help="hand sizes to solve in pure Python too")
+    parser.add_argument("--repeat", type=int, default=3, help="native solves per size")
+    parser.add_argument("--rules", default=RULES)
+    parser.add_argument("--worker", nargs=2, metavar=("KIND", "SIZE"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        worker(args.worker[0], int(args.worker[1]), args.rules)
+        return
+    sizes = [int(n) for n in args.sizes.split(",") if n]
+    pure_sizes = {int(n) for n in args.pure.split(",") if n}
+    print(f"{args.rules}, first move after a {DRAWN}, both hands known ({MINE} v {THEIRS})")
+    header = (
+        f"{'hands':>5} {'path':>6} {'seconds':>9} {'positions':>12} {'pos/s':>10} "
+        f"{'held':>11} {'peak MB':>8}  best move"
+    )
+    print(header)
+    for size in sizes:
+        runs = [measure("native", size, args.rules) for _ in range(args.repeat)]
+        native = sorted(runs, key=lambda run: float(run["seconds"]))[len(runs) // 2]
+        rows = [("native", native, statistics.median(float(r["seconds"]) for r in runs))]
+        if size in pure_sizes:
+            pure = measure("pure", size, args.rules)
+            rows.append(("pure", pure, float(pure["seconds"])))
+        for path, figures, seconds in rows:
+            rate = float(figures["computed"]) / seconds
+            print(
+                f"{size}v{size:<3} {path:>6} {seconds:9.2f} {int(figures['computed']):>12,} "
+                f"{rate:>10,.0f} {int(figures['held']):>11,} {float(figures['peak_mb']):>8.0f}"
+                f"  {figures['best']}"
+            )
+        if len(rows) == 2:
+            print(f"      pure / native time: {rows[1][2] / rows[0][2]:.1f}x")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
