@@ -166,6 +166,8 @@ class MatchSolver(SetSolver):
         if self.max_states is not None and self._positions >= self.max_states:
             self._groups.clear()
             self._odds_memo.clear()
+            self._models[1:] = []  # (a context of a dropped model finds a new one by its id)
+            self._model_ids.clear()
             self._positions = 0
             self._clears += 1
 
@@ -696,12 +698,18 @@ def match_other_hands(
 
 
 def solve_match_question(
-    question: Question, options: SolveOptions | None = None, *, solver: MatchSolver | None = None
+    question: Question,
+    options: SolveOptions | None = None,
+    *,
+    solver: MatchSolver | None = None,
+    full_deck_odds: bool = False,
 ) -> Advice:
     """Every move of the player who has just drawn ``question.drawn`` with its probability of
     winning the match (both sides playing for the match from then on) and the set's odds along
     the same line; an opponent hand that is hidden is averaged over its possible hands, each
-    solved with both hands known. ``solver``: one to reuse (its match-state values carry over)."""
+    solved with both hands known. ``solver``: one to reuse (its match-state values carry over).
+    ``full_deck_odds``: the set in progress too is drawn with a full deck's odds, as the later
+    sets are (the expert's shortcut: one model, one memo for every decision)."""
     options = options or SolveOptions()
     state = question.state
     me_side, other_side = state.sides[state.turn], state.sides[1 - state.turn]
@@ -716,7 +724,7 @@ def solve_match_question(
     solver = solver or MatchSolver(rules, max_states=MATCH_MEMO_STATES)
     current: tuple[int, ...] | None = None
     exact = False
-    if rules.main_deck is not MainDeck.INFINITE:
+    if rules.main_deck is not MainDeck.INFINITE and not full_deck_odds:
         current = deck_after if any(deck_after) else FULL_DECK
         exact = options.exact or other_side.standing
     sums: list[list[float]] = []
@@ -791,7 +799,9 @@ def describe_match_model(
             f"opponent's {len(other.hand)} hidden cards averaged over {len(other_hands)} "
             "possible hands (each solved with both hands known), both play for the match"
         )
-    if current is None:
+    if current is None and state.ruleset.main_deck is not MainDeck.INFINITE:
+        deck = "every set drawn with a full deck's odds (uniform 1..10)"
+    elif current is None:
         deck = "infinite deck (uniform 1..10)"
     elif exact:
         deck = f"this set on the exact {sum(current)}-card deck, later sets on a full deck's odds"

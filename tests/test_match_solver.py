@@ -1,0 +1,370 @@
+"""The match solver against the independent reference (``tests/match_reference.py``), the fixed
+point of tied sets, self-play, and the match advice of ``pazaak advise``.
+
+The reference plays the engine's own states with value iteration; it is slow, so the positions
+are small variants (a target of 4 on a table of 3, first to 2 sets), which keep every rule that
+the match adds: the score, hands kept across sets, ties with and without cards played, every
+first-player rule, both nine-card rules, tiebreakers and flips. Most comparisons start the
+reference's iteration from the solver's own set-start values: the iteration is a contraction
+with one fixed point, so a wrong start value would move it (and the move values would then
+disagree); one comparison starts it from one half, as the reference does alone.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Sequence
+
+import pytest
+from click.testing import CliRunner
+from match_reference import MatchReference
+from reference_solver import MoveKey, _decides, _forced, _then
+
+from pazaak_cli.cards import CardKind, parse_cards
+from pazaak_cli.cli import main
+from pazaak_cli.game import (
+    END_TURN,
+    FORFEIT,
+    STAND,
+    Action,
+    Draw,
+    MatchState,
+    Open,
+    Phase,
+    Play,
+    new_match,
+)
+from pazaak_cli.match_solver import MatchSolver, solve_match_question
+from pazaak_cli.position_builder import question_from_state
+from pazaak_cli.rules import parse_ruleset
+from pazaak_cli.solver import SolveOptions
+
+TINY = "main-deck=infinite,target=4,table-size=3,sets-to-win=2,hand-size=2"
+"""A match small enough for the reference: first to 2 sets, a target of 4 on 3 cards."""
+
+
+def decision(
+    spec: str,
+    hands: tuple[str, str],
+    winners: Sequence[int | None],
+    opener: int,
+    draws: Sequence[int],
+    actions: Sequence[str] = (),
+) -> MatchState:
+    """A decision of the match: ``winners`` of the finished sets, ``opener`` opens this one,
+    then the draws are dealt in turn, each but the last followed by the mover's action (the
+    next of ``actions``, else ending the turn)."""
+    rules = parse_ruleset(spec)
+    cards = tuple(tuple(parse_cards(h)) if h else () for h in hands)
+    state = new_match(rules, (cards[0], cards[1]))._replace(set_winners=tuple(winners))
+    state = state.child(Open(opener))
+    pending = list(actions)
+    for index, drawn in enumerate(draws):
+        state = state.child(Draw(drawn))
+        if index + 1 < len(draws):
+            assert state.phase is Phase.AFTER_DRAW, state.phase
+            name = pending.pop(0) if pending else "end turn"
+            action = next(a for a in state.legal_actions() if str(a) == name)
+            state = state.child(action)
+    assert state.phase is Phase.AFTER_DRAW, state.phase
+    return state
+
+
+def reference_moves(state: MatchState, solver: MatchSolver | None) -> dict[MoveKey, float]:
+    """Every move's P(win the match) for the mover, from the reference (its iteration started
+    from ``solver``'s set-start values, or from one half without a solver), keyed as the set
+    reference keys moves: (card, value, then)."""
+    me = state.turn
+    target = state.ruleset.target
+
+    def start(begin: MatchState) -> float:
+        assert solver is not None
+        hands = (tuple(begin.sides[0].hand), tuple(begin.sides[1].hand))
+        value = solver.set_start_value(begin.sets_won(), hands, begin.turn)  # type: ignore[arg-type]
+        return value if me == 0 else 1.0 - value
+
+    reference = MatchReference(me, start=start if solver is not None else None)
+    moves: dict[MoveKey, float] = {}
+    for action in state.legal_actions():
+        if action == FORFEIT:
+            continue
+        if isinstance(action, Play):
+            card = action.card
+            shown = None if card.kind in (CardKind.FLIP_2_4, CardKind.FLIP_3_6) else action.value
+            placed = state.child(action)
+            if not _decides(placed, me):
+                moves[(str(card), shown, _forced(placed, me, target))] = reference.value(placed)
+                continue
+            for follow in placed.legal_actions():
+                if follow != FORFEIT:
+                    key = (str(card), shown, _then(placed, follow, target))
+                    moves[key] = reference.value(placed.child(follow))
+        else:
+            moves[(None, None, _then(state, action, target))] = reference.value(state.child(action))
+    return moves
+
+
+def solver_moves(state: MatchState, solver: MatchSolver) -> dict[MoveKey, float]:
+    """The solver's match value of every move, keyed as :func:`reference_moves` keys them."""
+    question = question_from_state(state)
+    other = tuple(c for c in state.sides[1 - state.turn].hand if c is not None)
+    named: dict[MoveKey, float] = {}
+    for result in solver.solve_moves(question, other, current_deck=None):
+        move = result.move
+        key = (None if move.card is None else str(move.card), move.value, move.then)
+        assert key not in named, f"the solver lists {key} twice"
+        named[key] = result.match_win
+    return named
+
+
+CASES = {
+    "first set, both hold one card": (f"kotor1/{TINY}", ("+1", "-2"), (), 0, (2,), ()),
+    "one set each, a tie replays the decider": (
+        f"kotor1/{TINY}",
+        ("+1", "-2"),
+        (0, 1),
+        0,
+        (2,),
+        (),
+    ),
+    "after a tie with cards played": (f"kotor1/{TINY}", ("+1", "+2"), (None,), 0, (3,), ()),
+    "player 2 to move, 1-0": (f"kotor1/{TINY}", ("-1", "+1"), (0,), 0, (2, 1), ()),
+    "two cards each, 0-1": (f"kotor1/{TINY}", ("+1 -1", "+2"), (1,), 0, (3,), ()),
+    "nine cards win (kotor2)": (f"kotor2/{TINY}", ("+1", "-1"), (), 0, (1, 2, 1), ("end turn",)),
+    "nine cards stand": (f"kotor1/{TINY}", ("+1", "-1"), (), 0, (1, 2, 1), ("end turn",)),
+    "random opener with a tiebreaker": (f"kotor2/{TINY}", ("T", "F2/4"), (), 0, (2,), ()),
+    "random opener, player 2 opened": (f"kotor2/{TINY}", ("T", "-1"), (0,), 1, (3,), ()),
+    "alternate openers": (f"kotor1/{TINY},first-player=alternate", ("+1", "-1"), (), 0, (2,), ()),
+    "alternate, second set": (
+        f"kotor1/{TINY},first-player=alternate",
+        ("-1", "+1"),
+        (1,),
+        1,
+        (1,),
+        (),
+    ),
+    "the loser opens": (f"kotor1/{TINY},first-player=loser", ("+1", "-2"), (1,), 0, (2,), ()),
+    "the loser opens after a tie": (
+        f"kotor1/{TINY},first-player=loser",
+        ("-1", "+1"),
+        (None,),
+        0,
+        (2,),
+        (),
+    ),
+    "a flip on the table": (f"kotor2/{TINY}", ("F2/4", "+1"), (), 0, (2, 1), ("end turn",)),
+    "a double": (f"kotor2/{TINY},tiebreaker=any-played", ("D", "T"), (1,), 0, (2,), ()),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_every_move_agrees_with_the_reference(name: str) -> None:
+    spec, hands, winners, opener, draws, actions = CASES[name]
+    state = decision(spec, hands, winners, opener, draws, actions)
+    solver = MatchSolver(state.ruleset)
+    fast = solver_moves(state, solver)
+    exact = reference_moves(state, solver)
+    assert fast.keys() == exact.keys()
+    for move, value in exact.items():
+        assert fast[move] == pytest.approx(value, abs=1e-9), move
+
+
+def test_the_reference_alone_finds_the_same_values() -> None:
+    """Started from one half (no help from the solver), the reference lands on the solver's
+    values: the start only changes how long it iterates."""
+    state = decision(f"kotor1/{TINY}", ("+1", "-2"), (0, 1), 0, (2,))
+    fast = solver_moves(state, MatchSolver(state.ruleset))
+    exact = reference_moves(state, None)
+    assert fast.keys() == exact.keys()
+    for move, value in exact.items():
+        assert fast[move] == pytest.approx(value, abs=1e-9), move
+
+
+def test_a_wrong_start_value_does_not_steer_the_reference() -> None:
+    """The reference is not an echo of the values it starts from: started from set-start values
+    that are all 0.01 too high, it still lands on the true move values."""
+    state = decision(f"kotor1/{TINY}", ("+1", "-2"), (0, 1), 0, (2,))
+    solver = MatchSolver(state.ruleset)
+    fast = solver_moves(state, solver)
+    wrong = MatchSolver(state.ruleset)
+    solver_moves(state, wrong)
+    for key in list(wrong._entries):
+        wrong._entries[key] = min(1.0, wrong._entries[key] + 0.01)
+    exact = reference_moves(state, wrong)
+    assert max(abs(fast[m] - exact[m]) for m in exact) <= 1e-9
+
+
+def test_hidden_hands_average_the_known_hand_values() -> None:
+    state = decision(f"kotor1/{TINY}", ("+1 -1", "+2 -2"), (0,), 0, (2,))
+    hidden = state.sides[1]._replace(hand=(None, None))
+    view = state._replace(sides=(state.sides[0], hidden))
+    deck = parse_cards("+2 -2 +1 +3")
+    advice = solve_match_question(
+        question_from_state(view), SolveOptions(opponent_deck=deck, objective="match")
+    )
+    hands = {}
+    for i, first in enumerate(deck):
+        for second in deck[i + 1 :]:
+            key = tuple(sorted((first, second), key=str))
+            hands[key] = hands.get(key, 0) + 1
+    assert advice.hands_averaged == len(hands)
+    total = sum(hands.values())
+    expected: dict[MoveKey, float] = {}
+    for hand, ways in hands.items():
+        known = state._replace(sides=(state.sides[0], state.sides[1]._replace(hand=hand)))
+        for move, value in solver_moves(known, MatchSolver(state.ruleset)).items():
+            expected[move] = expected.get(move, 0.0) + ways / total * value
+    got = {
+        (None if r.move.card is None else str(r.move.card), r.move.value, r.move.then): r.match_win
+        for r in advice.results
+    }
+    assert got.keys() == expected.keys()
+    for key, value in expected.items():
+        assert got[key] == pytest.approx(value, abs=1e-12), key
+
+
+def test_a_match_without_hand_cards_is_worth_what_its_set_odds_imply() -> None:
+    """No hand cards, infinite deck, player 1 opening every set: every set is played alike at a
+    given score, so the match value at 0-0 follows from each score's set odds (along the
+    match-optimal line) by V = (w V(won) + l V(lost)) / (1 - t): the tie fixed point."""
+    rules = parse_ruleset("kotor1/main-deck=infinite")
+    solver = MatchSolver(rules)
+    start = new_match(rules, ((), ())).child(Open(0))
+    values: dict[tuple[int, int], float] = {}
+    for s0 in range(2, -1, -1):
+        for s1 in range(2, -1, -1):
+            win = tie = 0.0
+            for drawn in range(1, 11):
+                state = start._replace(set_winners=(0,) * s0 + (1,) * s1).child(Draw(drawn))
+                if state.phase is not Phase.AFTER_DRAW:
+                    continue  # (a draw of 20 is not possible from an empty table)
+                best = max(
+                    solver.solve_moves(question_from_state(state), (), current_deck=None),
+                    key=lambda r: r.match_win,
+                )
+                win += best.set_win / 10
+                tie += best.set_tie / 10
+            loss = 1.0 - win - tie
+            won = 1.0 if s0 == 2 else values[(s0 + 1, s1)]
+            lost = 0.0 if s1 == 2 else values[(s0, s1 + 1)]
+            values[(s0, s1)] = (win * won + loss * lost) / (1.0 - tie)
+            assert solver.set_start_value((s0, s1), ((), ()), 0) == pytest.approx(
+                values[(s0, s1)], abs=1e-12
+            )
+    assert values[(0, 0)] == pytest.approx(0.449163, abs=5e-7)  # the number in docs/advise.md
+
+
+def test_self_play_agrees_with_the_solved_match_value() -> None:
+    """Both seats play the solver's match-optimal move at every decision; over 3,000 seeded
+    matches player 1 wins as often as the solved value says (within 4 standard errors)."""
+    spec = f"kotor1/{TINY}"
+    rules = parse_ruleset(spec)
+    hands = (tuple(parse_cards("+1 -1")), tuple(parse_cards("+2")))
+    solver = MatchSolver(rules)
+    solved = solver.set_start_value((0, 0), hands, 0)
+    rng = random.Random(5)
+    wins = 0
+    matches = 3000
+    for _ in range(matches):
+        state = new_match(rules, hands).child(Open(0))
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state = state.child(state.sample_chance(rng))
+                continue
+            state = state.child(_best_action(state, solver))
+        wins += state.sets_won()[0] >= rules.sets_to_win
+    error = (solved * (1 - solved) / matches) ** 0.5
+    assert abs(wins / matches - solved) <= 4 * error
+
+
+def _best_action(state: MatchState, solver: MatchSolver) -> Action:
+    """The engine action that starts the mover's match-optimal move."""
+    other = tuple(c for c in state.sides[1 - state.turn].hand if c is not None)
+    results = solver.solve_moves(question_from_state(state), other, current_deck=None)
+    move = max(results, key=lambda r: r.match_win).move
+    if move.card is None or state.played:
+        return STAND if move.then == "stand" else END_TURN
+    for action in state.legal_actions():
+        if (
+            isinstance(action, Play)
+            and action.card == move.card
+            and (move.value is None or action.value == move.value)
+        ):
+            return action
+    raise AssertionError(f"no action for {move}")
+
+
+# -- the command -------------------------------------------------------------------------------
+
+
+def advise(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, ["advise", *args], prog_name="pazaak")
+    assert "Traceback" not in result.output
+    return result.exit_code, result.output
+
+
+SMALL = ["--ruleset", f"kotor1/{TINY}", "--table", "2", "--hand", "+1", "--opp-table", ""]
+
+
+def test_advise_answers_for_the_match_by_default() -> None:
+    code, output = advise(*SMALL, "--opp-hand", "-2", "--sets", "1-1")
+    assert code == 0, output
+    lines = output.splitlines()
+    assert lines[1].startswith("Model: kotor1/") and "match to 2 sets won, 1-1" in lines[1]
+    assert lines[2].split() == [
+        "move",
+        "match",
+        "win",
+        "%",
+        "set",
+        "win",
+        "%",
+        "tie",
+        "%",
+        "loss",
+        "%",
+    ]
+
+
+def test_advise_json_gives_the_match_win_of_every_move() -> None:
+    code, output = advise(*SMALL, "--opp-hand", "-2", "--sets", "1-1", "--json")
+    assert code == 0, output
+    data = json.loads(output)
+    assert data["objective"] == "match"
+    state = decision(f"kotor1/{TINY}", ("+1", "-2"), (0, 1), 0, (2,))
+    expected = solver_moves(state, MatchSolver(state.ruleset))
+    assert sorted(m["match_win"] for m in data["moves"]) == pytest.approx(
+        sorted(expected.values()), abs=1e-12
+    )
+    assert data["moves"][0]["best"] and data["moves"][0]["match_win"] == max(expected.values())
+    assert all(m["p_win"] + m["p_tie"] + m["p_loss"] == pytest.approx(1.0) for m in data["moves"])
+
+
+def test_advise_set_objective_keeps_the_set_answer() -> None:
+    code, output = advise(
+        *SMALL, "--opp-hand", "-2", "--sets", "1-1", "--objective", "set", "--json"
+    )
+    assert code == 0, output
+    data = json.loads(output)
+    assert data["objective"] == "set"
+    assert all(m["match_win"] is None for m in data["moves"])
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "words"),
+    [
+        (["--sets", "2-0"], 1, "the match ends at 2 sets won"),
+        (["--sets", "0-2"], 1, "the match ends at 2 sets won"),
+        (["--opp-hand", "-2 +1 +3"], 1, "more than the 2"),
+        (["--opponent", "kotor", "--objective", "match"], 2, "--objective set"),
+    ],
+)
+def test_impossible_match_questions_are_refused_in_one_line(
+    args: list[str], code: int, words: str
+) -> None:
+    base = SMALL + ([] if "--opp-hand" in args else ["--opp-hand", "-2"])
+    got, output = advise(*base, *args)
+    assert got == code, output
+    assert words in output
+    assert len([line for line in output.splitlines() if line.startswith("Error")]) == 1
