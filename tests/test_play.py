@@ -331,14 +331,16 @@ def test_hint_shows_the_solvers_table_for_the_players_view(monkeypatch: pytest.M
 
 
 def test_hint_with_the_real_solver_ranks_every_move_of_the_position(tmp_path: Path):
-    """Once the computer stands its hand no longer matters, so the exact answer is quick."""
+    """Against the KOTOR I computer the hint is the exact best reply to its rule (its model line
+    says so); once it stands, the answer is quick."""
     commands, state = find_prompt(22, lambda s: s.sides[1].standing)
     save = tmp_path / "m.json"
     result = play(
         ["--deck", "kotor1-starter", "--seed", "22", "--save", str(save)], [*commands, "h"]
     )
     hint = result.stdout.split("> h\n")[1].split("\n> ")[0].splitlines()
-    assert hint[0].startswith(f"Model: kotor1: opponent stood on {state.sides[1].total}")
+    assert hint[0].startswith("Model: kotor1: opponent plays the KOTOR I rule")
+    assert f"stood on {state.sides[1].total}" in " ".join(hint[:3])
     rule = next(i for i, line in enumerate(hint) if line.startswith("----"))
     moves = [line for line in hint[rule + 1 :] if line.strip()]
     assert moves[0].startswith("best ")
@@ -355,14 +357,13 @@ def test_the_hints_model_line_is_wrapped_to_the_terminal_width(columns: int):
     result = play(args, [*commands, "h"], COLUMNS=str(columns))
     hint = result.stdout.split("> h\n")[1].split("\n> ")[0].splitlines()
     model = hint[: next(i for i, line in enumerate(hint) if line.split()[:1] == ["move"])]
-    assert model[0].startswith("Model: kotor1: opponent's 4 hidden cards")
+    assert model[0].startswith("Model: kotor1: opponent plays the KOTOR I rule")
     assert len(model) > 1 and all(line.startswith("  ") for line in model[1:])
     assert max(len(line) for line in model) <= columns
     said = " ".join(line.strip() for line in model)
     assert "hidden cards averaged over 61 possible hands" in said
     assert said.endswith(
-        "opponent plays optimally; deck approximated by fixed draw "
-        "probabilities (exact solve too large; --exact)."
+        "deck approximated by fixed draw probabilities (exact solve too large; --exact)."
     )
 
 

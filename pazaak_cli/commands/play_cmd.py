@@ -636,16 +636,24 @@ class Screen:
     def hint(self, seat: int) -> None:
         """The solver's table; on a terminal with a progress count, and Ctrl-C cancels only the
         hint (solving a hidden hand can take seconds)."""
-        progress = None
+        progress = positions = None
         if stdout_is_terminal():
+            shown = {"hands": "", "positions": ""}
+
+            def show() -> None:
+                line = ", ".join(part for part in shown.values() if part)
+                click.echo(f"\rSolving: {line}\033[K", nl=False, color=True)
 
             def progress(done: int, total: int) -> None:
-                click.echo(
-                    f"\rSolving: {done}/{total} possible hands of {self.opponent(seat)}", nl=False
-                )
+                shown["hands"] = f"{done}/{total} possible hands of {self.opponent(seat)}"
+                show()
+
+            def positions(solved: int) -> None:
+                shown["positions"] = f"{solved:,} positions"
+                show()
 
         try:
-            text = hint_text(self.session, seat, progress)
+            text = hint_text(self.session, seat, progress, positions)
         except KeyboardInterrupt:
             text = "Hint cancelled; the match goes on."
         if progress is not None:
@@ -1013,16 +1021,25 @@ def _resume_command(path: Path) -> str:
 
 
 def hint_text(
-    session: MatchSession, seat: int, progress: Callable[[int, int], None] | None = None
+    session: MatchSession,
+    seat: int,
+    progress: Callable[[int, int], None] | None = None,
+    positions: Callable[[int], None] | None = None,
 ) -> str:
     """The solver's table of moves for ``seat``, as ``pazaak advise`` shows it: the other hand
     is hidden, so it is averaged over the hands its side deck can have dealt (less the cards it
-    played in earlier sets)."""
+    played in earlier sets). Against the KOTOR I computer the odds are those of the best reply
+    to its rule in this set; against anyone else, the probability of winning the match with
+    both playing for it (the model line says which)."""
     view = session.view(seat)
+    against_kotor = session.seats[1 - seat].kind == "kotor"
     options = SolveOptions(
         opponent_deck=session.seats[1 - seat].deck,
         opponent_played=session.cards_played_in_earlier_sets(1 - seat),
         progress=progress,
+        positions=positions,
+        opponent="kotor" if against_kotor else "optimal",
+        objective="set" if against_kotor else "match",
     )
     try:
         table = render_advice(advise(view, options))
