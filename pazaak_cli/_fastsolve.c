@@ -24,22 +24,32 @@
 #define EMPTY 0
 #define MAX_LOAD_NUM 5
 #define MAX_LOAD_DEN 10
+/* A key lives within PROBES slots of its home slot. A table that may not grow any more (its
+ * `max_cap`) is a cache: a new key takes the empty slot of its window or, when there is none,
+ * the slot of the entry that cost the least work to compute (values are pure functions of their
+ * keys: a forgotten one is computed again, the same). The memory is then bounded by max_cap. */
+#define PROBES 8
 
 typedef struct {
     uint64_t key;
     double e, w;
+    uint64_t work; /* positions solved to compute this value (what forgetting it would cost) */
 } Entry;
 
 typedef struct {
     Entry *slots;
-    size_t cap, size;
+    size_t cap, size, max_cap;
+    size_t replaced; /* entries forgotten to make room */
 } Map;
 
-static int map_init(Map *m, size_t cap) {
+static int map_init(Map *m, size_t cap, size_t max_cap) {
+    if (cap > max_cap) cap = max_cap;
     m->slots = calloc(cap, sizeof(Entry));
     if (!m->slots) return -1;
     m->cap = cap;
+    m->max_cap = max_cap;
     m->size = 0;
+    m->replaced = 0;
     return 0;
 }
 
@@ -50,24 +60,44 @@ static inline size_t map_hash(uint64_t key, size_t cap) {
     return (size_t)key & (cap - 1);
 }
 
-/* The slot of `key` (already plus one), or the empty slot where it would go. */
+/* The slot of `key` (already plus one), or the empty slot where it would go, or NULL when its
+ * window is full of other keys. */
 static inline Entry *map_find(Map *m, uint64_t key) {
     size_t i = map_hash(key, m->cap);
-    for (;;) {
+    for (int n = 0; n < PROBES; n++) {
         Entry *slot = &m->slots[i];
         if (slot->key == key || slot->key == EMPTY) return slot;
         i = (i + 1) & (m->cap - 1);
     }
+    return NULL;
+}
+
+/* Where `key` goes: its slot, an empty one, or the cheapest entry of its window (replaced). */
+static inline Entry *map_place(Map *m, uint64_t key) {
+    Entry *slot = map_find(m, key);
+    if (slot) {
+        if (slot->key == EMPTY) m->size++;
+        return slot;
+    }
+    size_t i = map_hash(key, m->cap);
+    Entry *cheapest = &m->slots[i];
+    for (int n = 1; n < PROBES; n++) {
+        Entry *other = &m->slots[(i + n) & (m->cap - 1)];
+        if (other->work < cheapest->work) cheapest = other;
+    }
+    m->replaced++;
+    return cheapest;
 }
 
 static int map_grow(Map *m) {
     Map bigger;
-    if (map_init(&bigger, m->cap * 2) < 0) return -1;
+    if (map_init(&bigger, m->cap * 2, m->max_cap) < 0) return -1;
+    bigger.replaced = m->replaced;
     for (size_t i = 0; i < m->cap; i++) {
         if (m->slots[i].key != EMPTY) {
-            Entry *slot = map_find(&bigger, m->slots[i].key);
+            Entry *slot = map_place(&bigger, m->slots[i].key);
+            if (slot->key != EMPTY && slot->work >= m->slots[i].work) continue;
             *slot = m->slots[i];
-            bigger.size++;
         }
     }
     free(m->slots);
@@ -81,14 +111,17 @@ static void map_clear(Map *m) {
     m->size = 0;
 }
 
-/* Store a value; the slot may move when the table grows, so look it up again. */
-static int map_put(Map *m, uint64_t key, double e, double w) {
-    if ((m->size + 1) * MAX_LOAD_DEN > m->cap * MAX_LOAD_NUM && map_grow(m) < 0) return -1;
-    Entry *slot = map_find(m, key);
-    if (slot->key == EMPTY) m->size++;
+/* Store a value; the slot may move when the table grows, so look it up again. A table at its
+ * largest replaces the cheapest entry of the key's window when that window is full. */
+static int map_put(Map *m, uint64_t key, double e, double w, uint64_t work) {
+    if ((m->size + 1) * MAX_LOAD_DEN > m->cap * MAX_LOAD_NUM && m->cap < m->max_cap &&
+        map_grow(m) < 0)
+        return -1;
+    Entry *slot = map_place(m, key);
     slot->key = key;
     slot->e = e;
     slot->w = w;
+    slot->work = work;
     return 0;
 }
 
@@ -110,9 +143,14 @@ typedef struct {
     int *codes;
     Map before, after_memo;
     size_t clears;
+    uint64_t solved; /* positions computed (a forgotten one computed again counts again) */
     PyObject *expand;
+    PyObject *progress; /* called with `solved` every PROGRESS_EVERY positions, or NULL */
     int failed;
 } Core;
+
+/* How often a long search checks for Ctrl-C and reports its progress (a few times a second). */
+#define PROGRESS_EVERY 0x20000
 
 static int grow_int(int **array, int count) {
     int *bigger = realloc(*array, (size_t)count * sizeof(int));
@@ -130,6 +168,7 @@ static int grow_char(char **array, int count) {
 
 static int core_traverse(Core *self, visitproc visit, void *arg) {
     Py_VISIT(self->expand);
+    Py_VISIT(self->progress);
     return 0;
 }
 
@@ -137,6 +176,7 @@ static int core_traverse(Core *self, visitproc visit, void *arg) {
  * garbage collector must be able to break. */
 static int core_clear(Core *self) {
     Py_CLEAR(self->expand);
+    Py_CLEAR(self->progress);
     return 0;
 }
 
@@ -157,7 +197,13 @@ static void core_dealloc(Core *self) {
 
 static int core_init(Core *self, PyObject *args, PyObject *kwds) {
     PyObject *probabilities, *expand;
-    if (!PyArg_ParseTuple(args, "OO", &probabilities, &expand)) return -1;
+    Py_ssize_t max_entries = 0; /* per memo table; 0: unbounded */
+    if (!PyArg_ParseTuple(args, "OO|n", &probabilities, &expand, &max_entries)) return -1;
+    size_t max_cap = (size_t)1 << 62;
+    if (max_entries > 0) {
+        max_cap = 1 << 10; /* the largest power of two within the bound (at least 1024) */
+        while (max_cap * 2 <= (size_t)max_entries) max_cap *= 2;
+    }
     PyObject *seq = PySequence_Fast(probabilities, "probabilities must be a sequence");
     if (!seq) return -1;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
@@ -186,7 +232,11 @@ static int core_init(Core *self, PyObject *args, PyObject *kwds) {
     }
     Py_INCREF(expand);
     Py_XSETREF(self->expand, expand);
-    if (map_init(&self->before, 1 << 16) < 0 || map_init(&self->after_memo, 1 << 16) < 0) {
+    free(self->before.slots);
+    free(self->after_memo.slots);
+    self->before.slots = self->after_memo.slots = NULL;
+    if (map_init(&self->before, 1 << 16, max_cap) < 0 ||
+        map_init(&self->after_memo, 1 << 16, max_cap) < 0) {
         PyErr_NoMemory();
         return -1;
     }
@@ -301,11 +351,12 @@ static void candidate_value(Core *self, int code, int other, double *e, double *
 static void after_draw(Core *self, int list, int other, double *e, double *w) {
     uint64_t key = (((uint64_t)(uint32_t)list << 32) | (uint32_t)other) + 1;
     Entry *slot = map_find(&self->after_memo, key);
-    if (slot->key == key) {
+    if (slot && slot->key == key) {
         *e = slot->e;
         *w = slot->w;
         return;
     }
+    uint64_t started = self->solved++;
     double be = -1.0, bw = 0.0;
     int start = self->list_start[list], len = self->list_len[list];
     for (int i = 0; i < len; i++) {
@@ -318,7 +369,7 @@ static void after_draw(Core *self, int list, int other, double *e, double *w) {
             if (be >= 1.0 - EPSILON) break;
         }
     }
-    if (map_put(&self->after_memo, key, be, bw) < 0) {
+    if (map_put(&self->after_memo, key, be, bw, self->solved - started) < 0) {
         self->failed = 1;
         PyErr_NoMemory();
         return;
@@ -330,10 +381,26 @@ static void after_draw(Core *self, int list, int other, double *e, double *w) {
 static void before_draw(Core *self, int mover, int other, double *e, double *w) {
     uint64_t key = (((uint64_t)(uint32_t)mover << 32) | (uint32_t)other) + 1;
     Entry *slot = map_find(&self->before, key);
-    if (slot->key == key) {
+    if (slot && slot->key == key) {
         *e = slot->e;
         *w = slot->w;
         return;
+    }
+    uint64_t started = self->solved++;
+    if ((started & (PROGRESS_EVERY - 1)) == PROGRESS_EVERY - 1) {
+        if (PyErr_CheckSignals() < 0) { /* Ctrl-C in a long search */
+            self->failed = 1;
+            return;
+        }
+        if (self->progress) {
+            PyObject *result = PyObject_CallFunction(self->progress, "K",
+                                                     (unsigned long long)self->solved);
+            if (!result) {
+                self->failed = 1;
+                return;
+            }
+            Py_DECREF(result);
+        }
     }
     double equity = 0.0, p_win = 0.0;
     for (int i = 0; i < self->ndraws; i++) {
@@ -360,13 +427,9 @@ static void before_draw(Core *self, int mover, int other, double *e, double *w) 
         equity += self->draw_p[i] * ae;
         p_win += self->draw_p[i] * aw;
     }
-    if (map_put(&self->before, key, equity, p_win) < 0) {
+    if (map_put(&self->before, key, equity, p_win, self->solved - started) < 0) {
         self->failed = 1;
         PyErr_NoMemory();
-        return;
-    }
-    if ((self->before.size & 0xFFFF) == 0 && PyErr_CheckSignals() < 0) {
-        self->failed = 1; /* Ctrl-C in a long search */
         return;
     }
     *e = equity;
@@ -423,6 +486,35 @@ static PyObject *core_clears(Core *self, void *closure) {
     return PyLong_FromSize_t(self->clears);
 }
 
+static PyObject *core_solved(Core *self, void *closure) {
+    return PyLong_FromUnsignedLongLong(self->solved);
+}
+
+static PyObject *core_replaced(Core *self, void *closure) {
+    return PyLong_FromSize_t(self->before.replaced + self->after_memo.replaced);
+}
+
+static PyObject *core_memo_bytes(Core *self, void *closure) {
+    return PyLong_FromSize_t((self->before.cap + self->after_memo.cap) * sizeof(Entry));
+}
+
+static PyObject *core_get_progress(Core *self, void *closure) {
+    if (!self->progress) Py_RETURN_NONE;
+    Py_INCREF(self->progress);
+    return self->progress;
+}
+
+static int core_set_progress(Core *self, PyObject *value, void *closure) {
+    if (value == Py_None) value = NULL;
+    if (value && !PyCallable_Check(value)) {
+        PyErr_SetString(PyExc_TypeError, "progress must be callable or None");
+        return -1;
+    }
+    Py_XINCREF(value);
+    Py_XSETREF(self->progress, value);
+    return 0;
+}
+
 
 static PyMethodDef core_methods[] = {
     {"add_side", (PyCFunction)core_add_side, METH_VARARGS,
@@ -443,6 +535,11 @@ static PyMethodDef core_methods[] = {
 static PyGetSetDef core_getset[] = {
     {"states", (getter)core_states, NULL, "positions in the memo (before and after draws)", NULL},
     {"clears", (getter)core_clears, NULL, "times clear_memo() emptied the memo", NULL},
+    {"solved", (getter)core_solved, NULL, "positions computed so far (again if forgotten)", NULL},
+    {"replaced", (getter)core_replaced, NULL, "memo entries forgotten to bound the memory", NULL},
+    {"memo_bytes", (getter)core_memo_bytes, NULL, "bytes the two memo tables take now", NULL},
+    {"progress", (getter)core_get_progress, (setter)core_set_progress,
+     "progress(solved) is called every so many positions in a long search (or None)", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 

@@ -24,7 +24,7 @@ their sides as small integers, and the memo keys say whose turn it is.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from pazaak_cli.cards import Card, CardKind
@@ -239,6 +239,9 @@ class _OppTurn(NamedTuple):
 MEMO_LIMIT = 2_000_000
 """Positions kept in memory at most (about 0.7 GB) before :meth:`KotorReplySolver.trim` forgets
 them between two hands of a hidden-hand average."""
+SEARCH_LIMIT = 2 * MEMO_LIMIT
+"""A single search (one hand) that needs more positions than this is refused: its memo cannot
+be trimmed while it runs."""
 
 
 class KotorReplySolver:
@@ -280,6 +283,8 @@ class KotorReplySolver:
         self.states = 0
         """Positions solved so far (before a draw, either player's)."""
         self._trimmed_at = 0
+        self.progress: Callable[[int], None] | None = None
+        """Called with :attr:`states` every so many positions of a long search."""
 
     # -- decks -------------------------------------------------------------------------------------
 
@@ -569,6 +574,19 @@ class KotorReplySolver:
         self.states += 1
         if self.budget is not None and self.states > self.budget:
             raise SolverTooLarge("the exact solve exceeds its state budget")
+        if not self.states & 0x3FFF:
+            self._check_search()
+
+    def _check_search(self) -> None:
+        """Every 16,384 positions: report progress, and refuse a single search that would hold
+        more than :data:`SEARCH_LIMIT` positions (the memo can only be trimmed between two)."""
+        if self.progress is not None:
+            self.progress(self.states)
+        if self.states - self._trimmed_at > SEARCH_LIMIT:
+            raise SolverTooLarge(
+                f"the best reply to the KOTOR rule needs more than {SEARCH_LIMIT:,} positions in "
+                "memory here (over 1 GB); ask about --opponent optimal, or a smaller hand"
+            )
 
     # -- from engine sides -------------------------------------------------------------------------
 
@@ -666,6 +684,7 @@ def solve_kotor_question(question: Question, options: SolveOptions) -> Advice:
 
     def solve(fixed: Sequence[int] | None, budget: int | None) -> tuple[list[_Row], int]:
         solver = KotorReplySolver(rules, their_sets, fixed_draws=fixed, budget=budget)
+        solver.progress = options.positions
         return _average(question, solver, other_hands, deck_after, options), solver.states
 
     fixed = False

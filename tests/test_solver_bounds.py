@@ -1,0 +1,137 @@
+"""Every solve has a memory bound that holds, reports its progress and stops on Ctrl-C; what is
+too large to solve is refused with the reason, not left to run out of time or memory."""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from pazaak_cli import solver as solver_module
+from pazaak_cli.cards import parse_cards
+from pazaak_cli.cli import main
+from pazaak_cli.errors import PazaakError
+from pazaak_cli.game import FULL_DECK, Side
+from pazaak_cli.notation import parse_table
+from pazaak_cli.rules import parse_ruleset
+from pazaak_cli.solver import (
+    MAX_SUBHANDS,
+    SetSolver,
+    SolverTooLarge,
+    check_hand_sizes,
+    hand_count,
+    playing_side,
+    possible_hands,
+    subhand_count,
+)
+
+RULES = parse_ruleset("kotor1/main-deck=infinite")
+native = pytest.mark.skipif(solver_module._fastsolve is None, reason="the C loop is not built")
+
+
+def first_move(solver: SetSolver, mine: str, theirs: str) -> tuple[float, float]:
+    """The value of a 4 v 4 first move (both on 5), for the player to move."""
+    me = playing_side(
+        solver, Side(parse_table("5", RULES.flip_targets), 5, (), False), parse_cards(mine)
+    )
+    other = playing_side(
+        solver, Side(parse_table("5", RULES.flip_targets), 5, (), False), parse_cards(theirs)
+    )
+    deck = solver.deck_id(FULL_DECK)
+    return solver.before_draw(solver.side_id(me), solver.side_id(other), deck)
+
+
+@native
+def test_the_c_memo_stays_within_its_bound_and_the_values_do_not_change() -> None:
+    # a memo of at most 2 x 65,536 entries for a search of some 200,000 positions: the cache
+    # forgets the cheapest positions and solves them again, to the same values
+    free = SetSolver(RULES, fixed_draws=FULL_DECK)
+    bounded = SetSolver(RULES, fixed_draws=FULL_DECK, max_states=200_000)
+    expected = first_move(free, "+1 -2 ±3", "±2 +3 -4")
+    assert free.states > 150_000
+    assert first_move(bounded, "+1 -2 ±3", "±2 +3 -4") == expected
+    core = bounded._core
+    assert core.replaced > 0
+    assert core.memo_bytes <= 2 * 65_536 * 32
+    assert bounded.states <= 2 * 65_536 < free.states
+    assert bounded.solved > free.solved  # what it forgot, it solved again
+
+
+@native
+def test_a_long_c_search_reports_its_progress_and_lets_ctrl_c_through() -> None:
+    reports: list[int] = []
+    solver = SetSolver(RULES, fixed_draws=FULL_DECK, max_states=2048, progress=reports.append)
+
+    def interrupt_after_two(solved: int) -> None:
+        reports.append(solved)
+        if len(reports) == 2:
+            os.kill(os.getpid(), signal.SIGINT)  # a real Ctrl-C, seen by the C loop itself
+        if len(reports) > 50:
+            raise RuntimeError("the C loop did not see the signal")
+
+    solver.progress = interrupt_after_two
+    solver._core.progress = interrupt_after_two
+    with pytest.raises(KeyboardInterrupt):
+        first_move(solver, "+1 -2 ±3 +4 +5", "±2 +3 -4 +1 -5")
+    assert reports == sorted(reports) and reports[0] > 0
+
+
+def test_a_python_search_past_its_bound_is_refused_not_grown() -> None:
+    solver = SetSolver(RULES, fixed_draws=FULL_DECK, native=False, max_states=20_000)
+    with pytest.raises(SolverTooLarge, match="more than 20,000 positions"):
+        first_move(solver, "+1 -2 ±3 +4", "±2 +3 -4 +1")
+    assert solver.states < 20_000 + 2 * 16_384
+
+
+def test_a_python_search_reports_its_progress() -> None:
+    reports: list[int] = []
+    solver = SetSolver(RULES, fixed_draws=FULL_DECK, native=False, progress=reports.append)
+    first_move(solver, "+1 -2", "±2 +3")
+    assert reports and reports == sorted(reports)
+
+
+def test_hands_too_large_to_explore_are_refused_with_the_reason() -> None:
+    rules = parse_ruleset("kotor1/side-deck-size=40,hand-size=40")
+    hand = parse_cards(" ".join(["+1 -1 ±1 +2 -2 ±2 +3 -3 ±3 +4 -4 ±4 +5 -5 ±5 +6 -6 ±6"] * 2))
+    assert subhand_count(hand) == 3**18 > MAX_SUBHANDS
+    with pytest.raises(PazaakError, match=r"your hand of 36 cards can be left in 387,420,489 ways"):
+        check_hand_sizes(rules, [hand], [])
+
+
+@pytest.mark.parametrize(("deck", "size"), [("+1 +1 -2 ±3 D T", 2), ("+1 +1 +1 -2 -2 ±3", 3)])
+def test_hands_are_counted_without_listing_them(deck: str, size: int) -> None:
+    cards = parse_cards(deck)
+    copies = [cards.count(card) for card in dict.fromkeys(cards)]
+    assert hand_count(copies, size) == len(possible_hands(cards, size))
+
+
+def test_exact_past_its_bound_is_refused_saying_what_to_use_instead(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(solver_module, "EXACT_MEMO_STATES", 10_000)
+    # a 4 v 4 first move solved without replacement: millions of positions
+    args = ["advise", "--table", "5", "--hand", "+1 -2 ±3 +4", "--opp-table", ""]
+    result = CliRunner().invoke(
+        main, [*args, "--opp-hand", "±3 +4 -1 +2", "--objective", "set", "--exact"]
+    )
+    assert result.exit_code == 1, result.output
+    assert "drop --exact" in result.stderr and "Traceback" not in result.output
+
+
+def test_a_variant_with_too_many_hidden_hands_is_refused_at_once(tmp_path: Path) -> None:
+    # a hand size of 40: ten hidden cards of a 40-card deck are 3.8 million possible hands
+    spec = "kotor1/side-deck-size=40,hand-size=40"
+    pool = "+1 -1 ±1 +2 -2 ±2 +3 -3 ±3 +4 -4 ±4 +5 -5 ±5 +6 -6 ±6"
+    deck = tmp_path / "forty.deck"
+    deck.write_text(f"ruleset: {spec}\n{pool} {pool} +1 +2 +3 +4\n", encoding="utf-8")
+    result = CliRunner().invoke(
+        main,
+        ["advise", "--ruleset", spec, "--table", "5", "--hand", "+1", "--opp-table", "6",
+         "--opp-hand-size", "10", "--opp-deck", str(deck)],
+    )  # fmt: skip
+    assert result.exit_code == 1, result.output
+    assert "could be any of 3,789,626 hands" in result.stderr
+    assert "give its hand (--opp-hand)" in result.stderr
