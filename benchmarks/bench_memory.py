@@ -1,0 +1,98 @@
+"""Peak memory and time of ``pazaak advise`` on the game's hardest side decks.
+
+Each case runs as a fresh process; the table shows its wall and CPU time and its maximum
+resident set size (the kernel's own figure, as ``/usr/bin/time -v`` prints it). The decks are
+the KOTOR II computer's: ``kotor2-very-hard`` (two of each gold card), ``kotor2-hard`` and
+``kotor2-average``; for each, a 4 v 4 first move with both hands known and one with the
+opponent's four cards hidden (averaged over every hand its deck can deal).
+
+    python benchmarks/bench_memory.py                     # set objective, every case
+    python benchmarks/bench_memory.py --objective match   # the match solver instead
+    python benchmarks/bench_memory.py --only very-hard --timeout 120
+
+A case still running at ``--timeout`` seconds is stopped with Ctrl-C (SIGINT), and the table
+says so, with the memory it had reached and whether it exited cleanly (130).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import time
+
+from tabulate import tabulate
+
+HANDS = {
+    # deck -> (my hand, the opponent's hand when known): cards of that deck
+    "kotor2-very-hard": ("F2/4 F3/6 D T", "F2/4 F3/6 D ±1/2"),
+    "kotor2-hard": ("F2/4 F3/6 ±4 D", "F2/4 T ±6 ±1/2"),
+    "kotor2-average": ("±1 ±2 +3 D", "+4 ±5 -6 ±4"),
+}
+
+
+def cases(only: str | None) -> list[tuple[str, list[str]]]:
+    found = []
+    for deck, (mine, theirs) in HANDS.items():
+        if only and only not in deck:
+            continue
+        base = ["--ruleset", "kotor2", "--table", "5", "--hand", mine, "--opp-table", "6"]
+        found.append((f"{deck}: 4 v 4, both known", [*base, "--opp-hand", theirs]))
+        found.append(
+            (
+                f"{deck}: 4 v 4, opponent's hidden",
+                [*base, "--opp-hand-size", "4", "--opp-deck", deck],
+            )
+        )
+    return found
+
+
+def run(args: list[str], timeout: float) -> tuple[float, float, float, str]:
+    """(wall s, CPU s, peak RSS MB, how it ended) of one ``pazaak advise`` process."""
+    command = [sys.executable, "-m", "pazaak_cli", "advise", *args, "--json"]
+    started = time.perf_counter()
+    child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    ended = "ok"
+    while True:
+        pid, status, usage = os.wait4(child.pid, os.WNOHANG)
+        if pid:
+            break
+        if time.perf_counter() - started > timeout and ended == "ok":
+            child.send_signal(signal.SIGINT)
+            ended = "timeout"
+        time.sleep(0.05)
+    wall = time.perf_counter() - started
+    code = os.waitstatus_to_exitcode(status)
+    if ended == "timeout":
+        ended = f"stopped at {timeout:.0f} s (exit {code})"
+    elif code != 0:
+        assert child.stderr is not None
+        ended = f"exit {code}: {child.stderr.read().decode(errors='replace').strip()[:60]}"
+    cpu = usage.ru_utime + usage.ru_stime
+    return wall, cpu, usage.ru_maxrss / 1024, ended
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--objective", choices=["set", "match"], default="set")
+    parser.add_argument("--timeout", type=float, default=600.0, help="seconds per case")
+    parser.add_argument("--only", help="run the cases whose deck name holds this")
+    options = parser.parse_args()
+    rows = []
+    for name, args in cases(options.only):
+        wall, cpu, peak, ended = run([*args, "--objective", options.objective], options.timeout)
+        rows.append([name, f"{wall:.1f}", f"{cpu:.1f}", f"{peak:.0f}", ended])
+        print(tabulate([rows[-1]], tablefmt="plain"), file=sys.stderr, flush=True)
+    print(
+        tabulate(
+            rows,
+            headers=["case", "wall s", "CPU s", "peak MB", "result"],
+            colalign=("left", "right", "right", "right", "left"),
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()
