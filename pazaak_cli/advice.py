@@ -19,7 +19,7 @@ from __future__ import annotations
 from pazaak_cli.errors import PazaakError
 from pazaak_cli.game import MatchState
 from pazaak_cli.kotor_reply import solve_kotor_question
-from pazaak_cli.match_solver import solve_match_question
+from pazaak_cli.match_advice import solve_match_question
 from pazaak_cli.position_builder import Question, question_from_state
 from pazaak_cli.solver import Advice, SolveOptions, solve_set_question
 

@@ -25,7 +25,9 @@ from collections.abc import Sequence
 from pazaak_cli.cards import Card
 from pazaak_cli.errors import PazaakError
 from pazaak_cli.game import END_TURN, STAND, Action, MatchState, Placed, Play, TableCard
-from pazaak_cli.match_solver import MatchSolver, solve_match_question
+from pazaak_cli.match_advice import solve_match_question
+from pazaak_cli.match_native import make_match_solver
+from pazaak_cli.match_solver import MatchSolver
 from pazaak_cli.notation import format_position
 from pazaak_cli.position_builder import question_from_state
 from pazaak_cli.rules import Ruleset
@@ -48,7 +50,7 @@ def _shared_solver(ruleset: Ruleset, opponent_deck: Sequence[Card] | None) -> Ma
     key = (ruleset.spec, tuple(sorted(opponent_deck)) if opponent_deck else None)
     solver = _SOLVERS.get(key)
     if solver is None:
-        solver = _SOLVERS[key] = MatchSolver(ruleset, max_states=MEMO_LIMIT)
+        solver = _SOLVERS[key] = make_match_solver(ruleset, max_states=MEMO_LIMIT)
     return solver
 
 

@@ -35,7 +35,8 @@ from pazaak_cli.game import (
     Play,
     new_match,
 )
-from pazaak_cli.match_solver import MatchSolver, solve_match_question
+from pazaak_cli.match_advice import solve_match_question
+from pazaak_cli.match_solver import MatchSolver
 from pazaak_cli.position_builder import question_from_state
 from pazaak_cli.rules import parse_ruleset
 from pazaak_cli.solver import SolveOptions

@@ -1,0 +1,183 @@
+"""Match advice: every move of a position with its probability of winning the match.
+
+The question layer over the match solver (:mod:`pazaak_cli.match_solver`, and its C core through
+:func:`pazaak_cli.match_native.make_match_solver`): it checks that the position can occur in a
+match, averages a hidden opponent hand over its possible hands (each solved with both hands
+known), chooses the deck model of the set in progress, and returns an
+:class:`~pazaak_cli.solver.Advice` whose moves carry their match-win probability.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pazaak_cli.cards import Card
+from pazaak_cli.errors import PazaakError
+from pazaak_cli.game import FULL_DECK, MatchState, Side
+from pazaak_cli.match_native import make_match_solver
+from pazaak_cli.match_solver import MatchSolver, clean_probability
+from pazaak_cli.position_builder import PositionError, Question
+from pazaak_cli.rules import MainDeck, Ruleset
+from pazaak_cli.solver import (
+    BEST_TOLERANCE,
+    Advice,
+    Move,
+    MoveResult,
+    Outcome,
+    SolveOptions,
+    SolverTooLarge,
+    _deck_after,
+    _other_hands,
+    check_hand_sizes,
+)
+
+MATCH_MEMO_STATES = 30_000_000
+"""The match solver's memo is emptied between questions once it holds this many positions (the
+match-state values stay): a bound on its memory."""
+
+
+def check_match_position(state: MatchState) -> None:
+    """Refuse a position that no match can reach: a score that already ended the match, or a
+    hand larger than the ruleset deals."""
+    rules = state.ruleset
+    won = state.sets_won()
+    if max(won) >= rules.sets_to_win:
+        raise PositionError(
+            f"the score {won[0]}-{won[1]} has already ended a match to {rules.sets_to_win} sets "
+            "won: no move is left to advise"
+        )
+    for seat, side in enumerate(state.sides):
+        if len(side.hand) > rules.hand_size:
+            raise PositionError(
+                f"player {seat + 1} holds {len(side.hand)} hand cards, more than the "
+                f"{rules.hand_size} that {rules.spec} deals for a match"
+            )
+
+
+def match_other_hands(
+    side: Side, options: SolveOptions, ruleset: Ruleset
+) -> list[tuple[tuple[Card, ...], int]]:
+    """The opponent's possible hands with their weights. Unlike the set, the match needs them
+    even when the opponent stands: what it keeps is what it plays the later sets with."""
+    if side.hand_known:
+        return [(tuple(card for card in side.hand if card is not None), 1)]
+    if not side.standing:
+        return _other_hands(side, options, ruleset)
+    hidden = side._replace(standing=False)
+    return _other_hands(hidden, options, ruleset)
+
+
+def solve_match_question(
+    question: Question,
+    options: SolveOptions | None = None,
+    *,
+    solver: MatchSolver | None = None,
+    full_deck_odds: bool = False,
+) -> Advice:
+    """Every move of the player who has just drawn ``question.drawn`` with its probability of
+    winning the match (both sides playing for the match from then on) and the set's odds along
+    the same line; an opponent hand that is hidden is averaged over its possible hands, each
+    solved with both hands known. ``solver``: one to reuse (its match-state values carry over).
+    ``full_deck_odds``: the set in progress too is drawn with a full deck's odds, as the later
+    sets are (the expert's shortcut: one model, one memo for every decision)."""
+    options = options or SolveOptions()
+    state = question.state
+    me_side, other_side = state.sides[state.turn], state.sides[1 - state.turn]
+    if not me_side.hand_known:
+        raise PazaakError("the hand of the player to move must be known")
+    rules = state.ruleset
+    check_match_position(state)
+    other_hands = match_other_hands(other_side, options, rules)
+    my_hand = tuple(card for card in me_side.hand if card is not None)
+    check_hand_sizes(rules, [my_hand], other_hands)
+    deck_after = _deck_after(state, question.drawn)
+    solver = solver or make_match_solver(rules, max_states=MATCH_MEMO_STATES)
+    current: tuple[int, ...] | None = None
+    exact = False
+    if rules.main_deck is not MainDeck.INFINITE and not full_deck_odds:
+        current = deck_after if any(deck_after) else FULL_DECK
+        exact = options.exact or other_side.standing
+    sums: list[list[float]] = []
+    moves: list[Move] = []
+    total_ways = sum(ways for _, ways in other_hands)
+    for done, (hand, ways) in enumerate(other_hands):
+        solver.bound_memo()
+        try:
+            results = solver.solve_moves(
+                question,
+                hand,
+                current_deck=current,
+                exact=exact,
+                budget=None if options.exact or not exact else options.budget,
+            )
+        except SolverTooLarge:
+            exact = False  # the set in progress with fixed probabilities instead
+            results = solver.solve_moves(question, hand, current_deck=current)
+        if not sums:
+            moves = [result.move for result in results]
+            sums = [[0.0, 0.0, 0.0, 0.0] for _ in results]
+        weight = ways / total_ways
+        for row, result in zip(sums, results, strict=True):
+            row[0] += weight * result.match_win
+            row[1] += weight * result.set_win
+            row[2] += weight * result.set_tie
+            row[3] += weight * result.set_loss
+        if options.progress is not None:
+            options.progress(done + 1, len(other_hands))
+    best = max(row[0] for row in sums)
+    ranked = sorted(
+        zip(moves, sums, strict=True), key=lambda item: (-item[1][0], item[1][3] - item[1][1])
+    )
+    return Advice(
+        results=tuple(
+            MoveResult(
+                move,
+                Outcome(*(clean_probability(p) for p in row[1:])),
+                row[0] >= best - BEST_TOLERANCE,
+                match_win=clean_probability(row[0]),
+            )
+            for move, row in ranked
+        ),
+        model=describe_match_model(state, other_hands, current, exact),
+        hands_averaged=len(other_hands),
+        fixed_probabilities=current is not None and not exact,
+        states=solver.states,
+        objective="match",
+    )
+
+
+def describe_match_model(
+    state: MatchState,
+    other_hands: Sequence[tuple[tuple[Card, ...], int]],
+    current: tuple[int, ...] | None,
+    exact: bool,
+) -> str:
+    """One sentence: which match model was solved."""
+    rules = state.ruleset
+    won = state.sets_won()
+    me = state.turn
+    score = f"match to {rules.sets_to_win} sets won, you lead {won[me]}-{won[1 - me]}"
+    if won[me] < won[1 - me]:
+        score = f"match to {rules.sets_to_win} sets won, you trail {won[me]}-{won[1 - me]}"
+    elif won[me] == won[1 - me]:
+        score = f"match to {rules.sets_to_win} sets won, {won[me]}-{won[1 - me]}"
+    other = state.sides[1 - me]
+    if other.hand_known:
+        who = "both hands known, both play for the match"
+    else:
+        who = (
+            f"opponent's {len(other.hand)} hidden cards averaged over {len(other_hands)} "
+            "possible hands (each solved with both hands known), both play for the match"
+        )
+    if current is None and state.ruleset.main_deck is not MainDeck.INFINITE:
+        deck = "every set drawn with a full deck's odds (uniform 1..10)"
+    elif current is None:
+        deck = "infinite deck (uniform 1..10)"
+    elif exact:
+        deck = f"this set on the exact {sum(current)}-card deck, later sets on a full deck's odds"
+    else:
+        deck = (
+            f"this set with the draw odds of the {sum(current)} cards left, later sets on a "
+            "full deck's odds"
+        )
+    return f"{rules.spec}: {score}; {who}; {deck}"
