@@ -7,7 +7,8 @@ time covers the whole solve (every later set and its fixed point) and its peak m
 own. The native solver is timed ``--repeat`` times (the median is shown), the pure one once
 and only for the sizes in ``--pure`` (it takes minutes from 2 cards a side).
 
-Positions/s: positions computed (one solved again counts again) per second of the whole solve.
+Positions/s: positions computed (one solved again counts again) per second of the whole solve
+(wall clock; the CPU seconds of the child are shown beside it, as the machine may be shared).
 The two count alike except that the C core does not solve again, at each step of a fixed point,
 the positions that did not read the value iterated (Python drops the whole group).
 
@@ -95,6 +96,7 @@ def measure(kind: str, size: int, rules_spec: str) -> dict[str, float | str]:
         raise SystemExit(f"{kind} {size}v{size} failed (exit {child.returncode})")
     figures: dict[str, float | str] = json.loads(output.strip().splitlines()[-1])
     figures["peak_mb"] = usage.ru_maxrss / 1024  # (kilobytes on Linux)
+    figures["cpu"] = usage.ru_utime + usage.ru_stime  # (the whole child, imports included)
     return figures
 
 
@@ -113,7 +115,7 @@ def main() -> None:
     pure_sizes = {int(n) for n in args.pure.split(",") if n}
     print(f"{args.rules}, first move after a {DRAWN}, both hands known ({MINE} v {THEIRS})")
     header = (
-        f"{'hands':>5} {'path':>6} {'seconds':>9} {'positions':>12} {'pos/s':>10} "
+        f"{'hands':>5} {'path':>6} {'seconds':>9} {'cpu s':>8} {'positions':>12} {'pos/s':>10} "
         f"{'held':>11} {'peak MB':>8}  best move"
     )
     print(header)
@@ -127,7 +129,8 @@ def main() -> None:
         for path, figures, seconds in rows:
             rate = float(figures["computed"]) / seconds
             print(
-                f"{size}v{size:<3} {path:>6} {seconds:9.2f} {int(figures['computed']):>12,} "
+                f"{size}v{size:<3} {path:>6} {seconds:9.2f} {float(figures['cpu']):8.2f} "
+                f"{int(figures['computed']):>12,} "
                 f"{rate:>10,.0f} {int(figures['held']):>11,} {float(figures['peak_mb']):>8.0f}"
                 f"  {figures['best']}"
             )
