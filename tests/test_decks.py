@@ -338,10 +338,10 @@ def test_problems_beyond_the_limit_are_counted_in_one_last_line() -> None:
 def test_a_long_line_of_latin1_bytes_is_checked_in_linear_time() -> None:
     # Each bad byte used to rescan its whole line: 10 KB took 11 s, 200 KB minutes.
     data = ("+1 \xb1 " * 40_000).encode("latin-1")  # 200 KB, one line, 40,000 bad bytes
-    started = time.perf_counter()
+    started = time.process_time()  # CPU time: a busy shared machine distorts it least
     problems = problems_of(data)
-    elapsed = time.perf_counter() - started
-    assert elapsed < 2.0, f"{elapsed:.2f} s"
+    elapsed = time.process_time() - started
+    assert elapsed < 2.0, f"{elapsed:.2f} s of CPU"
     assert len(problems) == MAX_PROBLEMS + 1
     assert problems[-1].endswith(
         "39901 more problems from here on are not listed (is this a deck file?)"
