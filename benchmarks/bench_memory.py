@@ -53,7 +53,13 @@ def run(args: list[str], timeout: float) -> tuple[float, float, float, str]:
     """(wall s, CPU s, peak RSS MB, how it ended) of one ``pazaak advise`` process."""
     command = [sys.executable, "-m", "pazaak_cli", "advise", *args, "--json"]
     started = time.perf_counter()
-    child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    child = subprocess.Popen(
+        command,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        # a shell's background job ignores SIGINT, and so would the child: let it see Ctrl-C
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     ended = "ok"
     while True:
         pid, status, usage = os.wait4(child.pid, os.WNOHANG)
