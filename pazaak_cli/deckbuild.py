@@ -16,11 +16,11 @@ kinds), so the search is a local one, raced:
    neighbours race again on twice as many matches (a neighbour keeps the matches it already
    played), until the leader's interval is clear of its strongest neighbour's, or the budget
    is spent.
-4. **Confirm**: a quarter of the budget is kept for the finalists: the leader and the four
-   decks with the best lower interval bounds, each played as often as the leader, then twice
-   as often, and so on, until the leader's interval is clear of the others' or the budget is
-   spent. (Among hundreds of candidates, a few look great after a few lucky matches: they are
-   shown only once measured as long as the leader.)
+4. **Confirm**: a quarter of the budget is kept for the finalists: the leader, the leaders
+   before it, and the decks with the best lower interval bounds (five in all), each played as
+   often as the leader, then twice as often, and so on, until the leader's interval is clear
+   of the others' or the budget is spent. (Among hundreds of candidates, a few look great
+   after a few lucky matches: they are shown only once measured as long as the leader.)
 
 Every candidate plays match ``i`` against opponent ``j`` from the run's seed and ``i`` alone
 (the simulator's seeding), each deal from both seats, and a candidate that plays more matches
@@ -529,6 +529,7 @@ def _search(
             else:
                 return "budget spent", []
     leader = ranked[0].deck
+    leaders = [leader]
     rung = FIRST_RUNG
     while True:
         around = neighbours(leader, pool)
@@ -543,13 +544,16 @@ def _search(
         evaluator.climbs += 1
         if ranked[0].deck != leader:
             leader = ranked[0].deck
+            leaders.append(leader)
             continue
         if separated:
             stop = "the best deck's interval is clear of its strongest neighbour's"
             break
         rung *= 2  # the leader held on: look at its neighbours more closely
+    # The leader, the leaders before it (a move can be won by noise: a better deck left
+    # behind is measured again here), then the best lower bounds.
     others = [s.deck for s in _by_lower_bound([evaluator.score(d) for d in evaluator.tallies])]
-    finalists = [leader, *[deck for deck in others if deck != leader][: CONFIRM_FINALISTS - 1]]
+    finalists = list(dict.fromkeys([*reversed(leaders), *others]))[:CONFIRM_FINALISTS]
     target = max(evaluator.deals[deck] for deck in finalists)
     while len(finalists) > 1:
         deals = target
