@@ -517,7 +517,8 @@ def test_position_is_pasteable_into_advise() -> None:
     result = invoke(BASE_ARGS, ["8", "e", "5 e", "9", "position"])
     position = next(line for line in result.output.splitlines() if line.startswith("kotor1 "))
     advised = CliRunner().invoke(
-        main, ["advise", "--position", position, "--opp-deck", "opponent.deck"]
+        main,
+        ["advise", "--position", position, "--opp-deck", "opponent.deck", "--objective", "set"],
     )
     assert advised.exit_code == 0, advised.output
     assert "stand" in advised.output
@@ -733,3 +734,11 @@ def test_a_deck_name_or_a_typed_token_never_sends_a_control_code(
     assert result.exit_code == 0
     assert "\x1b" not in result.output
     assert "holds no +5" in result.output and "evil\\x1b[2Jdeck" in result.output
+
+
+def test_resuming_a_finished_match_shows_the_result_and_stops(canned_advice: list[Any]) -> None:
+    assert invoke([*BASE_ARGS, "--save", "f.json"], MATCH).exit_code == 0
+    resumed = invoke(["--resume", "f.json"], ["5"])
+    assert resumed.exit_code == 0
+    assert resumed.output.splitlines()[-1] == ("Match over: you won 3-2, 1 tie. (Saved in f.json.)")
+    assert "> " not in resumed.output

@@ -285,13 +285,14 @@ class Loop:
     def run(self) -> int:
         try:
             self.prompted()
-            while True:
+            while not self.followed.state.is_terminal():
                 line = self.read()
                 if line is None:
                     self.screen.stopped(self.followed, self.target, "End of input.")
                     return 0
                 if not self.handle(line.strip()):
                     return 0
+            return 0
         except KeyboardInterrupt:
             if not self.screen.as_json:
                 click.echo()  # the prompt's line
@@ -304,12 +305,6 @@ class Loop:
             if not raw:
                 return None
             text = raw.strip()
-            if text.startswith("{"):
-                try:
-                    message = json.loads(text)
-                    return str(message["line"])
-                except (ValueError, KeyError, TypeError):
-                    return TOO_LONG + "json"
             return text
         line = self.reader.read(self.screen.prompt(self.followed))
         return line
@@ -320,9 +315,13 @@ class Loop:
         if line == TOO_LONG:
             screen.refused(line, f"that line is over {MAX_LINE_BYTES} characters")
             return True
-        if line == TOO_LONG + "json":
-            screen.refused(line, 'a JSON input line is an object {"line": "..."}')
-            return True
+        if screen.as_json and line.startswith("{"):
+            try:
+                message = json.loads(line)
+                line = str(message["line"]).strip()
+            except (ValueError, KeyError, TypeError, RecursionError):
+                screen.refused(line, 'a JSON input line is an object {"line": "..."}')
+                return True
         if not line:
             return True
         word = line.lower()
