@@ -19,7 +19,7 @@ from __future__ import annotations
 from pazaak_cli.errors import PazaakError
 from pazaak_cli.game import MatchState
 from pazaak_cli.kotor_reply import solve_kotor_question
-from pazaak_cli.match_advice import solve_match_question
+from pazaak_cli.match_advice import match_is_quick, solve_match_question
 from pazaak_cli.position_builder import Question, question_from_state
 from pazaak_cli.solver import Advice, SolveOptions, solve_set_question
 
@@ -40,6 +40,18 @@ def solve_question(question: Question, options: SolveOptions | None = None) -> A
     raise PazaakError(f"unknown opponent model {options.opponent!r}; choose optimal or kotor")
 
 
+def default_objective(question: Question, options: SolveOptions) -> str:
+    """The objective to answer when the user named none: the match against an optimal opponent
+    when that answer is quick (:func:`pazaak_cli.match_advice.match_is_quick`), else the set
+    (against the KOTOR I rule, always the set)."""
+    if options.opponent != "optimal":
+        return "set"
+    try:
+        return "match" if match_is_quick(question, options) else "set"
+    except PazaakError:
+        return "match"  # (the match solve itself then says what is wrong)
+
+
 def advise(state: MatchState, options: SolveOptions | None = None) -> Advice:
     """Every legal move of the player to act in ``state`` (phase AFTER_DRAW), as
     :func:`solve_question`. The opponent's hand may be hidden (``None`` cards): then
@@ -48,4 +60,4 @@ def advise(state: MatchState, options: SolveOptions | None = None) -> Advice:
     return solve_question(question_from_state(state), options)
 
 
-__all__ = ["advise", "solve_question"]
+__all__ = ["advise", "default_objective", "solve_question"]

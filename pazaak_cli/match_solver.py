@@ -406,7 +406,7 @@ class MatchSolver(SetSolver):
                 return self._root(match, opener)
 
         try:
-            self._entries[unknown] = self._fixed_point(evaluate)
+            self._entries[unknown] = self._fixed_point(evaluate, self._guess(match, unknown[1]))
             if rule is FirstPlayer.ALTERNATE:
                 self._entries[(match, 1)] = iterating[(match, 1)][0]
         finally:
@@ -418,13 +418,25 @@ class MatchSolver(SetSolver):
             found = self._entries[(match, spec)] = self._root(match, spec)[0]
         return found
 
-    def _fixed_point(self, evaluate: Callable[[float], Pair]) -> float:
+    def _guess(self, match: MatchKey, spec: int) -> float:
+        """A first value for Newton's method: halfway between winning and losing this set with
+        the same hands (both already solved, as more sets have been played). The nearer the
+        start, the more often one step lands on the piece of F that holds the fixed point."""
+        s0, s1, h0, h1 = match
+        opener = spec if spec in (0, 1) else 0
+        context = self._context(s0, s1, opener, _LATER)
+        won = self._set_over(context, 0, (h0, h1))[0]
+        lost = self._set_over(context, 1, (h0, h1))[0]
+        return 0.5 * (won + lost)
+
+    def _fixed_point(self, evaluate: Callable[[float], Pair], guess: float = 0.5) -> float:
         """The x with F(x) = x, where evaluate(x) = (F(x), F'(x)) and F is piecewise linear,
-        nondecreasing, of slope below 1, from [0, 1] into [0, 1]: Newton's method, kept inside
-        the bracket where F(x) - x changes sign (bisection if a step leaves it)."""
+        nondecreasing, of slope below 1, from [0, 1] into [0, 1]: Newton's method from
+        ``guess``, kept inside the bracket where F(x) - x changes sign (bisection if a step
+        leaves it)."""
         reads_before = self._read_unknown
         low, high = 0.0, 1.0
-        x = 0.5
+        x = min(max(guess, 0.0), 1.0)
         try:
             for _ in range(200):
                 self._read_unknown = False

@@ -61,7 +61,7 @@ POLICY_HELP: dict[str, str] = {
     "heuristic": "a good human's rule: make 20, rescue busts, chase a standing lead, stand at 18",
     "stand17": "never plays a hand card, stands at 17 or more",
     "random": "a uniformly random legal action (never forfeits)",
-    "expert": "the exact match solver: the move with the best chance to win the match",
+    "expert": "the exact solver: the move with the best chance to win the set",
 }
 
 RANDOMISED_POLICIES = frozenset({"random"})

@@ -369,3 +369,17 @@ def test_impossible_match_questions_are_refused_in_one_line(
     assert got == code, output
     assert words in output
     assert len([line for line in output.splitlines() if line.startswith("Error")]) == 1
+
+
+def test_a_long_match_answer_falls_back_to_the_set_and_says_so() -> None:
+    """Four cards a side: the match answer would take minutes, so the default is the set's, with
+    a note (and --objective match still asks for the match)."""
+    args = ["--main-deck", "infinite", "--table", "10 6", "--hand", "+1 -2 +3 -4"]
+    args += ["--opp-table", "10", "--opp-hand", "+1 +2 +3 +4", "--json"]
+    code, output = advise(*args)
+    assert code == 0, output
+    data = json.loads(output)
+    assert data["objective"] == "set"
+    assert "--objective match" in data["note"]
+    code, output = advise(*SMALL, "--opp-hand", "-2", "--json")
+    assert json.loads(output)["note"] is None

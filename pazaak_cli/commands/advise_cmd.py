@@ -10,7 +10,7 @@ from typing import Any
 import click
 from tabulate import tabulate
 
-from pazaak_cli.advice import solve_question
+from pazaak_cli.advice import default_objective, solve_question
 from pazaak_cli.cards import Card, parse_cards
 from pazaak_cli.commands.common import (
     EXIT_CODES,
@@ -136,9 +136,10 @@ MAIN_CARDS = MainCardListType()
     "--objective",
     type=click.Choice(["match", "set"]),
     default=None,
-    help="What the best move maximises: the probability of winning the match (the default "
-    "against an optimal opponent: hand cards are kept for the whole match) or this set's "
-    "equity (the default, and the only one, against --opponent kotor).",
+    help="What the best move maximises: the probability of winning the match (hand cards are "
+    "kept for the whole match) or this set's equity. Default: the match against an optimal "
+    "opponent when its answer takes seconds (small hands), else the set, with a note; the set "
+    "against --opponent kotor (the only one there).",
 )
 @click.option(
     "--sets",
@@ -224,9 +225,7 @@ def advise_command(
     prior = None
     if not other.hand_known and not other.standing:
         prior = (opp_deck or default_deck(state.ruleset)).cards
-    if objective is None:
-        objective = "set" if opponent == "kotor" else "match"
-    elif objective == "match" and opponent == "kotor":
+    if objective == "match" and opponent == "kotor":
         raise click.UsageError(
             "--objective match is solved against an optimal opponent only; against --opponent "
             "kotor use --objective set"
@@ -238,16 +237,32 @@ def advise_command(
         progress=progress.update,
         positions=progress.positions,
         opponent=opponent,
-        objective=objective,
     )
+    fell_back = False
+    if objective is None:
+        options.objective = default_objective(question, options)
+        fell_back = opponent == "optimal" and options.objective == "set"
+    else:
+        options.objective = objective
     try:
         advice = solve_question(question, options)
     finally:
         progress.close()
+    note = (
+        "The match answer for these hands would take minutes (every pair of hands left to both "
+        "of you is solved at every score): this set's odds instead; --objective match asks "
+        "for it anyway."
+        if fell_back
+        else None
+    )
     if as_json:
-        emit_json(advice_json(advice, question))
+        document = advice_json(advice, question)
+        document["note"] = note
+        emit_json(document)
         return
     click.echo(_position_line(question))
+    if note:
+        click.echo(note)
     click.echo(render_advice(advice))
 
 

@@ -26,7 +26,7 @@ from typing import Any
 
 import click
 
-from pazaak_cli.advice import advise
+from pazaak_cli.advice import advise, default_objective
 from pazaak_cli.cards import Card, CardKind
 from pazaak_cli.commands.advise_cmd import render_advice
 from pazaak_cli.commands.common import (
@@ -57,6 +57,7 @@ from pazaak_cli.game import (
 )
 from pazaak_cli.notation import format_position
 from pazaak_cli.players import POLICY_NAMES, Player, make_player
+from pazaak_cli.position_builder import question_from_state
 from pazaak_cli.rules import DEFAULT_RULESET, PRESETS, Ruleset
 from pazaak_cli.savefile import (
     SaveFileError,
@@ -1030,7 +1031,8 @@ def hint_text(
     is hidden, so it is averaged over the hands its side deck can have dealt (less the cards it
     played in earlier sets). Against the KOTOR I computer the odds are those of the best reply
     to its rule in this set; against anyone else, the probability of winning the match with
-    both playing for it (the model line says which)."""
+    both playing for it when that answer is quick (few cards left), else the set's (the table's
+    columns and model line say which)."""
     view = session.view(seat)
     against_kotor = session.seats[1 - seat].kind == "kotor"
     options = SolveOptions(
@@ -1039,9 +1041,9 @@ def hint_text(
         progress=progress,
         positions=positions,
         opponent="kotor" if against_kotor else "optimal",
-        objective="set" if against_kotor else "match",
     )
     try:
+        options.objective = default_objective(question_from_state(view), options)
         table = render_advice(advise(view, options))
     except PazaakError as error:
         return f"No hint: {error}."
