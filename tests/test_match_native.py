@@ -206,12 +206,12 @@ def test_an_interrupt_from_the_entry_callback_leaves_the_solver_exact(
     real = solver._fixed_point
     calls = 0
 
-    def interrupting(evaluate):  # type: ignore[no-untyped-def]
+    def interrupting(evaluate, guess=0.5):  # type: ignore[no-untyped-def]
         nonlocal calls
         calls += 1
         if calls == 2:  # the second match state, solved from inside the core
             raise KeyboardInterrupt
-        return real(evaluate)
+        return real(evaluate, guess)
 
     monkeypatch.setattr(solver, "_fixed_point", interrupting)
     with pytest.raises(KeyboardInterrupt):

@@ -39,6 +39,7 @@ from pazaak_cli.solver import (
     Outcome,
     SetSolver,
     SolveOptions,
+    SolverTooLarge,
     played_cards,
     played_posterior,
     playing_side,
@@ -458,20 +459,30 @@ def test_the_c_inner_loop_and_pure_python_agree_on_a_long_solve() -> None:
         assert all(abs(a - b) <= 1e-12 for a, b in zip(outcome, answers[1][key], strict=True))
 
 
-@pytest.mark.parametrize("native", [True, False], ids=["native", "python"])
-def test_a_bounded_memo_is_emptied_between_hands_and_gives_the_same_answers(native: bool) -> None:
-    """The expert bounds its memo's memory: emptied between the hands of an average (never in
-    the middle of a search), it must not change a number."""
+def test_a_bounded_native_memo_holds_its_bound_and_gives_the_same_answers() -> None:
+    """The C memo is a cache of at most ``max_states`` entries (rounded up to a power of two):
+    a search larger than it forgets the cheapest entries and computes them again, the same."""
     question = ask(INF, "6 5", "±1/2 +2", "7", hidden=2)
     options = SolveOptions(opponent_deck=parse_cards("T -3 +1 ±2 -5"))
-    bounded = SetSolver(KOTOR2_INFINITE, fixed_draws=FULL_DECK, native=native, max_states=2_000)
-    free = SetSolver(KOTOR2_INFINITE, fixed_draws=FULL_DECK, native=native)
+    bounded = SetSolver(KOTOR2_INFINITE, fixed_draws=FULL_DECK, max_states=2_000)
+    if not bounded.native:
+        pytest.skip("the C extension is not built")
+    free = SetSolver(KOTOR2_INFINITE, fixed_draws=FULL_DECK)
     options.solver = bounded
     answer = solve_question(question, options)
     options.solver = free
     assert answer.results == solve_question(question, options).results
-    assert bounded.memo_clears >= 5 and free.memo_clears == 0
-    assert bounded.states < free.states
+    assert bounded.states <= 2_048 < free.states
+
+
+def test_a_pure_python_search_past_its_bound_is_refused_with_the_reason() -> None:
+    question = ask(INF, "6 5", "±1/2 +2", "7", hidden=2)
+    options = SolveOptions(opponent_deck=parse_cards("T -3 +1 ±2 -5"))
+    options.solver = SetSolver(
+        KOTOR2_INFINITE, fixed_draws=FULL_DECK, native=False, max_states=2_000
+    )
+    with pytest.raises(SolverTooLarge, match="more than 2,000 positions in memory"):
+        solve_question(question, options)
 
 
 def test_the_card_count_is_dropped_once_the_nine_card_rule_cannot_matter() -> None:
