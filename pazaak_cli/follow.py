@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pazaak_cli.advice import solve_question
+from pazaak_cli.advice import default_objective, solve_question
 from pazaak_cli.cards import Card, CardKind
 from pazaak_cli.errors import CardError, PazaakError
 from pazaak_cli.game import (
@@ -521,9 +521,13 @@ def options_for(
 def advice_for(
     followed: Followed, progress: Callable[[int, int], None] | None = None
 ) -> tuple[Question, Advice]:
-    """The advice at the user's decision: ONE call of the project's advice entry point."""
+    """The advice at the user's decision: ONE call of the project's advice entry point, for the
+    match where that answer takes seconds (against an optimal opponent, few cards left), else
+    for the set (as ``pazaak advise`` chooses by default)."""
     question = question_for(followed)
-    return question, solve_question(question, options_for(followed, progress))
+    options = options_for(followed, progress)
+    options.objective = default_objective(question, options)
+    return question, solve_question(question, options)
 
 
 # Saving ----------------------------------------------------------------------------------------
