@@ -461,10 +461,11 @@ def test_the_c_inner_loop_and_pure_python_agree_on_a_long_solve() -> None:
 
 def test_a_bounded_native_memo_holds_its_bound_and_gives_the_same_answers() -> None:
     """The C memo is a cache of at most ``max_states`` entries (rounded up to a power of two):
-    a search larger than it forgets the cheapest entries and computes them again, the same."""
+    a search larger than it forgets the cheapest entries and computes them again, the same. (A
+    cache far smaller than the search thrashes: half of it costs little.)"""
     question = ask(INF, "6 5", "±1/2 +2", "7", hidden=2)
     options = SolveOptions(opponent_deck=parse_cards("T -3 +1 ±2 -5"))
-    bounded = SetSolver(KOTOR2_INFINITE, fixed_draws=FULL_DECK, max_states=2_000)
+    bounded = SetSolver(KOTOR2_INFINITE, fixed_draws=FULL_DECK, max_states=60_000)
     if not bounded.native:
         pytest.skip("the C extension is not built")
     free = SetSolver(KOTOR2_INFINITE, fixed_draws=FULL_DECK)
@@ -472,7 +473,7 @@ def test_a_bounded_native_memo_holds_its_bound_and_gives_the_same_answers() -> N
     answer = solve_question(question, options)
     options.solver = free
     assert answer.results == solve_question(question, options).results
-    assert bounded.states <= 2_048 < free.states
+    assert bounded.states <= 65_536 < free.states  # (the search needs about 125,000)
 
 
 def test_a_pure_python_search_past_its_bound_is_refused_with_the_reason() -> None:
