@@ -135,7 +135,7 @@ class ExpertPlayer:
             options.opponent_hands = None
             advice = advise(view, options)
         decisive = max(view.sets_won()) >= rules.sets_to_win - 1
-        return _action(view, _thrifty(advice, 0.0 if decisive else self.thrift))
+        return action_for(view, _thrifty(advice, 0.0 if decisive else self.thrift))
 
     def _track(self, view: MatchState, seat: int) -> None:
         """Remember the hand cards the opponent has played in earlier sets of this match."""
@@ -206,7 +206,7 @@ def _thrifty(advice: Advice, margin: float) -> Move:
     return best.move
 
 
-def _action(view: MatchState, move: Move) -> Action:
+def action_for(view: MatchState, move: Move) -> Action:
     """The engine action that starts ``move`` (a play is followed by end or stand next call)."""
     if move.card is None:
         return STAND if move.then == "stand" else END_TURN

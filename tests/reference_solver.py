@@ -12,7 +12,7 @@ the hand card is played with the engine's ``Play``, then the turn ends with ``EN
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from fractions import Fraction
 
 from pazaak_cli.cards import CardKind
@@ -137,7 +137,14 @@ def move_outcomes(
             return {(None, None, _forced(after, me, target)): outcome_of(ref.value(after))}
         state = after
     assert state.phase is Phase.AFTER_DRAW
-    moves: dict[MoveKey, ExactOutcome] = {}
+    return {key: outcome_of(ref.value(after)) for key, after in each_move(state)}
+
+
+def each_move(state: MatchState) -> Iterator[tuple[MoveKey, MatchState]]:
+    """Every move of the player to act (phase AFTER_DRAW), named as the solvers name them, with
+    the state once it is made (the engine ends the turn by itself where the rules say so)."""
+    me = state.turn
+    target = state.ruleset.target
     for action in state.legal_actions():
         if action == FORFEIT:
             continue
@@ -146,19 +153,13 @@ def move_outcomes(
             shown = None if card.kind in (CardKind.FLIP_2_4, CardKind.FLIP_3_6) else action.value
             placed = state.child(action)
             if not _decides(placed, me):
-                key = (str(card), shown, _forced(placed, me, target))
-                moves[key] = outcome_of(ref.value(placed))
+                yield (str(card), shown, _forced(placed, me, target)), placed
                 continue
             for follow in placed.legal_actions():
-                if follow == FORFEIT:
-                    continue
-                then = _then(placed, follow, target)
-                moves[(str(card), shown, then)] = outcome_of(ref.value(placed.child(follow)))
+                if follow != FORFEIT:
+                    yield (str(card), shown, _then(placed, follow, target)), placed.child(follow)
         else:
-            moves[(None, None, _then(state, action, target))] = outcome_of(
-                ref.value(state.child(action))
-            )
-    return moves
+            yield (None, None, _then(state, action, target)), state.child(action)
 
 
 def _decides(state: MatchState, me: int) -> bool:

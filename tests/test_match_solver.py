@@ -19,20 +19,17 @@ from collections.abc import Sequence
 import pytest
 from click.testing import CliRunner
 from match_reference import MatchReference
-from reference_solver import MoveKey, _decides, _forced, _then
+from reference_solver import MoveKey, each_move
 
-from pazaak_cli.cards import CardKind, parse_cards
+from pazaak_cli.cards import parse_cards
 from pazaak_cli.cli import main
+from pazaak_cli.expert import action_for
 from pazaak_cli.game import (
-    END_TURN,
-    FORFEIT,
-    STAND,
     Action,
     Draw,
     MatchState,
     Open,
     Phase,
-    Play,
     new_match,
 )
 from pazaak_cli.match_advice import solve_match_question
@@ -77,7 +74,6 @@ def reference_moves(state: MatchState, solver: MatchSolver | None) -> dict[MoveK
     from ``solver``'s set-start values, or from one half without a solver), keyed as the set
     reference keys moves: (card, value, then)."""
     me = state.turn
-    target = state.ruleset.target
 
     def start(begin: MatchState) -> float:
         assert solver is not None
@@ -86,24 +82,7 @@ def reference_moves(state: MatchState, solver: MatchSolver | None) -> dict[MoveK
         return value if me == 0 else 1.0 - value
 
     reference = MatchReference(me, start=start if solver is not None else None)
-    moves: dict[MoveKey, float] = {}
-    for action in state.legal_actions():
-        if action == FORFEIT:
-            continue
-        if isinstance(action, Play):
-            card = action.card
-            shown = None if card.kind in (CardKind.FLIP_2_4, CardKind.FLIP_3_6) else action.value
-            placed = state.child(action)
-            if not _decides(placed, me):
-                moves[(str(card), shown, _forced(placed, me, target))] = reference.value(placed)
-                continue
-            for follow in placed.legal_actions():
-                if follow != FORFEIT:
-                    key = (str(card), shown, _then(placed, follow, target))
-                    moves[key] = reference.value(placed.child(follow))
-        else:
-            moves[(None, None, _then(state, action, target))] = reference.value(state.child(action))
-    return moves
+    return {key: reference.value(after) for key, after in each_move(state)}
 
 
 def solver_moves(state: MatchState, solver: MatchSolver) -> dict[MoveKey, float]:
@@ -283,17 +262,7 @@ def _best_action(state: MatchState, solver: MatchSolver) -> Action:
     """The engine action that starts the mover's match-optimal move."""
     other = tuple(c for c in state.sides[1 - state.turn].hand if c is not None)
     results = solver.solve_moves(question_from_state(state), other, current_deck=None)
-    move = max(results, key=lambda r: r.match_win).move
-    if move.card is None or state.played:
-        return STAND if move.then == "stand" else END_TURN
-    for action in state.legal_actions():
-        if (
-            isinstance(action, Play)
-            and action.card == move.card
-            and (move.value is None or action.value == move.value)
-        ):
-            return action
-    raise AssertionError(f"no action for {move}")
+    return action_for(state, max(results, key=lambda r: r.match_win).move)
 
 
 # -- the command -------------------------------------------------------------------------------
