@@ -141,6 +141,23 @@ typedef struct {
     int defined;
 } Model;
 
+/* The dense table of a group (context, hand of seat 0, hand of seat 1) of a later set: its
+ * before-draw positions indexed by the local numbers of the two sides (each side's rank among the
+ * sides of its hand, in the order Python interned them): value[la * n1 + lb] before seat 0 draws,
+ * value[n0 * n1 + lb * n0 + la] before seat 1 does, UNKNOWN until computed; the slopes beside them only while the group's match state is iterated
+ * (NULL: every slope is 0). Python asks for one (`densify`) once it has interned every side a
+ * score level can reach: n0 and n1 are the sides of each hand then (a side interned later is
+ * held in the hash tables, as every position is without a dense table). */
+#define UNKNOWN (-1.0)
+
+typedef struct {
+    int context, h0, h1, n0, n1;
+    int l0, l1;    /* candidate lists of each hand (after-draw positions, as for the sides) */
+    size_t nv;     /* before-draw positions, then after-draw ones */
+    double *v, *d;
+    size_t filled;
+} Dense;
+
 typedef struct {
     PyObject_HEAD
     int rule, sets_to_win;
@@ -173,11 +190,22 @@ typedef struct {
     Map odds;         /* (P(seat 0 wins the set), P(tie)) along the match-optimal line */
     double tolerance; /* match values this close are equally good (solver.BEST_TOLERANCE) */
     PyObject *expand, *entry, *too_large, *progress;
+    /* dense tables */
+    int *local;  /* local[side]: its rank among the sides of its hand */
+    int *nlocal; /* nlocal[hand]: sides of that hand so far */
+    int *list_local;  /* list_local[list]: its rank among the lists of the hand that drew */
+    int *nlist_local; /* per hand: lists so far */
+    int caphands;
+    Dense **dense;
+    int ndense, capdense;
+    Map dense_index;     /* (context, h0, h1) -> index into dense, in v */
+    size_t dense_filled; /* positions held in dense tables */
+    Dense *last_dense;   /* the last one found (most lookups ask it again) */
 } Core;
 
 static size_t core_size(const Core *self) {
     size_t n = 0;
-    n += self->tables[0].size + self->tables[1].size;
+    n += self->tables[0].size + self->tables[1].size + self->dense_filled;
     for (int i = 0; i < self->nlevels; i++) n += self->levels[i].scratch.size;
     return n;
 }
@@ -195,6 +223,42 @@ static inline uint64_t position_key(int context, int after, int mover, int x, in
     return (((uint64_t)context << 46) | ((uint64_t)after << 45) | ((uint64_t)mover << 44) |
             ((uint64_t)x << ID_BITS) | (uint64_t)y) +
            1;
+}
+
+static inline uint64_t dense_key(int context, int h0, int h1) {
+    return (((uint64_t)context << 44) | ((uint64_t)h0 << HAND_BITS) | (uint64_t)h1) + 1;
+}
+
+/* The dense table of group (context, h0, h1), or NULL. */
+static inline Dense *dense_of(Core *self, int context, int h0, int h1) {
+    if (!self->ndense) return NULL;
+    Dense *last = self->last_dense;
+    if (last && last->context == context && last->h0 == h0 && last->h1 == h1) return last;
+    Entry *e = map_get(&self->dense_index, dense_key(context, h0, h1));
+    if (!e) return NULL;
+    return self->last_dense = self->dense[(int)e->v];
+}
+
+static void dense_reset(Core *self, Dense *g) {
+    size_t n = g->nv;
+    for (size_t i = 0; i < n; i++) g->v[i] = UNKNOWN;
+    self->dense_filled -= g->filled;
+    g->filled = 0;
+}
+
+static void dense_free(Core *self, Dense *g) {
+    self->dense_filled -= g->filled;
+    free(g->v);
+    free(g->d);
+    free(g);
+}
+
+/* Free every dense table. */
+static void dense_clear(Core *self) {
+    for (int i = 0; i < self->ndense; i++) dense_free(self, self->dense[i]);
+    self->ndense = 0;
+    self->last_dense = NULL;
+    map_free(&self->dense_index);
 }
 
 /* The table of final positions of a context: later sets', or the sets in progress'. */
@@ -359,11 +423,61 @@ static int after_draw(Core *self, int context, int mover, int list, int a, int b
     return 0;
 }
 
+/* The mover's best end of turn in candidate list `list`, as after_draw computes it, not kept:
+ * the positions of a dense table compute it where they need it. */
+static int after_inline(Core *self, int context, int mover, int list, int a, int b, double *v,
+                        double *d) {
+    int other = mover == 0 ? b : a;
+    int start = self->list_start[list], len = self->list_len[list];
+    double best = mover == 0 ? -1.0 : 2.0, slope = 0.0;
+    for (int i = 0; i < len; i++) {
+        double cv, cd;
+        if (end_turn(self, context, mover, self->codes[start + i], other, &cv, &cd) < 0)
+            return -1;
+        if (mover == 0 ? cv > best : cv < best) {
+            best = cv;
+            slope = cd;
+            if (mover == 0 ? best >= 1.0 : best <= 0.0) break;
+        }
+    }
+    *v = best;
+    *d = slope;
+    return 0;
+}
+
 /* MatchSolver.value_before_draw: seat `mover` is about to draw; a, b: the sides of seats 0, 1. */
 static int before_draw(Core *self, int context, int mover, int a, int b, double *v, double *d) {
     int h0 = self->hand[a], h1 = self->hand[b];
-    uint64_t key = position_key(context, 0, mover, a, b);
-    if (find(self, context, h0, h1, key, v, d)) return 0;
+    Dense *g = dense_of(self, context, h0, h1);
+    size_t index = 0;
+    uint64_t key = 0;
+    if (g) {
+        int la = self->local[a], lb = self->local[b];
+        if (la < g->n0 && lb < g->n1) {
+            /* seat 0's positions by rows of seat 1's sides, seat 1's the other way round: the
+             * positions one position reads (the other seat's, after each end of turn of the
+             * mover's) differ only in the mover's side, and sit in one row */
+            index = mover == 0 ? (size_t)la * g->n1 + lb
+                               : (size_t)g->n0 * g->n1 + (size_t)lb * g->n0 + la;
+            double found = g->v[index];
+            if (found != UNKNOWN) {
+                *v = found;
+                if (g->d) {
+                    *d = g->d[index];
+                    self->reads++; /* (its match state is iterated) */
+                } else {
+                    *d = 0.0;
+                }
+                return 0;
+            }
+        } else {
+            g = NULL;
+        }
+    }
+    if (!g) {
+        key = position_key(context, 0, mover, a, b);
+        if (find(self, context, h0, h1, key, v, d)) return 0;
+    }
     if (self->budget >= 0 && (long long)core_size(self) >= self->budget) {
         PyErr_SetString(self->too_large, "the exact solve exceeds its state budget");
         return -1;
@@ -387,11 +501,45 @@ static int before_draw(Core *self, int context, int mover, int a, int b, double 
         int list = self->after[side * 11 + drawn];
         if (list < 0 && (list = expand(self, side, drawn)) < 0) return -1;
         double av, ad;
-        if (after_draw(self, context, mover, list, a, b, &av, &ad) < 0) return -1;
+        if (g) {
+            /* the after-draw position (list, other side): many draws lead to it */
+            int ll = self->list_local[list];
+            size_t at = SIZE_MAX;
+            if (mover == 0 && ll < g->l0)
+                at = (size_t)2 * g->n0 * g->n1 + (size_t)ll * g->n1 + self->local[b];
+            else if (mover == 1 && ll < g->l1)
+                at = (size_t)2 * g->n0 * g->n1 + (size_t)g->l0 * g->n1 + (size_t)ll * g->n0 +
+                     self->local[a];
+            if (at != SIZE_MAX && g->v[at] != UNKNOWN) {
+                av = g->v[at];
+                ad = 0.0;
+                if (g->d) {
+                    ad = g->d[at];
+                    self->reads++;
+                }
+            } else {
+                if (after_inline(self, context, mover, list, a, b, &av, &ad) < 0) return -1;
+                if (at != SIZE_MAX) {
+                    g->v[at] = av;
+                    if (g->d) g->d[at] = ad;
+                    g->filled++;
+                    self->dense_filled++;
+                }
+            }
+        } else if (after_draw(self, context, mover, list, a, b, &av, &ad) < 0) {
+            return -1;
+        }
         value += model.p[i] * av;
         slope += model.p[i] * ad;
     }
-    if (keep(self, context, h0, h1, key, self->reads != reads, value, slope) < 0) return -1;
+    if (g) {
+        g->v[index] = value;
+        if (g->d) g->d[index] = slope;
+        g->filled++;
+        self->dense_filled++;
+    } else if (keep(self, context, h0, h1, key, self->reads != reads, value, slope) < 0) {
+        return -1;
+    }
     *v = value;
     *d = slope;
     return 0;
@@ -546,6 +694,12 @@ static void core_dealloc(Core *self) {
     free(self->tiebreak);
     free(self->hand);
     free(self->total);
+    free(self->local);
+    free(self->nlocal);
+    free(self->list_local);
+    free(self->nlist_local);
+    dense_clear(self);
+    free(self->dense);
     free(self->after);
     free(self->list_start);
     free(self->list_len);
@@ -614,11 +768,24 @@ static PyObject *core_add_side(Core *self, PyObject *args) {
         if (grow((void **)&self->kind, cap, 1) < 0 || grow((void **)&self->tiebreak, cap, 1) < 0 ||
             grow((void **)&self->hand, cap, sizeof(int)) < 0 ||
             grow((void **)&self->total, cap, sizeof(int)) < 0 ||
+            grow((void **)&self->local, cap, sizeof(int)) < 0 ||
             grow((void **)&self->after, cap * 11, sizeof(int)) < 0)
             return PyErr_NoMemory();
         self->capsides = cap;
     }
+    if (hand >= self->caphands) {
+        int cap = self->caphands ? self->caphands : 256;
+        while (cap <= hand) cap *= 2;
+        if (grow((void **)&self->nlocal, cap, sizeof(int)) < 0 ||
+            grow((void **)&self->nlist_local, cap, sizeof(int)) < 0)
+            return PyErr_NoMemory();
+        memset(&self->nlocal[self->caphands], 0, (size_t)(cap - self->caphands) * sizeof(int));
+        memset(&self->nlist_local[self->caphands], 0,
+               (size_t)(cap - self->caphands) * sizeof(int));
+        self->caphands = cap;
+    }
     int id = self->nsides++;
+    self->local[id] = self->nlocal[hand]++;
     self->kind[id] = (char)kind;
     self->tiebreak[id] = (char)tiebreak;
     self->hand[id] = hand;
@@ -641,6 +808,7 @@ static PyObject *core_add_list(Core *self, PyObject *args) {
     if (self->nlists == self->caplists) {
         int cap = self->caplists ? self->caplists * 2 : 1024;
         if (grow((void **)&self->list_start, cap, sizeof(int)) < 0 ||
+            grow((void **)&self->list_local, cap, sizeof(int)) < 0 ||
             grow((void **)&self->list_len, cap, sizeof(int)) < 0) {
             Py_DECREF(seq);
             return PyErr_NoMemory();
@@ -670,6 +838,8 @@ static PyObject *core_add_list(Core *self, PyObject *args) {
     }
     Py_DECREF(seq);
     int id = self->nlists++;
+    /* its first code ends the turn with no hand card played: the drawing side's hand */
+    self->list_local[id] = n ? self->nlist_local[self->hand[self->codes[self->ncodes]]]++ : INT_MAX;
     self->list_start[id] = self->ncodes;
     self->list_len[id] = (int)n;
     self->ncodes += (int)n;
@@ -746,6 +916,7 @@ static PyObject *core_set_model(Core *self, PyObject *args) {
     } else if (self->models[model].defined || model == 0) {
         map_clear(&self->tables[model != 0]);
         map_clear(&self->odds);
+        if (model == 0) dense_clear(self);
     }
     self->models[model] = fresh;
     Py_RETURN_NONE;
@@ -922,11 +1093,41 @@ static void remove_level(Core *self, int i) {
     self->nlevels--;
 }
 
+/* What forget, settle and drop_level do to the dense tables of a match state (its groups in
+ * every later-set context of its score). */
+enum { DENSE_FORGET, DENSE_SETTLE, DENSE_DROP };
+
+static int dense_match(Core *self, int s0, int s1, int h0, int h1, int what) {
+    if (!self->ndense) return 0;
+    for (int c = 0; c < self->ncontexts; c++) {
+        if (self->ctx_s0[c] != s0 || self->ctx_s1[c] != s1 || self->ctx_model[c] != 0) continue;
+        Entry *e = map_get(&self->dense_index, dense_key(c, h0, h1));
+        if (!e) continue;
+        Dense *g = self->dense[(int)e->v];
+        if (what == DENSE_FORGET) {
+            dense_reset(self, g);
+            if (!g->d) {
+                g->d = calloc(g->nv + 1, sizeof(double));
+                if (!g->d) {
+                    PyErr_NoMemory();
+                    return -1;
+                }
+            }
+        } else {
+            if (what == DENSE_DROP) dense_reset(self, g);
+            free(g->d);
+            g->d = NULL;
+        }
+    }
+    return 0;
+}
+
 /* forget(s0, s1, h0, h1): a new evaluation of that match state: its positions that read the
  * iterated value are forgotten (the first time, it gets a scratch table). */
 static PyObject *core_forget(Core *self, PyObject *args) {
     int s0, s1, h0, h1;
     if (parse_state(args, &s0, &s1, &h0, &h1) < 0) return NULL;
+    if (dense_match(self, s0, s1, h0, h1, DENSE_FORGET) < 0) return NULL;
     int i = find_level(self, s0, s1, h0, h1);
     if (i >= 0) {
         map_clear(&self->levels[i].scratch);
@@ -952,6 +1153,7 @@ static PyObject *core_forget(Core *self, PyObject *args) {
 static PyObject *core_settle(Core *self, PyObject *args) {
     int s0, s1, h0, h1;
     if (parse_state(args, &s0, &s1, &h0, &h1) < 0) return NULL;
+    dense_match(self, s0, s1, h0, h1, DENSE_SETTLE);
     int i = find_level(self, s0, s1, h0, h1);
     if (i < 0) Py_RETURN_NONE;
     Map *scratch = &self->levels[i].scratch;
@@ -972,6 +1174,7 @@ static PyObject *core_settle(Core *self, PyObject *args) {
 static PyObject *core_drop_level(Core *self, PyObject *args) {
     int s0, s1, h0, h1;
     if (parse_state(args, &s0, &s1, &h0, &h1) < 0) return NULL;
+    dense_match(self, s0, s1, h0, h1, DENSE_DROP);
     int i = find_level(self, s0, s1, h0, h1);
     if (i >= 0) remove_level(self, i);
     Py_RETURN_NONE;
@@ -1000,6 +1203,22 @@ static PyObject *core_drop_contexts(Core *self, PyObject *args) {
         if (id >= 0 && id < self->ncontexts) drop[id] = any = 1;
     }
     Py_DECREF(seq);
+    if (any && self->ndense) {
+        int kept = 0;
+        map_clear(&self->dense_index);
+        self->last_dense = NULL;
+        for (int i = 0; i < self->ndense; i++) {
+            Dense *g = self->dense[i];
+            if (drop[g->context]) {
+                dense_free(self, g);
+                continue;
+            }
+            self->dense[kept] = g;
+            map_put(&self->dense_index, dense_key(g->context, g->h0, g->h1), (double)kept, 0.0);
+            kept++;
+        }
+        self->ndense = kept;
+    }
     for (int t = 0; any && t < 2; t++) {
         Map *table = &self->tables[t];
         Map kept;
@@ -1031,6 +1250,47 @@ static PyObject *core_clear_positions(Core *self, PyObject *unused) {
     map_free(&self->tables[1]);
     map_free(&self->odds);
     drop_levels(self);
+    dense_clear(self);
+    Py_RETURN_NONE;
+}
+
+/* densify(context, h0, h1): give that group a dense table sized for the sides of its hands
+ * interned so far (nothing if it has one). */
+static PyObject *core_densify(Core *self, PyObject *args) {
+    int context, h0, h1;
+    if (!PyArg_ParseTuple(args, "iii", &context, &h0, &h1)) return NULL;
+    if (check_context(self, context) < 0) return NULL;
+    if (self->ctx_model[context] != 0 || h0 < 0 || h1 < 0 || h0 >= self->caphands ||
+        h1 >= self->caphands) {
+        PyErr_SetString(PyExc_ValueError, "a later set's context and two hands with sides");
+        return NULL;
+    }
+    if (self->dense_index.cap && map_get(&self->dense_index, dense_key(context, h0, h1)))
+        Py_RETURN_NONE;
+    if (self->ndense == self->capdense) {
+        int cap = self->capdense ? self->capdense * 2 : 256;
+        if (grow((void **)&self->dense, cap, sizeof(Dense *)) < 0) return PyErr_NoMemory();
+        self->capdense = cap;
+    }
+    if (!self->dense_index.cap && map_init(&self->dense_index, 1024) < 0) return PyErr_NoMemory();
+    Dense *g = calloc(1, sizeof(Dense));
+    if (!g) return PyErr_NoMemory();
+    g->context = context;
+    g->h0 = h0;
+    g->h1 = h1;
+    g->n0 = self->nlocal[h0];
+    g->n1 = self->nlocal[h1];
+    g->l0 = self->nlist_local[h0];
+    g->l1 = self->nlist_local[h1];
+    g->nv = (size_t)2 * g->n0 * g->n1 + (size_t)g->l0 * g->n1 + (size_t)g->l1 * g->n0;
+    g->v = malloc((g->nv + 1) * sizeof(double));
+    if (!g->v || map_put(&self->dense_index, dense_key(context, h0, h1), self->ndense, 0.0) < 0) {
+        free(g->v);
+        free(g);
+        return PyErr_NoMemory();
+    }
+    dense_reset(self, g);
+    self->dense[self->ndense++] = g;
     Py_RETURN_NONE;
 }
 
@@ -1059,6 +1319,11 @@ static PyObject *core_get_memo_bytes(Core *self, void *closure) {
     size_t bytes = self->entries.cap * sizeof(Entry);
     bytes += (self->tables[0].cap + self->tables[1].cap + self->odds.cap) * sizeof(Entry);
     for (int i = 0; i < self->nlevels; i++) bytes += self->levels[i].scratch.cap * sizeof(Entry);
+    bytes += self->dense_index.cap * sizeof(Entry);
+    for (int i = 0; i < self->ndense; i++) {
+        const Dense *g = self->dense[i];
+        bytes += g->nv * sizeof(double) * (g->d ? 2 : 1);
+    }
     return PyLong_FromSize_t(bytes);
 }
 
@@ -1146,6 +1411,8 @@ static PyMethodDef core_methods[] = {
      "drop_level(s0, s1, h0, h1): its solve failed: discard its unsettled positions"},
     {"drop_contexts", (PyCFunction)core_drop_contexts, METH_VARARGS,
      "drop_contexts(ids): forget the final positions of these contexts (between searches)"},
+    {"densify", (PyCFunction)core_densify, METH_VARARGS,
+     "densify(context, h0, h1): a dense table for that later-set group (its sides interned)"},
     {"clear_positions", (PyCFunction)core_clear_positions, METH_NOARGS,
      "clear_positions(): forget every position (between searches)"},
     {NULL, NULL, 0, NULL},

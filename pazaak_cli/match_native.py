@@ -18,6 +18,10 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from collections.abc import Sequence
+
+from pazaak_cli.cards import Card
+from pazaak_cli.game import FULL_DECK
 from pazaak_cli.match_solver import MatchKey, MatchSolver, Pair
 from pazaak_cli.rules import FirstPlayer, Ruleset
 from pazaak_cli.solver import BEST_TOLERANCE, DeckDraws, SolverTooLarge
@@ -27,6 +31,9 @@ try:  # the optional C inner loop (setup.py builds it when a compiler is availab
     from pazaak_cli import _fastmatch  # type: ignore[attr-defined,no-redef]
 except ImportError:  # pragma: no cover - depends on the installation
     _fastmatch = None
+
+_PLAYING_KIND = 0
+"""MatchSolver's kind of a side still playing."""
 
 _RULE_CODES = {
     FirstPlayer.PLAYER1: 0,
@@ -120,6 +127,8 @@ class NativeMatchSolver(MatchSolver):
         """How deep the core's entry callbacks are nested now (0: a question from outside)."""
         self._lowest_total = 1 << 30
         """The fewest sets played of a match state asked from outside so far."""
+        self._interned_from: set[tuple[int, int]] = set()
+        """The hand pairs whose later sets' sides are all interned."""
 
     # -- state shared with the core ---------------------------------------------------------------
 
@@ -232,6 +241,50 @@ class NativeMatchSolver(MatchSolver):
                 self._sync()
                 self._fast.drop_contexts(drop)
         return super().entry(match, spec)
+
+    # -- dense tables for the later sets ------------------------------------------------------------
+
+    def prepare(
+        self, scores: tuple[int, int], hands: tuple[Sequence[Card], Sequence[Card]]
+    ) -> None:
+        """MatchSolver.prepare, after interning every side the later sets can reach from these
+        hands (so that each score level's groups get dense tables of the right size)."""
+        self._intern_later_sides(hands)
+        super().prepare(scores, hands)
+
+    def _intern_later_sides(self, hands: tuple[Sequence[Card], Sequence[Card]]) -> None:
+        """Intern every side reachable from a set started with any sub-hand of ``hands``,
+        drawing from a full deck (the later sets' model), with its candidate lists."""
+        key = (self.hands.intern(hands[0]), self.hands.intern(hands[1]))
+        if key in self._interned_from:
+            return
+        self._interned_from.add(key)
+        starts = {hand for hid in key for hand in self._sub_hands(hid)}
+        draws = [value + 1 for value, count in enumerate(FULL_DECK) if count]
+        after, candidates, kinds = self._after, self._candidates, self._kind
+        stack = [self.side_id((0, 0, hand, 0, 0, False)) for hand in sorted(starts)]
+        seen = set(stack)
+        while stack:
+            side = stack.pop()
+            for drawn in draws:
+                found = after.get((side, drawn))
+                if found is None:
+                    found = self._candidate_list(side, drawn)
+                for code in candidates[found]:
+                    if code not in seen:
+                        seen.add(code)
+                        if kinds[code] == _PLAYING_KIND:
+                            stack.append(code)
+        self._sync()
+
+    def _start_level(self, s0: int, s1: int, pairs: Sequence[tuple[int, int]]) -> None:
+        openers = (0, 1) if self._reads_opener else (0,)
+        contexts = {self._context(s0, s1, opener, 0) for opener in openers}
+        self._sync()
+        for context in sorted(contexts):
+            if self._native(context):
+                for x, y in pairs:
+                    self._fast.densify(context, x, y)
 
     # -- the recursion, in the core ---------------------------------------------------------------
 

@@ -479,9 +479,14 @@ class MatchSolver(SetSolver):
                 s1 = total - s0
                 if not scores[1] <= s1 < target:
                     continue
+                self._start_level(s0, s1, pairs)
                 for x, y in pairs:
                     for spec in specs:
                         self.entry((s0, s1, x, y), spec)
+
+    def _start_level(self, s0: int, s1: int, pairs: Sequence[tuple[int, int]]) -> None:
+        """``prepare`` is about to solve the match states of score ``s0``-``s1`` with these
+        hand pairs (a hook: the native solver gives their groups dense tables)."""
 
     def set_start_value(
         self, scores: tuple[int, int], hands: tuple[Sequence[Card], Sequence[Card]], opener: int
