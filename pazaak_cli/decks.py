@@ -24,15 +24,17 @@ import os
 import re
 import stat
 import sys
+from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from functools import cache
+from dataclasses import dataclass, field
+from functools import cache, cached_property
 from importlib import resources
 from importlib.abc import Traversable
+from itertools import islice
 from pathlib import Path
 from typing import BinaryIO
 
-from pazaak_cli.cards import CARD_SYNTAX, MAX_MAGNITUDE, Card, CardKind
+from pazaak_cli.cards import _FIXED_TOKENS, CARD_SYNTAX, MAX_MAGNITUDE, Card, CardKind
 from pazaak_cli.errors import CardError, DeckError, InputError, PazaakError
 from pazaak_cli.numbers import parse_in_range
 from pazaak_cli.rules import DEFAULT_RULESET, KOTOR2_POOL, PRESETS, Ruleset, parse_ruleset
@@ -64,6 +66,52 @@ _TOKEN = re.compile(r"[^\s,]+")
 _HEADER = re.compile(r"\s*([A-Za-z][A-Za-z0-9_-]*)\s*:(.*)", re.DOTALL)
 _SIGNED_NUMBER = re.compile(r"(?:±|\+-|\*|\+|-|−)([0-9]+)")
 _BOM = "\ufeff"
+
+# Whole-text patterns (line ends made "\n" first, comments removed where it says "body"): a
+# 1 MiB file is read with a few passes of C code, not a Python step per token or per line.
+_COMMENT = re.compile(r"#[^\n]*")
+_UNDECODABLE = re.compile(r"[\udc80-\udcff]+")
+_HEADER_LINE = re.compile(r"^[^\S\n]*[A-Za-z][A-Za-z0-9_-]*[^\S\n]*:[^\n]*", re.MULTILINE)
+"""A whole header line of a body: what :data:`_HEADER` matches in one line's content."""
+
+
+def _any_case(word: str) -> str:
+    # str.lower() maps only ASCII letters onto the ASCII letters of the header keys
+    return "".join(f"[{char.upper()}{char}]" for char in word)
+
+
+_HEADER_VALUE = {
+    key: re.compile(rf"^[^\S\n]*({_any_case(key)})[^\S\n]*:([^\n]*)", re.MULTILINE)
+    for key in HEADER_KEYS
+}
+"""The lines of one known header key (any case), with the raw value."""
+_HEADER_FILLED = {
+    key: re.compile(rf"^[^\S\n]*({_any_case(key)})[^\S\n]*:([^\n]*\S[^\n]*)", re.MULTILINE)
+    for key in HEADER_KEYS
+}
+"""The lines of one known header key with a value that is not empty."""
+_KEY_LINE = re.compile(
+    r"^[^\S\n]*(?:" + "|".join(_any_case(key) for key in HEADER_KEYS) + r")(?!\S)[^\n]*",
+    re.MULTILINE,
+)
+"""A line (not a header; its commas made spaces) whose first token is a header key: a header
+without its colon. (One character class before the key: a line of 1 MiB of blanks is one
+step, not a backtracking per blank.)"""
+_CARD_LIKE = re.compile(
+    r"^(?:(?:±|\+[-−]|\*|\+|[-−])[0-9]{1,2}|(?i:"
+    + "|".join(re.escape(key).replace("\\-", "[-−]") for key in sorted(_FIXED_TOKENS))
+    + r"))$",
+    re.MULTILINE,
+)
+"""Every token :meth:`Card.parse` can accept (a sign and a number, or a fixed spelling in any
+case) and a few more: the tokens it does not match are not cards, without asking (a test keeps
+this true)."""
+_UNDECODABLE_TOKEN = re.compile(r"^[^\n]*[\udc80-\udcff][^\n]*$", re.MULTILINE)
+_SEPARATOR = re.compile(r"[\s,]")
+_BLOCK_LINES = 64
+"""Lines looked at together when looking for the ones with a problem."""
+_BLOCK_CHARS = 8192
+"""About this many characters are looked at together when looking for given tokens."""
 
 _ProblemSink = Callable[[int, int, str, str], None]
 """How :func:`parse_deck` lets its helpers report a problem: (line, column, token, message)."""
@@ -120,12 +168,19 @@ class DeckEntry:
     """``None`` when the token is not a card (a problem says why)."""
 
 
+_Read = tuple[Card | None, str, str]
+"""What :func:`_read_token` makes of a token: (card or ``None``, its problem or ``''``, the token
+as shown)."""
+
+
 @dataclass(frozen=True)
 class ParsedDeck:
-    """A deck file read token by token, before it is checked against a ruleset."""
+    """A deck file read token by token, before it is checked against a ruleset.
+
+    The card tokens are kept as counts and as the text they stand in, not one object each: a
+    1 MiB file holds some 400,000 tokens, and only the few that are shown need a place."""
 
     source: str
-    entries: tuple[DeckEntry, ...]
     headers: dict[str, tuple[str, int, int]]
     """header key -> (value, line, column of the value)."""
     problems: tuple[Problem, ...]
@@ -138,6 +193,69 @@ class ParsedDeck:
     more_problems: int = 0
     """How many more such problems the file has, past :attr:`problems` (counted, not built:
     only the first :data:`MAX_PROBLEMS` of all are ever shown)."""
+    card_count: int = 0
+    """How many card tokens the file lists (tokens that are not cards count too)."""
+    last_token: str = ""
+    """The last card token as written, ``''`` if there is none."""
+    cards_text: str = field(default="", repr=False)
+    """The text with comments, header lines and line ends other than ``\\n`` taken out: its
+    lines are the file's, and its tokens exactly the card tokens, at their columns."""
+    token_counts: dict[str, int] = field(default_factory=dict, repr=False)
+    """Each distinct card token -> how many times it is written."""
+    cards: dict[str, Card] = field(default_factory=dict, repr=False)
+    """Each distinct token that is a card -> the card."""
+
+    @cached_property
+    def entries(self) -> tuple[DeckEntry, ...]:
+        """Every card token where it stands, in file order (built on first use)."""
+        reads: dict[str, _Read] = {}
+        entries: list[DeckEntry] = []
+        for number, line in enumerate(self.cards_text.split("\n"), start=1):
+            for match in _TOKEN.finditer(line):
+                token = match.group()
+                read = reads.get(token)
+                if read is None:
+                    read = reads[token] = _read_token(token)
+                entries.append(DeckEntry(read[2], number, match.start() + 1, read[0]))
+        return tuple(entries)
+
+    def entry_at(self, index: int) -> DeckEntry:
+        """The card token number ``index`` (from 0, negative from the end) without building
+        the others."""
+        if index < 0:
+            index += self.card_count
+        if not 0 <= index < self.card_count:
+            raise IndexError(index)
+        match = next(islice(_TOKEN.finditer(self.cards_text), index, None))
+        return self._entry(match.start(), match.group(), 0, 1, 0)[0]
+
+    def find_entries(self, tokens: set[str], limit: int | None = None) -> Iterator[DeckEntry]:
+        """The entries whose token is one of ``tokens``, in file order, the first ``limit``;
+        stretches of text that hold none of them are skipped without a Python step per
+        token."""
+        line, line_start, counted = 1, 0, 0
+        for found, match in enumerate(_tokens_among(self.cards_text, tokens)):
+            if limit is not None and found >= limit:
+                return
+            entry, line, line_start = self._entry(
+                match.start(), match.group(), counted, line, line_start
+            )
+            counted = match.start()
+            yield entry
+
+    def _entry(
+        self, start: int, token: str, counted: int, line: int, line_start: int
+    ) -> tuple[DeckEntry, int, int]:
+        # the line and column of ``start``, counting the line ends after ``counted`` (where
+        # ``line`` begins at ``line_start``)
+        text = self.cards_text
+        breaks = text.count("\n", counted, start)
+        if breaks:
+            line += breaks
+            line_start = text.rfind("\n", counted, start) + 1
+        shown = _shorten(_printable(token))
+        entry = DeckEntry(shown, line, start - line_start + 1, self.cards.get(token))
+        return entry, line, line_start
 
     @property
     def header_ruleset(self) -> Ruleset | None:
@@ -164,89 +282,219 @@ def decode_deck(data: bytes) -> str:
 
 def parse_deck(data: str | bytes, source: str) -> ParsedDeck:
     """Read a deck file's text (or bytes) into located tokens and headers, with every problem
-    that does not depend on the ruleset. Never raises for any input."""
-    text = decode_deck(data) if isinstance(data, bytes) else data.removeprefix(_BOM)
-    entries: list[DeckEntry] = []
-    headers: dict[str, tuple[str, int, int]] = {}
-    problems: list[Problem] = []
-    end = (1, 1)
-    known: dict[str, tuple[Card | None, str, str]] = {}  # each distinct token is read once
+    that does not depend on the ruleset. Never raises for any input.
 
-    # Only the first MAX_PROBLEMS problems by place are ever shown: past _KEPT_PROBLEMS (whole
-    # lines, and per line each kind in column order) the rest are only counted, not written.
-    more_problems = 0
-    full = False
+    Linear and mostly C: the whole text is counted in a few regex and split passes
+    (:func:`_scan`); only lines that hold a problem, until :data:`_KEPT_PROBLEMS` are written,
+    are read one by one (:func:`_line_problems`), and the card tokens are counted, not
+    stored one by one."""
+    text = decode_deck(data) if isinstance(data, bytes) else data.removeprefix(_BOM)
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")  # columns do not change
+    scan = _Scan(text)
+    problems: list[Problem] = []
+    if scan.total_problems:
+        lines = text.split("\n")
+        state = _LineState(source, scan, problems)
+        start = 0
+        while start < len(lines) and len(problems) < _KEPT_PROBLEMS:
+            block = lines[start : start + _BLOCK_LINES]
+            if not scan.plain("\n".join(block)):
+                for number, line in enumerate(block, start=start + 1):
+                    if len(problems) >= _KEPT_PROBLEMS:
+                        break
+                    _line_problems(number, line, state)
+            start += len(block)
+    return ParsedDeck(
+        source=source,
+        headers=scan.headers,
+        problems=tuple(problems),
+        more_problems=scan.total_problems - len(problems),
+        end=scan.end,
+        empty=not text.strip(),
+        card_count=scan.card_count,
+        last_token=scan.last_token,
+        cards_text=scan.cards_text,
+        token_counts=scan.counts,
+        cards=scan.cards,
+    )
+
+
+class _Scan:
+    """One pass over a whole deck text (line ends already ``\\n``): every count
+    :func:`parse_deck` needs, the headers, and the card tokens by distinct token."""
+
+    def __init__(self, text: str) -> None:
+        self.undecodable = _UNDECODABLE.search(text) is not None
+        body = _COMMENT.sub("", text) if "#" in text else text
+        self.headers: dict[str, tuple[str, int, int]] = {}
+        problems = 0
+        cards_text = body
+        if ":" in body:
+            cards_text, header_lines = _HEADER_LINE.subn("", body)
+            known, header_problems = self._read_headers(body)
+            problems += header_lines - known + header_problems  # an unknown key: one each
+        if "," in cards_text:
+            cards_text = cards_text.replace(",", " ")  # the same columns
+        lowered = cards_text.lower()  # every header key a token can spell is in it
+        if any(key in lowered for key in HEADER_KEYS):
+            cards_text, key_lines = _KEY_LINE.subn("", cards_text)
+            problems += key_lines
+        if self.undecodable:
+            problems += len(_UNDECODABLE.findall(text))
+        tokens = cards_text.split()
+        self.cards_text = cards_text
+        self.card_count = len(tokens)
+        self.last_token = tokens[-1] if tokens else ""
+        self.counts: dict[str, int] = Counter(tokens)
+        del tokens
+        distinct = "\n".join(self.counts)
+        self.cards: dict[str, Card] = {}
+        self.bad: set[str] = set(self.counts)  # the tokens that get a problem
+        for token in _CARD_LIKE.findall(distinct):
+            card = _read_token(token)[0]
+            if card is not None:
+                self.cards[token] = card
+                self.bad.discard(token)
+        if self.undecodable:
+            self.bad.difference_update(_UNDECODABLE_TOKEN.findall(distinct))
+        problems += sum(map(self.counts.__getitem__, self.bad))
+        self.total_problems = problems
+        self.end = (1, 1)
+        if self.card_count:
+            stop = len(cards_text.rstrip())
+            line_start = cards_text.rfind("\n", 0, stop) + 1
+            self.end = (cards_text.count("\n", 0, stop) + 1, stop - line_start + 1)
+
+    def _read_headers(self, body: str) -> tuple[int, int]:
+        """Record the known headers; return how many header lines have a known key and how
+        many problems those lines have."""
+        known = problems = 0
+        found: list[tuple[int, str, tuple[str, int, int]]] = []
+        lowered = body.lower()
+        for key, pattern in _HEADER_VALUE.items():
+            if key not in lowered:
+                continue
+            lines = len(pattern.findall(body))
+            known += lines
+            match = _HEADER_FILLED[key].search(body)
+            if match is None:
+                problems += lines  # each one empty
+                continue
+            # the empty ones before the first value, then each later one is a second header
+            problems += lines - 1
+            raw = match.group(2)
+            value = raw.strip()
+            line = body.count("\n", 0, match.start()) + 1
+            column = match.start(2) - match.start() + 1 + len(raw) - len(raw.lstrip())
+            if key == "ruleset":
+                try:
+                    parse_ruleset(value)
+                except PazaakError:
+                    problems += 1
+            found.append((line, key, (value, line, column)))
+        for _, key, header in sorted(found):
+            self.headers[key] = header
+        return known, problems
+
+    def plain(self, text: str) -> bool:
+        """Whether ``text`` (whole lines) surely holds no problem and no header line."""
+        if self.undecodable and _UNDECODABLE.search(text) is not None:
+            return False
+        body = _COMMENT.sub("", text) if "#" in text else text
+        if ":" in body:
+            return False
+        body = body.replace(",", " ")
+        return _KEY_LINE.search(body) is None and self.bad.isdisjoint(body.split())
+
+
+class _LineState:
+    """What :func:`_line_problems` carries from line to line."""
+
+    def __init__(self, source: str, scan: _Scan, problems: list[Problem]) -> None:
+        self.source = source
+        self.scan = scan
+        self.problems = problems
+        self.headers: dict[str, tuple[str, int, int]] = {}
+        self.reads: dict[str, _Read] = {}  # each distinct token is read once
+
+
+def _line_problems(number: int, line: str, state: _LineState) -> None:
+    """Write the problems of one line (at most :data:`_KEPT_PROBLEMS`), in the order the
+    reader has always listed them: its undecodable bytes, then its header or its tokens."""
+    problems, source = state.problems, state.source
     kept_in_line = 0
 
     def problem(line: int, column: int, token: str, message: str) -> None:
-        nonlocal more_problems, kept_in_line
-        if full or kept_in_line >= _KEPT_PROBLEMS:
-            more_problems += 1
-        else:
+        nonlocal kept_in_line
+        if kept_in_line < _KEPT_PROBLEMS:
             kept_in_line += 1
             problems.append(Problem(source, line, column, _shorten(token), message))
 
-    for number, line in enumerate(_LINE_BREAK.split(text), start=1):
-        full, kept_in_line = len(problems) >= _KEPT_PROBLEMS, 0
-        runs = list(_undecodable_runs(line))
-        kept = 0 if full else _KEPT_PROBLEMS
-        more_problems += max(0, len(runs) - kept)
-        runs = runs[:kept]
-        places = _token_places(line) if runs else None
-        for column, run in runs:
-            assert places is not None
-            problem(number, column, _printable(run), _encoding_message(run, places, column))
-        content = line.split("#", 1)[0]
-        header = _HEADER.match(content)
-        if header is not None:
-            _read_header(header, number, headers, problem)
-            continue
-        tokens = list(_TOKEN.finditer(content))
-        if tokens and tokens[0].group().lower() in HEADER_KEYS:
-            first = tokens[0]
-            problem(
-                number,
-                first.start() + 1,
-                first.group(),
-                f"{_show(first.group())} is not a card; a header is written "
-                f"'{first.group().lower()}: VALUE' (with a colon)",
-            )
-            continue
-        for match in tokens:
-            token, column = match.group(), match.start() + 1
-            read = known.get(token)
-            if read is None:
-                read = known[token] = _read_token(token)
-            card, error, shown = read
-            if error:
-                problem(number, column, token, error)
-            entries.append(DeckEntry(shown, number, column, card))
-            end = (number, match.end() + 1)
-    return ParsedDeck(
-        source=source,
-        entries=tuple(entries),
-        headers=headers,
-        problems=tuple(problems),
-        more_problems=more_problems,
-        end=end,
-        empty=not text.strip(),
-    )
+    if state.scan.undecodable:
+        runs = [
+            (match.start() + 1, match.group())
+            for match in islice(_UNDECODABLE.finditer(line), _KEPT_PROBLEMS)
+        ]
+        if runs:
+            places = _token_places(line, runs[-1][0])
+            for column, run in runs:
+                problem(number, column, _printable(run), _encoding_message(run, places, column))
+    if kept_in_line >= _KEPT_PROBLEMS:
+        return
+    content = line.split("#", 1)[0]
+    header = _HEADER.match(content)
+    if header is not None:
+        _read_header(header, number, state.headers, problem)
+        return
+    tokens = _TOKEN.finditer(content)
+    first = next(tokens, None)
+    if first is None:
+        return
+    if first.group().lower() in HEADER_KEYS:
+        problem(
+            number,
+            first.start() + 1,
+            first.group(),
+            f"{_show(first.group())} is not a card; a header is written "
+            f"'{first.group().lower()}: VALUE' (with a colon)",
+        )
+        return
+    for match in _tokens_among(content, state.scan.bad, first.start()):
+        token = match.group()
+        read = state.reads.get(token)
+        if read is None:
+            read = state.reads[token] = _read_token(token)
+        problem(number, match.start() + 1, token, read[1])
+        if kept_in_line >= _KEPT_PROBLEMS:
+            return
+
+
+def _tokens_among(text: str, tokens: set[str], start: int = 0) -> Iterator[re.Match[str]]:
+    """The tokens of ``text`` (from ``start``, a token's start or a separator) that are in
+    ``tokens``, in order: stretches of some :data:`_BLOCK_CHARS` characters that hold none are
+    skipped with one split, not a Python step per token."""
+    while start < len(text) and tokens:
+        separator = _SEPARATOR.search(text, min(start + _BLOCK_CHARS, len(text)))
+        stop = separator.start() if separator is not None else len(text)
+        if not tokens.isdisjoint(text[start:stop].replace(",", " ").split()):
+            for match in _TOKEN.finditer(text, start, stop):
+                if match.group() in tokens:
+                    yield match
+        start = stop
 
 
 def validate_deck(parsed: ParsedDeck, ruleset: Ruleset | None = None) -> list[Problem]:
     """Every problem of a parsed deck for ``ruleset`` (default: its header's ruleset, else the
     project default), sorted by place, at most :data:`MAX_PROBLEMS` plus one counting the rest."""
     rules = _effective_ruleset(parsed, ruleset)
-    problems = list(parsed.problems)
+    # only the first _KEPT_PROBLEMS cards out of the pool can be shown: the others are counted
+    problems, outside = _pool_problems(parsed, rules, _KEPT_PROBLEMS)
+    total = len(problems) + outside - min(outside, _KEPT_PROBLEMS)
     source = parsed.source
-    for entry in parsed.entries:
-        if entry.card is not None and not rules.allows(entry.card):
-            problems.append(
-                Problem(source, entry.line, entry.column, entry.token, _pool_message(entry, rules))
-            )
-    size, count = rules.side_deck_size, len(parsed.entries)
+    size, count = rules.side_deck_size, parsed.card_count
     if count > size:
-        extra = parsed.entries[size]
+        extra = parsed.entry_at(size)
         problems.append(
             Problem(
                 source,
@@ -269,20 +517,20 @@ def validate_deck(parsed: ParsedDeck, ruleset: Ruleset | None = None) -> list[Pr
             )
         )
     elif count < size:
-        last = parsed.entries[-1]
         problems.append(
             Problem(
                 source,
                 *parsed.end,
-                last.token,
+                _shorten(_printable(parsed.last_token)),
                 f"the deck ends after {count} card{'s' if count > 1 else ''}; a {rules.spec} "
                 f"side deck holds exactly {size}: add {size - count}",
             )
         )
+    total += 1 if count != size else 0
     problems.sort(key=lambda p: (p.line, p.column))
-    if len(problems) > MAX_PROBLEMS:
+    if total > MAX_PROBLEMS:
         rest = problems[MAX_PROBLEMS]
-        hidden = len(problems) - MAX_PROBLEMS + parsed.more_problems
+        hidden = total - MAX_PROBLEMS + parsed.more_problems
         problems = problems[:MAX_PROBLEMS] + [
             Problem(
                 source,
@@ -299,20 +547,25 @@ def pool_problems(parsed: ParsedDeck, ruleset: Ruleset) -> list[Problem]:
     """The problems of a file read as a card *pool* (any number of cards, as ``pazaak
     deckbuild --pool`` reads it): tokens that are not cards, and cards ``ruleset`` does not
     allow, each located; sorted by place."""
-    problems = list(parsed.problems)
-    for entry in parsed.entries:
-        if entry.card is not None and not ruleset.allows(entry.card):
-            problems.append(
-                Problem(
-                    parsed.source,
-                    entry.line,
-                    entry.column,
-                    entry.token,
-                    _pool_message(entry, ruleset),
-                )
-            )
+    problems, _ = _pool_problems(parsed, ruleset, None)
     problems.sort(key=lambda p: (p.line, p.column))
     return problems
+
+
+def _pool_problems(
+    parsed: ParsedDeck, rules: Ruleset, limit: int | None
+) -> tuple[list[Problem], int]:
+    """The parse problems, then the first ``limit`` cards ``rules`` does not allow as
+    problems, in file order; and how many such cards there are in all."""
+    problems = list(parsed.problems)
+    outside = {token for token, card in parsed.cards.items() if not rules.allows(card)}
+    for entry in parsed.find_entries(outside, limit):
+        problems.append(
+            Problem(
+                parsed.source, entry.line, entry.column, entry.token, _pool_message(entry, rules)
+            )
+        )
+    return problems, sum(parsed.token_counts[token] for token in outside)
 
 
 @dataclass(frozen=True)
@@ -566,20 +819,23 @@ def _undecodable_runs(line: str) -> Iterator[tuple[int, str]]:
 
 
 def _has_undecodable(token: str) -> bool:
-    return any("\udc80" <= char <= "\udcff" for char in token)
+    return _UNDECODABLE.search(token) is not None
 
 
 _TokenPlaces = tuple[int, list[int], list[str]]
 """Where a line's comment starts (-1: none), and the end columns and text of its tokens."""
 
 
-def _token_places(line: str) -> _TokenPlaces:
-    """The :data:`_TokenPlaces` of ``line``, computed once per line: looking each undecodable run
-    up in them keeps a long line of bad bytes linear, not quadratic, to report."""
+def _token_places(line: str, last_column: int) -> _TokenPlaces:
+    """The :data:`_TokenPlaces` of ``line`` up to ``last_column`` (the last run to be
+    reported), computed once per line: looking each undecodable run up in them keeps a long line
+    of bad bytes linear, not quadratic, to report."""
     comment = line.find("#")
     ends: list[int] = []
     texts: list[str] = []
     for match in _TOKEN.finditer(line if comment < 0 else line[:comment]):
+        if match.start() >= last_column:
+            break  # no run to report is in it or after it
         ends.append(match.end())
         texts.append(match.group())
     return comment, ends, texts
