@@ -76,6 +76,7 @@ def worker(kind: str, size: int, rules_spec: str) -> None:
                 "computed": computed,
                 "held": solver.states,
                 "fixed_points": solver.fixed_point_solves,
+                "shortcuts": solver.fixed_point_shortcuts,
                 "best": f"{best.move} {best.match_win:.6f}",
             }
         )

@@ -19,6 +19,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -201,6 +202,13 @@ typedef struct {
     Map dense_index;     /* (context, h0, h1) -> index into dense, in v */
     size_t dense_filled; /* positions held in dense tables */
     Dense *last_dense;   /* the last one found (most lookups ask it again) */
+    /* While `track` is set, every choice between ends of turn narrows [tlo, thi]: the offsets t
+     * from the iterated value x such that at x + t every choice made would be made again (each
+     * value being linear in x, as its slope says). On that interval the iterated function is
+     * linear: a Newton step that lands inside it lands on the fixed point. */
+    int track;
+    double tlo, thi;
+    double shift; /* settle's shift, for dense_match */
 } Core;
 
 static size_t core_size(const Core *self) {
@@ -395,6 +403,53 @@ static int end_turn(Core *self, int context, int mover, int code, int other, dou
     return set_over(self, context, winner, h0, h1, v, d);
 }
 
+/* At most this many candidates are kept for the interval of a choice (more: no interval). */
+#define MAX_TRACKED 64
+
+/* The mover's best end of turn in candidate list `list` against `other` (the first of equal
+ * values, in the list's order): MatchSolver._value_after_draw without its memo. */
+static int best_end(Core *self, int context, int mover, int list, int other, double *v,
+                    double *d) {
+    int start = self->list_start[list], len = self->list_len[list];
+    double best = mover == 0 ? -1.0 : 2.0, slope = 0.0;
+    double values[MAX_TRACKED], slopes[MAX_TRACKED];
+    int seen = 0;
+    for (int i = 0; i < len; i++) {
+        double cv, cd;
+        if (end_turn(self, context, mover, self->codes[start + i], other, &cv, &cd) < 0)
+            return -1;
+        if (seen < MAX_TRACKED) {
+            values[seen] = cv;
+            slopes[seen] = cd;
+        }
+        seen++;
+        if (mover == 0 ? cv > best : cv < best) {
+            best = cv;
+            slope = cd;
+            if (mover == 0 ? best >= 1.0 : best <= 0.0) break; /* (nothing beats a sure thing) */
+        }
+    }
+    if (self->track) {
+        if (seen > MAX_TRACKED) {
+            self->tlo = self->thi = 0.0;
+        } else {
+            double sign = mover == 0 ? 1.0 : -1.0;
+            for (int j = 0; j < seen; j++) {
+                /* the choice stands at x + t while sign * (best - value_j) >= gain * t */
+                double ahead = sign * (best - values[j]), gain = sign * (slopes[j] - slope);
+                if (gain > 0.0) {
+                    if (ahead / gain < self->thi) self->thi = ahead / gain;
+                } else if (gain < 0.0) {
+                    if (ahead / gain > self->tlo) self->tlo = ahead / gain;
+                }
+            }
+        }
+    }
+    *v = best;
+    *d = slope;
+    return 0;
+}
+
 /* MatchSolver._value_after_draw: the mover's best end of turn in candidate list `list` (the
  * first of equal values, in the list's order); a, b: the sides before the draw. */
 static int after_draw(Core *self, int context, int mover, int list, int a, int b, double *v,
@@ -405,41 +460,9 @@ static int after_draw(Core *self, int context, int mover, int list, int a, int b
     if (find(self, context, h0, h1, key, v, d)) return 0;
     uint64_t reads = self->reads;
     self->solved++;
-    int start = self->list_start[list], len = self->list_len[list];
-    double best = mover == 0 ? -1.0 : 2.0, slope = 0.0;
-    for (int i = 0; i < len; i++) {
-        double cv, cd;
-        if (end_turn(self, context, mover, self->codes[start + i], other, &cv, &cd) < 0)
-            return -1;
-        if (mover == 0 ? cv > best : cv < best) {
-            best = cv;
-            slope = cd;
-            if (mover == 0 ? best >= 1.0 : best <= 0.0) break;
-        }
-    }
+    double best, slope;
+    if (best_end(self, context, mover, list, other, &best, &slope) < 0) return -1;
     if (keep(self, context, h0, h1, key, self->reads != reads, best, slope) < 0) return -1;
-    *v = best;
-    *d = slope;
-    return 0;
-}
-
-/* The mover's best end of turn in candidate list `list`, as after_draw computes it, not kept:
- * the positions of a dense table compute it where they need it. */
-static int after_inline(Core *self, int context, int mover, int list, int a, int b, double *v,
-                        double *d) {
-    int other = mover == 0 ? b : a;
-    int start = self->list_start[list], len = self->list_len[list];
-    double best = mover == 0 ? -1.0 : 2.0, slope = 0.0;
-    for (int i = 0; i < len; i++) {
-        double cv, cd;
-        if (end_turn(self, context, mover, self->codes[start + i], other, &cv, &cd) < 0)
-            return -1;
-        if (mover == 0 ? cv > best : cv < best) {
-            best = cv;
-            slope = cd;
-            if (mover == 0 ? best >= 1.0 : best <= 0.0) break;
-        }
-    }
     *v = best;
     *d = slope;
     return 0;
@@ -518,7 +541,8 @@ static int before_draw(Core *self, int context, int mover, int a, int b, double 
                     self->reads++;
                 }
             } else {
-                if (after_inline(self, context, mover, list, a, b, &av, &ad) < 0) return -1;
+                if (best_end(self, context, mover, list, mover == 0 ? b : a, &av, &ad) < 0)
+                    return -1;
                 if (at != SIZE_MAX) {
                     g->v[at] = av;
                     if (g->d) g->d[at] = ad;
@@ -1115,6 +1139,10 @@ static int dense_match(Core *self, int s0, int s1, int h0, int h1, int what) {
             }
         } else {
             if (what == DENSE_DROP) dense_reset(self, g);
+            if (what == DENSE_SETTLE && g->d && self->shift != 0.0) {
+                for (size_t i = 0; i < g->nv; i++)
+                    if (g->v[i] != UNKNOWN) g->v[i] += g->d[i] * self->shift;
+            }
             free(g->d);
             g->d = NULL;
         }
@@ -1148,11 +1176,15 @@ static PyObject *core_forget(Core *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-/* settle(s0, s1, h0, h1): the match state's value converged: its positions become final, with
- * slope 0 (the value they depend on is no longer iterated). */
+/* settle(s0, s1, h0, h1, shift=0): the match state's value converged: its positions become
+ * final, with slope 0 (the value they depend on is no longer iterated), each moved along its
+ * slope by `shift` (the fixed point lies that far from the value they were computed with, on
+ * the linear piece they hold on). */
 static PyObject *core_settle(Core *self, PyObject *args) {
     int s0, s1, h0, h1;
-    if (parse_state(args, &s0, &s1, &h0, &h1) < 0) return NULL;
+    double shift = 0.0;
+    if (!PyArg_ParseTuple(args, "iiii|d", &s0, &s1, &h0, &h1, &shift)) return NULL;
+    self->shift = shift;
     dense_match(self, s0, s1, h0, h1, DENSE_SETTLE);
     int i = find_level(self, s0, s1, h0, h1);
     if (i < 0) Py_RETURN_NONE;
@@ -1160,7 +1192,7 @@ static PyObject *core_settle(Core *self, PyObject *args) {
     Map *main = &self->tables[0];
     for (size_t k = 0; k < scratch->cap; k++) {
         Entry *e = &scratch->slots[k];
-        if (e->key != EMPTY && map_put(main, e->key, e->v, 0.0) < 0) {
+        if (e->key != EMPTY && map_put(main, e->key, e->v + e->d * shift, 0.0) < 0) {
             remove_level(self, i);
             return PyErr_NoMemory();
         }
@@ -1252,6 +1284,33 @@ static PyObject *core_clear_positions(Core *self, PyObject *unused) {
     drop_levels(self);
     dense_clear(self);
     Py_RETURN_NONE;
+}
+
+/* track_interval(on): the interval starts whole; while on, every choice narrows it. */
+static PyObject *core_track_interval(Core *self, PyObject *args) {
+    int on;
+    if (!PyArg_ParseTuple(args, "p", &on)) return NULL;
+    self->track = on;
+    self->tlo = -HUGE_VAL;
+    self->thi = HUGE_VAL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *core_get_interval(Core *self, void *closure) {
+    (void)closure;
+    return Py_BuildValue("(dd)", self->tlo, self->thi);
+}
+
+static int core_set_interval(Core *self, PyObject *value, void *closure) {
+    (void)closure;
+    double lo, hi;
+    if (!value || !PyArg_ParseTuple(value, "dd", &lo, &hi)) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "an interval (low, high)");
+        return -1;
+    }
+    self->tlo = lo;
+    self->thi = hi;
+    return 0;
 }
 
 /* densify(context, h0, h1): give that group a dense table sized for the sides of its hands
@@ -1406,11 +1465,14 @@ static PyMethodDef core_methods[] = {
     {"forget", (PyCFunction)core_forget, METH_VARARGS,
      "forget(s0, s1, h0, h1): forget the positions that read that state's iterated value"},
     {"settle", (PyCFunction)core_settle, METH_VARARGS,
-     "settle(s0, s1, h0, h1): that state converged: its positions are final, slope 0"},
+     "settle(s0, s1, h0, h1, shift=0): that state converged: its positions are final (moved "
+     "by shift along their slopes), slope 0"},
     {"drop_level", (PyCFunction)core_drop_level, METH_VARARGS,
      "drop_level(s0, s1, h0, h1): its solve failed: discard its unsettled positions"},
     {"drop_contexts", (PyCFunction)core_drop_contexts, METH_VARARGS,
      "drop_contexts(ids): forget the final positions of these contexts (between searches)"},
+    {"track_interval", (PyCFunction)core_track_interval, METH_VARARGS,
+     "track_interval(on): the interval starts whole; while on, every choice narrows it"},
     {"densify", (PyCFunction)core_densify, METH_VARARGS,
      "densify(context, h0, h1): a dense table for that later-set group (its sides interned)"},
     {"clear_positions", (PyCFunction)core_clear_positions, METH_NOARGS,
@@ -1431,6 +1493,10 @@ static PyGetSetDef core_getset[] = {
     {"memo_bytes", (getter)core_get_memo_bytes, NULL, "bytes the tables take now", NULL},
     {"read_unknown", (getter)core_get_read_unknown, (setter)core_set_read_unknown,
      "whether an iterated value was read (MatchSolver._read_unknown)", NULL},
+    {"track", (getter)core_get_count, NULL, "whether choices narrow the interval now",
+     (void *)offsetof(Core, track)},
+    {"interval", (getter)core_get_interval, (setter)core_set_interval,
+     "(low, high): offsets of the iterated value over which every choice tracked stands", NULL},
     {"budget", (getter)core_get_budget, (setter)core_set_budget,
      "raise too_large once this many positions are held (None: no budget)", NULL},
     {"progress", (getter)core_get_progress, (setter)core_set_progress,

@@ -342,9 +342,24 @@ class NativeMatchSolver(MatchSolver):
         super()._forget(match)  # (Python holds none of these positions: a no-op)
         self._fast.forget(*match)
 
-    def _settle(self, match: MatchKey) -> None:
-        super()._settle(match)
-        self._fast.settle(*match)
+    def _settle(self, match: MatchKey, shift: float = 0.0) -> None:
+        super()._settle(match, shift)
+        self._fast.settle(*match, shift)
+
+    def _track_choice_interval(self) -> None:
+        self._fast.track_interval(True)
+
+    def _choice_interval(self) -> tuple[float, float] | None:
+        interval: tuple[float, float] = self._fast.interval
+        return interval
+
+    def _save_choice_interval(self) -> Any:
+        return (self._fast.track, self._fast.interval)
+
+    def _restore_choice_interval(self, saved: Any) -> None:
+        track, interval = saved
+        self._fast.track_interval(track)
+        self._fast.interval = interval
 
     def _solve_entry(self, match: MatchKey, spec: int) -> float:
         try:

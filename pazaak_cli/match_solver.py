@@ -120,6 +120,8 @@ class MatchSolver(SetSolver):
         self._positions = 0
         self.fixed_point_solves = 0
         """How many times the card-free positions of a match state were solved (statistics)."""
+        self.fixed_point_shortcuts = 0
+        """Fixed points found by a Newton step inside the interval where F is linear."""
 
     # -- interning --------------------------------------------------------------------------------
 
@@ -360,17 +362,19 @@ class MatchSolver(SetSolver):
                 if group is not None:
                     self._positions -= len(group)
 
-    def _settle(self, match: MatchKey) -> None:
-        """The value of ``match`` is known: its card-free positions keep their values, and their
-        slopes (in a value no longer iterated) become 0, as for every final position."""
+    def _settle(self, match: MatchKey, shift: float = 0.0) -> None:
+        """The value of ``match`` is known: its card-free positions keep their values (moved
+        by ``shift`` times their slopes: the fixed point lies that far from the value they were
+        computed with, on the linear piece they hold on), and their slopes (in a value no longer
+        iterated) become 0, as for every final position."""
         s0, s1, h0, h1 = match
         for opener in (_OPENER_FREE, 0, 1):
             context = self._contexts.get((s0, s1, opener, _LATER))
             if context is not None:
                 group = self._groups.get((((context << 24) | h0) << 24) | h1)
                 if group:
-                    for key, (value, _) in group.items():
-                        group[key] = (value, 0.0)
+                    for key, (value, slope) in group.items():
+                        group[key] = (value + slope * shift, 0.0)
 
     def _solve_entry(self, match: MatchKey, spec: int) -> float:
         """Solve the fixed point of ``match``: a tie with no card played comes back to it."""
@@ -406,13 +410,15 @@ class MatchSolver(SetSolver):
                 return self._root(match, opener)
 
         try:
-            self._entries[unknown] = self._fixed_point(evaluate, self._guess(match, unknown[1]))
+            value, shift = self._fixed_point(evaluate, self._guess(match, unknown[1]))
+            self._entries[unknown] = value
             if rule is FirstPlayer.ALTERNATE:
-                self._entries[(match, 1)] = iterating[(match, 1)][0]
+                other, slope = iterating[(match, 1)]
+                self._entries[(match, 1)] = other + slope * shift
         finally:
             iterating.pop(unknown, None)
             iterating.pop((match, 1), None)
-        self._settle(match)
+        self._settle(match, shift)
         found = self._entries.get((match, spec))
         if found is None:  # a seat's entry under the random rule: its set, ties worth the coin
             found = self._entries[(match, spec)] = self._root(match, spec)[0]
@@ -429,33 +435,66 @@ class MatchSolver(SetSolver):
         lost = self._set_over(context, 1, (h0, h1))[0]
         return 0.5 * (won + lost)
 
-    def _fixed_point(self, evaluate: Callable[[float], Pair], guess: float = 0.5) -> float:
+    def _fixed_point(
+        self, evaluate: Callable[[float], Pair], guess: float = 0.5
+    ) -> tuple[float, float]:
         """The x with F(x) = x, where evaluate(x) = (F(x), F'(x)) and F is piecewise linear,
         nondecreasing, of slope below 1, from [0, 1] into [0, 1]: Newton's method from
         ``guess``, kept inside the bracket where F(x) - x changes sign (bisection if a step
-        leaves it)."""
+        leaves it). Returns (x, shift): the positions evaluated last were computed at
+        ``x - shift``. Where the solver can say on which interval around the last x every
+        choice of the evaluation stands (:meth:`_choice_interval`), F is linear there, and a
+        Newton step that lands inside it is the fixed point: no evaluation to confirm it."""
         reads_before = self._read_unknown
+        saved = self._save_choice_interval()
         low, high = 0.0, 1.0
         x = min(max(guess, 0.0), 1.0)
         try:
             for _ in range(200):
                 self._read_unknown = False
+                self._track_choice_interval()
                 value, slope = evaluate(x)
                 self.fixed_point_solves += 1
                 if not self._read_unknown:  # no card-free tie can happen: no loop at all
-                    return value
+                    return value, 0.0
                 gap = value - x
                 if abs(gap) <= FIXED_POINT_TOLERANCE:
-                    return value
+                    return value, 0.0
                 if gap > 0:
                     low = x
                 else:
                     high = x
                 step = x + gap / (1.0 - slope) if slope < 1.0 else (low + high) / 2
+                interval = self._choice_interval()
+                if (
+                    interval is not None
+                    and slope < 1.0
+                    and low <= step <= high
+                    and interval[0] <= step - x <= interval[1]
+                ):
+                    self.fixed_point_shortcuts += 1
+                    return step, step - x
                 x = step if low < step < high else (low + high) / 2
             raise PazaakError("the match value did not converge")  # pragma: no cover
         finally:
             self._read_unknown = reads_before
+            self._restore_choice_interval(saved)
+
+    def _track_choice_interval(self) -> None:
+        """Start narrowing the interval of :meth:`_choice_interval` (a hook: the native solver
+        tracks it; this one does not)."""
+
+    def _choice_interval(self) -> tuple[float, float] | None:
+        """The offsets from the value iterated over which every choice of the last evaluation
+        stands, or None if not tracked."""
+        return None
+
+    def _save_choice_interval(self) -> Any:
+        """The tracking state, to restore once a fixed point nested in another is solved."""
+        return None
+
+    def _restore_choice_interval(self, saved: Any) -> None:
+        """Put back what :meth:`_save_choice_interval` returned."""
 
     # -- questions --------------------------------------------------------------------------------
 
