@@ -6,6 +6,7 @@ import importlib.resources
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -346,6 +347,83 @@ def test_a_long_line_of_latin1_bytes_is_checked_in_linear_time() -> None:
     assert problems[-1].endswith(
         "39901 more problems from here on are not listed (is this a deck file?)"
     )
+
+
+WORST_CASES = {
+    # shapes that were slow (1.5 s to 10 s for 1 MiB): a Python step, an object or a CardError
+    # per token, line, bad byte or distinct token
+    "latin1 bytes": lambda n: ("+1 \xb1 " * n).encode("latin-1"),
+    "one long line": lambda n: " ".join(["+1"] * n).encode(),
+    "bad token per line": lambda n: "\n".join(["+1 +2 x"] * n).encode(),
+    "short lines": lambda n: ("x\n" * n).encode(),
+    "distinct bad tokens": lambda n: " ".join(f"x{i}" for i in range(n)).encode(),
+    "header lines": lambda n: ("a:\n" * n).encode(),
+    "blanks": lambda n: b" " * n,
+}
+
+
+def _check_time(data: bytes) -> float:
+    started = time.process_time()  # CPU time: a busy shared machine distorts it least
+    problems_of(data)
+    return time.process_time() - started
+
+
+@pytest.mark.parametrize("shape", sorted(WORST_CASES))
+def test_checking_a_file_takes_time_linear_in_its_size(shape: str) -> None:
+    # 1 MiB against 64 KiB of the same shape: linear is a ratio of 16, quadratic 256. A ratio,
+    # not a wall-clock limit, so that a loaded CI machine does not fail it; the best of a few
+    # runs of the small one, whose time is the noisier.
+    make = WORST_CASES[shape]
+    unit = len(make(1000)) / 1000
+    big = make(int(MAX_DECK_BYTES / unit))[:MAX_DECK_BYTES]
+    small = make(int(MAX_DECK_BYTES / 16 / unit))[: MAX_DECK_BYTES // 16]
+    small_time = min(_check_time(small) for _ in range(3))
+    big_time = _check_time(big)
+    assert big_time < 64 * max(small_time, 0.002), f"{big_time:.3f} s vs {small_time:.4f} s"
+
+
+@pytest.mark.parametrize("shape", sorted(WORST_CASES))
+def test_a_large_file_is_not_read_a_python_step_per_token(
+    shape: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # what made 1 MiB take seconds, counted rather than timed: a DeckEntry per token, a
+    # Card.parse (with its CardError) per distinct token, the line reader on every line
+    calls = {"entry": 0, "read": 0, "line": 0}
+
+    def counted(name: str, function: Any) -> Any:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            calls[name] += 1
+            return function(*args, **kwargs)
+
+        return wrapper
+
+    monkeypatch.setattr(decks, "DeckEntry", counted("entry", decks.DeckEntry))
+    monkeypatch.setattr(decks, "_read_token", counted("read", decks._read_token))
+    monkeypatch.setattr(decks, "_line_problems", counted("line", decks._line_problems))
+    make = WORST_CASES[shape]
+    data = make(int(MAX_DECK_BYTES / (len(make(1000)) / 1000)))[:MAX_DECK_BYTES]
+    problems_of(data)
+    assert calls["entry"] <= 2 * MAX_PROBLEMS, calls
+    assert calls["read"] <= 2 * MAX_PROBLEMS, calls
+    assert calls["line"] <= 2 * MAX_PROBLEMS + decks._BLOCK_LINES, calls
+
+
+def test_every_token_a_card_is_made_of_is_looked_at() -> None:
+    # parse_deck counts tokens that are not cards without Card.parse, from a regex that must
+    # match every token Card.parse accepts: all short tokens of card characters, in any case
+    alphabet = "+-−±*/$0123456789TVFDtvfd"
+    tokens = [a + b + c for a in alphabet for b in ["", *alphabet] for c in ["", *alphabet]]
+    tokens += [
+        token + tail
+        for token in ("±1", "+-1", "+−1", "F2", "F3")
+        for tail in ("/2", "T", "t", "/4", "/6")
+    ]
+    for token in tokens:
+        try:
+            Card.parse(token)
+        except ValueError:
+            continue
+        assert decks._CARD_LIKE.fullmatch(token), token
 
 
 @settings(max_examples=60, deadline=None)
