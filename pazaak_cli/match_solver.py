@@ -120,6 +120,9 @@ class MatchSolver(SetSolver):
         self._positions = 0
         self.fixed_point_solves = 0
         """How many times the card-free positions of a match state were solved (statistics)."""
+        self._shares: dict[tuple[int, int, int], float] = {}
+        """Per (hand, hand, opener spec): where the last fixed point of those hands lay between
+        losing and winning its set, (x - lost) / (won - lost): the start of the next one."""
         self.fixed_point_shortcuts = 0
         """Fixed points found by a Newton step inside the interval where F is linear."""
 
@@ -409,9 +412,14 @@ class MatchSolver(SetSolver):
                 self._forget(match)
                 return self._root(match, opener)
 
+        won, lost = self._set_ends(match, unknown[1])
+        share_key = (match[2], match[3], unknown[1])
+        share = self._shares.get(share_key, 0.5)
         try:
-            value, shift = self._fixed_point(evaluate, self._guess(match, unknown[1]))
+            value, shift = self._fixed_point(evaluate, lost + share * (won - lost))
             self._entries[unknown] = value
+            if won - lost > 1e-9:
+                self._shares[share_key] = (value - lost) / (won - lost)
             if rule is FirstPlayer.ALTERNATE:
                 other, slope = iterating[(match, 1)]
                 self._entries[(match, 1)] = other + slope * shift
@@ -424,16 +432,18 @@ class MatchSolver(SetSolver):
             found = self._entries[(match, spec)] = self._root(match, spec)[0]
         return found
 
-    def _guess(self, match: MatchKey, spec: int) -> float:
-        """A first value for Newton's method: halfway between winning and losing this set with
-        the same hands (both already solved, as more sets have been played). The nearer the
-        start, the more often one step lands on the piece of F that holds the fixed point."""
+    def _set_ends(self, match: MatchKey, spec: int) -> tuple[float, float]:
+        """The values of winning and of losing this set with the same hands (both already
+        solved, as more sets have been played). The first value of Newton's method lies between
+        them, where the same hands landed at the score solved before (see :attr:`_shares`); the
+        nearer the start, the more often one step lands on the piece of F that holds the fixed
+        point."""
         s0, s1, h0, h1 = match
         opener = spec if spec in (0, 1) else 0
         context = self._context(s0, s1, opener, _LATER)
         won = self._set_over(context, 0, (h0, h1))[0]
         lost = self._set_over(context, 1, (h0, h1))[0]
-        return 0.5 * (won + lost)
+        return won, lost
 
     def _fixed_point(
         self, evaluate: Callable[[float], Pair], guess: float = 0.5
