@@ -140,7 +140,7 @@ _FORMAT: dict[CardKind, Callable[[int], str]] = {
     CardKind.TIEBREAKER: lambda n: "T",
 }
 
-_FIXED_TOKENS: dict[str, Card] = {
+FIXED_TOKENS: dict[str, Card] = {
     "±1/2": Card(CardKind.PLUS_MINUS_1_2),
     "+-1/2": Card(CardKind.PLUS_MINUS_1_2),
     "VV": Card(CardKind.PLUS_MINUS_1_2),
@@ -156,6 +156,8 @@ _FIXED_TOKENS: dict[str, Card] = {
     "+-1T": Card(CardKind.TIEBREAKER),
     "1T": Card(CardKind.TIEBREAKER),
 }
+"""The card tokens that are not a sign and a number (upper case): the gold cards and the game
+files' spellings of them. The deck reader builds its quick card-like pattern from these."""
 
 _SIGNS = (
     ("±", CardKind.PLUS_MINUS),
@@ -175,7 +177,7 @@ CARD_SYNTAX = (
 @lru_cache(maxsize=1024)
 def _parse_card(token: str) -> Card:
     text = token.strip()
-    fixed = _FIXED_TOKENS.get(text.upper().replace("−", "-"))
+    fixed = FIXED_TOKENS.get(text.upper().replace("−", "-"))
     if fixed is not None:
         return fixed
     normalised = text.replace("−", "-")

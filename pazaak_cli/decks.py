@@ -34,7 +34,7 @@ from itertools import islice
 from pathlib import Path
 from typing import BinaryIO
 
-from pazaak_cli.cards import _FIXED_TOKENS, CARD_SYNTAX, MAX_MAGNITUDE, Card, CardKind
+from pazaak_cli.cards import CARD_SYNTAX, FIXED_TOKENS, MAX_MAGNITUDE, Card, CardKind
 from pazaak_cli.errors import CardError, DeckError, InputError, PazaakError
 from pazaak_cli.numbers import parse_in_range
 from pazaak_cli.rules import DEFAULT_RULESET, KOTOR2_POOL, PRESETS, Ruleset, parse_ruleset
@@ -99,7 +99,7 @@ without its colon. (One character class before the key: a line of 1 MiB of blank
 step, not a backtracking per blank.)"""
 _CARD_LIKE = re.compile(
     r"^(?:(?:±|\+[-−]|\*|\+|[-−])[0-9]{1,2}|(?i:"
-    + "|".join(re.escape(key).replace("\\-", "[-−]") for key in sorted(_FIXED_TOKENS))
+    + "|".join(re.escape(key).replace("\\-", "[-−]") for key in sorted(FIXED_TOKENS))
     + r"))$",
     re.MULTILINE,
 )

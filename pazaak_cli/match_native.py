@@ -16,9 +16,8 @@ built (and ``PAZAAK_PURE_PYTHON`` is not set).
 from __future__ import annotations
 
 import os
-from typing import Any
-
 from collections.abc import Sequence
+from typing import Any
 
 from pazaak_cli.cards import Card
 from pazaak_cli.game import FULL_DECK
@@ -242,7 +241,7 @@ class NativeMatchSolver(MatchSolver):
                 self._fast.drop_contexts(drop)
         return super().entry(match, spec)
 
-    # -- dense tables for the later sets ------------------------------------------------------------
+    # -- dense tables for the later sets ----------------------------------------------------------
 
     def prepare(
         self, scores: tuple[int, int], hands: tuple[Sequence[Card], Sequence[Card]]
