@@ -4,7 +4,9 @@ The question layer over the match solver (:mod:`pazaak_cli.match_solver`, and it
 :func:`pazaak_cli.match_native.make_match_solver`): it checks that the position can occur in a
 match, averages a hidden opponent hand over its possible hands (each solved with both hands
 known), chooses the deck model of the set in progress, and returns an
-:class:`~pazaak_cli.solver.Advice` whose moves carry their match-win probability.
+:class:`~pazaak_cli.solver.Advice` whose moves carry their match-win probability. Against the
+KOTOR I rule (``options.opponent == "kotor"``) the same, solved by
+:mod:`pazaak_cli.match_kotor` (:func:`solve_kotor_match_question`).
 """
 
 from __future__ import annotations
@@ -14,8 +16,9 @@ from collections.abc import Sequence
 from pazaak_cli.cards import Card
 from pazaak_cli.errors import PazaakError
 from pazaak_cli.game import FULL_DECK, MatchState, Side
+from pazaak_cli.match_kotor import KotorMatchSolver, canonical_order, match_hand_orders
 from pazaak_cli.match_native import make_match_solver
-from pazaak_cli.match_solver import MatchSolver, clean_probability
+from pazaak_cli.match_solver import MatchMove, MatchSolver, clean_probability
 from pazaak_cli.position_builder import PositionError, Question
 from pazaak_cli.rules import MainDeck, Ruleset
 from pazaak_cli.solver import (
@@ -75,26 +78,42 @@ pair (2 v 2 cards: 16 pairs, 6 s; 3 v 3: 64 pairs, 42 s; 4 v 4: 256 pairs, minut
 every hidden hand). Beyond it the default answer is the set's (:func:`match_is_quick`)."""
 
 
+QUICK_KOTOR_MATCH_PAIRS = 9
+"""The same limit for the match answer against the KOTOR I rule (:mod:`pazaak_cli.match_kotor`,
+pure Python), measured at about 1.7 s of CPU a pair (1 v 1 cards: 4 pairs, 7 s; 2 v 2: 16 pairs,
+26 s; 3 v 3: 64 pairs, minutes): at most 9 pairs (2 v 1 cards) answer within about 15 s, as the
+largest quick answer against the optimal opponent does."""
+
+
 def match_pairs(
-    my_hand: Sequence[Card], other_hands: Sequence[tuple[tuple[Card, ...], int]]
+    my_hand: Sequence[Card],
+    other_hands: Sequence[tuple[tuple[Card, ...], int]],
+    *,
+    ordered: bool = False,
 ) -> int:
     """How many (my sub-hand, opponent sub-hand) pairs a match answer must solve: the measure
-    of its cost."""
+    of its cost. ``ordered``: against the KOTOR rule, whose hands count with the orders of their
+    cards that change its choices."""
     theirs: set[tuple[Card, ...]] = set()
     for hand, _ in other_hands:
-        cards = sorted(hand, key=str)
-        for mask in range(1 << len(cards)):
-            theirs.add(tuple(c for i, c in enumerate(cards) if mask >> i & 1))
+        orders = match_hand_orders(hand) if ordered else [tuple(sorted(hand, key=str))]
+        for cards in orders:
+            for mask in range(1 << len(cards)):
+                sub = tuple(c for i, c in enumerate(cards) if mask >> i & 1)
+                theirs.add(canonical_order(sub) if ordered else sub)
     return subhand_count(my_hand) * len(theirs)
 
 
 def match_is_quick(question: Question, options: SolveOptions) -> bool:
-    """Whether the match answer to ``question`` is quick enough to be the default (a few
-    seconds): see :data:`QUICK_MATCH_PAIRS`."""
+    """Whether the match answer to ``question`` against ``options.opponent`` is quick enough to
+    be the default (a few seconds): see :data:`QUICK_MATCH_PAIRS` and
+    :data:`QUICK_KOTOR_MATCH_PAIRS`."""
     state = question.state
     me_side, other_side = state.sides[state.turn], state.sides[1 - state.turn]
     other_hands = match_other_hands(other_side, options, state.ruleset)
     my_hand = tuple(card for card in me_side.hand if card is not None)
+    if options.opponent == "kotor":
+        return match_pairs(my_hand, other_hands, ordered=True) <= QUICK_KOTOR_MATCH_PAIRS
     return match_pairs(my_hand, other_hands) <= QUICK_MATCH_PAIRS
 
 
@@ -112,6 +131,8 @@ def solve_match_question(
     ``full_deck_odds``: the set in progress too is drawn with a full deck's odds, as the later
     sets are (the expert's shortcut: one model, one memo for every decision)."""
     options = options or SolveOptions()
+    if options.opponent == "kotor":
+        return solve_kotor_match_question(question, options)
     state = question.state
     me_side, other_side = state.sides[state.turn], state.sides[1 - state.turn]
     if not me_side.hand_known:
@@ -131,30 +152,34 @@ def solve_match_question(
     sums: list[list[float]] = []
     moves: list[Move] = []
     total_ways = sum(ways for _, ways in other_hands)
-    for done, (hand, ways) in enumerate(other_hands):
-        solver.bound_memo()
-        try:
-            results = solver.solve_moves(
-                question,
-                hand,
-                current_deck=current,
-                exact=exact,
-                budget=None if options.exact or not exact else options.budget,
-            )
-        except SolverTooLarge:
-            exact = False  # the set in progress with fixed probabilities instead
-            results = solver.solve_moves(question, hand, current_deck=current)
-        if not sums:
-            moves = [result.move for result in results]
-            sums = [[0.0, 0.0, 0.0, 0.0] for _ in results]
-        weight = ways / total_ways
-        for row, result in zip(sums, results, strict=True):
-            row[0] += weight * result.match_win
-            row[1] += weight * result.set_win
-            row[2] += weight * result.set_tie
-            row[3] += weight * result.set_loss
-        if options.progress is not None:
-            options.progress(done + 1, len(other_hands))
+    previous, solver.progress = solver.progress, options.positions
+    try:
+        for done, (hand, ways) in enumerate(other_hands):
+            solver.bound_memo()
+            try:
+                results = solver.solve_moves(
+                    question,
+                    hand,
+                    current_deck=current,
+                    exact=exact,
+                    budget=None if options.exact or not exact else options.budget,
+                )
+            except SolverTooLarge:
+                exact = False  # the set in progress with fixed probabilities instead
+                results = solver.solve_moves(question, hand, current_deck=current)
+            if not sums:
+                moves = [result.move for result in results]
+                sums = [[0.0, 0.0, 0.0, 0.0] for _ in results]
+            weight = ways / total_ways
+            for row, result in zip(sums, results, strict=True):
+                row[0] += weight * result.match_win
+                row[1] += weight * result.set_win
+                row[2] += weight * result.set_tie
+                row[3] += weight * result.set_loss
+            if options.progress is not None:
+                options.progress(done + 1, len(other_hands))
+    finally:
+        solver.progress = previous
     best = max(row[0] for row in sums)
     ranked = sorted(
         zip(moves, sums, strict=True), key=lambda item: (-item[1][0], item[1][3] - item[1][1])
@@ -177,13 +202,103 @@ def solve_match_question(
     )
 
 
+def solve_kotor_match_question(question: Question, options: SolveOptions) -> Advice:
+    """As :func:`solve_match_question`, the opponent playing the KOTOR I rule (docs/rules.md §7)
+    in this set and every later one: every move with my exact probability of winning the match
+    when I play for it (:class:`~pazaak_cli.match_kotor.KotorMatchSolver`), and the set's odds
+    along that line; a hidden hand is averaged over its possible hands and, within each, over
+    the orders of its cards that change the rule's choices."""
+    state = question.state
+    me_side, other_side = state.sides[state.turn], state.sides[1 - state.turn]
+    if not me_side.hand_known:
+        raise PazaakError("the hand of the player to move must be known")
+    rules = state.ruleset
+    check_match_position(state)
+    other_hands = match_other_hands(other_side, options, rules)
+    my_hand = tuple(card for card in me_side.hand if card is not None)
+    check_hand_sizes(rules, [my_hand], other_hands)
+    deck_after = _deck_after(state, question.drawn)
+    solver = KotorMatchSolver(rules, state.turn, max_states=MATCH_MEMO_STATES)
+    solver.progress = options.positions
+    current: tuple[int, ...] | None = None
+    exact = False
+    if rules.main_deck is not MainDeck.INFINITE:
+        current = deck_after if any(deck_after) else FULL_DECK
+        exact = options.exact or other_side.standing
+    hidden = not other_side.hand_known
+    rows: list[tuple[float, list[MatchMove]]] = []
+    total_ways = sum(ways for _, ways in other_hands)
+    for done, (hand, ways) in enumerate(other_hands):
+        solver.bound_memo()
+        budget = None if options.exact or not exact else options.budget
+        try:
+            results = solver.solve_moves(
+                question, hand, current_deck=current, exact=exact, budget=budget, orders=hidden
+            )
+        except SolverTooLarge:
+            exact = False  # the set in progress with fixed probabilities instead
+            results = solver.solve_moves(question, hand, current_deck=current, orders=hidden)
+        rows.append((ways / total_ways, results))
+        if options.progress is not None:
+            options.progress(done + 1, len(other_hands))
+    return _match_advice(
+        rows,
+        model=describe_match_model(state, other_hands, current, exact, kotor=True),
+        hands_averaged=len(other_hands),
+        fixed_probabilities=current is not None and not exact,
+        states=solver.states,
+    )
+
+
+def _match_advice(
+    rows: Sequence[tuple[float, Sequence[MatchMove]]],
+    *,
+    model: str,
+    hands_averaged: int,
+    fixed_probabilities: bool,
+    states: int,
+) -> Advice:
+    """The advice of match moves solved for each hidden hand, averaged by the hands' weights,
+    best first (ties of match value: more set wins over losses first)."""
+    moves = [result.move for result in rows[0][1]]
+    sums = [[0.0, 0.0, 0.0, 0.0] for _ in moves]
+    for weight, results in rows:
+        for row, result in zip(sums, results, strict=True):
+            row[0] += weight * result.match_win
+            row[1] += weight * result.set_win
+            row[2] += weight * result.set_tie
+            row[3] += weight * result.set_loss
+    best = max(row[0] for row in sums)
+    ranked = sorted(
+        zip(moves, sums, strict=True), key=lambda item: (-item[1][0], item[1][3] - item[1][1])
+    )
+    return Advice(
+        results=tuple(
+            MoveResult(
+                move,
+                Outcome(*(clean_probability(p) for p in row[1:])),
+                row[0] >= best - BEST_TOLERANCE,
+                match_win=clean_probability(row[0]),
+            )
+            for move, row in ranked
+        ),
+        model=model,
+        hands_averaged=hands_averaged,
+        fixed_probabilities=fixed_probabilities,
+        states=states,
+        objective="match",
+    )
+
+
 def describe_match_model(
     state: MatchState,
     other_hands: Sequence[tuple[tuple[Card, ...], int]],
     current: tuple[int, ...] | None,
     exact: bool,
+    *,
+    kotor: bool = False,
 ) -> str:
-    """One sentence: which match model was solved."""
+    """One sentence: which match model was solved (``kotor``: against the KOTOR I rule)."""
     rules = state.ruleset
     won = state.sets_won()
     me = state.turn
@@ -193,7 +308,22 @@ def describe_match_model(
     elif won[me] == won[1 - me]:
         score = f"match to {rules.sets_to_win} sets won, {won[me]}-{won[1 - me]}"
     other = state.sides[1 - me]
-    if other.hand_known:
+    if kotor:
+        who = (
+            "opponent plays the KOTOR I rule (docs/rules.md §7) in this set and every later one, "
+            "you play for the match"
+        )
+        if other.hand_known:
+            who += "; its hand known, in the order given"
+        else:
+            orders = sum(len(match_hand_orders(hand)) for hand, _ in other_hands)
+            who += (
+                f"; its {len(other.hand)} hidden cards averaged over {len(other_hands)} possible "
+                "hands"
+            )
+            if orders > len(other_hands):
+                who += f" ({orders} with the orders that change its choices)"
+    elif other.hand_known:
         who = "both hands known, both play for the match"
     else:
         who = (

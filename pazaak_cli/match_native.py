@@ -16,7 +16,7 @@ built (and ``PAZAAK_PURE_PYTHON`` is not set).
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from pazaak_cli.cards import Card
@@ -139,6 +139,16 @@ class NativeMatchSolver(MatchSolver):
     @_positions.setter
     def _positions(self, value: int) -> None:
         self._py_positions = value - int(self._fast.states)
+
+    @property
+    def progress(self) -> Callable[[int], None] | None:
+        """Called with the positions computed so far every so many positions of a search."""
+        callback: Callable[[int], None] | None = self._fast.progress
+        return callback
+
+    @progress.setter
+    def progress(self, callback: Callable[[int], None] | None) -> None:
+        self._fast.progress = callback
 
     @property
     def budget(self) -> int | None:

@@ -67,6 +67,9 @@ probabilities or exactly without replacement)."""
 _RANDOM = 2
 """An opener 'spec': a coin decides (the specs 0 and 1 name the seat that opens)."""
 
+_PROGRESS_MASK = (1 << 14) - 1
+"""A Python search reports its progress every 16,384 positions (``progress(positions)``)."""
+
 Pair = tuple[float, float]
 """(value, slope): P(seat 0 wins the match), and its derivative in the value of the match state
 whose fixed point is being iterated (zero outside that state's card-free positions)."""
@@ -242,6 +245,8 @@ class MatchSolver(SetSolver):
         result = (value, slope)
         group[key] = result
         self._positions += 1
+        if self.progress is not None and not self._positions & _PROGRESS_MASK:
+            self.progress(self._positions)
         return result
 
     def _value_after_draw(

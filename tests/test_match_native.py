@@ -22,10 +22,12 @@ import pytest
 
 from pazaak_cli.cards import Card, parse_cards
 from pazaak_cli.game import FORFEIT, FULL_DECK, Open, Phase, new_match
+from pazaak_cli.match_advice import solve_match_question
 from pazaak_cli.match_native import NativeMatchSolver, make_match_solver, native_available
 from pazaak_cli.match_solver import MatchMove, MatchSolver
 from pazaak_cli.position_builder import Question, question_from_state
 from pazaak_cli.rules import parse_ruleset
+from pazaak_cli.solver import SolveOptions
 
 pytestmark = pytest.mark.skipif(not native_available(), reason="the C match core is not built")
 
@@ -264,3 +266,48 @@ def test_the_bounded_memo_is_emptied_between_searches() -> None:
     assert solver.states == 0
     again = solver.solve_moves(question, other, current_deck=FULL_DECK)
     assert [m.match_win for m in again] == pytest.approx([m.match_win for m in first], abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("spec", "hands", "score"),
+    [(K1, ("+1 -2", "+3"), (2, 1)), (K1 + ",first-player=alternate", ("+1 +2", "-1"), (2, 2))],
+)
+def test_fixed_points_found_by_the_linear_piece_agree_with_pure_python(
+    spec: str, hands: tuple[str, str], score: tuple[int, int]
+) -> None:
+    """The core's shortcut (a Newton step inside the interval where every choice stands, the
+    positions moved along their slopes) gives what the pure solver's full iteration gives."""
+    question, other = playout(spec, hands, score, 5, 1)
+    native = NativeMatchSolver(parse_ruleset(spec))
+    pure = MatchSolver(parse_ruleset(spec))
+    fast = native.solve_moves(question, other, current_deck=None)
+    slow = pure.solve_moves(question, other, current_deck=None)
+    assert native.fixed_point_shortcuts > 0
+    assert native.fixed_point_solves < pure.fixed_point_solves
+    for a, b in zip(fast, slow, strict=True):
+        assert a.move == b.move
+        for field in ("match_win", "set_win", "set_tie", "set_loss"):
+            assert getattr(a, field) == pytest.approx(getattr(b, field), abs=1e-12), (a, b)
+
+
+def test_a_long_solve_reports_its_progress() -> None:
+    """The positions callback is called while the core searches, with growing counts."""
+    rules = parse_ruleset(K1)
+    question, other = playout(K1, ("+1 +2", "-1 +3"), (1, 1), 8, 0)
+    solver = NativeMatchSolver(rules)
+    seen: list[int] = []
+    solver.progress = seen.append
+    solver.solve_moves(question, other, current_deck=None)
+    assert len(seen) >= 2
+    assert seen == sorted(seen)
+    assert seen[-1] <= solver.positions_computed
+
+
+def test_match_advice_passes_the_positions_callback_to_the_solver() -> None:
+    question, _ = playout(K1, ("+1 +2", "-1 +3"), (1, 1), 8, 0)  # (both hands known)
+    seen: list[int] = []
+    solver = NativeMatchSolver(parse_ruleset(K1))
+    options = SolveOptions(objective="match", positions=seen.append)
+    solve_match_question(question, options, solver=solver)
+    assert seen
+    assert solver.progress is None  # (put back once the question is answered)
