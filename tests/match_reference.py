@@ -11,6 +11,11 @@ the tie probability) to the match values; iteration stops when no value moves by
 1e-15. The later-set deck model is the match solver's: once a set is over, the next one draws
 from a full deck with uniform probabilities (the ruleset's deck becomes ``infinite``), which is
 exact for rulesets whose deck is infinite.
+
+With ``kotor`` a seat plays the KOTOR I rule instead of maximising: at its decisions the
+reference asks :class:`pazaak_cli.players.KotorPlayer` (the game's own player, on the engine's
+view of that seat) for its action, so the reference shares nothing with
+:mod:`pazaak_cli.match_kotor` either.
 """
 
 from __future__ import annotations
@@ -19,13 +24,15 @@ import dataclasses
 from collections.abc import Callable
 
 from pazaak_cli.game import FORFEIT, FULL_DECK, MatchState, Phase
+from pazaak_cli.players import KotorPlayer
 from pazaak_cli.rules import MainDeck
 
 StartKey = tuple[object, ...]
 
 
 class MatchReference:
-    """P(seat ``me`` wins the match) from engine states, both seats maximising their own."""
+    """P(seat ``me`` wins the match) from engine states, both seats maximising their own (or
+    seat ``kotor`` playing the KOTOR I rule)."""
 
     def __init__(
         self,
@@ -33,8 +40,11 @@ class MatchReference:
         *,
         limit: int = 2_000_000,
         start: Callable[[MatchState], float] | None = None,
+        kotor: int | None = None,
     ) -> None:
         self.me = me
+        self.kotor = kotor
+        self.kotor_player = KotorPlayer()
         self.start = start
         self.limit = limit
         self.previous: dict[StartKey, float] = {}
@@ -61,8 +71,10 @@ class MatchReference:
 
     def _value(self, state: MatchState) -> float:
         found = self.memo.get(state)
-        if found is None:
-            found = self.final.get(state)
+        if found is not None:
+            self.reads += 1  # (the memo holds only values that read an earlier iterate)
+            return found
+        found = self.final.get(state)
         if found is not None:
             return found
         reads = self.reads
@@ -77,6 +89,9 @@ class MatchReference:
             result = 0.0
             for action, probability in state.chance_outcomes():
                 result += float(probability) * self._value(state.child(action))
+        elif state.turn == self.kotor:
+            action = self.kotor_player.choose(state.observed_by(state.turn))
+            result = self._value(state.child(action))
         else:
             options = [self._value(state.child(a)) for a in state.legal_actions() if a != FORFEIT]
             result = max(options) if state.turn == self.me else min(options)
@@ -117,7 +132,9 @@ class MatchReference:
 
     def _start_value(self, start: MatchState, key: StartKey) -> float:
         found = self.current.get(key)
-        if found is None:
+        if found is not None:
+            self.reads += 1  # a value of this iteration: it may have read an earlier iterate
+        else:
             self.starts[key] = start
             self.pending.add(key)
             found = self.current[key] = self._value(start)
@@ -131,7 +148,6 @@ def _start_key(start: MatchState) -> StartKey:
     return (start.ruleset, start.sets_won(), start.sides[0].hand, start.sides[1].hand, start.turn)
 
 
-def match_win(state: MatchState, me: int) -> float:
-    """P(``me`` wins the match) from ``state``."""
-    return MatchReference(me).value(state)
-
+def match_win(state: MatchState, me: int, kotor: int | None = None) -> float:
+    """P(``me`` wins the match) from ``state`` (seat ``kotor`` playing the KOTOR I rule)."""
+    return MatchReference(me, kotor=kotor).value(state)
