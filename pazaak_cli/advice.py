@@ -5,10 +5,12 @@ It chooses the solver by the objective (:attr:`SolveOptions.objective`) and the 
 (:attr:`SolveOptions.opponent`):
 
 - objective ``"match"``, opponent ``"optimal"``: the exact match solver, both sides playing to
-  win the match (:func:`pazaak_cli.match_solver.solve_match_question`);
+  win the match (:func:`pazaak_cli.match_advice.solve_match_question`);
+- objective ``"match"``, opponent ``"kotor"``: the exact best reply over the match to the KOTOR
+  I rule played in every set (:func:`pazaak_cli.match_advice.solve_kotor_match_question`);
 - objective ``"set"``, opponent ``"optimal"``: the exact set solver, the opponent minimising my
   equity (:func:`pazaak_cli.solver.solve_set_question`);
-- opponent ``"kotor"``: the exact best reply to the KOTOR I rule
+- objective ``"set"``, opponent ``"kotor"``: the exact best reply to the KOTOR I rule in this set
   (:func:`pazaak_cli.kotor_reply.solve_kotor_question`).
 
 It sits above both solvers and imports them; neither imports it.
@@ -31,13 +33,13 @@ def solve_question(question: Question, options: SolveOptions | None = None) -> A
     options = options or SolveOptions()
     if options.objective not in ("set", "match"):
         raise PazaakError(f"unknown objective {options.objective!r}; choose match or set")
-    if options.opponent == "optimal":
-        if options.objective == "match":
-            return solve_match_question(question, options)
-        return solve_set_question(question, options)
+    if options.opponent not in ("optimal", "kotor"):
+        raise PazaakError(f"unknown opponent model {options.opponent!r}; choose optimal or kotor")
+    if options.objective == "match":
+        return solve_match_question(question, options)  # (it reads options.opponent)
     if options.opponent == "kotor":
         return solve_kotor_question(question, options)
-    raise PazaakError(f"unknown opponent model {options.opponent!r}; choose optimal or kotor")
+    return solve_set_question(question, options)
 
 
 def default_objective(question: Question, options: SolveOptions) -> str:
@@ -52,6 +54,19 @@ def default_objective(question: Question, options: SolveOptions) -> str:
         return "match"  # (the match solve itself then says what is wrong)
 
 
+def hint_objective(question: Question, options: SolveOptions) -> str:
+    """The objective of ``pazaak play``'s hint: the match, against the opponent model of the
+    seat it faces (the KOTOR I rule included), when that answer is quick
+    (:func:`pazaak_cli.match_advice.match_is_quick`, which has its own limit for the KOTOR
+    rule); else :func:`default_objective`'s choice."""
+    if options.opponent != "kotor":
+        return default_objective(question, options)
+    try:
+        return "match" if match_is_quick(question, options) else "set"
+    except PazaakError:
+        return "set"  # (the set solve then says what is wrong, as before)
+
+
 def advise(state: MatchState, options: SolveOptions | None = None) -> Advice:
     """Every legal move of the player to act in ``state`` (phase AFTER_DRAW), as
     :func:`solve_question`. The opponent's hand may be hidden (``None`` cards): then
@@ -60,4 +75,4 @@ def advise(state: MatchState, options: SolveOptions | None = None) -> Advice:
     return solve_question(question_from_state(state), options)
 
 
-__all__ = ["advise", "default_objective", "solve_question"]
+__all__ = ["advise", "default_objective", "hint_objective", "solve_question"]

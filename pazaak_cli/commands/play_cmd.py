@@ -26,7 +26,7 @@ from typing import Any
 
 import click
 
-from pazaak_cli.advice import advise, default_objective
+from pazaak_cli.advice import advise, hint_objective
 from pazaak_cli.cards import Card, CardKind
 from pazaak_cli.commands.advise_cmd import render_advice
 from pazaak_cli.commands.common import (
@@ -1029,10 +1029,10 @@ def hint_text(
 ) -> str:
     """The solver's table of moves for ``seat``, as ``pazaak advise`` shows it: the other hand
     is hidden, so it is averaged over the hands its side deck can have dealt (less the cards it
-    played in earlier sets). Against the KOTOR I computer the odds are those of the best reply
-    to its rule in this set; against anyone else, the probability of winning the match with
-    both playing for it when that answer is quick (few cards left), else the set's (the table's
-    columns and model line say which)."""
+    played in earlier sets). The probability of winning the match when that answer is quick
+    (few cards left), else the set's (the table's columns and model line say which): against
+    the KOTOR I computer the best reply to its rule (over the match, the rule playing every
+    set), against anyone else both playing for the match."""
     view = session.view(seat)
     against_kotor = session.seats[1 - seat].kind == "kotor"
     options = SolveOptions(
@@ -1043,7 +1043,7 @@ def hint_text(
         opponent="kotor" if against_kotor else "optimal",
     )
     try:
-        options.objective = default_objective(question_from_state(view), options)
+        options.objective = hint_objective(question_from_state(view), options)
         table = render_advice(advise(view, options))
     except PazaakError as error:
         return f"No hint: {error}."
