@@ -1313,11 +1313,20 @@ static int core_set_interval(Core *self, PyObject *value, void *closure) {
     return 0;
 }
 
-/* densify(context, h0, h1): give that group a dense table sized for the sides of its hands
- * interned so far (nothing if it has one). */
+/* drop_dense(): free every dense table (their positions would be solved again, the same, in
+ * the hash tables if asked). */
+static PyObject *core_drop_dense(Core *self, PyObject *unused) {
+    (void)unused;
+    dense_clear(self);
+    Py_RETURN_NONE;
+}
+
+/* densify(context, h0, h1, after=True): give that group a dense table sized for the sides of its
+ * hands interned so far (nothing if it has one); `after`: for its after-draw positions too (else
+ * they are computed where needed, not kept). */
 static PyObject *core_densify(Core *self, PyObject *args) {
-    int context, h0, h1;
-    if (!PyArg_ParseTuple(args, "iii", &context, &h0, &h1)) return NULL;
+    int context, h0, h1, after = 1;
+    if (!PyArg_ParseTuple(args, "iii|p", &context, &h0, &h1, &after)) return NULL;
     if (check_context(self, context) < 0) return NULL;
     if (self->ctx_model[context] != 0 || h0 < 0 || h1 < 0 || h0 >= self->caphands ||
         h1 >= self->caphands) {
@@ -1339,8 +1348,8 @@ static PyObject *core_densify(Core *self, PyObject *args) {
     g->h1 = h1;
     g->n0 = self->nlocal[h0];
     g->n1 = self->nlocal[h1];
-    g->l0 = self->nlist_local[h0];
-    g->l1 = self->nlist_local[h1];
+    g->l0 = after ? self->nlist_local[h0] : 0; /* (0: no after-draw positions kept) */
+    g->l1 = after ? self->nlist_local[h1] : 0;
     g->nv = (size_t)2 * g->n0 * g->n1 + (size_t)g->l0 * g->n1 + (size_t)g->l1 * g->n0;
     g->v = malloc((g->nv + 1) * sizeof(double));
     if (!g->v || map_put(&self->dense_index, dense_key(context, h0, h1), self->ndense, 0.0) < 0) {
@@ -1474,7 +1483,10 @@ static PyMethodDef core_methods[] = {
     {"track_interval", (PyCFunction)core_track_interval, METH_VARARGS,
      "track_interval(on): the interval starts whole; while on, every choice narrows it"},
     {"densify", (PyCFunction)core_densify, METH_VARARGS,
-     "densify(context, h0, h1): a dense table for that later-set group (its sides interned)"},
+     "densify(context, h0, h1, after=True): a dense table for that later-set group (its sides "
+     "interned; after: with its after-draw positions)"},
+    {"drop_dense", (PyCFunction)core_drop_dense, METH_NOARGS,
+     "drop_dense(): free every dense table"},
     {"clear_positions", (PyCFunction)core_clear_positions, METH_NOARGS,
      "clear_positions(): forget every position (between searches)"},
     {NULL, NULL, 0, NULL},

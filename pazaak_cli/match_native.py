@@ -16,6 +16,7 @@ built (and ``PAZAAK_PURE_PYTHON`` is not set).
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -30,6 +31,12 @@ try:  # the optional C inner loop (setup.py builds it when a compiler is availab
     from pazaak_cli import _fastmatch  # type: ignore[attr-defined,no-redef]
 except ImportError:  # pragma: no cover - depends on the installation
     _fastmatch = None
+
+DENSE_LIMIT_BYTES = 1_200_000_000
+"""The dense tables of one score level may take this much memory (the slopes of the match state
+being iterated come on top, a few MB): beyond, they keep only the before-draw positions, and a
+level that needs more than this even so is refused (a hand pair of gold cards each: flips make
+thousands of sides)."""
 
 _PLAYING_KIND = 0
 """MatchSolver's kind of a side still playing."""
@@ -126,6 +133,8 @@ class NativeMatchSolver(MatchSolver):
         """How deep the core's entry callbacks are nested now (0: a question from outside)."""
         self._lowest_total = 1 << 30
         """The fewest sets played of a match state asked from outside so far."""
+        self._dense_level: tuple[int, int] | None = None
+        """The score level whose groups have dense tables now."""
         self._interned_from: set[tuple[int, int]] = set()
         """The hand pairs whose later sets' sides are all interned."""
 
@@ -287,13 +296,36 @@ class NativeMatchSolver(MatchSolver):
         self._sync()
 
     def _start_level(self, s0: int, s1: int, pairs: Sequence[tuple[int, int]]) -> None:
+        """Give the groups of this score level dense tables, the other levels' being freed
+        first (from now on only their match-state values are read), within
+        :data:`DENSE_LIMIT_BYTES`: without the after-draw positions if that is what fits, else
+        refused (:class:`SolverTooLarge`)."""
         openers = (0, 1) if self._reads_opener else (0,)
-        contexts = {self._context(s0, s1, opener, 0) for opener in openers}
+        contexts = sorted(
+            context
+            for context in {self._context(s0, s1, opener, 0) for opener in openers}
+            if self._native(context)
+        )
         self._sync()
-        for context in sorted(contexts):
-            if self._native(context):
-                for x, y in pairs:
-                    self._fast.densify(context, x, y)
+        if self._dense_level != (s0, s1):
+            self._fast.drop_dense()
+            self._dense_level = (s0, s1)
+        sides = Counter(self._hand_of)
+        lists = Counter(self._hand_of[codes[0]] for codes in self._candidates if codes)
+        before = sum(2 * sides[x] * sides[y] for x, y in pairs) * len(contexts) * 8
+        after = sum(lists[x] * sides[y] + lists[y] * sides[x] for x, y in pairs)
+        after *= len(contexts) * 8
+        keep_after = before + after <= DENSE_LIMIT_BYTES
+        if before > DENSE_LIMIT_BYTES:
+            self._dense_level = None
+            raise SolverTooLarge(
+                f"the match answer for these hands needs about {before / 1e9:.1f} GB of "
+                f"positions at each score, more than its bound of "
+                f"{DENSE_LIMIT_BYTES / 1e9:.1f} GB (the set answer needs far less)"
+            )
+        for context in contexts:
+            for x, y in pairs:
+                self._fast.densify(context, x, y, keep_after)
 
     # -- the recursion, in the core ---------------------------------------------------------------
 
@@ -383,6 +415,7 @@ class NativeMatchSolver(MatchSolver):
         clears = self._clears
         super().bound_memo()
         if self._clears != clears:
-            self._fast.clear_positions()  # (and the core's odds)
+            self._fast.clear_positions()  # (and the core's odds and dense tables)
+            self._dense_level = None
             self._py_positions = 0
             self._pushed.clear()  # the model ids are given anew

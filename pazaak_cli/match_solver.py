@@ -533,8 +533,14 @@ class MatchSolver(SetSolver):
                 s1 = total - s0
                 if not scores[1] <= s1 < target:
                     continue
-                self._start_level(s0, s1, pairs)
-                for x, y in pairs:
+                missing = [
+                    pair
+                    for pair in pairs
+                    if any(((s0, s1, *pair), spec) not in self._entries for spec in specs)
+                ]
+                if missing or (s0, s1) == scores:
+                    self._start_level(s0, s1, pairs)
+                for x, y in missing:
                     for spec in specs:
                         self.entry((s0, s1, x, y), spec)
 

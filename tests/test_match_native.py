@@ -20,6 +20,7 @@ from collections.abc import Sequence
 
 import pytest
 
+from pazaak_cli import match_native
 from pazaak_cli.cards import Card, parse_cards
 from pazaak_cli.game import FORFEIT, FULL_DECK, Open, Phase, new_match
 from pazaak_cli.match_advice import solve_match_question
@@ -27,7 +28,7 @@ from pazaak_cli.match_native import NativeMatchSolver, make_match_solver, native
 from pazaak_cli.match_solver import MatchMove, MatchSolver
 from pazaak_cli.position_builder import Question, question_from_state
 from pazaak_cli.rules import parse_ruleset
-from pazaak_cli.solver import SolveOptions
+from pazaak_cli.solver import SolveOptions, SolverTooLarge
 
 pytestmark = pytest.mark.skipif(not native_available(), reason="the C match core is not built")
 
@@ -311,3 +312,18 @@ def test_match_advice_passes_the_positions_callback_to_the_solver() -> None:
     solve_match_question(question, options, solver=solver)
     assert seen
     assert solver.progress is None  # (put back once the question is answered)
+
+
+def test_the_dense_tables_keep_their_memory_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past the bound a level keeps only its before-draw positions (the same values); past it
+    even so, the match answer is refused with the reason, not a runaway."""
+    question, other = playout(K1, ("+1 +2", "-1 +3"), (1, 1), 8, 0)
+    rules = parse_ruleset(K1)
+    full = NativeMatchSolver(rules).solve_moves(question, other, current_deck=None)
+    monkeypatch.setattr(match_native, "DENSE_LIMIT_BYTES", 6_000_000)
+    lean = NativeMatchSolver(rules)
+    got = lean.solve_moves(question, other, current_deck=None)
+    assert [m.match_win for m in got] == pytest.approx([m.match_win for m in full], abs=1e-12)
+    monkeypatch.setattr(match_native, "DENSE_LIMIT_BYTES", 1_000_000)
+    with pytest.raises(SolverTooLarge, match=r"needs about .* GB of positions at each score"):
+        NativeMatchSolver(rules).solve_moves(question, other, current_deck=None)
