@@ -364,6 +364,10 @@ class KotorMatchSolver:
         """Called with :attr:`states` every 16,384 new positions."""
         self.fixed_point_solves = 0
         """How many times the card-free positions of a match state were solved (statistics)."""
+        self.fixed_point_shortcuts = 0
+        """Fixed points found by a Newton step inside the interval where F is linear."""
+        self._interval = (-1.0, 1.0)
+        """The offsets from the value iterated over which every choice made stands."""
 
     @property
     def states(self) -> int:
@@ -568,6 +572,7 @@ class KotorMatchSolver:
             best = memo.get(choice_key)
             if best is None:
                 best = _NO_PAIR
+                seen: list[Pair] | None = [] if live else None
                 for code in lists[number]:
                     kind = kinds[code]
                     if kind == _PLAYING and they_stand:
@@ -580,14 +585,17 @@ class KotorMatchSolver:
                             pair = theirs_next(context, code, opp, rest)
                     else:
                         pair = end(context, code, opp, rest)
+                    if seen is not None:
+                        seen.append(pair)
                     if pair[0] > best[0]:
                         best = pair
                         if best[0] >= 1.0:
                             break
                 memo[choice_key] = best
                 self._positions += 1
-                if live:
+                if seen is not None:
                     self._live_keys.append((memo, choice_key))
+                    self._narrow(best, seen)
             value += probability * best[0]
             slope += probability * best[1]
         result = (value, slope)
@@ -758,6 +766,18 @@ class KotorMatchSolver:
             return self.my_before_draw(context, me, opp, 0)
         return self.opp_before_draw(context, me, opp, 0)
 
+    def _narrow(self, best: Pair, seen: list[Pair]) -> None:
+        """Narrow the interval of offsets t from the value iterated over which the choice of
+        ``best`` among ``seen`` stands (each value moves by its slope times t)."""
+        value, slope = best
+        low, high = self._interval
+        for other, other_slope in seen:
+            if other_slope > slope:
+                high = min(high, (value - other) / (other_slope - slope))
+            elif other_slope < slope:
+                low = max(low, (other - value) / (slope - other_slope))
+        self._interval = (low, high)
+
     def _forget(self) -> None:
         """Drop the positions whose value depends on the value being iterated."""
         for memo, key in self._live_keys:
@@ -765,11 +785,14 @@ class KotorMatchSolver:
         self._positions -= len(self._live_keys)
         self._live_keys.clear()
 
-    def _settle(self) -> None:
-        """The value iterated is known: its card-free positions keep their values, and their
-        slopes (in a value no longer iterated) become 0, as for every final position."""
+    def _settle(self, shift: float) -> None:
+        """The value iterated is known: its card-free positions keep their values (moved by
+        ``shift`` times their slopes: the fixed point lies that far from the value they were
+        computed with, on the linear piece where every choice stands), and their slopes (in a
+        value no longer iterated) become 0, as for every final position."""
         for memo, key in self._live_keys:
-            memo[key] = (memo[key][0], 0.0)
+            value, slope = memo[key]
+            memo[key] = (value + slope * shift, 0.0)
         self._live_keys.clear()
 
     def _solve_entry(self, match: MatchKey, spec: int) -> float:
@@ -809,17 +832,20 @@ class KotorMatchSolver:
         openers = (ME, OPP) if self._reads_opener else (_OPENER_FREE,)
         contexts = tuple(self._context(mine, theirs, opener, _LATER) for opener in openers)
         guess = self._guess(match, unknown[1])
-        outer = (self._live, self._live_keys)
+        outer = (self._live, self._live_keys, self._interval)
         self._live, self._live_keys = (contexts, my_hand, its_hand), []
+        shift = 0.0
         try:
-            self._entries[unknown] = self._fixed_point(evaluate, guess)
+            value, shift = self._fixed_point(evaluate, guess)
+            self._entries[unknown] = value
             if rule is FirstPlayer.ALTERNATE:
-                self._entries[(match, OPP)] = iterating[(match, OPP)][0]
+                other, slope = iterating[(match, OPP)]
+                self._entries[(match, OPP)] = other + slope * shift
         finally:
             iterating.pop(unknown, None)
             iterating.pop((match, OPP), None)
-            self._settle()
-            self._live, self._live_keys = outer
+            self._settle(shift)
+            self._live, self._live_keys, self._interval = outer
         found = self._entries.get((match, spec))
         if found is None:  # one opener's entry under the random rule, or a set typed by hand
             found = self._entries[(match, spec)] = self._root(match, spec)[0]
@@ -833,29 +859,40 @@ class KotorMatchSolver:
         lost = self._set_over(context, OPP, my_hand, its_hand)[0]
         return 0.5 * (won + lost)
 
-    def _fixed_point(self, evaluate: Callable[[float], Pair], guess: float) -> float:
+    def _fixed_point(self, evaluate: Callable[[float], Pair], guess: float) -> tuple[float, float]:
         """The x with F(x) = x, where evaluate(x) = (F(x), F'(x)), F piecewise linear,
         nondecreasing, of slope below 1, from [0, 1] into [0, 1]: Newton's method from
         ``guess`` inside the bracket where F(x) - x changes sign (bisection if a step leaves
-        it)."""
+        it). Returns (x, shift): the positions evaluated last were computed at ``x - shift``.
+        An evaluation also finds the interval around its x on which every choice it made
+        stands (:meth:`_narrow`): F is linear there, so a Newton step landing inside it is the
+        fixed point, with no evaluation to confirm it (as the match solver's C core does)."""
         reads_before = self._read_unknown
         low, high = 0.0, 1.0
         x = min(max(guess, 0.0), 1.0)
         try:
             for _ in range(200):
                 self._read_unknown = False
+                self._interval = (-1.0, 1.0)
                 value, slope = evaluate(x)
                 self.fixed_point_solves += 1
                 if not self._read_unknown:  # no card-free tie can happen: no loop at all
-                    return value
+                    return value, 0.0
                 gap = value - x
                 if abs(gap) <= FIXED_POINT_TOLERANCE:
-                    return value
+                    return value, 0.0
                 if gap > 0:
                     low = x
                 else:
                     high = x
                 step = x + gap / (1.0 - slope) if slope < 1.0 else (low + high) / 2
+                if (
+                    slope < 1.0
+                    and low <= step <= high
+                    and self._interval[0] <= step - x <= self._interval[1]
+                ):
+                    self.fixed_point_shortcuts += 1
+                    return step, step - x
                 x = step if low < step < high else (low + high) / 2
             raise PazaakError("the match value did not converge")  # pragma: no cover
         finally:
