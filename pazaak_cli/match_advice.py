@@ -80,9 +80,9 @@ every hidden hand). Beyond it the default answer is the set's (:func:`match_is_q
 
 QUICK_KOTOR_MATCH_PAIRS = 9
 """The same limit for the match answer against the KOTOR I rule (:mod:`pazaak_cli.match_kotor`,
-pure Python), measured at about 1.7 s of CPU a pair (1 v 1 cards: 4 pairs, 7 s; 2 v 2: 16 pairs,
-26 s; 3 v 3: 64 pairs, minutes): at most 9 pairs (2 v 1 cards) answer within about 15 s, as the
-largest quick answer against the optimal opponent does."""
+pure Python), measured at 1 to 2.5 s of CPU a pair (1 v 1 cards: 4 pairs, 4.4 s; 2 v 1: 9 pairs,
+about 10 s; 2 v 2: 16 pairs, 18 s; 3 v 3: 64 pairs, 155 s): at most 9 pairs answer within about
+10 s, as the largest quick answer against the optimal opponent does."""
 
 
 def match_pairs(
