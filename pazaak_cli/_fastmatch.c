@@ -940,7 +940,7 @@ static PyObject *core_set_model(Core *self, PyObject *args) {
     } else if (self->models[model].defined || model == 0) {
         map_clear(&self->tables[model != 0]);
         map_clear(&self->odds);
-        if (model == 0) dense_clear(self);
+        dense_clear(self);
     }
     self->models[model] = fresh;
     Py_RETURN_NONE;
@@ -1328,9 +1328,8 @@ static PyObject *core_densify(Core *self, PyObject *args) {
     int context, h0, h1, after = 1;
     if (!PyArg_ParseTuple(args, "iii|p", &context, &h0, &h1, &after)) return NULL;
     if (check_context(self, context) < 0) return NULL;
-    if (self->ctx_model[context] != 0 || h0 < 0 || h1 < 0 || h0 >= self->caphands ||
-        h1 >= self->caphands) {
-        PyErr_SetString(PyExc_ValueError, "a later set's context and two hands with sides");
+    if (h0 < 0 || h1 < 0 || h0 >= self->caphands || h1 >= self->caphands) {
+        PyErr_SetString(PyExc_ValueError, "two hands with sides");
         return NULL;
     }
     if (self->dense_index.cap && map_get(&self->dense_index, dense_key(context, h0, h1)))

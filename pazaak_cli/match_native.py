@@ -221,6 +221,8 @@ class NativeMatchSolver(MatchSolver):
         model = self._context_info[context][3]
         decks = self._models[model]
         if self._pushed.get(model) is not decks:  # a new model, or an id given again
+            if model in self._pushed:
+                self._dense_level = None  # (the core frees its dense tables)
             self._pushed[model] = decks
             self._fast.set_model(model, self._fixed_probabilities(decks))
         return decks.fixed is not None and context < self._max_contexts
@@ -295,6 +297,33 @@ class NativeMatchSolver(MatchSolver):
                             stack.append(code)
         self._sync()
 
+    def _start_set(
+        self, context: int, hands: tuple[Sequence[Card], Sequence[Card]]
+    ) -> None:
+        """The set in progress on a deck of its own (fixed probabilities) gets dense tables
+        too, if they fit beside the level's (else its positions stay in the hash tables)."""
+        if self._context_info[context][3] == 0 or not self._native(context):
+            return  # (a later set's context: its level has them; exact draws: Python)
+        h0, h1 = self.hands.intern(hands[0]), self.hands.intern(hands[1])
+        pairs = [(x, y) for x in self._sub_hands(h0) for y in self._sub_hands(h1)]
+        self._sync()
+        before, after = self._dense_bytes(pairs, 1)
+        if self._fast.memo_bytes + before + after <= DENSE_LIMIT_BYTES:
+            for x, y in pairs:
+                self._fast.densify(context, x, y, True)
+        elif self._fast.memo_bytes + before <= DENSE_LIMIT_BYTES:
+            for x, y in pairs:
+                self._fast.densify(context, x, y, False)
+
+    def _dense_bytes(self, pairs: Sequence[tuple[int, int]], contexts: int) -> tuple[int, int]:
+        """The bytes of the before-draw and of the after-draw positions of these groups' dense
+        tables, in each of ``contexts`` contexts."""
+        sides = Counter(self._hand_of)
+        lists = Counter(self._hand_of[codes[0]] for codes in self._candidates if codes)
+        before = sum(2 * sides[x] * sides[y] for x, y in pairs) * contexts * 8
+        after = sum(lists[x] * sides[y] + lists[y] * sides[x] for x, y in pairs)
+        return before, after * contexts * 8
+
     def _start_level(self, s0: int, s1: int, pairs: Sequence[tuple[int, int]]) -> None:
         """Give the groups of this score level dense tables, the other levels' being freed
         first (from now on only their match-state values are read), within
@@ -310,11 +339,7 @@ class NativeMatchSolver(MatchSolver):
         if self._dense_level != (s0, s1):
             self._fast.drop_dense()
             self._dense_level = (s0, s1)
-        sides = Counter(self._hand_of)
-        lists = Counter(self._hand_of[codes[0]] for codes in self._candidates if codes)
-        before = sum(2 * sides[x] * sides[y] for x, y in pairs) * len(contexts) * 8
-        after = sum(lists[x] * sides[y] + lists[y] * sides[x] for x, y in pairs)
-        after *= len(contexts) * 8
+        before, after = self._dense_bytes(pairs, len(contexts))
         keep_after = before + after <= DENSE_LIMIT_BYTES
         if before > DENSE_LIMIT_BYTES:
             self._dense_level = None

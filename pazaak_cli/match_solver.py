@@ -548,6 +548,12 @@ class MatchSolver(SetSolver):
         """``prepare`` is about to solve the match states of score ``s0``-``s1`` with these
         hand pairs (a hook: the native solver gives their groups dense tables)."""
 
+    def _start_set(
+        self, context: int, hands: tuple[Sequence[Card], Sequence[Card]]
+    ) -> None:
+        """A question about the set in progress in ``context`` with these hands is coming (a
+        hook: the native solver gives its groups dense tables when its deck model allows)."""
+
     def set_start_value(
         self, scores: tuple[int, int], hands: tuple[Sequence[Card], Sequence[Card]], opener: int
     ) -> float:
@@ -599,6 +605,7 @@ class MatchSolver(SetSolver):
             model = self.deck_model(current_deck, exact)
             deck = self._models[model].intern(current_deck)
         context = self._context(scores[0], scores[1], state.opener, model)
+        self._start_set(context, hands)
         saved_budget = self.budget
         self.budget = None if budget is None else self._positions + budget
         try:

@@ -228,10 +228,10 @@ def test_an_interrupt_from_the_entry_callback_leaves_the_solver_exact(
 def test_ctrl_c_stops_a_long_solve_and_the_solver_stays_exact() -> None:
     """SIGINT while the core searches: the core checks for signals every so many positions."""
     rules = parse_ruleset(K1)
-    state = new_match(rules, (parse_cards("+1"), parse_cards("+2"))).child(Open(0))
-    state = state._replace(set_winners=(0, 1))  # 1-1: four scores to solve, about a second
+    hands = (parse_cards("+1 -2"), parse_cards("+2 -1"))
+    state = new_match(rules, hands).child(Open(0))  # 0-0, 2 v 2: about a second
     question = question_from_state(state.child(state.chance_outcomes()[0][0]))
-    other = parse_cards("+2")
+    other = hands[1]
     solver = NativeMatchSolver(rules)
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
