@@ -291,6 +291,49 @@ def advise(*args: str) -> tuple[int, str]:
 
 
 SMALL = ["--ruleset", f"kotor1/{TINY}", "--table", "2", "--hand", "+1", "--opp-table", ""]
+KOTOR_MATCH = ["--opponent", "kotor", "--objective", "match"]
+
+
+def test_advise_answers_for_the_match_against_the_kotor_rule() -> None:
+    code, output = advise(*SMALL, "--opp-hand", "-2", "--sets", "1-1", *KOTOR_MATCH)
+    assert code == 0, output
+    lines = output.splitlines()
+    assert "match to 2 sets won, 1-1" in lines[1]
+    assert "opponent plays the KOTOR I rule (docs/rules.md §7) in this set and every" in lines[1]
+    assert lines[2].split()[:4] == ["move", "match", "win", "%"]
+
+
+def test_advise_json_gives_the_match_win_against_the_rule() -> None:
+    code, output = advise(*SMALL, "--opp-hand", "-2", "--sets", "1-1", *KOTOR_MATCH, "--json")
+    assert code == 0, output
+    data = json.loads(output)
+    assert data["objective"] == "match"
+    state = decision(f"kotor1/{TINY}", ("+1", "-2"), (0, 1), 0, (2,))
+    expected = solver_moves(state, KotorMatchSolver(state.ruleset, 0))
+    assert all(isinstance(m["match_win"], float) for m in data["moves"])
+    assert sorted(m["match_win"] for m in data["moves"]) == pytest.approx(
+        sorted(expected.values()), abs=1e-12
+    )
+    assert data["moves"][0]["best"] and data["moves"][0]["match_win"] == max(expected.values())
+    assert all(m["p_win"] + m["p_tie"] + m["p_loss"] == pytest.approx(1.0) for m in data["moves"])
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "words"),
+    [
+        (["--sets", "2-0"], 1, "the match ends at 2 sets won"),
+        (["--opp-hand", "-2 +1 +3"], 1, "more than the 2"),
+        (["--opp-hand", "Q"], 2, "'Q'"),
+    ],
+)
+def test_bad_kotor_match_questions_are_refused_in_one_line(
+    args: list[str], code: int, words: str
+) -> None:
+    base = SMALL + ([] if "--opp-hand" in args else ["--opp-hand", "-2"])
+    got, output = advise(*base, *KOTOR_MATCH, *args)
+    assert got == code, output
+    assert words in output
+    assert len([line for line in output.splitlines() if line.startswith("Error")]) == 1
 
 
 def test_solve_question_routes_the_match_objective_against_kotor() -> None:

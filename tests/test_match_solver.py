@@ -327,7 +327,6 @@ def test_advise_set_objective_keeps_the_set_answer() -> None:
         (["--sets", "2-0"], 1, "the match ends at 2 sets won"),
         (["--sets", "0-2"], 1, "the match ends at 2 sets won"),
         (["--opp-hand", "-2 +1 +3"], 1, "more than the 2"),
-        (["--opponent", "kotor", "--objective", "match"], 2, "--objective set"),
     ],
 )
 def test_impossible_match_questions_are_refused_in_one_line(

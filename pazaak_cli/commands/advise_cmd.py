@@ -139,7 +139,7 @@ MAIN_CARDS = MainCardListType()
     help="What the best move maximises: the probability of winning the match (hand cards are "
     "kept for the whole match) or this set's equity. Default: the match against an optimal "
     "opponent when its answer takes seconds (small hands), else the set, with a note; the set "
-    "against --opponent kotor (the only one there).",
+    "against --opponent kotor (--objective match asks for its match answer).",
 )
 @click.option(
     "--sets",
@@ -198,7 +198,8 @@ def advise_command(
     gives the exact probability of winning the match if both sides then play to win it (hand
     cards are kept for the whole match; --sets gives the score), with this set's win, tie and
     loss odds along that line, and marks the best. --objective set values moves by this set
-    alone; --opponent kotor answers for the set against the KOTOR I computer's rule.
+    alone; --opponent kotor answers for the set against the KOTOR I computer's rule, and with
+    --objective match for the match, the rule playing every set.
 
     \b
     Examples:
@@ -225,11 +226,6 @@ def advise_command(
     prior = None
     if not other.hand_known and not other.standing:
         prior = (opp_deck or default_deck(state.ruleset)).cards
-    if objective == "match" and opponent == "kotor":
-        raise click.UsageError(
-            "--objective match is solved against an optimal opponent only; against --opponent "
-            "kotor use --objective set"
-        )
     progress = _Progress(enabled=not as_json)
     options = SolveOptions(
         opponent_deck=prior,
