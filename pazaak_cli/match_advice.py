@@ -78,6 +78,12 @@ pair (2 v 2 cards: 16 pairs, 6 s; 3 v 3: 64 pairs, 42 s; 4 v 4: 256 pairs, minut
 every hidden hand). Beyond it the default answer is the set's (:func:`match_is_quick`)."""
 
 
+KOTOR_MATCH_BUDGET = 5_000_000
+"""The match answer against the KOTOR rule is pure Python: one question may hold this many
+positions more than it held before (and its memo is emptied between hidden hands past as
+many): at most about 1.5 GB; past that the question is refused with the reason, not left to run
+away."""
+
 QUICK_KOTOR_MATCH_PAIRS = 9
 """The same limit for the match answer against the KOTOR I rule (:mod:`pazaak_cli.match_kotor`,
 pure Python), measured at 1 to 2.5 s of CPU a pair (1 v 1 cards: 4 pairs, 4.4 s; 2 v 1: 9 pairs,
@@ -218,7 +224,7 @@ def solve_kotor_match_question(question: Question, options: SolveOptions) -> Adv
     my_hand = tuple(card for card in me_side.hand if card is not None)
     check_hand_sizes(rules, [my_hand], other_hands)
     deck_after = _deck_after(state, question.drawn)
-    solver = KotorMatchSolver(rules, state.turn, max_states=MATCH_MEMO_STATES)
+    solver = KotorMatchSolver(rules, state.turn, max_states=KOTOR_MATCH_BUDGET)
     solver.progress = options.positions
     current: tuple[int, ...] | None = None
     exact = False
@@ -230,14 +236,25 @@ def solve_kotor_match_question(question: Question, options: SolveOptions) -> Adv
     total_ways = sum(ways for _, ways in other_hands)
     for done, (hand, ways) in enumerate(other_hands):
         solver.bound_memo()
-        budget = None if options.exact or not exact else options.budget
-        try:
-            results = solver.solve_moves(
-                question, hand, current_deck=current, exact=exact, budget=budget, orders=hidden
-            )
-        except SolverTooLarge:
-            exact = False  # the set in progress with fixed probabilities instead
-            results = solver.solve_moves(question, hand, current_deck=current, orders=hidden)
+        results = None
+        if exact:
+            try:
+                budget = None if options.exact else options.budget
+                results = solver.solve_moves(
+                    question, hand, current_deck=current, exact=True, budget=budget, orders=hidden
+                )
+            except SolverTooLarge:
+                exact = False  # the set in progress with fixed probabilities instead
+        if results is None:
+            try:
+                results = solver.solve_moves(
+                    question, hand, current_deck=current, orders=hidden, budget=KOTOR_MATCH_BUDGET
+                )
+            except SolverTooLarge:
+                raise SolverTooLarge(
+                    f"the match answer against the KOTOR rule for these hands needs more than "
+                    f"{KOTOR_MATCH_BUDGET:,} positions in memory (the set answer needs far less)"
+                ) from None
         rows.append((ways / total_ways, results))
         if options.progress is not None:
             options.progress(done + 1, len(other_hands))

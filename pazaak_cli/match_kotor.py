@@ -834,17 +834,19 @@ class KotorMatchSolver:
         guess = self._guess(match, unknown[1])
         outer = (self._live, self._live_keys, self._interval)
         self._live, self._live_keys = (contexts, my_hand, its_hand), []
-        shift = 0.0
         try:
             value, shift = self._fixed_point(evaluate, guess)
             self._entries[unknown] = value
             if rule is FirstPlayer.ALTERNATE:
                 other, slope = iterating[(match, OPP)]
                 self._entries[(match, OPP)] = other + slope * shift
+            self._settle(shift)
+        except BaseException:  # a budget, Ctrl-C: these positions read a value never found
+            self._forget()
+            raise
         finally:
             iterating.pop(unknown, None)
             iterating.pop((match, OPP), None)
-            self._settle(shift)
             self._live, self._live_keys, self._interval = outer
         found = self._entries.get((match, spec))
         if found is None:  # one opener's entry under the random rule, or a set typed by hand
@@ -974,17 +976,17 @@ class KotorMatchSolver:
         its_hands = [self.opp.hand(hand) for hand in hands]
         won = state.sets_won()
         scores = (won[mover], won[1 - mover])
-        self.prepare(scores, my_hand, its_hands)
-        if current_deck is None:
-            model, deck = _LATER, 0
-        else:
-            model = self.deck_model(current_deck, exact)
-            deck = self._models[model].intern(current_deck)
-        opener = ME if state.opener == mover else OPP
-        context = self._context(scores[0], scores[1], opener, model)
         saved_budget = self.budget
         self.budget = None if budget is None else self._positions + budget
         try:
+            self.prepare(scores, my_hand, its_hands)  # (the later sets count in the budget)
+            if current_deck is None:
+                model, deck = _LATER, 0
+            else:
+                model = self.deck_model(current_deck, exact)
+                deck = self._models[model].intern(current_deck)
+            opener = ME if state.opener == mover else OPP
+            context = self._context(scores[0], scores[1], opener, model)
             hid = my_hand
             me = compact_side(self.ruleset, me_side, hid, self.me.facts[hid])
             if not state.played:

@@ -20,6 +20,7 @@ from click.testing import CliRunner
 from match_reference import MatchReference
 from reference_solver import MoveKey, each_move
 
+from pazaak_cli import match_advice
 from pazaak_cli.advice import hint_objective, solve_question
 from pazaak_cli.cards import parse_cards
 from pazaak_cli.cli import main
@@ -37,7 +38,7 @@ from pazaak_cli.match_solver import MatchSolver
 from pazaak_cli.players import KotorPlayer
 from pazaak_cli.position_builder import question_from_state
 from pazaak_cli.rules import parse_ruleset
-from pazaak_cli.solver import SolveOptions
+from pazaak_cli.solver import SolveOptions, SolverTooLarge
 
 TINY = "main-deck=infinite,target=4,table-size=3,sets-to-win=2,hand-size=2"
 """A match small enough for the reference: first to 2 sets, a target of 4 on 3 cards."""
@@ -374,3 +375,28 @@ def test_the_hint_uses_the_kotor_match_answer_when_it_is_quick() -> None:
     big = big.child(Draw(1))
     assert not match_is_quick(question_from_state(big), options)
     assert hint_objective(question_from_state(big), options) == "set"
+
+
+def test_a_kotor_match_answer_past_its_memory_bound_is_refused_with_the_reason(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(match_advice, "KOTOR_MATCH_BUDGET", 3)
+    code, output = advise(*SMALL, "--opp-hand", "-2", "--sets", "1-1", *KOTOR_MATCH)
+    assert code == 1, output
+    assert output == (
+        "Error: the match answer against the KOTOR rule for these hands needs more than 3 "
+        "positions in memory (the set answer needs far less)\n"
+    )
+
+
+def test_a_search_stopped_by_its_budget_leaves_the_solver_exact() -> None:
+    """A budget (or Ctrl-C) that stops a fixed point half way forgets its positions: the same
+    solver then answers as a fresh one."""
+    state = decision(f"kotor1/{TINY}", ("+1 -1", "-2 +1"), (), 0, (2,))
+    other = tuple(c for c in state.sides[1].hand if c is not None)
+    solver = KotorMatchSolver(state.ruleset, 0)
+    for budget in (5, 40, 200):
+        with pytest.raises(SolverTooLarge):
+            solver.solve_moves(question_from_state(state), other, current_deck=None, budget=budget)
+    fresh = KotorMatchSolver(state.ruleset, 0)
+    assert solver_moves(state, solver) == pytest.approx(solver_moves(state, fresh), abs=1e-12)
