@@ -428,6 +428,9 @@ class MatchSolver(SetSolver):
             if rule is FirstPlayer.ALTERNATE:
                 other, slope = iterating[(match, 1)]
                 self._entries[(match, 1)] = other + slope * shift
+        except BaseException:  # a budget, Ctrl-C: these positions read a value never found
+            self._forget(match)
+            raise
         finally:
             iterating.pop(unknown, None)
             iterating.pop((match, 1), None)
