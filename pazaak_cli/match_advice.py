@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pazaak_cli.cards import Card
+from pazaak_cli.cards import Card, CardKind
 from pazaak_cli.errors import PazaakError
 from pazaak_cli.game import FULL_DECK, MatchState, Side
 from pazaak_cli.match_kotor import KotorMatchSolver, canonical_order, match_hand_orders
@@ -71,11 +71,17 @@ def match_other_hands(
     return _other_hands(hidden, options, ruleset)
 
 
-QUICK_MATCH_PAIRS = 36
+QUICK_MATCH_PAIRS = 64
 """The most (my sub-hand, opponent sub-hand) pairs a match answer solves by default. Each pair
-is a set solved from empty tables at every score; measured with the C core, about 0.4 s of CPU a
-pair (2 v 2 cards: 16 pairs, 6 s; 3 v 3: 64 pairs, 42 s; 4 v 4: 256 pairs, minutes, and more for
-every hidden hand). Beyond it the default answer is the set's (:func:`match_is_quick`)."""
+is a set solved from empty tables at every score; measured with the C core (docs/benchmarks.md),
+about 0.08 s of CPU a pair of plain cards (2 v 2 cards: 16 pairs, 1.1 s; 3 v 3: 64 pairs, 4.7 s;
+4 v 4: 256 pairs, about 20 s, and more for every hidden hand). Beyond it the default answer is
+the set's (:func:`match_is_quick`)."""
+
+GOLD_PAIR_WEIGHT = 10
+"""A flip card or a Double makes many more sides (a flip remembers what it would turn over, and
+keeps the card count): about 1 s of CPU a pair (1 v 1 flips: 3.8 s; 2 v 2: 7 to 17 s), so a
+question where either side may hold one counts each pair this many times."""
 
 
 KOTOR_MATCH_BUDGET = 5_000_000
@@ -89,6 +95,10 @@ QUICK_KOTOR_MATCH_PAIRS = 9
 pure Python), measured at 1 to 2.5 s of CPU a pair (1 v 1 cards: 4 pairs, 4.4 s; 2 v 1: 9 pairs,
 about 10 s; 2 v 2: 16 pairs, 18 s; 3 v 3: 64 pairs, 155 s): at most 9 pairs answer within about
 10 s, as the largest quick answer against the optimal opponent does."""
+
+
+_MANY_SIDES = frozenset((CardKind.FLIP_2_4, CardKind.FLIP_3_6, CardKind.DOUBLE))
+"""The card kinds :data:`GOLD_PAIR_WEIGHT` counts."""
 
 
 def match_pairs(
@@ -120,7 +130,9 @@ def match_is_quick(question: Question, options: SolveOptions) -> bool:
     my_hand = tuple(card for card in me_side.hand if card is not None)
     if options.opponent == "kotor":
         return match_pairs(my_hand, other_hands, ordered=True) <= QUICK_KOTOR_MATCH_PAIRS
-    return match_pairs(my_hand, other_hands) <= QUICK_MATCH_PAIRS
+    cards = [*my_hand, *(card for hand, _ in other_hands for card in hand)]
+    weight = GOLD_PAIR_WEIGHT if any(card.kind in _MANY_SIDES for card in cards) else 1
+    return match_pairs(my_hand, other_hands) * weight <= QUICK_MATCH_PAIRS
 
 
 def solve_match_question(

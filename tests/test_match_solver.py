@@ -351,3 +351,16 @@ def test_a_long_match_answer_falls_back_to_the_set_and_says_so() -> None:
     assert "--objective match" in data["note"]
     code, output = advise(*SMALL, "--opp-hand", "-2", "--json")
     assert json.loads(output)["note"] is None
+
+
+def test_flip_cards_count_their_pairs_ten_times_for_the_default() -> None:
+    """A flip or a Double makes far more sides: two cards against one with a flip (8 pairs, 80
+    weighted) answer for the set by default; the same without the flip (8 pairs) for the match."""
+    args = ["--ruleset", "kotor2/main-deck=infinite,first-player=player1", "--table", "10 6"]
+    args += ["--opp-table", "10", "--opp-hand", "-2", "--json"]
+    code, output = advise(*args, "--hand", "F2/4 +1")
+    assert code == 0, output
+    assert json.loads(output)["objective"] == "set"
+    code, output = advise(*args, "--hand", "+4 +1")
+    assert code == 0, output
+    assert json.loads(output)["objective"] == "match"
