@@ -24,7 +24,6 @@ from pazaak_cli.rules import MainDeck, Ruleset
 from pazaak_cli.solver import (
     BEST_TOLERANCE,
     Advice,
-    Move,
     MoveResult,
     Outcome,
     SolveOptions,
@@ -167,8 +166,7 @@ def solve_match_question(
     if rules.main_deck is not MainDeck.INFINITE and not full_deck_odds:
         current = deck_after if any(deck_after) else FULL_DECK
         exact = options.exact or other_side.standing
-    sums: list[list[float]] = []
-    moves: list[Move] = []
+    rows: list[tuple[float, list[MatchMove]]] = []
     total_ways = sum(ways for _, ways in other_hands)
     previous, solver.progress = solver.progress, options.positions
     try:
@@ -185,38 +183,17 @@ def solve_match_question(
             except SolverTooLarge:
                 exact = False  # the set in progress with fixed probabilities instead
                 results = solver.solve_moves(question, hand, current_deck=current)
-            if not sums:
-                moves = [result.move for result in results]
-                sums = [[0.0, 0.0, 0.0, 0.0] for _ in results]
-            weight = ways / total_ways
-            for row, result in zip(sums, results, strict=True):
-                row[0] += weight * result.match_win
-                row[1] += weight * result.set_win
-                row[2] += weight * result.set_tie
-                row[3] += weight * result.set_loss
+            rows.append((ways / total_ways, results))
             if options.progress is not None:
                 options.progress(done + 1, len(other_hands))
     finally:
         solver.progress = previous
-    best = max(row[0] for row in sums)
-    ranked = sorted(
-        zip(moves, sums, strict=True), key=lambda item: (-item[1][0], item[1][3] - item[1][1])
-    )
-    return Advice(
-        results=tuple(
-            MoveResult(
-                move,
-                Outcome(*(clean_probability(p) for p in row[1:])),
-                row[0] >= best - BEST_TOLERANCE,
-                match_win=clean_probability(row[0]),
-            )
-            for move, row in ranked
-        ),
+    return _match_advice(
+        rows,
         model=describe_match_model(state, other_hands, current, exact),
         hands_averaged=len(other_hands),
         fixed_probabilities=current is not None and not exact,
         states=solver.states,
-        objective="match",
     )
 
 

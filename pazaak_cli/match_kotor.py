@@ -44,7 +44,12 @@ from pazaak_cli.cards import Card, CardKind
 from pazaak_cli.errors import PazaakError
 from pazaak_cli.game import FULL_DECK, Placed, Side
 from pazaak_cli.kotor_rule import FLEXIBLE, KOTOR_END_TURN, KOTOR_STAND, card_tries, kotor_rule
-from pazaak_cli.match_solver import FIXED_POINT_TOLERANCE, MatchMove, clean_probability
+from pazaak_cli.match_solver import (
+    Evaluation,
+    MatchMove,
+    clean_probability,
+    solve_fixed_point,
+)
 from pazaak_cli.position_builder import Question
 from pazaak_cli.rules import FirstPlayer, FlipTargets, NineCards, Ruleset, Tiebreaker
 from pazaak_cli.solver import (
@@ -862,43 +867,24 @@ class KotorMatchSolver:
         return 0.5 * (won + lost)
 
     def _fixed_point(self, evaluate: Callable[[float], Pair], guess: float) -> tuple[float, float]:
-        """The x with F(x) = x, where evaluate(x) = (F(x), F'(x)), F piecewise linear,
-        nondecreasing, of slope below 1, from [0, 1] into [0, 1]: Newton's method from
-        ``guess`` inside the bracket where F(x) - x changes sign (bisection if a step leaves
-        it). Returns (x, shift): the positions evaluated last were computed at ``x - shift``.
-        An evaluation also finds the interval around its x on which every choice it made
-        stands (:meth:`_narrow`): F is linear there, so a Newton step landing inside it is the
-        fixed point, with no evaluation to confirm it (as the match solver's C core does)."""
+        """:func:`~pazaak_cli.match_solver.solve_fixed_point` of ``evaluate``; an evaluation
+        also finds the interval around its x on which every choice it made stands
+        (:meth:`_narrow`)."""
         reads_before = self._read_unknown
-        low, high = 0.0, 1.0
-        x = min(max(guess, 0.0), 1.0)
+
+        def once(x: float) -> Evaluation:
+            self._read_unknown = False
+            self._interval = (-1.0, 1.0)
+            value, slope = evaluate(x)
+            self.fixed_point_solves += 1
+            return Evaluation(value, slope, self._read_unknown, self._interval)
+
         try:
-            for _ in range(200):
-                self._read_unknown = False
-                self._interval = (-1.0, 1.0)
-                value, slope = evaluate(x)
-                self.fixed_point_solves += 1
-                if not self._read_unknown:  # no card-free tie can happen: no loop at all
-                    return value, 0.0
-                gap = value - x
-                if abs(gap) <= FIXED_POINT_TOLERANCE:
-                    return value, 0.0
-                if gap > 0:
-                    low = x
-                else:
-                    high = x
-                step = x + gap / (1.0 - slope) if slope < 1.0 else (low + high) / 2
-                if (
-                    slope < 1.0
-                    and low <= step <= high
-                    and self._interval[0] <= step - x <= self._interval[1]
-                ):
-                    self.fixed_point_shortcuts += 1
-                    return step, step - x
-                x = step if low < step < high else (low + high) / 2
-            raise PazaakError("the match value did not converge")  # pragma: no cover
+            x, shift = solve_fixed_point(once, guess)
         finally:
             self._read_unknown = reads_before
+        self.fixed_point_shortcuts += shift != 0.0
+        return x, shift
 
     # -- questions ---------------------------------------------------------------------------------
 

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from pazaak_cli.cards import Card
 from pazaak_cli.errors import PazaakError
@@ -456,47 +456,26 @@ class MatchSolver(SetSolver):
     def _fixed_point(
         self, evaluate: Callable[[float], Pair], guess: float = 0.5
     ) -> tuple[float, float]:
-        """The x with F(x) = x, where evaluate(x) = (F(x), F'(x)) and F is piecewise linear,
-        nondecreasing, of slope below 1, from [0, 1] into [0, 1]: Newton's method from
-        ``guess``, kept inside the bracket where F(x) - x changes sign (bisection if a step
-        leaves it). Returns (x, shift): the positions evaluated last were computed at
-        ``x - shift``. Where the solver can say on which interval around the last x every
-        choice of the evaluation stands (:meth:`_choice_interval`), F is linear there, and a
-        Newton step that lands inside it is the fixed point: no evaluation to confirm it."""
+        """:func:`solve_fixed_point` of ``evaluate``, each evaluation telling whether it read
+        the value iterated and, where this solver tracks it (:meth:`_choice_interval`), on
+        which interval around its x every choice it made stands."""
         reads_before = self._read_unknown
         saved = self._save_choice_interval()
-        low, high = 0.0, 1.0
-        x = min(max(guess, 0.0), 1.0)
+
+        def once(x: float) -> Evaluation:
+            self._read_unknown = False
+            self._track_choice_interval()
+            value, slope = evaluate(x)
+            self.fixed_point_solves += 1
+            return Evaluation(value, slope, self._read_unknown, self._choice_interval())
+
         try:
-            for _ in range(200):
-                self._read_unknown = False
-                self._track_choice_interval()
-                value, slope = evaluate(x)
-                self.fixed_point_solves += 1
-                if not self._read_unknown:  # no card-free tie can happen: no loop at all
-                    return value, 0.0
-                gap = value - x
-                if abs(gap) <= FIXED_POINT_TOLERANCE:
-                    return value, 0.0
-                if gap > 0:
-                    low = x
-                else:
-                    high = x
-                step = x + gap / (1.0 - slope) if slope < 1.0 else (low + high) / 2
-                interval = self._choice_interval()
-                if (
-                    interval is not None
-                    and slope < 1.0
-                    and low <= step <= high
-                    and interval[0] <= step - x <= interval[1]
-                ):
-                    self.fixed_point_shortcuts += 1
-                    return step, step - x
-                x = step if low < step < high else (low + high) / 2
-            raise PazaakError("the match value did not converge")  # pragma: no cover
+            x, shift = solve_fixed_point(once, guess)
         finally:
             self._read_unknown = reads_before
             self._restore_choice_interval(saved)
+        self.fixed_point_shortcuts += shift != 0.0
+        return x, shift
 
     def _track_choice_interval(self) -> None:
         """Start narrowing the interval of :meth:`_choice_interval` (a hook: the native solver
@@ -715,6 +694,52 @@ class MatchSolver(SetSolver):
             return sign * (win0 - loss0)
 
         return max(near, key=set_equity)
+
+
+class Evaluation(NamedTuple):
+    """One evaluation of the function whose fixed point :func:`solve_fixed_point` finds."""
+
+    value: float
+    """F(x)."""
+    slope: float
+    """F'(x) (on the linear piece that holds x)."""
+    loops: bool
+    """Whether the evaluation read x at all (a set that can tie with no card played)."""
+    interval: tuple[float, float] | None
+    """Offsets t such that F is linear on [x + low, x + high] (every choice made stands), or
+    None if not known."""
+
+
+def solve_fixed_point(evaluate: Callable[[float], Evaluation], guess: float) -> tuple[float, float]:
+    """The x in [0, 1] with F(x) = x, for F piecewise linear, nondecreasing, of slope below 1,
+    from [0, 1] into [0, 1] (a match state's value, as a function of the value its card-free tie
+    comes back to): Newton's method from ``guess``, kept inside the bracket where F(x) - x changes
+    sign (bisection if a step leaves it), to :data:`FIXED_POINT_TOLERANCE`. A Newton step that
+    lands inside the evaluation's interval is the fixed point itself (F is linear there), found
+    with no evaluation to confirm it. Returns (x, shift): the last evaluation was at x - shift."""
+    low, high = 0.0, 1.0
+    x = min(max(guess, 0.0), 1.0)
+    for _ in range(200):
+        value, slope, loops, interval = evaluate(x)
+        if not loops:  # no card-free tie can happen: no loop at all
+            return value, 0.0
+        gap = value - x
+        if abs(gap) <= FIXED_POINT_TOLERANCE:
+            return value, 0.0
+        if gap > 0:
+            low = x
+        else:
+            high = x
+        step = x + gap / (1.0 - slope) if slope < 1.0 else (low + high) / 2
+        if (
+            interval is not None
+            and slope < 1.0
+            and low <= step <= high
+            and interval[0] <= step - x <= interval[1]
+        ):
+            return step, step - x
+        x = step if low < step < high else (low + high) / 2
+    raise PazaakError("the match value did not converge")  # pragma: no cover
 
 
 def clean_probability(p: float) -> float:
