@@ -21,11 +21,12 @@ view of that seat) for its action, so the reference shares nothing with
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
-from pazaak_cli.game import FORFEIT, FULL_DECK, MatchState, Phase
+from pazaak_cli.cards import parse_cards
+from pazaak_cli.game import FORFEIT, FULL_DECK, Draw, MatchState, Open, Phase, new_match
 from pazaak_cli.players import KotorPlayer
-from pazaak_cli.rules import MainDeck
+from pazaak_cli.rules import MainDeck, parse_ruleset
 
 StartKey = tuple[object, ...]
 
@@ -151,3 +152,34 @@ def _start_key(start: MatchState) -> StartKey:
 def match_win(state: MatchState, me: int, kotor: int | None = None) -> float:
     """P(``me`` wins the match) from ``state`` (seat ``kotor`` playing the KOTOR I rule)."""
     return MatchReference(me, kotor=kotor).value(state)
+
+
+TINY = "main-deck=infinite,target=4,table-size=3,sets-to-win=2,hand-size=2"
+"""A match small enough for the reference: first to 2 sets, a target of 4 on 3 cards."""
+
+
+def decision(
+    spec: str,
+    hands: tuple[str, str],
+    winners: Sequence[int | None],
+    opener: int,
+    draws: Sequence[int],
+    actions: Sequence[str] = (),
+) -> MatchState:
+    """A decision of the match: ``winners`` of the finished sets, ``opener`` opens this one,
+    then the draws are dealt in turn, each but the last followed by the mover's action (the
+    next of ``actions``, else ending the turn)."""
+    rules = parse_ruleset(spec)
+    cards = tuple(tuple(parse_cards(h)) if h else () for h in hands)
+    state = new_match(rules, (cards[0], cards[1]))._replace(set_winners=tuple(winners))
+    state = state.child(Open(opener))
+    pending = list(actions)
+    for index, drawn in enumerate(draws):
+        state = state.child(Draw(drawn))
+        if index + 1 < len(draws):
+            assert state.phase is Phase.AFTER_DRAW, state.phase
+            name = pending.pop(0) if pending else "end turn"
+            action = next(a for a in state.legal_actions() if str(a) == name)
+            state = state.child(action)
+    assert state.phase is Phase.AFTER_DRAW, state.phase
+    return state

@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Sequence
 
 import pytest
 from click.testing import CliRunner
-from match_reference import MatchReference
+from match_reference import TINY, MatchReference, decision
 from reference_solver import MoveKey, each_move
 
 from pazaak_cli.cards import parse_cards
@@ -37,36 +36,6 @@ from pazaak_cli.match_solver import MatchSolver
 from pazaak_cli.position_builder import question_from_state
 from pazaak_cli.rules import parse_ruleset
 from pazaak_cli.solver import SolveOptions
-
-TINY = "main-deck=infinite,target=4,table-size=3,sets-to-win=2,hand-size=2"
-"""A match small enough for the reference: first to 2 sets, a target of 4 on 3 cards."""
-
-
-def decision(
-    spec: str,
-    hands: tuple[str, str],
-    winners: Sequence[int | None],
-    opener: int,
-    draws: Sequence[int],
-    actions: Sequence[str] = (),
-) -> MatchState:
-    """A decision of the match: ``winners`` of the finished sets, ``opener`` opens this one,
-    then the draws are dealt in turn, each but the last followed by the mover's action (the
-    next of ``actions``, else ending the turn)."""
-    rules = parse_ruleset(spec)
-    cards = tuple(tuple(parse_cards(h)) if h else () for h in hands)
-    state = new_match(rules, (cards[0], cards[1]))._replace(set_winners=tuple(winners))
-    state = state.child(Open(opener))
-    pending = list(actions)
-    for index, drawn in enumerate(draws):
-        state = state.child(Draw(drawn))
-        if index + 1 < len(draws):
-            assert state.phase is Phase.AFTER_DRAW, state.phase
-            name = pending.pop(0) if pending else "end turn"
-            action = next(a for a in state.legal_actions() if str(a) == name)
-            state = state.child(action)
-    assert state.phase is Phase.AFTER_DRAW, state.phase
-    return state
 
 
 def reference_moves(state: MatchState, solver: MatchSolver | None) -> dict[MoveKey, float]:
