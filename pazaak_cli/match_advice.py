@@ -170,6 +170,10 @@ def solve_match_question(
     total_ways = sum(ways for _, ways in other_hands)
     previous, solver.progress = solver.progress, options.positions
     try:
+        mine, theirs = [my_hand], [hand for hand, _ in other_hands]
+        seats = (mine, theirs) if state.turn == 0 else (theirs, mine)
+        if len(theirs) > 1 and solver.fits(seats):  # every score once for all the hands
+            solver.prepare_all(state.sets_won(), seats)
         for done, (hand, ways) in enumerate(other_hands):
             solver.bound_memo()
             try:

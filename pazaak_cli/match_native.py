@@ -135,8 +135,8 @@ class NativeMatchSolver(MatchSolver):
         """The fewest sets played of a match state asked from outside so far."""
         self._dense_level: tuple[int, int] | None = None
         """The score level whose groups have dense tables now."""
-        self._interned_from: set[tuple[int, int]] = set()
-        """The hand pairs whose later sets' sides are all interned."""
+        self._interned_from: set[int] = set()
+        """The hands whose later sets' sides are all interned."""
 
     # -- state shared with the core ---------------------------------------------------------------
 
@@ -264,25 +264,41 @@ class NativeMatchSolver(MatchSolver):
 
     # -- dense tables for the later sets ----------------------------------------------------------
 
-    def prepare(
-        self, scores: tuple[int, int], hands: tuple[Sequence[Card], Sequence[Card]]
+    def prepare_all(
+        self,
+        scores: tuple[int, int],
+        hands: tuple[Sequence[Sequence[Card]], Sequence[Sequence[Card]]],
     ) -> None:
-        """MatchSolver.prepare, after interning every side the later sets can reach from these
-        hands (so that each score level's groups get dense tables of the right size)."""
-        self._intern_later_sides(hands)
-        super().prepare(scores, hands)
+        """MatchSolver.prepare_all, after interning every side the later sets can reach from
+        these hands (so that each score level's groups get dense tables of the right size)."""
+        for seat_hands in hands:
+            for hand in seat_hands:
+                self._intern_later_sides(hand)
+        super().prepare_all(scores, hands)
 
-    def _intern_later_sides(self, hands: tuple[Sequence[Card], Sequence[Card]]) -> None:
-        """Intern every side reachable from a set started with any sub-hand of ``hands``,
+    def fits(self, hands: tuple[Sequence[Sequence[Card]], Sequence[Sequence[Card]]]) -> bool:
+        """Whether one score of the match states below these hands has dense tables within
+        :data:`DENSE_LIMIT_BYTES`, after-draw positions included (interning their sides)."""
+        for seat_hands in hands:
+            for hand in seat_hands:
+                self._intern_later_sides(hand)
+        below0 = self._union_sub_hands(hands[0])
+        below1 = self._union_sub_hands(hands[1])
+        openers = 2 if self._reads_opener else 1
+        before, after = self._dense_bytes([(x, y) for x in below0 for y in below1], openers)
+        return before + after <= DENSE_LIMIT_BYTES
+
+    def _intern_later_sides(self, cards: Sequence[Card]) -> None:
+        """Intern every side reachable from a set started with any sub-hand of ``cards``,
         drawing from a full deck (the later sets' model), with its candidate lists."""
-        key = (self.hands.intern(hands[0]), self.hands.intern(hands[1]))
+        key = self.hands.intern(cards)
         if key in self._interned_from:
             return
         self._interned_from.add(key)
-        starts = {hand for hid in key for hand in self._sub_hands(hid)}
         draws = [value + 1 for value, count in enumerate(FULL_DECK) if count]
         after, candidates, kinds = self._after, self._candidates, self._kind
-        stack = [self.side_id((0, 0, hand, 0, 0, False)) for hand in sorted(starts)]
+        starts = sorted(self._sub_hands(key))
+        stack = [self.side_id((0, 0, hand, 0, 0, False)) for hand in starts]
         seen = set(stack)
         while stack:
             side = stack.pop()

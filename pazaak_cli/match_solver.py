@@ -500,8 +500,17 @@ class MatchSolver(SetSolver):
     ) -> None:
         """Solve the match states below ``scores`` and ``hands`` bottom up (fewer cards and
         more sets first), so that no solve nests inside another (the recursion stays shallow)."""
-        h0, h1 = self.hands.intern(hands[0]), self.hands.intern(hands[1])
-        below0, below1 = self._sub_hands(h0), self._sub_hands(h1)
+        self.prepare_all(scores, ([hands[0]], [hands[1]]))
+
+    def prepare_all(
+        self,
+        scores: tuple[int, int],
+        hands: tuple[Sequence[Sequence[Card]], Sequence[Sequence[Card]]],
+    ) -> None:
+        """:meth:`prepare` for every hand each seat may hold (a hidden hand's possible hands):
+        each score once for all of them, instead of once a hand."""
+        below0 = self._union_sub_hands(hands[0])
+        below1 = self._union_sub_hands(hands[1])
         pairs = sorted(
             ((x, y) for x in below0 for y in below1),
             key=lambda pair: len(self.hands.cards[pair[0]]) + len(self.hands.cards[pair[1]]),
@@ -550,6 +559,18 @@ class MatchSolver(SetSolver):
         if self._rule is FirstPlayer.PLAYER1 and opener == 1:
             return self._root(match, 1)[0]  # (only a position typed by hand opens so)
         return self.entry(match, opener)
+
+    def fits(self, hands: tuple[Sequence[Sequence[Card]], Sequence[Sequence[Card]]]) -> bool:
+        """Whether :meth:`prepare_all` of these hands stays within the solver's memory bound
+        (the native solver's dense tables; this one has none)."""
+        return True
+
+    def _union_sub_hands(self, hands: Sequence[Sequence[Card]]) -> list[int]:
+        """The hand ids of every sub-hand of any of ``hands``."""
+        found: dict[int, None] = {}
+        for hand in hands:
+            found.update(dict.fromkeys(self._sub_hands(self.hands.intern(hand))))
+        return list(found)
 
     def _sub_hands(self, hand: int) -> list[int]:
         found: dict[int, None] = {hand: None}
