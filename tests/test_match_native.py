@@ -327,3 +327,34 @@ def test_the_dense_tables_keep_their_memory_bound(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(match_native, "DENSE_LIMIT_BYTES", 1_000_000)
     with pytest.raises(SolverTooLarge, match=r"needs about .* GB of positions at each score"):
         NativeMatchSolver(rules).solve_moves(question, other, current_deck=None)
+
+
+def test_a_hidden_hand_prepares_every_score_once_for_all_its_hands(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The possible hands' sub-hands are prepared together when their tables fit, and hand by
+    hand when not; the averaged answer is the same either way."""
+    rules = parse_ruleset(K1)
+    state = new_match(rules, (parse_cards("+1 -2"), parse_cards("+2 -1"))).child(Open(0))
+    state = state.child(state.chance_outcomes()[0][0])
+    hidden = state.sides[1]._replace(hand=(None, None))
+    question = question_from_state(state._replace(sides=(state.sides[0], hidden)))
+    options = SolveOptions(objective="match", opponent_deck=tuple(parse_cards("+2 -1 +3 -3")))
+    calls: list[int] = []
+    original = NativeMatchSolver.prepare_all
+
+    def spy(self: NativeMatchSolver, *args: object, **kwargs: object) -> None:
+        calls.append(1)
+        original(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(NativeMatchSolver, "prepare_all", spy)
+    together = solve_match_question(question, options, solver=NativeMatchSolver(rules))
+    hands = together.hands_averaged
+    assert hands > 1 and len(calls) == 1 + hands  # once for all, then (no work) once a hand
+    monkeypatch.setattr(NativeMatchSolver, "fits", lambda self, hands: False)
+    calls.clear()
+    alone = solve_match_question(question, options, solver=NativeMatchSolver(rules))
+    assert len(calls) == hands
+    assert [r.match_win for r in alone.results] == pytest.approx(
+        [r.match_win for r in together.results], abs=1e-12
+    )
