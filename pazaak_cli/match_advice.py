@@ -150,16 +150,8 @@ def solve_match_question(
     options = options or SolveOptions()
     if options.opponent == "kotor":
         return solve_kotor_match_question(question, options)
-    state = question.state
-    me_side, other_side = state.sides[state.turn], state.sides[1 - state.turn]
-    if not me_side.hand_known:
-        raise PazaakError("the hand of the player to move must be known")
-    rules = state.ruleset
-    check_match_position(state)
-    other_hands = match_other_hands(other_side, options, rules)
-    my_hand = tuple(card for card in me_side.hand if card is not None)
-    check_hand_sizes(rules, [my_hand], other_hands)
-    deck_after = _deck_after(state, question.drawn)
+    state, my_hand, other_hands, deck_after = _checked_question(question, options)
+    rules, other_side = state.ruleset, state.sides[1 - state.turn]
     solver = solver or make_match_solver(rules, max_states=MATCH_MEMO_STATES)
     current: tuple[int, ...] | None = None
     exact = False
@@ -201,22 +193,30 @@ def solve_match_question(
     )
 
 
+def _checked_question(
+    question: Question, options: SolveOptions
+) -> tuple[MatchState, tuple[Card, ...], list[tuple[tuple[Card, ...], int]], tuple[int, ...]]:
+    """A match question checked (a possible score, hands the ruleset deals): its state, the
+    mover's hand, the other seat's possible hands with their weights, the deck after the draw."""
+    state = question.state
+    me_side, other_side = state.sides[state.turn], state.sides[1 - state.turn]
+    if not me_side.hand_known:
+        raise PazaakError("the hand of the player to move must be known")
+    check_match_position(state)
+    other_hands = match_other_hands(other_side, options, state.ruleset)
+    my_hand = tuple(card for card in me_side.hand if card is not None)
+    check_hand_sizes(state.ruleset, [my_hand], other_hands)
+    return state, my_hand, other_hands, _deck_after(state, question.drawn)
+
+
 def solve_kotor_match_question(question: Question, options: SolveOptions) -> Advice:
     """As :func:`solve_match_question`, the opponent playing the KOTOR I rule (docs/rules.md §7)
     in this set and every later one: every move with my exact probability of winning the match
     when I play for it (:class:`~pazaak_cli.match_kotor.KotorMatchSolver`), and the set's odds
     along that line; a hidden hand is averaged over its possible hands and, within each, over
     the orders of its cards that change the rule's choices."""
-    state = question.state
-    me_side, other_side = state.sides[state.turn], state.sides[1 - state.turn]
-    if not me_side.hand_known:
-        raise PazaakError("the hand of the player to move must be known")
-    rules = state.ruleset
-    check_match_position(state)
-    other_hands = match_other_hands(other_side, options, rules)
-    my_hand = tuple(card for card in me_side.hand if card is not None)
-    check_hand_sizes(rules, [my_hand], other_hands)
-    deck_after = _deck_after(state, question.drawn)
+    state, _, other_hands, deck_after = _checked_question(question, options)
+    rules, other_side = state.ruleset, state.sides[1 - state.turn]
     solver = KotorMatchSolver(rules, state.turn, max_states=KOTOR_MATCH_BUDGET)
     solver.progress = options.positions
     current: tuple[int, ...] | None = None
