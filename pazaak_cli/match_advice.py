@@ -152,7 +152,7 @@ def solve_match_question(
         return solve_kotor_match_question(question, options)
     state, my_hand, other_hands, deck_after = _checked_question(question, options)
     rules, other_side = state.ruleset, state.sides[1 - state.turn]
-    solver = solver or make_match_solver(rules, max_states=MATCH_MEMO_STATES)
+    solver = solver or shared_match_solver(rules)
     current: tuple[int, ...] | None = None
     exact = False
     if rules.main_deck is not MainDeck.INFINITE and not full_deck_odds:
@@ -184,6 +184,7 @@ def solve_match_question(
                 options.progress(done + 1, len(other_hands))
     finally:
         solver.progress = previous
+        solver.release_tables()
     return _match_advice(
         rows,
         model=describe_match_model(state, other_hands, current, exact),
@@ -191,6 +192,24 @@ def solve_match_question(
         fixed_probabilities=current is not None and not exact,
         states=solver.states,
     )
+
+
+_SHARED: dict[Ruleset, MatchSolver] = {}
+"""The last ruleset's match solver, kept between questions (see :func:`shared_match_solver`)."""
+
+
+def shared_match_solver(rules: Ruleset) -> MatchSolver:
+    """The match solver the questions under ``rules`` share: the values at the start of a set
+    depend only on the ruleset, the score, both hands and the opener, so every hint of a
+    ``pazaak play`` match after the first finds the later sets solved (only the current score's
+    positions are solved again). One ruleset's solver is kept, with its match-state values and
+    its memo (bounded by :data:`MATCH_MEMO_STATES`); its dense tables are freed after each
+    question."""
+    solver = _SHARED.get(rules)
+    if solver is None:
+        _SHARED.clear()
+        solver = _SHARED[rules] = make_match_solver(rules, max_states=MATCH_MEMO_STATES)
+    return solver
 
 
 def _checked_question(

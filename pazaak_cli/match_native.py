@@ -276,6 +276,10 @@ class NativeMatchSolver(MatchSolver):
                 self._intern_later_sides(hand)
         super().prepare_all(scores, hands)
 
+    def release_tables(self) -> None:
+        self._fast.drop_dense()
+        self._dense_level = None
+
     def fits(self, hands: tuple[Sequence[Sequence[Card]], Sequence[Sequence[Card]]]) -> bool:
         """Whether one score of the match states below these hands has dense tables within
         :data:`DENSE_LIMIT_BYTES`, after-draw positions included (interning their sides)."""

@@ -560,6 +560,10 @@ class MatchSolver(SetSolver):
             return self._root(match, 1)[0]  # (only a position typed by hand opens so)
         return self.entry(match, opener)
 
+    def release_tables(self) -> None:
+        """Free what only the question just answered needed (the native solver's dense tables);
+        the match-state values and the memo stay."""
+
     def fits(self, hands: tuple[Sequence[Sequence[Card]], Sequence[Sequence[Card]]]) -> bool:
         """Whether :meth:`prepare_all` of these hands stays within the solver's memory bound
         (the native solver's dense tables; this one has none)."""

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from pazaak_cli import match_native
+from pazaak_cli import match_advice, match_native
 from pazaak_cli.cards import Card, parse_cards
 from pazaak_cli.game import FORFEIT, FULL_DECK, Open, Phase, new_match
 from pazaak_cli.match_advice import solve_match_question
@@ -357,4 +357,22 @@ def test_a_hidden_hand_prepares_every_score_once_for_all_its_hands(
     assert len(calls) == hands
     assert [r.match_win for r in alone.results] == pytest.approx(
         [r.match_win for r in together.results], abs=1e-12
+    )
+
+
+def test_questions_of_one_match_share_the_later_sets() -> None:
+    """A second question under the same ruleset (the next hint of a match) finds the match-state
+    values already solved, and answers as a fresh solver does."""
+    rules = parse_ruleset(K1 + ",sets-to-win=2")
+    first, _ = playout(K1 + ",sets-to-win=2", ("+1 -2", "+2 -1"), (0, 0), 31, 1)
+    second, _ = playout(K1 + ",sets-to-win=2", ("+1 -2", "+2 -1"), (0, 0), 32, 2)
+    shared = match_advice.shared_match_solver(rules)
+    solve_match_question(first, SolveOptions(objective="match"))
+    before = shared.fixed_point_solves
+    again = solve_match_question(second, SolveOptions(objective="match"))
+    assert match_advice.shared_match_solver(rules) is shared
+    assert shared.fixed_point_solves == before  # (every match state was known)
+    fresh = solve_match_question(second, SolveOptions(objective="match"), solver=MatchSolver(rules))
+    assert [r.match_win for r in again.results] == pytest.approx(
+        [r.match_win for r in fresh.results], abs=1e-12
     )
