@@ -212,6 +212,28 @@ def shared_match_solver(rules: Ruleset) -> MatchSolver:
     return solver
 
 
+_SHARED_KOTOR: dict[tuple[Ruleset, int], KotorMatchSolver] = {}
+"""The same for the match answer against the KOTOR rule, per ruleset and advised seat."""
+
+
+def clear_shared_solvers() -> None:
+    """Drop the solvers kept between questions (their memory, and what they solved)."""
+    _SHARED.clear()
+    _SHARED_KOTOR.clear()
+
+
+def _shared_kotor_solver(rules: Ruleset, seat: int) -> KotorMatchSolver:
+    """The KOTOR match solver the questions of ``seat`` under ``rules`` share (as
+    :func:`shared_match_solver`; its memo is emptied between questions past
+    :data:`KOTOR_MATCH_BUDGET` positions)."""
+    solver = _SHARED_KOTOR.get((rules, seat))
+    if solver is None:
+        _SHARED_KOTOR.clear()
+        solver = KotorMatchSolver(rules, seat, max_states=KOTOR_MATCH_BUDGET)
+        _SHARED_KOTOR[(rules, seat)] = solver
+    return solver
+
+
 def _checked_question(
     question: Question, options: SolveOptions
 ) -> tuple[MatchState, tuple[Card, ...], list[tuple[tuple[Card, ...], int]], tuple[int, ...]]:
@@ -236,7 +258,7 @@ def solve_kotor_match_question(question: Question, options: SolveOptions) -> Adv
     the orders of its cards that change the rule's choices."""
     state, _, other_hands, deck_after = _checked_question(question, options)
     rules, other_side = state.ruleset, state.sides[1 - state.turn]
-    solver = KotorMatchSolver(rules, state.turn, max_states=KOTOR_MATCH_BUDGET)
+    solver = _shared_kotor_solver(rules, state.turn)
     solver.progress = options.positions
     current: tuple[int, ...] | None = None
     exact = False
@@ -246,30 +268,43 @@ def solve_kotor_match_question(question: Question, options: SolveOptions) -> Adv
     hidden = not other_side.hand_known
     rows: list[tuple[float, list[MatchMove]]] = []
     total_ways = sum(ways for _, ways in other_hands)
-    for done, (hand, ways) in enumerate(other_hands):
-        solver.bound_memo()
-        results = None
-        if exact:
-            try:
-                budget = None if options.exact else options.budget
-                results = solver.solve_moves(
-                    question, hand, current_deck=current, exact=True, budget=budget, orders=hidden
-                )
-            except SolverTooLarge:
-                exact = False  # the set in progress with fixed probabilities instead
-        if results is None:
-            try:
-                results = solver.solve_moves(
-                    question, hand, current_deck=current, orders=hidden, budget=KOTOR_MATCH_BUDGET
-                )
-            except SolverTooLarge:
-                raise SolverTooLarge(
-                    f"the match answer against the KOTOR rule for these hands needs more than "
-                    f"{KOTOR_MATCH_BUDGET:,} positions in memory (the set answer needs far less)"
-                ) from None
-        rows.append((ways / total_ways, results))
-        if options.progress is not None:
-            options.progress(done + 1, len(other_hands))
+    try:
+        for done, (hand, ways) in enumerate(other_hands):
+            solver.bound_memo()
+            results = None
+            if exact:
+                try:
+                    budget = None if options.exact else options.budget
+                    results = solver.solve_moves(
+                        question,
+                        hand,
+                        current_deck=current,
+                        exact=True,
+                        budget=budget,
+                        orders=hidden,
+                    )
+                except SolverTooLarge:
+                    exact = False  # the set in progress with fixed probabilities instead
+            if results is None:
+                try:
+                    results = solver.solve_moves(
+                        question,
+                        hand,
+                        current_deck=current,
+                        orders=hidden,
+                        budget=KOTOR_MATCH_BUDGET,
+                    )
+                except SolverTooLarge:
+                    raise SolverTooLarge(
+                        "the match answer against the KOTOR rule for these hands needs more "
+                        f"than {KOTOR_MATCH_BUDGET:,} positions in memory (the set answer needs "
+                        "far less)"
+                    ) from None
+            rows.append((ways / total_ways, results))
+            if options.progress is not None:
+                options.progress(done + 1, len(other_hands))
+    finally:
+        solver.progress = None
     return _match_advice(
         rows,
         model=describe_match_model(state, other_hands, current, exact, kotor=True),
