@@ -20,9 +20,10 @@ The model:
   that model is what keeps the match solvable; the set in progress is solved on the real deck.
 * A set that ties with no hand card played leads back to the same match state: its value ``x``
   is a fixed point ``x = F(x)`` of the set solved with the tie worth ``x``. ``F`` is piecewise
-  linear with slope below 1, so the secant method lands on it exactly once two iterates share a
-  linear piece (usually after three solves of that set's card-free positions); it stops at
-  :data:`FIXED_POINT_TOLERANCE`.
+  linear with slope below 1: Newton's method (:func:`solve_fixed_point`) lands on it exactly
+  once a step stays on the linear piece it started from, which the native solver can tell
+  without solving again (about 1.8 solves of that set's card-free positions a match state); it
+  stops at :data:`FIXED_POINT_TOLERANCE`.
 * Positions are memoised per *group* ``(context, hand of each)``, where the context is the score,
   the opener of the set where the first-player rule reads it, and the deck model. Only the
   positions of the group whose value is being iterated are solved again; every other group is
