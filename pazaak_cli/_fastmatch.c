@@ -16,6 +16,10 @@
  * `forget` empties it for each Newton evaluation, `settle` moves it into the main table with
  * slope 0 once the value converged, `drop_level` discards it when the solve failed. A position
  * whose computation read no iterated value is final and goes to the main table at once.
+ *
+ * The groups of the score Python is solving have dense tables instead (see Dense below): their
+ * positions are indexed, not hashed; `forget` resets them, `settle` moves them along their
+ * slopes to the fixed point and drops the slopes.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

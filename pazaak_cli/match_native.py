@@ -8,8 +8,12 @@ Python keeps every rule: it interns the sides, candidate lists, contexts and mat
 mirrors them into the core, which calls back for a new candidate list (``expand``) and for a
 match state it does not hold (``entry``, which may solve that state and re-enter the core).
 
+Before it solves a score, it interns every side the later sets can reach and gives that score's
+groups dense tables in the core (:meth:`NativeMatchSolver._start_level`, within
+:data:`DENSE_LIMIT_BYTES`); a position outside them goes to the core's hash tables.
+
 The values are the same floats as in Python: the same sums in the same order, the same choice
-among equal values. :func:`make_match_solver` picks the native solver when the extension is
+among equal values (a fixed point the core finds by the linear-piece shortcut agrees to 1e-13). :func:`make_match_solver` picks the native solver when the extension is
 built (and ``PAZAAK_PURE_PYTHON`` is not set).
 """
 
