@@ -13,8 +13,9 @@ groups dense tables in the core (:meth:`NativeMatchSolver._start_level`, within
 :data:`DENSE_LIMIT_BYTES`); a position outside them goes to the core's hash tables.
 
 The values are the same floats as in Python: the same sums in the same order, the same choice
-among equal values (a fixed point the core finds by the linear-piece shortcut agrees to 1e-13). :func:`make_match_solver` picks the native solver when the extension is
-built (and ``PAZAAK_PURE_PYTHON`` is not set).
+among equal values (a fixed point the core finds by the linear-piece shortcut agrees to 1e-13).
+:func:`make_match_solver` picks the native solver when the extension is built (and
+``PAZAAK_PURE_PYTHON`` is not set).
 """
 
 from __future__ import annotations
