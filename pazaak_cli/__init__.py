@@ -18,9 +18,9 @@ all three against this list. From the top down:
 7. ``advice``, ``match_advice``: the entry point for advice (``solve_question``, ``advise``),
    which picks the solver by the objective and the opponent model; match advice (a position's
    moves with their match-win probabilities, hidden hands averaged).
-8. ``kotor_reply``, ``match_kotor``, ``match_solver``, ``match_native``: the exact best reply to
-   the KOTOR I computer opponent, in a set and over a match; the exact match solver and its C
-   inner loop.
+8. ``kotor_reply``, ``match_kotor``, ``match_solver``, ``match_native``, ``match_cache``: the
+   exact best reply to the KOTOR I computer opponent, in a set and over a match; the exact match
+   solver, its C inner loop and its match-state values kept on disk.
 9. ``solver``: the exact set solver against an optimal opponent.
 10. ``kotor_rule``: the KOTOR I computer opponent's rule, a rule of the game.
 11. ``position_builder``, ``notation``, ``decks``, ``savefile``, ``executors``: positions from the

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pazaak_cli.cards import Card, CardKind
 from pazaak_cli.errors import PazaakError
 from pazaak_cli.game import FULL_DECK, MatchState, Side
+from pazaak_cli.match_cache import load_entries, save_entries
 from pazaak_cli.match_kotor import KotorMatchSolver, canonical_order, match_hand_orders
 from pazaak_cli.match_native import make_match_solver
 from pazaak_cli.match_solver import MatchMove, MatchSolver, clean_probability
@@ -152,7 +153,9 @@ def solve_match_question(
         return solve_kotor_match_question(question, options)
     state, my_hand, other_hands, deck_after = _checked_question(question, options)
     rules, other_side = state.ruleset, state.sides[1 - state.turn]
+    shared = solver is None
     solver = solver or shared_match_solver(rules)
+    known = solver.entry_count
     current: tuple[int, ...] | None = None
     exact = False
     if rules.main_deck is not MainDeck.INFINITE and not full_deck_odds:
@@ -185,6 +188,8 @@ def solve_match_question(
     finally:
         solver.progress = previous
         solver.release_tables()
+    if shared and solver.entry_count > known:
+        save_entries(solver)
     return _match_advice(
         rows,
         model=describe_match_model(state, other_hands, current, exact),
@@ -209,6 +214,7 @@ def shared_match_solver(rules: Ruleset) -> MatchSolver:
     if solver is None:
         _SHARED.clear()
         solver = _SHARED[rules] = make_match_solver(rules, max_states=MATCH_MEMO_STATES)
+        load_entries(solver)  # (what earlier processes solved: docs/advise.md, the cache)
     return solver
 
 

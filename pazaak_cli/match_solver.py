@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from pazaak_cli.cards import Card
+from pazaak_cli.cards import Card, parse_cards
 from pazaak_cli.errors import PazaakError
 from pazaak_cli.game import FULL_DECK, Placed, Side
 from pazaak_cli.position_builder import Question
@@ -560,6 +560,30 @@ class MatchSolver(SetSolver):
         if self._rule is FirstPlayer.PLAYER1 and opener == 1:
             return self._root(match, 1)[0]  # (only a position typed by hand opens so)
         return self.entry(match, opener)
+
+    def add_entry(
+        self, scores: tuple[int, int], hands: tuple[str, str], spec: int, value: float
+    ) -> None:
+        """Take a match state's value solved elsewhere (:mod:`pazaak_cli.match_cache`):
+        ``hands`` as card text, ``spec`` the opener (a seat, or 2: a coin). A value already
+        held stays."""
+        h0 = self.hands.intern(parse_cards(hands[0]))
+        h1 = self.hands.intern(parse_cards(hands[1]))
+        self._entries.setdefault(((scores[0], scores[1], h0, h1), spec), value)
+
+    def known_entries(
+        self,
+    ) -> Iterator[tuple[tuple[int, int], tuple[tuple[Card, ...], tuple[Card, ...]], int, float]]:
+        """Every match state's value solved so far: (score, both hands, opener spec, value)."""
+        cards = self.hands.cards
+        for (s0, s1, h0, h1), spec in list(self._entries):
+            value = self._entries[((s0, s1, h0, h1), spec)]
+            yield (s0, s1), (cards[h0], cards[h1]), spec, value
+
+    @property
+    def entry_count(self) -> int:
+        """How many match states' values are known."""
+        return len(self._entries)
 
     def release_tables(self) -> None:
         """Free what only the question just answered needed (the native solver's dense tables);

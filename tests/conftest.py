@@ -1,8 +1,9 @@
 """Every test starts from the same environment, whatever the caller's shell has set.
 
 Colour (``NO_COLOR``), the terminal's width (``COLUMNS``, ``LINES``), its type (``TERM``) and
-the locale change what the commands print; a test that needs another value sets it itself
-(``monkeypatch.setenv`` or the runner's ``env``), which overrides these.
+the locale change what the commands print, and the match answer reads and writes its cache
+directory; a test that needs another value sets it itself (``monkeypatch.setenv`` or the
+runner's ``env``), which overrides these.
 """
 
 from __future__ import annotations
@@ -31,8 +32,12 @@ FIXED = {
 
 
 @pytest.fixture(autouse=True)
-def same_environment_for_every_test(monkeypatch: pytest.MonkeyPatch) -> None:
+def same_environment_for_every_test(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     for name in CLEARED:
         monkeypatch.delenv(name, raising=False)
     for name, value in FIXED.items():
         monkeypatch.setenv(name, value)
+    # the match answer's cache on disk: a fresh directory, never the caller's
+    monkeypatch.setenv("PAZAAK_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))

@@ -1,0 +1,122 @@
+"""The match-state values on disk (pazaak_cli.match_cache): a later process finds them, and no
+file it meets, however broken, changes an answer or fails a command."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from match_reference import TINY, decision
+
+from pazaak_cli import match_cache
+from pazaak_cli.cli import main
+from pazaak_cli.match_advice import clear_shared_solvers, shared_match_solver, solve_match_question
+from pazaak_cli.match_solver import MatchSolver
+from pazaak_cli.position_builder import Question, question_from_state
+from pazaak_cli.rules import parse_ruleset
+from pazaak_cli.solver import SolveOptions
+
+SPEC = parse_ruleset(f"kotor1/{TINY}").spec  # (the ruleset's own spelling, as the file has it)
+OPTIONS = SolveOptions(objective="match")
+
+
+def question() -> Question:
+    return question_from_state(decision(SPEC, ("+1 -1", "-2 +1"), (), 0, (2,)))
+
+
+def answer() -> list[float]:
+    return [r.match_win or 0.0 for r in solve_match_question(question(), OPTIONS).results]
+
+
+@pytest.fixture(autouse=True)
+def fresh_process() -> None:
+    """Each test starts as a new process would: no solver kept from another test."""
+    clear_shared_solvers()
+
+
+def the_file() -> Path:
+    path = match_cache.cache_path(parse_ruleset(SPEC))
+    assert path is not None
+    return path
+
+
+def test_a_later_process_finds_the_match_states_solved() -> None:
+    first = answer()
+    document = json.loads(the_file().read_text(encoding="utf-8"))
+    assert document["format"] == "pazaak-match-cache" and document["ruleset"] == SPEC
+    assert document["entries"]
+    clear_shared_solvers()  # (a new process)
+    solver = shared_match_solver(parse_ruleset(SPEC))
+    assert solver.entry_count == len(document["entries"])
+    assert answer() == pytest.approx(first, abs=1e-12)
+    assert solver.fixed_point_solves == 0  # (nothing solved again)
+    fresh = solve_match_question(question(), OPTIONS, solver=MatchSolver(parse_ruleset(SPEC)))
+    assert [r.match_win for r in fresh.results] == pytest.approx(first, abs=1e-12)
+
+
+def document(solver: object = 1, ruleset: str | None = None, entries: object = ()) -> str:
+    """A cache document, each field as given."""
+    body = {"format": "pazaak-match-cache", "solver": solver, "ruleset": ruleset or SPEC}
+    return json.dumps({**body, "entries": list(entries)})  # type: ignore[call-overload]
+
+
+@pytest.mark.parametrize(
+    "broken",
+    [
+        "{not json",
+        "\udcff".encode("utf-8", "surrogateescape").decode("latin-1"),
+        "[]",
+        document(solver=999),
+        document(ruleset="kotor2"),
+        document(entries=[[0, 0, "+1", "-2", 0, 1.5]]),
+        document(entries=[[5, 0, "+1", "-2", 0, 0.5]]),
+        document(entries=[[0, 0, "+1 +1 +1", "-2", 0, 0.5]]),
+        document(entries=[[0, 0, "Q", "-2", 0, 0.5]]),
+        document(entries=[[0, 0, "+1", "-2", True, 0.5]]),
+        "[" * 100_000,
+    ],
+)
+def test_a_broken_or_foreign_file_is_ignored_and_rewritten(broken: str) -> None:
+    expected = answer()
+    clear_shared_solvers()
+    the_file().write_text(broken, encoding="utf-8", errors="surrogateescape")
+    assert answer() == pytest.approx(expected, abs=1e-12)
+    assert json.loads(the_file().read_text(encoding="utf-8"))["entries"]  # (rewritten)
+
+
+def test_a_failed_save_leaves_the_old_file_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    answer()
+    before = the_file().read_bytes()
+    clear_shared_solvers()
+
+    def fail(*args: object) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", fail)
+    solver = MatchSolver(parse_ruleset(SPEC))
+    solver.add_entry((1, 1), ("+1", "-2"), 0, 0.25)
+    assert match_cache.save_entries(solver) is False
+    assert the_file().read_bytes() == before
+    assert [p.name for p in the_file().parent.iterdir()] == [the_file().name]  # (no temporary)
+
+
+def test_an_unusable_cache_directory_does_not_fail_the_command(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory", encoding="utf-8")
+    monkeypatch.setenv("PAZAAK_CACHE_DIR", str(blocker / "cache"))
+    args = ["advise", "--ruleset", SPEC, "--table", "2", "--hand", "+1 -1", "--opp-hand", "-2 +1"]
+    result = CliRunner().invoke(main, [*args, "--objective", "match"])
+    assert result.exit_code == 0, result.output
+    assert "match win %" in result.output
+
+
+def test_the_cache_can_be_turned_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PAZAAK_CACHE_DIR", "off")
+    assert match_cache.cache_path(parse_ruleset(SPEC)) is None
+    answer()
+    assert match_cache.save_entries(shared_match_solver(parse_ruleset(SPEC))) is False
