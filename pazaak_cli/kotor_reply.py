@@ -33,6 +33,7 @@ from pazaak_cli.game import FULL_DECK, MatchState, Placed, Side
 from pazaak_cli.kotor_rule import KOTOR_END_TURN, KOTOR_STAND, card_tries, kotor_rule
 from pazaak_cli.position_builder import Question
 from pazaak_cli.rules import FlipTargets, MainDeck, NineCards, Ruleset, Tiebreaker
+from pazaak_cli.solver import ACTION_KIND as _KIND
 from pazaak_cli.solver import (
     BEST_TOLERANCE,
     EPSILON,
@@ -51,6 +52,11 @@ from pazaak_cli.solver import (
     place_card,
     place_flip,
 )
+from pazaak_cli.solver import DOUBLE as _DOUBLE
+from pazaak_cli.solver import FLIP24 as _FLIP24
+from pazaak_cli.solver import FLIP36 as _FLIP36
+from pazaak_cli.solver import PLAIN as _PLAIN
+from pazaak_cli.solver import TIEBREAKER as _TIEBREAKER
 
 Value = tuple[float, float]
 """(equity, p_win) for the advised player."""
@@ -59,17 +65,6 @@ _LOSS: Value = (-1.0, 0.0)
 _TIE: Value = (0.0, 0.0)
 
 # How a card acts on the compact side.
-_PLAIN, _FLIP24, _FLIP36, _DOUBLE, _TIEBREAKER = range(5)
-_KIND = {
-    CardKind.PLUS: _PLAIN,
-    CardKind.MINUS: _PLAIN,
-    CardKind.PLUS_MINUS: _PLAIN,
-    CardKind.PLUS_MINUS_1_2: _PLAIN,
-    CardKind.FLIP_2_4: _FLIP24,
-    CardKind.FLIP_3_6: _FLIP36,
-    CardKind.DOUBLE: _DOUBLE,
-    CardKind.TIEBREAKER: _TIEBREAKER,
-}
 
 # Turn-end codes (side ids are >= 0).
 _BUSTS = -1

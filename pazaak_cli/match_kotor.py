@@ -52,6 +52,7 @@ from pazaak_cli.match_solver import (
 )
 from pazaak_cli.position_builder import Question
 from pazaak_cli.rules import FirstPlayer, FlipTargets, NineCards, Ruleset, Tiebreaker
+from pazaak_cli.solver import ACTION_KIND as _KIND
 from pazaak_cli.solver import (
     BEST_TOLERANCE,
     DeckDraws,
@@ -63,21 +64,15 @@ from pazaak_cli.solver import (
     place_card,
     place_flip,
 )
+from pazaak_cli.solver import DOUBLE as _DOUBLE
+from pazaak_cli.solver import FLIP24 as _FLIP24
+from pazaak_cli.solver import FLIP36 as _FLIP36
+from pazaak_cli.solver import PLAIN as _PLAIN
+from pazaak_cli.solver import TIEBREAKER as _TIEBREAKER
 
 _PLAYING, _STANDING, _BUST, _NINE_WIN = range(4)
 """What a side id stands for: still playing, standing, busted, won by its ninth card."""
 
-_PLAIN, _FLIP24, _FLIP36, _DOUBLE, _TIEBREAKER = range(5)
-_KIND = {
-    CardKind.PLUS: _PLAIN,
-    CardKind.MINUS: _PLAIN,
-    CardKind.PLUS_MINUS: _PLAIN,
-    CardKind.PLUS_MINUS_1_2: _PLAIN,
-    CardKind.FLIP_2_4: _FLIP24,
-    CardKind.FLIP_3_6: _FLIP36,
-    CardKind.DOUBLE: _DOUBLE,
-    CardKind.TIEBREAKER: _TIEBREAKER,
-}
 
 ME, OPP, RANDOM = 0, 1, 2
 """Who opens a set (a *spec*): the advised player, the KOTOR opponent, or a coin."""

@@ -68,8 +68,10 @@ TIE: Value = (0.0, 0.0)
 _PROGRESS_EVERY = 0x3FFF
 """A Python search checks its bounds and reports progress every 16,384 positions."""
 
-# Card actions in the compact model.
-_PLAIN, _FLIP24, _FLIP36, _DOUBLE, _TIEBREAKER = range(5)
+PLAIN, FLIP24, FLIP36, DOUBLE, TIEBREAKER = range(5)
+"""What playing a hand card does in the compact model (:data:`ACTION_KIND` of each card kind):
+add its value, flip the 2s and 4s or the 3s and 6s, copy the card before it, add ±1 as a
+tiebreaker. The KOTOR reply and the match solvers share them."""
 
 
 @dataclass(frozen=True)
@@ -182,23 +184,24 @@ class _Hands:
             if index and key[index - 1] == card:
                 continue
             rest = self.intern(key[:index] + key[index + 1 :])
-            kind = _ACTION_KIND[card.kind]
-            values = (0,) if kind in (_FLIP24, _FLIP36, _DOUBLE) else card.values
+            kind = ACTION_KIND[card.kind]
+            values = (0,) if kind in (FLIP24, FLIP36, DOUBLE) else card.values
             plays.extend((card, value, kind, rest) for value in values)
         self.plays[hid] = tuple(plays)
         return hid
 
 
-_ACTION_KIND = {
-    CardKind.PLUS: _PLAIN,
-    CardKind.MINUS: _PLAIN,
-    CardKind.PLUS_MINUS: _PLAIN,
-    CardKind.PLUS_MINUS_1_2: _PLAIN,
-    CardKind.FLIP_2_4: _FLIP24,
-    CardKind.FLIP_3_6: _FLIP36,
-    CardKind.DOUBLE: _DOUBLE,
-    CardKind.TIEBREAKER: _TIEBREAKER,
+ACTION_KIND = {
+    CardKind.PLUS: PLAIN,
+    CardKind.MINUS: PLAIN,
+    CardKind.PLUS_MINUS: PLAIN,
+    CardKind.PLUS_MINUS_1_2: PLAIN,
+    CardKind.FLIP_2_4: FLIP24,
+    CardKind.FLIP_3_6: FLIP36,
+    CardKind.DOUBLE: DOUBLE,
+    CardKind.TIEBREAKER: TIEBREAKER,
 }
+"""The action of each card kind (see :data:`PLAIN`)."""
 
 # ------------------------------------------------------------------------------------------------
 # The compact set model.
@@ -513,15 +516,15 @@ class SetSolver:
 
     def _flip(self, side: _Playing, kind: int, hand: int) -> _Playing:
         """``side`` after playing a flip card (placed as 0), leaving ``hand``."""
-        return place_flip(side, kind == _FLIP24, hand, self.hands.facts[hand], self._flip_all)
+        return place_flip(side, kind == FLIP24, hand, self.hands.facts[hand], self._flip_all)
 
     def _play(self, side: _Playing, drawn: int, card_play: tuple[Card, int, int, int]) -> _Playing:
         _, value, kind, rest = card_play
-        if kind == _PLAIN:
+        if kind == PLAIN:
             return self._add(side, value, rest)
-        if kind == _DOUBLE:
+        if kind == DOUBLE:
             return self._add(side, drawn, rest)
-        if kind == _TIEBREAKER:
+        if kind == TIEBREAKER:
             placed = self._add(side, value, rest)
             if self._any_tiebreak:
                 placed = (*placed[:5], True)
@@ -574,8 +577,8 @@ class SetSolver:
         for card_play in self.hands.plays[side[2]]:
             card, value, kind, _ = card_play
             placed = self._play(side, drawn, card_play)
-            shown = drawn if kind == _DOUBLE else None if kind in (_FLIP24, _FLIP36) else value
-            for then, note, code in self._turn_ends(placed, kind == _TIEBREAKER, full):
+            shown = drawn if kind == DOUBLE else None if kind in (FLIP24, FLIP36) else value
+            for then, note, code in self._turn_ends(placed, kind == TIEBREAKER, full):
                 moves.append((Move(card, shown, then, note), code))
         return moves
 
@@ -596,7 +599,7 @@ class SetSolver:
             play = self._play
             for card_play in self.hands.plays[placed[2]]:
                 after = play(placed, drawn, card_play)
-                tiebreaker = card_play[2] == _TIEBREAKER
+                tiebreaker = card_play[2] == TIEBREAKER
                 codes.extend(code for _, _, code in ends(after, tiebreaker, after[1] >= size))
         unique = tuple(dict.fromkeys(codes))
         found = self._candidate_ids.get(unique)
