@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import random
 import signal
+import traceback
 from collections.abc import Sequence
 
 import pytest
@@ -166,15 +167,24 @@ def _clean_after_interrupt(solver: NativeMatchSolver) -> None:
     assert not solver._iterating
 
 
+def _reached_from_the_core(name: str) -> bool:
+    """Whether the C core called the Python function ``name`` that is running now."""
+    return any(frame.name == name for frame in traceback.extract_stack())
+
+
+CALLBACK_RULES = K1 + ",first-player=alternate"
+CALLBACK_HANDS = (parse_cards("+1 +2"), parse_cards("-1"))
+"""A set start asked with no ``prepare`` (``set_start_value``): the core meets sides no one has
+interned and match states no one has solved, and calls back into Python for both."""
+
+
 def test_an_interrupt_from_a_callback_leaves_the_solver_exact(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """KeyboardInterrupt raised by the core's `expand` callback at several depths of the
     recursion (inside nested fixed points too); the same solver then answers exactly."""
-    spec = K1 + ",first-player=alternate"
-    question, other = playout(spec, ("+1", "-1"), (2, 2), 50, 1)
-    rules = parse_ruleset(spec)
-    expected = NativeMatchSolver(rules).solve_moves(question, other, current_deck=None)
+    rules = parse_ruleset(CALLBACK_RULES)
+    expected = NativeMatchSolver(rules).set_start_value((1, 1), CALLBACK_HANDS, 0)
     solver = NativeMatchSolver(rules)
     real = solver._candidate_list
     for limit in (5, 40, 150, 300):
@@ -184,45 +194,44 @@ def test_an_interrupt_from_a_callback_leaves_the_solver_exact(
             nonlocal calls
             calls += 1
             if calls == limit:
+                assert _reached_from_the_core("_expand")
                 raise KeyboardInterrupt
             return real(side, drawn)
 
         monkeypatch.setattr(solver, "_candidate_list", interrupting)
         with pytest.raises(KeyboardInterrupt):
-            solver.solve_moves(question, other, current_deck=None)
+            solver.set_start_value((1, 1), CALLBACK_HANDS, 0)
         _clean_after_interrupt(solver)
         monkeypatch.setattr(solver, "_candidate_list", real)
-    got = solver.solve_moves(question, other, current_deck=None)
-    assert [m.move for m in got] == [m.move for m in expected]
-    assert [m.match_win for m in got] == pytest.approx([m.match_win for m in expected], abs=1e-12)
-    assert [m.set_win for m in got] == pytest.approx([m.set_win for m in expected], abs=1e-12)
+    got = solver.set_start_value((1, 1), CALLBACK_HANDS, 0)
+    assert got == pytest.approx(expected, abs=1e-12)
 
 
 def test_an_interrupt_from_the_entry_callback_leaves_the_solver_exact(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """KeyboardInterrupt while a match state's value is being solved, called from the core."""
-    spec = K1
-    question, other = playout(spec, ("+1 +2", ""), (2, 2), 3, 2)
-    expected = shared(spec, True).solve_moves(question, other, current_deck=None)
-    solver = NativeMatchSolver(parse_ruleset(spec))
+    rules = parse_ruleset(CALLBACK_RULES)
+    expected = NativeMatchSolver(rules).set_start_value((1, 1), CALLBACK_HANDS, 0)
+    solver = NativeMatchSolver(rules)
     real = solver._fixed_point
     calls = 0
 
     def interrupting(evaluate, guess=0.5):  # type: ignore[no-untyped-def]
         nonlocal calls
         calls += 1
-        if calls == 2:  # the second match state, solved from inside the core
+        if calls == 3:
+            assert _reached_from_the_core("_entry_callback")
             raise KeyboardInterrupt
         return real(evaluate, guess)
 
     monkeypatch.setattr(solver, "_fixed_point", interrupting)
     with pytest.raises(KeyboardInterrupt):
-        solver.solve_moves(question, other, current_deck=None)
+        solver.set_start_value((1, 1), CALLBACK_HANDS, 0)
     _clean_after_interrupt(solver)
     monkeypatch.setattr(solver, "_fixed_point", real)
-    got = solver.solve_moves(question, other, current_deck=None)
-    assert [m.match_win for m in got] == pytest.approx([m.match_win for m in expected], abs=1e-12)
+    got = solver.set_start_value((1, 1), CALLBACK_HANDS, 0)
+    assert got == pytest.approx(expected, abs=1e-12)
 
 
 def test_ctrl_c_stops_a_long_solve_and_the_solver_stays_exact() -> None:
