@@ -146,12 +146,13 @@ typedef struct {
     int defined;
 } Model;
 
-/* The dense table of a group (context, hand of seat 0, hand of seat 1) of a later set: its
+/* The dense table of a group (context, hand of seat 0, hand of seat 1): its
  * before-draw positions indexed by the local numbers of the two sides (each side's rank among the
  * sides of its hand, in the order Python interned them): value[la * n1 + lb] before seat 0 draws,
- * value[n0 * n1 + lb * n0 + la] before seat 1 does, UNKNOWN until computed; the slopes beside them only while the group's match state is iterated
- * (NULL: every slope is 0). Python asks for one (`densify`) once it has interned every side a
- * score level can reach: n0 and n1 are the sides of each hand then (a side interned later is
+ * value[n0 * n1 + lb * n0 + la] before seat 1 does, UNKNOWN until computed; the slopes beside
+ * them only while the group's match state is iterated (NULL: every slope is 0). The groups of
+ * the set in progress get one too when its deck model draws with fixed probabilities. Python
+ * asks for one (`densify`) once it has interned every side a score level can reach: n0 and n1 are the sides of each hand then (a side interned later is
  * held in the hash tables, as every position is without a dense table). */
 #define UNKNOWN (-1.0)
 
@@ -1317,6 +1318,30 @@ static int core_set_interval(Core *self, PyObject *value, void *closure) {
     return 0;
 }
 
+/* table_sizes(pairs) -> (before, after): the doubles the dense tables of these (h0, h1) groups
+ * would hold in one context, before-draw and after-draw positions, as `densify` sizes them. */
+static PyObject *core_table_sizes(Core *self, PyObject *args) {
+    PyObject *pairs;
+    if (!PyArg_ParseTuple(args, "O", &pairs)) return NULL;
+    PyObject *seq = PySequence_Fast(pairs, "pairs must be a sequence");
+    if (!seq) return NULL;
+    unsigned long long before = 0, after = 0;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++) {
+        int h0, h1;
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, i), "ii", &h0, &h1)) {
+            Py_DECREF(seq);
+            return NULL;
+        }
+        if (h0 < 0 || h1 < 0 || h0 >= self->caphands || h1 >= self->caphands) continue;
+        unsigned long long n0 = self->nlocal[h0], n1 = self->nlocal[h1];
+        before += 2 * n0 * n1;
+        after += (unsigned long long)self->nlist_local[h0] * n1 +
+                 (unsigned long long)self->nlist_local[h1] * n0;
+    }
+    Py_DECREF(seq);
+    return Py_BuildValue("(KK)", before, after);
+}
+
 /* drop_dense(): free every dense table (their positions would be solved again, the same, in
  * the hash tables if asked). */
 static PyObject *core_drop_dense(Core *self, PyObject *unused) {
@@ -1488,6 +1513,8 @@ static PyMethodDef core_methods[] = {
     {"densify", (PyCFunction)core_densify, METH_VARARGS,
      "densify(context, h0, h1, after=True): a dense table for that later-set group (its sides "
      "interned; after: with its after-draw positions)"},
+    {"table_sizes", (PyCFunction)core_table_sizes, METH_VARARGS,
+     "table_sizes(pairs) -> (before, after): doubles of these groups' dense tables"},
     {"drop_dense", (PyCFunction)core_drop_dense, METH_NOARGS,
      "drop_dense(): free every dense table"},
     {"clear_positions", (PyCFunction)core_clear_positions, METH_NOARGS,

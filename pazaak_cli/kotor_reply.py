@@ -37,6 +37,7 @@ from pazaak_cli.solver import ACTION_KIND as _KIND
 from pazaak_cli.solver import (
     BEST_TOLERANCE,
     EPSILON,
+    PROGRESS_MASK,
     Advice,
     DeckDraws,
     HandFacts,
@@ -569,7 +570,7 @@ class KotorReplySolver:
         self.states += 1
         if self.budget is not None and self.states > self.budget:
             raise SolverTooLarge("the exact solve exceeds its state budget")
-        if not self.states & 0x3FFF:
+        if not self.states & PROGRESS_MASK:
             self._check_search()
 
     def _check_search(self) -> None:

@@ -55,6 +55,7 @@ from pazaak_cli.rules import FirstPlayer, FlipTargets, NineCards, Ruleset, Tiebr
 from pazaak_cli.solver import ACTION_KIND as _KIND
 from pazaak_cli.solver import (
     BEST_TOLERANCE,
+    PROGRESS_MASK,
     DeckDraws,
     HandFacts,
     Move,
@@ -386,7 +387,7 @@ class KotorMatchSolver:
         self._positions += 1
         if self.budget is not None and self._positions >= self.budget:
             raise SolverTooLarge("the exact solve exceeds its state budget")
-        if not self._positions & 0x3FFF and self.progress is not None:
+        if not self._positions & PROGRESS_MASK and self.progress is not None:
             self.progress(self._positions)
 
     # -- contexts, groups, decks -------------------------------------------------------------------

@@ -21,12 +21,10 @@ among equal values (a fixed point the core finds by the linear-piece shortcut ag
 from __future__ import annotations
 
 import os
-from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from pazaak_cli.cards import Card
-from pazaak_cli.game import FULL_DECK
 from pazaak_cli.match_solver import MatchKey, MatchSolver, Pair
 from pazaak_cli.rules import FirstPlayer, Ruleset
 from pazaak_cli.solver import BEST_TOLERANCE, DeckDraws, SolverTooLarge
@@ -42,9 +40,6 @@ DENSE_LIMIT_BYTES = 1_200_000_000
 being iterated come on top, a few MB): beyond, they keep only the before-draw positions, and a
 level that needs more than this even so is refused (a hand pair of gold cards each: flips make
 thousands of sides)."""
-
-_PLAYING_KIND = 0
-"""MatchSolver's kind of a side still playing."""
 
 _RULE_CODES = {
     FirstPlayer.PLAYER1: 0,
@@ -140,8 +135,6 @@ class NativeMatchSolver(MatchSolver):
         """The fewest sets played of a match state asked from outside so far."""
         self._dense_level: tuple[int, int] | None = None
         """The score level whose groups have dense tables now."""
-        self._interned_from: set[int] = set()
-        """The hands whose later sets' sides are all interned."""
 
     # -- state shared with the core ---------------------------------------------------------------
 
@@ -298,28 +291,7 @@ class NativeMatchSolver(MatchSolver):
         return before + after <= DENSE_LIMIT_BYTES
 
     def _intern_later_sides(self, cards: Sequence[Card]) -> None:
-        """Intern every side reachable from a set started with any sub-hand of ``cards``,
-        drawing from a full deck (the later sets' model), with its candidate lists."""
-        key = self.hands.intern(cards)
-        if key in self._interned_from:
-            return
-        self._interned_from.add(key)
-        draws = [value + 1 for value, count in enumerate(FULL_DECK) if count]
-        after, candidates, kinds = self._after, self._candidates, self._kind
-        starts = sorted(self._sub_hands(key))
-        stack = [self.side_id((0, 0, hand, 0, 0, False)) for hand in starts]
-        seen = set(stack)
-        while stack:
-            side = stack.pop()
-            for drawn in draws:
-                found = after.get((side, drawn))
-                if found is None:
-                    found = self._candidate_list(side, drawn)
-                for code in candidates[found]:
-                    if code not in seen:
-                        seen.add(code)
-                        if kinds[code] == _PLAYING_KIND:
-                            stack.append(code)
+        super()._intern_later_sides(cards)
         self._sync()
 
     def _start_set(
@@ -343,11 +315,8 @@ class NativeMatchSolver(MatchSolver):
     def _dense_bytes(self, pairs: Sequence[tuple[int, int]], contexts: int) -> tuple[int, int]:
         """The bytes of the before-draw and of the after-draw positions of these groups' dense
         tables, in each of ``contexts`` contexts."""
-        sides = Counter(self._hand_of)
-        lists = Counter(self._hand_of[codes[0]] for codes in self._candidates if codes)
-        before = sum(2 * sides[x] * sides[y] for x, y in pairs) * contexts * 8
-        after = sum(lists[x] * sides[y] + lists[y] * sides[x] for x, y in pairs)
-        return before, after * contexts * 8
+        before, after = self._fast.table_sizes(pairs)
+        return before * contexts * 8, after * contexts * 8
 
     def _start_level(self, s0: int, s1: int, pairs: Sequence[tuple[int, int]]) -> None:
         """Give the groups of this score level dense tables, the other levels' being freed
@@ -437,20 +406,20 @@ class NativeMatchSolver(MatchSolver):
         super()._settle(match, shift)
         self._fast.settle(*match, shift)
 
-    def _track_choice_interval(self) -> None:
+    def _evaluation(
+        self, evaluate: Callable[[float], Pair], x: float
+    ) -> tuple[Pair, tuple[float, float] | None]:
+        # the interval a nested fixed point's evaluations narrow is its own: the outer one's is
+        # put back after, as its evaluation goes on
+        saved = (self._fast.track, self._fast.interval)
         self._fast.track_interval(True)
-
-    def _choice_interval(self) -> tuple[float, float] | None:
-        interval: tuple[float, float] = self._fast.interval
-        return interval
-
-    def _save_choice_interval(self) -> Any:
-        return (self._fast.track, self._fast.interval)
-
-    def _restore_choice_interval(self, saved: Any) -> None:
-        track, interval = saved
-        self._fast.track_interval(track)
-        self._fast.interval = interval
+        try:
+            pair = evaluate(x)
+            interval: tuple[float, float] = self._fast.interval
+        finally:
+            self._fast.track_interval(saved[0])
+            self._fast.interval = saved[1]
+        return pair, interval
 
     def _solve_entry(self, match: MatchKey, spec: int) -> float:
         try:

@@ -44,6 +44,7 @@ from pazaak_cli.position_builder import Question
 from pazaak_cli.rules import FirstPlayer, Ruleset, Tiebreaker
 from pazaak_cli.solver import (
     BEST_TOLERANCE,
+    PROGRESS_MASK,
     DeckDraws,
     Move,
     SetSolver,
@@ -68,8 +69,6 @@ probabilities or exactly without replacement)."""
 _RANDOM = 2
 """An opener 'spec': a coin decides (the specs 0 and 1 name the seat that opens)."""
 
-_PROGRESS_MASK = (1 << 14) - 1
-"""A Python search reports its progress every 16,384 positions (``progress(positions)``)."""
 
 Pair = tuple[float, float]
 """(value, slope): P(seat 0 wins the match), and its derivative in the value of the match state
@@ -127,6 +126,8 @@ class MatchSolver(SetSolver):
         self._shares: dict[tuple[int, int, int], float] = {}
         """Per (hand, hand, opener spec): where the last fixed point of those hands lay between
         losing and winning its set, (x - lost) / (won - lost): the start of the next one."""
+        self._interned_from: set[int] = set()
+        """The hands whose later sets' sides are all interned."""
         self.fixed_point_shortcuts = 0
         """Fixed points found by a Newton step inside the interval where F is linear."""
 
@@ -246,7 +247,7 @@ class MatchSolver(SetSolver):
         result = (value, slope)
         group[key] = result
         self._positions += 1
-        if self.progress is not None and not self._positions & _PROGRESS_MASK:
+        if self.progress is not None and not self._positions & PROGRESS_MASK:
             self.progress(self._positions)
         return result
 
@@ -458,41 +459,29 @@ class MatchSolver(SetSolver):
         self, evaluate: Callable[[float], Pair], guess: float = 0.5
     ) -> tuple[float, float]:
         """:func:`solve_fixed_point` of ``evaluate``, each evaluation telling whether it read
-        the value iterated and, where this solver tracks it (:meth:`_choice_interval`), on
-        which interval around its x every choice it made stands."""
+        the value iterated and, where this solver can say (:meth:`_evaluation`), on which
+        interval around its x every choice it made stands."""
         reads_before = self._read_unknown
-        saved = self._save_choice_interval()
 
         def once(x: float) -> Evaluation:
             self._read_unknown = False
-            self._track_choice_interval()
-            value, slope = evaluate(x)
+            (value, slope), interval = self._evaluation(evaluate, x)
             self.fixed_point_solves += 1
-            return Evaluation(value, slope, self._read_unknown, self._choice_interval())
+            return Evaluation(value, slope, self._read_unknown, interval)
 
         try:
             x, shift = solve_fixed_point(once, guess)
         finally:
             self._read_unknown = reads_before
-            self._restore_choice_interval(saved)
         self.fixed_point_shortcuts += shift != 0.0
         return x, shift
 
-    def _track_choice_interval(self) -> None:
-        """Start narrowing the interval of :meth:`_choice_interval` (a hook: the native solver
-        tracks it; this one does not)."""
-
-    def _choice_interval(self) -> tuple[float, float] | None:
-        """The offsets from the value iterated over which every choice of the last evaluation
-        stands, or None if not tracked."""
-        return None
-
-    def _save_choice_interval(self) -> Any:
-        """The tracking state, to restore once a fixed point nested in another is solved."""
-        return None
-
-    def _restore_choice_interval(self, saved: Any) -> None:
-        """Put back what :meth:`_save_choice_interval` returned."""
+    def _evaluation(
+        self, evaluate: Callable[[float], Pair], x: float
+    ) -> tuple[Pair, tuple[float, float] | None]:
+        """``evaluate(x)``, and the offsets from x over which every choice it made stands, if
+        known (the native solver's core tracks them; this solver does not)."""
+        return evaluate(x), None
 
     # -- questions --------------------------------------------------------------------------------
 
@@ -576,8 +565,7 @@ class MatchSolver(SetSolver):
     ) -> Iterator[tuple[tuple[int, int], tuple[tuple[Card, ...], tuple[Card, ...]], int, float]]:
         """Every match state's value solved so far: (score, both hands, opener spec, value)."""
         cards = self.hands.cards
-        for (s0, s1, h0, h1), spec in list(self._entries):
-            value = self._entries[((s0, s1, h0, h1), spec)]
+        for ((s0, s1, h0, h1), spec), value in list(self._entries.items()):
             yield (s0, s1), (cards[h0], cards[h1]), spec, value
 
     @property
@@ -593,6 +581,31 @@ class MatchSolver(SetSolver):
         """Whether :meth:`prepare_all` of these hands stays within the solver's memory bound
         (the native solver's dense tables; this one has none)."""
         return True
+
+    def _intern_later_sides(self, cards: Sequence[Card]) -> None:
+        """Intern every side reachable from a set started with any sub-hand of ``cards``,
+        drawing from a full deck (the later sets' model), with its candidate lists: what the
+        native solver sizes its dense tables by."""
+        key = self.hands.intern(cards)
+        if key in self._interned_from:
+            return
+        self._interned_from.add(key)
+        draws = [value + 1 for value, count in enumerate(FULL_DECK) if count]
+        after, candidates, kinds = self._after, self._candidates, self._kind
+        starts = sorted(self._sub_hands(key))
+        stack = [self.side_id((0, 0, hand, 0, 0, False)) for hand in starts]
+        seen = set(stack)
+        while stack:
+            side = stack.pop()
+            for drawn in draws:
+                found = after.get((side, drawn))
+                if found is None:
+                    found = self._candidate_list(side, drawn)
+                for code in candidates[found]:
+                    if code not in seen:
+                        seen.add(code)
+                        if kinds[code] == _PLAYING:
+                            stack.append(code)
 
     def _union_sub_hands(self, hands: Sequence[Sequence[Card]]) -> list[int]:
         """The hand ids of every sub-hand of any of ``hands``."""

@@ -65,8 +65,9 @@ WIN: Value = (1.0, 1.0)
 LOSS: Value = (-1.0, 0.0)
 TIE: Value = (0.0, 0.0)
 
-_PROGRESS_EVERY = 0x3FFF
-"""A Python search checks its bounds and reports progress every 16,384 positions."""
+PROGRESS_MASK = 0x3FFF
+"""A Python search checks its bounds and reports progress every 16,384 positions (when
+``positions & PROGRESS_MASK`` is 0); the KOTOR reply and the match solvers too."""
 
 PLAIN, FLIP24, FLIP36, DOUBLE, TIEBREAKER = range(5)
 """What playing a hand card does in the compact model (:data:`ACTION_KIND` of each card kind):
@@ -626,7 +627,7 @@ class SetSolver:
         if self.budget is not None and self.states >= self.budget:
             raise SolverTooLarge("the exact solve exceeds its state budget")
         self._solved += 1
-        if not self._solved & _PROGRESS_EVERY:
+        if not self._solved & PROGRESS_MASK:
             self._check_size()
         after = self._after
         after_draw = self.after_draw
