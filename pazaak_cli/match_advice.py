@@ -74,8 +74,8 @@ def match_other_hands(
 QUICK_MATCH_PAIRS = 64
 """The most (my sub-hand, opponent sub-hand) pairs a match answer solves by default. Each pair
 is a set solved from empty tables at every score; measured with the C core (docs/benchmarks.md),
-about 0.08 s of CPU a pair of plain cards (2 v 2 cards: 16 pairs, 1.1 s; 3 v 3: 64 pairs, 4.7 s;
-4 v 4: 256 pairs, about 20 s, and more for every hidden hand). Beyond it the default answer is
+about 0.07 to 0.09 s of CPU a pair of plain cards (2 v 2: 16 pairs, 0.8 s; 3 v 3: 64 pairs, 4.7 s;
+4 v 4: 256 pairs, about 24 s, and more for every hidden hand). Beyond it the default answer is
 the set's (:func:`match_is_quick`)."""
 
 GOLD_PAIR_WEIGHT = 10
