@@ -14,7 +14,7 @@ all three against this list. From the top down:
 4. ``session``, ``simulate``: a match at the keyboard (saved and resumed); tournaments.
 5. ``players``: the table of named players (``make_player``) and the rule-based policies
    (``kotor``, ``heuristic``, ``stand17``, ``random``).
-6. ``expert``: the exact set solver as a player.
+6. ``expert``: the exact set and match solvers as players.
 7. ``advice``, ``match_advice``: the entry point for advice (``solve_question``, ``advise``),
    which picks the solver by the objective and the opponent model; match advice (a position's
    moves with their match-win probabilities, hidden hands averaged).

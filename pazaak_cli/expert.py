@@ -1,4 +1,4 @@
-"""``expert``: the exact set solver as a player.
+"""``expert`` and ``match-expert``: the exact set and match solvers as players.
 
 It sees only what its seat sees: the opponent's hand is hidden, so each decision averages the
 exact values over hands the opponent's side deck can still hold (docs/rules.md §9), less the cards
@@ -8,9 +8,10 @@ set and kept while the opponent's plays agree with it.
 To be fast enough for tournaments it draws with the uniform (infinite-deck) probabilities while
 the opponent still plays, so that one memo (bounded, see :data:`MEMO_LIMIT`) serves every
 decision of every match between the same two decks; once the opponent stands, the
-single-player remainder is solved exactly on the real deck. Like the solver, it maximises the
-equity of the current set, except that it keeps a hand card unless playing it gains more than
-:data:`THRIFT` (the match is longer than the set).
+single-player remainder is solved exactly on the real deck. ``expert`` maximises the equity of
+the current set, except that it keeps a hand card unless playing it gains more than
+:data:`THRIFT` (the match is longer than the set); ``match-expert`` maximises the probability
+of winning the match (:class:`MatchExpertPlayer`).
 """
 
 from __future__ import annotations
@@ -32,7 +33,12 @@ from pazaak_cli.game import (
     Play,
     TableCard,
 )
+from pazaak_cli.match_advice import solve_match_question
+from pazaak_cli.match_cache import load_entries, save_entries
+from pazaak_cli.match_native import make_match_solver
+from pazaak_cli.match_solver import MatchSolver
 from pazaak_cli.notation import format_position
+from pazaak_cli.position_builder import question_from_state
 from pazaak_cli.rules import MainDeck, Ruleset
 from pazaak_cli.solver import (
     Advice,
@@ -75,6 +81,9 @@ def _shared_solver(ruleset: Ruleset, opponent_deck: Sequence[Card] | None) -> Se
 class ExpertPlayer:
     """Chooses the move of highest set equity (ties: higher win probability)."""
 
+    match = False
+    """Whether it values moves by the match (:class:`MatchExpertPlayer`) rather than the set."""
+
     def __init__(
         self,
         *,
@@ -98,9 +107,7 @@ class ExpertPlayer:
 
     def choose(self, view: MatchState) -> Action:
         seat = view.turn
-        other = view.sides[1 - seat]
         self._track(view, seat)
-        rules = view.ruleset
         try:
             earlier = played_cards(self._earlier, self.opponent_deck)
         except PazaakError:  # earlier plays the deck cannot explain: forget them
@@ -111,31 +118,37 @@ class ExpertPlayer:
             max_hands=self.samples,
             sample_seed=format_position(view),
         )
-        if self.samples and not other.standing and not other.hand_known:
+        other = view.sides[1 - seat]
+        if self.samples and not other.hand_known and (self.match or not other.standing):
             try:
                 options.opponent_hands = self._sample_hands(view, earlier)
             except PazaakError:
                 options.opponent_hands = None  # the plays do not fit the prior: see below
-        if not other.standing and rules.main_deck is not MainDeck.INFINITE:
-            view = view._replace(ruleset=_infinite(rules), deck=FULL_DECK)
-        if self.samples == 0 and not other.standing:
-            # the cheapest model: the opponent is taken to hold no cards at all
-            hidden = other._replace(hand=())
-            sides = (view.sides[0], hidden) if seat == 0 else (hidden, view.sides[1])
-            view = view._replace(sides=sides)
-        if view.ruleset.main_deck is MainDeck.INFINITE:
-            options.solver = _shared_solver(view.ruleset, self.opponent_deck)
         try:
-            advice = advise(view, options)
+            return action_for(view, self._best(view, options))
         except PazaakError:
             # Plays the prior cannot explain (a new match we did not notice, or a deck other
             # than the one we were told): play on without the earlier-set information.
             self._earlier = []
             options.opponent_played = ()
             options.opponent_hands = None
-            advice = advise(view, options)
+            return action_for(view, self._best(view, options))
+
+    def _best(self, view: MatchState, options: SolveOptions) -> Move:
+        """The move to make, by the set's equity and the thrift margin."""
+        rules, other = view.ruleset, view.sides[1 - view.turn]
+        if not other.standing and rules.main_deck is not MainDeck.INFINITE:
+            view = view._replace(ruleset=_infinite(rules), deck=FULL_DECK)
+        if self.samples == 0 and not other.standing:
+            # the cheapest model: the opponent is taken to hold no cards at all
+            hidden = other._replace(hand=())
+            sides = (view.sides[0], hidden) if view.turn == 0 else (hidden, view.sides[1])
+            view = view._replace(sides=sides)
+        if view.ruleset.main_deck is MainDeck.INFINITE:
+            options.solver = _shared_solver(view.ruleset, self.opponent_deck)
+        advice = advise(view, options)
         decisive = max(view.sets_won()) >= rules.sets_to_win - 1
-        return action_for(view, _thrifty(advice, 0.0 if decisive else self.thrift))
+        return _thrifty(advice, 0.0 if decisive else self.thrift)
 
     def _track(self, view: MatchState, seat: int) -> None:
         """Remember the hand cards the opponent has played in earlier sets of this match."""
@@ -185,6 +198,63 @@ class ExpertPlayer:
         ]
         self._samples, self._sampled_after = samples, played
         return sorted(Counter(samples).items(), key=lambda item: [str(c) for c in item[0]])
+
+
+class MatchExpertPlayer(ExpertPlayer):
+    """``match-expert``: the move with the highest probability of winning the MATCH.
+
+    It sees what :class:`ExpertPlayer` sees and samples the opponent's hand the same way, but
+    values each move by the exact match solver (:func:`solve_match_question`: both sides play
+    for the match, hand cards kept for later sets, the score weighing each set), so it needs no
+    thrift margin. It counts the cards: while the opponent plays, the set in progress is drawn
+    with the odds of the main deck as it stands (the cards gone since the shuffle are public);
+    once the opponent stands, exactly, without replacement. (Drawing with a full deck's odds
+    instead, so that one memo serves every decision, won 2 points fewer matches against
+    ``kotor``: docs/simulate.md.)
+
+    The match-state values it needs (every sub-hand of its hand against every sub-hand of the
+    sampled ones, at every score) are solved when first needed and kept in the user's match
+    cache (:mod:`pazaak_cli.match_cache`), shared with ``pazaak advise``: the first matches of a
+    deck pair are slow (docs/simulate.md gives the measured costs), later ones read them.
+    """
+
+    match = True
+
+    def _best(self, view: MatchState, options: SolveOptions) -> Move:
+        solver = _match_solver(view.ruleset)
+        options.objective = "match"
+        advice = solve_match_question(question_from_state(view), options, solver=solver)
+        _save_now_and_then(solver)
+        return advice.results[0].move
+
+
+MATCH_MEMO_LIMIT = 8_000_000
+"""Positions the match expert's memo may hold (emptied between decisions past it; the
+match-state values stay)."""
+
+SAVE_EVERY = 2_000
+"""The match expert writes its match-state values to the cache once it has this many more
+than at the last write (each write is the whole file)."""
+
+_MATCH_SOLVERS: dict[Ruleset, tuple[MatchSolver, list[int]]] = {}
+
+
+def _match_solver(rules: Ruleset) -> MatchSolver:
+    """One match solver per ruleset for every match expert of the process, with the values
+    of the cache (and the entry count at the last write)."""
+    found = _MATCH_SOLVERS.get(rules)
+    if found is None:
+        solver = make_match_solver(rules, max_states=MATCH_MEMO_LIMIT)
+        load_entries(solver)
+        found = _MATCH_SOLVERS[rules] = (solver, [solver.entry_count])
+    return found[0]
+
+
+def _save_now_and_then(solver: MatchSolver) -> None:
+    saved = _MATCH_SOLVERS[solver.ruleset][1]
+    if solver.entry_count >= saved[0] + SAVE_EVERY:
+        save_entries(solver)
+        saved[0] = solver.entry_count
 
 
 def _infinite(rules: Ruleset) -> Ruleset:

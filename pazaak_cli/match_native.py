@@ -294,9 +294,7 @@ class NativeMatchSolver(MatchSolver):
         super()._intern_later_sides(cards)
         self._sync()
 
-    def _start_set(
-        self, context: int, hands: tuple[Sequence[Card], Sequence[Card]]
-    ) -> None:
+    def _start_set(self, context: int, hands: tuple[Sequence[Card], Sequence[Card]]) -> None:
         """The set in progress on a deck of its own (fixed probabilities) gets dense tables
         too, if they fit beside the level's (else its positions stay in the hash tables)."""
         if self._context_info[context][3] == 0 or not self._native(context):

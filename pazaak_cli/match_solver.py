@@ -506,8 +506,10 @@ class MatchSolver(SetSolver):
             key=lambda pair: len(self.hands.cards[pair[0]]) + len(self.hands.cards[pair[1]]),
         )
         target = self._sets_to_win
-        specs = (0, 1) if self._rule in (FirstPlayer.ALTERNATE, FirstPlayer.LOSER) else (
-            (_RANDOM,) if self._rule is FirstPlayer.RANDOM else (0,)
+        specs = (
+            (0, 1)
+            if self._rule in (FirstPlayer.ALTERNATE, FirstPlayer.LOSER)
+            else ((_RANDOM,) if self._rule is FirstPlayer.RANDOM else (0,))
         )
         for total in range(2 * target - 2, scores[0] + scores[1] - 1, -1):
             for s0 in range(target - 1, scores[0] - 1, -1):
@@ -529,9 +531,7 @@ class MatchSolver(SetSolver):
         """``prepare`` is about to solve the match states of score ``s0``-``s1`` with these
         hand pairs (a hook: the native solver gives their groups dense tables)."""
 
-    def _start_set(
-        self, context: int, hands: tuple[Sequence[Card], Sequence[Card]]
-    ) -> None:
+    def _start_set(self, context: int, hands: tuple[Sequence[Card], Sequence[Card]]) -> None:
         """A question about the set in progress in ``context`` with these hands is coming (a
         hook: the native solver gives its groups dense tables when its deck model allows)."""
 

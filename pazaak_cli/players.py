@@ -11,7 +11,8 @@ The policies:
 - ``heuristic``: a sensible rule a good human plays (:class:`HeuristicPlayer`);
 - ``stand17``: never plays a hand card, stands at 17 or more (:class:`Stand17Player`);
 - ``random``: a uniformly random legal action, never a forfeit (:class:`RandomPlayer`);
-- ``expert``: the exact solver as a player (``pazaak_cli.expert.ExpertPlayer``).
+- ``expert``: the exact set solver as a player (``pazaak_cli.expert.ExpertPlayer``);
+- ``match-expert``: the exact match solver as a player (``pazaak_cli.expert.MatchExpertPlayer``).
 
 :func:`make_player` builds any of them by name. This registry of named players sits at the
 top of the package's layers: it imports the expert (and through it the solvers) and the KOTOR I
@@ -26,7 +27,7 @@ from typing import Protocol
 
 from pazaak_cli.cards import Card
 from pazaak_cli.errors import PazaakError
-from pazaak_cli.expert import ExpertPlayer
+from pazaak_cli.expert import ExpertPlayer, MatchExpertPlayer
 from pazaak_cli.game import END_TURN, STAND, Action, Forfeit, MatchState, Play, Side
 from pazaak_cli.kotor_rule import (
     BUST,
@@ -53,7 +54,14 @@ class Player(Protocol):
         ...
 
 
-POLICY_NAMES: tuple[str, ...] = ("kotor", "heuristic", "stand17", "random", "expert")
+POLICY_NAMES: tuple[str, ...] = (
+    "kotor",
+    "heuristic",
+    "stand17",
+    "random",
+    "expert",
+    "match-expert",
+)
 """Every policy :func:`make_player` knows, in the order they are listed to users."""
 
 POLICY_HELP: dict[str, str] = {
@@ -62,6 +70,7 @@ POLICY_HELP: dict[str, str] = {
     "stand17": "never plays a hand card, stands at 17 or more",
     "random": "a uniformly random legal action (never forfeits)",
     "expert": "the exact solver: the move with the best chance to win the set",
+    "match-expert": "the exact match solver: the move with the best chance to win the match",
 }
 
 RANDOMISED_POLICIES = frozenset({"random"})
@@ -92,6 +101,8 @@ def make_player(
         return RandomPlayer(rng)
     if name == "expert":
         return ExpertPlayer(ruleset=ruleset, opponent_deck=opponent_deck)
+    if name == "match-expert":
+        return MatchExpertPlayer(ruleset=ruleset, opponent_deck=opponent_deck)
     raise PazaakError(f"unknown policy {name!r}; choose one of {', '.join(POLICY_NAMES)}")
 
 

@@ -70,7 +70,7 @@ def play(index: int, card: str, value: int) -> Play:
 
 
 def test_policy_names_are_the_documented_five() -> None:
-    assert POLICY_NAMES == ("kotor", "heuristic", "stand17", "random", "expert")
+    assert POLICY_NAMES == ("kotor", "heuristic", "stand17", "random", "expert", "match-expert")
 
 
 @pytest.mark.parametrize(
