@@ -6,8 +6,8 @@ match, so 2 x N), all on the same deals (seed 1):
 * ``expert``: the set solver with its thrift margin;
 * ``match-expert``: the match solver, counting the cards of the set in progress;
 * ``full-deck``: the match solver drawing the set in progress with a full deck's odds;
-* ``sight``: ``match-expert`` shown the opponent's hand (a bound: how much the hidden hand
-  costs; ``kotor`` and ``heuristic`` never read the other hand, so only the expert gains).
+* ``sight``: ``full-deck`` shown the opponent's hand (how much the hidden hand costs it;
+  ``kotor`` and ``heuristic`` never read the other hand, so only the expert gains).
 
 The match-state values of the deck pair are solved first, for every hand the deck deals against
 every one (``--universe``; measured: 1,250 s for two kotor1-starter decks), and kept in the
@@ -77,7 +77,7 @@ def run(
 ) -> dict[str, object]:
     deck = load_deck(deck_name, rules)
     policy = {"full-deck": "match-expert", "sight": "match-expert"}.get(player, player)
-    if player == "full-deck":
+    if player in ("full-deck", "sight"):
         setattr(players, "MatchExpertPlayer", FullDeckMatchExpert)
     if player == "sight":
         MatchState.observed_by = lambda self, player: self  # type: ignore[method-assign]
