@@ -78,7 +78,7 @@ def run(
     deck = load_deck(deck_name, rules)
     policy = {"full-deck": "match-expert", "sight": "match-expert"}.get(player, player)
     if player in ("full-deck", "sight"):
-        setattr(players, "MatchExpertPlayer", FullDeckMatchExpert)
+        players.MatchExpertPlayer = FullDeckMatchExpert  # type: ignore[attr-defined]
     if player == "sight":
         MatchState.observed_by = lambda self, player: self  # type: ignore[method-assign]
     pairing = Pairing(

@@ -354,3 +354,35 @@ def test_impossible_tables_are_explained_in_the_users_words() -> None:
     for args, _ in IMPOSSIBLE.values():
         line = error_line(advise(*args))
         assert "you has" not in line and "mark him" not in line and " he " not in line, line
+
+
+STANDING_18 = ("--main-deck", "infinite", "--table", "10 9", "--hand", "+1", "--opp-table", "10 8")
+MATCH_OBJECTIVE = ("--objective", "match")
+
+
+def test_a_standing_opponent_without_a_hand_is_said_to_keep_no_cards() -> None:
+    """The match answer needs what a standing opponent keeps for the later sets: when it is
+    not given, the answer says that it took none."""
+    result = advise(*STANDING_18, "--opp-stood", *MATCH_OBJECTIVE)
+    assert result.exit_code == 0, result.output
+    assert "The opponent's hand was not given" in result.output
+    data = advise_json(*STANDING_18, "--opp-stood", *MATCH_OBJECTIVE)
+    assert data["objective"] == "match" and "no hand cards" in data["note"]
+    assert (
+        advise_json(*STANDING_18, "--opp-stood", "--opp-hand", "-1", *MATCH_OBJECTIVE)["note"]
+        is None
+    )
+    assert advise_json(*STANDING_18, "--opp-stood", "--objective", "set")["note"] is None
+
+
+def test_a_standing_opponents_hidden_hand_is_averaged_over_its_deck() -> None:
+    """--opp-hand-size with --opp-stood: the hand kept for the later sets is averaged over the
+    deck's possible hands (the ruleset's sample deck by default), and matters: a card kept makes
+    the stand worth less than none kept."""
+    data = advise_json(*STANDING_18, "--opp-stood", "--opp-hand-size", "1", *MATCH_OBJECTIVE)
+    assert "averaged over 5 possible hands" in data["model"]
+    deck = ("--opp-deck", "kotor1-starter")
+    kept = advise_json(*STANDING_18, "--opp-stood", "--opp-hand-size", "1", *deck, *MATCH_OBJECTIVE)
+    assert kept["moves"][0]["match_win"] == data["moves"][0]["match_win"]
+    none = advise_json(*STANDING_18, "--opp-stood", *MATCH_OBJECTIVE)
+    assert data["moves"][0]["match_win"] < none["moves"][0]["match_win"]

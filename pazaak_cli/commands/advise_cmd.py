@@ -224,7 +224,7 @@ def advise_command(
     state = question.state
     other = state.sides[1 - state.turn]
     prior = None
-    if not other.hand_known and not other.standing:
+    if not other.hand_known:  # (a standing opponent's hand still plays the later sets)
         prior = (opp_deck or default_deck(state.ruleset)).cards
     progress = _Progress(enabled=not as_json)
     options = SolveOptions(
@@ -251,6 +251,17 @@ def advise_command(
         if fell_back
         else None
     )
+    if (
+        advice.objective == "match"
+        and position is None
+        and opp_stood
+        and opp_hand is None
+        and opp_hand_size is None
+    ):
+        note = (
+            "The opponent's hand was not given: the match answer takes it to keep no hand cards "
+            "for the later sets (--opp-hand or --opp-hand-size says what it holds)."
+        )
     if as_json:
         document = advice_json(advice, question)
         document["note"] = note
