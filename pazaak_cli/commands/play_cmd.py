@@ -559,7 +559,10 @@ class Screen:
         try:
             while True:
                 while not session.finished and session.human_to_act() is None:
+                    thinking = self.thinking_line()
                     event = session.advance()
+                    if thinking:
+                        click.echo("\r" + " " * len(thinking) + "\r", nl=False, err=True)
                     if event.actor is None and not session.finished:
                         # A chance event: the saved random state deals it again on resume.
                         self.unsaved = True
@@ -579,6 +582,19 @@ class Screen:
             click.echo()
             self.say(f"Interrupted. {self.saved_message()}")
             return EXIT_INTERRUPTED
+
+    def thinking_line(self) -> str:
+        """On a terminal, a status line before a ``match-expert`` move (its first moves with new
+        hands solve their match tables: up to a minute); the text shown, or "" for none."""
+        state = self.session.state
+        if state.is_chance_node() or not sys.stderr.isatty():
+            return ""
+        seat = self.session.seats[state.turn]
+        if seat.kind != "match-expert":
+            return ""
+        text = f"{seat.name} is thinking (the first moves with new hands take longer)..."
+        click.echo(text, nl=False, err=True)
+        return text
 
     def turn(self, seat: int) -> bool:
         """Ask the person at ``seat`` for one command; False when the session should stop."""
