@@ -12,8 +12,10 @@ It must never make an answer wrong or a command fail:
   value means changes) and the ruleset; a file that differs in any of them, cannot be read, is
   not valid JSON or holds one value out of place (a score past the match, a hand the ruleset
   would not deal, a probability outside 0..1) is ignored whole, and rewritten by the next save;
-* a save writes a temporary file beside it and renames it over the old one: a reader sees the
-  old file or the new one, never half of one; two processes saving at once keep the last one;
+* a save first reads the file's values into the solver (what another process added since is
+  kept), then writes a temporary file beside it and renames it over the old one: a reader sees
+  the old file or the new one, never half of one; of two processes saving at the same moment,
+  the values only the first one held may be lost (solved again when next needed);
 * a save that fails (a read-only or full disk) is given up silently;
 * at most :data:`MAX_ENTRIES` values are written (beyond, the file is left as it is).
 """
@@ -82,10 +84,13 @@ def load_entries(solver: MatchSolver) -> int:
 
 
 def save_entries(solver: MatchSolver) -> bool:
-    """Write ``solver``'s match-state values to its ruleset's file, atomically; whether it did."""
+    """Write ``solver``'s match-state values to its ruleset's file, atomically; whether it did.
+    What the file holds that the solver lacks (another process's work since this one read it)
+    is read into the solver first, so that a save adds to the file and never drops from it."""
     path = cache_path(solver.ruleset)
     if path is None:
         return False
+    load_entries(solver)
     rows = [
         [s0, s1, " ".join(map(str, cards0)), " ".join(map(str, cards1)), spec, value]
         for (s0, s1), (cards0, cards1), spec, value in solver.known_entries()

@@ -120,3 +120,19 @@ def test_the_cache_can_be_turned_off(monkeypatch: pytest.MonkeyPatch) -> None:
     assert match_cache.cache_path(parse_ruleset(SPEC)) is None
     answer()
     assert match_cache.save_entries(shared_match_solver(parse_ruleset(SPEC))) is False
+
+
+def test_a_save_keeps_what_another_process_saved_since() -> None:
+    """Two processes that each solved other match states: the second save holds both."""
+    rules = parse_ruleset(SPEC)
+    answer()  # (one process: the decision's match states, saved)
+    first = json.loads(the_file().read_text(encoding="utf-8"))["entries"]
+    other = MatchSolver(rules)  # (another process, started before that save, solving others)
+    other.prepare((0, 0), ((), ()))
+    other.prepare((1, 0), ((), ()))
+    assert 0 < other.entry_count < len(first)
+    assert match_cache.save_entries(other)
+    merged = json.loads(the_file().read_text(encoding="utf-8"))["entries"]
+    keys = {tuple(row[:5]) for row in merged}
+    assert {tuple(row[:5]) for row in first} <= keys
+    assert len(keys) == len(merged)
