@@ -228,7 +228,7 @@ class MatchExpertPlayer(ExpertPlayer):
         return advice.results[0].move
 
 
-MATCH_MEMO_LIMIT = 8_000_000
+MATCH_MEMO_LIMIT = 6_000_000
 """Positions the match expert's memo may hold (emptied between decisions past it; the
 match-state values stay)."""
 
