@@ -30,7 +30,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from pazaak_cli.cards import parse_cards
+from pazaak_cli.cards import Card, parse_cards
 from pazaak_cli.errors import PazaakError
 from pazaak_cli.match_solver import MatchSolver
 from pazaak_cli.rules import Ruleset
@@ -78,8 +78,8 @@ def load_entries(solver: MatchSolver) -> int:
         entries = _checked(document, solver.ruleset)
     except (OSError, UnicodeError, ValueError, TypeError, KeyError, PazaakError, RecursionError):
         return 0  # (unreadable or not ours: ignored, rewritten by the next save)
-    for s0, s1, hand0, hand1, spec, value in entries:
-        solver.add_entry((s0, s1), (hand0, hand1), spec, value)
+    for s0, s1, cards0, cards1, spec, value in entries:
+        solver.add_entry((s0, s1), (cards0, cards1), spec, value)
     return len(entries)
 
 
@@ -120,8 +120,11 @@ def save_entries(solver: MatchSolver) -> bool:
     return True
 
 
-def _checked(document: Any, rules: Ruleset) -> list[tuple[int, int, str, str, int, float]]:
-    """The entries of a cache document, if every one of them is in place (else ValueError)."""
+def _checked(
+    document: Any, rules: Ruleset
+) -> list[tuple[int, int, tuple[Card, ...], tuple[Card, ...], int, float]]:
+    """The entries of a cache document with their hands read, if every one of them is in place
+    (else ValueError). A file holds a few hundred distinct hands: each is read once."""
     if not isinstance(document, dict):
         raise ValueError("not a cache document")
     if (document.get("format"), document.get("solver"), document.get("ruleset")) != (
@@ -133,6 +136,21 @@ def _checked(document: Any, rules: Ruleset) -> list[tuple[int, int, str, str, in
     rows = document["entries"]
     if not isinstance(rows, list) or len(rows) > MAX_ENTRIES:
         raise ValueError("no list of entries")
+    hands: dict[str, tuple[Card, ...]] = {}
+
+    def hand_of(text: object) -> tuple[Card, ...]:
+        if not isinstance(text, str):
+            raise ValueError("a hand that is not text")
+        cards = hands.get(text)
+        if cards is None:
+            cards = tuple(parse_cards(text))
+            if len(cards) > rules.hand_size:
+                raise ValueError("a hand the ruleset does not deal")
+            if not all(rules.allows(card) for card in cards):
+                raise ValueError("a card the ruleset does not allow")
+            hands[text] = cards
+        return cards
+
     checked = []
     for row in rows:
         s0, s1, hand0, hand1, spec, value = row
@@ -142,12 +160,7 @@ def _checked(document: Any, rules: Ruleset) -> list[tuple[int, int, str, str, in
             raise ValueError("a score past the match")
         if not isinstance(value, float) or not math.isfinite(value) or not 0.0 <= value <= 1.0:
             raise ValueError("a value that is not a probability")
-        for hand in (hand0, hand1):
-            if not isinstance(hand, str) or len(parse_cards(hand)) > rules.hand_size:
-                raise ValueError("a hand the ruleset does not deal")
-            if not all(rules.allows(card) for card in parse_cards(hand)):
-                raise ValueError("a card the ruleset does not allow")
-        checked.append((s0, s1, hand0, hand1, spec, value))
+        checked.append((s0, s1, hand_of(hand0), hand_of(hand1), spec, value))
     return checked
 
 

@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from pazaak_cli.cards import Card, parse_cards
+from pazaak_cli.cards import Card
 from pazaak_cli.errors import PazaakError
 from pazaak_cli.game import FULL_DECK, Placed, Side
 from pazaak_cli.position_builder import Question
@@ -551,13 +551,16 @@ class MatchSolver(SetSolver):
         return self.entry(match, opener)
 
     def add_entry(
-        self, scores: tuple[int, int], hands: tuple[str, str], spec: int, value: float
+        self,
+        scores: tuple[int, int],
+        hands: tuple[Sequence[Card], Sequence[Card]],
+        spec: int,
+        value: float,
     ) -> None:
         """Take a match state's value solved elsewhere (:mod:`pazaak_cli.match_cache`):
-        ``hands`` as card text, ``spec`` the opener (a seat, or 2: a coin). A value already
-        held stays."""
-        h0 = self.hands.intern(parse_cards(hands[0]))
-        h1 = self.hands.intern(parse_cards(hands[1]))
+        ``spec`` the opener (a seat, or 2: a coin). A value already held stays."""
+        h0 = self.hands.intern(hands[0])
+        h1 = self.hands.intern(hands[1])
         self._entries.setdefault(((scores[0], scores[1], h0, h1), spec), value)
 
     def known_entries(

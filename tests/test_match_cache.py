@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from match_reference import TINY, decision
 
 from pazaak_cli import match_cache
+from pazaak_cli.cards import parse_cards
 from pazaak_cli.cli import main
 from pazaak_cli.match_advice import clear_shared_solvers, shared_match_solver, solve_match_question
 from pazaak_cli.match_solver import MatchSolver
@@ -97,7 +98,7 @@ def test_a_failed_save_leaves_the_old_file_whole(monkeypatch: pytest.MonkeyPatch
 
     monkeypatch.setattr(os, "replace", fail)
     solver = MatchSolver(parse_ruleset(SPEC))
-    solver.add_entry((1, 1), ("+1", "-2"), 0, 0.25)
+    solver.add_entry((1, 1), (parse_cards("+1"), parse_cards("-2")), 0, 0.25)
     assert match_cache.save_entries(solver) is False
     assert the_file().read_bytes() == before
     assert [p.name for p in the_file().parent.iterdir()] == [the_file().name]  # (no temporary)
