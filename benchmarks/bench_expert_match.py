@@ -20,7 +20,6 @@ match cache, so the matches measure playing, not solving. Each run is one proces
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import resource
 import time
@@ -34,7 +33,7 @@ from pazaak_cli.match_cache import save_entries
 from pazaak_cli.position_builder import question_from_state
 from pazaak_cli.rules import Ruleset, parse_ruleset
 from pazaak_cli.simulate import Entrant, Pairing, play_matches
-from pazaak_cli.solver import Move, SolveOptions
+from pazaak_cli.solver import Move, SolveOptions, possible_hands
 
 SEED = 1
 
@@ -59,9 +58,7 @@ def build_universe(rules: Ruleset, deck_name: str) -> dict[str, object]:
     """Solve every match state of two decks ``deck_name`` (every dealt hand against every one,
     one of my hands at a time to stay within the solver's memory bound) and save them."""
     deck = load_deck(deck_name, rules).cards
-    hands = sorted(
-        {tuple(sorted(h, key=str)) for h in itertools.combinations(deck, rules.hand_size)}, key=str
-    )
+    hands = [hand for hand, _ in possible_hands(deck, rules.hand_size)]
     solver = _match_solver(rules)
     start = time.perf_counter()
     for hand in hands:
