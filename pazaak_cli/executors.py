@@ -177,19 +177,31 @@ class LocalProcesses:
         pool, self._pool = self._pool, None
         if pool is None:
             return
-        processes = list((getattr(pool, "_processes", None) or {}).values())
-        for process in processes:
-            with contextlib.suppress(OSError, ValueError, AttributeError):
-                process.kill()
-        for process in processes:  # reap them: SIGKILL cannot be ignored, this is quick
-            with contextlib.suppress(OSError, ValueError, AttributeError, AssertionError):
-                process.join(timeout=2)
+        processes = _workers(pool)
+        _kill_and_reap(processes)
         pool.shutdown(wait=False, cancel_futures=True)
+        # The pool starts workers on demand: one started while the first ones were killed
+        # is killed too (else it outlives the pool; seen in CI, once).
+        _kill_and_reap([process for process in _workers(pool) if process not in processes])
 
     def close(self) -> None:
         pool, self._pool = self._pool, None
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _workers(pool: Any) -> list[Any]:
+    """The worker processes ``pool`` has now."""
+    return list((getattr(pool, "_processes", None) or {}).values())
+
+
+def _kill_and_reap(processes: list[Any]) -> None:
+    for process in processes:
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            process.kill()
+    for process in processes:  # reap them: SIGKILL cannot be ignored, this is quick
+        with contextlib.suppress(OSError, ValueError, AttributeError, AssertionError):
+            process.join(timeout=2)
 
 
 def _worker_started(parent: int) -> None:
