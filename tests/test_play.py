@@ -1214,3 +1214,22 @@ def test_a_save_whose_ruleset_has_other_digits_is_corrupt(tmp_path: Path):
     assert "is a corrupt pazaak save file: field 'ruleset'" in result.stderr
     assert "target must be a whole number from 1 to 50" in result.stderr
     assert save.read_bytes() == before
+
+
+@pytest.mark.parametrize("terminal", [True, False])
+def test_a_status_line_shows_while_the_match_expert_thinks_on_a_terminal(
+    terminal: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(play_cmd, "stderr_is_terminal", lambda: terminal)
+    rules = "kotor1/main-deck=infinite,target=4,table-size=3,sets-to-win=2,hand-size=2"
+    args = ["--ruleset", rules, "--deck", "kotor1-starter", "--opponent", "match-expert"]
+    result = play([*args, "--seed", "4"], ["e"] * 30)
+    assert result.exit_code == 0, result.output
+    assert any(line.startswith("match-expert ") for line in events(result.stdout))
+    line = "match-expert is thinking (the first moves with new hands take longer)..."
+    if terminal:
+        # Shown before each of its moves, then blanked out so the board is not disturbed.
+        assert result.stderr.count(line) >= 1
+        assert result.stderr.count(line) == result.stderr.count("\r" + " " * len(line) + "\r")
+    else:
+        assert "thinking" not in result.stderr

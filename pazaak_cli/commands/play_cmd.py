@@ -106,6 +106,11 @@ def stdout_is_terminal() -> bool:
     return sys.stdout.isatty()
 
 
+def stderr_is_terminal() -> bool:
+    """Whether status lines (written to stderr) reach a terminal."""
+    return sys.stderr.isatty()
+
+
 def clear_screen() -> None:
     """Clear a terminal and its scrollback. Not a colour, so NO_COLOR does not turn it off (the
     hot seat needs it to hide a hand); nothing is written when the output is not a terminal."""
@@ -587,7 +592,7 @@ class Screen:
         """On a terminal, a status line before a ``match-expert`` move (its first moves with new
         hands solve their match tables: up to a minute); the text shown, or "" for none."""
         state = self.session.state
-        if state.is_chance_node() or not sys.stderr.isatty():
+        if state.is_chance_node() or not stderr_is_terminal():
             return ""
         seat = self.session.seats[state.turn]
         if seat.kind != "match-expert":
