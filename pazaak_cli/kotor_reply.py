@@ -46,12 +46,12 @@ from pazaak_cli.solver import (
     Outcome,
     SolveOptions,
     SolverTooLarge,
-    _deck_after,
-    _other_hands,
     compact_side,
+    deck_after_draw,
     hand_facts,
     place_card,
     place_flip,
+    weighted_opponent_hands,
 )
 from pazaak_cli.solver import DOUBLE as _DOUBLE
 from pazaak_cli.solver import FLIP24 as _FLIP24
@@ -674,8 +674,8 @@ def solve_kotor_question(question: Question, options: SolveOptions) -> Advice:
         raise PazaakError("the hand of the player to move must be known")
     rules = state.ruleset
     their_sets = state.set_winners.count(state.turn)
-    other_hands = _other_hands(other_side, options, rules)
-    deck_after = _deck_after(state, question.drawn)
+    other_hands = weighted_opponent_hands(other_side, options, rules)
+    deck_after = deck_after_draw(state, question.drawn)
     fresh = deck_after if any(deck_after) else FULL_DECK
 
     def solve(fixed: Sequence[int] | None, budget: int | None) -> tuple[list[_Row], int]:

@@ -29,10 +29,10 @@ from pazaak_cli.solver import (
     Outcome,
     SolveOptions,
     SolverTooLarge,
-    _deck_after,
-    _other_hands,
     check_hand_sizes,
+    deck_after_draw,
     subhand_count,
+    weighted_opponent_hands,
 )
 
 MATCH_MEMO_STATES = 30_000_000
@@ -66,9 +66,9 @@ def match_other_hands(
     if side.hand_known:
         return [(tuple(card for card in side.hand if card is not None), 1)]
     if not side.standing:
-        return _other_hands(side, options, ruleset)
+        return weighted_opponent_hands(side, options, ruleset)
     hidden = side._replace(standing=False)
-    return _other_hands(hidden, options, ruleset)
+    return weighted_opponent_hands(hidden, options, ruleset)
 
 
 QUICK_MATCH_PAIRS = 64
@@ -253,7 +253,7 @@ def _checked_question(
     other_hands = match_other_hands(other_side, options, state.ruleset)
     my_hand = tuple(card for card in me_side.hand if card is not None)
     check_hand_sizes(state.ruleset, [my_hand], other_hands)
-    return state, my_hand, other_hands, _deck_after(state, question.drawn)
+    return state, my_hand, other_hands, deck_after_draw(state, question.drawn)
 
 
 def solve_kotor_match_question(question: Question, options: SolveOptions) -> Advice:

@@ -791,8 +791,8 @@ def solve_set_question(question: Question, options: SolveOptions | None = None) 
     if not me_side.hand_known:
         raise PazaakError("the hand of the player to move must be known")
     rules = state.ruleset
-    other_hands = _other_hands(other_side, options, rules)
-    deck_after = _deck_after(state, question.drawn)
+    other_hands = weighted_opponent_hands(other_side, options, rules)
+    deck_after = deck_after_draw(state, question.drawn)
     check_hand_sizes(rules, [tuple(c for c in me_side.hand if c is not None)], other_hands)
     fixed = False
 
@@ -1031,7 +1031,7 @@ def check_prior(deck: Sequence[Card], ruleset: Ruleset) -> None:
             )
 
 
-def _other_hands(
+def weighted_opponent_hands(
     side: Side, options: SolveOptions, ruleset: Ruleset | None = None
 ) -> list[tuple[tuple[Card, ...], int]]:
     """The opponent's possible hands with their weights (one, if it is known or irrelevant);
@@ -1050,7 +1050,7 @@ def _other_hands(
     return [(hands[index][0], drawn.count(index)) for index in sorted(set(drawn))]
 
 
-def _deck_after(state: MatchState, drawn: int) -> _Deck:
+def deck_after_draw(state: MatchState, drawn: int) -> _Deck:
     """The main deck once ``drawn`` is out of it (it already is after a played card)."""
     if state.phase is Phase.AFTER_DRAW or state.ruleset.main_deck is MainDeck.INFINITE:
         return state.deck

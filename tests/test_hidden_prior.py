@@ -16,7 +16,7 @@ from pazaak_cli.errors import PazaakError
 from pazaak_cli.game import Placed, Side, TableCard, table_total
 from pazaak_cli.notation import parse_table
 from pazaak_cli.rules import KOTOR1, KOTOR2
-from pazaak_cli.solver import SolveOptions, _other_hands, hidden_hands
+from pazaak_cli.solver import SolveOptions, hidden_hands, weighted_opponent_hands
 
 Posterior = dict[tuple[str, ...], Fraction]
 
@@ -114,5 +114,5 @@ def test_the_solvers_prior_refuses_a_deck_its_ruleset_does_not_allow() -> None:
     side = Side(parse_table("6", KOTOR1.flip_targets), 6, (None,) * 3, False)
     options = SolveOptions(opponent_deck=parse_cards("±1 ±2 +3 +4 +5 +6 ±5 -6 ±4 D"))
     with pytest.raises(PazaakError, match="holds D, which is not in the kotor1 card pool"):
-        _other_hands(side, options, KOTOR1)
-    assert len(_other_hands(side, options, KOTOR2)) > 1
+        weighted_opponent_hands(side, options, KOTOR1)
+    assert len(weighted_opponent_hands(side, options, KOTOR2)) > 1
