@@ -110,6 +110,29 @@ def rule_hand(cards: Sequence[Card]) -> tuple[Card, ...]:
     return others + tuple(sorted(finishers))
 
 
+def hand_plays(
+    hand: tuple[Card, ...], intern: Callable[[Sequence[Card]], int], *, ordered: bool
+) -> tuple[_Play, ...]:
+    """The plays of ``hand`` as (card, value, action kind, id of the hand left, flexible), the
+    hands left interned by ``intern``. ``ordered``: the KOTOR seat's, in the rule's order of
+    tries (:func:`card_tries`, duplicates included); otherwise the distinct (card, value) pairs,
+    which is all a maximising player needs (a flip or a Double is one play, valued 0)."""
+    plays: list[_Play] = []
+    if ordered:
+        for value, _, position, card, flexible in card_tries(hand):
+            rest = intern(hand[:position] + hand[position + 1 :])
+            plays.append((card, value, _KIND[card.kind], rest, flexible))
+        return tuple(plays)
+    for index, card in enumerate(hand):
+        if index and hand[index - 1] == card:
+            continue
+        rest = intern(hand[:index] + hand[index + 1 :])
+        kind = _KIND[card.kind]
+        values = (0,) if kind in (_FLIP24, _FLIP36, _DOUBLE) else card.values
+        plays.extend((card, value, kind, rest, False) for value in values)
+    return tuple(plays)
+
+
 class _Seat:
     """One player's hands and sides, interned as small integers.
 
@@ -141,20 +164,7 @@ class _Seat:
         self.hands.append(key)
         self.facts.append(hand_facts(key, self.ruleset))
         self.plays.append(())
-        plays: list[_Play] = []
-        if self.ordered:
-            for value, _, position, card, flexible in card_tries(key):
-                rest = self.hand(key[:position] + key[position + 1 :])
-                plays.append((card, value, _KIND[card.kind], rest, flexible))
-        else:
-            for index, card in enumerate(key):
-                if index and key[index - 1] == card:
-                    continue
-                rest = self.hand(key[:index] + key[index + 1 :])
-                kind = _KIND[card.kind]
-                values = (0,) if kind in (_FLIP24, _FLIP36, _DOUBLE) else card.values
-                plays.extend((card, value, kind, rest, False) for value in values)
-        self.plays[hid] = tuple(plays)
+        self.plays[hid] = hand_plays(key, self.hand, ordered=self.ordered)
         return hid
 
     def side(self, side: _Playing | _Standing) -> int:

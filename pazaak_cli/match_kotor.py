@@ -43,16 +43,18 @@ from typing import Any, NamedTuple
 from pazaak_cli.cards import Card, CardKind
 from pazaak_cli.errors import PazaakError
 from pazaak_cli.game import FULL_DECK, Placed, Side
-from pazaak_cli.kotor_rule import FLEXIBLE, KOTOR_END_TURN, KOTOR_STAND, card_tries, kotor_rule
+from pazaak_cli.kotor_reply import hand_plays
+from pazaak_cli.kotor_rule import FLEXIBLE, KOTOR_END_TURN, KOTOR_STAND, kotor_rule
 from pazaak_cli.match_solver import (
     Evaluation,
     MatchMove,
     clean_probability,
     solve_fixed_point,
+    standing_side,
+    turn_ends,
 )
 from pazaak_cli.position_builder import Question
-from pazaak_cli.rules import FirstPlayer, FlipTargets, NineCards, Ruleset, Tiebreaker
-from pazaak_cli.solver import ACTION_KIND as _KIND
+from pazaak_cli.rules import FirstPlayer, FlipTargets, Ruleset, Tiebreaker
 from pazaak_cli.solver import (
     BEST_TOLERANCE,
     PROGRESS_MASK,
@@ -189,20 +191,7 @@ class _Seat:
         self.hands.append(key)
         self.facts.append(hand_facts(key, self.ruleset))
         self.plays.append(())
-        plays: list[_Play] = []
-        if self.ordered:
-            for value, _, position, card, flexible in card_tries(key):
-                rest = self.hand(key[:position] + key[position + 1 :])
-                plays.append((card, value, _KIND[card.kind], rest, flexible))
-        else:
-            for index, card in enumerate(key):
-                if index and key[index - 1] == card:
-                    continue
-                rest = self.hand(key[:index] + key[index + 1 :])
-                kind = _KIND[card.kind]
-                values = (0,) if kind in (_FLIP24, _FLIP36, _DOUBLE) else card.values
-                plays.extend((card, value, kind, rest, False) for value in values)
-        self.plays[hid] = tuple(plays)
+        self.plays[hid] = hand_plays(key, self.hand, ordered=self.ordered)
         return hid
 
     def sub_hands(self, hand: int) -> list[int]:
@@ -252,29 +241,11 @@ class _Seat:
         return place_flip(side, kind == _FLIP24, rest, self.facts[rest], self.flip_all)
 
     def stands(self, side: Any, tiebreaker_last: bool) -> Any:
-        return ("S", side[0], side[5] or (tiebreaker_last and not self.any_tiebreak), side[2])
+        return standing_side(side, tiebreaker_last, any_tiebreak=self.any_tiebreak)
 
     def turn_ends(self, side: Any, tiebreaker_last: bool, full: bool) -> list[tuple[str, str, int]]:
-        """(then, note, side id) for each way the turn can end once ``side`` holds its last card
-        of the turn (``full``: the table's last slot), with the optimal solver's notes."""
-        total, hand = side[0], side[2]
-        target = self.ruleset.target
-        if full:
-            if total > target:
-                return [("bust", "ninth card over the target", self.side(("B", hand)))]
-            if self.ruleset.nine_cards is NineCards.WIN:
-                return [("stand", "ninth card: wins the set", self.side(("W", hand)))]
-            stood = self.side(self.stands(side, tiebreaker_last))
-            return [("stand", "ninth card: automatic stand", stood)]
-        if total == target:
-            stood = self.side(self.stands(side, tiebreaker_last))
-            return [("stand", f"automatic stand at {target}", stood)]
-        if total > target:
-            return [("bust", "", self.side(("B", hand)))]
-        return [
-            ("end", "", self.side(side)),
-            ("stand", "", self.side(self.stands(side, tiebreaker_last))),
-        ]
+        """(then, note, side id) for each way the turn can end (the optimal solver's)."""
+        return turn_ends(side, tiebreaker_last, full, self.ruleset, self.side, self.any_tiebreak)
 
     def engine_side(self, side: Side, hand: Sequence[Card]) -> int:
         """The id of an engine side (playing or standing) holding ``hand``."""

@@ -41,7 +41,7 @@ from pazaak_cli.cards import Card
 from pazaak_cli.errors import PazaakError
 from pazaak_cli.game import FULL_DECK, Placed, Side
 from pazaak_cli.position_builder import Question
-from pazaak_cli.rules import FirstPlayer, Ruleset, Tiebreaker
+from pazaak_cli.rules import FirstPlayer, NineCards, Ruleset, Tiebreaker
 from pazaak_cli.solver import (
     BEST_TOLERANCE,
     PROGRESS_MASK,
@@ -79,6 +79,43 @@ _NO_PAIR: Pair = (-1.0, 0.0)
 
 MatchKey = tuple[int, int, int, int]
 """(sets won by seat 0, sets won by seat 1, hand id of seat 0, hand id of seat 1)."""
+
+
+def standing_side(side: Any, tiebreaker_last: bool, *, any_tiebreak: bool) -> Any:
+    """The interned form ``("S", total, tiebreak, hand)`` of a playing ``side`` that stands
+    (``tiebreaker_last``: the card it stands on is a Tiebreaker played as its last card)."""
+    return ("S", side[0], side[5] or (tiebreaker_last and not any_tiebreak), side[2])
+
+
+def turn_ends(
+    side: Any,
+    tiebreaker_last: bool,
+    full: bool,
+    ruleset: Ruleset,
+    intern: Callable[[Any], int],
+    any_tiebreak: bool,
+) -> list[tuple[str, str, int]]:
+    """(then, note, side id) for each way a turn can end once the playing ``side`` holds its
+    last card of the turn (``full``: the table's last slot), the sides interned by ``intern``:
+    standing ``("S", total, tiebreak, hand)``, busted ``("B", hand)``, won by its ninth card
+    ``("W", hand)``, or still playing (the side itself, ending the turn)."""
+    total, hand = side[0], side[2]
+    target = ruleset.target
+    if full:
+        if total > target:
+            return [("bust", "ninth card over the target", intern(("B", hand)))]
+        if ruleset.nine_cards is NineCards.WIN:
+            return [("stand", "ninth card: wins the set", intern(("W", hand)))]
+        stood = intern(standing_side(side, tiebreaker_last, any_tiebreak=any_tiebreak))
+        return [("stand", "ninth card: automatic stand", stood)]
+    if total == target:
+        stood = intern(standing_side(side, tiebreaker_last, any_tiebreak=any_tiebreak))
+        return [("stand", f"automatic stand at {target}", stood)]
+    if total > target:
+        return [("bust", "", intern(("B", hand)))]
+    ends = intern(side)  # (interned before the standing side: the ids follow this order)
+    stood = intern(standing_side(side, tiebreaker_last, any_tiebreak=any_tiebreak))
+    return [("end", "", ends), ("stand", "", stood)]
 
 
 @dataclass(frozen=True)
@@ -177,29 +214,14 @@ class MatchSolver(SetSolver):
     # -- sides ------------------------------------------------------------------------------------
 
     def _stands(self, side: Any, tiebreaker_last: bool) -> Any:
-        return ("S", side[0], side[5] or (tiebreaker_last and not self._any_tiebreak), side[2])
+        return standing_side(side, tiebreaker_last, any_tiebreak=self._any_tiebreak)
 
     def _turn_ends(
         self, side: Any, tiebreaker_last: bool, full: bool
     ) -> list[tuple[str, str, int]]:
-        total, hand = side[0], side[2]
-        target = self._target
-        if full:
-            if total > target:
-                return [("bust", "ninth card over the target", self.side_id(("B", hand)))]
-            if self._nine_win:
-                return [("stand", "ninth card: wins the set", self.side_id(("W", hand)))]
-            stood = self.side_id(self._stands(side, tiebreaker_last))
-            return [("stand", "ninth card: automatic stand", stood)]
-        if total == target:
-            stood = self.side_id(self._stands(side, tiebreaker_last))
-            return [("stand", f"automatic stand at {target}", stood)]
-        if total > target:
-            return [("bust", "", self.side_id(("B", hand)))]
-        return [
-            ("end", "", self.side_id(side)),
-            ("stand", "", self.side_id(self._stands(side, tiebreaker_last))),
-        ]
+        return turn_ends(
+            side, tiebreaker_last, full, self.ruleset, self.side_id, self._any_tiebreak
+        )
 
     # -- the recursion inside a set ----------------------------------------------------------------
 
