@@ -12,7 +12,7 @@ module sits below both: it imports only the cards, the rules and the game.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from pazaak_cli.cards import Card, CardKind
@@ -188,6 +188,11 @@ def kotor_best_cards(
         if total < best_down:
             best_down = total
     return best_up, up, best_down
+
+
+DecisionRule = Callable[[int, int, bool, int, Sequence[tuple[int, bool]], bool, Ruleset], int]
+"""A deterministic opponent's decision from what it looks at: :func:`kotor_rule`'s arguments
+and answer (:func:`pazaak_cli.heuristic_rule.heuristic_rule` is another)."""
 
 
 def kotor_rule(

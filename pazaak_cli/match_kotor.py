@@ -44,7 +44,13 @@ from pazaak_cli.cards import Card, CardKind
 from pazaak_cli.errors import PazaakError
 from pazaak_cli.game import FULL_DECK, Placed, Side
 from pazaak_cli.kotor_reply import hand_plays
-from pazaak_cli.kotor_rule import FLEXIBLE, KOTOR_END_TURN, KOTOR_STAND, kotor_rule
+from pazaak_cli.kotor_rule import (
+    FLEXIBLE,
+    KOTOR_END_TURN,
+    KOTOR_STAND,
+    DecisionRule,
+    kotor_rule,
+)
 from pazaak_cli.match_solver import (
     Evaluation,
     MatchMove,
@@ -293,9 +299,17 @@ class KotorMatchSolver:
     every move, every hidden hand and order averaged)."""
 
     def __init__(
-        self, ruleset: Ruleset, me_seat: int = 0, *, max_states: int | None = None
+        self,
+        ruleset: Ruleset,
+        me_seat: int = 0,
+        *,
+        max_states: int | None = None,
+        rule: DecisionRule = kotor_rule,
     ) -> None:
         self.ruleset = ruleset
+        self.decide = rule
+        """The opponent's rule: the KOTOR I rule, or another with its inputs (the benchmark's
+        ceiling against ``heuristic``; its hands are still read in the KOTOR rule's order)."""
         self.me_seat = me_seat
         self.max_states = max_states
         self.me = _Seat(ruleset, ordered=False)
@@ -486,16 +500,16 @@ class KotorMatchSolver:
             return turn
         total, end, stand, tries, plays = turn
         rules = self.ruleset
-        choice = kotor_rule(total, theirs, they_stand, sets, tries, False, rules)
+        choice = self.decide(total, theirs, they_stand, sets, tries, False, rules)
         if choice == KOTOR_END_TURN:
             return end
         if choice == KOTOR_STAND:
-            assert stand >= 0, "the KOTOR rule never stands over the target"
+            assert stand >= 0, "the rule never stands over the target"
             return stand
         after = plays[choice]
         if after.forced is not None:
             return after.forced
-        then = kotor_rule(after.total, theirs, they_stand, sets, after.left, True, rules)
+        then = self.decide(after.total, theirs, they_stand, sets, after.left, True, rules)
         return after.end if then == KOTOR_END_TURN else after.stand
 
     def _replies_of(self, context: int, me: int, opp: int) -> tuple[int, ...]:

@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 
 from pazaak_cli.cards import parse_cards
 from pazaak_cli.game import FORFEIT, FULL_DECK, Draw, MatchState, Open, Phase, new_match
-from pazaak_cli.players import KotorPlayer
+from pazaak_cli.players import KotorPlayer, Player
 from pazaak_cli.rules import MainDeck, parse_ruleset
 
 StartKey = tuple[object, ...]
@@ -42,10 +42,12 @@ class MatchReference:
         limit: int = 2_000_000,
         start: Callable[[MatchState], float] | None = None,
         kotor: int | None = None,
+        rule_player: Player | None = None,
     ) -> None:
         self.me = me
         self.kotor = kotor
-        self.kotor_player = KotorPlayer()
+        self.kotor_player = KotorPlayer() if rule_player is None else rule_player
+        """The rule the seat ``kotor`` plays: the KOTOR I player unless another is given."""
         self.start = start
         self.limit = limit
         self.previous: dict[StartKey, float] = {}
