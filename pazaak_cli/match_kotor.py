@@ -366,6 +366,8 @@ class KotorMatchSolver:
         if self.max_states is not None and self._positions >= self.max_states:
             self._memos = [{} for _ in self._memos]
             self._odds_memo.clear()
+            if self.budget is not None:  # the budget counts new positions: keep what is left
+                self.budget -= self._positions
             self._positions = 0
 
     def _new_position(self) -> None:
@@ -894,6 +896,9 @@ class KotorMatchSolver:
                     continue
                 for x, y in pairs:
                     for spec in specs:
+                        # nothing is being searched between two match states: a full memo
+                        # may be emptied there (what a later state reads again is solved again)
+                        self.bound_memo()
                         self.entry((s0, s1, x, y), spec)
 
     def set_start_value(

@@ -370,3 +370,20 @@ def test_a_search_stopped_by_its_budget_leaves_the_solver_exact() -> None:
             solver.solve_moves(question_from_state(state), other, current_deck=None, budget=budget)
     fresh = KotorMatchSolver(state.ruleset, 0)
     assert solver_moves(state, solver) == pytest.approx(solver_moves(state, fresh), abs=1e-12)
+
+
+def test_a_bounded_memo_is_emptied_between_match_states_and_keeps_its_budget() -> None:
+    """With a small memo bound the solver empties its memo between the match states it
+    prepares (so a long solve holds a bounded number of positions), answers the same values,
+    and a budget still counts every new position across those emptyings."""
+    state = decision(f"kotor1/{TINY}", ("+1 -1", "-2 +1"), (), 0, (2,))
+    other = tuple(c for c in state.sides[1].hand if c is not None)
+    free = KotorMatchSolver(state.ruleset, 0)
+    expected = solver_moves(state, free)
+    bounded = KotorMatchSolver(state.ruleset, 0, max_states=50)
+    assert solver_moves(state, bounded) == pytest.approx(expected, abs=1e-12)
+    assert bounded.states < free.states / 2
+    needed = free.states
+    tight = KotorMatchSolver(state.ruleset, 0, max_states=50)
+    with pytest.raises(SolverTooLarge):
+        tight.solve_moves(question_from_state(state), other, current_deck=None, budget=needed // 2)
