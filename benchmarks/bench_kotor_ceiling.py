@@ -118,7 +118,7 @@ def main() -> None:
         flush=True,
     )
 
-    optimal = make_match_solver(rules)
+    optimal = make_match_solver(rules, max_states=args.memo)
     load_entries(optimal)
     exact_mean: float | None = None
     if args.optimal_mean is not None:
@@ -149,6 +149,7 @@ def main() -> None:
             if args.results is not None:
                 args.results.write_text(json.dumps(found, indent=1), encoding="utf-8")
         ceiling = found[key]
+        optimal.bound_memo()
         both = optimal_value(optimal, mine, its, args.seat)
         ceilings.append(ceiling)
         gaps.append(ceiling - both)
