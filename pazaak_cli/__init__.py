@@ -22,7 +22,8 @@ all three against this list. From the top down:
    exact best reply to the KOTOR I computer opponent, in a set and over a match; the exact match
    solver, its C inner loop and its match-state values kept on disk.
 9. ``solver``: the exact set solver against an optimal opponent.
-10. ``kotor_rule``: the KOTOR I computer opponent's rule, a rule of the game.
+10. ``kotor_rule``, ``heuristic_rule``: the KOTOR I computer opponent's rule and the heuristic
+    player's, as rules of the game (what the best reply over a match is solved against).
 11. ``position_builder``, ``notation``, ``decks``, ``savefile``, ``executors``: positions from the
     command line and their text form, side-deck files, save files, where batches of work run.
 12. ``game``: the engine (states, actions, dealing, the table's arithmetic).
