@@ -1,16 +1,15 @@
 """The ``heuristic`` player's decision as a rule of the game, from what it looks at.
 
-:class:`pazaak_cli.players.HeuristicPlayer` plays from the match state; :func:`heuristic_rule`
-is the same decision from the inputs :func:`pazaak_cli.kotor_rule.kotor_rule` takes, so that the
-exact best reply over a match (:class:`pazaak_cli.match_kotor.KotorMatchSolver`, given it as its
-rule) can be solved against it: how many matches any player could win against ``heuristic``
-(``benchmarks/bench_kotor_ceiling.py --rule heuristic``). The two are checked to choose alike
-(tests/test_heuristic_rule.py).
+:class:`pazaak_cli.players.HeuristicPlayer` decides through :func:`heuristic_rule`, which takes
+the inputs :func:`pazaak_cli.kotor_rule.kotor_rule` takes, so that the exact best reply over a
+match (:class:`pazaak_cli.match_kotor.KotorMatchSolver`, given it as its rule) can be solved
+against it: how many matches any player could win against ``heuristic``
+(``benchmarks/bench_kotor_ceiling.py --rule heuristic``).
 
-The player prefers, among cards reaching the same total, a fixed-sign card to a ± card and an
-earlier hand card to a later one; the rule reads the tries in the order given. The two agree
-whenever no two different cards of the hand can reach the same total with the same kind of sign
-(true of plain decks and of decks of ± cards, whatever their order).
+Among cards reaching the same total the rule prefers a fixed-sign card to a ± card, then the
+earlier try. The solver reads the rule's hand in the KOTOR rule's canonical order, which stands
+for every order of the hand here whenever no two different cards can reach the same total with
+the same kind of sign (true of plain decks and of decks of ± cards).
 """
 
 from __future__ import annotations

@@ -230,8 +230,8 @@ def clear_shared_solvers() -> None:
 
 def _shared_kotor_solver(rules: Ruleset, seat: int) -> KotorMatchSolver:
     """The KOTOR match solver the questions of ``seat`` under ``rules`` share (as
-    :func:`shared_match_solver`; its memo is emptied between questions past
-    :data:`KOTOR_MATCH_BUDGET` positions)."""
+    :func:`shared_match_solver`; its memo is emptied past :data:`KOTOR_MATCH_BUDGET`
+    positions, between questions and between the match states a question prepares)."""
     solver = _SHARED_KOTOR.get((rules, seat))
     if solver is None:
         _SHARED_KOTOR.clear()

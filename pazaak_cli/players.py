@@ -28,17 +28,14 @@ from typing import Protocol
 from pazaak_cli.cards import Card
 from pazaak_cli.errors import PazaakError
 from pazaak_cli.expert import ExpertPlayer, MatchExpertPlayer
-from pazaak_cli.game import END_TURN, STAND, Action, Forfeit, MatchState, Play, Side
+from pazaak_cli.game import END_TURN, STAND, Action, Forfeit, MatchState
+from pazaak_cli.heuristic_rule import heuristic_rule
 from pazaak_cli.kotor_rule import (
-    BUST,
-    FLEXIBLE,
-    GOLD_EFFECTS,
     KOTOR_END_TURN,
     KOTOR_STAND,
     CardTry,
     PlainTries,
     cached_tries,
-    gold_effect,
     kotor_rule,
     try_play,
     try_totals,
@@ -183,62 +180,28 @@ class HeuristicPlayer:
     4. otherwise it stands at 18 or more and draws below.
 
     Among cards that do equally well it plays a fixed-sign card before a ± card, so that the
-    flexible cards stay in hand.
+    flexible cards stay in hand. It decides through :func:`heuristic_rule` (as
+    :class:`KotorPlayer` through :func:`kotor_rule`), which the match solver can also play.
     """
 
     def choose(self, view: MatchState) -> Action:
-        target = view.ruleset.target
-        seat = view.turn
-        me = view.sides[seat]
-        them = view.sides[1 - seat]
-        total = me.total
-        if not view.played:
-            plays = _plays_by_total(view, me)
-            exact = plays.get(target)
-            if exact is not None:
-                return exact
-            if total > target:
-                return _highest(plays, BUST, target) or END_TURN
-            if them.standing and total <= them.total:
-                winner = _highest(plays, them.total, target)
-                if winner is not None:
-                    return winner
-        if total > target:
+        ruleset = view.ruleset
+        me, them = view.sides[view.turn], view.sides[1 - view.turn]
+        tries = () if view.played else cached_tries(me.hand)[0]
+        choice = heuristic_rule(
+            me.total,
+            them.total,
+            them.standing,
+            view.set_winners.count(1 - view.turn),
+            try_totals(me, ruleset, tries),
+            view.played,
+            ruleset,
+        )
+        if choice == KOTOR_END_TURN:
             return END_TURN
-        if them.standing:
-            if total > them.total:
-                return STAND
-            if total < them.total:
-                return END_TURN
-        return STAND if total >= target - 2 else END_TURN
-
-
-def _plays_by_total(view: MatchState, side: Side) -> dict[int, Play]:
-    """Each reachable total with the play that reaches it, a fixed-sign card preferred to a
-    ± card and an earlier hand card to a later one."""
-    best: dict[int, tuple[bool, Play]] = {}
-    for action in view.legal_actions():
-        if not isinstance(action, Play):
-            continue
-        total = _total_after(view, side, action)
-        flexible = action.card.kind in FLEXIBLE
-        known = best.get(total)
-        if known is None or (known[0] and not flexible):
-            best[total] = (flexible, action)
-    return {total: play for total, (_, play) in best.items()}
-
-
-def _total_after(view: MatchState, side: Side, play: Play) -> int:
-    """The mover's total after ``play``."""
-    if play.card.kind in GOLD_EFFECTS:
-        return gold_effect(side, play.card.kind, view.ruleset)[1]
-    return side.total + play.value
-
-
-def _highest(plays: dict[int, Play], above: int, target: int) -> Play | None:
-    """The play leaving the highest total in (above, target], if any."""
-    totals = [total for total in plays if above < total <= target]
-    return plays[max(totals)] if totals else None
+        if choice == KOTOR_STAND:
+            return STAND
+        return try_play(me, ruleset, tries[choice])
 
 
 class RandomPlayer:
