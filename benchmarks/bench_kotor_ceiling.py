@@ -44,7 +44,7 @@ from pazaak_cli.match_cache import load_entries, save_entries
 from pazaak_cli.match_kotor import ME, OPP, KotorMatchSolver
 from pazaak_cli.match_native import make_match_solver
 from pazaak_cli.match_solver import MatchSolver
-from pazaak_cli.rules import Ruleset, parse_ruleset
+from pazaak_cli.rules import parse_ruleset
 from pazaak_cli.solver import possible_hands
 
 Hand = tuple[Card, ...]
@@ -61,9 +61,7 @@ def optimal_value(solver: MatchSolver, mine: Hand, its: Hand, seat: int) -> floa
     return 1.0 - solver.set_start_value((0, 0), (its, mine), 0)
 
 
-def universe_mean(
-    rules: Ruleset, solver: MatchSolver, hands: list[tuple[Hand, int]], seat: int
-) -> float:
+def universe_mean(solver: MatchSolver, hands: list[tuple[Hand, int]], seat: int) -> float:
     """The exact mean of :func:`optimal_value` over every deal (solves what the cache lacks)."""
     dealt = [hand for hand, _ in hands]
     for hand in dealt:
@@ -125,7 +123,7 @@ def main() -> None:
         exact_mean = args.optimal_mean if args.seat == 1 else 1.0 - args.optimal_mean
     elif args.universe:
         start = time.perf_counter()
-        exact_mean = universe_mean(rules, optimal, hands, args.seat)
+        exact_mean = universe_mean(optimal, hands, args.seat)
         print(
             f"both optimal, mean over all {len(hands) ** 2:,} deals: {exact_mean:.5f}"
             f" ({time.perf_counter() - start:.0f} s)",
