@@ -158,6 +158,7 @@ typedef struct {
 
 typedef struct {
     int context, h0, h1, n0, n1;
+    int p0, p1;    /* the sides of each hand ranked first: the playing ones (see before_index) */
     int l0, l1;    /* candidate lists of each hand (after-draw positions, as for the sides) */
     size_t nv;     /* before-draw positions, then after-draw ones */
     double *v, *d;
@@ -201,6 +202,7 @@ typedef struct {
     int *nlocal; /* nlocal[hand]: sides of that hand so far */
     int *list_local;  /* list_local[list]: its rank among the lists of the hand that drew */
     int *nlist_local; /* per hand: lists so far */
+    int *nfirst;      /* per hand: its sides ranked first (the playing ones, see `rank`) */
     int caphands;
     Dense **dense;
     int ndense, capdense;
@@ -240,6 +242,21 @@ static inline uint64_t position_key(int context, int after, int mover, int x, in
 
 static inline uint64_t dense_key(int context, int h0, int h1) {
     return (((uint64_t)context << 44) | ((uint64_t)h0 << HAND_BITS) | (uint64_t)h1) + 1;
+}
+
+/* Where a before-draw position of a dense table is: seat 0's positions first, by rows of seat
+ * 1's sides, then seat 1's by rows of seat 0's. The positions one position reads (after each end
+ * of the mover's turn) differ only in the mover's side, so they share a row: the other seat's if
+ * it is playing (those of the first p sides, ranked first), the mover's own if the other seat
+ * stands (and the mover draws again). A bijection onto [0, 2 n0 n1) whatever p0, p1. */
+static inline size_t before_index(const Dense *g, int mover, int la, int lb) {
+    size_t n0 = (size_t)g->n0, n1 = (size_t)g->n1;
+    if (mover == 0)
+        return lb < g->p1 ? (size_t)la * g->p1 + lb
+                          : n0 * g->p1 + (size_t)(lb - g->p1) * n0 + la;
+    size_t base = n0 * n1;
+    return la < g->p0 ? base + (size_t)lb * g->p0 + la
+                      : base + n1 * g->p0 + (size_t)(la - g->p0) * n1 + lb;
 }
 
 /* The dense table of group (context, h0, h1), or NULL. */
@@ -485,8 +502,7 @@ static int before_draw(Core *self, int context, int mover, int a, int b, double 
             /* seat 0's positions by rows of seat 1's sides, seat 1's the other way round: the
              * positions one position reads (the other seat's, after each end of turn of the
              * mover's) differ only in the mover's side, and sit in one row */
-            index = mover == 0 ? (size_t)la * g->n1 + lb
-                               : (size_t)g->n0 * g->n1 + (size_t)lb * g->n0 + la;
+            index = before_index(g, mover, la, lb);
             double found = g->v[index];
             if (found != UNKNOWN) {
                 *v = found;
@@ -533,11 +549,13 @@ static int before_draw(Core *self, int context, int mover, int a, int b, double 
             /* the after-draw position (list, other side): many draws lead to it */
             int ll = self->list_local[list];
             size_t at = SIZE_MAX;
+            /* by rows of the other seat's side: the lists the mover's draws lead to sit in one
+             * row (near each other once `rank` has ordered them) */
             if (mover == 0 && ll < g->l0)
-                at = (size_t)2 * g->n0 * g->n1 + (size_t)ll * g->n1 + self->local[b];
+                at = (size_t)2 * g->n0 * g->n1 + (size_t)self->local[b] * g->l0 + ll;
             else if (mover == 1 && ll < g->l1)
-                at = (size_t)2 * g->n0 * g->n1 + (size_t)g->l0 * g->n1 + (size_t)ll * g->n0 +
-                     self->local[a];
+                at = (size_t)2 * g->n0 * g->n1 + (size_t)g->l0 * g->n1 +
+                     (size_t)self->local[a] * g->l1 + ll;
             if (at != SIZE_MAX && g->v[at] != UNKNOWN) {
                 av = g->v[at];
                 ad = 0.0;
@@ -727,6 +745,7 @@ static void core_dealloc(Core *self) {
     free(self->nlocal);
     free(self->list_local);
     free(self->nlist_local);
+    free(self->nfirst);
     dense_clear(self);
     free(self->dense);
     free(self->after);
@@ -806,9 +825,11 @@ static PyObject *core_add_side(Core *self, PyObject *args) {
         int cap = self->caphands ? self->caphands : 256;
         while (cap <= hand) cap *= 2;
         if (grow((void **)&self->nlocal, cap, sizeof(int)) < 0 ||
-            grow((void **)&self->nlist_local, cap, sizeof(int)) < 0)
+            grow((void **)&self->nlist_local, cap, sizeof(int)) < 0 ||
+            grow((void **)&self->nfirst, cap, sizeof(int)) < 0)
             return PyErr_NoMemory();
         memset(&self->nlocal[self->caphands], 0, (size_t)(cap - self->caphands) * sizeof(int));
+        memset(&self->nfirst[self->caphands], 0, (size_t)(cap - self->caphands) * sizeof(int));
         memset(&self->nlist_local[self->caphands], 0,
                (size_t)(cap - self->caphands) * sizeof(int));
         self->caphands = cap;
@@ -1350,6 +1371,82 @@ static PyObject *core_drop_dense(Core *self, PyObject *unused) {
     Py_RETURN_NONE;
 }
 
+/* rank(sides, lists): number the sides of each hand present in `sides` anew, in the order
+ * given (each hand's sides all given), and the candidate lists likewise: the order of the dense
+ * tables' rows and columns, which Python chooses so that the positions one position reads sit
+ * near each other. Only while no dense table exists. */
+static int renumber(PyObject *ids, int count, int nhands, int *local, int *nlocal,
+                    const int *hand_of) {
+    PyObject *seq = PySequence_Fast(ids, "ids must be a sequence");
+    if (!seq) return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    int *given = malloc(((size_t)n + 1) * sizeof(int));
+    int *seen = calloc((size_t)count + 1, sizeof(int));
+    int *next = calloc((size_t)nhands + 1, sizeof(int)); /* per hand */
+    int result = -1;
+    if (!given || !seen || !next) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        long id = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
+        if (id == -1 && PyErr_Occurred()) goto done;
+        if (id < 0 || id >= count || seen[id]) {
+            PyErr_SetString(PyExc_ValueError, "rank: an id out of range or given twice");
+            goto done;
+        }
+        seen[id] = 1;
+        given[i] = (int)id;
+    }
+    /* every hand touched must be given whole: count its members given */
+    for (Py_ssize_t i = 0; i < n; i++) next[hand_of[given[i]]]++;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int h = hand_of[given[i]];
+        if (next[h] != nlocal[h]) {
+            PyErr_SetString(PyExc_ValueError, "rank: a hand's ids are not all given");
+            goto done;
+        }
+    }
+    memset(next, 0, ((size_t)nhands + 1) * sizeof(int));
+    for (Py_ssize_t i = 0; i < n; i++) local[given[i]] = next[hand_of[given[i]]]++;
+    result = 0;
+done:
+    free(given);
+    free(seen);
+    free(next);
+    Py_DECREF(seq);
+    return result;
+}
+
+static PyObject *core_rank(Core *self, PyObject *args) {
+    PyObject *sides, *lists;
+    if (!PyArg_ParseTuple(args, "OO", &sides, &lists)) return NULL;
+    if (self->ndense) {
+        PyErr_SetString(PyExc_RuntimeError, "rank: dense tables exist");
+        return NULL;
+    }
+    int *list_hand = malloc(((size_t)self->nlists + 1) * sizeof(int));
+    if (!list_hand) return PyErr_NoMemory();
+    for (int i = 0; i < self->nlists; i++)
+        list_hand[i] = self->list_len[i] ? self->hand[self->codes[self->list_start[i]]] : 0;
+    int ok = renumber(sides, self->nsides, self->caphands, self->local, self->nlocal,
+                      self->hand) == 0 &&
+             renumber(lists, self->nlists, self->caphands, self->list_local, self->nlist_local,
+                      list_hand) == 0;
+    free(list_hand);
+    if (!ok) return NULL;
+    /* the playing sides of each hand, if they were ranked first (else none is said to be) */
+    memset(self->nfirst, 0, (size_t)self->caphands * sizeof(int));
+    for (int side = 0; side < self->nsides; side++)
+        if (self->kind[side] == PLAYING) self->nfirst[self->hand[side]]++;
+    for (int side = 0; side < self->nsides; side++) {
+        int h = self->hand[side];
+        if ((self->kind[side] == PLAYING) != (self->local[side] < self->nfirst[h]))
+            self->nfirst[h] = 0;
+    }
+    Py_RETURN_NONE;
+}
+
 /* densify(context, h0, h1, after=True): give that group a dense table sized for the sides of its
  * hands interned so far (nothing if it has one); `after`: for its after-draw positions too (else
  * they are computed where needed, not kept). */
@@ -1376,6 +1473,8 @@ static PyObject *core_densify(Core *self, PyObject *args) {
     g->h1 = h1;
     g->n0 = self->nlocal[h0];
     g->n1 = self->nlocal[h1];
+    g->p0 = self->nfirst[h0] < g->n0 ? self->nfirst[h0] : g->n0;
+    g->p1 = self->nfirst[h1] < g->n1 ? self->nfirst[h1] : g->n1;
     g->l0 = after ? self->nlist_local[h0] : 0; /* (0: no after-draw positions kept) */
     g->l1 = after ? self->nlist_local[h1] : 0;
     g->nv = (size_t)2 * g->n0 * g->n1 + (size_t)g->l0 * g->n1 + (size_t)g->l1 * g->n0;
@@ -1515,6 +1614,9 @@ static PyMethodDef core_methods[] = {
      "interned; after: with its after-draw positions)"},
     {"table_sizes", (PyCFunction)core_table_sizes, METH_VARARGS,
      "table_sizes(pairs) -> (before, after): doubles of these groups' dense tables"},
+    {"rank", (PyCFunction)core_rank, METH_VARARGS,
+     "rank(sides, lists): number each hand's sides and lists anew in this order (no dense "
+     "table may exist)"},
     {"drop_dense", (PyCFunction)core_drop_dense, METH_NOARGS,
      "drop_dense(): free every dense table"},
     {"clear_positions", (PyCFunction)core_clear_positions, METH_NOARGS,
