@@ -163,6 +163,12 @@ class MatchSolver(SetSolver):
         self._shares: dict[tuple[int, int, int], float] = {}
         """Per (hand, hand, opener spec): where the last fixed point of those hands lay between
         losing and winning its set, (x - lost) / (won - lost): the start of the next one."""
+        self._share_moves: dict[tuple[MatchKey, int], float] = {}
+        """Per match state and opener spec solved: how far its share moved from the last one of
+        the same hands (the correction the next states' starts borrow, see :meth:`_guess`)."""
+        self._recent_moves: list[float] = []
+        """The last few of those moves, at the score being solved."""
+        self._recent_score: tuple[int, int] | None = None
         self._interned_from: set[int] = set()
         """The hands whose later sets' sides are all interned."""
         self.fixed_point_shortcuts = 0
@@ -444,11 +450,13 @@ class MatchSolver(SetSolver):
         won, lost = self._set_ends(match, unknown[1])
         share_key = (match[2], match[3], unknown[1])
         share = self._shares.get(share_key, 0.5)
+        start = min(max(share + self._guess(match, unknown[1]), 0.0), 1.0)
         try:
-            value, shift = self._fixed_point(evaluate, lost + share * (won - lost))
+            value, shift = self._fixed_point(evaluate, lost + start * (won - lost))
             self._entries[unknown] = value
             if won - lost > 1e-9:
                 self._shares[share_key] = (value - lost) / (won - lost)
+                self._note_move(match, unknown[1], self._shares[share_key] - share)
             if rule is FirstPlayer.ALTERNATE:
                 other, slope = iterating[(match, 1)]
                 self._entries[(match, 1)] = other + slope * shift
@@ -463,6 +471,39 @@ class MatchSolver(SetSolver):
         if found is None:  # a seat's entry under the random rule: its set, ties worth the coin
             found = self._entries[(match, spec)] = self._root(match, spec)[0]
         return found
+
+    def _guess(self, match: MatchKey, spec: int) -> float:
+        """How far the share of ``match`` is likely to move from the last one of its hands: as
+        far, on average, as the shares of the same score whose hands lack one card of these
+        (solved before it, bottom up), else as the last few of this score. Newton's first step
+        then lands on the fixed point's linear piece more often (a miss costs one more solve of
+        the state's positions): the 4 v 4 first move of ``benchmarks/bench_match.py`` took 3,168
+        solves of its 2,304 match states, against 4,142 with no correction."""
+        s0, s1, h0, h1 = match
+        moves = self._share_moves
+        near = [
+            moves[key]
+            for key in [((s0, s1, rest, h1), spec) for rest in self._smaller(h0)]
+            + [((s0, s1, h0, rest), spec) for rest in self._smaller(h1)]
+            if key in moves
+        ]
+        if not near:
+            near = self._recent_moves
+        return sum(near) / len(near) if near else 0.0
+
+    def _smaller(self, hand: int) -> set[int]:
+        """The hands one card short of ``hand``."""
+        return {rest for _, _, _, rest in self.hands.plays[hand]}
+
+    def _note_move(self, match: MatchKey, spec: int, move: float) -> None:
+        """Keep how far a solved state's share moved (for :meth:`_guess`)."""
+        self._share_moves[(match, spec)] = move
+        recent = self._recent_moves
+        if self._recent_score != match[:2]:
+            self._recent_score = match[:2]
+            recent.clear()
+        recent.append(move)
+        del recent[:-3]
 
     def _set_ends(self, match: MatchKey, spec: int) -> tuple[float, float]:
         """The values of winning and of losing this set with the same hands (both already
