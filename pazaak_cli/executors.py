@@ -27,6 +27,7 @@ import ctypes
 import importlib
 import logging
 import os
+import pickle
 import re
 import signal
 import socket
@@ -205,8 +206,10 @@ def _kill_and_reap(processes: list[Any]) -> None:
 
 
 def _worker_started(parent: int) -> None:
-    """A local worker's first act: end with the parent, leave Ctrl-C to the parent."""
+    """A local worker's first act: end with the parent, leave Ctrl-C to the parent, and solve
+    in this one process (the pool already uses the cores)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    os.environ[SOLVER_PROCESSES_VARIABLE] = "1"
     if sys.platform.startswith("linux"):
         with contextlib.suppress(OSError, AttributeError):
             libc = ctypes.CDLL(None, use_errno=True)
@@ -358,6 +361,84 @@ def make_executor(workers: int, cluster: str | None = None) -> Executor:
     if workers <= 1:
         return InProcess()
     return LocalProcesses(workers)
+
+
+class WorkerLost(Exception):
+    """A forked child ended without an answer (killed, out of memory)."""
+
+
+def fork_available() -> bool:
+    """Whether :class:`ForkedCall` can run here (a system with ``fork``)."""
+    return hasattr(os, "fork")
+
+
+class ForkedCall:
+    """``function()`` run in a forked child of this process, its result (or the exception it
+    raised) sent back pickled through a pipe: for work on state this process holds (a solver's
+    tables), which a fork shares for free and a pool would have to rebuild. The child ends
+    with its parent and leaves Ctrl-C to it, as the pool's workers do; it never returns into
+    the caller's code (``os._exit``), so nothing the parent buffered or registered runs twice.
+    """
+
+    def __init__(self, function: Callable[[], Any]) -> None:
+        parent = os.getpid()
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child's side (its coverage is not collected)
+            os.close(read)
+            status = 1
+            try:
+                _worker_started(parent)
+                try:
+                    payload = pickle.dumps((True, function()))
+                except Exception as error:  # (sent back: the parent raises it)
+                    payload = pickle.dumps((False, error))
+                with os.fdopen(write, "wb") as pipe:
+                    pipe.write(payload)
+                status = 0
+            finally:
+                os._exit(status)
+        os.close(write)
+        self.pid: int | None = pid
+        self._read: int | None = read
+
+    def result(self) -> Any:
+        """Wait for the child: its function's result, or the exception it raised, raised here
+        (:class:`WorkerLost` if it died without a word)."""
+        assert self._read is not None, "result() is asked once"
+        read, self._read = self._read, None
+        with os.fdopen(read, "rb") as pipe:
+            payload = pipe.read()
+        self._reap()
+        try:
+            ok, value = pickle.loads(payload)
+        except Exception as error:
+            raise WorkerLost("a worker process ended without an answer") from error
+        if not ok:
+            raise value
+        return value
+
+    def stop(self) -> None:
+        """End the child now if it is still running (after an error or Ctrl-C here)."""
+        if self.pid is not None:
+            with contextlib.suppress(OSError):
+                os.kill(self.pid, signal.SIGKILL)
+            self._reap()
+        if self._read is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._read)
+            self._read = None
+
+    def _reap(self) -> None:
+        if self.pid is not None:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(self.pid, 0)
+            self.pid = None
+
+
+SOLVER_PROCESSES_VARIABLE = "PAZAAK_SOLVER_PROCESSES"
+"""How many processes one exact solve may use (default: the cores available; 1: no more than
+its own). A pool's workers set it to 1."""
 
 
 def available_cores() -> int:

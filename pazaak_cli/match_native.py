@@ -22,10 +22,18 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 from pazaak_cli.cards import Card
-from pazaak_cli.match_solver import _PLAYING, _STANDING, MatchKey, MatchSolver, Pair
+from pazaak_cli.executors import (
+    SOLVER_PROCESSES_VARIABLE,
+    ForkedCall,
+    WorkerLost,
+    available_cores,
+    fork_available,
+)
+from pazaak_cli.match_solver import _PLAYING, _STANDING, Level, MatchKey, MatchSolver, Pair
 from pazaak_cli.rules import FirstPlayer, Ruleset
 from pazaak_cli.solver import BEST_TOLERANCE, DeckDraws, SolverTooLarge
 
@@ -40,6 +48,20 @@ DENSE_LIMIT_BYTES = 1_200_000_000
 being iterated come on top, a few MB): beyond, they keep only the before-draw positions, and a
 level that needs more than this even so is refused (a hand pair of gold cards each: flips make
 thousands of sides)."""
+
+FORK_MIN_PAIRS = 16
+"""Scores are solved in forked processes only when the ones dealt out hold this many match
+states at least (a fork, and the dense tables it sets up, cost a few tens of milliseconds)."""
+
+
+def solver_processes() -> int:
+    """The processes the match solver may use (``$PAZAAK_SOLVER_PROCESSES``, else the cores
+    available)."""
+    text = os.environ.get(SOLVER_PROCESSES_VARIABLE, "").strip()
+    if text.isdigit() and int(text) >= 1:
+        return int(text)
+    return available_cores()
+
 
 _RULE_CODES = {
     FirstPlayer.PLAYER1: 0,
@@ -136,6 +158,11 @@ class NativeMatchSolver(MatchSolver):
         self._dense_level: tuple[int, int] | None = None
         """The score level whose groups have dense tables now."""
         self._ranked = (0, 0)
+        self.processes = solver_processes()
+        """Processes :meth:`prepare_all` may solve scores in at once (see
+        :meth:`_solve_levels`)."""
+        self._forked_positions = 0
+        """Positions computed by forked processes (for :attr:`positions_computed`)."""
         """How many sides and candidate lists the core had when it last ranked them."""
 
     # -- state shared with the core ---------------------------------------------------------------
@@ -180,8 +207,9 @@ class NativeMatchSolver(MatchSolver):
 
     @property
     def positions_computed(self) -> int:
-        """Positions the core computed so far (again if forgotten): a progress counter."""
-        return int(self._fast.solved)
+        """Positions the core computed so far (again if forgotten), in this process and in the
+        ones it forked: a progress counter."""
+        return int(self._fast.solved) + self._forked_positions
 
     @staticmethod
     def _fixed_probabilities(decks: DeckDraws) -> list[float] | None:
@@ -311,6 +339,92 @@ class NativeMatchSolver(MatchSolver):
         elif self._fast.memo_bytes + before <= DENSE_LIMIT_BYTES:
             for x, y in pairs:
                 self._fast.densify(context, x, y, False)
+
+    def _solve_levels(
+        self, levels: Sequence[Level], pairs: Sequence[tuple[int, int]], specs: Sequence[int]
+    ) -> None:
+        """Scores with as many sets played read none of each other's values: with several
+        cores, some are solved in forked copies of this solver while this one solves the rest,
+        and their match-state values come back (the positions stay with each process). The
+        values are the same as solved one after the other: each score starts its fixed points
+        from the shares found before its number of sets played (see ``_share_base``)."""
+        active = [level for level in levels if level.missing]
+        count = min(self.processes, len(active))
+        dealt = [active[index::count] for index in range(1, count)] if count > 1 else []
+        if not dealt or not self._worth_forking(dealt, pairs):
+            super()._solve_levels(levels, pairs, specs)
+            return
+        forked = {id(level) for share in dealt for level in share}
+        mine = [level for level in levels if id(level) not in forked]
+        children = [
+            ForkedCall(partial(self._forked_levels, share, pairs, specs)) for share in dealt
+        ]
+        try:
+            super()._solve_levels(mine, pairs, specs)
+            for child, share in zip(children, dealt, strict=True):
+                try:
+                    found = child.result()
+                except WorkerLost:  # (killed: this process solves its scores itself)
+                    super()._solve_levels(share, pairs, specs)
+                    continue
+                self._take_forked(*found)
+        finally:
+            for child in children:
+                child.stop()
+
+    def _worth_forking(
+        self, dealt: Sequence[Sequence[Level]], pairs: Sequence[tuple[int, int]]
+    ) -> bool:
+        """Whether the scores dealt out are enough work to fork for, and two scores' dense
+        tables at once fit :data:`DENSE_LIMIT_BYTES`."""
+        if (
+            not fork_available()
+            or sum(len(level.missing) for share in dealt for level in share) < FORK_MIN_PAIRS
+        ):
+            return False
+        self._sync()
+        openers = 2 if self._reads_opener else 1
+        before, after = self._dense_bytes(pairs, openers)
+        return (1 + len(dealt)) * (before + after) <= DENSE_LIMIT_BYTES
+
+    def _forked_levels(
+        self, levels: Sequence[Level], pairs: Sequence[tuple[int, int]], specs: Sequence[int]
+    ) -> tuple[
+        dict[tuple[MatchKey, int], float],
+        dict[tuple[int, int, int], tuple[int, float]],
+        tuple[int, int, int],
+    ]:
+        """In a forked child: solve these scores; their match-state values, the shares they
+        found and what the solves counted."""
+        self.progress = None  # (the parent shows the progress)
+        counted = (self.fixed_point_solves, self.fixed_point_shortcuts, self.positions_computed)
+        super()._solve_levels(levels, pairs, specs)
+        scores = {(level.s0, level.s1) for level in levels}
+        entries = {key: value for key, value in self._entries.items() if key[0][:2] in scores}
+        counts = (
+            self.fixed_point_solves - counted[0],
+            self.fixed_point_shortcuts - counted[1],
+            self.positions_computed - counted[2],
+        )
+        return entries, self._share_writes, counts
+
+    def _take_forked(
+        self,
+        entries: dict[tuple[MatchKey, int], float],
+        shares: dict[tuple[int, int, int], tuple[int, float]],
+        counts: tuple[int, int, int],
+    ) -> None:
+        """Keep what a forked child solved."""
+        for key, value in entries.items():
+            self._entries.setdefault(key, value)
+        writes = self._share_writes
+        for hands, (order, share) in shares.items():
+            written = writes.get(hands)
+            if written is None or written[0] <= order:
+                writes[hands] = (order, share)
+        self.fixed_point_solves += counts[0]
+        self.fixed_point_shortcuts += counts[1]
+        self._forked_positions += counts[2]
 
     def _rank(self) -> None:
         """Order each hand's sides in the dense tables by table count, then total (standing

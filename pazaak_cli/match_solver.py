@@ -169,6 +169,11 @@ class MatchSolver(SetSolver):
         self._recent_moves: list[float] = []
         """The last few of those moves, at the score being solved."""
         self._recent_score: tuple[int, int] | None = None
+        self._share_base: dict[tuple[int, int, int], float] | None = None
+        """While :meth:`prepare_all` solves a number of sets played: the shares as they were
+        before it (its scores read none of each other's, whatever order they are solved in)."""
+        self._share_writes: dict[tuple[int, int, int], tuple[int, float]] = {}
+        """The shares those scores found, each with its place in prepare's order."""
         self._interned_from: set[int] = set()
         """The hands whose later sets' sides are all interned."""
         self.fixed_point_shortcuts = 0
@@ -449,14 +454,22 @@ class MatchSolver(SetSolver):
 
         won, lost = self._set_ends(match, unknown[1])
         share_key = (match[2], match[3], unknown[1])
-        share = self._shares.get(share_key, 0.5)
+        shares = self._shares if self._share_base is None else self._share_base
+        share = shares.get(share_key, 0.5)
         start = min(max(share + self._guess(match, unknown[1]), 0.0), 1.0)
         try:
             value, shift = self._fixed_point(evaluate, lost + start * (won - lost))
             self._entries[unknown] = value
             if won - lost > 1e-9:
-                self._shares[share_key] = (value - lost) / (won - lost)
-                self._note_move(match, unknown[1], self._shares[share_key] - share)
+                landed = (value - lost) / (won - lost)
+                self._note_move(match, unknown[1], landed - share)
+                if self._share_base is None:
+                    self._shares[share_key] = landed
+                else:  # (the last score of the sets-played level in prepare's order wins)
+                    order = -match[0]
+                    written = self._share_writes.get(share_key)
+                    if written is None or written[0] <= order:
+                        self._share_writes[share_key] = (order, landed)
             if rule is FirstPlayer.ALTERNATE:
                 other, slope = iterating[(match, 1)]
                 self._entries[(match, 1)] = other + slope * shift
@@ -487,7 +500,7 @@ class MatchSolver(SetSolver):
             + [((s0, s1, h0, rest), spec) for rest in self._smaller(h1)]
             if key in moves
         ]
-        if not near:
+        if not near and self._recent_score == match[:2]:
             near = self._recent_moves
         return sum(near) / len(near) if near else 0.0
 
@@ -575,6 +588,7 @@ class MatchSolver(SetSolver):
             else ((_RANDOM,) if self._rule is FirstPlayer.RANDOM else (0,))
         )
         for total in range(2 * target - 2, scores[0] + scores[1] - 1, -1):
+            levels = []
             for s0 in range(target - 1, scores[0] - 1, -1):
                 s1 = total - s0
                 if not scores[1] <= s1 < target:
@@ -585,10 +599,25 @@ class MatchSolver(SetSolver):
                     if any(((s0, s1, *pair), spec) not in self._entries for spec in specs)
                 ]
                 if missing or (s0, s1) == scores:
-                    self._start_level(s0, s1, pairs)
-                for x, y in missing:
-                    for spec in specs:
-                        self.entry((s0, s1, x, y), spec)
+                    levels.append(Level(s0, s1, missing))
+            self._share_base, self._share_writes = dict(self._shares), {}
+            try:
+                self._solve_levels(levels, pairs, specs)
+            finally:
+                self._shares.update((key, share) for key, (_, share) in self._share_writes.items())
+                self._share_base, self._share_writes = None, {}
+
+    def _solve_levels(
+        self, levels: Sequence[Level], pairs: Sequence[tuple[int, int]], specs: Sequence[int]
+    ) -> None:
+        """Solve the missing match states of these scores, all with as many sets played: none
+        of them reads another's values (a set played changes the number), so they may be
+        solved in any order, or at once (the native solver's workers)."""
+        for level in levels:
+            self._start_level(level.s0, level.s1, pairs)
+            for x, y in level.missing:
+                for spec in specs:
+                    self.entry((level.s0, level.s1, x, y), spec)
 
     def _start_level(self, s0: int, s1: int, pairs: Sequence[tuple[int, int]]) -> None:
         """``prepare`` is about to solve the match states of score ``s0``-``s1`` with these
@@ -823,6 +852,15 @@ class MatchSolver(SetSolver):
             return sign * (win0 - loss0)
 
         return max(near, key=set_equity)
+
+
+class Level(NamedTuple):
+    """A score whose match states :meth:`MatchSolver.prepare_all` solves."""
+
+    s0: int
+    s1: int
+    missing: list[tuple[int, int]]
+    """The (hand, hand) pairs whose values are not known yet."""
 
 
 class Evaluation(NamedTuple):

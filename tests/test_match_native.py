@@ -17,7 +17,8 @@ from __future__ import annotations
 import random
 import signal
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import pytest
 
@@ -386,3 +387,89 @@ def test_questions_of_one_match_share_the_later_sets() -> None:
     assert [r.match_win for r in again.results] == pytest.approx(
         [r.match_win for r in fresh.results], abs=1e-12
     )
+
+
+class _CountedFork(match_native.ForkedCall):
+    made = 0
+
+    def __init__(self, function: Callable[[], Any]) -> None:
+        type(self).made += 1
+        super().__init__(function)
+
+
+class _LostFork:
+    """A forked child that died: the solver must solve its scores itself."""
+
+    def __init__(self, function: Callable[[], Any]) -> None:
+        self.pid = None
+
+    def result(self) -> Any:
+        raise match_native.WorkerLost("gone")
+
+    def stop(self) -> None:
+        pass
+
+
+def _two_by_two(processes: int) -> tuple[NativeMatchSolver, list[MatchMove]]:
+    """The first move of a 2 v 2 match, solved with this many processes."""
+    rules = parse_ruleset(K1)
+    hands = (parse_cards("+1 -2"), parse_cards("+2 -1"))
+    state = new_match(rules, hands).child(Open(0))
+    question = question_from_state(state.child(state.chance_outcomes()[5][0]))
+    solver = NativeMatchSolver(rules)
+    solver.processes = processes
+    return solver, solver.solve_moves(question, hands[1], current_deck=None)
+
+
+@pytest.mark.skipif(not match_native.fork_available(), reason="no fork on this system")
+def test_scores_solved_in_forked_processes_give_the_very_same_values(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Scores with as many sets played are solved at once in forked copies of the solver; the
+    match-state values, the answer and the statistics are bit for bit those of one process."""
+    monkeypatch.setattr(match_native, "ForkedCall", _CountedFork)
+    alone, moves = _two_by_two(1)
+    assert _CountedFork.made == 0
+    forked, got = _two_by_two(2)
+    assert _CountedFork.made == 3  # (1-2 beside 2-1, 0-2 and 1-1 beside 2-0, 0-1 beside 1-0)
+    assert got == moves
+    assert forked._entries == alone._entries
+    assert forked._shares == alone._shares
+    assert forked.fixed_point_solves == alone.fixed_point_solves
+    assert forked.positions_computed == alone.positions_computed
+    _CountedFork.made = 0
+    _, three = _two_by_two(3)  # (the three scores of two sets played at once)
+    assert _CountedFork.made == 4 and three == moves
+
+
+def test_a_lost_forked_process_leaves_its_scores_to_this_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _, moves = _two_by_two(1)
+    monkeypatch.setattr(match_native, "ForkedCall", _LostFork)
+    monkeypatch.setattr(match_native, "fork_available", lambda: True)
+    solver, got = _two_by_two(2)
+    assert got == moves
+    assert solver._forked_positions == 0
+
+
+@pytest.mark.skipif(not match_native.fork_available(), reason="no fork on this system")
+def test_an_error_in_a_forked_process_is_raised_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    def too_large(*args: Any) -> Any:
+        raise SolverTooLarge("the exact solve exceeds its state budget")
+
+    monkeypatch.setattr(NativeMatchSolver, "_forked_levels", too_large)
+    with pytest.raises(SolverTooLarge, match="state budget"):
+        _two_by_two(2)
+
+
+def test_no_fork_when_two_scores_tables_would_pass_the_bound(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(match_native, "ForkedCall", _CountedFork)
+    _CountedFork.made = 0
+    _, moves = _two_by_two(1)
+    monkeypatch.setattr(match_native, "DENSE_LIMIT_BYTES", 5_000_000)  # (one fits, not two)
+    _, got = _two_by_two(2)
+    assert _CountedFork.made == 0
+    assert [m.match_win for m in got] == [m.match_win for m in moves]

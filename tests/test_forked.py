@@ -1,0 +1,69 @@
+"""ForkedCall: a function run in a forked child, its result or its exception brought back."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import pytest
+
+from pazaak_cli.errors import PazaakError
+from pazaak_cli.executors import (
+    SOLVER_PROCESSES_VARIABLE,
+    ForkedCall,
+    WorkerLost,
+    _worker_started,
+    fork_available,
+)
+
+pytestmark = pytest.mark.skipif(not fork_available(), reason="no fork on this system")
+
+
+def test_the_result_comes_back_from_another_process() -> None:
+    call = ForkedCall(lambda: (os.getpid(), [1.5, 2.5], {"a": 1}))
+    pid, values, mapping = call.result()
+    assert pid != os.getpid()
+    assert values == [1.5, 2.5] and mapping == {"a": 1}
+    assert call.pid is None  # (reaped)
+
+
+def test_state_held_here_is_seen_there() -> None:
+    held = {"table": list(range(1000))}
+    assert ForkedCall(lambda: sum(held["table"])).result() == sum(range(1000))
+
+
+def test_an_error_raised_there_is_raised_here() -> None:
+    def fails() -> None:
+        raise PazaakError("too large")
+
+    with pytest.raises(PazaakError, match="too large"):
+        ForkedCall(fails).result()
+
+
+def test_a_child_that_dies_without_an_answer_is_lost() -> None:
+    with pytest.raises(WorkerLost):
+        ForkedCall(lambda: os._exit(3)).result()
+    with pytest.raises(WorkerLost):
+        ForkedCall(lambda: os.kill(os.getpid(), signal.SIGKILL)).result()
+
+
+def test_stop_ends_a_running_child() -> None:
+    call = ForkedCall(lambda: signal.pause())
+    pid = call.pid
+    assert pid is not None
+    call.stop()
+    assert call.pid is None
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, 0)  # (already reaped)
+    call.stop()  # (twice is harmless)
+
+
+def test_a_pool_worker_solves_in_its_one_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(SOLVER_PROCESSES_VARIABLE, raising=False)
+
+    def started() -> str | None:
+        _worker_started(os.getppid())
+        return os.environ.get(SOLVER_PROCESSES_VARIABLE)
+
+    assert ForkedCall(started).result() == "1"
+    assert SOLVER_PROCESSES_VARIABLE not in os.environ  # (this process is untouched)
