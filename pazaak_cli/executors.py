@@ -441,6 +441,15 @@ SOLVER_PROCESSES_VARIABLE = "PAZAAK_SOLVER_PROCESSES"
 its own). A pool's workers set it to 1."""
 
 
+def solver_processes() -> int:
+    """The processes one exact solve may use (``$PAZAAK_SOLVER_PROCESSES``, else the cores
+    available)."""
+    text = os.environ.get(SOLVER_PROCESSES_VARIABLE, "").strip()
+    if text.isdigit() and int(text) >= 1:
+        return int(text)
+    return available_cores()
+
+
 def available_cores() -> int:
     """The processor cores this process may use."""
     try:

@@ -26,13 +26,7 @@ from functools import partial
 from typing import Any
 
 from pazaak_cli.cards import Card
-from pazaak_cli.executors import (
-    SOLVER_PROCESSES_VARIABLE,
-    ForkedCall,
-    WorkerLost,
-    available_cores,
-    fork_available,
-)
+from pazaak_cli.executors import ForkedCall, WorkerLost, fork_available, solver_processes
 from pazaak_cli.match_solver import _PLAYING, _STANDING, Level, MatchKey, MatchSolver, Pair
 from pazaak_cli.rules import FirstPlayer, Ruleset
 from pazaak_cli.solver import BEST_TOLERANCE, DeckDraws, SolverTooLarge
@@ -52,15 +46,6 @@ thousands of sides)."""
 FORK_MIN_PAIRS = 16
 """Scores are solved in forked processes only when the ones dealt out hold this many match
 states at least (a fork, and the dense tables it sets up, cost a few tens of milliseconds)."""
-
-
-def solver_processes() -> int:
-    """The processes the match solver may use (``$PAZAAK_SOLVER_PROCESSES``, else the cores
-    available)."""
-    text = os.environ.get(SOLVER_PROCESSES_VARIABLE, "").strip()
-    if text.isdigit() and int(text) >= 1:
-        return int(text)
-    return available_cores()
 
 
 _RULE_CODES = {

@@ -30,10 +30,12 @@ import random
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from pazaak_cli.cards import Card, CardKind
 from pazaak_cli.errors import PazaakError
+from pazaak_cli.executors import ForkedCall, WorkerLost, fork_available, solver_processes
 from pazaak_cli.game import (
     FULL_DECK,
     MatchState,
@@ -795,13 +797,22 @@ def solve_set_question(question: Question, options: SolveOptions | None = None) 
     deck_after = deck_after_draw(state, question.drawn)
     check_hand_sizes(rules, [tuple(c for c in me_side.hand if c is not None)], other_hands)
     fixed = False
+    processes = _averaging_processes(other_hands)
 
     def fixed_solver() -> SetSolver:
-        return _bounded_fixed_solver(rules, deck_after if any(deck_after) else FULL_DECK, options)
+        counts = deck_after if any(deck_after) else FULL_DECK
+        return _bounded_fixed_solver(rules, counts, options, processes)
 
     if rules.main_deck is MainDeck.INFINITE:
         solver = options.solver or fixed_solver()
-        results = _average(question, solver, other_hands, deck_after, options)
+        results = _average(
+            question,
+            solver,
+            other_hands,
+            deck_after,
+            options,
+            processes=1 if options.solver else processes,
+        )
     elif options.exact or other_side.standing:
         solver = SetSolver(
             rules,
@@ -821,14 +832,16 @@ def solve_set_question(question: Question, options: SolveOptions | None = None) 
                 ) from None
             fixed = True
             solver = fixed_solver()
-            results = _average(question, solver, other_hands, deck_after, options)
+            results = _average(
+                question, solver, other_hands, deck_after, options, processes=processes
+            )
     else:
         # Both still play: the exact without-replacement solve multiplies the positions by the
         # deck's compositions. Solve with fixed draw probabilities first (fast); when that
         # search was small, the exact one is affordable too and replaces it.
         fixed = True
         solver = fixed_solver()
-        results = _average(question, solver, other_hands, deck_after, options)
+        results = _average(question, solver, other_hands, deck_after, options, processes=processes)
         if solver.states <= EXACT_PROBE_STATES:
             exact_solver = SetSolver(rules, budget=EXACT_BUDGET_FACTOR * max(solver.states, 1000))
             try:
@@ -882,11 +895,19 @@ MAX_HIDDEN_HANDS = 100_000
 
 
 def _bounded_fixed_solver(
-    rules: Ruleset, counts: Sequence[int], options: SolveOptions
+    rules: Ruleset, counts: Sequence[int], options: SolveOptions, processes: int = 1
 ) -> SetSolver:
-    """A solver with fixed draw probabilities whose memo has a bound that holds."""
-    bound = NATIVE_MEMO_STATES if _fastsolve is not None else PYTHON_MEMO_STATES
+    """A solver with fixed draw probabilities whose memo has a bound that holds: in all, over
+    the ``processes`` that will share its work (each forked copy has its own memo)."""
+    bound = NATIVE_MEMO_STATES // processes if _fastsolve is not None else PYTHON_MEMO_STATES
     return SetSolver(rules, fixed_draws=counts, max_states=bound, progress=options.positions)
+
+
+def _averaging_processes(other_hands: Sequence[object]) -> int:
+    """How many processes average over these possible hands (see :func:`_average`)."""
+    if len(other_hands) < FORK_MIN_HANDS or not fork_available():
+        return 1
+    return min(solver_processes(), len(other_hands))
 
 
 def subhand_count(hand: Iterable[Card]) -> int:
@@ -1102,16 +1123,26 @@ def _candidates(placed: Placed, value: int) -> list[Card]:
     return found
 
 
+FORK_MIN_HANDS = 16
+"""A hidden hand is averaged in forked processes (one share of its possible hands each) only
+when it has this many possible hands at least."""
+
+
 def _average(
     question: Question,
     solver: SetSolver,
     other_hands: list[tuple[tuple[Card, ...], int]],
     deck_after: _Deck,
     options: SolveOptions,
+    *,
+    processes: int = 1,
 ) -> list[tuple[Move, Outcome]]:
-    """Every move's outcome, averaged over the opponent's possible hands."""
+    """Every move's outcome, averaged over the opponent's possible hands, shared out among
+    ``processes`` (forked copies of the solver, each with its own memo: the solver must be this
+    question's own). Every hand's values come back and are summed here in the hands' order, so
+    the answer is the same to the last bit however many processes solved it."""
     state = question.state
-    me_side, other_side = state.sides[state.turn], state.sides[1 - state.turn]
+    me_side = state.sides[state.turn]
     my_hand = tuple(card for card in me_side.hand if card is not None)
     me = playing_side(solver, me_side, my_hand)
     if not state.played:
@@ -1120,25 +1151,84 @@ def _average(
     moves = solver.labelled_moves(
         me, question.drawn, state.played, tiebreaker_last, len(me_side.table) + (not state.played)
     )
+    codes = [code for _, code in moves]
     deck = solver.deck_id(deck_after)
+    count = processes
+    # contiguous shares: neighbouring hands (in the prior's order) share the most positions
+    size = -(-len(other_hands) // count)
+    shares = [
+        range(start, min(start + size, len(other_hands)))
+        for start in range(0, len(other_hands), size)
+    ]
+    children = [
+        ForkedCall(partial(_forked_hand_values, question, solver, other_hands, share, codes, deck))
+        for share in shares[1:]
+    ]
+    try:
+        values = _hand_values(
+            question, solver, other_hands, shares[0], codes, deck, options.progress, len(shares)
+        )
+        for child, share in zip(children, shares[1:], strict=True):
+            try:
+                values += child.result()
+            except WorkerLost:  # (killed: solved here instead)
+                values += _hand_values(question, solver, other_hands, share, codes, deck, None)
+    finally:
+        for child in children:
+            child.stop()
     total_ways = sum(ways for _, ways in other_hands)
     sums = [[0.0, 0.0] for _ in moves]
-    for done, (hand, ways) in enumerate(other_hands):
+    for (_, ways), hand_values in zip(other_hands, values, strict=True):
+        weight = ways / total_ways
+        for index, (equity, p_win) in enumerate(hand_values):
+            sums[index][0] += weight * equity
+            sums[index][1] += weight * p_win
+    return [
+        (move, Outcome.from_value((sums[i][0], sums[i][1]))) for i, (move, _) in enumerate(moves)
+    ]
+
+
+def _forked_hand_values(
+    question: Question,
+    solver: SetSolver,
+    other_hands: list[tuple[tuple[Card, ...], int]],
+    share: range,
+    codes: list[Any],
+    deck: int,
+) -> list[list[tuple[float, float]]]:
+    """:func:`_hand_values` in a forked child, silent (the parent shows the progress)."""
+    solver.progress = None
+    if solver._core is not None:
+        solver._core.progress = None
+    return _hand_values(question, solver, other_hands, share, codes, deck, None)
+
+
+def _hand_values(
+    question: Question,
+    solver: SetSolver,
+    other_hands: list[tuple[tuple[Card, ...], int]],
+    share: range,
+    codes: list[Any],
+    deck: int,
+    progress: Callable[[int, int], None] | None,
+    processes: int = 1,
+) -> list[list[tuple[float, float]]]:
+    """(equity, P(win)) of every move's end of turn ``codes``, for each of the hands
+    ``other_hands[share]`` the opponent may hold. ``progress``: told the hands done (this share's
+    times ``processes``, the others' running alongside)."""
+    state = question.state
+    other_side = state.sides[1 - state.turn]
+    values = []
+    for done, index in enumerate(share):
         solver.bound_memo()
         if other_side.standing:
             other = solver.side_id(standing_side(state.ruleset, other_side))
         else:
-            other = solver.side_id(playing_side(solver, other_side, hand))
-        weight = ways / total_ways
-        for index, (_, code) in enumerate(moves):
-            equity, p_win = solver.candidate_value(code, other, deck)
-            sums[index][0] += weight * equity
-            sums[index][1] += weight * p_win
-        if options.progress is not None:
-            options.progress(done + 1, len(other_hands))
-    return [
-        (move, Outcome.from_value((sums[i][0], sums[i][1]))) for i, (move, _) in enumerate(moves)
-    ]
+            other = solver.side_id(playing_side(solver, other_side, other_hands[index][0]))
+        values.append([solver.candidate_value(code, other, deck) for code in codes])
+        if progress is not None:
+            progress(min((done + 1) * processes, len(other_hands)), len(other_hands))
+    return values
 
 
 def _describe_model(

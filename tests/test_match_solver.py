@@ -309,7 +309,7 @@ def test_impossible_match_questions_are_refused_in_one_line(
 
 
 def test_a_long_match_answer_falls_back_to_the_set_and_says_so() -> None:
-    """Four cards a side: the match answer would take minutes, so the default is the set's, with
+    """Four cards a side: the match answer would take seconds, so the default is the set's, with
     a note (and --objective match still asks for the match)."""
     args = ["--main-deck", "infinite", "--table", "10 6", "--hand", "+1 -2 +3 -4"]
     args += ["--opp-table", "10", "--opp-hand", "+1 +2 +3 +4", "--json"]

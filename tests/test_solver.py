@@ -8,12 +8,15 @@ import itertools
 import math
 import random
 from collections import Counter
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from reference_solver import solver_moves
 
+from pazaak_cli import executors
+from pazaak_cli import solver as set_solver
 from pazaak_cli.advice import advise, solve_question
 from pazaak_cli.cards import Card, all_cards, parse_cards
 from pazaak_cli.errors import PazaakError
@@ -567,3 +570,34 @@ def test_playing_the_solver_against_itself_wins_as_often_as_it_predicts() -> Non
         error = math.sqrt(p * (1 - p) / games)
         assert abs(counts[name] / games - p) <= 4 * error + 1e-9, (name, counts, predicted)
     assert 0.05 < predicted.p_win < 0.95 and predicted.p_tie > 0.01  # a real test of all three
+
+
+@pytest.mark.parametrize("spec", [INF, "kotor1"])
+def test_a_hidden_hand_averaged_in_forked_processes_is_the_same_to_the_last_bit(
+    spec: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With several cores the possible hands are shared out among forked copies of the
+    question's solver; their values are summed here in the hands' order, so the answer is the
+    one a single process gives, bit for bit (with the infinite deck and with the game's)."""
+    if not executors.fork_available():
+        pytest.skip("no fork on this system")
+    made: list[int] = []
+
+    class Counted(executors.ForkedCall):
+        def __init__(self, function: Any) -> None:
+            made.append(1)
+            super().__init__(function)
+
+    monkeypatch.setattr(set_solver, "ForkedCall", Counted)
+    question = ask(spec, "4 8", "+1 -2", "9 3", hidden=2)
+    deck = SolveOptions(opponent_deck=parse_cards("+1 +2 +3 -1 -2 -3 ±1 ±2 +4 -4"))
+    monkeypatch.setenv("PAZAAK_SOLVER_PROCESSES", "1")
+    alone = solve_question(question, deck)
+    assert not made
+    monkeypatch.setenv("PAZAAK_SOLVER_PROCESSES", "3")
+    shared = solve_question(question, deck)
+    assert len(made) == 2
+    assert alone.hands_averaged == shared.hands_averaged >= set_solver.FORK_MIN_HANDS
+    assert [(r.move, r.outcome) for r in shared.results] == [
+        (r.move, r.outcome) for r in alone.results
+    ]

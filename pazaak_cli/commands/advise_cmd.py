@@ -245,9 +245,9 @@ def advise_command(
     finally:
         progress.close()
     note = (
-        "The match answer for these hands would take minutes (every pair of hands left to both "
-        "of you is solved at every score): this set's odds instead; --objective match asks "
-        "for it anyway."
+        "The match answer for these hands would take more than a few seconds (every pair of "
+        "hands left to both of you is solved at every score): this set's odds instead; "
+        "--objective match asks for it anyway."
         if fell_back
         else None
     )
