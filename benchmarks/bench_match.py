@@ -4,8 +4,10 @@ The question is the issue's first one: both hands known, set 1, the first move o
 after drawing a 6, kotor1 with the infinite deck; hands of 1 to 4 cards (the first n of
 ``+1 +2 -3 +4`` against ``+2 +3 -1 +5``). Each solve runs in a fresh child process, so that its
 time covers the whole solve (every later set and its fixed point) and its peak memory is its
-own. The native solver is timed ``--repeat`` times (the median is shown), the pure one once
-and only for the sizes in ``--pure`` (it takes minutes from 2 cards a side).
+own (with the processes it forks: on several cores the native solver solves the scores of one
+number of sets played at once). The native solver is timed ``--repeat`` times for each count
+of processes in ``--processes`` (the median is shown), the pure one once and only for the sizes
+in ``--pure`` (it takes minutes from 2 cards a side).
 
 Positions/s: positions computed (one solved again counts again) per second of the whole solve
 (wall clock; the CPU seconds of the child are shown beside it, as the machine may be shared).
@@ -25,6 +27,8 @@ import statistics
 import subprocess
 import sys
 import time
+
+from bench_memory import tree_rss_mb
 
 MINE = "+1 +2 -3 +4"
 THEIRS = "+2 +3 -1 +5"
@@ -83,20 +87,28 @@ def worker(kind: str, size: int, rules_spec: str) -> None:
     )
 
 
-def measure(kind: str, size: int, rules_spec: str) -> dict[str, float | str]:
-    """One solve in a child process: its figures and its peak resident memory (MB)."""
+def measure(kind: str, size: int, rules_spec: str, processes: int = 1) -> dict[str, float | str]:
+    """One solve in a child process allowed ``processes`` processes: its figures, its peak
+    resident memory (MB, the processes it forks included) and its CPU time (theirs included)."""
     command = [sys.executable, __file__, "--worker", kind, str(size), "--rules", rules_spec]
     env = dict(os.environ)
     env.pop("PAZAAK_PURE_PYTHON", None)
+    env["PAZAAK_SOLVER_PROCESSES"] = str(processes)
     child = subprocess.Popen(command, stdout=subprocess.PIPE, env=env, text=True)
     assert child.stdout is not None
+    sampled = 0.0
+    while True:  # (the output is one short line: the pipe cannot fill meanwhile)
+        sampled = max(sampled, tree_rss_mb(child.pid))
+        pid, status, usage = os.wait4(child.pid, os.WNOHANG)
+        if pid:
+            break
+        time.sleep(0.05)
     output = child.stdout.read()
-    _, status, usage = os.wait4(child.pid, 0)
     child.returncode = os.waitstatus_to_exitcode(status)
     if child.returncode != 0:
         raise SystemExit(f"{kind} {size}v{size} failed (exit {child.returncode})")
     figures: dict[str, float | str] = json.loads(output.strip().splitlines()[-1])
-    figures["peak_mb"] = usage.ru_maxrss / 1024  # (kilobytes on Linux)
+    figures["peak_mb"] = max(sampled, usage.ru_maxrss / 1024)  # (kilobytes on Linux)
     figures["cpu"] = usage.ru_utime + usage.ru_stime  # (the whole child, imports included)
     return figures
 
@@ -106,6 +118,9 @@ def main() -> None:
     parser.add_argument("--sizes", default="1,2,3,4", help="hand sizes to solve natively")
     parser.add_argument("--pure", default="1,2", help="hand sizes to solve in pure Python too")
     parser.add_argument("--repeat", type=int, default=3, help="native solves per size")
+    parser.add_argument(
+        "--processes", default="1,2", help="processes the native solver may use, each in turn"
+    )
     parser.add_argument("--rules", default=RULES)
     parser.add_argument("--worker", nargs=2, metavar=("KIND", "SIZE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -120,10 +135,14 @@ def main() -> None:
         f"{'held':>11} {'peak MB':>8}  best move"
     )
     print(header)
+    counts = [int(n) for n in args.processes.split(",") if n]
     for size in sizes:
-        runs = [measure("native", size, args.rules) for _ in range(args.repeat)]
-        native = sorted(runs, key=lambda run: float(run["seconds"]))[len(runs) // 2]
-        rows = [("native", native, statistics.median(float(r["seconds"]) for r in runs))]
+        rows = []
+        for count in counts:
+            runs = [measure("native", size, args.rules, count) for _ in range(args.repeat)]
+            native = sorted(runs, key=lambda run: float(run["seconds"]))[len(runs) // 2]
+            median = statistics.median(float(r["seconds"]) for r in runs)
+            rows.append((f"C x{count}", native, median))
         if size in pure_sizes:
             pure = measure("pure", size, args.rules)
             rows.append(("pure", pure, float(pure["seconds"])))
@@ -135,8 +154,8 @@ def main() -> None:
                 f"{rate:>10,.0f} {int(figures['held']):>11,} {float(figures['peak_mb']):>8.0f}"
                 f"  {figures['best']}"
             )
-        if len(rows) == 2:
-            print(f"      pure / native time: {rows[1][2] / rows[0][2]:.1f}x")
+        if size in pure_sizes:
+            print(f"      pure / native (one process) time: {rows[-1][2] / rows[0][2]:.1f}x")
         sys.stdout.flush()
 
 

@@ -73,10 +73,10 @@ def match_other_hands(
 
 QUICK_MATCH_PAIRS = 64
 """The most (my sub-hand, opponent sub-hand) pairs a match answer solves by default. Each pair
-is a set solved from empty tables at every score; measured with the C core (docs/benchmarks.md),
-about 0.07 to 0.09 s of CPU a pair of plain cards (2 v 2: 16 pairs, 0.8 s; 3 v 3: 64 pairs, 4.7 s;
-4 v 4: 256 pairs, about 24 s, and more for every hidden hand). Beyond it the default answer is
-the set's (:func:`match_is_quick`)."""
+is a set solved from empty tables at every score; measured with the C core in one process
+(docs/benchmarks.md), about 0.03 to 0.05 s of CPU a pair of plain cards (2 v 2: 16 pairs,
+0.45 s; 3 v 3: 64 pairs, 3 s; 4 v 4: 256 pairs, about 14 s, 11 s on two cores, and more for
+every hidden hand). Beyond it the default answer is the set's (:func:`match_is_quick`)."""
 
 GOLD_PAIR_WEIGHT = 10
 """A flip card or a Double makes many more sides (a flip remembers what it would turn over, and

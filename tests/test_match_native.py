@@ -473,3 +473,24 @@ def test_no_fork_when_two_scores_tables_would_pass_the_bound(
     _, got = _two_by_two(2)
     assert _CountedFork.made == 0
     assert [m.match_win for m in got] == [m.match_win for m in moves]
+
+
+def test_ranking_the_sides_checks_what_it_is_given() -> None:
+    """``rank`` numbers each hand's sides anew: it wants every side of a hand, once, and no
+    dense table alive (their indexes would change under them)."""
+    question, other = playout(K1, ("+1 -2", "+3"), (2, 1), 5, 1)
+    solver = NativeMatchSolver(parse_ruleset(K1))
+    solver.solve_moves(question, other, current_deck=None)
+    fast = solver._fast
+    solver.release_tables()
+    sides, lists = list(range(fast.nsides)), list(range(fast.nlists))
+    with pytest.raises(ValueError, match="out of range or given twice"):
+        fast.rank([*sides, 0], lists)
+    with pytest.raises(ValueError, match="out of range or given twice"):
+        fast.rank([*sides, fast.nsides], lists)
+    with pytest.raises(ValueError, match="not all given"):
+        fast.rank(sides[1:], lists)
+    fast.rank(list(reversed(sides)), lists)  # (any order of whole hands)
+    fast.densify(0, 0, 0)
+    with pytest.raises(RuntimeError, match="dense tables exist"):
+        fast.rank(sides, lists)
