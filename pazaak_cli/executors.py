@@ -35,15 +35,17 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from functools import partial
 from typing import Any, Protocol, TypeVar
 
 from pazaak_cli.errors import InputError, PazaakError
 
 ItemT = TypeVar("ItemT")
 ResultT = TypeVar("ResultT")
+ShareT = TypeVar("ShareT")
 
 IN_FLIGHT_PER_WORKER = 2
 """Items kept in flight per worker: one running, one queued behind it, so no worker idles
@@ -434,6 +436,27 @@ class ForkedCall:
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(self.pid, 0)
             self.pid = None
+
+
+def run_shared(
+    shares: Sequence[ShareT], here: Callable[[ShareT], ResultT], there: Callable[[ShareT], ResultT]
+) -> list[ResultT]:
+    """``here(shares[0])`` in this process while ``there(share)`` runs for every other share in
+    a forked child (:class:`ForkedCall`), all at once; the results in the shares' order. A
+    child that dies without an answer has its share run ``here`` after all; an exception raised
+    in one is raised here, and the other children are ended."""
+    children = [ForkedCall(partial(there, share)) for share in shares[1:]]
+    try:
+        results = [here(shares[0])]
+        for child, share in zip(children, shares[1:], strict=True):
+            try:
+                results.append(child.result())
+            except WorkerLost:  # (killed, out of memory: this process does it)
+                results.append(here(share))
+        return results
+    finally:
+        for child in children:
+            child.stop()
 
 
 SOLVER_PROCESSES_VARIABLE = "PAZAAK_SOLVER_PROCESSES"

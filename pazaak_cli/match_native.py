@@ -26,7 +26,7 @@ from functools import partial
 from typing import Any
 
 from pazaak_cli.cards import Card
-from pazaak_cli.executors import ForkedCall, WorkerLost, fork_available, solver_processes
+from pazaak_cli.executors import fork_available, run_shared, solver_processes
 from pazaak_cli.match_solver import _PLAYING, _STANDING, Level, MatchKey, MatchSolver, Pair
 from pazaak_cli.rules import FirstPlayer, Ruleset
 from pazaak_cli.solver import BEST_TOLERANCE, DeckDraws, SolverTooLarge
@@ -47,6 +47,15 @@ FORK_MIN_PAIRS = 16
 """Scores are solved in forked processes only when the ones dealt out hold this many match
 states at least (a fork, and the dense tables it sets up, cost a few tens of milliseconds)."""
 
+
+Forked = tuple[
+    dict[tuple[MatchKey, int], float],
+    dict[tuple[int, int, int], tuple[int, float]],
+    tuple[int, int, int],
+]
+"""What a forked child brings back of the scores it solved: their match-state values, the
+shares they found (with their places in prepare's order), and what it counted (fixed-point
+solves, shortcuts, positions)."""
 
 _RULE_CODES = {
     FirstPlayer.PLAYER1: 0,
@@ -341,21 +350,17 @@ class NativeMatchSolver(MatchSolver):
             return
         forked = {id(level) for share in dealt for level in share}
         mine = [level for level in levels if id(level) not in forked]
-        children = [
-            ForkedCall(partial(self._forked_levels, share, pairs, specs)) for share in dealt
-        ]
-        try:
-            super()._solve_levels(mine, pairs, specs)
-            for child, share in zip(children, dealt, strict=True):
-                try:
-                    found = child.result()
-                except WorkerLost:  # (killed: this process solves its scores itself)
-                    super()._solve_levels(share, pairs, specs)
-                    continue
-                self._take_forked(*found)
-        finally:
-            for child in children:
-                child.stop()
+
+        def here(share: Sequence[Level]) -> Forked | None:
+            super(NativeMatchSolver, self)._solve_levels(share, pairs, specs)
+            return None  # (what it solved is in this solver already)
+
+        found = run_shared(
+            [mine, *dealt], here, partial(self._forked_levels, pairs=pairs, specs=specs)
+        )
+        for result in found:
+            if result is not None:
+                self._take_forked(*result)
 
     def _worth_forking(
         self, dealt: Sequence[Sequence[Level]], pairs: Sequence[tuple[int, int]]
@@ -374,11 +379,7 @@ class NativeMatchSolver(MatchSolver):
 
     def _forked_levels(
         self, levels: Sequence[Level], pairs: Sequence[tuple[int, int]], specs: Sequence[int]
-    ) -> tuple[
-        dict[tuple[MatchKey, int], float],
-        dict[tuple[int, int, int], tuple[int, float]],
-        tuple[int, int, int],
-    ]:
+    ) -> Forked:
         """In a forked child: solve these scores; their match-state values, the shares they
         found and what the solves counted."""
         self.progress = None  # (the parent shows the progress)

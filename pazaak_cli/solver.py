@@ -31,11 +31,11 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import Any, NamedTuple
 
 from pazaak_cli.cards import Card, CardKind
 from pazaak_cli.errors import PazaakError
-from pazaak_cli.executors import ForkedCall, WorkerLost, fork_available, solver_processes
+from pazaak_cli.executors import fork_available, run_shared, solver_processes
 from pazaak_cli.game import (
     FULL_DECK,
     MatchState,
@@ -1151,31 +1151,21 @@ def _average(
     moves = solver.labelled_moves(
         me, question.drawn, state.played, tiebreaker_last, len(me_side.table) + (not state.played)
     )
-    codes = [code for _, code in moves]
-    deck = solver.deck_id(deck_after)
-    count = processes
+    job = _HandJob(
+        question, solver, other_hands, [code for _, code in moves], solver.deck_id(deck_after)
+    )
     # contiguous shares: neighbouring hands (in the prior's order) share the most positions
-    size = -(-len(other_hands) // count)
+    size = -(-len(other_hands) // processes)
     shares = [
         range(start, min(start + size, len(other_hands)))
         for start in range(0, len(other_hands), size)
     ]
-    children = [
-        ForkedCall(partial(_forked_hand_values, question, solver, other_hands, share, codes, deck))
-        for share in shares[1:]
-    ]
-    try:
-        values = _hand_values(
-            question, solver, other_hands, shares[0], codes, deck, options.progress, len(shares)
-        )
-        for child, share in zip(children, shares[1:], strict=True):
-            try:
-                values += child.result()
-            except WorkerLost:  # (killed: solved here instead)
-                values += _hand_values(question, solver, other_hands, share, codes, deck, None)
-    finally:
-        for child in children:
-            child.stop()
+    parts = run_shared(
+        shares,
+        partial(_hand_values, job, progress=options.progress, processes=len(shares)),
+        partial(_forked_hand_values, job),
+    )
+    values = [hand_values for part in parts for hand_values in part]
     total_ways = sum(ways for _, ways in other_hands)
     sums = [[0.0, 0.0] for _ in moves]
     for (_, ways), hand_values in zip(other_hands, values, strict=True):
@@ -1188,34 +1178,35 @@ def _average(
     ]
 
 
-def _forked_hand_values(
-    question: Question,
-    solver: SetSolver,
-    other_hands: list[tuple[tuple[Card, ...], int]],
-    share: range,
-    codes: list[Any],
-    deck: int,
-) -> list[list[tuple[float, float]]]:
+class _HandJob(NamedTuple):
+    """What :func:`_hand_values` needs of a hidden-hand average, whichever share it solves."""
+
+    question: Question
+    solver: SetSolver
+    other_hands: list[tuple[tuple[Card, ...], int]]
+    codes: list[Any]
+    """The end of turn of every move."""
+    deck: int
+
+
+def _forked_hand_values(job: _HandJob, share: range) -> list[list[tuple[float, float]]]:
     """:func:`_hand_values` in a forked child, silent (the parent shows the progress)."""
-    solver.progress = None
-    if solver._core is not None:
-        solver._core.progress = None
-    return _hand_values(question, solver, other_hands, share, codes, deck, None)
+    job.solver.progress = None
+    if job.solver._core is not None:
+        job.solver._core.progress = None
+    return _hand_values(job, share)
 
 
 def _hand_values(
-    question: Question,
-    solver: SetSolver,
-    other_hands: list[tuple[tuple[Card, ...], int]],
+    job: _HandJob,
     share: range,
-    codes: list[Any],
-    deck: int,
-    progress: Callable[[int, int], None] | None,
+    progress: Callable[[int, int], None] | None = None,
     processes: int = 1,
 ) -> list[list[tuple[float, float]]]:
-    """(equity, P(win)) of every move's end of turn ``codes``, for each of the hands
-    ``other_hands[share]`` the opponent may hold. ``progress``: told the hands done (this share's
-    times ``processes``, the others' running alongside)."""
+    """(equity, P(win)) of every move, for each of the hands ``job.other_hands[share]`` the
+    opponent may hold. ``progress``: told the hands done (this share's times ``processes``, the
+    others' running alongside)."""
+    question, solver, other_hands, codes, deck = job
     state = question.state
     other_side = state.sides[1 - state.turn]
     values = []

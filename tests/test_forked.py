@@ -14,6 +14,7 @@ from pazaak_cli.executors import (
     WorkerLost,
     _worker_started,
     fork_available,
+    run_shared,
 )
 
 pytestmark = pytest.mark.skipif(not fork_available(), reason="no fork on this system")
@@ -67,3 +68,29 @@ def test_a_pool_worker_solves_in_its_one_process(monkeypatch: pytest.MonkeyPatch
 
     assert ForkedCall(started).result() == "1"
     assert SOLVER_PROCESSES_VARIABLE not in os.environ  # (this process is untouched)
+
+
+def test_run_shared_keeps_the_shares_order_and_redoes_a_lost_share_here() -> None:
+    here_pid = os.getpid()
+
+    def here(share: int) -> tuple[int, bool]:
+        return share * 10, os.getpid() == here_pid
+
+    def there(share: int) -> tuple[int, bool]:
+        if share == 3:
+            os._exit(9)  # (dies without an answer)
+        return share * 10, os.getpid() == here_pid
+
+    got = run_shared([1, 2, 3, 4], here, there)
+    assert got == [(10, True), (20, False), (30, True), (40, False)]
+
+
+def test_run_shared_raises_a_childs_error_and_ends_the_others() -> None:
+    def there(share: int) -> int:
+        if share == 2:
+            raise PazaakError("share 2 failed")
+        signal.pause()  # (would run for ever: ended by run_shared)
+        return share
+
+    with pytest.raises(PazaakError, match="share 2 failed"):
+        run_shared([1, 2, 3], lambda share: share, there)

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from pazaak_cli import match_advice, match_native
+from pazaak_cli import executors, match_advice, match_native
 from pazaak_cli.cards import Card, parse_cards
 from pazaak_cli.game import FORFEIT, FULL_DECK, Open, Phase, new_match
 from pazaak_cli.match_advice import solve_match_question
@@ -389,7 +389,7 @@ def test_questions_of_one_match_share_the_later_sets() -> None:
     )
 
 
-class _CountedFork(match_native.ForkedCall):
+class _CountedFork(executors.ForkedCall):
     made = 0
 
     def __init__(self, function: Callable[[], Any]) -> None:
@@ -404,7 +404,7 @@ class _LostFork:
         self.pid = None
 
     def result(self) -> Any:
-        raise match_native.WorkerLost("gone")
+        raise executors.WorkerLost("gone")
 
     def stop(self) -> None:
         pass
@@ -427,7 +427,7 @@ def test_scores_solved_in_forked_processes_give_the_very_same_values(
 ) -> None:
     """Scores with as many sets played are solved at once in forked copies of the solver; the
     match-state values, the answer and the statistics are bit for bit those of one process."""
-    monkeypatch.setattr(match_native, "ForkedCall", _CountedFork)
+    monkeypatch.setattr(executors, "ForkedCall", _CountedFork)
     alone, moves = _two_by_two(1)
     assert _CountedFork.made == 0
     forked, got = _two_by_two(2)
@@ -446,7 +446,7 @@ def test_a_lost_forked_process_leaves_its_scores_to_this_one(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     _, moves = _two_by_two(1)
-    monkeypatch.setattr(match_native, "ForkedCall", _LostFork)
+    monkeypatch.setattr(executors, "ForkedCall", _LostFork)
     monkeypatch.setattr(match_native, "fork_available", lambda: True)
     solver, got = _two_by_two(2)
     assert got == moves
@@ -455,7 +455,7 @@ def test_a_lost_forked_process_leaves_its_scores_to_this_one(
 
 @pytest.mark.skipif(not match_native.fork_available(), reason="no fork on this system")
 def test_an_error_in_a_forked_process_is_raised_here(monkeypatch: pytest.MonkeyPatch) -> None:
-    def too_large(*args: Any) -> Any:
+    def too_large(*args: Any, **kwargs: Any) -> Any:
         raise SolverTooLarge("the exact solve exceeds its state budget")
 
     monkeypatch.setattr(NativeMatchSolver, "_forked_levels", too_large)
@@ -466,7 +466,7 @@ def test_an_error_in_a_forked_process_is_raised_here(monkeypatch: pytest.MonkeyP
 def test_no_fork_when_two_scores_tables_would_pass_the_bound(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(match_native, "ForkedCall", _CountedFork)
+    monkeypatch.setattr(executors, "ForkedCall", _CountedFork)
     _CountedFork.made = 0
     _, moves = _two_by_two(1)
     monkeypatch.setattr(match_native, "DENSE_LIMIT_BYTES", 5_000_000)  # (one fits, not two)

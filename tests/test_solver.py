@@ -588,7 +588,7 @@ def test_a_hidden_hand_averaged_in_forked_processes_is_the_same_to_the_last_bit(
             made.append(1)
             super().__init__(function)
 
-    monkeypatch.setattr(set_solver, "ForkedCall", Counted)
+    monkeypatch.setattr(executors, "ForkedCall", Counted)
     question = ask(spec, "4 8", "+1 -2", "9 3", hidden=2)
     deck = SolveOptions(opponent_deck=parse_cards("+1 +2 +3 -1 -2 -3 ±1 ±2 +4 -4"))
     monkeypatch.setenv("PAZAAK_SOLVER_PROCESSES", "1")
