@@ -460,7 +460,7 @@ class NativeMatchSolver(MatchSolver):
         )
         self._sync()
         if self._dense_level != (s0, s1):
-            self._fast.drop_dense()
+            self._fast.drop_dense(True)  # (its arrays serve this level's tables, of the same sizes)
             self._rank()
             self._dense_level = (s0, s1)
         before, after = self._dense_bytes(pairs, len(contexts))
