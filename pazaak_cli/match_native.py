@@ -152,12 +152,12 @@ class NativeMatchSolver(MatchSolver):
         self._dense_level: tuple[int, int] | None = None
         """The score level whose groups have dense tables now."""
         self._ranked = (0, 0)
+        """How many sides and candidate lists the core had when it last ranked them."""
         self.processes = solver_processes()
         """Processes :meth:`prepare_all` may solve scores in at once (see
         :meth:`_solve_levels`)."""
         self._forked_positions = 0
         """Positions computed by forked processes (for :attr:`positions_computed`)."""
-        """How many sides and candidate lists the core had when it last ranked them."""
 
     # -- state shared with the core ---------------------------------------------------------------
 

@@ -169,6 +169,7 @@ class MatchSolver(SetSolver):
         self._recent_moves: list[float] = []
         """The last few of those moves, at the score being solved."""
         self._recent_score: tuple[int, int] | None = None
+        """The score those last moves were found at."""
         self._share_base: dict[tuple[int, int, int], float] | None = None
         """While :meth:`prepare_all` solves a number of sets played: the shares as they were
         before it (its scores read none of each other's, whatever order they are solved in)."""
@@ -490,7 +491,7 @@ class MatchSolver(SetSolver):
         far, on average, as the shares of the same score whose hands lack one card of these
         (solved before it, bottom up), else as the last few of this score. Newton's first step
         then lands on the fixed point's linear piece more often (a miss costs one more solve of
-        the state's positions): the 4 v 4 first move of ``benchmarks/bench_match.py`` took 3,168
+        the state's positions): the 4 v 4 first move of ``benchmarks/bench_match.py`` took 3,100
         solves of its 2,304 match states, against 4,142 with no correction."""
         s0, s1, h0, h1 = match
         moves = self._share_moves
