@@ -10,7 +10,8 @@ match, so 2 x N), all on the same deals (seed 1):
   ``kotor`` and ``heuristic`` never read the other hand, so only the expert gains).
 
 The match-state values of the deck pair are solved first, for every hand the deck deals against
-every one (``--universe``; measured: 1,250 s for two kotor1-starter decks), and kept in the
+every one (``--universe``; measured: 1,250 s for two kotor1-starter decks on one core, 742 s
+on two), and kept in the
 match cache, so the matches measure playing, not solving. Each run is one process.
 
     python benchmarks/bench_expert_match.py --universe --deck kotor1-starter
