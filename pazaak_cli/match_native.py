@@ -319,12 +319,19 @@ class NativeMatchSolver(MatchSolver):
         self._sync()
 
     def _start_set(self, context: int, hands: tuple[Sequence[Card], Sequence[Card]]) -> None:
-        """The set in progress on a deck of its own (fixed probabilities) gets dense tables
-        too, if they fit beside the level's (else its positions stay in the hash tables)."""
-        if self._context_info[context][3] == 0 or not self._native(context):
-            return  # (a later set's context: its level has them; exact draws: Python)
+        """The set in progress gets dense tables: a later set's context (the infinite deck)
+        those of its score; one on a deck of its own (fixed probabilities) its own, if they fit
+        beside the level's (else its positions stay in the hash tables). (A set in progress on
+        a deck of its own reads only the values of the scores after it: its score's tables
+        would be of no use to it.)"""
+        if not self._native(context):
+            return  # (exact draws: Python)
         h0, h1 = self.hands.intern(hands[0]), self.hands.intern(hands[1])
         pairs = [(x, y) for x in self._sub_hands(h0) for y in self._sub_hands(h1)]
+        s0, s1, _, model = self._context_info[context]
+        if model == 0:
+            self._start_level(s0, s1, pairs)
+            return
         self._sync()
         before, after = self._dense_bytes(pairs, 1)
         if self._fast.memo_bytes + before + after <= DENSE_LIMIT_BYTES:

@@ -599,7 +599,7 @@ class MatchSolver(SetSolver):
                     for pair in pairs
                     if any(((s0, s1, *pair), spec) not in self._entries for spec in specs)
                 ]
-                if missing or (s0, s1) == scores:
+                if missing:
                     levels.append(Level(s0, s1, missing))
             self._share_base, self._share_writes = dict(self._shares), {}
             try:
