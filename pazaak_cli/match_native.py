@@ -299,7 +299,10 @@ class NativeMatchSolver(MatchSolver):
         super().prepare_all(scores, hands)
 
     def release_tables(self) -> None:
-        self._fast.drop_dense()
+        """MatchSolver.release_tables; the arrays of one question's tables are kept for the
+        next question's (a player's next decision: the same hands or fewer, tables of the same
+        sizes), and freed by the one after if it does not take them."""
+        self._fast.drop_dense(True)
         self._dense_level = None
 
     def fits(self, hands: tuple[Sequence[Sequence[Card]], Sequence[Sequence[Card]]]) -> bool:
