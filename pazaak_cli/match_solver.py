@@ -177,6 +177,8 @@ class MatchSolver(SetSolver):
         """The shares those scores found, each with its place in prepare's order."""
         self._interned_from: set[int] = set()
         """The hands whose later sets' sides are all interned."""
+        self._prepared: set[tuple[tuple[int, int], tuple[int, ...], tuple[int, ...]]] = set()
+        """The (score, hands, hands) :meth:`prepare_all` has solved everything below."""
         self.fixed_point_shortcuts = 0
         """Fixed points found by a Newton step inside the interval where F is linear."""
 
@@ -576,6 +578,13 @@ class MatchSolver(SetSolver):
     ) -> None:
         """:meth:`prepare` for every hand each seat may hold (a hidden hand's possible hands):
         each score once for all of them, instead of once a hand."""
+        asked = (
+            scores,
+            tuple(self.hands.intern(hand) for hand in hands[0]),
+            tuple(self.hands.intern(hand) for hand in hands[1]),
+        )
+        if asked in self._prepared:
+            return  # (all solved when it was asked before: match-state values are never dropped)
         below0 = self._union_sub_hands(hands[0])
         below1 = self._union_sub_hands(hands[1])
         pairs = sorted(
@@ -607,6 +616,7 @@ class MatchSolver(SetSolver):
             finally:
                 self._shares.update((key, share) for key, (_, share) in self._share_writes.items())
                 self._share_base, self._share_writes = None, {}
+        self._prepared.add(asked)
 
     def _solve_levels(
         self, levels: Sequence[Level], pairs: Sequence[tuple[int, int]], specs: Sequence[int]
