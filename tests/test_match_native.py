@@ -410,9 +410,9 @@ class _LostFork:
         pass
 
 
-def _two_by_two(processes: int) -> tuple[NativeMatchSolver, list[MatchMove]]:
+def _two_by_two(processes: int, spec: str = K1) -> tuple[NativeMatchSolver, list[MatchMove]]:
     """The first move of a 2 v 2 match, solved with this many processes."""
-    rules = parse_ruleset(K1)
+    rules = parse_ruleset(spec)
     hands = (parse_cards("+1 -2"), parse_cards("+2 -1"))
     state = new_match(rules, hands).child(Open(0))
     question = question_from_state(state.child(state.chance_outcomes()[5][0]))
@@ -422,15 +422,21 @@ def _two_by_two(processes: int) -> tuple[NativeMatchSolver, list[MatchMove]]:
 
 
 @pytest.mark.skipif(not match_native.fork_available(), reason="no fork on this system")
+@pytest.mark.parametrize(
+    "spec",
+    [K1, K1 + ",first-player=alternate", K1 + ",first-player=random", K1 + ",first-player=loser"],
+)
 def test_scores_solved_in_forked_processes_give_the_very_same_values(
-    monkeypatch: pytest.MonkeyPatch,
+    spec: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Scores with as many sets played are solved at once in forked copies of the solver; the
-    match-state values, the answer and the statistics are bit for bit those of one process."""
+    match-state values, the answer and the statistics are bit for bit those of one process,
+    whoever opens the later sets."""
     monkeypatch.setattr(executors, "ForkedCall", _CountedFork)
-    alone, moves = _two_by_two(1)
+    _CountedFork.made = 0
+    alone, moves = _two_by_two(1, spec)
     assert _CountedFork.made == 0
-    forked, got = _two_by_two(2)
+    forked, got = _two_by_two(2, spec)
     assert _CountedFork.made == 3  # (1-2 beside 2-1, 0-2 and 1-1 beside 2-0, 0-1 beside 1-0)
     assert got == moves
     assert forked._entries == alone._entries
@@ -438,7 +444,7 @@ def test_scores_solved_in_forked_processes_give_the_very_same_values(
     assert forked.fixed_point_solves == alone.fixed_point_solves
     assert forked.positions_computed == alone.positions_computed
     _CountedFork.made = 0
-    _, three = _two_by_two(3)  # (the three scores of two sets played at once)
+    _, three = _two_by_two(3, spec)  # (the three scores of two sets played at once)
     assert _CountedFork.made == 4 and three == moves
 
 
