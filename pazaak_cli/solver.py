@@ -842,7 +842,7 @@ def solve_set_question(question: Question, options: SolveOptions | None = None) 
         fixed = True
         solver = fixed_solver()
         results = _average(question, solver, other_hands, deck_after, options, processes=processes)
-        if solver.states <= EXACT_PROBE_STATES:
+        if solver.solved <= EXACT_PROBE_STATES:  # (computed: it never drops, see _average)
             exact_solver = SetSolver(rules, budget=EXACT_BUDGET_FACTOR * max(solver.states, 1000))
             try:
                 results = _average(question, exact_solver, other_hands, deck_after, options)
@@ -1140,7 +1140,10 @@ def _average(
     """Every move's outcome, averaged over the opponent's possible hands, shared out among
     ``processes`` (forked copies of the solver, each with its own memo: the solver must be this
     question's own). Every hand's values come back and are summed here in the hands' order, so
-    the answer is the same to the last bit however many processes solved it."""
+    the answer is the same to the last bit however many processes solved it. The first hands
+    are solved here until the search has computed more than :data:`EXACT_PROBE_STATES`
+    positions: a search that stays below (after which the exact solve is tried) is never
+    shared out, so whether it is tried does not depend on the processes either."""
     state = question.state
     me_side = state.sides[state.turn]
     my_hand = tuple(card for card in me_side.hand if card is not None)
@@ -1154,18 +1157,24 @@ def _average(
     job = _HandJob(
         question, solver, other_hands, [code for _, code in moves], solver.deck_id(deck_after)
     )
-    # contiguous shares: neighbouring hands (in the prior's order) share the most positions
-    size = -(-len(other_hands) // processes)
-    shares = [
-        range(start, min(start + size, len(other_hands)))
-        for start in range(0, len(other_hands), size)
-    ]
-    parts = run_shared(
-        shares,
-        partial(_hand_values, job, progress=options.progress, processes=len(shares)),
-        partial(_forked_hand_values, job),
-    )
-    values = [hand_values for part in parts for hand_values in part]
+    values: list[list[tuple[float, float]]] = []
+    first = 0
+    while first < len(other_hands) and (processes == 1 or solver.solved <= EXACT_PROBE_STATES):
+        values += _hand_values(job, range(first, first + 1), options.progress)
+        first += 1
+    if first < len(other_hands):
+        # contiguous shares: neighbouring hands (in the prior's order) share the most positions
+        size = -(-(len(other_hands) - first) // processes)
+        shares = [
+            range(start, min(start + size, len(other_hands)))
+            for start in range(first, len(other_hands), size)
+        ]
+        parts = run_shared(
+            shares,
+            partial(_hand_values, job, progress=options.progress, processes=len(shares)),
+            partial(_forked_hand_values, job),
+        )
+        values += [hand_values for part in parts for hand_values in part]
     total_ways = sum(ways for _, ways in other_hands)
     sums = [[0.0, 0.0] for _ in moves]
     for (_, ways), hand_values in zip(other_hands, values, strict=True):
@@ -1204,8 +1213,8 @@ def _hand_values(
     processes: int = 1,
 ) -> list[list[tuple[float, float]]]:
     """(equity, P(win)) of every move, for each of the hands ``job.other_hands[share]`` the
-    opponent may hold. ``progress``: told the hands done (this share's times ``processes``, the
-    others' running alongside)."""
+    opponent may hold. ``progress``: told the hands done (those before the share, and this
+    share's times ``processes``: the others run alongside)."""
     question, solver, other_hands, codes, deck = job
     state = question.state
     other_side = state.sides[1 - state.turn]
@@ -1218,7 +1227,8 @@ def _hand_values(
             other = solver.side_id(playing_side(solver, other_side, other_hands[index][0]))
         values.append([solver.candidate_value(code, other, deck) for code in codes])
         if progress is not None:
-            progress(min((done + 1) * processes, len(other_hands)), len(other_hands))
+            done_here = share.start + (done + 1) * processes
+            progress(min(done_here, len(other_hands)), len(other_hands))
     return values
 
 

@@ -572,13 +572,28 @@ def test_playing_the_solver_against_itself_wins_as_often_as_it_predicts() -> Non
     assert 0.05 < predicted.p_win < 0.95 and predicted.p_tie > 0.01  # a real test of all three
 
 
-@pytest.mark.parametrize("spec", [INF, "kotor1"])
+@pytest.mark.parametrize(
+    ("spec", "table", "hand", "opp_table", "forks"),
+    [
+        (INF, "4 8", "+1 -2", "9 3", 2),
+        ("kotor1", "4 8", "+1 -2", "9 3", 2),
+        # a small search: never shared out, and its exact solve is tried all the same
+        ("kotor1", "5 4 9", "", "9 3 5", 0),
+    ],
+)
 def test_a_hidden_hand_averaged_in_forked_processes_is_the_same_to_the_last_bit(
-    spec: str, monkeypatch: pytest.MonkeyPatch
+    spec: str,
+    table: str,
+    hand: str,
+    opp_table: str,
+    forks: int,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """With several cores the possible hands are shared out among forked copies of the
     question's solver; their values are summed here in the hands' order, so the answer is the
-    one a single process gives, bit for bit (with the infinite deck and with the game's)."""
+    one a single process gives, bit for bit (with the infinite deck and with the game's). A
+    search that stays small (whose exact solve without replacement is then tried) is not
+    shared out: the same model is answered whatever the processes."""
     if not executors.fork_available():
         pytest.skip("no fork on this system")
     made: list[int] = []
@@ -589,15 +604,17 @@ def test_a_hidden_hand_averaged_in_forked_processes_is_the_same_to_the_last_bit(
             super().__init__(function)
 
     monkeypatch.setattr(executors, "ForkedCall", Counted)
-    question = ask(spec, "4 8", "+1 -2", "9 3", hidden=2)
+    question = ask(spec, table, hand, opp_table, hidden=2)
     deck = SolveOptions(opponent_deck=parse_cards("+1 +2 +3 -1 -2 -3 ±1 ±2 +4 -4"))
     monkeypatch.setenv("PAZAAK_SOLVER_PROCESSES", "1")
     alone = solve_question(question, deck)
     assert not made
     monkeypatch.setenv("PAZAAK_SOLVER_PROCESSES", "3")
     shared = solve_question(question, deck)
-    assert len(made) == 2
+    assert len(made) == forks
     assert alone.hands_averaged == shared.hands_averaged >= set_solver.FORK_MIN_HANDS
+    assert shared.fixed_probabilities == alone.fixed_probabilities == (forks > 0 and spec != INF)
+    assert shared.model == alone.model
     assert [(r.move, r.outcome) for r in shared.results] == [
         (r.move, r.outcome) for r in alone.results
     ]
