@@ -146,14 +146,15 @@ typedef struct {
     int defined;
 } Model;
 
-/* The dense table of a group (context, hand of seat 0, hand of seat 1): its
- * before-draw positions indexed by the local numbers of the two sides (each side's rank among the
- * sides of its hand, in the order Python interned them): value[la * n1 + lb] before seat 0 draws,
- * value[n0 * n1 + lb * n0 + la] before seat 1 does, UNKNOWN until computed; the slopes beside
- * them only while the group's match state is iterated (NULL: every slope is 0). The groups of
- * the set in progress get one too when its deck model draws with fixed probabilities. Python
- * asks for one (`densify`) once it has interned every side a score level can reach: n0 and n1 are the sides of each hand then (a side interned later is
- * held in the hash tables, as every position is without a dense table). */
+/* The dense table of a group (context, hand of seat 0, hand of seat 1): its before-draw
+ * positions indexed by the local numbers of the two sides (each side's rank among the sides of
+ * its hand, in the order `rank` gave, see before_index), then its after-draw positions by the
+ * other side's rank and the candidate list's; UNKNOWN until computed; the slopes beside them
+ * only while the group's match state is iterated (NULL: every slope is 0). The groups of the
+ * set in progress get one too when its deck model draws with fixed probabilities. Python asks
+ * for one (`densify`) once it has interned every side a score level can reach: n0 and n1 are the
+ * sides of each hand then (a side interned later is held in the hash tables, as every position
+ * is without a dense table). */
 #define UNKNOWN (-1.0)
 
 typedef struct {
@@ -328,19 +329,16 @@ static double *spare_take(Core *self, size_t nv) {
     return NULL;
 }
 
-/* Free every dense table. */
-static void dense_clear(Core *self) {
-    for (int i = 0; i < self->ndense; i++) dense_free(self, self->dense[i]);
+/* Free every dense table; `keep`: keep their value arrays for the tables to come (the spares
+ * kept before, not taken, are freed either way). */
+static void dense_clear(Core *self, int keep) {
     spares_free(self);
-    self->ndense = 0;
-    self->last_dense = NULL;
-    map_free(&self->dense_index);
-}
-
-/* dense_clear, the value arrays kept for the next level's tables. */
-static void dense_clear_keep(Core *self) {
-    spares_free(self); /* (those of the level before: not taken, not the sizes asked now) */
-    for (int i = 0; i < self->ndense; i++) dense_spare(self, self->dense[i]);
+    for (int i = 0; i < self->ndense; i++) {
+        if (keep)
+            dense_spare(self, self->dense[i]);
+        else
+            dense_free(self, self->dense[i]);
+    }
     self->ndense = 0;
     self->last_dense = NULL;
     map_free(&self->dense_index);
@@ -554,9 +552,6 @@ static int before_draw(Core *self, int context, int mover, int a, int b, double 
     if (g) {
         int la = self->local[a], lb = self->local[b];
         if (la < g->n0 && lb < g->n1) {
-            /* seat 0's positions by rows of seat 1's sides, seat 1's the other way round: the
-             * positions one position reads (the other seat's, after each end of turn of the
-             * mover's) differ only in the mover's side, and sit in one row */
             index = before_index(g, mover, la, lb);
             double found = g->v[index];
             if (found != UNKNOWN) {
@@ -801,7 +796,7 @@ static void core_dealloc(Core *self) {
     free(self->list_local);
     free(self->nlist_local);
     free(self->nfirst);
-    dense_clear(self);
+    dense_clear(self, 0);
     free(self->dense);
     free(self->spares);
     free(self->after);
@@ -1022,7 +1017,7 @@ static PyObject *core_set_model(Core *self, PyObject *args) {
     } else if (self->models[model].defined || model == 0) {
         map_clear(&self->tables[model != 0]);
         map_clear(&self->odds);
-        dense_clear(self);
+        dense_clear(self, 0);
     }
     self->models[model] = fresh;
     Py_RETURN_NONE;
@@ -1364,7 +1359,7 @@ static PyObject *core_clear_positions(Core *self, PyObject *unused) {
     map_free(&self->tables[1]);
     map_free(&self->odds);
     drop_levels(self);
-    dense_clear(self);
+    dense_clear(self, 0);
     Py_RETURN_NONE;
 }
 
@@ -1419,15 +1414,20 @@ static PyObject *core_table_sizes(Core *self, PyObject *args) {
     return Py_BuildValue("(KK)", before, after);
 }
 
-/* drop_dense(): free every dense table (their positions would be solved again, the same, in
- * the hash tables if asked). */
+/* drop_dense(keep=False): free every dense table (their positions would be solved again, the
+ * same, in the hash tables if asked); keep: their value arrays serve the next tables of the
+ * same sizes, until free_spares. */
 static PyObject *core_drop_dense(Core *self, PyObject *args) {
     int keep = 0;
     if (!PyArg_ParseTuple(args, "|p", &keep)) return NULL;
-    if (keep)
-        dense_clear_keep(self);
-    else
-        dense_clear(self);
+    dense_clear(self, keep);
+    Py_RETURN_NONE;
+}
+
+/* free_spares(): free the value arrays kept and not taken (after a batch of densify calls). */
+static PyObject *core_free_spares(Core *self, PyObject *unused) {
+    (void)unused;
+    spares_free(self);
     Py_RETURN_NONE;
 }
 
@@ -1681,6 +1681,8 @@ static PyMethodDef core_methods[] = {
     {"drop_dense", (PyCFunction)core_drop_dense, METH_VARARGS,
      "drop_dense(keep=False): free every dense table (keep: their value arrays, for tables of "
      "the same sizes to come)"},
+    {"free_spares", (PyCFunction)core_free_spares, METH_NOARGS,
+     "free_spares(): free the value arrays kept by drop_dense(True) and not taken since"},
     {"clear_positions", (PyCFunction)core_clear_positions, METH_NOARGS,
      "clear_positions(): forget every position (between searches)"},
     {NULL, NULL, 0, NULL},

@@ -301,7 +301,7 @@ class NativeMatchSolver(MatchSolver):
     def release_tables(self) -> None:
         """MatchSolver.release_tables; the arrays of one question's tables are kept for the
         next question's (a player's next decision: the same hands or fewer, tables of the same
-        sizes), and freed by the one after if it does not take them."""
+        sizes), which frees those it does not take."""
         self._fast.drop_dense(True)
         self._dense_level = None
 
@@ -325,8 +325,8 @@ class NativeMatchSolver(MatchSolver):
         """The set in progress gets dense tables: a later set's context (the infinite deck)
         those of its score; one on a deck of its own (fixed probabilities) its own, if they fit
         beside the level's (else its positions stay in the hash tables). (A set in progress on
-        a deck of its own reads only the values of the scores after it: its score's tables
-        would be of no use to it.)"""
+        a deck of its own reads only match-state values once it ends: its score's later-set
+        tables would be of no use to it.)"""
         if not self._native(context):
             return  # (exact draws: Python)
         h0, h1 = self.hands.intern(hands[0]), self.hands.intern(hands[1])
@@ -343,6 +343,7 @@ class NativeMatchSolver(MatchSolver):
         elif self._fast.memo_bytes + before <= DENSE_LIMIT_BYTES:
             for x, y in pairs:
                 self._fast.densify(context, x, y, False)
+        self._fast.free_spares()  # (the arrays these tables did not take)
 
     def _solve_levels(
         self, levels: Sequence[Level], pairs: Sequence[tuple[int, int]], specs: Sequence[int]
@@ -477,6 +478,7 @@ class NativeMatchSolver(MatchSolver):
         keep_after = before + after <= DENSE_LIMIT_BYTES
         if before > DENSE_LIMIT_BYTES:
             self._dense_level = None
+            self._fast.free_spares()
             raise SolverTooLarge(
                 f"the match answer for these hands needs about {before / 1e9:.1f} GB of "
                 f"positions at each score, more than its bound of "
@@ -485,6 +487,7 @@ class NativeMatchSolver(MatchSolver):
         for context in contexts:
             for x, y in pairs:
                 self._fast.densify(context, x, y, keep_after)
+        self._fast.free_spares()  # (the arrays these tables did not take)
 
     # -- the recursion, in the core ---------------------------------------------------------------
 
