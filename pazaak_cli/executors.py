@@ -385,7 +385,12 @@ class ForkedCall:
     def __init__(self, function: Callable[[], Any]) -> None:
         parent = os.getpid()
         read, write = os.pipe()
-        pid = os.fork()
+        try:
+            pid = os.fork()
+        except OSError:
+            os.close(read)
+            os.close(write)
+            raise
         if pid == 0:  # pragma: no cover - the child's side (its coverage is not collected)
             os.close(read)
             status = 1
@@ -443,20 +448,29 @@ def run_shared(
 ) -> list[ResultT]:
     """``here(shares[0])`` in this process while ``there(share)`` runs for every other share in
     a forked child (:class:`ForkedCall`), all at once; the results in the shares' order. A
-    child that dies without an answer has its share run ``here`` after all; an exception raised
-    in one is raised here, and the other children are ended."""
-    children = [ForkedCall(partial(there, share)) for share in shares[1:]]
+    child that cannot be forked (no memory, a process limit) or dies without an answer has its
+    share run ``here`` after all; an exception raised in one is raised here, and the other
+    children are ended."""
+    children: list[ForkedCall | None] = []
     try:
+        for share in shares[1:]:
+            try:
+                children.append(ForkedCall(partial(there, share)))
+            except OSError:
+                children.append(None)
         results = [here(shares[0])]
         for child, share in zip(children, shares[1:], strict=True):
             try:
+                if child is None:
+                    raise WorkerLost("not forked")
                 results.append(child.result())
             except WorkerLost:  # (killed, out of memory: this process does it)
                 results.append(here(share))
         return results
     finally:
         for child in children:
-            child.stop()
+            if child is not None:
+                child.stop()
 
 
 SOLVER_PROCESSES_VARIABLE = "PAZAAK_SOLVER_PROCESSES"

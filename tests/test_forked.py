@@ -94,3 +94,13 @@ def test_run_shared_raises_a_childs_error_and_ends_the_others() -> None:
 
     with pytest.raises(PazaakError, match="share 2 failed"):
         run_shared([1, 2, 3], lambda share: share, there)
+
+
+def test_run_shared_does_a_share_here_when_no_child_can_be_forked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def no_fork() -> int:
+        raise OSError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "fork", no_fork)
+    assert run_shared([1, 2, 3], lambda share: share * 10, lambda share: -1) == [10, 20, 30]
