@@ -153,9 +153,11 @@ class NativeMatchSolver(MatchSolver):
         """The score level whose groups have dense tables now."""
         self._ranked = (0, 0)
         """How many sides and candidate lists the core had when it last ranked them."""
-        self.processes = solver_processes()
+        self.processes: int | None = None
         """Processes :meth:`prepare_all` may solve scores in at once (see
-        :meth:`_solve_levels`)."""
+        :meth:`_solve_levels`); None: as many as ``$PAZAAK_SOLVER_PROCESSES`` says when it
+        solves (read then, not now: a solver kept at module level reaches a pool's workers,
+        which forked it and say 1)."""
         self._forked_positions = 0
         """Positions computed by forked processes (for :attr:`positions_computed`)."""
 
@@ -354,7 +356,7 @@ class NativeMatchSolver(MatchSolver):
         values are the same as solved one after the other: each score starts its fixed points
         from the shares found before its number of sets played (see ``_share_base``)."""
         active = [level for level in levels if level.missing]
-        count = min(self.processes, len(active))
+        count = min(self.processes or solver_processes(), len(active))
         dealt = [active[index::count] for index in range(1, count)] if count > 1 else []
         if not dealt or not self._worth_forking(dealt, pairs):
             super()._solve_levels(levels, pairs, specs)

@@ -500,3 +500,21 @@ def test_ranking_the_sides_checks_what_it_is_given() -> None:
     fast.densify(0, 0, 0)
     with pytest.raises(RuntimeError, match="dense tables exist"):
         fast.rank(sides, lists)
+
+
+def test_the_processes_are_read_when_solving_not_when_made(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A solver kept at module level is inherited by a pool's forked workers, which set
+    PAZAAK_SOLVER_PROCESSES=1 after it was made: it must not fork there."""
+    monkeypatch.setattr(executors, "ForkedCall", _CountedFork)
+    _CountedFork.made = 0
+    monkeypatch.setenv("PAZAAK_SOLVER_PROCESSES", "2")
+    rules = parse_ruleset(K1)
+    solver = NativeMatchSolver(rules)
+    monkeypatch.setenv("PAZAAK_SOLVER_PROCESSES", "1")  # (as a pool worker's start sets it)
+    hands = (parse_cards("+1 -2"), parse_cards("+2 -1"))
+    state = new_match(rules, hands).child(Open(0))
+    question = question_from_state(state.child(state.chance_outcomes()[5][0]))
+    solver.solve_moves(question, hands[1], current_deck=None)
+    assert _CountedFork.made == 0
