@@ -1159,7 +1159,7 @@ def _average(
     )
     values: list[list[tuple[float, float]]] = []
     first = 0
-    while first < len(other_hands) and (processes == 1 or solver.solved <= EXACT_PROBE_STATES):
+    while first < len(other_hands) and solver.solved <= EXACT_PROBE_STATES:
         values += _hand_values(job, range(first, first + 1), options.progress)
         first += 1
     if first < len(other_hands):
