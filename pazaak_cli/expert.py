@@ -33,7 +33,7 @@ from pazaak_cli.game import (
     Play,
     TableCard,
 )
-from pazaak_cli.match_advice import solve_match_question
+from pazaak_cli.match_advice import best_match_move
 from pazaak_cli.match_cache import load_entries, save_entries
 from pazaak_cli.match_native import make_match_solver
 from pazaak_cli.match_solver import MatchSolver
@@ -204,7 +204,7 @@ class MatchExpertPlayer(ExpertPlayer):
     """``match-expert``: the move with the highest probability of winning the MATCH.
 
     It sees what :class:`ExpertPlayer` sees and samples the opponent's hand the same way, but
-    values each move by the exact match solver (:func:`solve_match_question`: both sides play
+    values each move by the exact match solver (:func:`best_match_move`: both sides play
     for the match, hand cards kept for later sets, the score weighing each set), so it needs no
     thrift margin. It counts the cards: while the opponent plays, the set in progress is drawn
     with the odds of the main deck as it stands (the cards gone since the shuffle are public);
@@ -223,9 +223,9 @@ class MatchExpertPlayer(ExpertPlayer):
     def _best(self, view: MatchState, options: SolveOptions) -> Move:
         solver = _match_solver(view.ruleset)
         options.objective = "match"
-        advice = solve_match_question(question_from_state(view), options, solver=solver)
+        move = best_match_move(question_from_state(view), options, solver=solver)
         _save_now_and_then(solver)
-        return advice.results[0].move
+        return move
 
 
 MATCH_MEMO_LIMIT = 6_000_000

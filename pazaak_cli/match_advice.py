@@ -25,6 +25,7 @@ from pazaak_cli.rules import MainDeck, Ruleset
 from pazaak_cli.solver import (
     BEST_TOLERANCE,
     Advice,
+    Move,
     MoveResult,
     Outcome,
     SolveOptions,
@@ -151,6 +152,37 @@ def solve_match_question(
     options = options or SolveOptions()
     if options.opponent == "kotor":
         return solve_kotor_match_question(question, options)
+    return _solve_match(question, options, solver, full_deck_odds, odds="all")
+
+
+def best_match_move(
+    question: Question,
+    options: SolveOptions,
+    *,
+    solver: MatchSolver | None = None,
+    full_deck_odds: bool = False,
+) -> Move:
+    """The move :func:`solve_match_question` ranks first, for a player that needs no more.
+
+    The set's odds along each line only order moves of exactly equal match value, so they are
+    computed only then (a fifth of the match expert's time went to them, docs/benchmarks.md):
+    the move is the same."""
+    if options.opponent == "kotor":
+        return solve_kotor_match_question(question, options).results[0].move
+    return _solve_match(question, options, solver, full_deck_odds, odds="ties").results[0].move
+
+
+def _solve_match(
+    question: Question,
+    options: SolveOptions,
+    solver: MatchSolver | None,
+    full_deck_odds: bool,
+    *,
+    odds: str,
+) -> Advice:
+    """:func:`solve_match_question` (``odds="all"``); ``odds="ties"``: the set odds of the
+    moves only if two of them share the best match value (else NaN: see
+    :func:`best_match_move`)."""
     state, my_hand, other_hands, deck_after = _checked_question(question, options)
     rules, other_side = state.ruleset, state.sides[1 - state.turn]
     shared = solver is None
@@ -161,30 +193,45 @@ def solve_match_question(
     if rules.main_deck is not MainDeck.INFINITE and not full_deck_odds:
         current = deck_after if any(deck_after) else FULL_DECK
         exact = options.exact or other_side.standing
-    rows: list[tuple[float, list[MatchMove]]] = []
     total_ways = sum(ways for _, ways in other_hands)
+    models: list[bool] = []  # the deck model each hand was solved with (exact or not)
+
+    def solve(index: int, hand: tuple[Card, ...], with_odds: bool) -> list[MatchMove]:
+        nonlocal exact
+        solver.bound_memo()
+        if index < len(models):
+            return solver.solve_moves(
+                question, hand, current_deck=current, exact=models[index], odds=with_odds
+            )
+        try:
+            results = solver.solve_moves(
+                question,
+                hand,
+                current_deck=current,
+                exact=exact,
+                budget=None if options.exact or not exact else options.budget,
+                odds=with_odds,
+            )
+        except SolverTooLarge:
+            exact = False  # the set in progress with fixed probabilities instead
+            results = solver.solve_moves(question, hand, current_deck=current, odds=with_odds)
+        models.append(exact)
+        return results
+
+    rows: list[tuple[float, list[MatchMove]]] = []
     previous, solver.progress = solver.progress, options.positions
     try:
         mine, theirs = [my_hand], [hand for hand, _ in other_hands]
         seats = (mine, theirs) if state.turn == 0 else (theirs, mine)
-        if len(theirs) > 1 and solver.fits(seats):  # every score once for all the hands
-            solver.prepare_all(state.sets_won(), seats)
+        if len(theirs) > 1 and not solver.prepared(state.sets_won(), seats) and solver.fits(seats):
+            solver.prepare_all(state.sets_won(), seats)  # every score once for all the hands
         for done, (hand, ways) in enumerate(other_hands):
-            solver.bound_memo()
-            try:
-                results = solver.solve_moves(
-                    question,
-                    hand,
-                    current_deck=current,
-                    exact=exact,
-                    budget=None if options.exact or not exact else options.budget,
-                )
-            except SolverTooLarge:
-                exact = False  # the set in progress with fixed probabilities instead
-                results = solver.solve_moves(question, hand, current_deck=current)
-            rows.append((ways / total_ways, results))
+            rows.append((ways / total_ways, solve(done, hand, odds == "all")))
             if options.progress is not None:
                 options.progress(done + 1, len(other_hands))
+        if odds == "ties" and _best_tied(rows):
+            weights = [weight for weight, _ in rows]
+            rows = [(weights[i], solve(i, hand, True)) for i, (hand, _) in enumerate(other_hands)]
     finally:
         solver.progress = previous
         solver.release_tables()
@@ -197,6 +244,22 @@ def solve_match_question(
         fixed_probabilities=current is not None and not exact,
         states=solver.states,
     )
+
+
+def _best_tied(rows: Sequence[tuple[float, Sequence[MatchMove]]]) -> bool:
+    """Whether two moves share the highest averaged match value (summed as
+    :func:`_match_advice` sums it)."""
+    sums = _match_sums(rows)
+    best = max(sums)
+    return sums.count(best) > 1
+
+
+def _match_sums(rows: Sequence[tuple[float, Sequence[MatchMove]]]) -> list[float]:
+    sums = [0.0] * len(rows[0][1])
+    for weight, results in rows:
+        for index, result in enumerate(results):
+            sums[index] += weight * result.match_win
+    return sums
 
 
 _SHARED: dict[Ruleset, MatchSolver] = {}

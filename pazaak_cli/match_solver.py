@@ -33,6 +33,7 @@ The model:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -68,6 +69,9 @@ probabilities or exactly without replacement)."""
 
 _RANDOM = 2
 """An opener 'spec': a coin decides (the specs 0 and 1 name the seat that opens)."""
+
+_NO_ODDS = (math.nan, math.nan, math.nan)
+"""The set odds of a move solved without them (:meth:`MatchSolver.solve_moves`, ``odds=False``)."""
 
 
 Pair = tuple[float, float]
@@ -177,6 +181,9 @@ class MatchSolver(SetSolver):
         """The shares those scores found, each with its place in prepare's order."""
         self._interned_from: set[int] = set()
         """The hands whose later sets' sides are all interned."""
+        self._expanded: set[int] = set()
+        """The sides whose candidate lists :meth:`_intern_later_sides` has made (or will, in
+        the call under way)."""
         self._prepared: set[tuple[tuple[int, int], tuple[int, ...], tuple[int, ...]]] = set()
         """The (score, hands, hands) :meth:`prepare_all` has solved everything below."""
         self.fixed_point_shortcuts = 0
@@ -578,11 +585,7 @@ class MatchSolver(SetSolver):
     ) -> None:
         """:meth:`prepare` for every hand each seat may hold (a hidden hand's possible hands):
         each score once for all of them, instead of once a hand."""
-        asked = (
-            scores,
-            tuple(self.hands.intern(hand) for hand in hands[0]),
-            tuple(self.hands.intern(hand) for hand in hands[1]),
-        )
+        asked = self._asked(scores, hands)
         if asked in self._prepared:
             return  # (all solved when it was asked before: match-state values are never dropped)
         below0 = self._union_sub_hands(hands[0])
@@ -617,6 +620,26 @@ class MatchSolver(SetSolver):
                 self._shares.update((key, share) for key, (_, share) in self._share_writes.items())
                 self._share_base, self._share_writes = None, {}
         self._prepared.add(asked)
+
+    def prepared(
+        self,
+        scores: tuple[int, int],
+        hands: tuple[Sequence[Sequence[Card]], Sequence[Sequence[Card]]],
+    ) -> bool:
+        """Whether :meth:`prepare_all` of these scores and hands was done before (and so has
+        nothing left to solve)."""
+        return self._asked(scores, hands) in self._prepared
+
+    def _asked(
+        self,
+        scores: tuple[int, int],
+        hands: tuple[Sequence[Sequence[Card]], Sequence[Sequence[Card]]],
+    ) -> tuple[tuple[int, int], tuple[int, ...], tuple[int, ...]]:
+        return (
+            scores,
+            tuple(self.hands.intern(hand) for hand in hands[0]),
+            tuple(self.hands.intern(hand) for hand in hands[1]),
+        )
 
     def _solve_levels(
         self, levels: Sequence[Level], pairs: Sequence[tuple[int, int]], specs: Sequence[int]
@@ -698,9 +721,10 @@ class MatchSolver(SetSolver):
         self._interned_from.add(key)
         draws = [value + 1 for value, count in enumerate(FULL_DECK) if count]
         after, candidates, kinds = self._after, self._candidates, self._kind
-        starts = sorted(self._sub_hands(key))
-        stack = [self.side_id((0, 0, hand, 0, 0, False)) for hand in starts]
-        seen = set(stack)
+        seen = self._expanded  # (kept: a new hand's sub-hands were mostly walked before)
+        starts = [self.side_id((0, 0, hand, 0, 0, False)) for hand in sorted(self._sub_hands(key))]
+        stack = [side for side in starts if side not in seen]
+        seen.update(stack)
         while stack:
             side = stack.pop()
             for drawn in draws:
@@ -738,11 +762,13 @@ class MatchSolver(SetSolver):
         current_deck: tuple[int, ...] | None,
         exact: bool = False,
         budget: int | None = None,
+        odds: bool = True,
     ) -> list[MatchMove]:
         """Every move of the question's mover with its match value and the set odds along its
         line, the other seat holding ``other_hand``. ``current_deck``: the main deck after the
         draw, for the set in progress (``None``: full-deck probabilities); ``exact``: draw it
-        without replacement (else with its fixed probabilities)."""
+        without replacement (else with its fixed probabilities). ``odds=False``: the match
+        values alone (the set odds NaN)."""
         state = question.state
         mover = state.turn
         me_side, other_side = state.sides[mover], state.sides[1 - mover]
@@ -770,9 +796,11 @@ class MatchSolver(SetSolver):
             results = []
             for move, code in moves:
                 value = self.value_of_end(context, mover, code, other, deck)
-                odds = self._line_odds(context, mover, code, other, deck, mover)
+                line = _NO_ODDS
+                if odds:
+                    line = self._line_odds(context, mover, code, other, deck, mover)
                 match_win = value if mover == 0 else 1.0 - value
-                results.append(MatchMove(move, clean_probability(match_win), *odds))
+                results.append(MatchMove(move, clean_probability(match_win), *line))
         finally:
             self.budget = saved_budget
         return results

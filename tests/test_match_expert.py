@@ -4,24 +4,27 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import pytest
 from click.testing import CliRunner
 from match_reference import TINY, MatchReference, decision
 from reference_solver import each_move
 
-from pazaak_cli import expert
+from pazaak_cli import expert, match_advice
 from pazaak_cli.cards import parse_cards
 from pazaak_cli.cli import main
 from pazaak_cli.decks import load_deck
 from pazaak_cli.expert import ExpertPlayer, MatchExpertPlayer
 from pazaak_cli.game import FORFEIT, MatchState, Phase, deal_hand, new_match
+from pazaak_cli.match_advice import solve_match_question
 from pazaak_cli.match_cache import cache_path
-from pazaak_cli.match_solver import MatchSolver
+from pazaak_cli.match_solver import MatchMove, MatchSolver
 from pazaak_cli.notation import parse_position
 from pazaak_cli.players import KotorPlayer, make_player
+from pazaak_cli.position_builder import question_from_state
 from pazaak_cli.rules import Ruleset, parse_ruleset
+from pazaak_cli.solver import Move, SolveOptions
 
 
 @pytest.fixture(autouse=True)
@@ -165,3 +168,46 @@ def test_make_player_builds_the_match_expert() -> None:
         "match-expert", ruleset=rules, rng=random.Random(1), own_deck=deck, opponent_deck=deck
     )
     assert isinstance(player, MatchExpertPlayer)
+
+
+@pytest.mark.parametrize("spec", [f"kotor1/{TINY}", "kotor1/target=4,table-size=3,sets-to-win=2"])
+def test_the_match_expert_moves_as_the_match_advice_ranks_first(
+    spec: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The match expert asks :func:`best_match_move`, which skips the set odds unless two moves
+    share the best match value: over whole matches (hidden hands averaged, the shared deck
+    counted and drawn exactly once the opponent stands, exact ties met), its move is always the
+    one :func:`solve_match_question` ranks first."""
+    compared, tied = 0, 0
+    real = match_advice._best_tied
+
+    def counting(rows: Sequence[tuple[float, Sequence[MatchMove]]]) -> bool:
+        nonlocal tied
+        found = real(rows)
+        tied += found
+        return found
+
+    monkeypatch.setattr(match_advice, "_best_tied", counting)
+
+    class Checked(MatchExpertPlayer):
+        def _best(self, view: MatchState, options: SolveOptions) -> Move:
+            nonlocal compared
+            move = super()._best(view, options)
+            solver = expert._match_solver(view.ruleset)
+            advice = solve_match_question(question_from_state(view), options, solver=solver)
+            assert advice.results[0].move == move
+            compared += 1
+            return move
+
+    rules = parse_ruleset(spec)
+    deck = load_deck("kotor1-starter", rules).cards
+    for seed in range(20):
+        rng = random.Random(seed)
+        state = new_match(rules, (deal_hand(deck, rules, rng), deal_hand(deck, rules, rng)))
+        players = (Checked(ruleset=rules, opponent_deck=deck), KotorPlayer())
+        while state.phase is not Phase.MATCH_OVER:
+            if state.is_chance_node():
+                state = state.child(state.sample_chance(rng))
+                continue
+            state = state.child(players[state.turn].choose(state.observed_by(state.turn)))
+    assert compared >= 30 and tied >= 1
