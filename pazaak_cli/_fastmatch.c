@@ -149,13 +149,22 @@ typedef struct {
 /* The dense table of a group (context, hand of seat 0, hand of seat 1): its before-draw
  * positions indexed by the local numbers of the two sides (each side's rank among the sides of
  * its hand, in the order `rank` gave, see before_index), then its after-draw positions by the
- * other side's rank and the candidate list's; UNKNOWN until computed; the slopes beside them
+ * other side's rank and the candidate list's, each negated (see dense_known); the slopes beside them
  * only while the group's match state is iterated (NULL: every slope is 0). The groups of the
  * set in progress get one too when its deck model draws with fixed probabilities. Python asks
  * for one (`densify`) once it has interned every side a score level can reach: n0 and n1 are the
  * sides of each hand then (a side interned later is held in the hash tables, as every position
  * is without a dense table). */
-#define UNKNOWN (-1.0)
+
+/* A dense table holds each value negated, so that zero bits mean "not computed yet": a fresh
+ * table is calloc'ed memory, whose pages the system maps only when first written (a set in
+ * progress reads a small part of its tables). A value of the match solver is a probability,
+ * stored in [-1, -0.0]; were one ever -0.0 it would only be computed again. */
+static inline int dense_known(const double *slot) {
+    uint64_t bits;
+    memcpy(&bits, slot, sizeof bits);
+    return bits != 0;
+}
 
 typedef struct {
     double *v;
@@ -165,6 +174,7 @@ typedef struct {
 typedef struct {
     int context, h0, h1, n0, n1;
     int p0, p1;    /* the sides of each hand ranked first: the playing ones (see before_index) */
+    int lazy;      /* values made when first read, in fresh memory (densify's lazy) */
     int l0, l1;    /* candidate lists of each hand (after-draw positions, as for the sides) */
     size_t nv;     /* before-draw positions, then after-draw ones */
     double *v, *d;
@@ -267,6 +277,27 @@ static inline size_t before_index(const Dense *g, int mover, int la, int lb) {
                       : base + n1 * g->p0 + (size_t)(la - g->p0) * n1 + lb;
 }
 
+static void dense_reset(Core *self, Dense *g) {
+    if (g->v) memset(g->v, 0, g->nv * sizeof(double));
+    self->dense_filled -= g->filled;
+    g->filled = 0;
+}
+
+static double *spare_take(Core *self, size_t nv);
+
+/* Give a table its values: a spare array of its size if one is kept (not for a lazy table,
+ * which is read in a few places: fresh memory costs only the pages written), else a new one
+ * (-1: no memory; a lazy table's positions then go to the hash tables). */
+static int dense_allocate(Core *self, Dense *g) {
+    g->v = g->lazy ? NULL : spare_take(self, g->nv);
+    if (g->v) {
+        dense_reset(self, g);
+        return 0;
+    }
+    g->v = calloc(g->nv + 1, sizeof(double)); /* (zero: nothing computed) */
+    return g->v ? 0 : -1;
+}
+
 /* The dense table of group (context, h0, h1), or NULL. */
 static inline Dense *dense_of(Core *self, int context, int h0, int h1) {
     if (!self->ndense) return NULL;
@@ -274,14 +305,9 @@ static inline Dense *dense_of(Core *self, int context, int h0, int h1) {
     if (last && last->context == context && last->h0 == h0 && last->h1 == h1) return last;
     Entry *e = map_get(&self->dense_index, dense_key(context, h0, h1));
     if (!e) return NULL;
-    return self->last_dense = self->dense[(int)e->v];
-}
-
-static void dense_reset(Core *self, Dense *g) {
-    size_t n = g->nv;
-    for (size_t i = 0; i < n; i++) g->v[i] = UNKNOWN;
-    self->dense_filled -= g->filled;
-    g->filled = 0;
+    Dense *g = self->dense[(int)e->v];
+    if (!g->v && dense_allocate(self, g) < 0) return NULL;
+    return self->last_dense = g;
 }
 
 static void dense_free(Core *self, Dense *g) {
@@ -301,6 +327,10 @@ static void spares_free(Core *self) {
  * sizes (the same hand pairs): allocating and faulting in fresh memory for each of them took
  * about 0.4 ms a group. */
 static void dense_spare(Core *self, Dense *g) {
+    if (!g->v || g->lazy) {
+        dense_free(self, g);
+        return;
+    }
     if (self->nspares == self->capspares) {
         int cap = self->capspares ? self->capspares * 2 : 256;
         Spare *bigger = realloc(self->spares, (size_t)cap * sizeof(Spare));
@@ -553,9 +583,8 @@ static int before_draw(Core *self, int context, int mover, int a, int b, double 
         int la = self->local[a], lb = self->local[b];
         if (la < g->n0 && lb < g->n1) {
             index = before_index(g, mover, la, lb);
-            double found = g->v[index];
-            if (found != UNKNOWN) {
-                *v = found;
+            if (dense_known(&g->v[index])) {
+                *v = -g->v[index];
                 if (g->d) {
                     *d = g->d[index];
                     self->reads++; /* (its match state is iterated) */
@@ -606,8 +635,8 @@ static int before_draw(Core *self, int context, int mover, int a, int b, double 
             else if (mover == 1 && ll < g->l1)
                 at = (size_t)2 * g->n0 * g->n1 + (size_t)g->l0 * g->n1 +
                      (size_t)self->local[a] * g->l1 + ll;
-            if (at != SIZE_MAX && g->v[at] != UNKNOWN) {
-                av = g->v[at];
+            if (at != SIZE_MAX && dense_known(&g->v[at])) {
+                av = -g->v[at];
                 ad = 0.0;
                 if (g->d) {
                     ad = g->d[at];
@@ -617,7 +646,7 @@ static int before_draw(Core *self, int context, int mover, int a, int b, double 
                 if (best_end(self, context, mover, list, mover == 0 ? b : a, &av, &ad) < 0)
                     return -1;
                 if (at != SIZE_MAX) {
-                    g->v[at] = av;
+                    g->v[at] = -av;
                     if (g->d) g->d[at] = ad;
                     g->filled++;
                     self->dense_filled++;
@@ -630,7 +659,7 @@ static int before_draw(Core *self, int context, int mover, int a, int b, double 
         slope += model.p[i] * ad;
     }
     if (g) {
-        g->v[index] = value;
+        g->v[index] = -value;
         if (g->d) g->d[index] = slope;
         g->filled++;
         self->dense_filled++;
@@ -1216,9 +1245,9 @@ static int dense_match(Core *self, int s0, int s1, int h0, int h1, int what) {
             }
         } else {
             if (what == DENSE_DROP) dense_reset(self, g);
-            if (what == DENSE_SETTLE && g->d && self->shift != 0.0) {
+            if (what == DENSE_SETTLE && g->v && g->d && self->shift != 0.0) {
                 for (size_t i = 0; i < g->nv; i++)
-                    if (g->v[i] != UNKNOWN) g->v[i] += g->d[i] * self->shift;
+                    if (dense_known(&g->v[i])) g->v[i] = -(-g->v[i] + g->d[i] * self->shift);
             }
             free(g->d);
             g->d = NULL;
@@ -1507,12 +1536,15 @@ static PyObject *core_rank(Core *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-/* densify(context, h0, h1, after=True): give that group a dense table sized for the sides of its
- * hands interned so far (nothing if it has one); `after`: for its after-draw positions too (else
- * they are computed where needed, not kept). */
+/* densify(context, h0, h1, after=True, lazy=False): give that group a dense table sized for the
+ * sides of its hands interned so far (nothing if it has one); `after`: for its after-draw
+ * positions too (else they are computed where needed, not kept); `lazy`: its values allocated
+ * when first read (a set in progress reaches few of its groups' positions; filling every table
+ * at once cost a match expert a fifth of its time), not for later sets' contexts (forget and
+ * settle walk their tables). */
 static PyObject *core_densify(Core *self, PyObject *args) {
-    int context, h0, h1, after = 1;
-    if (!PyArg_ParseTuple(args, "iii|p", &context, &h0, &h1, &after)) return NULL;
+    int context, h0, h1, after = 1, lazy = 0;
+    if (!PyArg_ParseTuple(args, "iii|pp", &context, &h0, &h1, &after, &lazy)) return NULL;
     if (check_context(self, context) < 0) return NULL;
     if (h0 < 0 || h1 < 0 || h0 >= self->caphands || h1 >= self->caphands) {
         PyErr_SetString(PyExc_ValueError, "two hands with sides");
@@ -1538,14 +1570,16 @@ static PyObject *core_densify(Core *self, PyObject *args) {
     g->l0 = after ? self->nlist_local[h0] : 0; /* (0: no after-draw positions kept) */
     g->l1 = after ? self->nlist_local[h1] : 0;
     g->nv = (size_t)2 * g->n0 * g->n1 + (size_t)g->l0 * g->n1 + (size_t)g->l1 * g->n0;
-    g->v = spare_take(self, g->nv);
-    if (!g->v) g->v = malloc((g->nv + 1) * sizeof(double));
-    if (!g->v || map_put(&self->dense_index, dense_key(context, h0, h1), self->ndense, 0.0) < 0) {
+    g->lazy = lazy;
+    if (!lazy && dense_allocate(self, g) < 0) {
+        free(g);
+        return PyErr_NoMemory();
+    }
+    if (map_put(&self->dense_index, dense_key(context, h0, h1), self->ndense, 0.0) < 0) {
         free(g->v);
         free(g);
         return PyErr_NoMemory();
     }
-    dense_reset(self, g);
     self->dense[self->ndense++] = g;
     Py_RETURN_NONE;
 }
@@ -1578,8 +1612,9 @@ static PyObject *core_get_memo_bytes(Core *self, void *closure) {
     bytes += self->dense_index.cap * sizeof(Entry);
     for (int i = 0; i < self->ndense; i++) {
         const Dense *g = self->dense[i];
-        bytes += g->nv * sizeof(double) * (g->d ? 2 : 1);
+        if (g->v) bytes += g->nv * sizeof(double) * (g->d ? 2 : 1);
     }
+    for (int i = 0; i < self->nspares; i++) bytes += self->spares[i].nv * sizeof(double);
     return PyLong_FromSize_t(bytes);
 }
 
@@ -1671,8 +1706,8 @@ static PyMethodDef core_methods[] = {
     {"track_interval", (PyCFunction)core_track_interval, METH_VARARGS,
      "track_interval(on): the interval starts whole; while on, every choice narrows it"},
     {"densify", (PyCFunction)core_densify, METH_VARARGS,
-     "densify(context, h0, h1, after=True): a dense table for that later-set group (its sides "
-     "interned; after: with its after-draw positions)"},
+     "densify(context, h0, h1, after=True, lazy=False): a dense table for that group (its sides "
+     "interned; after: with its after-draw positions; lazy: its values made when first read)"},
     {"table_sizes", (PyCFunction)core_table_sizes, METH_VARARGS,
      "table_sizes(pairs) -> (before, after): doubles of these groups' dense tables"},
     {"rank", (PyCFunction)core_rank, METH_VARARGS,

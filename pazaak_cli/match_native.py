@@ -339,13 +339,14 @@ class NativeMatchSolver(MatchSolver):
             return
         self._sync()
         before, after = self._dense_bytes(pairs, 1)
+        # (lazy: a table gets its values when first read, from the arrays the last question's
+        # tables left if one has its size; most groups of a set in progress are never read)
         if self._fast.memo_bytes + before + after <= DENSE_LIMIT_BYTES:
             for x, y in pairs:
-                self._fast.densify(context, x, y, True)
+                self._fast.densify(context, x, y, True, True)
         elif self._fast.memo_bytes + before <= DENSE_LIMIT_BYTES:
             for x, y in pairs:
-                self._fast.densify(context, x, y, False)
-        self._fast.free_spares()  # (the arrays these tables did not take)
+                self._fast.densify(context, x, y, False, True)
 
     def _solve_levels(
         self, levels: Sequence[Level], pairs: Sequence[tuple[int, int]], specs: Sequence[int]
