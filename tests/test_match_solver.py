@@ -201,7 +201,8 @@ def test_a_match_without_hand_cards_is_worth_what_its_set_odds_imply() -> None:
             assert solver.set_start_value((s0, s1), ((), ()), 0) == pytest.approx(
                 values[(s0, s1)], abs=1e-12
             )
-    assert values[(0, 0)] == pytest.approx(0.449163, abs=5e-7)  # the number in docs/advise.md
+    # the number in docs/advise.md and the README
+    assert values[(0, 0)] == pytest.approx(0.449163, abs=5e-7)
 
 
 def test_self_play_agrees_with_the_solved_match_value() -> None:
