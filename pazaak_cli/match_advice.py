@@ -12,6 +12,7 @@ KOTOR I rule (``options.opponent == "kotor"``) the same, solved by
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal
 
 from pazaak_cli.cards import Card, CardKind
 from pazaak_cli.errors import PazaakError
@@ -178,7 +179,7 @@ def _solve_match(
     solver: MatchSolver | None,
     full_deck_odds: bool,
     *,
-    odds: str,
+    odds: Literal["all", "ties"],
 ) -> Advice:
     """:func:`solve_match_question` (``odds="all"``); ``odds="ties"``: the set odds of the
     moves only if two of them share the best match value (else NaN: see
@@ -248,18 +249,12 @@ def _solve_match(
 
 def _best_tied(rows: Sequence[tuple[float, Sequence[MatchMove]]]) -> bool:
     """Whether two moves share the highest averaged match value (summed as
-    :func:`_match_advice` sums it)."""
-    sums = _match_sums(rows)
-    best = max(sums)
-    return sums.count(best) > 1
-
-
-def _match_sums(rows: Sequence[tuple[float, Sequence[MatchMove]]]) -> list[float]:
+    :func:`_match_advice` sums it, so that equal there is equal here)."""
     sums = [0.0] * len(rows[0][1])
     for weight, results in rows:
         for index, result in enumerate(results):
             sums[index] += weight * result.match_win
-    return sums
+    return sums.count(max(sums)) > 1
 
 
 _SHARED: dict[Ruleset, MatchSolver] = {}
