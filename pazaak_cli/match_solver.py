@@ -259,8 +259,10 @@ class MatchSolver(SetSolver):
 
     def deck_model(self, deck: tuple[int, ...], exact: bool) -> int:
         """The id of the model of a set in progress on ``deck``: its composition drawn without
-        replacement (``exact``) or with fixed probabilities."""
-        key = (deck, exact)
+        replacement (``exact``) or with fixed probabilities. Every deck drawn exactly shares one
+        model (its positions are keyed by the deck's composition): once the opponent stands, a
+        player's later questions of the set find their positions solved by the first."""
+        key = (() if exact else deck, exact)
         found = self._model_ids.get(key)
         if found is None:
             found = self._model_ids[key] = len(self._models)
@@ -613,6 +615,8 @@ class MatchSolver(SetSolver):
                 ]
                 if missing:
                     levels.append(Level(s0, s1, missing))
+            if not levels:
+                continue  # (all solved before: nothing to share out)
             self._share_base, self._share_writes = dict(self._shares), {}
             try:
                 self._solve_levels(levels, pairs, specs)

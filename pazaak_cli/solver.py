@@ -171,11 +171,19 @@ class _Hands:
         self.plays: list[tuple[tuple[Card, int, int, int], ...]] = []
         """Per hand: (card, value, action kind, hand id after) for each distinct play."""
         self.facts: list[HandFacts] = []
+        self._given: dict[tuple[Card, ...], int] = {}
+        """Every hand asked for, in the order given: its id without sorting it again (a
+        player's questions ask for the same hands many times)."""
 
     def intern(self, hand: Iterable[Card]) -> int:
-        key = tuple(sorted(hand, key=str))
+        given = hand if isinstance(hand, tuple) else tuple(hand)
+        found = self._given.get(given)
+        if found is not None:
+            return found
+        key = tuple(sorted(given, key=str))
         found = self.ids.get(key)
         if found is not None:
+            self._given[given] = found
             return found
         hid = len(self.cards)
         self.ids[key] = hid
