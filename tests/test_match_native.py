@@ -518,3 +518,22 @@ def test_the_processes_are_read_when_solving_not_when_made(
     question = question_from_state(state.child(state.chance_outcomes()[5][0]))
     solver.solve_moves(question, hands[1], current_deck=None)
     assert _CountedFork.made == 0
+
+
+def test_exact_decks_share_one_model_and_answer_as_a_fresh_solver() -> None:
+    """Every deck drawn without replacement shares one deck model (its positions keyed by the
+    deck's composition, so a player's later questions of a set reuse them): a solver that
+    answered other exact questions first gives exactly what a fresh one gives."""
+    rules = parse_ruleset(K1)
+    question, other = playout(K1, ("+1", ""), (2, 2), 41, 2)
+    decks = [
+        (1, 1, 0, 1, 0, 1, 0, 0, 1, 1),
+        (1, 1, 0, 1, 0, 1, 0, 0, 1, 0),  # the first after a 10 was drawn
+        (2, 1, 0, 1, 0, 1, 0, 0, 1, 1),
+    ]
+    reused = NativeMatchSolver(rules)
+    for deck in decks:
+        got = reused.solve_moves(question, other, current_deck=deck, exact=True)
+        fresh = NativeMatchSolver(rules).solve_moves(question, other, current_deck=deck, exact=True)
+        assert got == fresh
+    assert len({reused.deck_model(deck, True) for deck in decks}) == 1
