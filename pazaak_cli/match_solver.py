@@ -184,6 +184,9 @@ class MatchSolver(SetSolver):
         self._expanded: set[int] = set()
         """The sides whose candidate lists :meth:`_intern_later_sides` has made (or will, in
         the call under way)."""
+        self._complete: dict[tuple[int, int], set[tuple[int, int]]] = {}
+        """Per score: the hand pairs found with every opener's value solved (a value is never
+        dropped), which :meth:`prepare_all` need not look up again."""
         self._prepared: set[tuple[tuple[int, int], tuple[int, ...], tuple[int, ...]]] = set()
         """The (score, hands, hands) :meth:`prepare_all` has solved everything below."""
         self.fixed_point_shortcuts = 0
@@ -608,11 +611,15 @@ class MatchSolver(SetSolver):
                 s1 = total - s0
                 if not scores[1] <= s1 < target:
                     continue
-                missing = [
-                    pair
-                    for pair in pairs
-                    if any(((s0, s1, *pair), spec) not in self._entries for spec in specs)
-                ]
+                complete = self._complete.setdefault((s0, s1), set())
+                missing = []
+                for pair in pairs:
+                    if pair in complete:
+                        continue
+                    if any(((s0, s1, *pair), spec) not in self._entries for spec in specs):
+                        missing.append(pair)
+                    else:
+                        complete.add(pair)
                 if missing:
                     levels.append(Level(s0, s1, missing))
             if not levels:
