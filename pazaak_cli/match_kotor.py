@@ -406,8 +406,9 @@ class KotorMatchSolver:
         return decks.table[deck] or decks.make(deck)
 
     def deck_model(self, deck: tuple[int, ...], exact: bool) -> int:
-        """The id of the model of a set in progress on ``deck`` (exact: without replacement)."""
-        key = (deck, exact)
+        """The id of the model of a set in progress on ``deck`` (exact: without replacement;
+        every deck drawn exactly shares one model, as in :meth:`MatchSolver.deck_model`)."""
+        key = (() if exact else deck, exact)
         found = self._model_ids.get(key)
         if found is None:
             found = self._model_ids[key] = len(self._models)

@@ -387,3 +387,23 @@ def test_a_bounded_memo_is_emptied_between_match_states_and_keeps_its_budget() -
     tight = KotorMatchSolver(state.ruleset, 0, max_states=50)
     with pytest.raises(SolverTooLarge):
         tight.solve_moves(question_from_state(state), other, current_deck=None, budget=needed // 2)
+
+
+def test_exact_decks_share_one_model_and_answer_as_a_fresh_solver() -> None:
+    """As for the match solver: every deck drawn without replacement shares one deck model, and
+    a solver that answered other exact questions first gives exactly what a fresh one gives."""
+    state = decision("kotor1/target=4,table-size=3,sets-to-win=2", ("+1", "-2"), (1,), 0, (2,))
+    question, other = question_from_state(state), parse_cards("-2")
+    decks = [
+        (4, 3, 4, 4, 2, 4, 4, 4, 4, 4),
+        (4, 3, 4, 4, 2, 4, 4, 4, 4, 3),
+        (3, 3, 4, 4, 2, 4, 4, 4, 4, 4),
+    ]
+    reused = KotorMatchSolver(state.ruleset, 0)
+    for deck in decks:
+        got = reused.solve_moves(question, other, current_deck=deck, exact=True)
+        fresh = KotorMatchSolver(state.ruleset, 0).solve_moves(
+            question, other, current_deck=deck, exact=True
+        )
+        assert got == fresh
+    assert len({reused.deck_model(deck, True) for deck in decks}) == 1
