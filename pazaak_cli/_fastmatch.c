@@ -146,16 +146,6 @@ typedef struct {
     int defined;
 } Model;
 
-/* The dense table of a group (context, hand of seat 0, hand of seat 1): its before-draw
- * positions indexed by the local numbers of the two sides (each side's rank among the sides of
- * its hand, in the order `rank` gave, see before_index), then its after-draw positions by the
- * other side's rank and the candidate list's, each negated (see dense_known); the slopes beside them
- * only while the group's match state is iterated (NULL: every slope is 0). The groups of the
- * set in progress get one too when its deck model draws with fixed probabilities. Python asks
- * for one (`densify`) once it has interned every side a score level can reach: n0 and n1 are the
- * sides of each hand then (a side interned later is held in the hash tables, as every position
- * is without a dense table). */
-
 /* A dense table holds each value negated, so that zero bits mean "not computed yet": a fresh
  * table is calloc'ed memory, whose pages the system maps only when first written (a set in
  * progress reads a small part of its tables). A value of the match solver is a probability,
@@ -166,11 +156,21 @@ static inline int dense_known(const double *slot) {
     return bits != 0;
 }
 
+/* A value array kept for the next tables of its size (see dense_spare). */
 typedef struct {
     double *v;
     size_t nv;
 } Spare;
 
+/* The dense table of a group (context, hand of seat 0, hand of seat 1): its before-draw positions
+ * indexed by the local numbers of the two sides (each side's rank among the sides of its hand, in
+ * the order `rank` gave, see before_index), then its after-draw positions by the other side's
+ * rank and the candidate list's, each negated (see dense_known); the slopes beside them only
+ * while the group's match state is iterated (NULL: every slope is 0). The groups of the set in
+ * progress get one too when its deck model draws with fixed probabilities. Python asks for one
+ * (`densify`) once it has interned every side a score level can reach: n0 and n1 are the sides of
+ * each hand then (a side interned later is held in the hash tables, as every position is without
+ * a dense table). */
 typedef struct {
     int context, h0, h1, n0, n1;
     int p0, p1;    /* the sides of each hand ranked first: the playing ones (see before_index) */
