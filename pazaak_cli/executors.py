@@ -180,12 +180,17 @@ class LocalProcesses:
         pool, self._pool = self._pool, None
         if pool is None:
             return
-        processes = _workers(pool)
-        _kill_and_reap(processes)
+        killed = _workers(pool)
+        _kill_and_reap(killed)
         pool.shutdown(wait=False, cancel_futures=True)
         # The pool starts workers on demand: one started while the first ones were killed
-        # is killed too (else it outlives the pool; seen in CI, once).
-        _kill_and_reap([process for process in _workers(pool) if process not in processes])
+        # is killed too (else it outlives the pool; seen in CI, twice), until none is new.
+        for _ in range(5):
+            new = [process for process in _workers(pool) if process not in killed]
+            if not new:
+                break
+            _kill_and_reap(new)
+            killed += new
 
     def close(self) -> None:
         pool, self._pool = self._pool, None
@@ -204,7 +209,7 @@ def _kill_and_reap(processes: list[Any]) -> None:
             process.kill()
     for process in processes:  # reap them: SIGKILL cannot be ignored, this is quick
         with contextlib.suppress(OSError, ValueError, AttributeError, AssertionError):
-            process.join(timeout=2)
+            process.join(timeout=10)  # (quick, but a loaded machine may take seconds)
 
 
 def _worker_started(parent: int) -> None:
