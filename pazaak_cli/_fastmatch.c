@@ -1733,7 +1733,7 @@ static PyGetSetDef core_getset[] = {
     {"levels", (getter)core_get_count, NULL, "match states being iterated",
      (void *)offsetof(Core, nlevels)},
     {"max_contexts", (getter)core_get_max_contexts, NULL, "contexts the core can hold", NULL},
-    {"memo_bytes", (getter)core_get_memo_bytes, NULL, "bytes the tables take now", NULL},
+    {"memo_bytes", (getter)core_get_memo_bytes, NULL, "bytes the tables (and the spare arrays kept) take now", NULL},
     {"read_unknown", (getter)core_get_read_unknown, (setter)core_set_read_unknown,
      "whether an iterated value was read (MatchSolver._read_unknown)", NULL},
     {"track", (getter)core_get_count, NULL, "whether choices narrow the interval now",

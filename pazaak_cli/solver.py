@@ -167,23 +167,22 @@ class _Hands:
     def __init__(self, ruleset: Ruleset) -> None:
         self.ruleset = ruleset
         self.ids: dict[tuple[Card, ...], int] = {}
+        """Hand id by its sorted cards, and by every order it was asked for in (a player's
+        questions ask for the same hands many times: they are not sorted again)."""
         self.cards: list[tuple[Card, ...]] = []
         self.plays: list[tuple[tuple[Card, int, int, int], ...]] = []
         """Per hand: (card, value, action kind, hand id after) for each distinct play."""
         self.facts: list[HandFacts] = []
-        self._given: dict[tuple[Card, ...], int] = {}
-        """Every hand asked for, in the order given: its id without sorting it again (a
-        player's questions ask for the same hands many times)."""
 
     def intern(self, hand: Iterable[Card]) -> int:
         given = hand if isinstance(hand, tuple) else tuple(hand)
-        found = self._given.get(given)
+        found = self.ids.get(given)
         if found is not None:
             return found
         key = tuple(sorted(given, key=str))
         found = self.ids.get(key)
         if found is not None:
-            self._given[given] = found
+            self.ids[given] = found
             return found
         hid = len(self.cards)
         self.ids[key] = hid
