@@ -247,6 +247,9 @@ class MatchSolver(SetSolver):
             side, tiebreaker_last, full, self.ruleset, self.side_id, self._any_tiebreak
         )
 
+    def _end_codes(self, side: Any, tiebreaker_last: bool, full: bool) -> tuple[int, ...]:
+        return tuple(code for _, _, code in self._turn_ends(side, tiebreaker_last, full))
+
     # -- the recursion inside a set ----------------------------------------------------------------
 
     def _group(self, context: int, a: int, b: int) -> dict[int, Pair]:

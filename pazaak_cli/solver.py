@@ -544,30 +544,38 @@ class SetSolver:
     def _stands(self, side: _Playing, tiebreaker_last: bool) -> _Standing:
         return (side[0], side[5] or (tiebreaker_last and not self._any_tiebreak))
 
-    def _turn_ends(
-        self, side: _Playing, tiebreaker_last: bool, full: bool
-    ) -> list[tuple[str, str, int]]:
-        """How a turn can end once ``side`` holds its last card of the turn (``full``: its
-        table's last slot): (then, note, candidate code) for each choice left (one if the rules
-        force it)."""
+    def _end_codes(self, side: _Playing, tiebreaker_last: bool, full: bool) -> tuple[int, ...]:
+        """The candidate codes of the ways a turn can end once ``side`` holds its last card of
+        the turn (``full``: its table's last slot): one if the rules force it (a bust, a win,
+        an automatic stand), else ending the turn then standing. A hot path: no labels."""
         total = side[0]
         target = self._target
         if full:
             if total > target:
-                return [("bust", "ninth card over the target", _LOSS_MOVE)]
+                return (_LOSS_MOVE,)
             if self._nine_win:
-                return [("stand", "ninth card: wins the set", _WIN_MOVE)]
-            stood = self.side_id(self._stands(side, tiebreaker_last))
-            return [("stand", "ninth card: automatic stand", stood)]
+                return (_WIN_MOVE,)
+            return (self.side_id(self._stands(side, tiebreaker_last)),)
         if total == target:
-            stood = self.side_id(self._stands(side, tiebreaker_last))
-            return [("stand", f"automatic stand at {target}", stood)]
+            return (self.side_id(self._stands(side, tiebreaker_last)),)
         if total > target:
-            return [("bust", "", _LOSS_MOVE)]
-        return [
-            ("end", "", self.side_id(side)),
-            ("stand", "", self.side_id(self._stands(side, tiebreaker_last))),
-        ]
+            return (_LOSS_MOVE,)
+        return (self.side_id(side), self.side_id(self._stands(side, tiebreaker_last)))
+
+    def _turn_ends(
+        self, side: _Playing, tiebreaker_last: bool, full: bool
+    ) -> list[tuple[str, str, int]]:
+        """:meth:`_end_codes` with their labels: (then, note, candidate code) each."""
+        codes = self._end_codes(side, tiebreaker_last, full)
+        if len(codes) == 2:
+            return [("end", "", codes[0]), ("stand", "", codes[1])]
+        if codes[0] == _LOSS_MOVE:
+            return [("bust", "ninth card over the target" if full else "", _LOSS_MOVE)]
+        if codes[0] == _WIN_MOVE:
+            return [("stand", "ninth card: wins the set", _WIN_MOVE)]
+        if full:
+            return [("stand", "ninth card: automatic stand", codes[0])]
+        return [("stand", f"automatic stand at {self._target}", codes[0])]
 
     def labelled_moves(
         self, side: _Playing, drawn: int, played: bool, tiebreaker_last: bool, count: int
@@ -601,16 +609,15 @@ class SetSolver:
         side = self._sides[side_id]
         assert len(side) == 6
         placed = self._add(side, drawn, side[2])
-        ends = self._turn_ends
+        ends = self._end_codes
         # the same moves as labelled_moves, without building their labels (a hot path)
         size = self._size
-        codes = [code for _, _, code in ends(placed, False, placed[1] >= size)]
+        codes = list(ends(placed, False, placed[1] >= size))
         if placed[1] < size and placed[0] != self._target:
             play = self._play
             for card_play in self.hands.plays[placed[2]]:
                 after = play(placed, drawn, card_play)
-                tiebreaker = card_play[2] == TIEBREAKER
-                codes.extend(code for _, _, code in ends(after, tiebreaker, after[1] >= size))
+                codes += ends(after, card_play[2] == TIEBREAKER, after[1] >= size)
         unique = tuple(dict.fromkeys(codes))
         found = self._candidate_ids.get(unique)
         if found is None:
