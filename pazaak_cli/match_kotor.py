@@ -65,6 +65,7 @@ from pazaak_cli.solver import (
     BEST_TOLERANCE,
     PROGRESS_MASK,
     DeckDraws,
+    DeckModels,
     HandFacts,
     Move,
     SolverTooLarge,
@@ -336,8 +337,7 @@ class KotorMatchSolver:
         self._read_unknown = False
         later = DeckDraws(FULL_DECK)
         later.intern(FULL_DECK)
-        self._models: list[DeckDraws] = [later]
-        self._model_ids: dict[tuple[tuple[int, ...], bool], int] = {}
+        self._models = DeckModels(later)
         self._my_after: dict[int, int] = {}
         self._list_ids: dict[tuple[int, ...], int] = {}
         self._lists: list[tuple[int, ...]] = []
@@ -407,13 +407,8 @@ class KotorMatchSolver:
 
     def deck_model(self, deck: tuple[int, ...], exact: bool) -> int:
         """The id of the model of a set in progress on ``deck`` (exact: without replacement;
-        every deck drawn exactly shares one model, as in :meth:`MatchSolver.deck_model`)."""
-        key = (() if exact else deck, exact)
-        found = self._model_ids.get(key)
-        if found is None:
-            found = self._model_ids[key] = len(self._models)
-            self._models.append(DeckDraws(None if exact else deck))
-        return found
+        every deck drawn exactly shares one model: :class:`DeckModels`)."""
+        return self._models.model(deck, exact)
 
     # -- the turns ---------------------------------------------------------------------------------
 

@@ -46,7 +46,7 @@ from pazaak_cli.rules import FirstPlayer, NineCards, Ruleset, Tiebreaker
 from pazaak_cli.solver import (
     BEST_TOLERANCE,
     PROGRESS_MASK,
-    DeckDraws,
+    DeckModels,
     Move,
     SetSolver,
     SolverTooLarge,
@@ -156,9 +156,8 @@ class MatchSolver(SetSolver):
         self._entries: dict[tuple[MatchKey, int], float] = {}
         self._iterating: dict[tuple[MatchKey, int], Pair] = {}
         self._read_unknown = False
-        self._models: list[DeckDraws] = [self._decks]
+        self._models = DeckModels(self._decks)
         """The deck models by id (see :data:`_LATER`)."""
-        self._model_ids: dict[tuple[tuple[int, ...], bool], int] = {}
         self._odds_memo: dict[tuple[int, int, int, int, int], tuple[float, float]] = {}
         self._decks.intern(FULL_DECK)  # later sets: deck id 0, full-deck probabilities
         self._positions = 0
@@ -230,8 +229,7 @@ class MatchSolver(SetSolver):
         if self.max_states is not None and self._positions >= self.max_states:
             self._groups.clear()
             self._odds_memo.clear()
-            self._models[1:] = []  # (a context of a dropped model finds a new one by its id)
-            self._model_ids.clear()
+            self._models.forget()
             self._positions = 0
             self._clears += 1
 
@@ -265,15 +263,8 @@ class MatchSolver(SetSolver):
 
     def deck_model(self, deck: tuple[int, ...], exact: bool) -> int:
         """The id of the model of a set in progress on ``deck``: its composition drawn without
-        replacement (``exact``) or with fixed probabilities. Every deck drawn exactly shares one
-        model (its positions are keyed by the deck's composition): once the opponent stands, a
-        player's later questions of the set find their positions solved by the first."""
-        key = (() if exact else deck, exact)
-        found = self._model_ids.get(key)
-        if found is None:
-            found = self._model_ids[key] = len(self._models)
-            self._models.append(DeckDraws(None if exact else deck))
-        return found
+        replacement (``exact``) or with fixed probabilities (see :class:`DeckModels`)."""
+        return self._models.model(deck, exact)
 
     def value_before_draw(self, context: int, mover: int, a: int, b: int, deck: int) -> Pair:
         """(P(seat 0 wins the match), its slope in the value being iterated): seat ``mover`` is

@@ -378,6 +378,32 @@ class DeckDraws:
         return draws
 
 
+class DeckModels(list[DeckDraws]):
+    """The deck models of a match solver's sets in progress, by id: ``[0]`` the later sets'
+    (given), then one per deck drawn with fixed probabilities, and one that every deck drawn
+    exactly shares (its positions are keyed by the deck's composition, so once the opponent
+    stands a player's later questions of the set find their positions solved by the first)."""
+
+    def __init__(self, later: DeckDraws) -> None:
+        super().__init__([later])
+        self._ids: dict[tuple[_Deck, bool], int] = {}
+
+    def model(self, deck: _Deck, exact: bool) -> int:
+        """The id of the model of a set in progress on ``deck``: its composition drawn without
+        replacement (``exact``) or with fixed probabilities."""
+        key = (() if exact else deck, exact)
+        found = self._ids.get(key)
+        if found is None:
+            found = self._ids[key] = len(self)
+            self.append(DeckDraws(None if exact else deck))
+        return found
+
+    def forget(self) -> None:
+        """Keep only the later sets' model (a context of a dropped model finds a new one)."""
+        del self[1:]
+        self._ids.clear()
+
+
 class SetSolver:
     """Solves sets under one ruleset and deck model, remembering every position it solved.
 
