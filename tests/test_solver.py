@@ -618,3 +618,40 @@ def test_a_hidden_hand_averaged_in_forked_processes_is_the_same_to_the_last_bit(
     assert [(r.move, r.outcome) for r in shared.results] == [
         (r.move, r.outcome) for r in alone.results
     ]
+
+
+@pytest.mark.parametrize(
+    ("spec", "total", "cards", "full", "then", "note"),
+    [
+        ("kotor1", 25, 9, True, "bust", "ninth card over the target"),
+        ("kotor2", 18, 9, True, "stand", "ninth card: wins the set"),
+        ("kotor1", 18, 9, True, "stand", "ninth card: automatic stand"),
+        ("kotor1", 20, 9, True, "stand", "ninth card: automatic stand"),
+        ("kotor1", 20, 3, False, "stand", "automatic stand at 20"),
+        ("kotor1", 23, 3, False, "bust", ""),
+    ],
+)
+def test_a_forced_end_of_turn_is_labelled_and_coded_alike(
+    spec: str, total: int, cards: int, full: bool, then: str, note: str
+) -> None:
+    """The candidate lists use the codes alone (_end_codes); the moves shown label them
+    (_turn_ends): both must agree, and each forced end carries its reason."""
+    solver = SetSolver(parse_ruleset(spec), fixed_draws=FULL_DECK)
+    side = (total, cards, 0, 0, 0, False)
+    ends = solver._turn_ends(side, False, full)
+    assert [(t, n) for t, n, _ in ends] == [(then, note)]
+    assert tuple(code for _, _, code in ends) == solver._end_codes(side, False, full)
+    if then == "bust":
+        assert ends[0][2] == set_solver._LOSS_MOVE
+    elif note.endswith("wins the set"):
+        assert ends[0][2] == set_solver._WIN_MOVE
+    else:
+        assert ends[0][2] == solver.side_id((total, False))
+
+
+def test_a_free_end_of_turn_offers_ending_then_standing() -> None:
+    solver = SetSolver(parse_ruleset("kotor1"), fixed_draws=FULL_DECK)
+    side = (15, 3, 0, 0, 0, False)
+    ends = solver._turn_ends(side, False, False)
+    assert ends == [("end", "", solver.side_id(side)), ("stand", "", solver.side_id((15, False)))]
+    assert solver._end_codes(side, False, False) == (ends[0][2], ends[1][2])
