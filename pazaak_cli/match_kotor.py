@@ -55,6 +55,7 @@ from pazaak_cli.match_solver import (
     Evaluation,
     MatchMove,
     clean_probability,
+    end_codes,
     solve_fixed_point,
     standing_side,
     turn_ends,
@@ -254,6 +255,10 @@ class _Seat:
         """(then, note, side id) for each way the turn can end (the optimal solver's)."""
         return turn_ends(side, tiebreaker_last, full, self.ruleset, self.side, self.any_tiebreak)
 
+    def end_codes(self, side: Any, tiebreaker_last: bool, full: bool) -> tuple[int, ...]:
+        """The side ids alone of :meth:`turn_ends` (a hot path)."""
+        return end_codes(side, tiebreaker_last, full, self.ruleset, self.side, self.any_tiebreak)
+
     def engine_side(self, side: Side, hand: Sequence[Card]) -> int:
         """The id of an engine side (playing or standing) holding ``hand``."""
         hid = self.hand(hand)
@@ -440,13 +445,11 @@ class KotorMatchSolver:
         side = seat.sides[me]
         placed = seat.add(side, drawn, side[2])
         size = self._size
-        codes = [code for _, _, code in seat.turn_ends(placed, False, placed[1] >= size)]
+        codes = list(seat.end_codes(placed, False, placed[1] >= size))
         if placed[1] < size and placed[0] != self._target:
             for play in seat.plays[placed[2]]:
                 after = seat.play(placed, drawn, play)
-                tiebreaker = play[2] == _TIEBREAKER
-                ends = seat.turn_ends(after, tiebreaker, after[1] >= size)
-                codes.extend(code for _, _, code in ends)
+                codes += seat.end_codes(after, play[2] == _TIEBREAKER, after[1] >= size)
         unique = tuple(dict.fromkeys(codes))
         found = self._list_ids.get(unique)
         if found is None:
@@ -464,7 +467,7 @@ class KotorMatchSolver:
         total, hand = placed[0], placed[2]
         target = self._target
         if placed[1] >= self._size or total == target:
-            return seat.turn_ends(placed, False, placed[1] >= self._size)[0][2]
+            return seat.end_codes(placed, False, placed[1] >= self._size)[0]
         over = total > target
         end = seat.side(("B", hand)) if over else seat.side(placed)
         stand = -1 if over else seat.side(seat.stands(placed, False))
@@ -475,7 +478,7 @@ class KotorMatchSolver:
             tries.append((after[0], play[4]))
             tiebreaker = play[2] == _TIEBREAKER
             if after[1] >= self._size or after[0] >= target:
-                forced = seat.turn_ends(after, tiebreaker, after[1] >= self._size)[0][2]
+                forced = seat.end_codes(after, tiebreaker, after[1] >= self._size)[0]
                 plays.append(_OppPlay(after[0], forced, -1, -1, ()))
                 continue
             kind = play[2]

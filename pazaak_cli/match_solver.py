@@ -45,12 +45,18 @@ from pazaak_cli.position_builder import Question
 from pazaak_cli.rules import FirstPlayer, NineCards, Ruleset, Tiebreaker
 from pazaak_cli.solver import (
     BEST_TOLERANCE,
+    BUST_END,
+    FREE_END,
+    NINTH_BUST_END,
+    NINTH_WIN_END,
     PROGRESS_MASK,
     DeckModels,
     Move,
     SetSolver,
     SolverTooLarge,
     compact_side,
+    label_turn_ends,
+    turn_end,
 )
 
 FIXED_POINT_TOLERANCE = 1e-13
@@ -91,6 +97,29 @@ def standing_side(side: Any, tiebreaker_last: bool, *, any_tiebreak: bool) -> An
     return ("S", side[0], side[5] or (tiebreaker_last and not any_tiebreak), side[2])
 
 
+def end_codes(
+    side: Any,
+    tiebreaker_last: bool,
+    full: bool,
+    ruleset: Ruleset,
+    intern: Callable[[Any], int],
+    any_tiebreak: bool,
+) -> tuple[int, ...]:
+    """The side ids of the ways a turn can end once the playing ``side`` holds its last card of
+    the turn (``full``: the table's last slot), as :func:`turn_end` says, interned by
+    ``intern``: standing ``("S", total, tiebreak, hand)``, busted ``("B", hand)``, won by its
+    ninth card ``("W", hand)``, or still playing (the side itself, ending the turn)."""
+    kind = turn_end(side[0], full, ruleset.target, ruleset.nine_cards is NineCards.WIN)
+    if kind == FREE_END:
+        ends = intern(side)  # (interned before the standing side: the ids follow this order)
+        return (ends, intern(standing_side(side, tiebreaker_last, any_tiebreak=any_tiebreak)))
+    if kind in (BUST_END, NINTH_BUST_END):
+        return (intern(("B", side[2])),)
+    if kind == NINTH_WIN_END:
+        return (intern(("W", side[2])),)
+    return (intern(standing_side(side, tiebreaker_last, any_tiebreak=any_tiebreak)),)
+
+
 def turn_ends(
     side: Any,
     tiebreaker_last: bool,
@@ -99,27 +128,10 @@ def turn_ends(
     intern: Callable[[Any], int],
     any_tiebreak: bool,
 ) -> list[tuple[str, str, int]]:
-    """(then, note, side id) for each way a turn can end once the playing ``side`` holds its
-    last card of the turn (``full``: the table's last slot), the sides interned by ``intern``:
-    standing ``("S", total, tiebreak, hand)``, busted ``("B", hand)``, won by its ninth card
-    ``("W", hand)``, or still playing (the side itself, ending the turn)."""
-    total, hand = side[0], side[2]
-    target = ruleset.target
-    if full:
-        if total > target:
-            return [("bust", "ninth card over the target", intern(("B", hand)))]
-        if ruleset.nine_cards is NineCards.WIN:
-            return [("stand", "ninth card: wins the set", intern(("W", hand)))]
-        stood = intern(standing_side(side, tiebreaker_last, any_tiebreak=any_tiebreak))
-        return [("stand", "ninth card: automatic stand", stood)]
-    if total == target:
-        stood = intern(standing_side(side, tiebreaker_last, any_tiebreak=any_tiebreak))
-        return [("stand", f"automatic stand at {target}", stood)]
-    if total > target:
-        return [("bust", "", intern(("B", hand)))]
-    ends = intern(side)  # (interned before the standing side: the ids follow this order)
-    stood = intern(standing_side(side, tiebreaker_last, any_tiebreak=any_tiebreak))
-    return [("end", "", ends), ("stand", "", stood)]
+    """:func:`end_codes` labelled: (then, note, side id) each."""
+    kind = turn_end(side[0], full, ruleset.target, ruleset.nine_cards is NineCards.WIN)
+    codes = end_codes(side, tiebreaker_last, full, ruleset, intern, any_tiebreak)
+    return label_turn_ends(kind, ruleset.target, codes)
 
 
 @dataclass(frozen=True)
@@ -238,15 +250,10 @@ class MatchSolver(SetSolver):
     def _stands(self, side: Any, tiebreaker_last: bool) -> Any:
         return standing_side(side, tiebreaker_last, any_tiebreak=self._any_tiebreak)
 
-    def _turn_ends(
-        self, side: Any, tiebreaker_last: bool, full: bool
-    ) -> list[tuple[str, str, int]]:
-        return turn_ends(
+    def _end_codes(self, side: Any, tiebreaker_last: bool, full: bool) -> tuple[int, ...]:
+        return end_codes(
             side, tiebreaker_last, full, self.ruleset, self.side_id, self._any_tiebreak
         )
-
-    def _end_codes(self, side: Any, tiebreaker_last: bool, full: bool) -> tuple[int, ...]:
-        return tuple(code for _, _, code in self._turn_ends(side, tiebreaker_last, full))
 
     # -- the recursion inside a set ----------------------------------------------------------------
 

@@ -235,6 +235,38 @@ _LOSS_MOVE = -1
 _WIN_MOVE = -2
 """Candidate code: the move wins the set at once (nine cards, kotor2)."""
 
+FREE_END, BUST_END, NINTH_BUST_END, NINTH_WIN_END, NINTH_STAND_END, TARGET_STAND_END = range(6)
+"""How a turn can end once a side holds its last card of the turn (:func:`turn_end`): freely
+(end the turn, or stand), or forced: a bust, the ninth card over the target, winning or standing
+by the ninth card, an automatic stand on the target."""
+
+
+def turn_end(total: int, full: bool, target: int, nine_win: bool) -> int:
+    """Which way a turn ends on ``total`` (``full``: the side's table has its last card; its
+    ninth card wins the set if ``nine_win``). The one rule every solver's end codes follow."""
+    if full:
+        if total > target:
+            return NINTH_BUST_END
+        return NINTH_WIN_END if nine_win else NINTH_STAND_END
+    if total == target:
+        return TARGET_STAND_END
+    return BUST_END if total > target else FREE_END
+
+
+def label_turn_ends(kind: int, target: int, codes: Sequence[int]) -> list[tuple[str, str, int]]:
+    """(then, note, code) for each of ``codes``, the end codes of a turn that ends as ``kind``
+    says (two for a free end: ending the turn, then standing), labelled for the moves shown."""
+    if kind == FREE_END:
+        return [("end", "", codes[0]), ("stand", "", codes[1])]
+    label = {
+        BUST_END: ("bust", ""),
+        NINTH_BUST_END: ("bust", "ninth card over the target"),
+        NINTH_WIN_END: ("stand", "ninth card: wins the set"),
+        NINTH_STAND_END: ("stand", "ninth card: automatic stand"),
+        TARGET_STAND_END: ("stand", f"automatic stand at {target}"),
+    }[kind]
+    return [(*label, codes[0])]
+
 
 HandFacts = tuple[bool, bool, int]
 """What placing a card needs to know of the hand left: (holds a Flip 2&4, holds a Flip 3&6,
@@ -572,36 +604,23 @@ class SetSolver:
 
     def _end_codes(self, side: _Playing, tiebreaker_last: bool, full: bool) -> tuple[int, ...]:
         """The candidate codes of the ways a turn can end once ``side`` holds its last card of
-        the turn (``full``: its table's last slot): one if the rules force it (a bust, a win,
-        an automatic stand), else ending the turn then standing. A hot path: no labels."""
-        total = side[0]
-        target = self._target
-        if full:
-            if total > target:
-                return (_LOSS_MOVE,)
-            if self._nine_win:
-                return (_WIN_MOVE,)
-            return (self.side_id(self._stands(side, tiebreaker_last)),)
-        if total == target:
-            return (self.side_id(self._stands(side, tiebreaker_last)),)
-        if total > target:
+        the turn (``full``: its table's last slot): :func:`turn_end` says which. A hot path:
+        no labels."""
+        if not full and side[0] < self._target:  # turn_end's FREE_END, the common case, inline
+            return (self.side_id(side), self.side_id(self._stands(side, tiebreaker_last)))
+        kind = turn_end(side[0], full, self._target, self._nine_win)
+        if kind in (BUST_END, NINTH_BUST_END):
             return (_LOSS_MOVE,)
-        return (self.side_id(side), self.side_id(self._stands(side, tiebreaker_last)))
+        if kind == NINTH_WIN_END:
+            return (_WIN_MOVE,)
+        return (self.side_id(self._stands(side, tiebreaker_last)),)
 
     def _turn_ends(
         self, side: _Playing, tiebreaker_last: bool, full: bool
     ) -> list[tuple[str, str, int]]:
         """:meth:`_end_codes` with their labels: (then, note, candidate code) each."""
-        codes = self._end_codes(side, tiebreaker_last, full)
-        if len(codes) == 2:
-            return [("end", "", codes[0]), ("stand", "", codes[1])]
-        if codes[0] == _LOSS_MOVE:
-            return [("bust", "ninth card over the target" if full else "", _LOSS_MOVE)]
-        if codes[0] == _WIN_MOVE:
-            return [("stand", "ninth card: wins the set", _WIN_MOVE)]
-        if full:
-            return [("stand", "ninth card: automatic stand", codes[0])]
-        return [("stand", f"automatic stand at {self._target}", codes[0])]
+        kind = turn_end(side[0], full, self._target, self._nine_win)
+        return label_turn_ends(kind, self._target, self._end_codes(side, tiebreaker_last, full))
 
     def labelled_moves(
         self, side: _Playing, drawn: int, played: bool, tiebreaker_last: bool, count: int

@@ -655,3 +655,21 @@ def test_a_free_end_of_turn_offers_ending_then_standing() -> None:
     ends = solver._turn_ends(side, False, False)
     assert ends == [("end", "", solver.side_id(side)), ("stand", "", solver.side_id((15, False)))]
     assert solver._end_codes(side, False, False) == (ends[0][2], ends[1][2])
+
+
+@pytest.mark.parametrize("spec", ["kotor1", "kotor2"])
+def test_the_match_solver_labels_its_ends_as_the_set_solver_does(spec: str) -> None:
+    """Both solvers label a turn's ends from the one rule (solver.turn_end); their codes
+    differ (the match solver interns busts and ninth-card wins as sides of their own)."""
+    from pazaak_cli.match_solver import MatchSolver
+
+    rules = parse_ruleset(spec)
+    set_side, match_solver = SetSolver(rules, fixed_draws=FULL_DECK), MatchSolver(rules)
+    for total in range(10, 27):
+        for cards, full in ((3, False), (9, True)):
+            side = (total, cards, 0, 0, 0, False)
+            labels = [end[:2] for end in set_side._turn_ends(side, False, full)]
+            match_ends = match_solver._turn_ends(side, False, full)
+            assert [end[:2] for end in match_ends] == labels
+            codes = match_solver._end_codes(side, False, full)
+            assert tuple(end[2] for end in match_ends) == codes
