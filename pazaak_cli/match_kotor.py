@@ -58,10 +58,9 @@ from pazaak_cli.match_solver import (
     end_codes,
     solve_fixed_point,
     standing_side,
-    turn_ends,
 )
 from pazaak_cli.position_builder import Question
-from pazaak_cli.rules import FirstPlayer, FlipTargets, Ruleset, Tiebreaker
+from pazaak_cli.rules import FirstPlayer, FlipTargets, NineCards, Ruleset, Tiebreaker
 from pazaak_cli.solver import (
     BEST_TOLERANCE,
     PROGRESS_MASK,
@@ -72,8 +71,10 @@ from pazaak_cli.solver import (
     SolverTooLarge,
     compact_side,
     hand_facts,
+    label_turn_ends,
     place_card,
     place_flip,
+    turn_end,
 )
 from pazaak_cli.solver import DOUBLE as _DOUBLE
 from pazaak_cli.solver import FLIP24 as _FLIP24
@@ -253,7 +254,10 @@ class _Seat:
 
     def turn_ends(self, side: Any, tiebreaker_last: bool, full: bool) -> list[tuple[str, str, int]]:
         """(then, note, side id) for each way the turn can end (the optimal solver's)."""
-        return turn_ends(side, tiebreaker_last, full, self.ruleset, self.side, self.any_tiebreak)
+        rules = self.ruleset
+        kind = turn_end(side[0], full, rules.target, rules.nine_cards is NineCards.WIN)
+        codes = self.end_codes(side, tiebreaker_last, full)
+        return label_turn_ends(kind, rules.target, codes)
 
     def end_codes(self, side: Any, tiebreaker_last: bool, full: bool) -> tuple[int, ...]:
         """The side ids alone of :meth:`turn_ends` (a hot path)."""

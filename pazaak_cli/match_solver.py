@@ -55,7 +55,6 @@ from pazaak_cli.solver import (
     SetSolver,
     SolverTooLarge,
     compact_side,
-    label_turn_ends,
     turn_end,
 )
 
@@ -118,20 +117,6 @@ def end_codes(
     if kind == NINTH_WIN_END:
         return (intern(("W", side[2])),)
     return (intern(standing_side(side, tiebreaker_last, any_tiebreak=any_tiebreak)),)
-
-
-def turn_ends(
-    side: Any,
-    tiebreaker_last: bool,
-    full: bool,
-    ruleset: Ruleset,
-    intern: Callable[[Any], int],
-    any_tiebreak: bool,
-) -> list[tuple[str, str, int]]:
-    """:func:`end_codes` labelled: (then, note, side id) each."""
-    kind = turn_end(side[0], full, ruleset.target, ruleset.nine_cards is NineCards.WIN)
-    codes = end_codes(side, tiebreaker_last, full, ruleset, intern, any_tiebreak)
-    return label_turn_ends(kind, ruleset.target, codes)
 
 
 @dataclass(frozen=True)
