@@ -157,10 +157,27 @@ static inline int dense_known(const double *slot) {
 }
 
 /* A value array kept for the next tables of its size (see dense_spare). */
+/* A lazy table marks the pages it writes, a byte for each PAGE_DOUBLES values: when it is
+ * dropped its array is kept for the next question's table of the same size (a player's next
+ * decision asks about the same hands), which zeroes only those pages again. New memory costs
+ * the system a fault for every page written: a third of the match expert's time went to them. */
+#define PAGE_SHIFT 9 /* 512 doubles: 4 kB */
+
+static inline size_t dirty_pages(size_t nv) {
+    return ((nv + 1) >> PAGE_SHIFT) + 1; /* (a table holds nv + 1 values) */
+}
+
+/* A value array kept for the next table of its size (see dense_spare). */
 typedef struct {
     double *v;
     size_t nv;
+    unsigned char *dirty; /* a lazy table's pages written (NULL: not lazy) */
 } Spare;
+
+typedef struct {
+    Spare *items;
+    int n, cap;
+} Spares;
 
 /* The dense table of a group (context, hand of seat 0, hand of seat 1): its before-draw positions
  * indexed by the local numbers of the two sides (each side's rank among the sides of its hand, in
@@ -174,10 +191,11 @@ typedef struct {
 typedef struct {
     int context, h0, h1, n0, n1;
     int p0, p1;    /* the sides of each hand ranked first: the playing ones (see before_index) */
-    int lazy;      /* values made when first read, in fresh memory (densify's lazy) */
+    int lazy;      /* values made when first read (densify's lazy; see PAGE_SHIFT) */
     int l0, l1;    /* candidate lists of each hand (after-draw positions, as for the sides) */
     size_t nv;     /* before-draw positions, then after-draw ones */
     double *v, *d;
+    unsigned char *dirty; /* a lazy table's pages written (see PAGE_SHIFT) */
     size_t filled;
 } Dense;
 
@@ -223,8 +241,8 @@ typedef struct {
     Dense **dense;
     int ndense, capdense;
     Map dense_index;     /* (context, h0, h1) -> index into dense, in v */
-    Spare *spares;       /* value arrays kept for the next level (drop_dense(keep=True)) */
-    int nspares, capspares;
+    Spares spares;       /* value arrays kept for the next level (drop_dense(keep=True)) */
+    Spares lazy_spares;  /* lazy tables' arrays kept for the next question's */
     size_t dense_filled; /* positions held in dense tables */
     Dense *last_dense;   /* the last one found (most lookups ask it again) */
     /* While `track` is set, every choice between ends of turn narrows [tlo, thi]: the offsets t
@@ -279,22 +297,50 @@ static inline size_t before_index(const Dense *g, int mover, int la, int lb) {
 
 static void dense_reset(Core *self, Dense *g) {
     if (g->v) memset(g->v, 0, g->nv * sizeof(double));
+    if (g->dirty) memset(g->dirty, 0, dirty_pages(g->nv));
     self->dense_filled -= g->filled;
     g->filled = 0;
 }
 
-static double *spare_take(Core *self, size_t nv);
+/* Zero again only the pages a lazy table wrote. */
+static void dirty_clean(Dense *g) {
+    size_t pages = dirty_pages(g->nv), values = g->nv + 1;
+    for (size_t page = 0; page < pages; page++) {
+        if (!g->dirty[page]) continue;
+        size_t first = page << PAGE_SHIFT, end = first + ((size_t)1 << PAGE_SHIFT);
+        memset(&g->v[first], 0, ((end < values ? end : values) - first) * sizeof(double));
+        g->dirty[page] = 0;
+    }
+}
 
-/* Give a table its values: a spare array of its size if one is kept (not for a lazy table,
- * which is read in a few places: fresh memory costs only the pages written), else a new one
- * (-1: no memory; a lazy table's positions then go to the hash tables). */
+/* Write a computed value into a dense table (negated: see dense_known). */
+static inline void dense_write(Dense *g, size_t index, double value) {
+    g->v[index] = -value;
+    if (g->dirty) g->dirty[index >> PAGE_SHIFT] = 1;
+}
+
+static int spares_take(Spares *spares, size_t nv, Spare *found);
+
+/* Give a table its values: an array kept from a table of its size if there is one (see
+ * dense_spare), zeroed (only its pages written, for a lazy table), else a new one: zero, the
+ * system maps its pages when first written (-1: no memory; a lazy table's positions then go to
+ * the hash tables). */
 static int dense_allocate(Core *self, Dense *g) {
-    g->v = g->lazy ? NULL : spare_take(self, g->nv);
-    if (g->v) {
-        dense_reset(self, g);
+    Spare found;
+    if (spares_take(g->lazy ? &self->lazy_spares : &self->spares, g->nv, &found)) {
+        g->v = found.v;
+        g->dirty = found.dirty;
+        if (g->dirty)
+            dirty_clean(g);
+        else
+            dense_reset(self, g);
         return 0;
     }
     g->v = calloc(g->nv + 1, sizeof(double)); /* (zero: nothing computed) */
+    if (g->v && g->lazy && !(g->dirty = calloc(dirty_pages(g->nv), 1))) {
+        free(g->v);
+        g->v = NULL;
+    }
     return g->v ? 0 : -1;
 }
 
@@ -314,55 +360,60 @@ static void dense_free(Core *self, Dense *g) {
     self->dense_filled -= g->filled;
     free(g->v);
     free(g->d);
+    free(g->dirty);
     free(g);
 }
 
-/* Free the spare value arrays (see dense_spare). */
-static void spares_free(Core *self) {
-    for (int i = 0; i < self->nspares; i++) free(self->spares[i].v);
-    self->nspares = 0;
+/* Free the arrays kept (see dense_spare). */
+static void spares_empty(Spares *spares) {
+    for (int i = 0; i < spares->n; i++) {
+        free(spares->items[i].v);
+        free(spares->items[i].dirty);
+    }
+    spares->n = 0;
 }
 
-/* Keep a dense table's value array for the next score level's tables, which have the same
- * sizes (the same hand pairs): allocating and faulting in fresh memory for each of them took
- * about 0.4 ms a group. */
-static void dense_spare(Core *self, Dense *g) {
-    if (!g->v || g->lazy) {
-        dense_free(self, g);
-        return;
+static int spares_push(Spares *spares, Spare item) {
+    if (spares->n == spares->cap) {
+        int cap = spares->cap ? spares->cap * 2 : 256;
+        Spare *bigger = realloc(spares->items, (size_t)cap * sizeof(Spare));
+        if (!bigger) return -1;
+        spares->items = bigger;
+        spares->cap = cap;
     }
-    if (self->nspares == self->capspares) {
-        int cap = self->capspares ? self->capspares * 2 : 256;
-        Spare *bigger = realloc(self->spares, (size_t)cap * sizeof(Spare));
-        if (!bigger) {
-            dense_free(self, g);
-            return;
+    spares->items[spares->n++] = item;
+    return 0;
+}
+
+/* Take a kept array of exactly nv values, the most recently kept first (0: none). */
+static int spares_take(Spares *spares, size_t nv, Spare *found) {
+    for (int i = spares->n - 1; i >= 0; i--) {
+        if (spares->items[i].nv == nv) {
+            *found = spares->items[i];
+            spares->items[i] = spares->items[--spares->n];
+            return 1;
         }
-        self->spares = bigger;
-        self->capspares = cap;
     }
-    self->spares[self->nspares].v = g->v;
-    self->spares[self->nspares++].nv = g->nv;
-    g->v = NULL;
+    return 0;
+}
+
+/* Keep a dense table's value array for the next tables of its size: a score level's for the
+ * next level's (the same hand pairs; allocating and faulting in fresh memory for each of them
+ * took about 0.4 ms a group), a lazy table's for the next question's (see PAGE_SHIFT). */
+static void dense_spare(Core *self, Dense *g) {
+    if (g->v) {
+        Spare item = {g->v, g->nv, g->dirty};
+        if (spares_push(g->lazy ? &self->lazy_spares : &self->spares, item) == 0)
+            g->v = NULL, g->dirty = NULL;
+    }
     dense_free(self, g);
 }
 
-/* A spare array of exactly nv values (NULL if none): the most recently kept first. */
-static double *spare_take(Core *self, size_t nv) {
-    for (int i = self->nspares - 1; i >= 0; i--) {
-        if (self->spares[i].nv == nv) {
-            double *v = self->spares[i].v;
-            self->spares[i] = self->spares[--self->nspares];
-            return v;
-        }
-    }
-    return NULL;
-}
-
-/* Free every dense table; `keep`: keep their value arrays for the tables to come (the spares
+/* Free every dense table; `keep`: keep their value arrays for the tables to come (the arrays
  * kept before, not taken, are freed either way). */
 static void dense_clear(Core *self, int keep) {
-    spares_free(self);
+    spares_empty(&self->spares);
+    spares_empty(&self->lazy_spares);
     for (int i = 0; i < self->ndense; i++) {
         if (keep)
             dense_spare(self, self->dense[i]);
@@ -646,7 +697,7 @@ static int before_draw(Core *self, int context, int mover, int a, int b, double 
                 if (best_end(self, context, mover, list, mover == 0 ? b : a, &av, &ad) < 0)
                     return -1;
                 if (at != SIZE_MAX) {
-                    g->v[at] = -av;
+                    dense_write(g, at, av);
                     if (g->d) g->d[at] = ad;
                     g->filled++;
                     self->dense_filled++;
@@ -659,7 +710,7 @@ static int before_draw(Core *self, int context, int mover, int a, int b, double 
         slope += model.p[i] * ad;
     }
     if (g) {
-        g->v[index] = -value;
+        dense_write(g, index, value);
         if (g->d) g->d[index] = slope;
         g->filled++;
         self->dense_filled++;
@@ -827,7 +878,8 @@ static void core_dealloc(Core *self) {
     free(self->nfirst);
     dense_clear(self, 0);
     free(self->dense);
-    free(self->spares);
+    free(self->spares.items);
+    free(self->lazy_spares.items);
     free(self->after);
     free(self->list_start);
     free(self->list_len);
@@ -1247,7 +1299,7 @@ static int dense_match(Core *self, int s0, int s1, int h0, int h1, int what) {
             if (what == DENSE_DROP) dense_reset(self, g);
             if (what == DENSE_SETTLE && g->v && g->d && self->shift != 0.0) {
                 for (size_t i = 0; i < g->nv; i++)
-                    if (dense_known(&g->v[i])) g->v[i] = -(-g->v[i] + g->d[i] * self->shift);
+                    if (dense_known(&g->v[i])) dense_write(g, i, -g->v[i] + g->d[i] * self->shift);
             }
             free(g->d);
             g->d = NULL;
@@ -1445,7 +1497,7 @@ static PyObject *core_table_sizes(Core *self, PyObject *args) {
 
 /* drop_dense(keep=False): free every dense table (their positions would be solved again, the
  * same, in the hash tables if asked); keep: their value arrays serve the next tables of the
- * same sizes, until free_spares. */
+ * same sizes, until free_spares (a lazy table's: until the next drop_dense). */
 static PyObject *core_drop_dense(Core *self, PyObject *args) {
     int keep = 0;
     if (!PyArg_ParseTuple(args, "|p", &keep)) return NULL;
@@ -1453,10 +1505,11 @@ static PyObject *core_drop_dense(Core *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-/* free_spares(): free the value arrays kept and not taken (after a batch of densify calls). */
+/* free_spares(): free the value arrays kept and not taken (after a batch of densify calls; a
+ * lazy table takes its array when first read: theirs are kept until the next drop_dense). */
 static PyObject *core_free_spares(Core *self, PyObject *unused) {
     (void)unused;
-    spares_free(self);
+    spares_empty(&self->spares);
     Py_RETURN_NONE;
 }
 
@@ -1614,7 +1667,12 @@ static PyObject *core_get_memo_bytes(Core *self, void *closure) {
         const Dense *g = self->dense[i];
         if (g->v) bytes += g->nv * sizeof(double) * (g->d ? 2 : 1);
     }
-    for (int i = 0; i < self->nspares; i++) bytes += self->spares[i].nv * sizeof(double);
+    for (int i = 0; i < self->spares.n; i++) bytes += self->spares.items[i].nv * sizeof(double);
+    for (int i = 0; i < self->lazy_spares.n; i++) { /* (their pages written only) */
+        const Spare *kept = &self->lazy_spares.items[i];
+        for (size_t page = 0; page < dirty_pages(kept->nv); page++)
+            if (kept->dirty[page]) bytes += (size_t)1 << (PAGE_SHIFT + 3);
+    }
     return PyLong_FromSize_t(bytes);
 }
 

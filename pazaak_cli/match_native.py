@@ -338,10 +338,11 @@ class NativeMatchSolver(MatchSolver):
             self._start_level(s0, s1, pairs)
             return
         self._sync()
-        self._fast.free_spares()  # (lazy tables take none: see below)
+        self._fast.free_spares()  # (the level's arrays: lazy tables take the lazy ones)
         before, after = self._dense_bytes(pairs, 1)
-        # (lazy: a table gets its values when first read, in fresh memory that costs only the
-        # pages written; most positions of a set in progress are never read)
+        # (lazy: a table gets its values when first read, and marks the pages it writes: most
+        # positions of a set in progress are never read, and the next question's table of the
+        # same size zeroes only those pages again)
         if self._fast.memo_bytes + before + after <= DENSE_LIMIT_BYTES:
             for x, y in pairs:
                 self._fast.densify(context, x, y, True, True)

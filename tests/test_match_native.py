@@ -537,3 +537,28 @@ def test_exact_decks_share_one_model_and_answer_as_a_fresh_solver() -> None:
         fresh = NativeMatchSolver(rules).solve_moves(question, other, current_deck=deck, exact=True)
         assert got == fresh
     assert len({reused.deck_model(deck, True) for deck in decks}) == 1
+
+
+def test_a_set_in_progress_reuses_the_last_questions_tables_and_answers_as_a_fresh_solver() -> None:
+    """The set in progress on a deck of its own gets lazy tables; dropped after a question,
+    their arrays serve the next question's tables of the same size, only the pages written
+    zeroed again: a player's questions of one set (the same hands, the deck changing) give
+    exactly what a fresh solver gives, and the arrays kept count in the memory bound."""
+    rules = parse_ruleset(K1)
+    reused = NativeMatchSolver(rules)
+    asked = [
+        (playout(K1, ("+1 -2", "+2 -1"), (1, 1), 50, decisions), deck)
+        for decisions, deck in [
+            (0, (4, 4, 4, 4, 3, 4, 4, 4, 1, 4)),
+            (1, (4, 3, 4, 4, 3, 4, 2, 4, 1, 4)),
+            (2, (1, 4, 4, 4, 4, 4, 4, 4, 4, 2)),
+            (0, (4, 4, 1, 3, 4, 0, 4, 2, 4, 4)),
+        ]
+    ]
+    for (question, other), deck in asked:
+        got = reused.solve_moves(question, other, current_deck=deck)
+        kept_before = reused._fast.memo_bytes
+        reused.release_tables()
+        assert reused._fast.memo_bytes > 0 and kept_before > 0
+        fresh = NativeMatchSolver(rules).solve_moves(question, other, current_deck=deck)
+        assert got == fresh
