@@ -156,8 +156,7 @@ static inline int dense_known(const double *slot) {
     return bits != 0;
 }
 
-/* A value array kept for the next tables of its size (see dense_spare). */
-/* A lazy table marks the pages it writes, a byte for each PAGE_DOUBLES values: when it is
+/* A lazy table marks the pages it writes, a byte for each 2^PAGE_SHIFT values: when it is
  * dropped its array is kept for the next question's table of the same size (a player's next
  * decision asks about the same hands), which zeroes only those pages again. New memory costs
  * the system a fault for every page written: a third of the match expert's time went to them. */
