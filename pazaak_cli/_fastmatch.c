@@ -402,8 +402,10 @@ static int spares_take(Spares *spares, size_t nv, Spare *found) {
 static void dense_spare(Core *self, Dense *g) {
     if (g->v) {
         Spare item = {g->v, g->nv, g->dirty};
-        if (spares_push(g->lazy ? &self->lazy_spares : &self->spares, item) == 0)
-            g->v = NULL, g->dirty = NULL;
+        if (spares_push(g->lazy ? &self->lazy_spares : &self->spares, item) == 0) {
+            g->v = NULL; /* (kept: not freed with the table) */
+            g->dirty = NULL;
+        }
     }
     dense_free(self, g);
 }
