@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -25,7 +24,9 @@ from pazaak_cli.simulate import Entrant, Pairing, simulate
 
 distributed = pytest.importorskip("distributed")
 
-DASK = shutil.which("dask") or os.path.join(os.path.dirname(sys.executable), "dask")
+DASK = [sys.executable, "-m", "dask"]
+"""The Dask command line of this interpreter: the scheduler and the workers import the package
+under test, whatever `dask` the caller's PATH finds first."""
 
 
 @dataclass
@@ -43,7 +44,7 @@ def _free_port() -> int:
 def _start(*args: str) -> subprocess.Popen[bytes]:
     environment = {**os.environ, "DASK_DISTRIBUTED__WORKER__DAEMON": "False"}
     return subprocess.Popen(
-        [DASK, *args],
+        [*DASK, *args],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         env=environment,
