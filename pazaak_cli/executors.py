@@ -390,9 +390,13 @@ class ForkedCall:
     def __init__(self, function: Callable[[], Any]) -> None:
         parent = os.getpid()
         read, write = os.pipe()
+        # Ctrl-C waits until the fork is done: raised in the handlers Python runs after a fork
+        # (the logging module's), it would be printed and lost, and the solve would go on
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
             pid = os.fork()
         except OSError:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
             os.close(read)
             os.close(write)
             raise
@@ -400,7 +404,8 @@ class ForkedCall:
             os.close(read)
             status = 1
             try:
-                _worker_started(parent)
+                _worker_started(parent)  # (ignores Ctrl-C: one pending is dropped)
+                signal.pthread_sigmask(signal.SIG_SETMASK, mask)
                 try:
                     payload = pickle.dumps((True, function()))
                 except Exception as error:  # (sent back: the parent raises it)
@@ -413,6 +418,11 @@ class ForkedCall:
         os.close(write)
         self.pid: int | None = pid
         self._read: int | None = read
+        try:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # (a Ctrl-C pending is raised here)
+        except BaseException:
+            self.stop()
+            raise
 
     def result(self) -> Any:
         """Wait for the child: its function's result, or the exception it raised, raised here

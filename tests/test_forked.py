@@ -104,3 +104,32 @@ def test_run_shared_does_a_share_here_when_no_child_can_be_forked(
 
     monkeypatch.setattr(os, "fork", no_fork)
     assert run_shared([1, 2, 3], lambda share: share * 10, lambda share: -1) == [10, 20, 30]
+
+
+_CTRL_C_AFTER_FORK: list[bool] = []
+"""Armed by the test below: a Ctrl-C arrives while Python runs its after-fork handlers."""
+
+
+def _ctrl_c_after_fork() -> None:
+    if _CTRL_C_AFTER_FORK:
+        _CTRL_C_AFTER_FORK.clear()
+        signal.raise_signal(signal.SIGINT)
+
+
+if fork_available():
+    os.register_at_fork(after_in_parent=_ctrl_c_after_fork)
+
+
+def test_a_ctrl_c_during_the_fork_is_raised_not_lost(recwarn: pytest.WarningsRecorder) -> None:
+    """Raised inside the handlers Python runs after a fork (the logging module has one), a
+    KeyboardInterrupt is printed and dropped, and a long solve would go on: ForkedCall holds
+    Ctrl-C back until the fork is done, then raises it and ends the child."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        _CTRL_C_AFTER_FORK.append(True)
+        with pytest.raises(KeyboardInterrupt):
+            ForkedCall(lambda: signal.pause())
+    finally:
+        _CTRL_C_AFTER_FORK.clear()
+        signal.signal(signal.SIGINT, previous)
+    assert not [w for w in recwarn if "Exception ignored" in str(w.message)]
