@@ -543,7 +543,7 @@ def test_a_set_in_progress_reuses_the_last_questions_tables_and_answers_as_a_fre
     """The set in progress on a deck of its own gets lazy tables; dropped after a question,
     their arrays serve the next question's tables of the same size, only the pages written
     zeroed again: a player's questions of one set (the same hands, the deck changing) give
-    exactly what a fresh solver gives, and the arrays kept count in the memory bound."""
+    exactly what a fresh solver gives (a page left unzeroed makes them differ)."""
     rules = parse_ruleset(K1)
     reused = NativeMatchSolver(rules)
     asked = [
@@ -557,8 +557,6 @@ def test_a_set_in_progress_reuses_the_last_questions_tables_and_answers_as_a_fre
     ]
     for (question, other), deck in asked:
         got = reused.solve_moves(question, other, current_deck=deck)
-        kept_before = reused._fast.memo_bytes
-        reused.release_tables()
-        assert reused._fast.memo_bytes > 0 and kept_before > 0
+        reused.release_tables()  # (its arrays kept for the next question)
         fresh = NativeMatchSolver(rules).solve_moves(question, other, current_deck=deck)
         assert got == fresh
