@@ -1669,7 +1669,9 @@ static PyObject *core_get_memo_bytes(Core *self, void *closure) {
         if (g->v) bytes += g->nv * sizeof(double) * (g->d ? 2 : 1);
     }
     for (int i = 0; i < self->spares.n; i++) bytes += self->spares.items[i].nv * sizeof(double);
-    for (int i = 0; i < self->lazy_spares.n; i++) { /* (their pages written only) */
+    /* a kept lazy array by the pages its last question wrote (the system may still hold pages
+     * written before and zeroed since: at most its size) */
+    for (int i = 0; i < self->lazy_spares.n; i++) {
         const Spare *kept = &self->lazy_spares.items[i];
         for (size_t page = 0; page < dirty_pages(kept->nv); page++)
             if (kept->dirty[page]) bytes += (size_t)1 << (PAGE_SHIFT + 3);
