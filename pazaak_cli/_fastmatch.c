@@ -3,10 +3,13 @@
  * Python keeps every rule: it interns the sides (kind, hand id, total, tiebreak flag), the
  * candidate lists, the contexts (score, opener, deck model) and the match entries, and mirrors
  * them here. This module runs MatchSolver.value_before_draw / _value_after_draw / _end /
- * _set_over for contexts whose deck model draws with fixed probabilities (one vector per model
- * id), calling back into Python the first time a side draws a value (`expand(side, value) ->
- * list id`) and the first time a set ends in a match state whose value it does not hold
- * (`entry(s0, s1, h0, h1, spec) -> float`, which may solve that state, re-entering this core).
+ * _set_over for every context: those whose deck model draws with fixed probabilities (one vector
+ * per model id), and a set in progress drawn exactly without replacement (a model whose draws
+ * depend on the deck: its positions carry a deck id, the deck's draws asked of Python once,
+ * `draws(model, deck) -> ((value, probability, deck after), ...)`). It calls back into Python
+ * the first time a side draws a value (`expand(side, value) -> list id`) and the first time a
+ * set ends in a match state whose value it does not hold (`entry(s0, s1, h0, h1, spec) ->
+ * float`, which may solve that state, re-entering this core).
  *
  * Values are pairs (value, slope): P(seat 0 wins the match) and its derivative in the value of
  * the match state whose fixed point Python is iterating (the `iterating` values it sets here).
@@ -139,12 +142,26 @@ typedef struct {
     Map scratch;
 } Level;
 
+/* The draws from one deck: each value with its probability and the id of the deck after it (an
+ * exact model's; a fixed model's draws deplete nothing: deck 0 stays deck 0). */
 typedef struct {
-    int ndraws;
+    int ndraws; /* 0: not asked yet (a deck always has a draw: an empty one is renewed) */
     int value[10];
     double p[10];
+    int rest[10];
+} Draws;
+
+typedef struct {
+    Draws fixed; /* a fixed model's draws */
     int defined;
+    int exact;    /* drawn without replacement: each deck's draws, from Python (see `draws`) */
+    Draws *decks; /* exact: by deck id */
+    int ndecks;
 } Model;
+
+/* An exact model's positions are keyed by (context, deck): the pair is numbered (a "slot", in the
+ * context's place of the key) when first met, and slots are dropped only between searches. */
+#define MAX_SLOTS MAX_CONTEXTS
 
 /* A dense table holds each value negated, so that zero bits mean "not computed yet": a fresh
  * table is calloc'ed memory, whose pages the system maps only when first written (a set in
@@ -203,7 +220,11 @@ typedef struct {
     int rule, sets_to_win;
     Model *models; /* by model id: the fixed draw probabilities, if any */
     int nmodels;
-    Map tables[2]; /* final positions: of later sets (deck model 0), of sets in progress */
+    Map tables[3]; /* final positions: of later sets (deck model 0), of sets in progress drawn
+                      with fixed probabilities, of sets in progress drawn exactly (by slot) */
+    Map slots;     /* exact positions: (context, deck) -> slot */
+    int nslots;
+    Map exact_odds; /* the odds of exact positions, by slot (`odds` has the others') */
     /* sides */
     int nsides, capsides;
     char *kind, *tiebreak;
@@ -229,7 +250,7 @@ typedef struct {
     long long budget; /* raise too_large once the tables hold this many positions (-1: never) */
     Map odds;         /* (P(seat 0 wins the set), P(tie)) along the match-optimal line */
     double tolerance; /* match values this close are equally good (solver.BEST_TOLERANCE) */
-    PyObject *expand, *entry, *too_large, *progress;
+    PyObject *expand, *entry, *too_large, *progress, *draws;
     /* dense tables */
     int *local;  /* local[side]: its rank among the sides of its hand */
     int *nlocal; /* nlocal[hand]: sides of that hand so far */
@@ -255,7 +276,7 @@ typedef struct {
 
 static size_t core_size(const Core *self) {
     size_t n = 0;
-    n += self->tables[0].size + self->tables[1].size + self->dense_filled;
+    n += self->tables[0].size + self->tables[1].size + self->tables[2].size + self->dense_filled;
     for (int i = 0; i < self->nlevels; i++) n += self->levels[i].scratch.size;
     return n;
 }
@@ -428,7 +449,104 @@ static void dense_clear(Core *self, int keep) {
 
 /* The table of final positions of a context: later sets', or the sets in progress'. */
 static inline Map *final_table(Core *self, int context) {
-    return &self->tables[self->ctx_model[context] != 0];
+    int model = self->ctx_model[context];
+    return &self->tables[self->models[model].exact ? 2 : model != 0];
+}
+
+/* The key of a position of `context` on deck `deck` (which only an exact model reads: its key
+ * holds the slot of (context, deck) in the context's place). -1: an error is set. */
+static int key_of(Core *self, int context, int deck, int after, int mover, int x, int y,
+                  uint64_t *key) {
+    if (!self->models[self->ctx_model[context]].exact) {
+        *key = position_key(context, after, mover, x, y);
+        return 0;
+    }
+    uint64_t pair = (((uint64_t)context << 32) | (uint32_t)deck) + 1;
+    Entry *found = map_get(&self->slots, pair);
+    int slot;
+    if (found) {
+        slot = (int)found->v;
+    } else {
+        if (self->nslots >= MAX_SLOTS) {
+            PyErr_SetString(self->too_large, "too many decks drawn exactly for the C core");
+            return -1;
+        }
+        slot = self->nslots++;
+        if (map_put(&self->slots, pair, (double)slot, 0.0) < 0) {
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
+    *key = position_key(slot, after, mover, x, y);
+    return 0;
+}
+
+/* The draws of `context`'s deck model from deck `deck`: a fixed model's own, an exact model's
+ * asked of Python the first time (a copy: Python may add models and decks meanwhile). */
+static int draws_of(Core *self, int context, int deck, Draws *out) {
+    int id = self->ctx_model[context];
+    const Model *model = &self->models[id];
+    if (!model->exact) {
+        *out = model->fixed;
+        return 0;
+    }
+    if (deck < model->ndecks && model->decks[deck].ndraws) {
+        *out = model->decks[deck];
+        return 0;
+    }
+    if (!self->draws) {
+        PyErr_SetString(PyExc_RuntimeError, "an exact deck model needs the draws callback");
+        return -1;
+    }
+    PyObject *result = PyObject_CallFunction(self->draws, "ii", id, deck);
+    if (!result) return -1;
+    PyObject *seq = PySequence_Fast(result, "draws returns a sequence");
+    Py_DECREF(result);
+    if (!seq) return -1;
+    Draws found = {0};
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    for (Py_ssize_t i = 0; i < n && i < 10; i++) {
+        int value, rest;
+        double p;
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, i), "idi", &value, &p, &rest)) {
+            Py_DECREF(seq);
+            return -1;
+        }
+        if (value < 1 || value > 10 || rest < 0 || !(p > 0.0 && p <= 1.0)) {
+            Py_DECREF(seq);
+            PyErr_SetString(PyExc_ValueError, "a draw is (value 1..10, probability, deck id)");
+            return -1;
+        }
+        found.value[found.ndraws] = value;
+        found.p[found.ndraws] = p;
+        found.rest[found.ndraws++] = rest;
+    }
+    Py_DECREF(seq);
+    if (n < 1 || n > 10) {
+        PyErr_SetString(PyExc_ValueError, "a deck has 1 to 10 draws");
+        return -1;
+    }
+    Model *kept = &self->models[id];
+    if (deck >= kept->ndecks) {
+        int count = deck + 1 > 2 * kept->ndecks ? deck + 1 : 2 * kept->ndecks;
+        if (grow((void **)&kept->decks, count, sizeof(Draws)) < 0) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        memset(&kept->decks[kept->ndecks], 0, (size_t)(count - kept->ndecks) * sizeof(Draws));
+        kept->ndecks = count;
+    }
+    kept->decks[deck] = found;
+    *out = found;
+    return 0;
+}
+
+/* Forget every position drawn exactly (their slots with them). */
+static void clear_exact(Core *self) {
+    map_free(&self->tables[2]);
+    map_free(&self->slots);
+    map_free(&self->exact_odds);
+    self->nslots = 0;
 }
 
 static inline uint64_t match_key(int s0, int s1, int h0, int h1, int spec) {
@@ -489,7 +607,8 @@ static int expand(Core *self, int side, int drawn) {
     return (int)list;
 }
 
-static int before_draw(Core *self, int context, int mover, int a, int b, double *v, double *d);
+static int before_draw(Core *self, int context, int mover, int a, int b, int deck, double *v,
+                       double *d);
 
 static int set_over(Core *self, int context, int winner, int h0, int h1, double *v, double *d) {
     int s0 = self->ctx_s0[context], s1 = self->ctx_s1[context], opener = self->ctx_opener[context];
@@ -539,13 +658,13 @@ static int set_over(Core *self, int context, int winner, int h0, int h1, double 
 }
 
 /* MatchSolver._end: seat `mover` ends its turn as side `code`, the other seat is `other`. */
-static int end_turn(Core *self, int context, int mover, int code, int other, double *v,
-                    double *d) {
+static int end_turn(Core *self, int context, int mover, int code, int other, int deck,
+                    double *v, double *d) {
     int kind = self->kind[code];
     int other_stands = self->kind[other] == STANDING;
     if (kind == PLAYING || (kind == STANDING && !other_stands)) {
         int a = mover == 0 ? code : other, b = mover == 0 ? other : code;
-        return before_draw(self, context, other_stands ? mover : 1 - mover, a, b, v, d);
+        return before_draw(self, context, other_stands ? mover : 1 - mover, a, b, deck, v, d);
     }
     int h0 = self->hand[mover == 0 ? code : other], h1 = self->hand[mover == 0 ? other : code];
     if (kind == BUST) return set_over(self, context, 1 - mover, h0, h1, v, d);
@@ -565,15 +684,15 @@ static int end_turn(Core *self, int context, int mover, int code, int other, dou
 
 /* The mover's best end of turn in candidate list `list` against `other` (the first of equal
  * values, in the list's order): MatchSolver._value_after_draw without its memo. */
-static int best_end(Core *self, int context, int mover, int list, int other, double *v,
-                    double *d) {
+static int best_end(Core *self, int context, int mover, int list, int other, int deck,
+                    double *v, double *d) {
     int start = self->list_start[list], len = self->list_len[list];
     double best = mover == 0 ? -1.0 : 2.0, slope = 0.0;
     double values[MAX_TRACKED], slopes[MAX_TRACKED];
     int seen = 0;
     for (int i = 0; i < len; i++) {
         double cv, cd;
-        if (end_turn(self, context, mover, self->codes[start + i], other, &cv, &cd) < 0)
+        if (end_turn(self, context, mover, self->codes[start + i], other, deck, &cv, &cd) < 0)
             return -1;
         if (seen < MAX_TRACKED) {
             values[seen] = cv;
@@ -609,16 +728,17 @@ static int best_end(Core *self, int context, int mover, int list, int other, dou
 
 /* MatchSolver._value_after_draw: the mover's best end of turn in candidate list `list` (the
  * first of equal values, in the list's order); a, b: the sides before the draw. */
-static int after_draw(Core *self, int context, int mover, int list, int a, int b, double *v,
-                      double *d) {
+static int after_draw(Core *self, int context, int mover, int list, int a, int b, int deck,
+                      double *v, double *d) {
     int other = mover == 0 ? b : a;
     int h0 = self->hand[a], h1 = self->hand[b];
-    uint64_t key = position_key(context, 1, mover, list, other);
+    uint64_t key;
+    if (key_of(self, context, deck, 1, mover, list, other, &key) < 0) return -1;
     if (find(self, context, h0, h1, key, v, d)) return 0;
     uint64_t reads = self->reads;
     self->solved++;
     double best, slope;
-    if (best_end(self, context, mover, list, other, &best, &slope) < 0) return -1;
+    if (best_end(self, context, mover, list, other, deck, &best, &slope) < 0) return -1;
     if (keep(self, context, h0, h1, key, self->reads != reads, best, slope) < 0) return -1;
     *v = best;
     *d = slope;
@@ -626,7 +746,8 @@ static int after_draw(Core *self, int context, int mover, int list, int a, int b
 }
 
 /* MatchSolver.value_before_draw: seat `mover` is about to draw; a, b: the sides of seats 0, 1. */
-static int before_draw(Core *self, int context, int mover, int a, int b, double *v, double *d) {
+static int before_draw(Core *self, int context, int mover, int a, int b, int deck, double *v,
+                       double *d) {
     int h0 = self->hand[a], h1 = self->hand[b];
     Dense *g = dense_of(self, context, h0, h1);
     size_t index = 0;
@@ -650,7 +771,7 @@ static int before_draw(Core *self, int context, int mover, int a, int b, double 
         }
     }
     if (!g) {
-        key = position_key(context, 0, mover, a, b);
+        if (key_of(self, context, deck, 0, mover, a, b, &key) < 0) return -1;
         if (find(self, context, h0, h1, key, v, d)) return 0;
     }
     if (self->budget >= 0 && (long long)core_size(self) >= self->budget) {
@@ -668,7 +789,8 @@ static int before_draw(Core *self, int context, int mover, int a, int b, double 
         }
     }
     uint64_t reads = self->reads;
-    const Model model = self->models[self->ctx_model[context]]; /* (a copy: Python may add models) */
+    Draws model;
+    if (draws_of(self, context, deck, &model) < 0) return -1;
     int side = mover == 0 ? a : b;
     double value = 0.0, slope = 0.0;
     for (int i = 0; i < model.ndraws; i++) {
@@ -695,7 +817,8 @@ static int before_draw(Core *self, int context, int mover, int a, int b, double 
                     self->reads++;
                 }
             } else {
-                if (best_end(self, context, mover, list, mover == 0 ? b : a, &av, &ad) < 0)
+                if (best_end(self, context, mover, list, mover == 0 ? b : a, model.rest[i], &av,
+                             &ad) < 0)
                     return -1;
                 if (at != SIZE_MAX) {
                     dense_write(g, at, av);
@@ -704,7 +827,7 @@ static int before_draw(Core *self, int context, int mover, int a, int b, double 
                     self->dense_filled++;
                 }
             }
-        } else if (after_draw(self, context, mover, list, a, b, &av, &ad) < 0) {
+        } else if (after_draw(self, context, mover, list, a, b, model.rest[i], &av, &ad) < 0) {
             return -1;
         }
         value += model.p[i] * av;
@@ -726,15 +849,16 @@ static int before_draw(Core *self, int context, int mover, int a, int b, double 
 /* -- the set's odds along the match-optimal line (MatchSolver._odds_end / _odds_before /
  * _choice); asked only outside an iteration, when every value is final. */
 
-static int odds_before(Core *self, int context, int mover, int a, int b, double *win, double *tie);
+static int odds_before(Core *self, int context, int mover, int a, int b, int deck, double *win,
+                       double *tie);
 
-static int odds_end(Core *self, int context, int mover, int code, int other, double *win,
-                    double *tie) {
+static int odds_end(Core *self, int context, int mover, int code, int other, int deck,
+                    double *win, double *tie) {
     int kind = self->kind[code];
     int other_stands = self->kind[other] == STANDING;
     if (kind == PLAYING || (kind == STANDING && !other_stands)) {
         int a = mover == 0 ? code : other, b = mover == 0 ? other : code;
-        return odds_before(self, context, other_stands ? mover : 1 - mover, a, b, win, tie);
+        return odds_before(self, context, other_stands ? mover : 1 - mover, a, b, deck, win, tie);
     }
     *tie = 0.0;
     if (kind == BUST) {
@@ -758,7 +882,8 @@ static int odds_end(Core *self, int context, int mover, int code, int other, dou
 
 /* The match-optimal end of the mover's turn in `list`; among ends of equal match value (within
  * the tolerance), the first that keeps the most set equity for the mover. */
-static int choice(Core *self, int context, int mover, int list, int other, int *chosen) {
+static int choice(Core *self, int context, int mover, int list, int other, int deck,
+                  int *chosen) {
     int start = self->list_start[list], len = self->list_len[list];
     double sign = mover == 0 ? 1.0 : -1.0, best = 0.0;
     double scored[64];
@@ -770,7 +895,8 @@ static int choice(Core *self, int context, int mover, int list, int other, int *
     int result = -1;
     for (int i = 0; i < len; i++) {
         double d;
-        if (end_turn(self, context, mover, self->codes[start + i], other, &values[i], &d) < 0)
+        if (end_turn(self, context, mover, self->codes[start + i], other, deck, &values[i], &d) <
+            0)
             goto done;
         if (i == 0 || sign * values[i] > best) best = sign * values[i];
     }
@@ -789,7 +915,7 @@ static int choice(Core *self, int context, int mover, int list, int other, int *
             if (!(sign * values[i] >= best - self->tolerance)) continue;
             double win, tie;
             int code = self->codes[start + i];
-            if (odds_end(self, context, mover, code, other, &win, &tie) < 0) goto done;
+            if (odds_end(self, context, mover, code, other, deck, &win, &tie) < 0) goto done;
             double loss = 1.0 - win - tie;
             double equity = sign * (win - loss);
             if (!found || equity > top) {
@@ -805,10 +931,12 @@ done:
     return result;
 }
 
-static int odds_before(Core *self, int context, int mover, int a, int b, double *win,
+static int odds_before(Core *self, int context, int mover, int a, int b, int deck, double *win,
                        double *tie) {
-    uint64_t key = position_key(context, 0, mover, a, b);
-    Entry *found = map_get(&self->odds, key);
+    uint64_t key;
+    if (key_of(self, context, deck, 0, mover, a, b, &key) < 0) return -1;
+    Map *odds = self->models[self->ctx_model[context]].exact ? &self->exact_odds : &self->odds;
+    Entry *found = map_get(odds, key);
     if (found) {
         *win = found->v;
         *tie = found->d;
@@ -817,7 +945,8 @@ static int odds_before(Core *self, int context, int mover, int a, int b, double 
     if ((self->solved++ & (PROGRESS_EVERY - 1)) == PROGRESS_EVERY - 1 &&
         PyErr_CheckSignals() < 0)
         return -1;
-    const Model model = self->models[self->ctx_model[context]];
+    Draws model;
+    if (draws_of(self, context, deck, &model) < 0) return -1;
     int side = mover == 0 ? a : b, other = mover == 0 ? b : a;
     double w = 0.0, t = 0.0;
     for (int i = 0; i < model.ndraws; i++) {
@@ -826,13 +955,13 @@ static int odds_before(Core *self, int context, int mover, int a, int b, double 
         if (list < 0 && (list = expand(self, side, drawn)) < 0) return -1;
         int code;
         double cw, ct;
-        if (choice(self, context, mover, list, other, &code) < 0 ||
-            odds_end(self, context, mover, code, other, &cw, &ct) < 0)
+        if (choice(self, context, mover, list, other, model.rest[i], &code) < 0 ||
+            odds_end(self, context, mover, code, other, model.rest[i], &cw, &ct) < 0)
             return -1;
         w += model.p[i] * cw;
         t += model.p[i] * ct;
     }
-    if (map_put(&self->odds, key, w, t) < 0) {
+    if (map_put(odds, key, w, t) < 0) {
         PyErr_NoMemory();
         return -1;
     }
@@ -848,6 +977,7 @@ static int core_traverse(Core *self, visitproc visit, void *arg) {
     Py_VISIT(self->entry);
     Py_VISIT(self->too_large);
     Py_VISIT(self->progress);
+    Py_VISIT(self->draws);
     return 0;
 }
 
@@ -857,6 +987,7 @@ static int core_clear(Core *self) {
     Py_CLEAR(self->entry);
     Py_CLEAR(self->too_large);
     Py_CLEAR(self->progress);
+    Py_CLEAR(self->draws);
     return 0;
 }
 
@@ -891,6 +1022,8 @@ static void core_dealloc(Core *self) {
     free(self->ctx_model);
     map_free(&self->tables[0]);
     map_free(&self->tables[1]);
+    clear_exact(self);
+    for (int i = 0; i < self->nmodels; i++) free(self->models[i].decks);
     free(self->models);
     map_free(&self->entries);
     map_free(&self->odds);
@@ -902,18 +1035,19 @@ static void core_dealloc(Core *self) {
 static int core_init(Core *self, PyObject *args, PyObject *kwds) {
     (void)kwds;
     int rule, sets_to_win;
-    PyObject *expand, *entry, *too_large;
+    PyObject *expand, *entry, *too_large, *draws = Py_None;
     double tolerance = 1e-9;
-    if (!PyArg_ParseTuple(args, "iiOOO|d", &rule, &sets_to_win, &expand, &entry, &too_large,
-                          &tolerance))
+    if (!PyArg_ParseTuple(args, "iiOOO|dO", &rule, &sets_to_win, &expand, &entry, &too_large,
+                          &tolerance, &draws))
         return -1;
     if (rule < PLAYER1 || rule > LOSER || sets_to_win < 1 || sets_to_win > 100) {
         PyErr_SetString(PyExc_ValueError, "a first-player rule 0..3 and sets to win 1..100");
         return -1;
     }
     if (!PyCallable_Check(expand) || !PyCallable_Check(entry) ||
-        !PyExceptionClass_Check(too_large)) {
-        PyErr_SetString(PyExc_TypeError, "expand, entry: callables; too_large: an exception");
+        !PyExceptionClass_Check(too_large) || (draws != Py_None && !PyCallable_Check(draws))) {
+        PyErr_SetString(PyExc_TypeError,
+                        "expand, entry, draws: callables; too_large: an exception");
         return -1;
     }
     if (self->expand) {
@@ -930,6 +1064,10 @@ static int core_init(Core *self, PyObject *args, PyObject *kwds) {
     self->expand = expand;
     self->entry = entry;
     self->too_large = too_large;
+    if (draws != Py_None) {
+        Py_INCREF(draws);
+        self->draws = draws;
+    }
     return 0;
 }
 
@@ -1058,17 +1196,25 @@ static PyObject *core_add_context(Core *self, PyObject *args) {
     return PyLong_FromLong(id);
 }
 
-/* set_model(model, probabilities or None): the fixed draw probabilities of a deck model (None:
- * drawn exactly, not here). Redefining a model forgets every position of the sets in progress. */
+/* set_model(model, probabilities or None, exact=False): the fixed draw probabilities of a deck
+ * model, or (exact) a model drawn without replacement, whose decks' draws come from the `draws`
+ * callback (None and not exact: not solved here). Redefining a model forgets every position of
+ * the sets in progress of its kind. */
 static PyObject *core_set_model(Core *self, PyObject *args) {
-    int model;
+    int model, exact = 0;
     PyObject *probabilities;
-    if (!PyArg_ParseTuple(args, "iO", &model, &probabilities)) return NULL;
+    if (!PyArg_ParseTuple(args, "iO|p", &model, &probabilities, &exact)) return NULL;
     if (model < 0 || model >= MAX_CONTEXTS) {
         PyErr_SetString(PyExc_ValueError, "no such deck model");
         return NULL;
     }
     Model fresh = {0};
+    if (exact && probabilities != Py_None) {
+        PyErr_SetString(PyExc_ValueError, "an exact model's draws depend on the deck");
+        return NULL;
+    }
+    fresh.exact = exact;
+    fresh.defined = exact;
     if (probabilities != Py_None) {
         PyObject *seq = PySequence_Fast(probabilities, "probabilities must be a sequence");
         if (!seq) return NULL;
@@ -1084,8 +1230,8 @@ static PyObject *core_set_model(Core *self, PyObject *args) {
                 return NULL;
             }
             if (p > 0) {
-                fresh.value[fresh.ndraws] = i + 1;
-                fresh.p[fresh.ndraws++] = p;
+                fresh.fixed.value[fresh.fixed.ndraws] = i + 1;
+                fresh.fixed.p[fresh.fixed.ndraws++] = p;
             }
         }
         Py_DECREF(seq);
@@ -1096,10 +1242,15 @@ static PyObject *core_set_model(Core *self, PyObject *args) {
         if (grow((void **)&self->models, count, sizeof(Model)) < 0) return PyErr_NoMemory();
         memset(&self->models[self->nmodels], 0, (size_t)(count - self->nmodels) * sizeof(Model));
         self->nmodels = count;
-    } else if (self->models[model].defined || model == 0) {
-        map_clear(&self->tables[model != 0]);
-        map_clear(&self->odds);
-        dense_clear(self, 0);
+    } else {
+        Model *old = &self->models[model];
+        if ((old->defined && !old->exact) || model == 0) {
+            map_clear(&self->tables[model != 0]);
+            map_clear(&self->odds);
+            dense_clear(self, 0);
+        }
+        if (old->exact) clear_exact(self);
+        free(old->decks);
     }
     self->models[model] = fresh;
     Py_RETURN_NONE;
@@ -1112,7 +1263,7 @@ static int check_context(Core *self, int context) {
     }
     int model = self->ctx_model[context];
     if (model >= self->nmodels || !self->models[model].defined) {
-        PyErr_SetString(PyExc_ValueError, "the context's deck model has no fixed probabilities");
+        PyErr_SetString(PyExc_ValueError, "the context's deck model is not defined");
         return -1;
     }
     return 0;
@@ -1126,35 +1277,51 @@ static int check_sides(Core *self, int x, int y) {
     return 0;
 }
 
+static int check_deck(Core *self, int context, int deck) {
+    if (deck < 0 || (deck != 0 && !self->models[self->ctx_model[context]].exact)) {
+        PyErr_SetString(PyExc_ValueError, "no such deck (a fixed model has deck 0 only)");
+        return -1;
+    }
+    return 0;
+}
+
 static PyObject *core_before(Core *self, PyObject *args) {
-    int context, mover, a, b;
-    if (!PyArg_ParseTuple(args, "iiii", &context, &mover, &a, &b)) return NULL;
-    if (check_context(self, context) < 0 || check_sides(self, a, b) < 0) return NULL;
+    int context, mover, a, b, deck = 0;
+    if (!PyArg_ParseTuple(args, "iiii|i", &context, &mover, &a, &b, &deck)) return NULL;
+    if (check_context(self, context) < 0 || check_sides(self, a, b) < 0 ||
+        check_deck(self, context, deck) < 0)
+        return NULL;
     if ((mover != 0 && mover != 1) || self->kind[mover == 0 ? a : b] != PLAYING) {
         PyErr_SetString(PyExc_ValueError, "the mover is a seat whose side is playing");
         return NULL;
     }
     double v, d;
-    if (before_draw(self, context, mover, a, b, &v, &d) < 0) return NULL;
+    if (before_draw(self, context, mover, a, b, deck, &v, &d) < 0) return NULL;
     return Py_BuildValue("(dd)", v, d);
 }
 
 static PyObject *core_after(Core *self, PyObject *args) {
-    int context, mover, list, a, b;
-    if (!PyArg_ParseTuple(args, "iiiii", &context, &mover, &list, &a, &b)) return NULL;
-    if (check_context(self, context) < 0 || check_sides(self, a, b) < 0) return NULL;
+    int context, mover, list, a, b, deck = 0;
+    if (!PyArg_ParseTuple(args, "iiiii|i", &context, &mover, &list, &a, &b, &deck)) return NULL;
+    if (check_context(self, context) < 0 || check_sides(self, a, b) < 0 ||
+        check_deck(self, context, deck) < 0)
+        return NULL;
     if ((mover != 0 && mover != 1) || list < 0 || list >= self->nlists) {
         PyErr_SetString(PyExc_ValueError, "no such mover or candidate list");
         return NULL;
     }
     double v, d;
-    if (after_draw(self, context, mover, list, a, b, &v, &d) < 0) return NULL;
+    if (after_draw(self, context, mover, list, a, b, deck, &v, &d) < 0) return NULL;
     return Py_BuildValue("(dd)", v, d);
 }
 
-static int parse_end(Core *self, PyObject *args, int *context, int *mover, int *code, int *other) {
-    if (!PyArg_ParseTuple(args, "iiii", context, mover, code, other)) return -1;
-    if (check_context(self, *context) < 0 || check_sides(self, *code, *other) < 0) return -1;
+static int parse_end(Core *self, PyObject *args, int *context, int *mover, int *code, int *other,
+                     int *deck) {
+    *deck = 0;
+    if (!PyArg_ParseTuple(args, "iiii|i", context, mover, code, other, deck)) return -1;
+    if (check_context(self, *context) < 0 || check_sides(self, *code, *other) < 0 ||
+        check_deck(self, *context, *deck) < 0)
+        return -1;
     if ((*mover != 0 && *mover != 1) || self->kind[*other] > STANDING) {
         PyErr_SetString(PyExc_ValueError, "no such mover, or the other side's set is over");
         return -1;
@@ -1163,45 +1330,48 @@ static int parse_end(Core *self, PyObject *args, int *context, int *mover, int *
 }
 
 static PyObject *core_end(Core *self, PyObject *args) {
-    int context, mover, code, other;
-    if (parse_end(self, args, &context, &mover, &code, &other) < 0) return NULL;
+    int context, mover, code, other, deck;
+    if (parse_end(self, args, &context, &mover, &code, &other, &deck) < 0) return NULL;
     double v, d;
-    if (end_turn(self, context, mover, code, other, &v, &d) < 0) return NULL;
+    if (end_turn(self, context, mover, code, other, deck, &v, &d) < 0) return NULL;
     return Py_BuildValue("(dd)", v, d);
 }
 
 static PyObject *core_end_value(Core *self, PyObject *args) {
-    int context, mover, code, other;
-    if (parse_end(self, args, &context, &mover, &code, &other) < 0) return NULL;
+    int context, mover, code, other, deck;
+    if (parse_end(self, args, &context, &mover, &code, &other, &deck) < 0) return NULL;
     double v, d;
-    if (end_turn(self, context, mover, code, other, &v, &d) < 0) return NULL;
+    if (end_turn(self, context, mover, code, other, deck, &v, &d) < 0) return NULL;
     return PyFloat_FromDouble(v);
 }
 
 static PyObject *core_odds_end(Core *self, PyObject *args) {
-    int context, mover, code, other;
-    if (parse_end(self, args, &context, &mover, &code, &other) < 0) return NULL;
+    int context, mover, code, other, deck;
+    if (parse_end(self, args, &context, &mover, &code, &other, &deck) < 0) return NULL;
     double win, tie;
-    if (odds_end(self, context, mover, code, other, &win, &tie) < 0) return NULL;
+    if (odds_end(self, context, mover, code, other, deck, &win, &tie) < 0) return NULL;
     return Py_BuildValue("(dd)", win, tie);
 }
 
 static PyObject *core_choice(Core *self, PyObject *args) {
-    int context, mover, list, other;
-    if (!PyArg_ParseTuple(args, "iiii", &context, &mover, &list, &other)) return NULL;
-    if (check_context(self, context) < 0 || check_sides(self, other, other) < 0) return NULL;
+    int context, mover, list, other, deck = 0;
+    if (!PyArg_ParseTuple(args, "iiii|i", &context, &mover, &list, &other, &deck)) return NULL;
+    if (check_context(self, context) < 0 || check_sides(self, other, other) < 0 ||
+        check_deck(self, context, deck) < 0)
+        return NULL;
     if ((mover != 0 && mover != 1) || list < 0 || list >= self->nlists) {
         PyErr_SetString(PyExc_ValueError, "no such mover or candidate list");
         return NULL;
     }
     int code;
-    if (choice(self, context, mover, list, other, &code) < 0) return NULL;
+    if (choice(self, context, mover, list, other, deck, &code) < 0) return NULL;
     return PyLong_FromLong(code);
 }
 
 static PyObject *core_clear_odds(Core *self, PyObject *unused) {
     (void)unused;
     map_clear(&self->odds);
+    map_clear(&self->exact_odds);
     Py_RETURN_NONE;
 }
 
@@ -1440,6 +1610,7 @@ static PyObject *core_clear_positions(Core *self, PyObject *unused) {
     map_free(&self->tables[0]);
     map_free(&self->tables[1]);
     map_free(&self->odds);
+    clear_exact(self);
     drop_levels(self);
     dense_clear(self, 0);
     Py_RETURN_NONE;
@@ -1661,7 +1832,9 @@ static PyObject *core_get_max_contexts(Core *self, void *closure) {
 static PyObject *core_get_memo_bytes(Core *self, void *closure) {
     (void)closure;
     size_t bytes = self->entries.cap * sizeof(Entry);
-    bytes += (self->tables[0].cap + self->tables[1].cap + self->odds.cap) * sizeof(Entry);
+    bytes += (self->tables[0].cap + self->tables[1].cap + self->tables[2].cap + self->odds.cap +
+              self->slots.cap + self->exact_odds.cap) *
+             sizeof(Entry);
     for (int i = 0; i < self->nlevels; i++) bytes += self->levels[i].scratch.cap * sizeof(Entry);
     bytes += self->dense_index.cap * sizeof(Entry);
     for (int i = 0; i < self->ndense; i++) {
@@ -1736,20 +1909,24 @@ static PyMethodDef core_methods[] = {
     {"add_context", (PyCFunction)core_add_context, METH_VARARGS,
      "add_context(s0, s1, opener, model) -> context id (opener -1: not read)"},
     {"set_model", (PyCFunction)core_set_model, METH_VARARGS,
-     "set_model(model, probabilities or None): fixed draw probabilities of values 1..10"},
+     "set_model(model, probabilities or None, exact=False): fixed draw probabilities of values "
+     "1..10, or (exact) draws without replacement, each deck's asked of the draws callback"},
     {"before", (PyCFunction)core_before, METH_VARARGS,
-     "before(context, mover, a, b) -> (value, slope) before seat mover draws"},
+     "before(context, mover, a, b, deck=0) -> (value, slope) before seat mover draws"},
     {"after", (PyCFunction)core_after, METH_VARARGS,
-     "after(context, mover, list, a, b) -> (value, slope) of the mover's best candidate"},
+     "after(context, mover, list, a, b, deck=0) -> (value, slope) of the mover's best "
+     "candidate"},
     {"end", (PyCFunction)core_end, METH_VARARGS,
-     "end(context, mover, code, other) -> (value, slope) once mover ends its turn as code"},
+     "end(context, mover, code, other, deck=0) -> (value, slope) once mover ends its turn as "
+     "code"},
     {"end_value", (PyCFunction)core_end_value, METH_VARARGS,
-     "end_value(context, mover, code, other) -> value (end's first half)"},
+     "end_value(context, mover, code, other, deck=0) -> value (end's first half)"},
     {"odds_end", (PyCFunction)core_odds_end, METH_VARARGS,
-     "odds_end(context, mover, code, other) -> (P(seat 0 wins the set), P(tie)), both playing "
-     "the match-optimal line"},
+     "odds_end(context, mover, code, other, deck=0) -> (P(seat 0 wins the set), P(tie)), both "
+     "playing the match-optimal line"},
     {"choice", (PyCFunction)core_choice, METH_VARARGS,
-     "choice(context, mover, list, other) -> the match-optimal end of turn (MatchSolver._choice)"},
+     "choice(context, mover, list, other, deck=0) -> the match-optimal end of turn "
+     "(MatchSolver._choice)"},
     {"clear_odds", (PyCFunction)core_clear_odds, METH_NOARGS, "clear_odds(): forget the odds"},
     {"set_iterating", (PyCFunction)core_set_iterating, METH_VARARGS,
      "set_iterating([(s0, s1, h0, h1, spec, value, slope), ...]): the values iterated now"},

@@ -2,11 +2,12 @@
 
 :class:`NativeMatchSolver` is :class:`~pazaak_cli.match_solver.MatchSolver` with the recursion
 inside a set (``value_before_draw``, ``_value_after_draw``, ``_end``, ``_set_over``) run by the C
-core for every context whose deck model draws with fixed probabilities: every later set, and the
-set in progress unless its deck is drawn exactly without replacement (that one stays in Python).
-Python keeps every rule: it interns the sides, candidate lists, contexts and match entries, and
-mirrors them into the core, which calls back for a new candidate list (``expand``) and for a
-match state it does not hold (``entry``, which may solve that state and re-enter the core).
+core: every later set and the set in progress, drawn with fixed probabilities or exactly without
+replacement (then the core keys its positions by the deck too). Python keeps every rule: it
+interns the sides, candidate lists, contexts, decks and match entries, and mirrors them into the
+core, which calls back for a new candidate list (``expand``), for the draws from a deck it has
+not met (``draws``) and for a match state it does not hold (``entry``, which may solve that state
+and re-enter the core).
 
 Before it solves a score, it interns every side the later sets can reach and gives that score's
 groups dense tables in the core (:meth:`NativeMatchSolver._start_level`, within
@@ -137,6 +138,7 @@ class NativeMatchSolver(MatchSolver):
             self._entry_callback,
             SolverTooLarge,
             BEST_TOLERANCE,
+            self._draws_callback,
         )
         self._py_positions = 0
         self._budget: int | None = None
@@ -165,7 +167,7 @@ class NativeMatchSolver(MatchSolver):
 
     @property
     def _positions(self) -> int:
-        """Positions held: the Python ones (exact decks) and the core's."""
+        """Positions held: the Python ones (a context past the core's) and the core's."""
         return self._py_positions + int(self._fast.states)
 
     @_positions.setter
@@ -240,16 +242,23 @@ class NativeMatchSolver(MatchSolver):
                 fast.add_context(*info)
 
     def _native(self, context: int) -> bool:
-        """Whether the core solves ``context``: a deck model with fixed probabilities (and a
-        context id the core can hold; the others stay in Python)."""
+        """Whether the core solves ``context``: a context id the core can hold (the others
+        stay in Python)."""
         model = self._context_info[context][3]
         decks = self._models[model]
         if self._pushed.get(model) is not decks:  # a new model, or an id given again
             if model in self._pushed:
                 self._dense_level = None  # (the core frees its dense tables)
             self._pushed[model] = decks
-            self._fast.set_model(model, self._fixed_probabilities(decks))
-        return decks.fixed is not None and context < self._max_contexts
+            exact = decks.fixed is None
+            self._fast.set_model(model, self._fixed_probabilities(decks), exact)
+        return context < self._max_contexts
+
+    def _draws_callback(self, model: int, deck: int) -> tuple[tuple[int, float, int], ...]:
+        """The core's callback: the draws from deck ``deck`` of an exact model (value,
+        probability, the deck after)."""
+        decks = self._models[model]
+        return decks.table[deck] or decks.make(deck)
 
     def _expand(self, side: int, drawn: int) -> int:
         """The core's callback: the candidate list after ``side`` draws ``drawn``."""
@@ -329,8 +338,8 @@ class NativeMatchSolver(MatchSolver):
         beside the level's (else its positions stay in the hash tables). (A set in progress on
         a deck of its own reads only match-state values once it ends: its score's later-set
         tables would be of no use to it.)"""
-        if not self._native(context):
-            return  # (exact draws: Python)
+        if not self._native(context) or self._models[self._context_info[context][3]].fixed is None:
+            return  # (drawn exactly: its positions are keyed by the deck too, in hash tables)
         h0, h1 = self.hands.intern(hands[0]), self.hands.intern(hands[1])
         pairs = [(x, y) for x in self._sub_hands(h0) for y in self._sub_hands(h1)]
         s0, s1, _, model = self._context_info[context]
@@ -500,7 +509,7 @@ class NativeMatchSolver(MatchSolver):
         if not self._native(context):
             return super().value_before_draw(context, mover, a, b, deck)
         self._sync()
-        result: Pair = self._fast.before(context, mover, a, b)
+        result: Pair = self._fast.before(context, mover, a, b, deck)
         return result
 
     def _value_after_draw(
@@ -509,21 +518,21 @@ class NativeMatchSolver(MatchSolver):
         if not self._native(context):
             return super()._value_after_draw(context, mover, candidates, a, b, deck)
         self._sync()
-        result: Pair = self._fast.after(context, mover, candidates, a, b)
+        result: Pair = self._fast.after(context, mover, candidates, a, b, deck)
         return result
 
     def _end(self, context: int, mover: int, code: int, other: int, deck: int) -> Pair:
         if not self._native(context):
             return super()._end(context, mover, code, other, deck)
         self._sync()
-        result: Pair = self._fast.end(context, mover, code, other)
+        result: Pair = self._fast.end(context, mover, code, other, deck)
         return result
 
     def value_of_end(self, context: int, mover: int, code: int, other: int, deck: int) -> float:
         if not self._native(context):
             return super().value_of_end(context, mover, code, other, deck)
         self._sync()
-        value: float = self._fast.end_value(context, mover, code, other)
+        value: float = self._fast.end_value(context, mover, code, other, deck)
         return value
 
     # -- the set's odds along the match-optimal line ----------------------------------------------
@@ -534,14 +543,14 @@ class NativeMatchSolver(MatchSolver):
         if not self._native(context):
             return super()._odds_end(context, mover, code, other, deck)
         self._sync()
-        result: tuple[float, float] = self._fast.odds_end(context, mover, code, other)
+        result: tuple[float, float] = self._fast.odds_end(context, mover, code, other, deck)
         return result
 
     def _choice(self, context: int, mover: int, candidates: int, other: int, deck: int) -> int:
         if not self._native(context):
             return super()._choice(context, mover, candidates, other, deck)
         self._sync()
-        code: int = self._fast.choice(context, mover, candidates, other)
+        code: int = self._fast.choice(context, mover, candidates, other, deck)
         return code
 
     # -- match states -----------------------------------------------------------------------------

@@ -80,9 +80,10 @@ def compare(
     question: Question,
     other: Sequence[Card],
     current_deck: tuple[int, ...] | None = None,
+    exact: bool = False,
 ) -> list[MatchMove]:
-    pure = shared(spec, False).solve_moves(question, other, current_deck=current_deck)
-    fast = shared(spec, True).solve_moves(question, other, current_deck=current_deck)
+    pure = shared(spec, False).solve_moves(question, other, current_deck=current_deck, exact=exact)
+    fast = shared(spec, True).solve_moves(question, other, current_deck=current_deck, exact=exact)
     assert [m.move for m in fast] == [m.move for m in pure]
     for a, b in zip(fast, pure, strict=True):
         for field in ("match_win", "set_win", "set_tie", "set_loss"):
@@ -139,17 +140,25 @@ def test_both_seats_and_a_depleted_current_deck() -> None:
     assert seats == {0, 1}
 
 
-def test_an_exact_current_deck_stays_in_python() -> None:
-    """A set drawn without replacement is solved by the Python recursion, its later sets by the
-    core: the answers agree with the pure solver's."""
-    spec = K1
-    question, other = playout(spec, ("+1", ""), (2, 2), 40, 2)
-    deck = (1, 1, 0, 1, 0, 1, 0, 0, 1, 1)
-    pure = shared(spec, False).solve_moves(question, other, current_deck=deck, exact=True)
-    fast = shared(spec, True).solve_moves(question, other, current_deck=deck, exact=True)
-    for a, b in zip(fast, pure, strict=True):
-        assert a.match_win == pytest.approx(b.match_win, abs=1e-12)
-        assert a.set_win == pytest.approx(b.set_win, abs=1e-12)
+EXACT_DECKS = [
+    (1, 1, 0, 1, 0, 1, 0, 0, 1, 1),
+    (0, 2, 1, 0, 1, 0, 2, 1, 0, 1),
+]
+
+
+@pytest.mark.parametrize(("spec", "hands", "score", "seed", "decisions"), CASES[::2])
+def test_an_exact_current_deck_is_solved_by_the_core_as_python_solves_it(
+    spec: str, hands: tuple[str, str], score: tuple[int, int], seed: int, decisions: int
+) -> None:
+    """A set drawn without replacement: the core keys its positions by the deck as well (the
+    draws of each deck asked of Python once), and answers as the pure solver does, on small
+    decks; Python holds none of its positions."""
+    question, other = playout(spec, hands, score, seed + 40, decisions)
+    for deck in EXACT_DECKS:
+        compare(spec, question, other, current_deck=deck, exact=True)
+    fast = shared(spec, True)
+    assert isinstance(fast, NativeMatchSolver)
+    assert not fast._groups and fast._py_positions == 0
 
 
 def test_the_factory() -> None:
