@@ -175,9 +175,11 @@ static inline int dense_known(const double *slot) {
 
 /* A lazy table marks the pages it writes, a byte for each 2^PAGE_SHIFT values: when it is
  * dropped its array is kept for the next question's table of the same size (a player's next
- * decision asks about the same hands), which zeroes only those pages again. New memory costs
- * the system a fault for every page written: a third of the match expert's time went to them. */
+ * decision asks about the same hands), for which those pages are stale: read as unknown, and
+ * zeroed when that question first writes one (many it never reads). New memory costs the system
+ * a fault for every page written: a third of the match expert's time went to them. */
 #define PAGE_SHIFT 9 /* 512 doubles: 4 kB */
+enum { PAGE_ZERO, PAGE_WRITTEN, PAGE_STALE }; /* a lazy table's page: its `dirty` byte */
 
 static inline size_t dirty_pages(size_t nv) {
     return ((nv + 1) >> PAGE_SHIFT) + 1; /* (a table holds nv + 1 values) */
@@ -322,21 +324,32 @@ static void dense_reset(Core *self, Dense *g) {
     g->filled = 0;
 }
 
-/* Zero again only the pages a lazy table wrote. */
-static void dirty_clean(Dense *g) {
-    size_t pages = dirty_pages(g->nv), values = g->nv + 1;
-    for (size_t page = 0; page < pages; page++) {
-        if (!g->dirty[page]) continue;
-        size_t first = page << PAGE_SHIFT, end = first + ((size_t)1 << PAGE_SHIFT);
-        memset(&g->v[first], 0, ((end < values ? end : values) - first) * sizeof(double));
-        g->dirty[page] = 0;
-    }
+/* A kept lazy array for a new question: the pages written before are stale. */
+static void dirty_stale(Dense *g) {
+    size_t pages = dirty_pages(g->nv);
+    for (size_t page = 0; page < pages; page++)
+        if (g->dirty[page]) g->dirty[page] = PAGE_STALE;
 }
 
-/* Write a computed value into a dense table (negated: see dense_known). */
+/* Whether a dense table holds the value at `index` (a stale page holds none). */
+static inline int dense_has(const Dense *g, size_t index) {
+    if (g->dirty && g->dirty[index >> PAGE_SHIFT] == PAGE_STALE) return 0;
+    return dense_known(&g->v[index]);
+}
+
+/* Write a computed value into a dense table (negated: see dense_known), zeroing its page first
+ * if it is stale. */
 static inline void dense_write(Dense *g, size_t index, double value) {
+    if (g->dirty) {
+        size_t page = index >> PAGE_SHIFT;
+        if (g->dirty[page] == PAGE_STALE) {
+            size_t first = page << PAGE_SHIFT, end = first + ((size_t)1 << PAGE_SHIFT);
+            size_t values = g->nv + 1;
+            memset(&g->v[first], 0, ((end < values ? end : values) - first) * sizeof(double));
+        }
+        g->dirty[page] = PAGE_WRITTEN;
+    }
     g->v[index] = -value;
-    if (g->dirty) g->dirty[index >> PAGE_SHIFT] = 1;
 }
 
 static int spares_take(Spares *spares, size_t nv, Spare *found);
@@ -351,7 +364,7 @@ static int dense_allocate(Core *self, Dense *g) {
         g->v = found.v;
         g->dirty = found.dirty;
         if (g->dirty)
-            dirty_clean(g);
+            dirty_stale(g);
         else
             dense_reset(self, g);
         return 0;
@@ -756,7 +769,7 @@ static int before_draw(Core *self, int context, int mover, int a, int b, int dec
         int la = self->local[a], lb = self->local[b];
         if (la < g->n0 && lb < g->n1) {
             index = before_index(g, mover, la, lb);
-            if (dense_known(&g->v[index])) {
+            if (dense_has(g, index)) {
                 *v = -g->v[index];
                 if (g->d) {
                     *d = g->d[index];
@@ -809,7 +822,7 @@ static int before_draw(Core *self, int context, int mover, int a, int b, int dec
             else if (mover == 1 && ll < g->l1)
                 at = (size_t)2 * g->n0 * g->n1 + (size_t)g->l0 * g->n1 +
                      (size_t)self->local[a] * g->l1 + ll;
-            if (at != SIZE_MAX && dense_known(&g->v[at])) {
+            if (at != SIZE_MAX && dense_has(g, at)) {
                 av = -g->v[at];
                 ad = 0.0;
                 if (g->d) {
@@ -1470,7 +1483,7 @@ static int dense_match(Core *self, int s0, int s1, int h0, int h1, int what) {
             if (what == DENSE_DROP) dense_reset(self, g);
             if (what == DENSE_SETTLE && g->v && g->d && self->shift != 0.0) {
                 for (size_t i = 0; i < g->nv; i++)
-                    if (dense_known(&g->v[i])) dense_write(g, i, -g->v[i] + g->d[i] * self->shift);
+                    if (dense_has(g, i)) dense_write(g, i, -g->v[i] + g->d[i] * self->shift);
             }
             free(g->d);
             g->d = NULL;
@@ -1842,8 +1855,7 @@ static PyObject *core_get_memo_bytes(Core *self, void *closure) {
         if (g->v) bytes += g->nv * sizeof(double) * (g->d ? 2 : 1);
     }
     for (int i = 0; i < self->spares.n; i++) bytes += self->spares.items[i].nv * sizeof(double);
-    /* a kept lazy array by the pages its last question wrote (the system may still hold pages
-     * written before and zeroed since: at most its size) */
+    /* a kept lazy array by the pages written since it was made (stale ones included) */
     for (int i = 0; i < self->lazy_spares.n; i++) {
         const Spare *kept = &self->lazy_spares.items[i];
         for (size_t page = 0; page < dirty_pages(kept->nv); page++)

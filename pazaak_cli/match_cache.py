@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 import tempfile
 from pathlib import Path
@@ -75,11 +74,11 @@ def load_entries(solver: MatchSolver) -> int:
         return 0
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
-        entries = _checked(document, solver.ruleset)
+        entries, hands = _checked(document, solver.ruleset)
     except (OSError, UnicodeError, ValueError, TypeError, KeyError, PazaakError, RecursionError):
         return 0  # (unreadable or not ours: ignored, rewritten by the next save)
-    for s0, s1, cards0, cards1, spec, value in entries:
-        solver.add_entry((s0, s1), (cards0, cards1), spec, value)
+    ids = {text: solver.hands.intern(cards) for text, cards in hands.items()}
+    solver.add_entries((s0, s1, ids[a], ids[b], spec, v) for s0, s1, a, b, spec, v in entries)
     return len(entries)
 
 
@@ -122,9 +121,10 @@ def save_entries(solver: MatchSolver) -> bool:
 
 def _checked(
     document: Any, rules: Ruleset
-) -> list[tuple[int, int, tuple[Card, ...], tuple[Card, ...], int, float]]:
-    """The entries of a cache document with their hands read, if every one of them is in place
-    (else ValueError). A file holds a few hundred distinct hands: each is read once."""
+) -> tuple[list[tuple[int, int, str, str, int, float]], dict[str, tuple[Card, ...]]]:
+    """The entries of a cache document and the hands they name (by their text, each read
+    once: a file holds a few hundred distinct hands), if every one of them is in place (else
+    ValueError)."""
     if not isinstance(document, dict):
         raise ValueError("not a cache document")
     if (document.get("format"), document.get("solver"), document.get("ruleset")) != (
@@ -138,30 +138,31 @@ def _checked(
         raise ValueError("no list of entries")
     hands: dict[str, tuple[Card, ...]] = {}
 
-    def hand_of(text: object) -> tuple[Card, ...]:
+    def hand_of(text: object) -> str:
         if not isinstance(text, str):
             raise ValueError("a hand that is not text")
-        cards = hands.get(text)
-        if cards is None:
+        if text not in hands:
             cards = tuple(parse_cards(text))
             if len(cards) > rules.hand_size:
                 raise ValueError("a hand the ruleset does not deal")
             if not all(rules.allows(card) for card in cards):
                 raise ValueError("a card the ruleset does not allow")
             hands[text] = cards
-        return cards
+        return text
 
     checked = []
+    sets = rules.sets_to_win
     for row in rows:
         s0, s1, hand0, hand1, spec, value = row
-        if not all(isinstance(n, int) and not isinstance(n, bool) for n in (s0, s1, spec)):
+        # (a JSON number is an int or a float; true and false are bools, not ints here)
+        if type(s0) is not int or type(s1) is not int or type(spec) is not int:
             raise ValueError("a score or opener that is not a whole number")
-        if not (0 <= s0 < rules.sets_to_win and 0 <= s1 < rules.sets_to_win and 0 <= spec <= 2):
+        if not (0 <= s0 < sets and 0 <= s1 < sets and 0 <= spec <= 2):
             raise ValueError("a score past the match")
-        if not isinstance(value, float) or not math.isfinite(value) or not 0.0 <= value <= 1.0:
+        if type(value) is not float or not 0.0 <= value <= 1.0:  # (NaN fails the range)
             raise ValueError("a value that is not a probability")
         checked.append((s0, s1, hand_of(hand0), hand_of(hand1), spec, value))
-    return checked
+    return checked, hands
 
 
 __all__ = ["cache_dir", "cache_path", "load_entries", "save_entries"]

@@ -34,7 +34,7 @@ The model:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -685,6 +685,13 @@ class MatchSolver(SetSolver):
         h0 = self.hands.intern(hands[0])
         h1 = self.hands.intern(hands[1])
         self._entries.setdefault(((scores[0], scores[1], h0, h1), spec), value)
+
+    def add_entries(self, entries: Iterable[tuple[int, int, int, int, int, float]]) -> None:
+        """:meth:`add_entry` for many, their hands interned (``self.hands``): (s0, s1, hand 0,
+        hand 1, spec, value)."""
+        setdefault = self._entries.setdefault
+        for s0, s1, h0, h1, spec, value in entries:
+            setdefault(((s0, s1, h0, h1), spec), value)
 
     def known_entries(
         self,
