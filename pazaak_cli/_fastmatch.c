@@ -185,6 +185,11 @@ static inline size_t dirty_pages(size_t nv) {
     return ((nv + 1) >> PAGE_SHIFT) + 1; /* (a table holds nv + 1 values) */
 }
 
+/* The memory lazy arrays kept for later questions may hold (written pages): a question's tables
+ * are of the sizes of its pairs of sub-hands, a new pair's array would be new memory, zeroed
+ * whole by the heap, and the pairs of a set's questions come back (the hands sampled again). */
+#define LAZY_SPARE_BYTES ((size_t)128 << 20)
+
 /* A value array kept for the next table of its size (see dense_spare). */
 typedef struct {
     double *v;
@@ -444,17 +449,40 @@ static void dense_spare(Core *self, Dense *g) {
     dense_free(self, g);
 }
 
-/* Free every dense table; `keep`: keep their value arrays for the tables to come (the arrays
- * kept before, not taken, are freed either way). */
+/* The memory a kept lazy array holds: the pages written since it was made. */
+static size_t spare_bytes(const Spare *kept) {
+    size_t bytes = 0;
+    for (size_t page = 0; page < dirty_pages(kept->nv); page++)
+        if (kept->dirty[page]) bytes += (size_t)1 << (PAGE_SHIFT + 3);
+    return bytes;
+}
+
+/* Free the oldest kept lazy arrays past LAZY_SPARE_BYTES of memory held. */
+static void spares_trim(Spares *spares) {
+    size_t held = 0;
+    int first = spares->n; /* the oldest kept */
+    while (first > 0 && held + spare_bytes(&spares->items[first - 1]) <= LAZY_SPARE_BYTES)
+        held += spare_bytes(&spares->items[--first]);
+    for (int i = 0; i < first; i++) {
+        free(spares->items[i].v);
+        free(spares->items[i].dirty);
+    }
+    memmove(spares->items, &spares->items[first], (size_t)(spares->n - first) * sizeof(Spare));
+    spares->n -= first;
+}
+
+/* Free every dense table; `keep`: keep their value arrays for the tables to come (the level
+ * arrays kept before and not taken are freed; the lazy ones within LAZY_SPARE_BYTES stay). */
 static void dense_clear(Core *self, int keep) {
     spares_empty(&self->spares);
-    spares_empty(&self->lazy_spares);
+    if (!keep) spares_empty(&self->lazy_spares);
     for (int i = 0; i < self->ndense; i++) {
         if (keep)
             dense_spare(self, self->dense[i]);
         else
             dense_free(self, self->dense[i]);
     }
+    if (keep) spares_trim(&self->lazy_spares);
     self->ndense = 0;
     self->last_dense = NULL;
     map_free(&self->dense_index);
@@ -1856,11 +1884,7 @@ static PyObject *core_get_memo_bytes(Core *self, void *closure) {
     }
     for (int i = 0; i < self->spares.n; i++) bytes += self->spares.items[i].nv * sizeof(double);
     /* a kept lazy array by the pages written since it was made (stale ones included) */
-    for (int i = 0; i < self->lazy_spares.n; i++) {
-        const Spare *kept = &self->lazy_spares.items[i];
-        for (size_t page = 0; page < dirty_pages(kept->nv); page++)
-            if (kept->dirty[page]) bytes += (size_t)1 << (PAGE_SHIFT + 3);
-    }
+    for (int i = 0; i < self->lazy_spares.n; i++) bytes += spare_bytes(&self->lazy_spares.items[i]);
     return PyLong_FromSize_t(bytes);
 }
 
