@@ -174,9 +174,9 @@ static inline int dense_known(const double *slot) {
 }
 
 /* A lazy table marks the pages it writes, a byte for each 2^PAGE_SHIFT values: when it is
- * dropped its array is kept for the next question's table of the same size (a player's next
- * decision asks about the same hands), for which those pages are stale: read as unknown, and
- * zeroed when that question first writes one (many it never reads). New memory costs the system
+ * dropped its array is kept for a later question's table of the same size (a player's next
+ * decisions ask about the same hands; see LAZY_SPARE_BYTES), for which those pages are stale:
+ * read as unknown, and zeroed when that question first writes one. New memory costs the system
  * a fault for every page written: a third of the match expert's time went to them. */
 #define PAGE_SHIFT 9 /* 512 doubles: 4 kB */
 enum { PAGE_ZERO, PAGE_WRITTEN, PAGE_STALE }; /* a lazy table's page: its `dirty` byte */
