@@ -1657,6 +1657,14 @@ static PyObject *core_clear_positions(Core *self, PyObject *unused) {
     Py_RETURN_NONE;
 }
 
+/* clear_exact(): forget every position drawn exactly, their odds and slots (between searches:
+ * a search holds slot numbers in its keys). */
+static PyObject *core_clear_exact(Core *self, PyObject *unused) {
+    (void)unused;
+    clear_exact(self);
+    Py_RETURN_NONE;
+}
+
 /* track_interval(on): the interval starts whole; while on, every choice narrows it. */
 static PyObject *core_track_interval(Core *self, PyObject *args) {
     int on;
@@ -1864,6 +1872,12 @@ static PyObject *core_get_count(Core *self, void *closure) {
     return PyLong_FromLong(*(int *)((char *)self + (Py_ssize_t)closure));
 }
 
+static PyObject *core_get_max_slots(Core *self, void *closure) {
+    (void)self;
+    (void)closure;
+    return PyLong_FromLong(MAX_SLOTS);
+}
+
 static PyObject *core_get_max_contexts(Core *self, void *closure) {
     (void)self;
     (void)closure;
@@ -1992,6 +2006,8 @@ static PyMethodDef core_methods[] = {
      "the same sizes to come)"},
     {"free_spares", (PyCFunction)core_free_spares, METH_NOARGS,
      "free_spares(): free the value arrays kept by drop_dense(True) and not taken since"},
+    {"clear_exact", (PyCFunction)core_clear_exact, METH_NOARGS,
+     "clear_exact(): forget every position drawn exactly, and their slots (between searches)"},
     {"clear_positions", (PyCFunction)core_clear_positions, METH_NOARGS,
      "clear_positions(): forget every position (between searches)"},
     {NULL, NULL, 0, NULL},
@@ -2001,6 +2017,9 @@ static PyGetSetDef core_getset[] = {
     {"states", (getter)core_get_states, NULL, "positions held now", NULL},
     {"solved", (getter)core_get_solved, NULL, "positions computed so far (progress)", NULL},
     {"nsides", (getter)core_get_count, NULL, "sides mirrored", (void *)offsetof(Core, nsides)},
+    {"nslots", (getter)core_get_count, NULL, "(context, deck) pairs drawn exactly, numbered",
+     (void *)offsetof(Core, nslots)},
+    {"max_slots", (getter)core_get_max_slots, NULL, "slots the core can number", NULL},
     {"nlists", (getter)core_get_count, NULL, "lists mirrored", (void *)offsetof(Core, nlists)},
     {"ncontexts", (getter)core_get_count, NULL, "contexts mirrored",
      (void *)offsetof(Core, ncontexts)},

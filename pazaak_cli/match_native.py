@@ -162,6 +162,8 @@ class NativeMatchSolver(MatchSolver):
         which forked it and say 1)."""
         self._forked_positions = 0
         """Positions computed by forked processes (for :attr:`positions_computed`)."""
+        self.exact_slots_kept = int(self._fast.max_slots) // 2
+        """:meth:`bound_memo` forgets the positions drawn exactly past this many slots."""
 
     # -- state shared with the core ---------------------------------------------------------------
 
@@ -587,7 +589,11 @@ class NativeMatchSolver(MatchSolver):
 
     def bound_memo(self) -> None:
         """Empty a bounded memo that is full (between searches only), as MatchSolver does; the
-        core forgets its positions too (the match-state values, sides and lists stay)."""
+        core forgets its positions too (the match-state values, sides and lists stay). Its
+        positions drawn exactly are forgotten too once their (context, deck) slots pass
+        :attr:`exact_slots_kept`: a search past the core's last slot would fail (and fall back
+        to the deck's odds), and the slots come before the positions' bound in a long run (about
+        465 slots and 5,200 positions a starter match)."""
         clears = self._clears
         super().bound_memo()
         if self._clears != clears:
@@ -595,3 +601,5 @@ class NativeMatchSolver(MatchSolver):
             self._dense_level = None
             self._py_positions = 0
             self._pushed.clear()  # the model ids are given anew
+        elif self._fast.nslots > self.exact_slots_kept:
+            self._fast.clear_exact()

@@ -161,6 +161,28 @@ def test_an_exact_current_deck_is_solved_by_the_core_as_python_solves_it(
     assert not fast._groups and fast._py_positions == 0
 
 
+def test_bound_memo_forgets_the_exact_positions_past_their_slots() -> None:
+    """The core numbers each (context, deck) pair of a set drawn exactly (a slot); past
+    ``exact_slots_kept`` of them, bound_memo (between searches) forgets those positions, so a
+    long run never reaches the core's last slot (a search past it would fall back to the deck's
+    odds): the answers stay the same, solved again."""
+    question, other = playout(K1, ("+1", ""), (2, 2), 41, 2)
+    deck = EXACT_DECKS[0]
+    solver = NativeMatchSolver(parse_ruleset(K1))
+    first = solver.solve_moves(question, other, current_deck=deck, exact=True)
+    slots = solver._fast.nslots
+    assert slots > 1
+    assert solver.exact_slots_kept == solver._fast.max_slots // 2
+    solver.exact_slots_kept = slots  # not past it: kept
+    solver.bound_memo()
+    assert solver._fast.nslots == slots
+    solver.exact_slots_kept = slots - 1
+    solver.bound_memo()
+    assert solver._fast.nslots == 0
+    assert solver.solve_moves(question, other, current_deck=deck, exact=True) == first
+    assert solver._fast.nslots == slots
+
+
 def test_the_factory() -> None:
     rules = parse_ruleset(K1)
     assert isinstance(make_match_solver(rules), NativeMatchSolver)
