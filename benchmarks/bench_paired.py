@@ -103,9 +103,11 @@ def wait(run: subprocess.Popen[str], began: float) -> tuple[str, float]:
 
 
 def figure(output: str, wall: float, field: str) -> tuple[float, dict[str, object] | None]:
+    """A run's figure: ``field`` of the JSON it printed last, else its wall time."""
     found = last_json(output)
-    if found is not None and isinstance(found.get(field), (int, float)):
-        return float(found[field]), found  # type: ignore[arg-type]
+    value = found.get(field) if found is not None else None
+    if isinstance(value, (int, float)):
+        return float(value), found
     return wall, found
 
 

@@ -195,6 +195,7 @@ typedef struct {
     double *v;
     size_t nv;
     unsigned char *dirty; /* a lazy table's pages written (NULL: not lazy) */
+    size_t held;          /* a lazy array's memory: its pages written since it was made */
 } Spare;
 
 typedef struct {
@@ -269,7 +270,7 @@ typedef struct {
     int ndense, capdense;
     Map dense_index;     /* (context, h0, h1) -> index into dense, in v */
     Spares spares;       /* value arrays kept for the next level (drop_dense(keep=True)) */
-    Spares lazy_spares;  /* lazy tables' arrays kept for the next question's */
+    Spares lazy_spares;  /* lazy tables' arrays kept for later questions' (LAZY_SPARE_BYTES) */
     size_t dense_filled; /* positions held in dense tables */
     Dense *last_dense;   /* the last one found (most lookups ask it again) */
     /* While `track` is set, every choice between ends of turn narrows [tlo, thi]: the offsets t
@@ -402,12 +403,14 @@ static void dense_free(Core *self, Dense *g) {
     free(g);
 }
 
+static void spare_free(const Spare *kept) {
+    free(kept->v);
+    free(kept->dirty);
+}
+
 /* Free the arrays kept (see dense_spare). */
 static void spares_empty(Spares *spares) {
-    for (int i = 0; i < spares->n; i++) {
-        free(spares->items[i].v);
-        free(spares->items[i].dirty);
-    }
+    for (int i = 0; i < spares->n; i++) spare_free(&spares->items[i]);
     spares->n = 0;
 }
 
@@ -440,7 +443,9 @@ static int spares_take(Spares *spares, size_t nv, Spare *found) {
  * took about 0.4 ms a group), a lazy table's for the next question's (see PAGE_SHIFT). */
 static void dense_spare(Core *self, Dense *g) {
     if (g->v) {
-        Spare item = {g->v, g->nv, g->dirty};
+        Spare item = {g->v, g->nv, g->dirty, 0};
+        for (size_t page = 0; g->dirty && page < dirty_pages(g->nv); page++)
+            if (g->dirty[page]) item.held += (size_t)1 << (PAGE_SHIFT + 3);
         if (spares_push(g->lazy ? &self->lazy_spares : &self->spares, item) == 0) {
             g->v = NULL; /* (kept: not freed with the table) */
             g->dirty = NULL;
@@ -449,24 +454,13 @@ static void dense_spare(Core *self, Dense *g) {
     dense_free(self, g);
 }
 
-/* The memory a kept lazy array holds: the pages written since it was made. */
-static size_t spare_bytes(const Spare *kept) {
-    size_t bytes = 0;
-    for (size_t page = 0; page < dirty_pages(kept->nv); page++)
-        if (kept->dirty[page]) bytes += (size_t)1 << (PAGE_SHIFT + 3);
-    return bytes;
-}
-
 /* Free the oldest kept lazy arrays past LAZY_SPARE_BYTES of memory held. */
 static void spares_trim(Spares *spares) {
     size_t held = 0;
     int first = spares->n; /* the oldest kept */
-    while (first > 0 && held + spare_bytes(&spares->items[first - 1]) <= LAZY_SPARE_BYTES)
-        held += spare_bytes(&spares->items[--first]);
-    for (int i = 0; i < first; i++) {
-        free(spares->items[i].v);
-        free(spares->items[i].dirty);
-    }
+    while (first > 0 && held + spares->items[first - 1].held <= LAZY_SPARE_BYTES)
+        held += spares->items[--first].held;
+    for (int i = 0; i < first; i++) spare_free(&spares->items[i]);
     memmove(spares->items, &spares->items[first], (size_t)(spares->n - first) * sizeof(Spare));
     spares->n -= first;
 }
@@ -546,7 +540,12 @@ static int draws_of(Core *self, int context, int deck, Draws *out) {
     if (!seq) return -1;
     Draws found = {0};
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-    for (Py_ssize_t i = 0; i < n && i < 10; i++) {
+    if (n < 1 || n > 10) {
+        Py_DECREF(seq);
+        PyErr_SetString(PyExc_ValueError, "a deck has 1 to 10 draws");
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
         int value, rest;
         double p;
         if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, i), "idi", &value, &p, &rest)) {
@@ -563,10 +562,6 @@ static int draws_of(Core *self, int context, int deck, Draws *out) {
         found.rest[found.ndraws++] = rest;
     }
     Py_DECREF(seq);
-    if (n < 1 || n > 10) {
-        PyErr_SetString(PyExc_ValueError, "a deck has 1 to 10 draws");
-        return -1;
-    }
     Model *kept = &self->models[id];
     if (deck >= kept->ndecks) {
         int count = deck + 1 > 2 * kept->ndecks ? deck + 1 : 2 * kept->ndecks;
@@ -1718,7 +1713,7 @@ static PyObject *core_table_sizes(Core *self, PyObject *args) {
 
 /* drop_dense(keep=False): free every dense table (their positions would be solved again, the
  * same, in the hash tables if asked); keep: their value arrays serve the next tables of the
- * same sizes, until free_spares (a lazy table's: until the next drop_dense). */
+ * same sizes, until free_spares (a lazy table's: the later questions', see LAZY_SPARE_BYTES). */
 static PyObject *core_drop_dense(Core *self, PyObject *args) {
     int keep = 0;
     if (!PyArg_ParseTuple(args, "|p", &keep)) return NULL;
@@ -1727,7 +1722,7 @@ static PyObject *core_drop_dense(Core *self, PyObject *args) {
 }
 
 /* free_spares(): free the value arrays kept and not taken (after a batch of densify calls; a
- * lazy table takes its array when first read: theirs are kept until the next drop_dense). */
+ * lazy table takes its array when first read: the lazy ones stay, see LAZY_SPARE_BYTES). */
 static PyObject *core_free_spares(Core *self, PyObject *unused) {
     (void)unused;
     spares_empty(&self->spares);
@@ -1898,7 +1893,7 @@ static PyObject *core_get_memo_bytes(Core *self, void *closure) {
     }
     for (int i = 0; i < self->spares.n; i++) bytes += self->spares.items[i].nv * sizeof(double);
     /* a kept lazy array by the pages written since it was made (stale ones included) */
-    for (int i = 0; i < self->lazy_spares.n; i++) bytes += spare_bytes(&self->lazy_spares.items[i]);
+    for (int i = 0; i < self->lazy_spares.n; i++) bytes += self->lazy_spares.items[i].held;
     return PyLong_FromSize_t(bytes);
 }
 
@@ -2005,7 +2000,7 @@ static PyMethodDef core_methods[] = {
      "drop_dense(keep=False): free every dense table (keep: their value arrays, for tables of "
      "the same sizes to come)"},
     {"free_spares", (PyCFunction)core_free_spares, METH_NOARGS,
-     "free_spares(): free the value arrays kept by drop_dense(True) and not taken since"},
+     "free_spares(): free the level arrays kept by drop_dense(True) and not taken since"},
     {"clear_exact", (PyCFunction)core_clear_exact, METH_NOARGS,
      "clear_exact(): forget every position drawn exactly, and their slots (between searches)"},
     {"clear_positions", (PyCFunction)core_clear_positions, METH_NOARGS,

@@ -352,8 +352,8 @@ class NativeMatchSolver(MatchSolver):
         self._fast.free_spares()  # (the level's arrays: lazy tables take the lazy ones)
         before, after = self._dense_bytes(pairs, 1)
         # (lazy: a table gets its values when first read, and marks the pages it writes: most
-        # positions of a set in progress are never read, and the next question's table of the
-        # same size zeroes only those pages again)
+        # positions of a set in progress are never read, and a later question's table of the
+        # same size takes its array, those pages stale until written again)
         if self._fast.memo_bytes + before + after <= DENSE_LIMIT_BYTES:
             for x, y in pairs:
                 self._fast.densify(context, x, y, True, True)

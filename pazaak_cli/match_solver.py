@@ -684,7 +684,7 @@ class MatchSolver(SetSolver):
         ``spec`` the opener (a seat, or 2: a coin). A value already held stays."""
         h0 = self.hands.intern(hands[0])
         h1 = self.hands.intern(hands[1])
-        self._entries.setdefault(((scores[0], scores[1], h0, h1), spec), value)
+        self.add_entries([(scores[0], scores[1], h0, h1, spec, value)])
 
     def add_entries(self, entries: Iterable[tuple[int, int, int, int, int, float]]) -> None:
         """:meth:`add_entry` for many, their hands interned (``self.hands``): (s0, s1, hand 0,
