@@ -241,8 +241,7 @@ class DaskCluster:
 
     def __init__(self, address: str, *, timeout: float = CLUSTER_CONNECT_SECONDS) -> None:
         distributed = load_distributed()
-        for name in ("distributed", "tornado", "asyncio"):
-            logging.getLogger(name).setLevel(logging.CRITICAL)
+        _silence_dask_logging()
         self.address = address
         _check_reachable(address, timeout)
         try:
@@ -350,6 +349,16 @@ def _check_reachable(address: str, timeout: float) -> None:
             f"--cluster {address}: cannot reach a Dask scheduler there ({_reason(error)})",
             token=address,
         ) from None
+
+
+def _silence_dask_logging() -> None:
+    """Keep Dask's own logging (a lost scheduler is logged with a traceback) off the user's
+    terminal: the command says what went wrong in one sentence. Dask's configuration gives
+    some of its loggers, such as ``distributed.client``, a level of their own, so the parent's
+    level is not enough."""
+    for name in [*logging.root.manager.loggerDict, "distributed", "tornado", "asyncio"]:
+        if name.partition(".")[0] in ("distributed", "tornado", "asyncio"):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
 
 
 def load_distributed() -> Any:

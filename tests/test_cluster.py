@@ -12,6 +12,7 @@ import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -32,7 +33,15 @@ under test, whatever `dask` the caller's PATH finds first."""
 @dataclass
 class Cluster:
     address: str
+    scheduler: subprocess.Popen[bytes]
     workers: list[subprocess.Popen[bytes]]
+    logs: Path
+
+
+TEST_DEADLINE_SECONDS = 240
+"""A cluster test still running after this long is stuck (each takes seconds): an alarm
+fails it where it waits, with the scheduler's state and the processes' logs, so a hang fails
+the run instead of blocking it."""
 
 
 def _free_port() -> int:
@@ -41,25 +50,33 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def _start(*args: str) -> subprocess.Popen[bytes]:
+def _start(logs: Path, name: str, *args: str) -> subprocess.Popen[bytes]:
     environment = {**os.environ, "DASK_DISTRIBUTED__WORKER__DAEMON": "False"}
-    return subprocess.Popen(
-        [*DASK, *args],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        env=environment,
-        start_new_session=True,
-    )
+    with open(logs / f"{name}.log", "wb") as log:
+        return subprocess.Popen(
+            [*DASK, *args],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env=environment,
+            start_new_session=True,
+        )
 
 
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[Cluster]:
+@contextlib.contextmanager
+def running_cluster(logs: Path, workers: int = 2) -> Iterator[Cluster]:
+    """A scheduler and ``workers`` one-thread workers on 127.0.0.1, stopped on leaving; their
+    output goes to ``logs``."""
     port = _free_port()
     address = f"tcp://127.0.0.1:{port}"
-    processes = [_start("scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard")]
+    scheduler = _start(
+        logs, "scheduler", "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"
+    )
+    processes = [scheduler]
     try:
-        workers = [
+        started = [
             _start(
+                logs,
+                f"w{number}",
                 "worker",
                 address,
                 "--host",
@@ -71,20 +88,20 @@ def cluster() -> Iterator[Cluster]:
                 "--name",
                 f"w{number}",
             )
-            for number in (1, 2)
+            for number in range(1, workers + 1)
         ]
-        processes += workers
+        processes += started
         deadline = time.monotonic() + 90
         while True:
             try:
                 with distributed.Client(address, timeout=5) as client:
-                    client.wait_for_workers(2, timeout=60)
+                    client.wait_for_workers(workers, timeout=60)
                 break
             except (OSError, TimeoutError):
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(0.5)
-        yield Cluster(address, workers)
+        yield Cluster(address, scheduler, started, logs)
     finally:
         for process in reversed(processes):
             with contextlib.suppress(ProcessLookupError):
@@ -95,6 +112,41 @@ def cluster() -> Iterator[Cluster]:
             except subprocess.TimeoutExpired:
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait()
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    with running_cluster(tmp_path_factory.mktemp("dask-logs")) as started:
+        yield started
+
+
+def _stuck(test: str, cluster: Cluster | None) -> str:
+    """What a stuck cluster test was waiting on: the scheduler's state and the logs' tails."""
+    lines = [f"{test}: still running after {TEST_DEADLINE_SECONDS} s"]
+    if cluster is not None:
+        lines.append(f"scheduler exit status: {cluster.scheduler.poll()}")
+        for log in sorted(cluster.logs.glob("*.log")):
+            lines.append(f"--- {log.name} (last 40 lines)")
+            lines += log.read_text(errors="replace").splitlines()[-40:]
+    return "\n".join(lines)
+
+
+@pytest.fixture(autouse=True)
+def deadline(request: pytest.FixtureRequest) -> Iterator[None]:
+    """SIGALRM after TEST_DEADLINE_SECONDS: the handler raises in the test's own (main)
+    thread, which breaks any wait it is blocked in."""
+    cluster = request.getfixturevalue("cluster") if "cluster" in request.fixturenames else None
+
+    def expire(signum: int, frame: object) -> None:
+        raise TimeoutError(_stuck(request.node.nodeid, cluster))
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(TEST_DEADLINE_SECONDS)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def entrant(policy: str, deck: str) -> Entrant:
@@ -162,3 +214,41 @@ def test_a_worker_killed_mid_run_loses_nothing(cluster: Cluster) -> None:
     assert workers_left == 1
     assert remote[0].tally == local[0].tally
     assert remote[0].tally.matches == 1500
+
+
+def test_a_scheduler_lost_mid_run_is_one_sentence_and_exit_1(tmp_path: Path) -> None:
+    """The scheduler killed while `pazaak simulate --cluster` waits on it: the command says so
+    in one line (no Dask traceback on the terminal) and exits 1."""
+    with running_cluster(tmp_path, workers=1) as own:
+        command = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "pazaak_cli",
+                "simulate",
+                "--cluster",
+                own.address,
+                "--p1",
+                "expert",
+                "--p2",
+                "kotor",
+                "--matches",
+                "400",
+                "--seed",
+                "1",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env={**os.environ, "NO_COLOR": "1"},
+        )
+        with distributed.Client(own.address, timeout=10) as watcher:
+            deadline = time.monotonic() + 60
+            while not any(watcher.processing().values()):  # the command's batches are running
+                assert time.monotonic() < deadline and command.poll() is None
+                time.sleep(0.2)
+        os.killpg(own.scheduler.pid, signal.SIGKILL)
+        _, err = command.communicate(timeout=120)
+    assert command.returncode == 1, err
+    lines = err.decode().strip().splitlines()
+    assert len(lines) == 1, err
+    assert own.address in lines[0] and "lost" in lines[0]
