@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import signal
 import socket
@@ -38,6 +39,8 @@ class Cluster:
     logs: Path
 
 
+PR_SET_PDEATHSIG = 1
+
 TEST_DEADLINE_SECONDS = 240
 """A cluster test still running after this long is stuck (each takes seconds): an alarm
 fails it where it waits, with the scheduler's state and the processes' logs, so a hang fails
@@ -50,6 +53,13 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+def _die_with_parent() -> None:
+    """In the child before exec: the kernel kills it when the pytest process ends, however it
+    ends (an interrupted run, ``-x`` under xdist), so no scheduler outlives the tests."""
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
 def _start(logs: Path, name: str, *args: str) -> subprocess.Popen[bytes]:
     environment = {**os.environ, "DASK_DISTRIBUTED__WORKER__DAEMON": "False"}
     with open(logs / f"{name}.log", "wb") as log:
@@ -59,6 +69,7 @@ def _start(logs: Path, name: str, *args: str) -> subprocess.Popen[bytes]:
             stderr=subprocess.STDOUT,
             env=environment,
             start_new_session=True,
+            preexec_fn=_die_with_parent,
         )
 
 
