@@ -55,6 +55,12 @@ class FullDeckMatchExpert(MatchExpertPlayer):
         return advice.results[0].move
 
 
+class BlindMatchExpert(MatchExpertPlayer):
+    """The match expert whose later sets take the opponent's hand as empty."""
+
+    later_blind = True
+
+
 def build_universe(rules: Ruleset, deck_name: str) -> dict[str, object]:
     """Solve every match state of two decks ``deck_name`` (every dealt hand against every one,
     one of my hands at a time to stay within the solver's memory bound) and save them."""
@@ -74,9 +80,13 @@ def run(
     rules: Ruleset, player: str, opponent: str, deck_name: str, matches: int
 ) -> dict[str, object]:
     deck = load_deck(deck_name, rules)
-    policy = {"full-deck": "match-expert", "sight": "match-expert"}.get(player, player)
+    policy = {"full-deck": "match-expert", "sight": "match-expert", "blind": "match-expert"}.get(
+        player, player
+    )
     if player in ("full-deck", "sight"):
         players.MatchExpertPlayer = FullDeckMatchExpert  # type: ignore[attr-defined]
+    if player == "blind":
+        players.MatchExpertPlayer = BlindMatchExpert  # type: ignore[attr-defined]
     if player == "sight":
         MatchState.observed_by = lambda self, player: self  # type: ignore[method-assign]
     pairing = Pairing(
@@ -104,7 +114,9 @@ def main() -> None:
     parser.add_argument("--deck", default="kotor1-starter")
     parser.add_argument("--universe", action="store_true", help="solve the deck pair's values")
     parser.add_argument(
-        "--player", default="match-expert", choices=("expert", "match-expert", "full-deck", "sight")
+        "--player",
+        default="match-expert",
+        choices=("expert", "match-expert", "full-deck", "sight", "blind"),
     )
     parser.add_argument("--opponent", default="kotor")
     parser.add_argument("--matches", type=int, default=250, help="per seat order")

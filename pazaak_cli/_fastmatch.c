@@ -258,6 +258,8 @@ typedef struct {
     long long budget; /* raise too_large once the tables hold this many positions (-1: never) */
     Map odds;         /* (P(seat 0 wins the set), P(tie)) along the match-optimal line */
     double tolerance; /* match values this close are equally good (solver.BEST_TOLERANCE) */
+    int blind_seat;   /* the seat whose hand the later sets take as blind_hand, or -1 */
+    int blind_hand;   /* (MatchSolver.later_blind: the empty hand's id) */
     PyObject *expand, *entry, *too_large, *progress, *draws;
     /* dense tables */
     int *local;  /* local[side]: its rank among the sides of its hand */
@@ -664,6 +666,8 @@ static int set_over(Core *self, int context, int winner, int h0, int h1, double 
     case ALTERNATE: spec = 1 - opener; break;
     default: spec = winner < 0 ? opener : 1 - winner; /* the loser opens */
     }
+    if (self->blind_seat == 0) h0 = self->blind_hand;
+    else if (self->blind_seat == 1) h1 = self->blind_hand;
     for (int i = 0; i < self->niterating; i++) {
         Iterating *it = &self->iterating[i];
         if (it->s0 == s0 && it->s1 == s1 && it->h0 == h0 && it->h1 == h1 && it->spec == spec) {
@@ -1068,6 +1072,18 @@ static void core_dealloc(Core *self) {
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
+static PyObject *core_set_blind(Core *self, PyObject *args) {
+    int seat, hand;
+    if (!PyArg_ParseTuple(args, "ii", &seat, &hand)) return NULL;
+    if (seat < -1 || seat > 1 || hand < 0) {
+        PyErr_SetString(PyExc_ValueError, "set_blind(seat -1..1, hand id)");
+        return NULL;
+    }
+    self->blind_seat = seat;
+    self->blind_hand = hand;
+    Py_RETURN_NONE;
+}
+
 static int core_init(Core *self, PyObject *args, PyObject *kwds) {
     (void)kwds;
     int rule, sets_to_win;
@@ -1094,6 +1110,7 @@ static int core_init(Core *self, PyObject *args, PyObject *kwds) {
     self->sets_to_win = sets_to_win;
     self->budget = -1;
     self->tolerance = tolerance;
+    self->blind_seat = -1;
     Py_INCREF(expand);
     Py_INCREF(entry);
     Py_INCREF(too_large);
@@ -1973,6 +1990,8 @@ static PyMethodDef core_methods[] = {
      "choice(context, mover, list, other, deck=0) -> the match-optimal end of turn "
      "(MatchSolver._choice)"},
     {"clear_odds", (PyCFunction)core_clear_odds, METH_NOARGS, "clear_odds(): forget the odds"},
+    {"set_blind", (PyCFunction)core_set_blind, METH_VARARGS,
+     "set_blind(seat, hand): the later sets take that seat's hand as `hand` (seat -1: none)"},
     {"set_iterating", (PyCFunction)core_set_iterating, METH_VARARGS,
      "set_iterating([(s0, s1, h0, h1, spec, value, slope), ...]): the values iterated now"},
     {"set_entry", (PyCFunction)core_set_entry, METH_VARARGS,

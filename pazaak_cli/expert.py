@@ -219,13 +219,30 @@ class MatchExpertPlayer(ExpertPlayer):
     """
 
     match = True
+    later_blind = False
+    """Whether the later sets take the opponent's hand as empty (``MatchSolver.later_blind``)."""
 
     def _best(self, view: MatchState, options: SolveOptions) -> Move:
-        solver = _match_solver(view.ruleset)
+        solver = _match_solver(view.ruleset, 1 - view.turn if self.later_blind else None)
         options.objective = "match"
         move = best_match_move(question_from_state(view), options, solver=solver)
         _save_now_and_then(solver)
         return move
+
+
+class MatchLitePlayer(MatchExpertPlayer):
+    """``match-lite``: :class:`MatchExpertPlayer` with a lighter model of the later sets.
+
+    The set in progress is the match expert's (the sampled opponent hands, the cards counted),
+    but the later sets take the opponent's hand as empty (:attr:`MatchSolver.later_blind`): its
+    own cards are valued over the rest of the match, the opponent's only in this set. The match
+    states it needs are then its own sub-hands against the empty hand, a few thousand for any
+    deck, instead of every sub-hand pair of the two decks (for KOTOR II decks with a Double,
+    hours of solving): measured in docs/simulate.md, as strong as the match expert where both
+    were run, in seconds a match without a table solved first.
+    """
+
+    later_blind = True
 
 
 MATCH_MEMO_LIMIT = 6_000_000
@@ -236,22 +253,23 @@ SAVE_EVERY = 2_000
 """The match expert writes its match-state values to the cache once it has this many more
 than at the last write (each write is the whole file)."""
 
-_MATCH_SOLVERS: dict[Ruleset, tuple[MatchSolver, list[int]]] = {}
+_MATCH_SOLVERS: dict[tuple[Ruleset, int | None], tuple[MatchSolver, list[int]]] = {}
 
 
-def _match_solver(rules: Ruleset) -> MatchSolver:
-    """One match solver per ruleset for every match expert of the process, with the values
-    of the cache (and the entry count at the last write)."""
-    found = _MATCH_SOLVERS.get(rules)
+def _match_solver(rules: Ruleset, later_blind: int | None = None) -> MatchSolver:
+    """One match solver per ruleset (and seat the later sets are blind to) for every match
+    expert of the process, with the values of the cache (and the entry count at the last
+    write)."""
+    found = _MATCH_SOLVERS.get((rules, later_blind))
     if found is None:
-        solver = make_match_solver(rules, max_states=MATCH_MEMO_LIMIT)
+        solver = make_match_solver(rules, max_states=MATCH_MEMO_LIMIT, later_blind=later_blind)
         load_entries(solver)
-        found = _MATCH_SOLVERS[rules] = (solver, [solver.entry_count])
+        found = _MATCH_SOLVERS[rules, later_blind] = (solver, [solver.entry_count])
     return found[0]
 
 
 def _save_now_and_then(solver: MatchSolver) -> None:
-    saved = _MATCH_SOLVERS[solver.ruleset][1]
+    saved = _MATCH_SOLVERS[solver.ruleset, solver.later_blind][1]
     if solver.entry_count >= saved[0] + SAVE_EVERY:
         save_entries(solver)
         saved[0] = solver.entry_count

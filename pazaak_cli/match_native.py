@@ -127,7 +127,9 @@ class _Iterating(dict[tuple[MatchKey, int], Pair]):
 class NativeMatchSolver(MatchSolver):
     """A :class:`MatchSolver` whose fixed-probability positions are solved by the C core."""
 
-    def __init__(self, ruleset: Ruleset, *, max_states: int | None = None) -> None:
+    def __init__(
+        self, ruleset: Ruleset, *, max_states: int | None = None, later_blind: int | None = None
+    ) -> None:
         if _fastmatch is None:  # pragma: no cover - depends on the installation
             raise RuntimeError("the C match core (pazaak_cli._fastmatch) is not built")
         # the core first: the base constructors already set the attributes it mirrors
@@ -142,7 +144,8 @@ class NativeMatchSolver(MatchSolver):
         )
         self._py_positions = 0
         self._budget: int | None = None
-        super().__init__(ruleset, max_states=max_states)
+        super().__init__(ruleset, max_states=max_states, later_blind=later_blind)
+        self._fast.set_blind(-1 if later_blind is None else later_blind, self._empty_hand)
         self._iterating = _Iterating(self._fast)
         self._pushed: dict[int, DeckDraws] = {}
         """The deck model of each model id as last given to the core."""

@@ -138,9 +138,17 @@ class MatchSolver(SetSolver):
     own side kinds (a standing side keeps its hand) and its own memo (one table per group).
     """
 
-    def __init__(self, ruleset: Ruleset, *, max_states: int | None = None) -> None:
+    def __init__(
+        self, ruleset: Ruleset, *, max_states: int | None = None, later_blind: int | None = None
+    ) -> None:
         super().__init__(ruleset, fixed_draws=FULL_DECK, native=False)
         self.max_states = max_states
+        self.later_blind = later_blind
+        """A seat whose hand the later sets take as empty, or None (the exact match). A player
+        that cannot afford the later sets against every hand the opponent may hold (KOTOR II
+        decks: hours of solving) values its own cards over the match against a card-less
+        opponent: the match states it needs are then its sub-hands against the empty hand."""
+        self._empty_hand = self.hands.intern(())
         rule = ruleset.first_player
         self._reads_opener = rule in (FirstPlayer.ALTERNATE, FirstPlayer.LOSER)
         self._rule = rule
@@ -360,7 +368,12 @@ class MatchSolver(SetSolver):
             s1 += 1
             if s1 >= self._sets_to_win:
                 return _LOST
-        match = (s0, s1, hands[0], hands[1])
+        h0, h1 = hands
+        if self.later_blind == 0:
+            h0 = self._empty_hand
+        elif self.later_blind == 1:
+            h1 = self._empty_hand
+        match = (s0, s1, h0, h1)
         spec = self._next_opener(winner, opener)
         found = self._iterating.get((match, spec))
         if found is not None:
@@ -422,6 +435,8 @@ class MatchSolver(SetSolver):
 
     def _solve_entry(self, match: MatchKey, spec: int) -> float:
         """Solve the fixed point of ``match``: a tie with no card played comes back to it."""
+        if self.later_blind is not None and match[2 + self.later_blind] != self._empty_hand:
+            raise ValueError("a solver blind to a seat's later hands solves only the empty hand")
         rule = self._rule
         iterating = self._iterating
         if rule is FirstPlayer.ALTERNATE:
@@ -576,6 +591,8 @@ class MatchSolver(SetSolver):
     ) -> None:
         """:meth:`prepare` for every hand each seat may hold (a hidden hand's possible hands):
         each score once for all of them, instead of once a hand."""
+        if self.later_blind is not None:  # only the empty hand is met in the later sets
+            hands = (hands[0], [()]) if self.later_blind == 1 else ([()], hands[1])
         asked = self._asked(scores, hands)
         if asked in self._prepared:
             return  # (all solved when it was asked before: match-state values are never dropped)

@@ -12,7 +12,9 @@ The policies:
 - ``stand17``: never plays a hand card, stands at 17 or more (:class:`Stand17Player`);
 - ``random``: a uniformly random legal action, never a forfeit (:class:`RandomPlayer`);
 - ``expert``: the exact set solver as a player (``pazaak_cli.expert.ExpertPlayer``);
-- ``match-expert``: the exact match solver as a player (``pazaak_cli.expert.MatchExpertPlayer``).
+- ``match-expert``: the exact match solver as a player (``pazaak_cli.expert.MatchExpertPlayer``);
+- ``match-lite``: the match solver with the opponent's later hands taken as empty
+  (``pazaak_cli.expert.MatchLitePlayer``): no deck-pair table to solve first.
 
 :func:`make_player` builds any of them by name. This registry of named players sits at the
 top of the package's layers: it imports the expert (and through it the solvers) and the KOTOR I
@@ -27,7 +29,7 @@ from typing import Protocol
 
 from pazaak_cli.cards import Card
 from pazaak_cli.errors import PazaakError
-from pazaak_cli.expert import ExpertPlayer, MatchExpertPlayer
+from pazaak_cli.expert import ExpertPlayer, MatchExpertPlayer, MatchLitePlayer
 from pazaak_cli.game import END_TURN, STAND, Action, Forfeit, MatchState
 from pazaak_cli.heuristic_rule import heuristic_rule
 from pazaak_cli.kotor_rule import (
@@ -58,6 +60,7 @@ POLICY_NAMES: tuple[str, ...] = (
     "random",
     "expert",
     "match-expert",
+    "match-lite",
 )
 """Every policy :func:`make_player` knows, in the order they are listed to users."""
 
@@ -68,6 +71,8 @@ POLICY_HELP: dict[str, str] = {
     "random": "a uniformly random legal action (never forfeits)",
     "expert": "the exact solver: the move with the best chance to win the set",
     "match-expert": "the exact match solver: the move with the best chance to win the match",
+    "match-lite": "the match solver valuing only its own cards in the later sets: quick "
+    "without a solved table (KOTOR II decks)",
 }
 
 RANDOMISED_POLICIES = frozenset({"random"})
@@ -100,6 +105,8 @@ def make_player(
         return ExpertPlayer(ruleset=ruleset, opponent_deck=opponent_deck)
     if name == "match-expert":
         return MatchExpertPlayer(ruleset=ruleset, opponent_deck=opponent_deck)
+    if name == "match-lite":
+        return MatchLitePlayer(ruleset=ruleset, opponent_deck=opponent_deck)
     raise PazaakError(f"unknown policy {name!r}; choose one of {', '.join(POLICY_NAMES)}")
 
 

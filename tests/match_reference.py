@@ -43,8 +43,11 @@ class MatchReference:
         start: Callable[[MatchState], float] | None = None,
         kotor: int | None = None,
         rule_player: Player | None = None,
+        blind: int | None = None,
     ) -> None:
         self.me = me
+        self.blind = blind
+        """A seat whose hand every later set starts without (the model of ``match-lite``)."""
         self.kotor = kotor
         self.kotor_player = KotorPlayer() if rule_player is None else rule_player
         """The rule the seat ``kotor`` plays: the KOTOR I player unless another is given."""
@@ -109,6 +112,10 @@ class MatchReference:
         if state.ruleset.main_deck is not MainDeck.INFINITE:
             rules = dataclasses.replace(state.ruleset, main_deck=MainDeck.INFINITE)
             later = state._replace(ruleset=rules, deck=FULL_DECK)
+        if self.blind is not None:
+            sides = list(later.sides)
+            sides[self.blind] = sides[self.blind]._replace(hand=())
+            later = later._replace(sides=(sides[0], sides[1]))
         total = 0.0
         for action, probability in later.chance_outcomes():
             start = later.child(action)

@@ -15,7 +15,7 @@ from pazaak_cli import expert, match_advice
 from pazaak_cli.cards import parse_cards
 from pazaak_cli.cli import main
 from pazaak_cli.decks import load_deck
-from pazaak_cli.expert import ExpertPlayer, MatchExpertPlayer
+from pazaak_cli.expert import ExpertPlayer, MatchExpertPlayer, MatchLitePlayer
 from pazaak_cli.game import FORFEIT, MatchState, Phase, deal_hand, new_match
 from pazaak_cli.match_advice import solve_match_question
 from pazaak_cli.match_cache import cache_path
@@ -70,6 +70,20 @@ def test_the_match_expert_makes_a_move_the_reference_values_best(name: str) -> N
     assert reference.value(after) == pytest.approx(max(values), abs=1e-9)
 
 
+@pytest.mark.parametrize("name", sorted(DECISIONS))
+def test_match_lite_makes_a_move_its_reference_values_best(name: str) -> None:
+    """``match-lite``: the same, by the reference whose later sets start with the opponent's
+    hand empty."""
+    spec, hands, winners, opener, draws, actions = DECISIONS[name]
+    state = decision(spec, hands, winners, opener, draws, actions)
+    me = state.turn
+    player = MatchLitePlayer(ruleset=state.ruleset, opponent_deck=parse_cards(hands[1 - me]))
+    after = play_whole_move(player, state)
+    reference = MatchReference(me, blind=1 - me)
+    values = [reference.value(state_after) for _, state_after in each_move(state)]
+    assert reference.value(after) == pytest.approx(max(values), abs=1e-9)
+
+
 def solved_starts(rules: Ruleset, me: int) -> Callable[[MatchState], float]:
     """Set-start values for the reference's first iteration, from a solver of its own (the
     reference iterates from them to its own fixed point: tests/test_match_solver.py shows a
@@ -97,13 +111,15 @@ def test_the_match_expert_keeps_a_card_the_set_expert_spends() -> None:
         assert str(MatchExpertPlayer(ruleset=rules, opponent_deck=deck).choose(view)) == match_move
 
 
-def play_tiny_match(seed: int) -> tuple[list[str], MatchState]:
+def play_tiny_match(
+    seed: int, kind: type[MatchExpertPlayer] = MatchExpertPlayer
+) -> tuple[list[str], MatchState]:
     """A whole match of the match expert (player 1, the starter deck) against ``kotor``."""
     rules = parse_ruleset(f"kotor1/{TINY}")
     deck = load_deck("kotor1-starter", rules).cards
     rng = random.Random(seed)
     state = new_match(rules, (deal_hand(deck, rules, rng), deal_hand(deck, rules, rng)))
-    players = (MatchExpertPlayer(ruleset=rules, opponent_deck=deck), KotorPlayer())
+    players = (kind(ruleset=rules, opponent_deck=deck), KotorPlayer())
     actions = []
     while state.phase is not Phase.MATCH_OVER:
         if state.is_chance_node():
@@ -116,12 +132,28 @@ def play_tiny_match(seed: int) -> tuple[list[str], MatchState]:
     return actions, state
 
 
-def test_a_match_expert_match_is_legal_and_replays_from_its_seed() -> None:
-    first, end = play_tiny_match(4)
+@pytest.mark.parametrize("kind", [MatchExpertPlayer, MatchLitePlayer])
+def test_a_match_expert_match_is_legal_and_replays_from_its_seed(
+    kind: type[MatchExpertPlayer],
+) -> None:
+    first, end = play_tiny_match(4, kind)
     assert max(end.sets_won()) == end.ruleset.sets_to_win
     expert._MATCH_SOLVERS.clear()
-    again, _ = play_tiny_match(4)
+    again, _ = play_tiny_match(4, kind)
     assert again == first
+
+
+def test_match_lite_solves_only_match_states_of_the_empty_opponent_hand() -> None:
+    """What makes it quick: its later sets meet one opponent hand, the empty one (and what it
+    solves is true of that hand, so it may share the match cache)."""
+    play_tiny_match(5, MatchLitePlayer)
+    rules = parse_ruleset(f"kotor1/{TINY}")
+    ((solver, _),) = [found for key, found in expert._MATCH_SOLVERS.items() if key[1] is not None]
+    assert solver.later_blind == 1 and solver.entry_count > 0
+    assert all(hands[1] == () for _, hands, _, _ in solver.known_entries())
+    exact = MatchSolver(rules)
+    for score, hands, spec, value in list(solver.known_entries())[:20]:
+        assert exact.set_start_value(score, hands, spec) == pytest.approx(value, abs=1e-9)
 
 
 def test_the_match_expert_keeps_its_values_in_the_cache(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -161,13 +193,16 @@ def test_simulate_runs_the_match_expert() -> None:
     assert data["policies"] == {"p1": "match-expert", "p2": "kotor"}
 
 
-def test_make_player_builds_the_match_expert() -> None:
+@pytest.mark.parametrize(
+    ("name", "kind"), [("match-expert", MatchExpertPlayer), ("match-lite", MatchLitePlayer)]
+)
+def test_make_player_builds_the_match_experts(name: str, kind: type) -> None:
     rules = parse_ruleset("kotor1")
     deck = load_deck("kotor1-starter", rules).cards
     player = make_player(
-        "match-expert", ruleset=rules, rng=random.Random(1), own_deck=deck, opponent_deck=deck
+        name, ruleset=rules, rng=random.Random(1), own_deck=deck, opponent_deck=deck
     )
-    assert isinstance(player, MatchExpertPlayer)
+    assert type(player) is kind
 
 
 @pytest.mark.parametrize("spec", [f"kotor1/{TINY}", "kotor1/target=4,table-size=3,sets-to-win=2"])

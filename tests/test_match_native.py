@@ -183,6 +183,64 @@ def test_bound_memo_forgets_the_exact_positions_past_their_slots() -> None:
     assert solver._fast.nslots == slots
 
 
+BLIND_CASES = [
+    # (ruleset, hands, score, seed, decisions): the seat not to move holds cards
+    (K1, ("+1", "-2"), (2, 1), 50, 1),
+    (K1, ("", "+1 -1"), (1, 2), 51, 0),
+    (K1 + ",first-player=alternate", ("+2", "+1"), (2, 2), 52, 2),
+    (K2P1, ("", "±1/2"), (2, 2), 53, 1),
+]
+
+
+@pytest.mark.parametrize(("spec", "hands", "score", "seed", "decisions"), BLIND_CASES)
+def test_a_solver_blind_to_the_later_hands_agrees_with_pure_python(
+    spec: str, hands: tuple[str, str], score: tuple[int, int], seed: int, decisions: int
+) -> None:
+    """``later_blind``: the later sets take the opponent's hand as empty; the core maps it where
+    Python does, and every match state either solves is the opponent's empty hand."""
+    question, other = playout(spec, hands, score, seed, decisions)
+    blind = 1 - question.state.turn
+    rules = parse_ruleset(spec)
+    pure = MatchSolver(rules, later_blind=blind)
+    fast = NativeMatchSolver(rules, later_blind=blind)
+    slow_moves = pure.solve_moves(question, other, current_deck=None)
+    fast_moves = fast.solve_moves(question, other, current_deck=None)
+    assert [m.move for m in fast_moves] == [m.move for m in slow_moves]
+    for a, b in zip(fast_moves, slow_moves, strict=True):
+        for field in ("match_win", "set_win", "set_tie", "set_loss"):
+            assert getattr(a, field) == pytest.approx(getattr(b, field), abs=1e-12), (a, b)
+    for solver in (pure, fast):
+        assert solver.entry_count > 0
+        assert all(hands[blind] == () for _, hands, _, _ in solver.known_entries())
+
+
+def test_a_blind_solver_is_the_exact_one_against_an_empty_hand() -> None:
+    """Blind to a hand that is empty, the model is the match itself: the same values as the
+    exact solver; blind to a hand that holds cards, it is another model (its values differ)."""
+    rules = parse_ruleset(K1)
+    for seed, hands in ((60, ("+1 -2", "")), (61, ("+2", "+1 -1"))):
+        question, other = playout(K1, hands, (1, 1), seed, 1)
+        blind = NativeMatchSolver(rules, later_blind=1 - question.state.turn)
+        exact = NativeMatchSolver(rules)
+        a = [m.match_win for m in blind.solve_moves(question, other, current_deck=None)]
+        b = [m.match_win for m in exact.solve_moves(question, other, current_deck=None)]
+        if other:
+            assert max(abs(x - y) for x, y in zip(a, b, strict=True)) > 1e-3
+        else:
+            assert a == pytest.approx(b, abs=1e-12)
+
+
+def test_a_blind_solver_refuses_a_match_state_with_the_hand_it_is_blind_to() -> None:
+    """Its values of such a state would be another model's, and the match cache keeps values."""
+    solver = make_match_solver(parse_ruleset(K1), later_blind=1)
+    with pytest.raises(ValueError, match="blind"):
+        solver.set_start_value((1, 1), (parse_cards("+1"), parse_cards("-1")), 0)
+    assert solver.set_start_value((1, 1), (parse_cards("+1"), ()), 0) == pytest.approx(
+        make_match_solver(parse_ruleset(K1)).set_start_value((1, 1), (parse_cards("+1"), ()), 0),
+        abs=1e-12,
+    )
+
+
 def test_the_factory() -> None:
     rules = parse_ruleset(K1)
     assert isinstance(make_match_solver(rules), NativeMatchSolver)

@@ -50,7 +50,11 @@ def reference_moves(state: MatchState, solver: MatchSolver | None) -> dict[MoveK
         value = solver.set_start_value(begin.sets_won(), hands, begin.turn)  # type: ignore[arg-type]
         return value if me == 0 else 1.0 - value
 
-    reference = MatchReference(me, start=start if solver is not None else None)
+    reference = MatchReference(
+        me,
+        start=start if solver is not None else None,
+        blind=None if solver is None else solver.later_blind,
+    )
     return {key: reference.value(after) for key, after in each_move(state)}
 
 
@@ -112,6 +116,20 @@ def test_every_move_agrees_with_the_reference(name: str) -> None:
     spec, hands, winners, opener, draws, actions = CASES[name]
     state = decision(spec, hands, winners, opener, draws, actions)
     solver = MatchSolver(state.ruleset)
+    fast = solver_moves(state, solver)
+    exact = reference_moves(state, solver)
+    assert fast.keys() == exact.keys()
+    for move, value in exact.items():
+        assert fast[move] == pytest.approx(value, abs=1e-9), move
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_a_solver_blind_to_the_later_hands_agrees_with_its_reference(name: str) -> None:
+    """``later_blind`` (the ``match-lite`` model): every later set starts with the opponent's
+    hand empty, in the solver as in the reference (which empties it at each set's end)."""
+    spec, hands, winners, opener, draws, actions = CASES[name]
+    state = decision(spec, hands, winners, opener, draws, actions)
+    solver = MatchSolver(state.ruleset, later_blind=1 - state.turn)
     fast = solver_moves(state, solver)
     exact = reference_moves(state, solver)
     assert fast.keys() == exact.keys()

@@ -69,8 +69,16 @@ def play(index: int, card: str, value: int) -> Play:
 # The registry ------------------------------------------------------------------------------
 
 
-def test_policy_names_are_the_documented_five() -> None:
-    assert POLICY_NAMES == ("kotor", "heuristic", "stand17", "random", "expert", "match-expert")
+def test_policy_names_are_the_documented_seven() -> None:
+    assert POLICY_NAMES == (
+        "kotor",
+        "heuristic",
+        "stand17",
+        "random",
+        "expert",
+        "match-expert",
+        "match-lite",
+    )
 
 
 @pytest.mark.parametrize(

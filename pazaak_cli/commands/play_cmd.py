@@ -589,13 +589,14 @@ class Screen:
             return EXIT_INTERRUPTED
 
     def thinking_line(self) -> str:
-        """On a terminal, a status line before a ``match-expert`` move (its first moves with new
-        hands solve their match tables: up to a minute); the text shown, or "" for none."""
+        """On a terminal, a status line before a ``match-expert`` or ``match-lite`` move (its
+        first moves with new hands solve their match tables: up to a minute); the text shown,
+        or "" for none."""
         state = self.session.state
         if state.is_chance_node() or not stderr_is_terminal():
             return ""
         seat = self.session.seats[state.turn]
-        if seat.kind != "match-expert":
+        if seat.kind not in ("match-expert", "match-lite"):
             return ""
         text = f"{seat.name} is thinking (the first moves with new hands take longer)..."
         click.echo(text, nl=False, err=True)
