@@ -5,6 +5,7 @@ match, so 2 x N), all on the same deals (seed 1):
 
 * ``expert``: the set solver with its thrift margin;
 * ``match-expert``: the match solver, counting the cards of the set in progress;
+* ``match-lite``: the same, the later sets taking the opponent's hand as empty (no table);
 * ``full-deck``: the match solver drawing the set in progress with a full deck's odds;
 * ``sight``: ``full-deck`` shown the opponent's hand (how much the hidden hand costs it;
   ``kotor`` and ``heuristic`` never read the other hand, so only the expert gains).
@@ -55,12 +56,6 @@ class FullDeckMatchExpert(MatchExpertPlayer):
         return advice.results[0].move
 
 
-class BlindMatchExpert(MatchExpertPlayer):
-    """The match expert whose later sets take the opponent's hand as empty."""
-
-    later_blind = True
-
-
 def build_universe(rules: Ruleset, deck_name: str) -> dict[str, object]:
     """Solve every match state of two decks ``deck_name`` (every dealt hand against every one,
     one of my hands at a time to stay within the solver's memory bound) and save them."""
@@ -80,13 +75,9 @@ def run(
     rules: Ruleset, player: str, opponent: str, deck_name: str, matches: int
 ) -> dict[str, object]:
     deck = load_deck(deck_name, rules)
-    policy = {"full-deck": "match-expert", "sight": "match-expert", "blind": "match-expert"}.get(
-        player, player
-    )
+    policy = {"full-deck": "match-expert", "sight": "match-expert"}.get(player, player)
     if player in ("full-deck", "sight"):
         players.MatchExpertPlayer = FullDeckMatchExpert  # type: ignore[attr-defined]
-    if player == "blind":
-        players.MatchExpertPlayer = BlindMatchExpert  # type: ignore[attr-defined]
     if player == "sight":
         MatchState.observed_by = lambda self, player: self  # type: ignore[method-assign]
     pairing = Pairing(
@@ -116,7 +107,7 @@ def main() -> None:
     parser.add_argument(
         "--player",
         default="match-expert",
-        choices=("expert", "match-expert", "full-deck", "sight", "blind"),
+        choices=("expert", "match-expert", "match-lite", "full-deck", "sight"),
     )
     parser.add_argument("--opponent", default="kotor")
     parser.add_argument("--matches", type=int, default=250, help="per seat order")
