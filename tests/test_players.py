@@ -70,15 +70,8 @@ def play(index: int, card: str, value: int) -> Play:
 
 
 def test_policy_names_are_the_documented_seven() -> None:
-    assert POLICY_NAMES == (
-        "kotor",
-        "heuristic",
-        "stand17",
-        "random",
-        "expert",
-        "match-expert",
-        "match-lite",
-    )
+    documented = "kotor heuristic stand17 random expert match-expert match-lite"
+    assert tuple(documented.split()) == POLICY_NAMES
 
 
 @pytest.mark.parametrize(
