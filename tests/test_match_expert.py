@@ -79,7 +79,7 @@ def test_match_lite_makes_a_move_its_reference_values_best(name: str) -> None:
     me = state.turn
     player = MatchLitePlayer(ruleset=state.ruleset, opponent_deck=parse_cards(hands[1 - me]))
     after = play_whole_move(player, state)
-    reference = MatchReference(me, blind=1 - me)
+    reference = MatchReference(me, blind=1 - me, start=solved_starts(state.ruleset, me))
     values = [reference.value(state_after) for _, state_after in each_move(state)]
     assert reference.value(after) == pytest.approx(max(values), abs=1e-9)
 
