@@ -324,6 +324,7 @@ class NativeMatchSolver(MatchSolver):
     def fits(self, hands: tuple[Sequence[Sequence[Card]], Sequence[Sequence[Card]]]) -> bool:
         """Whether one score of the match states below these hands has dense tables within
         :data:`DENSE_LIMIT_BYTES`, after-draw positions included (interning their sides)."""
+        hands = self._later_hands(hands)
         for seat_hands in hands:
             for hand in seat_hands:
                 self._intern_later_sides(hand)

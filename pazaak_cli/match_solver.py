@@ -591,8 +591,7 @@ class MatchSolver(SetSolver):
     ) -> None:
         """:meth:`prepare` for every hand each seat may hold (a hidden hand's possible hands):
         each score once for all of them, instead of once a hand."""
-        if self.later_blind is not None:  # only the empty hand is met in the later sets
-            hands = (hands[0], [()]) if self.later_blind == 1 else ([()], hands[1])
+        hands = self._later_hands(hands)
         asked = self._asked(scores, hands)
         if asked in self._prepared:
             return  # (all solved when it was asked before: match-state values are never dropped)
@@ -642,7 +641,18 @@ class MatchSolver(SetSolver):
     ) -> bool:
         """Whether :meth:`prepare_all` of these scores and hands was done before (and so has
         nothing left to solve)."""
-        return self._asked(scores, hands) in self._prepared
+        return self._asked(scores, self._later_hands(hands)) in self._prepared
+
+    def _later_hands(
+        self, hands: tuple[Sequence[Sequence[Card]], Sequence[Sequence[Card]]]
+    ) -> tuple[Sequence[Sequence[Card]], Sequence[Sequence[Card]]]:
+        """The hands each seat may hold as the later sets meet them: those given, but only the
+        empty hand for the seat the later sets are blind to (:attr:`later_blind`)."""
+        if self.later_blind == 0:
+            return ([()], hands[1])
+        if self.later_blind == 1:
+            return (hands[0], [()])
+        return hands
 
     def _asked(
         self,

@@ -230,6 +230,17 @@ def test_a_blind_solver_is_the_exact_one_against_an_empty_hand() -> None:
             assert a == pytest.approx(b, abs=1e-12)
 
 
+def test_a_blind_solver_prepares_the_later_sets_once_whatever_the_hands_it_is_blind_to() -> None:
+    """Its later sets meet only the empty hand of that seat: preparing them for some opponent
+    hands prepares them for any (a player asks at every decision, with new samples)."""
+    solver = make_match_solver(parse_ruleset(K1), later_blind=1)
+    mine = [parse_cards("+1 -1")]
+    solver.prepare_all((1, 1), (mine, [parse_cards("+2"), parse_cards("-2 +3")]))
+    assert solver.prepared((1, 1), (mine, [parse_cards("+4 +5")]))
+    assert not solver.prepared((1, 1), ([parse_cards("+1 -2")], [parse_cards("+4 +5")]))
+    assert all(hands[1] == () for _, hands, _, _ in solver.known_entries())
+
+
 def test_a_blind_solver_refuses_a_match_state_with_the_hand_it_is_blind_to() -> None:
     """Its values of such a state would be another model's, and the match cache keeps values."""
     solver = make_match_solver(parse_ruleset(K1), later_blind=1)
