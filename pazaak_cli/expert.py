@@ -254,23 +254,26 @@ SAVE_EVERY = 2_000
 """The match expert writes its match-state values to the cache once it has this many more
 than at the last write (each write is the whole file)."""
 
-_MATCH_SOLVERS: dict[tuple[Ruleset, int | None], tuple[MatchSolver, list[int]]] = {}
+_MATCH_SOLVERS: dict[tuple[Ruleset, bool], tuple[MatchSolver, list[int]]] = {}
 
 
 def _match_solver(rules: Ruleset, later_blind: int | None = None) -> MatchSolver:
-    """One match solver per ruleset (and seat the later sets are blind to) for every match
-    expert of the process, with the values of the cache (and the entry count at the last
-    write)."""
-    found = _MATCH_SOLVERS.get((rules, later_blind))
+    """One match solver per ruleset for every match expert of the process, and one for every
+    ``match-lite`` whichever seat its later sets are blind to (it sits in either seat in turn:
+    one memo, not two; ``MatchSolver.blind_to``), with the values of the cache (and the entry
+    count at the last write)."""
+    key = (rules, later_blind is not None)
+    found = _MATCH_SOLVERS.get(key)
     if found is None:
         solver = make_match_solver(rules, max_states=MATCH_MEMO_LIMIT, later_blind=later_blind)
         load_entries(solver)
-        found = _MATCH_SOLVERS[rules, later_blind] = (solver, [solver.entry_count])
+        found = _MATCH_SOLVERS[key] = (solver, [solver.entry_count])
+    found[0].blind_to(later_blind)
     return found[0]
 
 
 def _save_now_and_then(solver: MatchSolver) -> None:
-    saved = _MATCH_SOLVERS[solver.ruleset, solver.later_blind][1]
+    saved = _MATCH_SOLVERS[solver.ruleset, solver.later_blind is not None][1]
     if solver.entry_count >= saved[0] + SAVE_EVERY:
         save_entries(solver)
         saved[0] = solver.entry_count

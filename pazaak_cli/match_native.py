@@ -600,10 +600,18 @@ class NativeMatchSolver(MatchSolver):
         465 slots and 5,200 positions a starter match)."""
         clears = self._clears
         super().bound_memo()
-        if self._clears != clears:
-            self._fast.clear_positions()  # (and the core's odds and dense tables)
-            self._dense_level = None
-            self._py_positions = 0
-            self._pushed.clear()  # the model ids are given anew
-        elif self._fast.nslots > self.exact_slots_kept:
+        if self._clears == clears and self._fast.nslots > self.exact_slots_kept:
             self._fast.clear_exact()
+
+    def forget_positions(self) -> None:
+        """MatchSolver.forget_positions; the core's too (and its odds and dense tables)."""
+        super().forget_positions()
+        self._fast.clear_positions()
+        self._dense_level = None
+        self._py_positions = 0
+        self._pushed.clear()  # the model ids are given anew
+
+    def blind_to(self, seat: int | None) -> None:
+        """MatchSolver.blind_to, told to the core."""
+        super().blind_to(seat)
+        self._fast.set_blind(-1 if seat is None else seat, self._empty_hand)

@@ -232,11 +232,26 @@ class MatchSolver(SetSolver):
         """Empty a bounded memo that is full (between searches only); the match-state values
         and the sides stay."""
         if self.max_states is not None and self._positions >= self.max_states:
-            self._groups.clear()
-            self._odds_memo.clear()
-            self._models.forget()
-            self._positions = 0
-            self._clears += 1
+            self.forget_positions()
+
+    def forget_positions(self) -> None:
+        """Forget every position solved (between searches only); the match-state values and
+        the sides stay."""
+        self._groups.clear()
+        self._odds_memo.clear()
+        self._models.forget()
+        self._positions = 0
+        self._clears += 1
+
+    def blind_to(self, seat: int | None) -> None:
+        """Make the later sets blind to ``seat`` (see :attr:`later_blind`; None: the exact
+        match), between searches. The positions are forgotten if it changes (their values read
+        the later sets); the match-state values stay, each true whatever the model: a blind
+        model solves only states where that seat's hand is already empty. So one solver serves
+        a player that sits in either seat in turn, with one memo."""
+        if seat != self.later_blind:
+            self.forget_positions()
+            self.later_blind = seat
 
     # -- sides ------------------------------------------------------------------------------------
 
