@@ -239,7 +239,7 @@ class MatchLitePlayer(MatchExpertPlayer):
     states it needs are then its own sub-hands against the empty hand at every score (3,474
     for all of ``kotor2-average``) instead of every sub-hand pair of the two decks (for KOTOR II
     decks with a Double, hours of solving). Measured in docs/simulate.md: level with the match
-    expert with the starter decks, two points below it with the all-± deck, and ten points
+    expert with the starter decks, two points below it with the all-± deck, and nine points
     above the set expert against ``heuristic`` with ``kotor2-average``.
     """
 
