@@ -207,7 +207,7 @@ def test_a_worker_killed_mid_run_loses_nothing(cluster: Cluster) -> None:
     victim = cluster.workers[0]
     executor = DaskCluster(cluster.address)
     assert executor.threads == 2
-    killed = []
+    killed: list[int] = []
 
     def kill_a_worker(_: int) -> None:
         if not killed:

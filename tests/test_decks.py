@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.resources
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -349,7 +350,7 @@ def test_a_long_line_of_latin1_bytes_is_checked_in_linear_time() -> None:
     )
 
 
-WORST_CASES = {
+WORST_CASES: dict[str, Callable[[int], bytes]] = {
     # shapes that were slow (1.5 s to 10 s for 1 MiB): a Python step, an object or a CardError
     # per token, line, bad byte or distinct token
     "latin1 bytes": lambda n: ("+1 \xb1 " * n).encode("latin-1"),

@@ -57,7 +57,7 @@ from pazaak_cli.notation import parse_position, parse_table
 from pazaak_cli.players import KotorPlayer
 from pazaak_cli.position_builder import Question, build_question, question_from_state
 from pazaak_cli.rules import MainDeck, Ruleset, parse_ruleset
-from pazaak_cli.solver import Advice, Move, SolveOptions
+from pazaak_cli.solver import ACTION_KIND, DOUBLE, Advice, Move, SolveOptions, SolverTooLarge
 
 KOTOR = "opponent plays the KOTOR I rule"
 
@@ -166,8 +166,8 @@ def random_position(
             if state.turn != me:
                 state = state.child(kotor.choose(state.observed_by(state.turn)))
                 continue
-            mine, other = state.sides[me], state.sides[1 - me]
-            if mine.total >= 13 and (other.standing or other.total >= 13):
+            my_side, other = state.sides[me], state.sides[1 - me]
+            if my_side.total >= 13 and (other.standing or other.total >= 13):
                 plays = [a for a in state.legal_actions() if isinstance(a, Play)]
                 if state.played or not plays or rng.random() < 0.5:
                     return state
@@ -413,14 +413,14 @@ def test_the_compact_side_keeps_the_engines_total_through_any_flips(
             side = seat.play(
                 side,
                 table[-2].value,
-                (Card.parse("D"), 0, kotor_reply._DOUBLE, flips, False),
+                (Card.parse("D"), 0, DOUBLE, flips, False),
                 False,
             )
         else:
             card = Card.parse(str(value))
             placed = Placed.FLIP_2_4 if value == "F2/4" else Placed.FLIP_3_6
             table.append(TableCard(placed, 0))
-            side = seat.play(side, 0, (card, 0, kotor_reply._KIND[card.kind], flips, False), False)
+            side = seat.play(side, 0, (card, 0, ACTION_KIND[card.kind], flips, False), False)
         assert side[0] == table_total(table, rules.flip_targets)
         assert side[1] == len(table)
 
@@ -639,7 +639,7 @@ def test_the_solver_reports_its_positions_and_honours_a_budget() -> None:
     rules = parse_ruleset("kotor1")
     solver = KotorReplySolver(rules, 0, budget=5)
     question = question_of("kotor1", "3 2", "+1 -2", "4 3", "+2 -1")
-    with pytest.raises(kotor_reply.SolverTooLarge):
+    with pytest.raises(SolverTooLarge):
         kotor_reply._average(question, solver, [((), 1)], question.state.deck, SolveOptions())
 
 

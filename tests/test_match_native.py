@@ -546,7 +546,7 @@ def _two_by_two(processes: int, spec: str = K1) -> tuple[NativeMatchSolver, list
     return solver, solver.solve_moves(question, hands[1], current_deck=None)
 
 
-@pytest.mark.skipif(not match_native.fork_available(), reason="no fork on this system")
+@pytest.mark.skipif(not executors.fork_available(), reason="no fork on this system")
 @pytest.mark.parametrize(
     "spec",
     [K1, K1 + ",first-player=alternate", K1 + ",first-player=random", K1 + ",first-player=loser"],
@@ -584,7 +584,7 @@ def test_a_lost_forked_process_leaves_its_scores_to_this_one(
     assert solver._forked_positions == 0
 
 
-@pytest.mark.skipif(not match_native.fork_available(), reason="no fork on this system")
+@pytest.mark.skipif(not executors.fork_available(), reason="no fork on this system")
 def test_an_error_in_a_forked_process_is_raised_here(monkeypatch: pytest.MonkeyPatch) -> None:
     def too_large(*args: Any, **kwargs: Any) -> Any:
         raise SolverTooLarge("the exact solve exceeds its state budget")

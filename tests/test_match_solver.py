@@ -20,7 +20,7 @@ from click.testing import CliRunner
 from match_reference import TINY, MatchReference, decision
 from reference_solver import MoveKey, each_move
 
-from pazaak_cli.cards import parse_cards
+from pazaak_cli.cards import Card, parse_cards
 from pazaak_cli.cli import main
 from pazaak_cli.expert import action_for
 from pazaak_cli.game import (
@@ -170,11 +170,11 @@ def test_hidden_hands_average_the_known_hand_values() -> None:
     advice = solve_match_question(
         question_from_state(view), SolveOptions(opponent_deck=deck, objective="match")
     )
-    hands = {}
+    hands: dict[tuple[Card, ...], int] = {}
     for i, first in enumerate(deck):
         for second in deck[i + 1 :]:
-            key = tuple(sorted((first, second), key=str))
-            hands[key] = hands.get(key, 0) + 1
+            pair = tuple(sorted((first, second), key=str))
+            hands[pair] = hands.get(pair, 0) + 1
     assert advice.hands_averaged == len(hands)
     total = sum(hands.values())
     expected: dict[MoveKey, float] = {}

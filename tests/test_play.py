@@ -12,6 +12,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -134,7 +135,9 @@ def find_prompt(
 # -- a whole match, exactly -------------------------------------------------------------------
 
 
-def test_golden_transcript_of_a_short_match(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+def test_golden_transcript_of_a_short_match(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Seed 22 against the KOTOR I opponent, with a bad command, an illegal move and `state`
     among the moves: the transcript is exactly the one in the golden file."""
     commands = GOLDEN_COMMANDS.read_text(encoding="utf-8").splitlines()
@@ -155,7 +158,7 @@ def test_golden_transcript_of_a_short_match(tmp_path: Path, monkeypatch: pytest.
     assert saved["result"]["wager"] == [50, -50]
 
 
-def test_same_seed_and_commands_replay_the_same_match():
+def test_same_seed_and_commands_replay_the_same_match() -> None:
     script = ["e", "p 1", "e", "s", "e", "e", "s"] * 12
     first = play(["--deck", "kotor1-starter", "--opponent", "random", "--seed", "5"], script)
     second = play(["--deck", "kotor1-starter", "--opponent", "random", "--seed", "5"], script)
@@ -166,7 +169,9 @@ def test_same_seed_and_commands_replay_the_same_match():
 
 
 @pytest.mark.parametrize("opponent", ["kotor", "heuristic", "stand17", "random", "expert"])
-def test_a_whole_match_ends_with_winner_sets_wager_and_summary(opponent: str, tmp_path: Path):
+def test_a_whole_match_ends_with_winner_sets_wager_and_summary(
+    opponent: str, tmp_path: Path
+) -> None:
     save = tmp_path / "m.json"
     result = play(
         ["--deck", "kotor1-strongest", "--opponent", opponent, "--seed", "3"]
@@ -182,7 +187,7 @@ def test_a_whole_match_ends_with_winner_sets_wager_and_summary(opponent: str, tm
     assert read_save(save)["finished"] is True
 
 
-def test_kotor2_match_with_gold_cards_plays_to_the_end(tmp_path: Path):
+def test_kotor2_match_with_gold_cards_plays_to_the_end(tmp_path: Path) -> None:
     script = ["p 1 +", "s", "p 1", "e", "p 2 -", "s"] * 40
     result = play(
         ["--ruleset", "kotor2", "--deck", "kotor2-very-hard", "--opponent", "kotor"]
@@ -203,7 +208,7 @@ def _first_board(seed: int = 22) -> MatchState:
     return session.state
 
 
-def test_every_bad_command_gets_one_clear_line_and_the_match_goes_on(tmp_path: Path):
+def test_every_bad_command_gets_one_clear_line_and_the_match_goes_on(tmp_path: Path) -> None:
     """At seed 22's first prompt the hand is +2 +2 +1 +3 and the total 6."""
     state = _first_board()
     assert [str(c) for c in state.sides[0].hand] == ["+2", "+2", "+1", "+3"]
@@ -243,7 +248,7 @@ def test_every_bad_command_gets_one_clear_line_and_the_match_goes_on(tmp_path: P
     assert read_save(save)["position"] == format_position(state)
 
 
-def test_illegal_moves_at_the_table_are_refused_with_the_reason(tmp_path: Path):
+def test_illegal_moves_at_the_table_are_refused_with_the_reason(tmp_path: Path) -> None:
     """A second card in one turn, and a stand over 20 (the position is found by playing)."""
     commands, over = find_prompt(
         22,
@@ -264,7 +269,7 @@ def test_illegal_moves_at_the_table_are_refused_with_the_reason(tmp_path: Path):
     assert ("> p 1 -\nYou have already played a hand card this turn; allowed now: end (e)") in out
 
 
-def test_play_commands_are_case_insensitive_and_accept_card_names(tmp_path: Path):
+def test_play_commands_are_case_insensitive_and_accept_card_names(tmp_path: Path) -> None:
     state = _first_board()
     result = play(
         ["--deck", "kotor1-starter", "--seed", "22", "--save", str(tmp_path / "m.json")],
@@ -275,14 +280,14 @@ def test_play_commands_are_case_insensitive_and_accept_card_names(tmp_path: Path
     assert state.sides[0].total == 6
 
 
-def test_help_lists_every_command(tmp_path: Path):
+def test_help_lists_every_command(tmp_path: Path) -> None:
     result = play(["--deck", "kotor1-starter", "--seed", "1"], ["help", "q"])
     for usage in ("end (e)", "stand (s)", "play N [+|-] (p)", "hint (h)", "state", "help (?)"):
         assert usage in result.stdout
     assert "forfeit" in result.stdout and "quit (q)" in result.stdout
 
 
-def test_state_prints_the_players_view_in_the_notation(tmp_path: Path):
+def test_state_prints_the_players_view_in_the_notation(tmp_path: Path) -> None:
     save = tmp_path / "m.json"
     result = play(["--deck", "kotor1-starter", "--seed", "22", "--save", str(save)], ["state"])
     view = load_session(save, computer_player).view(0)
@@ -290,14 +295,14 @@ def test_state_prints_the_players_view_in_the_notation(tmp_path: Path):
     assert ",?,?,?" in format_position(view), "the opponent's hand is hidden"
 
 
-def test_empty_line_does_nothing(tmp_path: Path):
+def test_empty_line_does_nothing(tmp_path: Path) -> None:
     save = tmp_path / "m.json"
     result = play(["--deck", "kotor1-starter", "--seed", "22", "--save", str(save)], ["", "  "])
     assert result.stdout.count("Your move") == 1
     assert "> \n>   \n> \nEnd of input." in result.stdout
 
 
-def test_forfeit_asks_first_and_settles_the_wager(tmp_path: Path):
+def test_forfeit_asks_first_and_settles_the_wager(tmp_path: Path) -> None:
     save = tmp_path / "m.json"
     args = ["--deck", "kotor1-starter", "--seed", "22", "--wager", "30", "--save", str(save)]
     result = play(args, ["forfeit", "no", "forfeit", "yes"])
@@ -313,7 +318,7 @@ def test_forfeit_asks_first_and_settles_the_wager(tmp_path: Path):
     assert document["result"]["forfeited"] == 1
 
 
-def test_hint_shows_the_solvers_table_for_the_players_view(monkeypatch: pytest.MonkeyPatch):
+def test_hint_shows_the_solvers_table_for_the_players_view(monkeypatch: pytest.MonkeyPatch) -> None:
     seen: dict[str, Any] = {}
 
     def fake_advise(view: MatchState, options: Any) -> str:
@@ -330,7 +335,7 @@ def test_hint_shows_the_solvers_table_for_the_players_view(monkeypatch: pytest.M
     ).split()
 
 
-def test_hint_with_the_real_solver_ranks_every_move_of_the_position(tmp_path: Path):
+def test_hint_with_the_real_solver_ranks_every_move_of_the_position(tmp_path: Path) -> None:
     """Against the KOTOR I computer the hint is the exact best reply to its rule (its model line
     says so); once it stands, the answer is quick."""
     commands, state = find_prompt(22, lambda s: s.sides[1].standing)
@@ -349,7 +354,7 @@ def test_hint_with_the_real_solver_ranks_every_move_of_the_position(tmp_path: Pa
 
 
 @pytest.mark.parametrize("columns", [50, 80, 120])
-def test_the_hints_model_line_is_wrapped_to_the_terminal_width(columns: int):
+def test_the_hints_model_line_is_wrapped_to_the_terminal_width(columns: int) -> None:
     """The model line of a hidden hand is longer than a terminal: it is wrapped at spaces to
     COLUMNS, continued indented by two, and says all it said."""
     commands, _ = find_prompt(22, lambda s: not s.sides[1].standing and bool(s.sides[1].table))
@@ -367,7 +372,9 @@ def test_the_hints_model_line_is_wrapped_to_the_terminal_width(columns: int):
     )
 
 
-def test_a_failing_solver_gives_one_line_and_the_match_goes_on(monkeypatch: pytest.MonkeyPatch):
+def test_a_failing_solver_gives_one_line_and_the_match_goes_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     def broken_advise(view: MatchState, options: Any) -> str:
         raise TypeError("bad table")
 
@@ -379,7 +386,7 @@ def test_a_failing_solver_gives_one_line_and_the_match_goes_on(monkeypatch: pyte
     ) in result.stdout
 
 
-def test_ctrl_c_during_a_hint_cancels_only_the_hint(monkeypatch: pytest.MonkeyPatch):
+def test_ctrl_c_during_a_hint_cancels_only_the_hint(monkeypatch: pytest.MonkeyPatch) -> None:
     def slow_hint(*args: Any) -> str:
         raise KeyboardInterrupt
 
@@ -394,7 +401,7 @@ def test_ctrl_c_during_a_hint_cancels_only_the_hint(monkeypatch: pytest.MonkeyPa
 # -- nothing is lost: EOF, quit, Ctrl-C, resume ---------------------------------------------------
 
 
-def test_eof_in_the_middle_of_a_turn_saves_and_resume_continues_it(tmp_path: Path):
+def test_eof_in_the_middle_of_a_turn_saves_and_resume_continues_it(tmp_path: Path) -> None:
     save = tmp_path / "m.json"
     args = ["--deck", "kotor1-starter", "--seed", "22", "--save", str(save)]
     first = play(args, ["e", "p 1"])
@@ -415,7 +422,7 @@ def test_eof_in_the_middle_of_a_turn_saves_and_resume_continues_it(tmp_path: Pat
     assert "> e\nYou end the turn on 12." in resumed.stdout
 
 
-def test_quit_saves_and_says_how_to_resume_from_the_default_file():
+def test_quit_saves_and_says_how_to_resume_from_the_default_file() -> None:
     result = play(["--deck", "kotor1-starter", "--seed", "22"], ["q"])
     assert result.exit_code == 0
     default = Path(os.environ[DATA_DIR_ENV]) / "match.json"
@@ -434,7 +441,7 @@ SCRIPT = ["e", "p 1", "e", "s", "e", "p 2 -", "e", "e", "s", "p 1 +", "e", "s"] 
 @pytest.mark.parametrize("where", [1, 2, 0.35, 0.6, -1])
 def test_resume_after_interruption_continues_like_an_uninterrupted_match(
     tmp_path: Path, opponent: str, where: float
-):
+) -> None:
     """Stop after some commands (the first, in the middle of a turn, later sets, the last
     one), resume with the rest: the same cards come, the computer makes the same choices, the
     match ends the same way."""
@@ -462,7 +469,7 @@ def test_resume_after_interruption_continues_like_an_uninterrupted_match(
 
 def test_ctrl_c_saves_exits_130_and_the_match_resumes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-):
+) -> None:
     save = tmp_path / "m.json"
     args = ["--deck", "kotor1-starter", "--seed", "22", "--save", str(save)]
     calls = {"n": 0}
@@ -486,7 +493,7 @@ def test_ctrl_c_saves_exits_130_and_the_match_resumes(
     assert events(result.stdout) + events(without_recap(resumed.stdout)) == events(whole.stdout)
 
 
-def test_resuming_a_finished_match_says_so(tmp_path: Path):
+def test_resuming_a_finished_match_says_so(tmp_path: Path) -> None:
     save = tmp_path / "m.json"
     play(["--deck", "kotor1-starter", "--seed", "1", "--save", str(save)], ["s"] * 60)
     before = save.read_bytes()
@@ -498,7 +505,7 @@ def test_resuming_a_finished_match_says_so(tmp_path: Path):
     assert save.read_bytes() == before
 
 
-def test_unfinished_match_in_the_way_of_a_new_one(tmp_path: Path):
+def test_unfinished_match_in_the_way_of_a_new_one(tmp_path: Path) -> None:
     save = tmp_path / "m.json"
     args = ["--deck", "kotor1-starter", "--seed", "22", "--save", str(save)]
     play(args, ["e"])
@@ -517,7 +524,7 @@ def test_unfinished_match_in_the_way_of_a_new_one(tmp_path: Path):
 
 def test_on_a_terminal_an_unfinished_match_can_be_resumed_instead(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-):
+) -> None:
     save = tmp_path / "m.json"
     args = ["--deck", "kotor1-starter", "--seed", "22", "--save", str(save)]
     play(args, ["e"])
@@ -544,7 +551,7 @@ def test_on_a_terminal_an_unfinished_match_can_be_resumed_instead(
 )
 def test_corrupt_or_foreign_save_is_an_error_and_left_untouched(
     tmp_path: Path, content: bytes, message: str
-):
+) -> None:
     save = tmp_path / "m.json"
     save.write_bytes(content)
     resumed = play(["--resume", str(save)], ["e"])
@@ -558,7 +565,7 @@ def test_corrupt_or_foreign_save_is_an_error_and_left_untouched(
     assert save.read_bytes() == content
 
 
-def test_tampered_save_is_corrupt(tmp_path: Path):
+def test_tampered_save_is_corrupt(tmp_path: Path) -> None:
     save = tmp_path / "m.json"
     play(["--deck", "kotor1-starter", "--seed", "22", "--save", str(save)], ["e", "e"])
     document = json.loads(save.read_text(encoding="utf-8"))
@@ -571,7 +578,7 @@ def test_tampered_save_is_corrupt(tmp_path: Path):
     assert save.read_bytes() == before
 
 
-def test_resume_without_a_save_is_a_usage_error(tmp_path: Path):
+def test_resume_without_a_save_is_a_usage_error(tmp_path: Path) -> None:
     result = play(["--resume", str(tmp_path / "none.json")])
     assert result.exit_code == 2
     assert result.stderr == f"Error: there is no saved match at {tmp_path / 'none.json'}\n"
@@ -580,7 +587,9 @@ def test_resume_without_a_save_is_a_usage_error(tmp_path: Path):
 @pytest.mark.parametrize(
     "extra", [["--deck", "kotor1-starter"], ["--seed", "3"], ["--opponent", "expert"]]
 )
-def test_resume_refuses_options_that_would_change_the_match(tmp_path: Path, extra: list[str]):
+def test_resume_refuses_options_that_would_change_the_match(
+    tmp_path: Path, extra: list[str]
+) -> None:
     result = play(["--resume", str(tmp_path / "m.json"), *extra])
     assert result.exit_code == 2
     assert f"{extra[0]} cannot be used with --resume" in result.stderr
@@ -589,7 +598,7 @@ def test_resume_refuses_options_that_would_change_the_match(tmp_path: Path, extr
 # -- decks and seats ------------------------------------------------------------------------------
 
 
-def test_missing_deck_on_a_pipe_uses_the_default_and_says_so():
+def test_missing_deck_on_a_pipe_uses_the_default_and_says_so() -> None:
     result = play(["--seed", "1"], ["q"])
     assert result.stdout.startswith(
         "No --deck given: you play the default deck kotor1-starter "
@@ -598,7 +607,7 @@ def test_missing_deck_on_a_pipe_uses_the_default_and_says_so():
     )
 
 
-def test_missing_deck_on_a_terminal_is_asked_for(monkeypatch: pytest.MonkeyPatch):
+def test_missing_deck_on_a_terminal_is_asked_for(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(play_cmd, "stdin_is_terminal", lambda: True)
     result = play(["--seed", "1"], ["no-such-deck", "kotor1-strong", "q"])
     out = result.stdout
@@ -608,7 +617,7 @@ def test_missing_deck_on_a_terminal_is_asked_for(monkeypatch: pytest.MonkeyPatch
     assert "Pazaak: You (kotor1-strong) against kotor (kotor1-average)" in out
 
 
-def test_end_of_input_at_the_deck_question_starts_nothing(monkeypatch: pytest.MonkeyPatch):
+def test_end_of_input_at_the_deck_question_starts_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(play_cmd, "stdin_is_terminal", lambda: True)
     result = play(["--seed", "1"], "")
     assert result.exit_code == 1
@@ -616,19 +625,19 @@ def test_end_of_input_at_the_deck_question_starts_nothing(monkeypatch: pytest.Mo
     assert not (Path(os.environ[DATA_DIR_ENV]) / "match.json").exists()
 
 
-def test_deck_header_chooses_the_ruleset(tmp_path: Path):
+def test_deck_header_chooses_the_ruleset(tmp_path: Path) -> None:
     result = play(["--deck", "kotor2-very-hard", "--seed", "1"], ["q"])
     assert "Ruleset kotor2, first to 3 sets, seed 1." in result.stdout
     assert "kotor (kotor2-average)" in result.stdout
 
 
-def test_deck_from_standard_input_is_refused_because_it_carries_the_commands():
+def test_deck_from_standard_input_is_refused_because_it_carries_the_commands() -> None:
     result = play(["--deck", "-"], ["+1 +1 +2 +2 +3 +3 +4 +4 +5 +5"])
     assert result.exit_code == 2
     assert "--deck - cannot be used: standard input carries the commands" in result.stderr
 
 
-def test_invalid_deck_is_a_domain_error(tmp_path: Path):
+def test_invalid_deck_is_a_domain_error(tmp_path: Path) -> None:
     deck = tmp_path / "bad.deck"
     deck.write_text("+1 +2 +3\n", encoding="utf-8")
     result = play(["--deck", str(deck)], ["q"])
@@ -636,7 +645,7 @@ def test_invalid_deck_is_a_domain_error(tmp_path: Path):
     assert str(deck) in result.stderr and "Traceback" not in result.output
 
 
-def test_hot_seat_shows_each_hand_only_on_its_owners_turn():
+def test_hot_seat_shows_each_hand_only_on_its_owners_turn() -> None:
     result = play(
         ["--opponent", "human", "--deck", "kotor1-starter", "--opp-deck", "kotor1-strong"]
         + ["--seed", "4"],
@@ -661,7 +670,7 @@ def test_hot_seat_shows_each_hand_only_on_its_owners_turn():
 
 def test_hot_seat_on_a_terminal_clears_the_screen_between_players(
     monkeypatch: pytest.MonkeyPatch,
-):
+) -> None:
     monkeypatch.setattr(play_cmd, "stdin_is_terminal", lambda: True)
     monkeypatch.setattr(play_cmd, "stdout_is_terminal", lambda: True)
     result = play(
@@ -680,7 +689,7 @@ def test_hot_seat_on_a_terminal_clears_the_screen_between_players(
 
 def test_resumed_hot_seat_on_a_terminal_hands_over_before_any_hand_is_shown(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-):
+) -> None:
     save = tmp_path / "m.json"
     args = ["--opponent", "human", "--deck", "kotor1-starter", "--opp-deck", "kotor1-starter"]
     play([*args, "--seed", "4", "--save", str(save)], ["e"])
@@ -695,16 +704,16 @@ def test_resumed_hot_seat_on_a_terminal_hands_over_before_any_hand_is_shown(
 # -- output -----------------------------------------------------------------------------------
 
 
-def test_colour_only_when_asked_and_never_with_no_color():
+def test_colour_only_when_asked_and_never_with_no_color() -> None:
     args = ["--deck", "kotor1-starter", "--seed", "22", "--new"]
     assert not ANSI.search(play(args, ["q"]).output)
     assert ANSI.search(play(args, ["q"], color=True).output)
     assert not ANSI.search(play(args, ["q"], color=True, NO_COLOR="1").output)
 
 
-def test_computer_moves_are_paced_one_by_one(monkeypatch: pytest.MonkeyPatch):
+def test_computer_moves_are_paced_one_by_one(monkeypatch: pytest.MonkeyPatch) -> None:
     pauses: list[float] = []
-    monkeypatch.setattr(play_cmd.time, "sleep", pauses.append)
+    monkeypatch.setattr(time, "sleep", pauses.append)  # the module play_cmd sleeps with
     play(["--deck", "kotor1-starter", "--seed", "22", "--delay", "0.25"], ["e", "q"])
     assert pauses == [0.25, 0.25], "kotor's draw, then its end of turn"
     pauses.clear()
@@ -722,7 +731,7 @@ def test_computer_moves_are_paced_one_by_one(monkeypatch: pytest.MonkeyPatch):
         max_size=40,
     ),
 )
-def test_any_script_plays_cleanly_and_leaves_a_loadable_save(seed: int, script: list[str]):
+def test_any_script_plays_cleanly_and_leaves_a_loadable_save(seed: int, script: list[str]) -> None:
     """Whatever is typed: exit 0, no traceback, and a save that loads to a consistent match."""
     save = Path(os.environ[DATA_DIR_ENV]) / f"fuzz-{seed}.json"
     result = play(
@@ -777,7 +786,7 @@ def _deck_for(tables: str) -> str:
         ("p t +", "T as +1"),
     ],
 )
-def test_play_resolves_numbers_card_names_and_signs(line: str, played: str):
+def test_play_resolves_numbers_card_names_and_signs(line: str, played: str) -> None:
     state = position("7,5 4", "±3,±1/2,D,F2/4,T ?,?,?,?")
     command = parse_command(line, state.observed_by(0))
     assert isinstance(command, Move)
@@ -803,14 +812,14 @@ def test_play_resolves_numbers_card_names_and_signs(line: str, played: str):
 )
 def test_play_refuses_ambiguous_or_impossible_cards_with_the_right_spelling(
     line: str, message: str
-):
+) -> None:
     state = position("7,5 4", "±3,±1/2,D,F2/4,T ?,?,?,?", ruleset="kotor2/hand-size=5")
     with pytest.raises(CommandError) as caught:
         parse_command(line, state.observed_by(0))
     assert str(caught.value) == message
 
 
-def test_stand_over_20_and_a_second_card_are_refused():
+def test_stand_over_20_and_a_second_card_are_refused() -> None:
     over = position("10,9,5 4,3", "-3,+2 ?,?,?,?")
     with pytest.raises(CommandError, match=r"^you cannot stand on 24: it is over 20; allowed "):
         parse_command("s", over)
@@ -837,12 +846,12 @@ def test_stand_over_20_and_a_second_card_are_refused():
         ("S", Move(STAND)),
     ],
 )
-def test_commands_have_short_and_long_case_insensitive_forms(line: str, expected: Any):
+def test_commands_have_short_and_long_case_insensitive_forms(line: str, expected: Any) -> None:
     state = position("7,5 4", "+1 ?,?,?,?")
     assert parse_command(line, state) == expected
 
 
-def test_a_person_cannot_move_for_the_computer_or_for_chance():
+def test_a_person_cannot_move_for_the_computer_or_for_chance() -> None:
     session = library_session(22)
     with pytest.raises(IllegalActionError):
         session.apply(END_TURN)  # the match has not started: chance opens the set
@@ -853,7 +862,7 @@ def test_a_person_cannot_move_for_the_computer_or_for_chance():
     assert session.winner() == 1
 
 
-def test_cards_played_in_earlier_sets_are_public_and_counted():
+def test_cards_played_in_earlier_sets_are_public_and_counted() -> None:
     """The solver's prior over the computer's hidden hand needs the cards it played in the
     sets before the current one: checked at every prompt of a whole match."""
     session = library_session(7, deck="kotor1-strongest")
@@ -901,7 +910,7 @@ def _card_play(state: MatchState, card: str, value: int) -> Play:
 
 def _action(state: MatchState, move: str) -> Action:
     """``end``, ``stand``, ``forfeit`` or a card with its value (``T+1``, ``D+5``)."""
-    named = {"end": END_TURN, "stand": STAND, "forfeit": FORFEIT}
+    named: dict[str, Action] = {"end": END_TURN, "stand": STAND, "forfeit": FORFEIT}
     if move in named:
         return named[move]
     return _card_play(state, move[:-2], int(move[-2:]))
@@ -943,7 +952,7 @@ def _action(state: MatchState, move: str) -> Action:
         ),
     ],
 )
-def test_each_event_is_told_in_one_line(start: tuple[str, ...], move: str, said: str):
+def test_each_event_is_told_in_one_line(start: tuple[str, ...], move: str, said: str) -> None:
     before = _state(*start)
     action = _action(before, move)
     event = Event(before.turn, action, before, before.child(action))
@@ -982,7 +991,7 @@ def test_each_event_is_told_in_one_line(start: tuple[str, ...], move: str, said:
 )
 def test_the_end_of_a_set_shows_the_tables_and_the_reason(
     start: tuple[str, ...], moves: list[str], result: str
-):
+) -> None:
     state = _state(*start)
     for move in moves:
         state = state.child(_action(state, move))
@@ -1001,7 +1010,9 @@ def _unfinished(save: Path, seed: int) -> bytes:
     return save.read_bytes()
 
 
-def test_resume_never_writes_over_another_unfinished_match_or_a_foreign_file(tmp_path: Path):
+def test_resume_never_writes_over_another_unfinished_match_or_a_foreign_file(
+    tmp_path: Path,
+) -> None:
     first, second = tmp_path / "a.json", tmp_path / "b.json"
     _unfinished(first, 22)
     other = _unfinished(second, 5)
@@ -1021,7 +1032,7 @@ def test_resume_never_writes_over_another_unfinished_match_or_a_foreign_file(tmp
     assert notes.read_bytes() == b"my notes\n"
 
 
-def test_resume_may_save_over_a_finished_match_a_new_file_or_itself(tmp_path: Path):
+def test_resume_may_save_over_a_finished_match_a_new_file_or_itself(tmp_path: Path) -> None:
     first, done, fresh = tmp_path / "a.json", tmp_path / "done.json", tmp_path / "fresh.json"
     _unfinished(first, 22)
     play(["--deck", "kotor1-starter", "--seed", "1", "--save", str(done)], ["s"] * 60)
@@ -1054,7 +1065,9 @@ def _wait_for_prompt(process: subprocess.Popen[str]) -> None:
         seen += char
 
 
-def test_a_second_session_on_the_same_save_is_refused_and_a_killed_one_frees_it(tmp_path: Path):
+def test_a_second_session_on_the_same_save_is_refused_and_a_killed_one_frees_it(
+    tmp_path: Path,
+) -> None:
     """Two real processes: the second is refused at once (exit 1) while the first plays on; a
     session killed with SIGKILL leaves no lock behind."""
     save = tmp_path / "m.json"
@@ -1086,7 +1099,7 @@ def test_a_second_session_on_the_same_save_is_refused_and_a_killed_one_frees_it(
     assert len(read_save(save)["moves"]) > len(json.loads(before)["moves"])
 
 
-def test_a_clean_session_leaves_no_lock_file(tmp_path: Path):
+def test_a_clean_session_leaves_no_lock_file(tmp_path: Path) -> None:
     save = tmp_path / "m.json"
     _unfinished(save, 22)
     play(["--resume", str(save)], ["e", "q"])
@@ -1106,7 +1119,7 @@ HUGE_NUMBER = b'{"format": "pazaak-match", "version": 1, "seed": ' + b"9" * 5000
 )
 def test_an_unreadable_default_save_is_left_untouched_and_new_still_works(
     content: bytes, message: str
-):
+) -> None:
     save = Path(os.environ[DATA_DIR_ENV]) / "match.json"
     save.parent.mkdir(parents=True)
     save.write_bytes(content)
@@ -1131,7 +1144,7 @@ def test_an_unreadable_default_save_is_left_untouched_and_new_still_works(
 
 
 @pytest.mark.parametrize("option", ["--save", "--resume"])
-def test_a_name_too_long_is_one_line_and_exit_2(tmp_path: Path, option: str):
+def test_a_name_too_long_is_one_line_and_exit_2(tmp_path: Path, option: str) -> None:
     path = tmp_path / ("x" * 300)
     args = [option, str(path)] + (["--deck", "kotor1-starter"] if option == "--save" else [])
     result = play(args, ["q"])
@@ -1139,7 +1152,7 @@ def test_a_name_too_long_is_one_line_and_exit_2(tmp_path: Path, option: str):
     assert result.stderr == f"Error: cannot use {path}: File name too long\n"
 
 
-def test_a_long_name_that_fits_is_saved(tmp_path: Path):
+def test_a_long_name_that_fits_is_saved(tmp_path: Path) -> None:
     """250 bytes fit a name; the lock and temporary files must fit too."""
     path = tmp_path / ("y" * 250)
     result = play(["--deck", "kotor1-starter", "--save", str(path)], ["e", "q"])
@@ -1151,7 +1164,7 @@ def test_a_long_name_that_fits_is_saved(tmp_path: Path):
 @pytest.mark.parametrize("option", ["--save", "--resume"])
 def test_a_directory_that_cannot_be_searched_is_one_line_and_exit_2(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, option: str
-):
+) -> None:
     """Root ignores permissions, so the PermissionError that ``Path.exists`` raises under a
     directory without search permission is simulated."""
     locked = tmp_path / "locked"
@@ -1173,7 +1186,7 @@ def test_a_directory_that_cannot_be_searched_is_one_line_and_exit_2(
 @pytest.mark.parametrize(
     "delay", ["nan", "inf", "-inf", "1e300", "-1", "10.5", "\N{SUPERSCRIPT TWO}"]
 )
-def test_a_delay_that_is_not_a_short_finite_pause_is_refused_at_once(delay: str):
+def test_a_delay_that_is_not_a_short_finite_pause_is_refused_at_once(delay: str) -> None:
     result = play(["--delay", delay, "--deck", "kotor1-starter"], ["q"])
     assert result.exit_code == 2
     assert (
@@ -1194,7 +1207,7 @@ def test_a_delay_that_is_not_a_short_finite_pause_is_refused_at_once(delay: str)
         ("\N{SUPERSCRIPT TWO}", "is not a command"),
     ],
 )
-def test_digits_of_other_scripts_are_refused_and_the_match_goes_on(line: str, said: str):
+def test_digits_of_other_scripts_are_refused_and_the_match_goes_on(line: str, said: str) -> None:
     result = play(["--deck", "kotor1-starter", "--seed", "22"], [line, "e", "q"])
     assert result.exit_code == 0, result.output
     assert said in result.stdout
@@ -1202,7 +1215,7 @@ def test_digits_of_other_scripts_are_refused_and_the_match_goes_on(line: str, sa
     assert "> e\n" in result.stdout
 
 
-def test_a_save_whose_ruleset_has_other_digits_is_corrupt(tmp_path: Path):
+def test_a_save_whose_ruleset_has_other_digits_is_corrupt(tmp_path: Path) -> None:
     save = tmp_path / "m.json"
     _unfinished(save, 22)
     document = json.loads(save.read_text(encoding="utf-8"))

@@ -94,20 +94,22 @@ def _private_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 # -- where saves go ----------------------------------------------------------------------------
 
 
-def test_data_dir_env_var_overrides_everything(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+def test_data_dir_env_var_overrides_everything(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
     monkeypatch.setenv(DATA_DIR_ENV, str(tmp_path / "mine"))
     assert data_dir() == tmp_path / "mine"
     assert default_save_path() == tmp_path / "mine" / "match.json"
 
 
-def test_data_dir_follows_xdg_data_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+def test_data_dir_follows_xdg_data_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(DATA_DIR_ENV)
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
     assert data_dir() == tmp_path / "xdg" / "pazaak"
 
 
-def test_data_dir_defaults_to_local_share(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+def test_data_dir_defaults_to_local_share(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(DATA_DIR_ENV)
     monkeypatch.delenv("XDG_DATA_HOME", raising=False)
     monkeypatch.setenv("HOME", str(tmp_path))
@@ -117,7 +119,7 @@ def test_data_dir_defaults_to_local_share(tmp_path: Path, monkeypatch: pytest.Mo
 # -- writing -----------------------------------------------------------------------------------
 
 
-def test_write_creates_the_directory_and_adds_the_envelope(tmp_path: Path):
+def test_write_creates_the_directory_and_adds_the_envelope(tmp_path: Path) -> None:
     path = tmp_path / "a" / "b" / "match.json"
     write_save(path, {"x": 1})
     document = json.loads(path.read_text(encoding="utf-8"))
@@ -125,7 +127,7 @@ def test_write_creates_the_directory_and_adds_the_envelope(tmp_path: Path):
     assert read_save(path)["x"] == 1
 
 
-def test_write_leaves_no_temporary_file(tmp_path: Path):
+def test_write_leaves_no_temporary_file(tmp_path: Path) -> None:
     path = tmp_path / "match.json"
     for value in range(3):
         write_save(path, {"x": value})
@@ -134,7 +136,7 @@ def test_write_leaves_no_temporary_file(tmp_path: Path):
 
 def test_failed_rename_keeps_the_old_save_and_removes_the_temporary(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-):
+) -> None:
     path = tmp_path / "match.json"
     write_save(path, {"x": "old"})
     before = path.read_bytes()
@@ -149,7 +151,9 @@ def test_failed_rename_keeps_the_old_save_and_removes_the_temporary(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["match.json"]
 
 
-def test_interrupt_during_write_keeps_the_old_save(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+def test_interrupt_during_write_keeps_the_old_save(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = tmp_path / "match.json"
     write_save(path, {"x": "old"})
     before = path.read_bytes()
@@ -164,7 +168,7 @@ def test_interrupt_during_write_keeps_the_old_save(tmp_path: Path, monkeypatch: 
     assert sorted(p.name for p in tmp_path.iterdir()) == ["match.json"]
 
 
-def test_writing_onto_a_directory_is_refused(tmp_path: Path):
+def test_writing_onto_a_directory_is_refused(tmp_path: Path) -> None:
     (tmp_path / "match.json").mkdir()
     with pytest.raises(InputError, match="is a directory"):
         write_save(tmp_path / "match.json", {})
@@ -186,7 +190,9 @@ def test_writing_onto_a_directory_is_refused(tmp_path: Path):
         (b'{"format": "pazaak-match", "version": 99}', "saved by a newer pazaak"),
     ],
 )
-def test_unusable_file_is_reported_and_left_untouched(tmp_path: Path, content: bytes, message: str):
+def test_unusable_file_is_reported_and_left_untouched(
+    tmp_path: Path, content: bytes, message: str
+) -> None:
     path = tmp_path / "match.json"
     path.write_bytes(content)
     with pytest.raises(SaveFileError) as caught:
@@ -197,7 +203,7 @@ def test_unusable_file_is_reported_and_left_untouched(tmp_path: Path, content: b
     assert path.read_bytes() == content
 
 
-def test_huge_file_is_refused_before_reading(tmp_path: Path):
+def test_huge_file_is_refused_before_reading(tmp_path: Path) -> None:
     path = tmp_path / "big.json"
     with path.open("wb") as stream:
         stream.truncate(MAX_SAVE_BYTES + 1)
@@ -205,13 +211,13 @@ def test_huge_file_is_refused_before_reading(tmp_path: Path):
         read_save(path)
 
 
-def test_missing_save_is_a_usage_error(tmp_path: Path):
+def test_missing_save_is_a_usage_error(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="there is no saved match at"):
         read_save(tmp_path / "nothing.json")
     assert probe_save(tmp_path / "nothing.json") is None
 
 
-def test_directory_is_not_a_save(tmp_path: Path):
+def test_directory_is_not_a_save(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="is a directory"):
         read_save(tmp_path)
 
@@ -219,7 +225,7 @@ def test_directory_is_not_a_save(tmp_path: Path):
 # -- the match document ------------------------------------------------------------------------
 
 
-def test_moves_round_trip_through_text():
+def test_moves_round_trip_through_text() -> None:
     session = new_session(seed=3, ruleset=KOTOR2, deck=GOLD)
     play_some(session, 300)
     for action in session.actions:
@@ -229,12 +235,12 @@ def test_moves_round_trip_through_text():
 @pytest.mark.parametrize(
     "text", ["", "draw", "draw x", "play 1 +7 +7", "open 3", "jump", "end now"]
 )
-def test_unknown_move_text_is_a_save_error(text: str):
+def test_unknown_move_text_is_a_save_error(text: str) -> None:
     with pytest.raises(SaveFileError, match="is not a move"):
         parse_action(text)
 
 
-def test_saved_match_resumes_with_the_same_future(tmp_path: Path):
+def test_saved_match_resumes_with_the_same_future(tmp_path: Path) -> None:
     """The same cards to come and the same computer choices, after a save and a load."""
     path = tmp_path / "match.json"
     straight = new_session(seed=11)
@@ -249,7 +255,7 @@ def test_saved_match_resumes_with_the_same_future(tmp_path: Path):
     assert resumed.state == straight.state
 
 
-def test_finished_match_is_marked_finished(tmp_path: Path):
+def test_finished_match_is_marked_finished(tmp_path: Path) -> None:
     path = tmp_path / "match.json"
     session = new_session(seed=4)
     play_some(session, 1000)
@@ -289,7 +295,7 @@ def _valid_document(seed: int = 2, moves: int = 30) -> dict[str, Any]:
 )
 def test_damaged_document_is_reported_as_corrupt_and_left_untouched(
     tmp_path: Path, damage: Any, message: str
-):
+) -> None:
     document = _valid_document()
     damage(document)
     path = tmp_path / "match.json"
@@ -330,7 +336,7 @@ _JUNK = st.one_of(
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(place=st.sampled_from(_PLACES), junk=_JUNK)
-def test_any_damage_is_harmless_or_a_clean_save_error(place: tuple[Any, ...], junk: Any):
+def test_any_damage_is_harmless_or_a_clean_save_error(place: tuple[Any, ...], junk: Any) -> None:
     """Replace any one value of a valid save with junk: the loader either gets a consistent
     match or raises SaveFileError; never another exception."""
     document = copy.deepcopy(_VALID)
@@ -362,7 +368,7 @@ def test_any_damage_is_harmless_or_a_clean_save_error(place: tuple[Any, ...], ju
 )  # fmt: skip
 def test_json_that_python_cannot_read_is_unusable_and_untouched(
     tmp_path: Path, content: bytes, message: str
-):
+) -> None:
     path = tmp_path / "match.json"
     path.write_bytes(content)
     with pytest.raises(SaveFileError) as caught:
@@ -372,7 +378,7 @@ def test_json_that_python_cannot_read_is_unusable_and_untouched(
     assert path.read_bytes() == content
 
 
-def test_a_device_or_fifo_is_not_read(tmp_path: Path):
+def test_a_device_or_fifo_is_not_read(tmp_path: Path) -> None:
     fifo = tmp_path / "fifo.json"
     os.mkfifo(fifo)
     with pytest.raises(InputError, match="is not a save file: it is not a regular file"):
@@ -381,7 +387,7 @@ def test_a_device_or_fifo_is_not_read(tmp_path: Path):
         read_save(Path("/dev/zero"))
 
 
-def test_a_name_too_long_is_an_input_error_not_an_os_error(tmp_path: Path):
+def test_a_name_too_long_is_an_input_error_not_an_os_error(tmp_path: Path) -> None:
     path = tmp_path / ("n" * 300)
     with pytest.raises(InputError, match="File name too long"):
         read_save(path)
@@ -393,7 +399,7 @@ def test_a_name_too_long_is_an_input_error_not_an_os_error(tmp_path: Path):
         pass
 
 
-def test_a_name_of_255_bytes_can_be_held_and_written(tmp_path: Path):
+def test_a_name_of_255_bytes_can_be_held_and_written(tmp_path: Path) -> None:
     path = tmp_path / ("é" * 127)  # 254 bytes in UTF-8
     with hold_save(path):
         assert len(os.fsencode(lock_path(path).name)) <= 255
@@ -402,7 +408,7 @@ def test_a_name_of_255_bytes_can_be_held_and_written(tmp_path: Path):
     assert sorted(p.name for p in tmp_path.iterdir()) == [path.name]
 
 
-def test_a_save_is_held_by_one_session_at_a_time(tmp_path: Path):
+def test_a_save_is_held_by_one_session_at_a_time(tmp_path: Path) -> None:
     """Two sessions in one process (each opens the lock file itself, as two processes do)."""
     path = tmp_path / "match.json"
     with hold_save(path):
@@ -417,7 +423,7 @@ def test_a_save_is_held_by_one_session_at_a_time(tmp_path: Path):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_holding_a_save_in_a_missing_directory(tmp_path: Path):
+def test_holding_a_save_in_a_missing_directory(tmp_path: Path) -> None:
     with (
         pytest.raises(InputError, match="there is no saved match"),
         hold_save(tmp_path / "no" / "match.json", create_directory=False),
@@ -428,7 +434,7 @@ def test_holding_a_save_in_a_missing_directory(tmp_path: Path):
         assert (tmp_path / "new").is_dir()
 
 
-def test_set_aside_keeps_every_byte_and_never_replaces(tmp_path: Path):
+def test_set_aside_keeps_every_byte_and_never_replaces(tmp_path: Path) -> None:
     path = tmp_path / "match.json"
     for number, content in enumerate((b"first", b"second", b"third"), start=1):
         path.write_bytes(content)

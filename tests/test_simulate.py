@@ -17,7 +17,7 @@ import sys
 import time
 import tracemalloc
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, TypedDict
 
 import pytest
 from click.testing import CliRunner, Result
@@ -229,6 +229,16 @@ def test_gold_cards_play_under_kotor2() -> None:
 # Refusals ----------------------------------------------------------------------------------
 
 
+class _Counts(TypedDict):
+    matches: int
+
+
+class _Settings(_Counts, total=False):
+    """The keyword arguments of ``simulate`` that the refusals below pass."""
+
+    workers: int
+
+
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
@@ -236,7 +246,7 @@ def test_gold_cards_play_under_kotor2() -> None:
         ({"matches": 5, "workers": 0}, "between 1 and"),
     ],
 )
-def test_simulate_refuses_impossible_settings(kwargs: dict[str, int], message: str) -> None:
+def test_simulate_refuses_impossible_settings(kwargs: _Settings, message: str) -> None:
     with pytest.raises(PazaakError, match=message):
         simulate(KOTOR1, [Pairing(STARTER, STARTER)], seed=1, **kwargs)
 
