@@ -278,7 +278,8 @@ typedef struct {
 
 /* The match-state values set_over read last, by a hash of their key (0: none): the entries
  * table holds tens of thousands, most outside the cache, and the ends of a set's positions read
- * a few of them over and over (a third of set_over's time was that table's missed lookups). */
+ * a few of them over and over (a third of set_over's time was that table's missed lookups).
+ * set_over alone writes that table, a value once and for good: the cache never goes stale. */
 #define RECENT_BITS 10
 #define RECENT_ENTRIES (1 << RECENT_BITS)
 typedef struct {
@@ -1551,18 +1552,6 @@ static PyObject *core_set_iterating(Core *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-static PyObject *core_set_entry(Core *self, PyObject *args) {
-    Iterating it;
-    if (!PyArg_ParseTuple(args, "iiiiid", &it.s0, &it.s1, &it.h0, &it.h1, &it.spec, &it.v) ||
-        check_match(&it) < 0)
-        return NULL;
-    uint64_t key = match_key(it.s0, it.s1, it.h0, it.h1, it.spec);
-    if (map_put(&self->entries, key, it.v, 0.0) < 0) return PyErr_NoMemory();
-    Recent *recent = recent_slot(self, key);
-    if (recent->key == key) recent->v = it.v;
-    Py_RETURN_NONE;
-}
-
 static int parse_state(PyObject *args, int *s0, int *s1, int *h0, int *h1) {
     return PyArg_ParseTuple(args, "iiii", s0, s1, h0, h1) ? 0 : -1;
 }
@@ -2079,8 +2068,6 @@ static PyMethodDef core_methods[] = {
      "set_blind(seat, hand): the later sets take that seat's hand as `hand` (seat -1: none)"},
     {"set_iterating", (PyCFunction)core_set_iterating, METH_VARARGS,
      "set_iterating([(s0, s1, h0, h1, spec, value, slope), ...]): the values iterated now"},
-    {"set_entry", (PyCFunction)core_set_entry, METH_VARARGS,
-     "set_entry(s0, s1, h0, h1, spec, value): a match state's final value"},
     {"forget", (PyCFunction)core_forget, METH_VARARGS,
      "forget(s0, s1, h0, h1): forget the positions that read that state's iterated value"},
     {"settle", (PyCFunction)core_settle, METH_VARARGS,

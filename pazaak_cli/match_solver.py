@@ -233,6 +233,7 @@ class MatchSolver(SetSolver):
         and the sides stay."""
         if self.max_states is not None and self._positions >= self.max_states:
             self.forget_positions()
+            self._clears += 1
 
     def forget_positions(self) -> None:
         """Forget every position solved (between searches only); the match-state values and
@@ -241,7 +242,6 @@ class MatchSolver(SetSolver):
         self._odds_memo.clear()
         self._models.forget()
         self._positions = 0
-        self._clears += 1
 
     def blind_to(self, seat: int | None) -> None:
         """Make the later sets blind to ``seat`` (see :attr:`later_blind`; None: the exact
