@@ -31,6 +31,7 @@ from typing import Any
 
 from pazaak_cli.cards import Card, parse_cards
 from pazaak_cli.errors import PazaakError
+from pazaak_cli.game import FULL_DECK
 from pazaak_cli.match_solver import MatchSolver
 from pazaak_cli.rules import Ruleset
 
@@ -67,9 +68,17 @@ def cache_path(rules: Ruleset) -> Path | None:
     return directory / f"match-{digest[:20]}.json"
 
 
+def _solver_path(solver: MatchSolver) -> Path | None:
+    """The file of ``solver``'s values: none for a solver whose later sets are not drawn with a
+    full deck's odds (the values the file holds are of that model alone)."""
+    if solver.later_deck != FULL_DECK:
+        return None
+    return cache_path(solver.ruleset)
+
+
 def load_entries(solver: MatchSolver) -> int:
     """Give ``solver`` the values its ruleset's file holds; how many (0 if none or unreadable)."""
-    path = cache_path(solver.ruleset)
+    path = _solver_path(solver)
     if path is None:
         return 0
     try:
@@ -86,7 +95,7 @@ def save_entries(solver: MatchSolver) -> bool:
     """Write ``solver``'s match-state values to its ruleset's file, atomically; whether it did.
     What the file holds that the solver lacks (another process's work since this one read it)
     is read into the solver first, so that a save adds to the file and never drops from it."""
-    path = cache_path(solver.ruleset)
+    path = _solver_path(solver)
     if path is None:
         return False
     load_entries(solver)

@@ -28,6 +28,7 @@ from typing import Any
 
 from pazaak_cli.cards import Card
 from pazaak_cli.executors import fork_available, run_shared, solver_processes
+from pazaak_cli.game import FULL_DECK
 from pazaak_cli.match_solver import _PLAYING, _STANDING, Level, MatchKey, MatchSolver, Pair
 from pazaak_cli.rules import FirstPlayer, Ruleset
 from pazaak_cli.solver import BEST_TOLERANCE, DeckDraws, SolverTooLarge
@@ -128,7 +129,12 @@ class NativeMatchSolver(MatchSolver):
     """A :class:`MatchSolver` whose fixed-probability positions are solved by the C core."""
 
     def __init__(
-        self, ruleset: Ruleset, *, max_states: int | None = None, later_blind: int | None = None
+        self,
+        ruleset: Ruleset,
+        *,
+        max_states: int | None = None,
+        later_blind: int | None = None,
+        later_deck: Sequence[int] = FULL_DECK,
     ) -> None:
         if _fastmatch is None:  # pragma: no cover - depends on the installation
             raise RuntimeError("the C match core (pazaak_cli._fastmatch) is not built")
@@ -144,7 +150,9 @@ class NativeMatchSolver(MatchSolver):
         )
         self._py_positions = 0
         self._budget: int | None = None
-        super().__init__(ruleset, max_states=max_states, later_blind=later_blind)
+        super().__init__(
+            ruleset, max_states=max_states, later_blind=later_blind, later_deck=later_deck
+        )
         self._fast.set_blind(-1 if later_blind is None else later_blind, self._empty_hand)
         self._iterating = _Iterating(self._fast)
         self._pushed: dict[int, DeckDraws] = {}

@@ -139,9 +139,19 @@ class MatchSolver(SetSolver):
     """
 
     def __init__(
-        self, ruleset: Ruleset, *, max_states: int | None = None, later_blind: int | None = None
+        self,
+        ruleset: Ruleset,
+        *,
+        max_states: int | None = None,
+        later_blind: int | None = None,
+        later_deck: Sequence[int] = FULL_DECK,
     ) -> None:
-        super().__init__(ruleset, fixed_draws=FULL_DECK, native=False)
+        super().__init__(ruleset, fixed_draws=later_deck, native=False)
+        self.later_deck = tuple(later_deck)
+        """The main deck every later set is drawn from, with its fixed odds (counts of 1 to
+        10). The model is a full deck (uniform 1..10): which cards a later set meets depends
+        on every draw before it. Another composition (the deck as it stands, say) measures how
+        much that choice moves an answer (``benchmarks/bench_deck_model.py``)."""
         self.max_states = max_states
         self.later_blind = later_blind
         """A seat whose hand the later sets take as empty, or None (the exact match). A player
@@ -164,7 +174,7 @@ class MatchSolver(SetSolver):
         self._models = DeckModels(self._decks)
         """The deck models by id (see :data:`_LATER`)."""
         self._odds_memo: dict[tuple[int, int, int, int, int], tuple[float, float]] = {}
-        self._decks.intern(FULL_DECK)  # later sets: deck id 0, full-deck probabilities
+        self._decks.intern(self.later_deck)  # later sets: deck id 0, fixed probabilities
         self._positions = 0
         self.fixed_point_solves = 0
         """How many times the card-free positions of a match state were solved (statistics)."""
@@ -765,7 +775,7 @@ class MatchSolver(SetSolver):
         if key in self._interned_from:
             return
         self._interned_from.add(key)
-        draws = [value + 1 for value, count in enumerate(FULL_DECK) if count]
+        draws = [value + 1 for value, count in enumerate(self.later_deck) if count]
         after, candidates, kinds = self._after, self._candidates, self._kind
         seen = self._expanded  # (kept: a new hand's sub-hands were mostly walked before)
         starts = [self.side_id((0, 0, hand, 0, 0, False)) for hand in sorted(self._sub_hands(key))]

@@ -137,3 +137,18 @@ def test_a_save_keeps_what_another_process_saved_since() -> None:
     keys = {tuple(row[:5]) for row in merged}
     assert {tuple(row[:5]) for row in first} <= keys
     assert len(keys) == len(merged)
+
+
+def test_a_solver_on_another_later_deck_neither_reads_nor_writes_the_file() -> None:
+    """The file holds values of the full-deck model of the later sets: a solver of another
+    model (the deck-model measurement's) must not take them, nor give it its own."""
+    answer()
+    before = the_file().read_bytes()
+    rules = parse_ruleset(SPEC)
+    other = MatchSolver(rules, later_deck=(4, 4, 4, 4, 4, 4, 4, 4, 4, 0))
+    assert match_cache.load_entries(other) == 0 and other.entry_count == 0
+    solve_match_question(question(), OPTIONS, solver=other)
+    assert other.entry_count > 0
+    assert match_cache.save_entries(other) is False
+    assert the_file().read_bytes() == before
+    assert match_cache.load_entries(MatchSolver(rules)) > 0  # (the full deck's model reads it)

@@ -140,6 +140,32 @@ def test_both_seats_and_a_depleted_current_deck() -> None:
     assert seats == {0, 1}
 
 
+LATER_DECK = (1, 4, 2, 4, 0, 3, 4, 4, 2, 4)
+"""A depleted composition for the later sets' model (``MatchSolver.later_deck``)."""
+
+
+def test_later_sets_drawn_from_another_deck_agree_with_pure_python() -> None:
+    """The later sets' model on another deck than a full one (the deck-model measurement's):
+    the core draws them with its odds as Python does, at several scores and both seats, and the
+    values differ from the full deck's."""
+    rules = parse_ruleset(K1)
+    pure = MatchSolver(rules, later_deck=LATER_DECK)
+    fast = NativeMatchSolver(rules, later_deck=LATER_DECK)
+    moved = 0.0
+    for seed, (hands, score) in enumerate(
+        [(("+1", "-2"), (1, 1)), (("+2", ""), (0, 2)), (("", "+1 -1"), (2, 1))]
+    ):
+        question, other = playout(K1, hands, score, 40 + seed, 1 + seed % 2)
+        slow = pure.solve_moves(question, other, current_deck=LATER_DECK)
+        quick = fast.solve_moves(question, other, current_deck=LATER_DECK)
+        full = shared(K1, True).solve_moves(question, other, current_deck=LATER_DECK)
+        for a, b, c in zip(quick, slow, full, strict=True):
+            assert a.move == b.move == c.move
+            assert a.match_win == pytest.approx(b.match_win, abs=1e-12), (a, b)
+            moved = max(moved, abs(a.match_win - c.match_win))
+    assert moved > 1e-3
+
+
 EXACT_DECKS = [
     (1, 1, 0, 1, 0, 1, 0, 0, 1, 1),
     (0, 2, 1, 0, 1, 0, 2, 1, 0, 1),

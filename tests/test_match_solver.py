@@ -223,6 +223,39 @@ def test_a_match_without_hand_cards_is_worth_what_its_set_odds_imply() -> None:
     assert values[(0, 0)] == pytest.approx(0.449163, abs=5e-7)
 
 
+def test_later_sets_on_another_deck_are_worth_what_its_set_odds_imply() -> None:
+    """The same fixed point with the later sets drawn from a depleted deck's odds (the model
+    ``later_deck`` measures against): each score's set, played on those odds as a set in
+    progress, implies the solver's match-state values; and they are not the full deck's."""
+    rules = parse_ruleset("kotor1")
+    deck = (4, 1, 2, 4, 0, 3, 4, 4, 2, 4)
+    solver = MatchSolver(rules, later_deck=deck)
+    start = new_match(rules, ((), ())).child(Open(0))
+    values: dict[tuple[int, int], float] = {}
+    for s0 in range(2, -1, -1):
+        for s1 in range(2, -1, -1):
+            win = tie = 0.0
+            for drawn in range(1, 11):
+                if not deck[drawn - 1]:
+                    continue
+                state = start._replace(set_winners=(0,) * s0 + (1,) * s1).child(Draw(drawn))
+                best = max(
+                    solver.solve_moves(question_from_state(state), (), current_deck=deck),
+                    key=lambda r: r.match_win,
+                )
+                chance = deck[drawn - 1] / sum(deck)
+                win += best.set_win * chance
+                tie += best.set_tie * chance
+            loss = 1.0 - win - tie
+            won = 1.0 if s0 == 2 else values[(s0 + 1, s1)]
+            lost = 0.0 if s1 == 2 else values[(s0, s1 + 1)]
+            values[(s0, s1)] = (win * won + loss * lost) / (1.0 - tie)
+            assert solver.set_start_value((s0, s1), ((), ()), 0) == pytest.approx(
+                values[(s0, s1)], abs=1e-12
+            )
+    assert abs(values[(0, 0)] - 0.449163) > 1e-3
+
+
 def test_self_play_agrees_with_the_solved_match_value() -> None:
     """Both seats play the solver's match-optimal move at every decision; over 3,000 seeded
     matches player 1 wins as often as the solved value says (within 4 standard errors)."""
