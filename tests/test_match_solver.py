@@ -24,11 +24,11 @@ from pazaak_cli.cards import Card, parse_cards
 from pazaak_cli.cli import main
 from pazaak_cli.expert import action_for
 from pazaak_cli.game import (
+    FULL_DECK,
     Action,
     Draw,
     MatchState,
     Open,
-    Phase,
     new_match,
 )
 from pazaak_cli.match_advice import solve_match_question
@@ -191,59 +191,28 @@ def test_hidden_hands_average_the_known_hand_values() -> None:
         assert got[key] == pytest.approx(value, abs=1e-12), key
 
 
-def test_a_match_without_hand_cards_is_worth_what_its_set_odds_imply() -> None:
-    """No hand cards, infinite deck, player 1 opening every set: every set is played alike at a
-    given score, so the match value at 0-0 follows from each score's set odds (along the
-    match-optimal line) by V = (w V(won) + l V(lost)) / (1 - t): the tie fixed point."""
-    rules = parse_ruleset("kotor1/main-deck=infinite")
-    solver = MatchSolver(rules)
+def card_free_match_values(spec: str, deck: tuple[int, ...] | None) -> dict[tuple[int, int], float]:
+    """Each score's match value with no hand cards, player 1 opening every set, from that
+    score's set odds (along the match-optimal line, the set played on ``deck``'s odds, ``None``:
+    the later sets' full deck) by V = (w V(won) + l V(lost)) / (1 - t), the tie fixed point;
+    each checked against the solver's own value (its later sets drawn from the same deck)."""
+    rules = parse_ruleset(spec)
+    solver = MatchSolver(rules) if deck is None else MatchSolver(rules, later_deck=deck)
+    odds = FULL_DECK if deck is None else deck
     start = new_match(rules, ((), ())).child(Open(0))
     values: dict[tuple[int, int], float] = {}
     for s0 in range(2, -1, -1):
         for s1 in range(2, -1, -1):
             win = tie = 0.0
             for drawn in range(1, 11):
-                state = start._replace(set_winners=(0,) * s0 + (1,) * s1).child(Draw(drawn))
-                if state.phase is not Phase.AFTER_DRAW:
-                    continue  # (a draw of 20 is not possible from an empty table)
-                best = max(
-                    solver.solve_moves(question_from_state(state), (), current_deck=None),
-                    key=lambda r: r.match_win,
-                )
-                win += best.set_win / 10
-                tie += best.set_tie / 10
-            loss = 1.0 - win - tie
-            won = 1.0 if s0 == 2 else values[(s0 + 1, s1)]
-            lost = 0.0 if s1 == 2 else values[(s0, s1 + 1)]
-            values[(s0, s1)] = (win * won + loss * lost) / (1.0 - tie)
-            assert solver.set_start_value((s0, s1), ((), ()), 0) == pytest.approx(
-                values[(s0, s1)], abs=1e-12
-            )
-    # the number in docs/advise.md and the README
-    assert values[(0, 0)] == pytest.approx(0.449163, abs=5e-7)
-
-
-def test_later_sets_on_another_deck_are_worth_what_its_set_odds_imply() -> None:
-    """The same fixed point with the later sets drawn from a depleted deck's odds (the model
-    ``later_deck`` measures against): each score's set, played on those odds as a set in
-    progress, implies the solver's match-state values; and they are not the full deck's."""
-    rules = parse_ruleset("kotor1")
-    deck = (4, 1, 2, 4, 0, 3, 4, 4, 2, 4)
-    solver = MatchSolver(rules, later_deck=deck)
-    start = new_match(rules, ((), ())).child(Open(0))
-    values: dict[tuple[int, int], float] = {}
-    for s0 in range(2, -1, -1):
-        for s1 in range(2, -1, -1):
-            win = tie = 0.0
-            for drawn in range(1, 11):
-                if not deck[drawn - 1]:
+                if not odds[drawn - 1]:
                     continue
                 state = start._replace(set_winners=(0,) * s0 + (1,) * s1).child(Draw(drawn))
                 best = max(
                     solver.solve_moves(question_from_state(state), (), current_deck=deck),
                     key=lambda r: r.match_win,
                 )
-                chance = deck[drawn - 1] / sum(deck)
+                chance = odds[drawn - 1] / sum(odds)
                 win += best.set_win * chance
                 tie += best.set_tie * chance
             loss = 1.0 - win - tie
@@ -253,6 +222,23 @@ def test_later_sets_on_another_deck_are_worth_what_its_set_odds_imply() -> None:
             assert solver.set_start_value((s0, s1), ((), ()), 0) == pytest.approx(
                 values[(s0, s1)], abs=1e-12
             )
+    return values
+
+
+def test_a_match_without_hand_cards_is_worth_what_its_set_odds_imply() -> None:
+    """No hand cards, infinite deck, player 1 opening every set: every set is played alike at a
+    given score, so the match value at 0-0 follows from each score's set odds: the tie fixed
+    point (see :func:`card_free_match_values`)."""
+    values = card_free_match_values("kotor1/main-deck=infinite", None)
+    # the number in docs/advise.md and the README
+    assert values[(0, 0)] == pytest.approx(0.449163, abs=5e-7)
+
+
+def test_later_sets_on_another_deck_are_worth_what_its_set_odds_imply() -> None:
+    """The same fixed point with the later sets drawn from a depleted deck's odds (the model
+    ``later_deck`` measures against), each score's set played on those odds as a set in
+    progress; and the values are not the full deck's."""
+    values = card_free_match_values("kotor1", (4, 1, 2, 4, 0, 3, 4, 4, 2, 4))
     assert abs(values[(0, 0)] - 0.449163) > 1e-3
 
 
