@@ -122,19 +122,27 @@ def match_pairs(
     return subhand_count(my_hand) * len(theirs)
 
 
-def match_is_quick(question: Question, options: SolveOptions) -> bool:
-    """Whether the match answer to ``question`` against ``options.opponent`` is quick enough to
-    be the default (a few seconds): see :data:`QUICK_MATCH_PAIRS` and
-    :data:`QUICK_KOTOR_MATCH_PAIRS`."""
+def match_question_pairs(question: Question, options: SolveOptions) -> tuple[int, int]:
+    """The pairs of sub-hands the match answer to ``question`` against ``options.opponent``
+    solves at every score (:func:`match_pairs`), and the most it answers by default in a few
+    seconds (:data:`QUICK_MATCH_PAIRS`, divided by :data:`GOLD_PAIR_WEIGHT` where a flip or a
+    Double is about; :data:`QUICK_KOTOR_MATCH_PAIRS` against the KOTOR rule)."""
     state = question.state
     me_side, other_side = state.sides[state.turn], state.sides[1 - state.turn]
     other_hands = match_other_hands(other_side, options, state.ruleset)
     my_hand = tuple(card for card in me_side.hand if card is not None)
     if options.opponent == "kotor":
-        return match_pairs(my_hand, other_hands, ordered=True) <= QUICK_KOTOR_MATCH_PAIRS
+        return match_pairs(my_hand, other_hands, ordered=True), QUICK_KOTOR_MATCH_PAIRS
     cards = [*my_hand, *(card for hand, _ in other_hands for card in hand)]
     weight = GOLD_PAIR_WEIGHT if any(card.kind in _MANY_SIDES for card in cards) else 1
-    return match_pairs(my_hand, other_hands) * weight <= QUICK_MATCH_PAIRS
+    return match_pairs(my_hand, other_hands), QUICK_MATCH_PAIRS // weight
+
+
+def match_is_quick(question: Question, options: SolveOptions) -> bool:
+    """Whether the match answer to ``question`` against ``options.opponent`` is quick enough to
+    be the default (a few seconds): see :func:`match_question_pairs`."""
+    pairs, quick = match_question_pairs(question, options)
+    return pairs <= quick
 
 
 def solve_match_question(

@@ -355,7 +355,8 @@ def test_a_long_match_answer_falls_back_to_the_set_and_says_so() -> None:
     assert code == 0, output
     data = json.loads(output)
     assert data["objective"] == "set"
-    assert "--objective match" in data["note"]
+    assert "--objective match" in data["note"] and "256 pairs here" in data["note"]
+    assert "allow 64;" in data["note"]
     code, output = advise(*SMALL, "--opp-hand", "-2", "--json")
     assert json.loads(output)["note"] is None
 
@@ -368,6 +369,7 @@ def test_flip_cards_count_their_pairs_ten_times_for_the_default() -> None:
     code, output = advise(*args, "--hand", "F2/4 +1")
     assert code == 0, output
     assert json.loads(output)["objective"] == "set"
+    assert "8 pairs here, where a few seconds allow 6;" in json.loads(output)["note"]
     code, output = advise(*args, "--hand", "+4 +1")
     assert code == 0, output
     assert json.loads(output)["objective"] == "match"

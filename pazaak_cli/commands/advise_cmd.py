@@ -24,6 +24,7 @@ from pazaak_cli.commands.deck_option import deck_option
 from pazaak_cli.decks import SideDeck, default_deck
 from pazaak_cli.errors import PazaakError
 from pazaak_cli.game import MAIN_VALUES, TableCard
+from pazaak_cli.match_advice import match_question_pairs
 from pazaak_cli.notation import format_position, parse_position, parse_table
 from pazaak_cli.numbers import parse_in_range, parse_whole
 from pazaak_cli.position_builder import Question, build_question, question_from_state
@@ -244,13 +245,14 @@ def advise_command(
         advice = solve_question(question, options)
     finally:
         progress.close()
-    note = (
-        "The match answer for these hands would take more than a few seconds (every pair of "
-        "hands left to both of you is solved at every score): this set's odds instead; "
-        "--objective match asks for it anyway."
-        if fell_back
-        else None
-    )
+    note = None
+    if fell_back:
+        pairs, quick = match_question_pairs(question, options)
+        note = (
+            f"The match answer solves every pair of hands left to both of you at every score: "
+            f"{pairs:,} pairs here, where a few seconds allow {quick}; this set's odds instead "
+            "(--objective match asks for the match anyway)."
+        )
     if (
         advice.objective == "match"
         and position is None
