@@ -146,6 +146,10 @@ class MatchSolver(SetSolver):
         later_blind: int | None = None,
         later_deck: Sequence[int] = FULL_DECK,
     ) -> None:
+        if len(later_deck) != 10 or min(later_deck) < 0 or not any(later_deck):
+            raise ValueError(
+                f"a later deck is ten counts of the values 1 to 10, not all zero: {later_deck!r}"
+            )
         super().__init__(ruleset, fixed_draws=later_deck, native=False)
         self.later_deck = tuple(later_deck)
         """The main deck every later set is drawn from, with its fixed odds (counts of 1 to

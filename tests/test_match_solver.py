@@ -242,6 +242,12 @@ def test_later_sets_on_another_deck_are_worth_what_its_set_odds_imply() -> None:
     assert abs(values[(0, 0)] - 0.449163) > 1e-3
 
 
+@pytest.mark.parametrize("deck", [(0,) * 10, (4,) * 9, (4,) * 9 + (-1,)])
+def test_a_later_deck_that_is_no_deck_is_refused(deck: tuple[int, ...]) -> None:
+    with pytest.raises(ValueError, match="ten counts"):
+        MatchSolver(parse_ruleset("kotor1"), later_deck=deck)
+
+
 def test_self_play_agrees_with_the_solved_match_value() -> None:
     """Both seats play the solver's match-optimal move at every decision; over 3,000 seeded
     matches player 1 wins as often as the solved value says (within 4 standard errors)."""
