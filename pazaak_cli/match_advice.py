@@ -12,7 +12,7 @@ KOTOR I rule (``options.opponent == "kotor"``) the same, solved by
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from pazaak_cli.cards import Card, CardKind
 from pazaak_cli.errors import PazaakError
@@ -122,27 +122,74 @@ def match_pairs(
     return subhand_count(my_hand) * len(theirs)
 
 
-def match_question_pairs(question: Question, options: SolveOptions) -> tuple[int, int]:
+QUICK_SET_PAIRS = 16_384
+"""The most pairs of sub-hands, summed over the opponent's possible hands, whose set in progress
+a match answer solves by default once every later set's value is known (solved before in this
+process, or read from the disk cache): each possible hand's set in progress is solved on its
+own; measured at 2 to 3.4 s for a hidden 4-card `kotor1-starter` hand against four plain cards
+(45 hands, 11,520 pairs; docs/advise.md)."""
+
+
+class MatchCost(NamedTuple):
+    """What a match answer costs, in pairs of sub-hands solved at every score."""
+
+    pairs: int
+    """The pairs of sub-hands of the question (:func:`match_pairs`)."""
+    left: int
+    """Those still to solve: the match states not solved before in this process nor read from
+    the disk cache, counted in pairs solved at every score (see :func:`_pairs_left`)."""
+    quick: int
+    """The most pairs left that answer in a few seconds: the default's limit."""
+
+
+def match_question_pairs(question: Question, options: SolveOptions) -> MatchCost:
     """The pairs of sub-hands the match answer to ``question`` against ``options.opponent``
-    solves at every score (:func:`match_pairs`), and the most it answers by default in a few
-    seconds (:data:`QUICK_MATCH_PAIRS`, divided by :data:`GOLD_PAIR_WEIGHT` where a flip or a
-    Double is about; :data:`QUICK_KOTOR_MATCH_PAIRS` against the KOTOR rule)."""
+    solves at every score (:func:`match_pairs`), those it still has to (less what the shared
+    solver already knows: see :func:`_pairs_left`), and the most it answers by default in a
+    few seconds (:data:`QUICK_MATCH_PAIRS`, divided by :data:`GOLD_PAIR_WEIGHT` where a flip or
+    a Double is about; :data:`QUICK_KOTOR_MATCH_PAIRS` against the KOTOR rule)."""
     state = question.state
     me_side, other_side = state.sides[state.turn], state.sides[1 - state.turn]
     other_hands = match_other_hands(other_side, options, state.ruleset)
     my_hand = tuple(card for card in me_side.hand if card is not None)
     if options.opponent == "kotor":
-        return match_pairs(my_hand, other_hands, ordered=True), QUICK_KOTOR_MATCH_PAIRS
+        pairs = match_pairs(my_hand, other_hands, ordered=True)
+        return MatchCost(pairs, pairs, QUICK_KOTOR_MATCH_PAIRS)
     cards = [*my_hand, *(card for hand, _ in other_hands for card in hand)]
     weight = GOLD_PAIR_WEIGHT if any(card.kind in _MANY_SIDES for card in cards) else 1
-    return match_pairs(my_hand, other_hands), QUICK_MATCH_PAIRS // weight
+    pairs, quick = match_pairs(my_hand, other_hands), QUICK_MATCH_PAIRS // weight
+    left = pairs
+    if pairs > quick:
+        left = _pairs_left(state, my_hand, other_hands, pairs, QUICK_SET_PAIRS // weight)
+    return MatchCost(pairs, left, quick)
+
+
+def _pairs_left(
+    state: MatchState,
+    my_hand: tuple[Card, ...],
+    other_hands: Sequence[tuple[tuple[Card, ...], int]],
+    pairs: int,
+    set_limit: int,
+) -> int:
+    """The pairs of sub-hands still to solve, counted as :func:`match_pairs` counts them (a
+    pair solved at every score) from the match states the shared solver does not know yet:
+    ``pairs`` itself when the sets in progress of all the possible hands are more than
+    ``set_limit`` pairs (then the answer is slow whatever the later sets)."""
+    in_progress = subhand_count(my_hand) * sum(subhand_count(hand) for hand, _ in other_hands)
+    if in_progress > set_limit:
+        return pairs
+    solver = shared_match_solver(state.ruleset)
+    mine, theirs = [my_hand], [hand for hand, _ in other_hands]
+    seats = (mine, theirs) if state.turn == 0 else (theirs, mine)
+    missing, states = solver.unsolved(state.sets_won(), seats)
+    return -(-missing * pairs // states) if states else 0
 
 
 def match_is_quick(question: Question, options: SolveOptions) -> bool:
     """Whether the match answer to ``question`` against ``options.opponent`` is quick enough to
     be the default (a few seconds): see :func:`match_question_pairs`."""
-    pairs, quick = match_question_pairs(question, options)
-    return pairs <= quick
+    cost = match_question_pairs(question, options)
+    return cost.left <= cost.quick
 
 
 def solve_match_question(

@@ -624,6 +624,46 @@ class MatchSolver(SetSolver):
         asked = self._asked(scores, hands)
         if asked in self._prepared:
             return  # (all solved when it was asked before: match-state values are never dropped)
+        pairs, specs, rounds = self._unsolved(scores, hands)
+        for levels in rounds:
+            if not levels:
+                continue  # (all solved before: nothing to share out)
+            self._share_base, self._share_writes = dict(self._shares), {}
+            try:
+                self._solve_levels(levels, pairs, specs)
+            finally:
+                self._shares.update((key, share) for key, (_, share) in self._share_writes.items())
+                self._share_base, self._share_writes = None, {}
+        self._prepared.add(asked)
+
+    def unsolved(
+        self,
+        scores: tuple[int, int],
+        hands: tuple[Sequence[Sequence[Card]], Sequence[Sequence[Card]]],
+    ) -> tuple[int, int]:
+        """What :meth:`prepare_all` of these scores and hands has left to solve: the (score,
+        pair of sub-hands) match states whose values are not known yet (solved before, or read
+        from the disk cache), and how many there are in all."""
+        hands = self._later_hands(hands)
+        if self._asked(scores, hands) in self._prepared:
+            return 0, 0
+        pairs, _, rounds = self._unsolved(scores, hands)
+        missing = sum(len(level.missing) for levels in rounds for level in levels)
+        return missing, len(pairs) * self._scores_from(scores)
+
+    def _scores_from(self, scores: tuple[int, int]) -> int:
+        """How many scores a match at ``scores`` can still pass through, this one included."""
+        left = self._sets_to_win - scores[0], self._sets_to_win - scores[1]
+        return left[0] * left[1]
+
+    def _unsolved(
+        self,
+        scores: tuple[int, int],
+        hands: tuple[Sequence[Sequence[Card]], Sequence[Sequence[Card]]],
+    ) -> tuple[list[tuple[int, int]], tuple[int, ...], list[list[Level]]]:
+        """The pairs of sub-hands of these hands (fewest cards first), the opener specs, and
+        for each number of sets played, most first, the scores whose pairs are not all solved
+        (a round: they read none of each other's values)."""
         below0 = self._union_sub_hands(hands[0])
         below1 = self._union_sub_hands(hands[1])
         pairs = sorted(
@@ -636,6 +676,7 @@ class MatchSolver(SetSolver):
             if self._rule in (FirstPlayer.ALTERNATE, FirstPlayer.LOSER)
             else ((_RANDOM,) if self._rule is FirstPlayer.RANDOM else (0,))
         )
+        rounds = []
         for total in range(2 * target - 2, scores[0] + scores[1] - 1, -1):
             levels = []
             for s0 in range(target - 1, scores[0] - 1, -1):
@@ -653,15 +694,8 @@ class MatchSolver(SetSolver):
                         complete.add(pair)
                 if missing:
                     levels.append(Level(s0, s1, missing))
-            if not levels:
-                continue  # (all solved before: nothing to share out)
-            self._share_base, self._share_writes = dict(self._shares), {}
-            try:
-                self._solve_levels(levels, pairs, specs)
-            finally:
-                self._shares.update((key, share) for key, (_, share) in self._share_writes.items())
-                self._share_base, self._share_writes = None, {}
-        self._prepared.add(asked)
+            rounds.append(levels)
+        return pairs, specs, rounds
 
     def prepared(
         self,

@@ -3,12 +3,15 @@
 Colour (``NO_COLOR``), the terminal's width (``COLUMNS``, ``LINES``), its type (``TERM``) and
 the locale change what the commands print, and the match answer reads and writes its cache
 directory; a test that needs another value sets it itself (``monkeypatch.setenv`` or the
-runner's ``env``), which overrides these.
+runner's ``env``), which overrides these. The match solver that questions share within a process
+starts empty too: what an earlier test solved would change what the default answers.
 """
 
 from __future__ import annotations
 
 import pytest
+
+from pazaak_cli.match_advice import clear_shared_solvers
 
 CLEARED = (
     "NO_COLOR",
@@ -41,3 +44,4 @@ def same_environment_for_every_test(
         monkeypatch.setenv(name, value)
     # the match answer's cache on disk: a fresh directory, never the caller's
     monkeypatch.setenv("PAZAAK_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+    clear_shared_solvers()

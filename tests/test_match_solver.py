@@ -20,6 +20,7 @@ from click.testing import CliRunner
 from match_reference import TINY, MatchReference, decision
 from reference_solver import MoveKey, each_move
 
+from pazaak_cli import match_advice
 from pazaak_cli.cards import Card, parse_cards
 from pazaak_cli.cli import main
 from pazaak_cli.expert import action_for
@@ -365,6 +366,48 @@ def test_a_long_match_answer_falls_back_to_the_set_and_says_so() -> None:
     assert "allow 64;" in data["note"]
     code, output = advise(*SMALL, "--opp-hand", "-2", "--json")
     assert json.loads(output)["note"] is None
+
+
+def test_unsolved_counts_the_match_states_not_known_yet() -> None:
+    """What prepare_all has left: every (score, pair of sub-hands) at first, less the pairs a
+    smaller question solved, nothing once asked."""
+    solver = MatchSolver(parse_ruleset(f"kotor1/{TINY}"))
+    small = ([parse_cards("+1")], [parse_cards("-2")])
+    big = ([parse_cards("+1 +2")], [parse_cards("-2 +3")])
+    assert solver.unsolved((0, 0), big) == (64, 64)  # 4 x 4 sub-hands, 4 scores
+    solver.prepare_all((0, 0), small)
+    assert solver.unsolved((0, 0), big) == (48, 64)  # 2 x 2 of them solved at every score
+    assert solver.unsolved((1, 1), big) == (12, 16)
+    solver.prepare_all((1, 0), big)
+    assert solver.unsolved((0, 0), big) == (24, 64)  # (left: 0-0 and 0-1, less the small pairs)
+    assert solver.unsolved((1, 0), big) == (0, 0)
+
+
+def test_the_default_answers_for_the_match_once_the_later_sets_are_solved(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Past the default's limit, the match answer is the default all the same when the match
+    states it needs were solved before: in this process, or by another (the disk cache)."""
+    monkeypatch.setattr(match_advice, "QUICK_MATCH_PAIRS", 4)
+    base = ["--ruleset", f"kotor1/{TINY}", "--table", "2", "--opp-table", "", "--json"]
+    big = [*base, "--hand", "+1 -1", "--opp-hand", "-2 +1"]
+    code, output = advise(*big)
+    assert code == 0, output
+    assert json.loads(output)["objective"] == "set"
+    assert "16 pairs here, where a few seconds allow 4;" in json.loads(output)["note"]
+    code, output = advise(*base, "--hand", "+1", "--opp-hand", "-2 +1", "--objective", "match")
+    assert code == 0, output
+    code, output = advise(*big)
+    assert json.loads(output)["objective"] == "set"
+    assert "8 of its 16 pairs here still to solve, where" in json.loads(output)["note"]
+    code, output = advise(*big, "--objective", "match")
+    assert code == 0, output
+    answer = json.loads(output)
+    code, output = advise(*big)
+    assert json.loads(output) == {**answer, "note": None}
+    match_advice.clear_shared_solvers()  # (another process: the values come from the disk)
+    code, output = advise(*big)
+    assert json.loads(output) == {**answer, "note": None}
 
 
 def test_flip_cards_count_their_pairs_ten_times_for_the_default() -> None:

@@ -247,10 +247,15 @@ def advise_command(
         progress.close()
     note = None
     if fell_back:
-        pairs, quick = match_question_pairs(question, options)
+        cost = match_question_pairs(question, options)
+        count = (
+            f"{cost.pairs:,} pairs here"
+            if cost.left == cost.pairs
+            else f"{cost.left:,} of its {cost.pairs:,} pairs here still to solve"
+        )
         note = (
             f"The match answer solves every pair of hands left to both of you at every score: "
-            f"{pairs:,} pairs here, where a few seconds allow {quick}; this set's odds instead "
+            f"{count}, where a few seconds allow {cost.quick}; this set's odds instead "
             "(--objective match asks for the match anyway)."
         )
     if (
