@@ -126,8 +126,8 @@ QUICK_SET_PAIRS = 16_384
 """The most pairs of sub-hands, summed over the opponent's possible hands, whose set in progress
 a match answer solves by default once every later set's value is known (solved before in this
 process, or read from the disk cache): each possible hand's set in progress is solved on its
-own; measured at 2 to 3.4 s for a hidden 4-card `kotor1-starter` hand against four plain cards
-(45 hands, 11,520 pairs; docs/advise.md)."""
+own; measured at 2.2 s for a hidden 4-card `kotor1-starter` hand against four cards (45
+hands, 11,520 pairs; docs/advise.md)."""
 
 
 class MatchCost(NamedTuple):
