@@ -427,6 +427,8 @@ class Meta(enum.Enum):
     NOTHING = "nothing"
     HELP = "help"
     HINT = "hint"
+    MATCH_HINT = "hint match"
+    """The hint for the match whatever it costs (the plain hint may answer for the set)."""
     STATE = "state"
     FORFEIT = "forfeit"
     """Asks to forfeit; the screen confirms before the move is made."""
@@ -451,6 +453,11 @@ COMMANDS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "play hand card N (p 2, p 2 -, p 3 +2); or name it: p +3, p ±4 -, p D, p F2/4",
     ),
     (("hint", "h"), "hint", "the solver's odds for every move you have"),
+    (
+        ("hint match", "h m"),
+        "hint match",
+        "the odds of winning the match, however long they take (Ctrl-C cancels)",
+    ),
     (("state",), "state", "the position in the project's one-line notation"),
     (("help", "?"), "help", "this list"),
     (("forfeit",), "forfeit", "give up the match (asks first)"),
@@ -483,6 +490,13 @@ def parse_command(line: str, state: MatchState) -> Command:
     verb, args = words[0].lower(), words[1:]
     if verb in ("play", "p"):
         return Move(resolve_play(args, state))
+    if verb in ("hint", "h") and args:
+        if len(args) == 1 and args[0].lower() in ("match", "m"):
+            return Meta.MATCH_HINT
+        raise CommandError(
+            f"{words[0]!r} takes nothing after it but match (h m: the odds of winning the "
+            f"match, however long they take); {allowed_moves(state)}"
+        )
     if verb in ("end", "e", "stand", "s") or verb in _META_WORDS:
         if args:
             raise CommandError(f"{words[0]!r} takes nothing after it; {allowed_moves(state)}")

@@ -219,6 +219,8 @@ def test_every_bad_command_gets_one_clear_line_and_the_match_goes_on(tmp_path: P
         "forfeit, q quit",
         "e now": f"'e' takes nothing after it; {allowed}",
         "help me": f"'help' takes nothing after it; {allowed}",
+        "h set": "'h' takes nothing after it but match (h m: the odds of winning the match, "
+        f"however long they take); {allowed}",
         "p": f"Play which card? write p N: {hand}",
         "p 9": f"There is no hand card 9: {hand}",
         "p 0": f"There is no hand card 0: {hand}",
@@ -370,6 +372,23 @@ def test_the_hints_model_line_is_wrapped_to_the_terminal_width(columns: int) -> 
     assert said.endswith(
         "deck approximated by fixed draw probabilities (exact solve too large; --exact)."
     )
+
+
+def test_hint_match_answers_for_the_match_and_later_hints_reuse_it() -> None:
+    """A hidden hand makes the plain hint answer for the set; `h m` asks for the match however
+    long it takes, and the hints after it find the match states solved and answer for the
+    match by default."""
+    rules = "kotor1/main-deck=infinite,sets-to-win=2,hand-size=2"
+    args = ["--ruleset", rules, "--opponent", "heuristic", "--deck", "kotor1-starter"]
+    result = play([*args, "--seed", "22"], ["h", "h m", "HINT MATCH", "h", "q"])
+    assert result.exit_code == 0, result.output
+    parts = re.split(r"\n> (?:h|h m|HINT MATCH)\n", result.stdout)[1:]
+    hints = [part.split("\n> ")[0] for part in parts]
+    columns = [next(line.split() for line in hint.splitlines() if "move" in line) for hint in hints]
+    assert columns[0] == ["move", "win", "%", "tie", "%", "loss", "%", "equity"]
+    match = ["move", "match", "win", "%", "set", "win", "%", "tie", "%", "loss", "%"]
+    assert columns[1:] == [match, match, match]
+    assert hints[1].split("\n", 1)[1] == hints[2].split("\n", 1)[1] == hints[3].split("\n", 1)[1]
 
 
 def test_a_failing_solver_gives_one_line_and_the_match_goes_on(

@@ -216,7 +216,8 @@ def play_command(
     """Play a match of Pazaak in the shell, one typed command per line.
 
     Commands: e (end the turn), s (stand), p N [+|-] (play hand card N; or name the card:
-    p +3, p ±4 -, p D), h (hint: the solver's odds), state, ? (help), forfeit, q (quit). The
+    p +3, p ±4 -, p D), h (hint: the solver's odds), h m (the odds of winning the match,
+    however long they take), state, ? (help), forfeit, q (quit). The
     match is saved after every move; the end of the input, Ctrl-C and quit save it and say how
     to resume. Commands can be piped in: the same seed and commands play the same match.
 
@@ -650,15 +651,18 @@ class Screen:
             click.echo(format_position(view))
         elif command is Meta.HINT:
             self.hint(seat)
+        elif command is Meta.MATCH_HINT:
+            self.hint(seat, objective="match")
         elif command is Meta.QUIT:
             return self.stop("")
         elif command is Meta.FORFEIT:
             return self.confirm_forfeit(seat)
         return True
 
-    def hint(self, seat: int) -> None:
-        """The solver's table; on a terminal with a progress count, and Ctrl-C cancels only the
-        hint (solving a hidden hand can take seconds)."""
+    def hint(self, seat: int, objective: str | None = None) -> None:
+        """The solver's table (for ``objective``, else the hint's own choice); on a terminal
+        with a progress count, and Ctrl-C cancels only the hint (solving a hidden hand can take
+        seconds, and the match answer minutes)."""
         progress = positions = None
         if stdout_is_terminal():
             shown = {"hands": "", "positions": ""}
@@ -676,7 +680,7 @@ class Screen:
                 show()
 
         try:
-            text = hint_text(self.session, seat, progress, positions)
+            text = hint_text(self.session, seat, progress, positions, objective)
         except KeyboardInterrupt:
             text = "Hint cancelled; the match goes on."
         if progress is not None:
@@ -1048,13 +1052,15 @@ def hint_text(
     seat: int,
     progress: Callable[[int, int], None] | None = None,
     positions: Callable[[int], None] | None = None,
+    objective: str | None = None,
 ) -> str:
     """The solver's table of moves for ``seat``, as ``pazaak advise`` shows it: the other hand
     is hidden, so it is averaged over the hands its side deck can have dealt (less the cards it
     played in earlier sets). The probability of winning the match when that answer is quick
-    (few cards left), else the set's (the table's columns and model line say which): against
-    the KOTOR I computer the best reply to its rule (over the match, the rule playing every
-    set), against anyone else both playing for the match."""
+    (few cards left, or the later sets solved before) or ``objective`` is ``"match"``, else the
+    set's (the table's columns and model line say which): against the KOTOR I computer the best
+    reply to its rule (over the match, the rule playing every set), against anyone else both
+    playing for the match."""
     view = session.view(seat)
     against_kotor = session.seats[1 - seat].kind == "kotor"
     options = SolveOptions(
@@ -1065,7 +1071,7 @@ def hint_text(
         opponent="kotor" if against_kotor else "optimal",
     )
     try:
-        options.objective = hint_objective(question_from_state(view), options)
+        options.objective = objective or hint_objective(question_from_state(view), options)
         table = render_advice(advise(view, options))
     except PazaakError as error:
         return f"No hint: {error}."
