@@ -519,14 +519,17 @@ def options_for(
 
 
 def advice_for(
-    followed: Followed, progress: Callable[[int, int], None] | None = None
+    followed: Followed,
+    progress: Callable[[int, int], None] | None = None,
+    objective: str | None = None,
 ) -> tuple[Question, Advice]:
-    """The advice at the user's decision: ONE call of the project's advice entry point, for the
-    match where that answer takes seconds (against an optimal opponent, few cards left), else
-    for the set (as ``pazaak advise`` chooses by default)."""
+    """The advice at the user's decision: ONE call of the project's advice entry point, for
+    ``objective`` if given, else for the match where that answer takes seconds (against an
+    optimal opponent, few cards left or the later sets solved before) and for the set otherwise
+    (as ``pazaak advise`` chooses by default)."""
     question = question_for(followed)
     options = options_for(followed, progress)
-    options.objective = default_objective(question, options)
+    options.objective = objective or default_objective(question, options)
     return question, solve_question(question, options)
 
 

@@ -68,7 +68,7 @@ from pazaak_cli.solver import Advice
 DEFAULT_SAVE_NAME = "follow.json"
 """The save file in the data directory when --save is not given (``pazaak play`` uses
 ``match.json``: the two never overwrite each other by default)."""
-COMMANDS = ("undo", "board", "position", "hint", "help", "quit")
+COMMANDS = ("undo", "board", "position", "hint", "hint match", "help", "quit")
 
 HELP_TEXT = """\
 Type what happens in the game, in order; the tool knows whose turn it is.
@@ -80,7 +80,8 @@ Type what happens in the game, in order; the tool knows whose turn it is.
   7 +3 s       several events on one line
   me / opponent  who opens the set, when the game chose at random
 Commands: undo (one event back, again and again), board, position (for pazaak advise
---position), hint (the advice again), help, quit. The match is saved after every event."""
+--position), hint (the advice again), hint match (the odds of winning the match, however long
+they take), help, quit. The match is saved after every event."""
 
 
 @click.command("follow")
@@ -337,11 +338,11 @@ class Loop:
         if word == "position":
             screen.position(self.followed)
             return True
-        if word == "hint":
+        if word in ("hint", "hint match", "h m"):
             if not self.followed.my_decision:
                 screen.refused(line, "the advice comes at your decisions, after your draw")
             else:
-                self.advise()
+                self.advise("match" if word != "hint" else None)
             return True
         if word == "undo":
             try:
@@ -385,13 +386,15 @@ class Loop:
         elif followed.my_decision:
             self.advise()
 
-    def advise(self) -> None:
+    def advise(self, objective: str | None = None) -> None:
+        """The advice at this decision (``objective``: asked for, else the default's choice,
+        shown again from memory when asked again)."""
         followed = self.followed
         found = self.advised.get(followed.state)
-        if found is None:
+        if found is None or (objective and found[1].objective != objective):
             progress = _Progress(enabled=not self.screen.as_json)
             try:
-                found = advice_for(followed, progress.update)
+                found = advice_for(followed, progress.update, objective)
             except KeyboardInterrupt:
                 progress.close()
                 self.screen.note("Advice cancelled; type hint to ask again.")
