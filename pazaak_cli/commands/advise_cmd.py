@@ -256,7 +256,8 @@ def advise_command(
         note = (
             f"The match answer solves every pair of hands left to both of you at every score: "
             f"{count}, where a few seconds allow {cost.quick}; this set's odds instead "
-            "(--objective match asks for the match anyway)."
+            "(--objective match asks for the match anyway, and keeps what it solves for the "
+            "later questions of this match)."
         )
     if (
         advice.objective == "match"
