@@ -18,10 +18,13 @@ It sits above both solvers and imports them; neither imports it.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from pazaak_cli import match_advice
 from pazaak_cli.errors import PazaakError
 from pazaak_cli.game import MatchState
 from pazaak_cli.kotor_reply import solve_kotor_question
-from pazaak_cli.match_advice import match_is_quick, solve_match_question
+from pazaak_cli.match_advice import kotor_match_pairs, match_is_quick, solve_match_question
 from pazaak_cli.position_builder import Question, question_from_state
 from pazaak_cli.solver import Advice, SolveOptions, solve_set_question
 
@@ -67,6 +70,29 @@ def hint_objective(question: Question, options: SolveOptions) -> str:
         return "set"  # (the set solve then says what is wrong, as before)
 
 
+def solve_match_asked(question: Question, options: SolveOptions) -> Advice:
+    """The match answer asked for by name (``hint match`` in ``pazaak play`` and ``pazaak
+    follow``), however long it takes: against the KOTOR I rule where that answer is within reach
+    (:data:`~pazaak_cli.match_advice.KOTOR_MATCH_REACH_PAIRS`), else against an optimal
+    opponent, its model line saying why (not a refusal minutes later)."""
+    options = replace(options, objective="match")
+    if options.opponent == "kotor":
+        try:
+            pairs = kotor_match_pairs(question, options)
+        except PazaakError:
+            pairs = 0  # (the solve itself then says what is wrong)
+        reach = match_advice.KOTOR_MATCH_REACH_PAIRS
+        if pairs > reach:
+            advice = solve_question(question, replace(options, opponent="optimal"))
+            return replace(
+                advice,
+                model=f"{advice.model}; the match answer against the KOTOR rule is out of reach "
+                f"here ({pairs:,} pairs of sub-hands, where {reach} fit): this one is against an "
+                "optimal opponent",
+            )
+    return solve_question(question, options)
+
+
 def advise(state: MatchState, options: SolveOptions | None = None) -> Advice:
     """Every legal move of the player to act in ``state`` (phase AFTER_DRAW), as
     :func:`solve_question`. The opponent's hand may be hidden (``None`` cards): then
@@ -75,4 +101,10 @@ def advise(state: MatchState, options: SolveOptions | None = None) -> Advice:
     return solve_question(question_from_state(state), options)
 
 
-__all__ = ["advise", "default_objective", "hint_objective", "solve_question"]
+__all__ = [
+    "advise",
+    "default_objective",
+    "hint_objective",
+    "solve_match_asked",
+    "solve_question",
+]

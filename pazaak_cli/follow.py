@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pazaak_cli.advice import default_objective, solve_question
+from pazaak_cli.advice import default_objective, solve_match_asked, solve_question
 from pazaak_cli.cards import Card, CardKind
 from pazaak_cli.errors import CardError, PazaakError
 from pazaak_cli.game import (
@@ -529,6 +529,8 @@ def advice_for(
     (as ``pazaak advise`` chooses by default)."""
     question = question_for(followed)
     options = options_for(followed, progress)
+    if objective == "match":
+        return question, solve_match_asked(question, options)
     options.objective = objective or default_objective(question, options)
     return question, solve_question(question, options)
 

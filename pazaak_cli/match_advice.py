@@ -99,6 +99,14 @@ about 10 s; 2 v 2: 16 pairs, 18 s; 3 v 3: 64 pairs, 155 s): at most 9 pairs answ
 10 s, as the largest quick answer against the optimal opponent does."""
 
 
+KOTOR_MATCH_REACH_PAIRS = 64
+"""The most pairs of sub-hands (counted with the orders that change the rule's choices) one
+hand of the opponent may bring to the match answer against the KOTOR rule: measured, 3 v 3
+known cards (64 pairs) answered in 155 s within :data:`KOTOR_MATCH_BUDGET`, while 3 and 4 cards
+against 4 known (96 and 192 pairs) were refused at that bound after 122 and 125 s. Past it the
+answer is refused at once instead of after minutes (the bound stays the guard)."""
+
+
 _MANY_SIDES = frozenset((CardKind.FLIP_2_4, CardKind.FLIP_3_6, CardKind.DOUBLE))
 """The card kinds :data:`GOLD_PAIR_WEIGHT` counts."""
 
@@ -183,6 +191,17 @@ def _pairs_left(
     seats = (mine, theirs) if state.turn == 0 else (theirs, mine)
     missing, states = solver.unsolved(state.sets_won(), seats)
     return -(-missing * pairs // states) if states else 0
+
+
+def kotor_match_pairs(question: Question, options: SolveOptions) -> int:
+    """The most pairs of sub-hands one possible hand of the opponent brings to the match answer
+    against the KOTOR rule (each hand is solved on its own memory bound): what
+    :data:`KOTOR_MATCH_REACH_PAIRS` limits."""
+    state = question.state
+    me_side, other_side = state.sides[state.turn], state.sides[1 - state.turn]
+    other_hands = match_other_hands(other_side, options, state.ruleset)
+    my_hand = tuple(card for card in me_side.hand if card is not None)
+    return max(match_pairs(my_hand, [(hand, 1)], ordered=True) for hand, _ in other_hands)
 
 
 def match_is_quick(question: Question, options: SolveOptions) -> bool:
@@ -377,6 +396,14 @@ def solve_kotor_match_question(question: Question, options: SolveOptions) -> Adv
     the orders of its cards that change the rule's choices."""
     state, _, other_hands, deck_after = _checked_question(question, options)
     rules, other_side = state.ruleset, state.sides[1 - state.turn]
+    pairs = kotor_match_pairs(question, options)
+    if pairs > KOTOR_MATCH_REACH_PAIRS:
+        which = "for a possible hand of the opponent" if len(other_hands) > 1 else "here"
+        raise SolverTooLarge(
+            f"the match answer against the KOTOR rule would solve {pairs:,} pairs of sub-hands "
+            f"{which}, where {KOTOR_MATCH_REACH_PAIRS} fit its memory bound (the set answer "
+            "needs far less)"
+        )
     solver = _shared_kotor_solver(rules, state.turn)
     solver.progress = options.positions
     current: tuple[int, ...] | None = None

@@ -513,14 +513,24 @@ def test_undo_position_board_and_help_at_the_command_line(canned_advice: list[An
     assert "continue with `pazaak follow --resume " in output
 
 
-def test_hint_match_asks_for_the_match_answer_at_a_decision(canned_advice: list[Any]) -> None:
+def test_hint_match_asks_for_the_match_answer_at_a_decision(
+    canned_advice: list[Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked: list[Any] = []
+
+    def canned_match(question: Any, options: Any) -> Advice:
+        asked.append(options)
+        return CANNED
+
+    monkeypatch.setattr(follow, "solve_match_asked", canned_match)
     lines = ["hint match", "8", "e", "5 e", "9", "hint", "hint match", "H M"]
     result = invoke(BASE_ARGS, lines)
     assert result.exit_code == 0, result.output
     assert "Refused: the advice comes at your decisions, after your draw." in result.output
     # the decisions after 8 and 9 by default (the set: four cards against a hidden hand), the
     # plain hint from memory, then the match answer each time it is asked for
-    assert [options.objective for _, options in canned_advice] == ["set", "set", "match", "match"]
+    assert [options.objective for _, options in canned_advice] == ["set", "set"]
+    assert [options.opponent for options in asked] == ["optimal", "optimal"]
 
 
 def test_position_is_pasteable_into_advise() -> None:

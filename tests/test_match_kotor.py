@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import json
 import random
+from dataclasses import replace
 
 import pytest
 from click.testing import CliRunner
@@ -20,7 +21,7 @@ from match_reference import TINY, MatchReference, decision
 from reference_solver import MoveKey, each_move
 
 from pazaak_cli import match_advice
-from pazaak_cli.advice import hint_objective, solve_question
+from pazaak_cli.advice import hint_objective, solve_match_asked, solve_question
 from pazaak_cli.cards import parse_cards
 from pazaak_cli.cli import main
 from pazaak_cli.expert import action_for
@@ -324,6 +325,45 @@ def test_solve_question_routes_the_match_objective_against_kotor() -> None:
     }
     assert got == pytest.approx(expected, abs=1e-12)
     assert advice.results[0].best and advice.results[0].match_win == max(expected.values())
+
+
+def test_a_kotor_match_answer_out_of_reach_is_refused_at_once() -> None:
+    """Three cards against four known: 96 pairs of sub-hands, past the 64 that fit the memory
+    bound (measured): refused in one line before any solving, not minutes later."""
+    args = ["--table", "6", "--hand", "+2 +2 +1", "--opp-table", "", "--opp-hand", "+1 +3 +4 +5"]
+    code, output = advise(*args, *KOTOR_MATCH)
+    assert code == 1, output
+    assert output == (
+        "Error: the match answer against the KOTOR rule would solve 96 pairs of sub-hands here, "
+        "where 64 fit its memory bound (the set answer needs far less)\n"
+    )
+
+
+def test_the_match_answer_asked_for_against_kotor_is_the_optimal_one_out_of_reach(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`hint match` against the KOTOR computer: its rule's match answer within reach, else the
+    match answer against an optimal opponent, the model line saying why."""
+    state = decision(f"kotor1/{TINY}", ("+1", "-2"), (0, 1), 0, (2,))
+    question = question_from_state(state)
+    options = SolveOptions(opponent="kotor")
+    kotor = solve_match_asked(question, options)
+    assert kotor.model == solve_question(question, replace(options, objective="match")).model
+    assert "opponent plays the KOTOR I rule" in kotor.model
+    monkeypatch.setattr(match_advice, "KOTOR_MATCH_REACH_PAIRS", 1)  # (this position: 4 pairs)
+    asked = solve_match_asked(question, options)
+    optimal = solve_question(question, SolveOptions(objective="match"))
+    assert asked.model == (
+        f"{optimal.model}; the match answer against the KOTOR rule is out of reach here (4 pairs "
+        "of sub-hands, where 1 fit): this one is against an optimal opponent"
+    )
+    assert [(r.move, r.outcome) for r in asked.results] == [
+        (r.move, r.outcome) for r in optimal.results
+    ]
+    assert [r.match_win for r in asked.results] == pytest.approx(
+        [r.match_win for r in optimal.results], abs=1e-12
+    )
+    assert options.objective == "set"  # (the caller's options are left as they were)
 
 
 def test_advise_kotor_without_an_objective_still_answers_for_the_set() -> None:

@@ -26,7 +26,7 @@ from typing import Any
 
 import click
 
-from pazaak_cli.advice import advise, hint_objective
+from pazaak_cli.advice import advise, hint_objective, solve_match_asked
 from pazaak_cli.cards import Card, CardKind
 from pazaak_cli.commands.advise_cmd import render_advice
 from pazaak_cli.commands.common import (
@@ -1060,7 +1060,9 @@ def hint_text(
     (few cards left, or the later sets solved before) or ``objective`` is ``"match"``, else the
     set's (the table's columns and model line say which): against the KOTOR I computer the best
     reply to its rule (over the match, the rule playing every set), against anyone else both
-    playing for the match."""
+    playing for the match (with ``objective`` ``"match"`` against the KOTOR I computer, an
+    optimal opponent where the rule's match answer is out of reach: see
+    :func:`~pazaak_cli.advice.solve_match_asked`)."""
     view = session.view(seat)
     against_kotor = session.seats[1 - seat].kind == "kotor"
     options = SolveOptions(
@@ -1071,8 +1073,13 @@ def hint_text(
         opponent="kotor" if against_kotor else "optimal",
     )
     try:
-        options.objective = objective or hint_objective(question_from_state(view), options)
-        table = render_advice(advise(view, options))
+        question = question_from_state(view)
+        if objective == "match":
+            advice = solve_match_asked(question, options)
+        else:
+            options.objective = hint_objective(question, options)
+            advice = advise(view, options)
+        table = render_advice(advice)
     except PazaakError as error:
         return f"No hint: {error}."
     except Exception as error:  # a failing hint must not end the match
