@@ -201,7 +201,9 @@ def kotor_match_pairs(question: Question, options: SolveOptions) -> int:
     me_side, other_side = state.sides[state.turn], state.sides[1 - state.turn]
     other_hands = match_other_hands(other_side, options, state.ruleset)
     my_hand = tuple(card for card in me_side.hand if card is not None)
-    return max(match_pairs(my_hand, [(hand, 1)], ordered=True) for hand, _ in other_hands)
+    return max(
+        (match_pairs(my_hand, [(hand, 1)], ordered=True) for hand, _ in other_hands), default=0
+    )
 
 
 def match_is_quick(question: Question, options: SolveOptions) -> bool:
