@@ -19,6 +19,7 @@ COMMANDS = {
     "play": ("pazaak_cli.commands.play_cmd", "play_command"),
     "advise": ("pazaak_cli.commands.advise_cmd", "advise_command"),
     "follow": ("pazaak_cli.commands.follow_cmd", "follow_command"),
+    "prepare": ("pazaak_cli.commands.prepare_cmd", "prepare_command"),
     "validate": ("pazaak_cli.commands.validate_cmd", "validate_command"),
     "decks": ("pazaak_cli.commands.decks_cmd", "decks_command"),
     "simulate": ("pazaak_cli.commands.simulate_cmd", "simulate_command"),

@@ -11,13 +11,14 @@ KOTOR I rule (``options.opponent == "kotor"``) the same, solved by
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from typing import Literal, NamedTuple
 
 from pazaak_cli.cards import Card, CardKind
 from pazaak_cli.errors import PazaakError
 from pazaak_cli.game import FULL_DECK, MatchState, Side
-from pazaak_cli.match_cache import load_entries, save_entries
+from pazaak_cli.match_cache import MAX_ENTRIES, load_entries, save_entries
 from pazaak_cli.match_kotor import KotorMatchSolver, canonical_order, match_hand_orders
 from pazaak_cli.match_native import make_match_solver
 from pazaak_cli.match_solver import MatchMove, MatchSolver, clean_probability
@@ -33,6 +34,7 @@ from pazaak_cli.solver import (
     SolverTooLarge,
     check_hand_sizes,
     deck_after_draw,
+    possible_hands,
     subhand_count,
     weighted_opponent_hands,
 )
@@ -350,6 +352,82 @@ def shared_match_solver(rules: Ruleset) -> MatchSolver:
         solver = _SHARED[rules] = make_match_solver(rules, max_states=MATCH_MEMO_STATES)
         load_entries(solver)  # (what earlier processes solved: docs/advise.md, the cache)
     return solver
+
+
+PREPARE_SAVE_SECONDS = 120.0
+"""How often :func:`prepare_deck_pair` writes what it has solved to the disk cache (a long
+preparation stopped by Ctrl-C keeps all but the last minutes of its work)."""
+
+
+class Prepared(NamedTuple):
+    """What :func:`prepare_deck_pair` did."""
+
+    my_hands: int
+    """The hands my side deck can deal."""
+    their_hands: int
+    """The hands the other side deck can deal."""
+    states: int
+    """The match-state values of the deck pair: every sub-hand of mine against every one of
+    theirs, at every score, for every opener the rule leaves open."""
+    solved: int
+    """Of those, the ones solved now (the others were known: in the disk cache)."""
+    saved: bool
+    """Whether the disk cache holds them now (it is off, or could not be written)."""
+
+
+def prepare_deck_pair(
+    rules: Ruleset,
+    my_deck: Sequence[Card],
+    their_deck: Sequence[Card],
+    *,
+    seat: int = 0,
+    progress: Callable[[int, int], None] | None = None,
+) -> Prepared:
+    """Solve the value of every match state two side decks can meet (every hand mine deals
+    against every hand theirs deals, at every score, me in ``seat``) into the shared solver
+    and the disk cache, so that every later question of a match between them, from its first
+    move, answers for the match by default (only its set in progress is left to solve). One of
+    my hands at a time, within the solver's memory bound; ``progress(done, total)`` after each.
+    What is already known is not solved again, so a preparation stopped (Ctrl-C: what was
+    solved is saved first) goes on where it stopped when asked again. A deck pair whose values
+    the cache cannot hold (:data:`~pazaak_cli.match_cache.MAX_ENTRIES`) is refused before any
+    solving."""
+    mine = [hand for hand, _ in possible_hands(my_deck, rules.hand_size)]
+    theirs = [hand for hand, _ in possible_hands(their_deck, rules.hand_size)]
+    solver = shared_match_solver(rules)
+    seats = (mine, theirs) if seat == 0 else (theirs, mine)
+    _, states = solver.unsolved((0, 0), seats)
+    openers = len(solver.opener_specs)
+    if states * openers > MAX_ENTRIES:
+        raise PazaakError(
+            f"these decks meet in {states * openers:,} match states, more than the cache keeps "
+            f"({MAX_ENTRIES:,}): the match answer solves them question by question instead"
+        )
+    known = solver.entry_count
+    saved_at = time.monotonic()
+    try:
+        for done, hand in enumerate(mine, 1):
+            pair = ([hand], theirs) if seat == 0 else (theirs, [hand])
+            solver.bound_memo()
+            if solver.fits(pair):
+                solver.prepare_all((0, 0), pair)
+            else:  # (one of their hands at a time: hours for decks of gold cards)
+                for other in theirs:
+                    single = ([hand], [other]) if seat == 0 else ([other], [hand])
+                    solver.prepare_all((0, 0), single)
+            solver.release_tables()
+            if time.monotonic() - saved_at > PREPARE_SAVE_SECONDS:
+                save_entries(solver)
+                saved_at = time.monotonic()
+            if progress is not None:
+                progress(done, len(mine))
+    except BaseException:
+        solver.release_tables()
+        if solver.entry_count > known:
+            save_entries(solver)  # (Ctrl-C: the next preparation starts from here)
+        raise
+    saved = save_entries(solver)
+    return Prepared(len(mine), len(theirs), states * openers, solver.entry_count - known, saved)
 
 
 _SHARED_KOTOR: dict[tuple[Ruleset, int], KotorMatchSolver] = {}

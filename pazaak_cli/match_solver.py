@@ -645,11 +645,17 @@ class MatchSolver(SetSolver):
         pair of sub-hands) match states whose values are not known yet (solved before, or read
         from the disk cache), and how many there are in all."""
         hands = self._later_hands(hands)
-        if self._asked(scores, hands) in self._prepared:
-            return 0, 0
         pairs, _, rounds = self._unsolved(scores, hands)
         missing = sum(len(level.missing) for levels in rounds for level in levels)
         return missing, len(pairs) * self._scores_from(scores)
+
+    @property
+    def opener_specs(self) -> tuple[int, ...]:
+        """The openers a set start's value is kept for (a seat, or 2: a coin): both seats where
+        the opener alternates or the loser opens, one value otherwise."""
+        if self._rule in (FirstPlayer.ALTERNATE, FirstPlayer.LOSER):
+            return (0, 1)
+        return (_RANDOM,) if self._rule is FirstPlayer.RANDOM else (0,)
 
     def _scores_from(self, scores: tuple[int, int]) -> int:
         """How many scores a match at ``scores`` can still pass through, this one included."""
@@ -671,11 +677,7 @@ class MatchSolver(SetSolver):
             key=lambda pair: len(self.hands.cards[pair[0]]) + len(self.hands.cards[pair[1]]),
         )
         target = self._sets_to_win
-        specs = (
-            (0, 1)
-            if self._rule in (FirstPlayer.ALTERNATE, FirstPlayer.LOSER)
-            else ((_RANDOM,) if self._rule is FirstPlayer.RANDOM else (0,))
-        )
+        specs = self.opener_specs
         rounds = []
         for total in range(2 * target - 2, scores[0] + scores[1] - 1, -1):
             levels = []

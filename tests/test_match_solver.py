@@ -380,7 +380,7 @@ def test_unsolved_counts_the_match_states_not_known_yet() -> None:
     assert solver.unsolved((1, 1), big) == (12, 16)
     solver.prepare_all((1, 0), big)
     assert solver.unsolved((0, 0), big) == (24, 64)  # (left: 0-0 and 0-1, less the small pairs)
-    assert solver.unsolved((1, 0), big) == (0, 0)
+    assert solver.unsolved((1, 0), big) == (0, 32)
 
 
 def test_the_default_answers_for_the_match_once_the_later_sets_are_solved(

@@ -131,13 +131,16 @@ def deck_option(
         + (", or - for standard input" if allow_stdin else "")
         + "."
     )
+    # (no default at all when there is none: Click 8.3 and later take an explicit None for a
+    # value given, and a required option would then never be missing)
+    defaults: dict[str, Any] = {} if default is None else {"default": default}
     option = click.option(
         *decls,
         type=DeckType(allow_stdin=allow_stdin),
-        default=default,
         required=required,
         show_default=default is not None,
         help=text,
+        **defaults,
     )
 
     def decorator(func: F) -> F:

@@ -1,0 +1,145 @@
+"""``pazaak prepare``: solve the match values of two side decks ahead, into the disk cache."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any
+
+import click
+
+from pazaak_cli.commands.common import EXIT_CODES, emit_json, fail, json_option, ruleset_option
+from pazaak_cli.commands.deck_option import deck_option
+from pazaak_cli.decks import SideDeck
+from pazaak_cli.match_advice import prepare_deck_pair
+from pazaak_cli.match_cache import cache_path
+from pazaak_cli.rules import Ruleset
+
+PROGRESS_AFTER_SECONDS = 1.0
+"""The progress bar appears only once the preparation has taken this long (on a terminal)."""
+
+
+@click.command("prepare", epilog=EXIT_CODES)
+@ruleset_option()
+@deck_option("--deck", required=True, help="Your side deck: a deck file or a sample deck name.")
+@deck_option(
+    "--opp-deck",
+    "opp_deck",
+    required=True,
+    help="The opponent's side deck: a deck file or a sample deck name (kotor1-average, ...).",
+)
+@click.option(
+    "--player",
+    type=click.Choice(["1", "2"]),
+    default="1",
+    show_default=True,
+    help="Your seat: 1 (pazaak play and follow seat you there; in kotor1 player 1 opens every "
+    "set) or 2.",
+)
+@json_option
+def prepare_command(
+    ruleset: Ruleset,
+    deck: SideDeck,
+    opp_deck: SideDeck,
+    player: str,
+    as_json: bool,
+) -> None:
+    """Solve ahead the match values of two side decks, for the match answer.
+
+    Every hand your deck can deal against every hand the opponent's can, at every score: the
+    values a set starts from, kept in the disk cache. Afterwards every question of a match
+    between these decks, from its first move, leaves only its set in progress to solve, so
+    pazaak advise, the hint of pazaak play and pazaak follow answer for the match by default
+    (seconds instead of minutes). It takes a while (about 20 minutes on one core for two
+    kotor1-starter decks); Ctrl-C stops it, keeping what is solved: run it again to go on.
+
+    \b
+    Examples:
+      pazaak prepare --deck kotor1-starter --opp-deck kotor1-average
+      pazaak prepare -r kotor1 --deck my.deck --opp-deck kotor1-strongest --json
+    """
+    theirs = opp_deck
+    if cache_path(ruleset) is None:
+        raise fail(
+            "the disk cache is off (PAZAAK_CACHE_DIR=off): nothing solved would be kept; "
+            "set PAZAAK_CACHE_DIR to a directory or unset it"
+        )
+    progress = _Progress(enabled=not as_json and sys.stderr.isatty())
+    started = time.monotonic()
+    try:
+        prepared = prepare_deck_pair(
+            ruleset, deck.cards, theirs.cards, seat=int(player) - 1, progress=progress
+        )
+    finally:
+        progress.close()
+    seconds = time.monotonic() - started
+    if not prepared.saved:
+        raise fail(
+            f"the {prepared.states:,} match values were solved but could not be written to the "
+            f"cache ({cache_path(ruleset)}): check that its directory is writable"
+        )
+    if as_json:
+        emit_json(
+            {
+                "ruleset": ruleset.spec,
+                "deck": deck.name,
+                "opp_deck": theirs.name,
+                "player": int(player),
+                "my_hands": prepared.my_hands,
+                "their_hands": prepared.their_hands,
+                "states": prepared.states,
+                "solved": prepared.solved,
+                "seconds": round(seconds, 1),
+                "cache": str(cache_path(ruleset)),
+            }
+        )
+        return
+    known = prepared.states - prepared.solved
+    click.echo(
+        f"{deck.name} against {theirs.name} ({ruleset.spec}, you as player {player}): "
+        f"{prepared.my_hands} hands against {prepared.their_hands}, {prepared.states:,} match "
+        f"values, {prepared.solved:,} solved now"
+        + (f" ({known:,} known before)" if known > 0 else "")
+        + f", in {_duration(seconds)}."
+    )
+    click.echo(
+        "Questions of matches between these decks now answer for the match by default "
+        "(pazaak advise, the hint of pazaak play, pazaak follow)."
+    )
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, rest = divmod(round(seconds), 60)
+    return f"{minutes} min {rest} s"
+
+
+class _Progress:
+    """A progress bar over my hands on standard error, once the preparation has lasted
+    :data:`PROGRESS_AFTER_SECONDS` (and only on a terminal)."""
+
+    def __init__(self, *, enabled: bool) -> None:
+        self.enabled = enabled
+        self.started = time.monotonic()
+        self.bar: Any = None
+        self.done = 0
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.bar is None and self.enabled:
+            if time.monotonic() - self.started < PROGRESS_AFTER_SECONDS:
+                self.done = done
+                return
+            self.bar = click.progressbar(
+                length=total, label="your hands", file=sys.stderr, show_eta=True
+            )
+            self.bar.__enter__()
+            self.bar.update(done)
+        elif self.bar is not None:
+            self.bar.update(done - self.done)
+        self.done = done
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+            self.bar = None

@@ -1,0 +1,101 @@
+"""``pazaak prepare``: the match values of a deck pair solved ahead, into the disk cache."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+from match_reference import TINY
+
+from pazaak_cli import match_advice
+from pazaak_cli.cli import main
+from pazaak_cli.decks import load_deck
+from pazaak_cli.match_advice import clear_shared_solvers, prepare_deck_pair
+from pazaak_cli.rules import parse_ruleset
+
+RULES = f"kotor1/{TINY}"
+DECKS = ["--deck", "kotor1-starter", "--opp-deck", "kotor1-average"]
+
+
+def run(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, list(args), prog_name="pazaak")
+    assert "Traceback" not in result.output
+    return result.exit_code, result.output
+
+
+def test_prepare_solves_every_hand_against_every_hand_once() -> None:
+    code, output = run("prepare", "-r", RULES, *DECKS, "--json")
+    assert code == 0, output
+    first = json.loads(output)
+    # 15 and 19 two-card hands; 4 scores of every pair of their sub-hands
+    assert (first["my_hands"], first["their_hands"]) == (15, 19)
+    assert first["states"] == first["solved"] > 0 and first["player"] == 1
+    clear_shared_solvers()  # (another process: what is known comes from the disk)
+    code, output = run("prepare", "-r", RULES, *DECKS, "--json")
+    assert json.loads(output)["solved"] == 0
+    code, output = run("prepare", "-r", RULES, *DECKS)
+    assert code == 0
+    assert output.startswith(
+        f"kotor1-starter against kotor1-average ({parse_ruleset(RULES).spec}, you as player 1): "
+        f"15 hands against 19, {first['states']:,} match values, 0 solved now "
+        f"({first['states']:,} known before), in "
+    )
+
+
+def test_after_prepare_the_default_answers_for_the_match(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A question past the default's limit answers for the set; once the deck pair is prepared,
+    for the match (only its set in progress is left), with the same values as asked for."""
+    monkeypatch.setattr(match_advice, "QUICK_MATCH_PAIRS", 2)
+    question = ["advise", "-r", RULES, "--table", "2", "--hand", "+1 +2", "--opp-table", ""]
+    question += ["--opp-hand-size", "2", "--opp-deck", "kotor1-average", "--json"]
+    code, output = run(*question)
+    assert code == 0, output
+    assert json.loads(output)["objective"] == "set"
+    assert run("prepare", "-r", RULES, *DECKS)[0] == 0
+    code, output = run(*question)
+    answer = json.loads(output)
+    assert answer["objective"] == "match" and answer["note"] is None
+    clear_shared_solvers()
+    code, output = run(*question, "--objective", "match")
+    assert json.loads(output)["moves"] == answer["moves"]
+
+
+def test_a_stopped_preparation_keeps_what_it_solved(monkeypatch: pytest.MonkeyPatch) -> None:
+    rules = parse_ruleset(RULES)
+    mine, theirs = load_deck("kotor1-starter").cards, load_deck("kotor1-average").cards
+
+    def stop_after_the_third(done: int, total: int) -> None:
+        if done == 3:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        prepare_deck_pair(rules, mine, theirs, progress=stop_after_the_third)
+    clear_shared_solvers()
+    prepared = prepare_deck_pair(rules, mine, theirs)
+    assert 0 < prepared.solved < prepared.states
+    clear_shared_solvers()
+    assert prepare_deck_pair(rules, mine, theirs).solved == 0
+
+
+def test_prepare_refuses_what_the_cache_cannot_keep(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(match_advice, "MAX_ENTRIES", 100)
+    code, output = run("prepare", "-r", RULES, *DECKS)
+    assert code == 1
+    assert output.startswith("Error: these decks meet in ")
+    assert output.endswith(
+        "match states, more than the cache keeps (100): the match answer solves them question "
+        "by question instead\n"
+    )
+    monkeypatch.setenv("PAZAAK_CACHE_DIR", "off")
+    code, output = run("prepare", "-r", RULES, *DECKS)
+    assert (code, output) == (
+        1,
+        "Error: the disk cache is off (PAZAAK_CACHE_DIR=off): nothing solved would be kept; "
+        "set PAZAAK_CACHE_DIR to a directory or unset it\n",
+    )
+
+
+def test_prepare_needs_both_decks() -> None:
+    code, output = run("prepare", "-r", RULES, "--deck", "kotor1-starter")
+    assert code == 2 and "Missing option '--opp-deck'" in output
