@@ -396,7 +396,7 @@ def prepare_deck_pair(
     theirs = [hand for hand, _ in possible_hands(their_deck, rules.hand_size)]
     solver = shared_match_solver(rules)
     seats = (mine, theirs) if seat == 0 else (theirs, mine)
-    _, states = solver.unsolved((0, 0), seats)
+    missing, states = solver.unsolved((0, 0), seats)
     openers = len(solver.opener_specs)
     if states * openers > MAX_ENTRIES:
         raise PazaakError(
@@ -404,6 +404,12 @@ def prepare_deck_pair(
             f"({MAX_ENTRIES:,}): the match answer solves them question by question instead"
         )
     known = solver.entry_count
+    if known + missing * openers > MAX_ENTRIES:  # (else the work could never be saved)
+        raise PazaakError(
+            f"the cache already holds {known:,} match values and these decks would add "
+            f"{missing * openers:,}, more than it keeps ({MAX_ENTRIES:,}): give PAZAAK_CACHE_DIR "
+            "another directory, or delete the cache's files to start it afresh"
+        )
     saved_at = time.monotonic()
     try:
         for done, hand in enumerate(mine, 1):

@@ -87,6 +87,33 @@ def test_prepare_refuses_what_the_cache_cannot_keep(monkeypatch: pytest.MonkeyPa
         "match states, more than the cache keeps (100): the match answer solves them question "
         "by question instead\n"
     )
+    monkeypatch.setattr(match_advice, "MAX_ENTRIES", 200)  # (the pair alone: 168 values)
+    small = ["--deck", "kotor1-starter", "--opp-deck", "kotor1-average"]
+    one_card = f"kotor1/{TINY.replace('hand-size=2', 'hand-size=1')}"
+    assert run("prepare", "-r", one_card, *small)[0] == 0
+    other = f"kotor1/{TINY.replace('hand-size=2', 'hand-size=1')},table-size=4"
+    code, output = run("prepare", "-r", other, *small)
+    assert code == 0, output  # (another ruleset: another file)
+    code, output = run(
+        "advise",
+        "-r",
+        one_card,
+        "--table",
+        "2",
+        "--hand",
+        "+5",
+        "--opp-table",
+        "",
+        "--opp-hand",
+        "-6",
+        "--objective",
+        "match",
+    )
+    assert code == 0, output
+    code, output = run("prepare", "-r", one_card, "--deck", "kotor1-strongest", *small[2:])
+    assert code == 1
+    assert output.startswith("Error: the cache already holds ")
+    assert "more than it keeps (200): give PAZAAK_CACHE_DIR another directory" in output
     monkeypatch.setenv("PAZAAK_CACHE_DIR", "off")
     code, output = run("prepare", "-r", RULES, *DECKS)
     assert (code, output) == (
