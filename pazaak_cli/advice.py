@@ -20,13 +20,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from pazaak_cli import match_advice
 from pazaak_cli.errors import PazaakError
 from pazaak_cli.game import MatchState
 from pazaak_cli.kotor_reply import solve_kotor_question
-from pazaak_cli.match_advice import kotor_match_pairs, match_is_quick, solve_match_question
+from pazaak_cli.match_advice import match_is_quick, solve_match_question
 from pazaak_cli.position_builder import Question, question_from_state
-from pazaak_cli.solver import Advice, SolveOptions, solve_set_question
+from pazaak_cli.solver import Advice, SolveOptions, SolverTooLarge, solve_set_question
 
 
 def solve_question(question: Question, options: SolveOptions | None = None) -> Advice:
@@ -72,25 +71,21 @@ def hint_objective(question: Question, options: SolveOptions) -> str:
 
 def solve_match_asked(question: Question, options: SolveOptions) -> Advice:
     """The match answer asked for by name (``hint match`` in ``pazaak play`` and ``pazaak
-    follow``), however long it takes: against the KOTOR I rule where that answer is within reach
-    (:data:`~pazaak_cli.match_advice.KOTOR_MATCH_REACH_PAIRS`), else against an optimal
-    opponent, its model line saying why (not a refusal minutes later)."""
+    follow``), however long it takes; against the KOTOR I rule where that answer is out of reach
+    (refused: :data:`~pazaak_cli.match_advice.KOTOR_MATCH_REACH_PAIRS`, or its memory bound),
+    the match answer against an optimal opponent, its model line saying why."""
     options = replace(options, objective="match")
-    if options.opponent == "kotor":
-        try:
-            pairs = kotor_match_pairs(question, options)
-        except PazaakError:
-            pairs = 0  # (the solve itself then says what is wrong)
-        reach = match_advice.KOTOR_MATCH_REACH_PAIRS
-        if pairs > reach:
-            advice = solve_question(question, replace(options, opponent="optimal"))
-            return replace(
-                advice,
-                model=f"{advice.model}; the match answer against the KOTOR rule is out of reach "
-                f"here ({pairs:,} pairs of sub-hands, where {reach} fit): this one is against an "
-                "optimal opponent",
-            )
-    return solve_question(question, options)
+    try:
+        return solve_question(question, options)
+    except SolverTooLarge as refused:
+        if options.opponent != "kotor":
+            raise
+        reason = str(refused)
+    advice = solve_question(question, replace(options, opponent="optimal"))
+    return replace(
+        advice,
+        model=f"{advice.model}; not solved: {reason}; this one is against an optimal opponent",
+    )
 
 
 def advise(state: MatchState, options: SolveOptions | None = None) -> Advice:

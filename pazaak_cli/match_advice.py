@@ -195,19 +195,6 @@ def _pairs_left(
     return -(-missing * pairs // states) if states else 0
 
 
-def kotor_match_pairs(question: Question, options: SolveOptions) -> int:
-    """The most pairs of sub-hands one possible hand of the opponent brings to the match answer
-    against the KOTOR rule (each hand is solved on its own memory bound): what
-    :data:`KOTOR_MATCH_REACH_PAIRS` limits."""
-    state = question.state
-    me_side, other_side = state.sides[state.turn], state.sides[1 - state.turn]
-    other_hands = match_other_hands(other_side, options, state.ruleset)
-    my_hand = tuple(card for card in me_side.hand if card is not None)
-    return max(
-        (match_pairs(my_hand, [(hand, 1)], ordered=True) for hand, _ in other_hands), default=0
-    )
-
-
 def match_is_quick(question: Question, options: SolveOptions) -> bool:
     """Whether the match answer to ``question`` against ``options.opponent`` is quick enough to
     be the default (a few seconds): see :func:`match_question_pairs`."""
@@ -372,7 +359,7 @@ class Prepared(NamedTuple):
     solved: int
     """Of those, the ones solved now (the others were known: in the disk cache)."""
     saved: bool
-    """Whether the disk cache holds them now (it is off, or could not be written)."""
+    """Whether the disk cache holds them now (False: it is off, or could not be written)."""
 
 
 def prepare_deck_pair(
@@ -480,9 +467,10 @@ def solve_kotor_match_question(question: Question, options: SolveOptions) -> Adv
     when I play for it (:class:`~pazaak_cli.match_kotor.KotorMatchSolver`), and the set's odds
     along that line; a hidden hand is averaged over its possible hands and, within each, over
     the orders of its cards that change the rule's choices."""
-    state, _, other_hands, deck_after = _checked_question(question, options)
+    state, my_hand, other_hands, deck_after = _checked_question(question, options)
     rules, other_side = state.ruleset, state.sides[1 - state.turn]
-    pairs = kotor_match_pairs(question, options)
+    # each possible hand is solved on its own memory bound: the largest one decides
+    pairs = max(match_pairs(my_hand, [(hand, 1)], ordered=True) for hand, _ in other_hands)
     if pairs > KOTOR_MATCH_REACH_PAIRS:
         which = "for a possible hand of the opponent" if len(other_hands) > 1 else "here"
         raise SolverTooLarge(

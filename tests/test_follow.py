@@ -523,7 +523,7 @@ def test_hint_match_asks_for_the_match_answer_at_a_decision(
         return CANNED
 
     monkeypatch.setattr(follow, "solve_match_asked", canned_match)
-    lines = ["hint match", "8", "e", "5 e", "9", "hint", "hint match", "H M"]
+    lines = ["hint match", "8", "e", "5 e", "9", "hint", "hint match", "HINT MATCH"]
     result = invoke(BASE_ARGS, lines)
     assert result.exit_code == 0, result.output
     assert "Refused: the advice comes at your decisions, after your draw." in result.output

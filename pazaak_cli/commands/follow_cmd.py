@@ -338,7 +338,7 @@ class Loop:
         if word == "position":
             screen.position(self.followed)
             return True
-        if word in ("hint", "hint match", "h m"):
+        if word in ("hint", "hint match"):
             if not self.followed.my_decision:
                 screen.refused(line, "the advice comes at your decisions, after your draw")
             else:
