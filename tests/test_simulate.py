@@ -24,7 +24,7 @@ from click.testing import CliRunner, Result
 
 from pazaak_cli import simulate as simulate_module
 from pazaak_cli.cli import main
-from pazaak_cli.commands import simulate_cmd
+from pazaak_cli.commands import common
 from pazaak_cli.decks import load_deck
 from pazaak_cli.errors import PazaakError
 from pazaak_cli.executors import LocalProcesses
@@ -441,14 +441,14 @@ def test_help_shows_the_policies_and_examples() -> None:
 def test_the_progress_bar_waits_a_second_and_needs_a_terminal(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    quiet = simulate_cmd._LazyProgress(100, enabled=True)
+    quiet = common.LazyProgress(100, enabled=True)
     quiet(10)  # well under a second
     assert quiet.bar is None
-    off = simulate_cmd._LazyProgress(100, enabled=False)
-    monkeypatch.setattr(simulate_cmd, "PROGRESS_AFTER_SECONDS", 0.0)
+    off = common.LazyProgress(100, enabled=False)
+    monkeypatch.setattr(common, "PROGRESS_AFTER_SECONDS", 0.0)
     off(10)
     assert off.bar is None
-    shown = simulate_cmd._LazyProgress(100, enabled=True)
+    shown = common.LazyProgress(100, enabled=True)
     shown(10)
     assert shown.bar is not None
     shown(90)

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import math
 import os
+import sys
+import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -188,3 +190,37 @@ def style(text: str, **styles: Any) -> str:
     """Colour for people: Click strips it when the output is not a terminal or when
     ``NO_COLOR`` is set (see :class:`PazaakGroup`)."""
     return click.style(text, **styles)
+
+
+PROGRESS_AFTER_SECONDS = 1.0
+"""A progress bar appears only once a run has taken this long (and stderr is a terminal)."""
+
+
+class LazyProgress:
+    """A progress bar on standard error that appears only once the run has lasted
+    :data:`PROGRESS_AFTER_SECONDS` (short runs stay silent), and only when ``enabled`` (a
+    terminal, no ``--json``); called with how many more ``label`` are done."""
+
+    def __init__(self, total: int, *, enabled: bool, label: str = "matches") -> None:
+        self.total = total
+        self.enabled = enabled
+        self.label = label
+        self.done = 0
+        self.started = time.monotonic()
+        self.bar: Any = None
+
+    def __call__(self, finished: int) -> None:
+        self.done += finished
+        if self.bar is not None:
+            self.bar.update(finished)
+        elif self.enabled and time.monotonic() - self.started >= PROGRESS_AFTER_SECONDS:
+            self.bar = click.progressbar(
+                length=self.total, label=self.label, file=sys.stderr, show_eta=True
+            )
+            self.bar.__enter__()
+            self.bar.update(self.done)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+            self.bar = None

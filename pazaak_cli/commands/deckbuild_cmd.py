@@ -19,6 +19,7 @@ import click
 from tabulate import tabulate
 
 from pazaak_cli.commands.common import (
+    LazyProgress,
     UsageFailure,
     emit_json,
     json_option,
@@ -27,7 +28,7 @@ from pazaak_cli.commands.common import (
     seed_option,
     style,
 )
-from pazaak_cli.commands.simulate_cmd import _LazyProgress, cluster_option
+from pazaak_cli.commands.simulate_cmd import cluster_option
 from pazaak_cli.deckbuild import (
     DEFAULT_FIELD_POLICY,
     POOL_COPIES,
@@ -152,7 +153,7 @@ def deckbuild_command(
         )
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)
-    progress = _LazyProgress(matches, enabled=sys.stderr.isatty() and not as_json)
+    progress = LazyProgress(matches, enabled=sys.stderr.isatty() and not as_json)
     executor = make_executor(workers or available_cores(), cluster)
     try:
         result = build_deck(

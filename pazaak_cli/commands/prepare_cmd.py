@@ -4,19 +4,23 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Any
 
 import click
 
-from pazaak_cli.commands.common import EXIT_CODES, emit_json, fail, json_option, ruleset_option
+from pazaak_cli.commands.common import (
+    EXIT_CODES,
+    LazyProgress,
+    emit_json,
+    fail,
+    json_option,
+    ruleset_option,
+)
 from pazaak_cli.commands.deck_option import deck_option
 from pazaak_cli.decks import SideDeck
 from pazaak_cli.match_advice import prepare_deck_pair
 from pazaak_cli.match_cache import cache_path
 from pazaak_cli.rules import Ruleset
-
-PROGRESS_AFTER_SECONDS = 1.0
-"""The progress bar appears only once the preparation has taken this long (on a terminal)."""
+from pazaak_cli.solver import possible_hands
 
 
 @click.command("prepare", epilog=EXIT_CODES)
@@ -64,14 +68,19 @@ def prepare_command(
             "the disk cache is off (PAZAAK_CACHE_DIR=off): nothing solved would be kept; "
             "set PAZAAK_CACHE_DIR to a directory or unset it"
         )
-    progress = _Progress(enabled=not as_json and sys.stderr.isatty())
+    hands = len(possible_hands(deck.cards, ruleset.hand_size))
+    bar = LazyProgress(hands, enabled=not as_json and sys.stderr.isatty(), label="your hands")
     started = time.monotonic()
     try:
         prepared = prepare_deck_pair(
-            ruleset, deck.cards, theirs.cards, seat=int(player) - 1, progress=progress
+            ruleset,
+            deck.cards,
+            theirs.cards,
+            seat=int(player) - 1,
+            progress=lambda done, _: bar(done - bar.done),
         )
     finally:
-        progress.close()
+        bar.close()
     seconds = time.monotonic() - started
     if not prepared.saved:
         raise fail(
@@ -113,33 +122,3 @@ def _duration(seconds: float) -> str:
         return f"{seconds:.1f} s"
     minutes, rest = divmod(round(seconds), 60)
     return f"{minutes} min {rest} s"
-
-
-class _Progress:
-    """A progress bar over my hands on standard error, once the preparation has lasted
-    :data:`PROGRESS_AFTER_SECONDS` (and only on a terminal)."""
-
-    def __init__(self, *, enabled: bool) -> None:
-        self.enabled = enabled
-        self.started = time.monotonic()
-        self.bar: Any = None
-        self.done = 0
-
-    def __call__(self, done: int, total: int) -> None:
-        if self.bar is None and self.enabled:
-            if time.monotonic() - self.started < PROGRESS_AFTER_SECONDS:
-                self.done = done
-                return
-            self.bar = click.progressbar(
-                length=total, label="your hands", file=sys.stderr, show_eta=True
-            )
-            self.bar.__enter__()
-            self.bar.update(done)
-        elif self.bar is not None:
-            self.bar.update(done - self.done)
-        self.done = done
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.__exit__(None, None, None)
-            self.bar = None

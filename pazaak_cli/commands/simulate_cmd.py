@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import random
 import sys
-import time
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -13,6 +12,7 @@ from tabulate import tabulate
 
 from pazaak_cli.commands.common import (
     EXIT_CODES,
+    LazyProgress,
     WholeNumber,
     emit_json,
     json_option,
@@ -36,9 +36,6 @@ from pazaak_cli.simulate import (
 )
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-PROGRESS_AFTER_SECONDS = 1.0
-"""The progress bar appears only once a run has taken this long (and stderr is a terminal)."""
 
 
 def cluster_option(func: F) -> F:
@@ -150,7 +147,7 @@ def simulate_command(
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)
     total = len(pairings) * matches * (2 if swap else 1)
-    progress = _LazyProgress(total, enabled=sys.stderr.isatty())
+    progress = LazyProgress(total, enabled=sys.stderr.isatty())
     batches = len(pairings) * -(-matches // CHUNK_MATCHES)
     executor = make_executor(min(workers, batches), cluster)
     try:
@@ -194,34 +191,6 @@ def _deck_names(decks: Sequence[SideDeck]) -> list[str]:
         clash = any(o.name == deck.name and o.cards != deck.cards for o in decks)
         names.append(printable(deck.source if clash else deck.name))
     return names
-
-
-class _LazyProgress:
-    """A progress bar on standard error that appears only once the run has lasted
-    :data:`PROGRESS_AFTER_SECONDS` (short runs stay silent), and only on a terminal."""
-
-    def __init__(self, total: int, *, enabled: bool) -> None:
-        self.total = total
-        self.enabled = enabled
-        self.done = 0
-        self.started = time.monotonic()
-        self.bar: Any = None
-
-    def __call__(self, finished: int) -> None:
-        self.done += finished
-        if self.bar is not None:
-            self.bar.update(finished)
-        elif self.enabled and time.monotonic() - self.started >= PROGRESS_AFTER_SECONDS:
-            self.bar = click.progressbar(
-                length=self.total, label="matches", file=sys.stderr, show_eta=True
-            )
-            self.bar.__enter__()
-            self.bar.update(self.done)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.__exit__(None, None, None)
-            self.bar = None
 
 
 def _percent(rate: float) -> str:
