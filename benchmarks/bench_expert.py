@@ -1,12 +1,15 @@
-"""How fast the `expert` player plays: seconds per match against `kotor`, in one process.
+"""How fast a solver player plays: seconds per match against `kotor`, in one process.
 
-The expert's cost falls as its memo fills (the decisions of later matches find their positions
-solved), so a run of N matches is reported whole and by its last tenth (the rate once warm).
+`expert` by default (the match player; `--player set-expert` for the set player). Its cost
+falls as it meets the hands it will meet again (the match-state values of its hands, or the
+set expert's memo, are solved once), so a run of N matches is reported whole and by its last
+tenth (the rate once warm).
 Each deck pair starts in a fresh process, so the figures do not share a memo; the peak memory
 is that process's maximum resident size.
 
     python benchmarks/bench_expert.py
     python benchmarks/bench_expert.py --matches 300 --pair kotor1:kotor1-starter:kotor1-starter
+    python benchmarks/bench_expert.py --player set-expert
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from pazaak_cli import expert
 from pazaak_cli.decks import load_deck
 from pazaak_cli.rules import parse_ruleset
 from pazaak_cli.simulate import Entrant, Pairing, play_matches
+from pazaak_cli.solver import SetSolver
 
 PAIRS = (
     "kotor1:kotor1-starter:kotor1-starter",
@@ -33,13 +37,13 @@ PAIRS = (
 SEED = 2024
 
 
-def run_pair(spec: str, matches: int) -> dict[str, object]:
-    """Play ``matches`` matches of expert (player 1) against kotor in this process."""
+def run_pair(spec: str, matches: int, player: str = "expert") -> dict[str, object]:
+    """Play ``matches`` matches of ``player`` (player 1) against kotor in this process."""
     ruleset_name, first, second = spec.split(":")
     rules = parse_ruleset(ruleset_name)
     mine, theirs = load_deck(first, rules), load_deck(second, rules)
     pairing = Pairing(
-        Entrant("expert", mine.name, mine.cards), Entrant("kotor", theirs.name, theirs.cards)
+        Entrant(player, mine.name, mine.cards), Entrant("kotor", theirs.name, theirs.cards)
     )
     tail = max(1, matches // 10)
     start = time.perf_counter()
@@ -47,7 +51,11 @@ def run_pair(spec: str, matches: int) -> dict[str, object]:
     middle = time.perf_counter()
     last = play_matches(rules, pairing, SEED, matches - tail, matches, swap=False)
     end = time.perf_counter()
-    solver = next(iter(expert._SOLVERS.values()))
+    solver: SetSolver = (
+        next(iter(expert._SOLVERS.values()))
+        if player == "set-expert"
+        else next(iter(expert._MATCH_SOLVERS.values()))[0]
+    )
     warm.add(last)
     return {
         "pair": spec,
@@ -57,12 +65,13 @@ def run_pair(spec: str, matches: int) -> dict[str, object]:
         "expert_win_rate": warm.wins[0] / warm.matches,
         "memo_positions": solver.states,
         "memo_clears": solver.memo_clears,
+        "match_states": getattr(solver, "entry_count", 0),
         "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }
 
 
-def _child(spec: str, matches: int, queue: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
-    queue.put(run_pair(spec, matches))
+def _child(spec: str, matches: int, player: str, queue: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
+    queue.put(run_pair(spec, matches, player))
 
 
 def main() -> None:
@@ -71,7 +80,10 @@ def main() -> None:
     parser.add_argument(
         "--pair",
         action="append",
-        help="RULESET:EXPERT_DECK:KOTOR_DECK (repeat; default: three pairs)",
+        help="RULESET:PLAYER_DECK:KOTOR_DECK (repeat; default: three pairs)",
+    )
+    parser.add_argument(
+        "--player", default="expert", choices=("expert", "match-expert", "set-expert")
     )
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
     args = parser.parse_args()
@@ -79,14 +91,15 @@ def main() -> None:
     context = multiprocessing.get_context("spawn")  # a fresh memo per pair
     for spec in args.pair or PAIRS:
         queue = context.Queue()
-        process = context.Process(target=_child, args=(spec, args.matches, queue))
+        process = context.Process(target=_child, args=(spec, args.matches, args.player, queue))
         process.start()
         rows.append(queue.get())
         process.join()
     if args.json:
         print(json.dumps(rows, indent=2))
         return
-    print(f"python {platform.python_version()}, expert memo limit {expert.MEMO_LIMIT:,} positions")
+    limit = expert.MEMO_LIMIT if args.player == "set-expert" else expert.MATCH_MEMO_LIMIT
+    print(f"python {platform.python_version()}, {args.player}, memo limit {limit:,} positions")
     print(
         tabulate(
             [
@@ -98,18 +111,20 @@ def main() -> None:
                     f"{row['expert_win_rate']:.1%}",
                     f"{row['memo_positions']:,}",
                     row["memo_clears"],
+                    f"{row['match_states']:,}",
                     f"{row['peak_mb']:.0f}",
                 ]
                 for row in rows
             ],
             headers=[
-                "ruleset:expert deck:kotor deck",
+                "ruleset:player deck:kotor deck",
                 "matches",
                 "s/match",
                 "last 10% s/match",
-                "expert wins (as p1)",
+                "player wins (as p1)",
                 "memo positions",
                 "memo clears",
+                "match states",
                 "peak MB",
             ],
         )

@@ -3,9 +3,11 @@
 Plays ``--matches`` matches of each player against an opponent policy (seats exchanged for every
 match, so 2 x N), all on the same deals (seed 1):
 
-* ``expert``: the set solver with its thrift margin;
+* ``set-expert``: the set solver (until the version that renamed the players, ``expert`` was
+  this player with a thrift margin of 0.15);
 * ``match-expert``: the match solver, counting the cards of the set in progress;
-* ``match-lite``: the same, the later sets taking the opponent's hand as empty (no table);
+* ``expert`` (formerly ``match-lite``): the same, the later sets taking the opponent's hand as
+  empty (no table);
 * ``full-deck``: the match solver drawing the set in progress with a full deck's odds;
 * ``sight``: ``full-deck`` shown the opponent's hand (how much the hidden hand costs it;
   ``kotor`` and ``heuristic`` never read the other hand, so only the expert gains).
@@ -107,7 +109,7 @@ def main() -> None:
     parser.add_argument(
         "--player",
         default="match-expert",
-        choices=("expert", "match-expert", "match-lite", "full-deck", "sight"),
+        choices=("set-expert", "expert", "match-expert", "full-deck", "sight"),
     )
     parser.add_argument("--opponent", default="kotor")
     parser.add_argument("--matches", type=int, default=250, help="per seat order")

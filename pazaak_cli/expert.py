@@ -1,4 +1,5 @@
-"""``expert`` and ``match-expert``: the exact set and match solvers as players.
+"""The solvers as players: ``expert`` (match values, the later sets blind to the opponent's
+cards), ``match-expert`` (the exact match model) and ``set-expert`` (the set alone).
 
 It sees only what its seat sees: the opponent's hand is hidden, so each decision averages the
 exact values over hands the opponent's side deck can still hold (docs/rules.md §9), less the cards
@@ -8,10 +9,9 @@ set and kept while the opponent's plays agree with it.
 To be fast enough for tournaments it draws with the uniform (infinite-deck) probabilities while
 the opponent still plays, so that one memo (bounded, see :data:`MEMO_LIMIT`) serves every
 decision of every match between the same two decks; once the opponent stands, the
-single-player remainder is solved exactly on the real deck. ``expert`` maximises the equity of
-the current set, except that it keeps a hand card unless playing it gains more than
-:data:`THRIFT` (the match is longer than the set); ``match-expert`` maximises the probability
-of winning the match (:class:`MatchExpertPlayer`).
+single-player remainder is solved exactly on the real deck. ``set-expert`` maximises the
+equity of the current set (:class:`SetExpertPlayer`); ``match-expert`` and ``expert`` the
+probability of winning the match (:class:`MatchExpertPlayer`, :class:`ExpertPlayer`).
 """
 
 from __future__ import annotations
@@ -41,7 +41,6 @@ from pazaak_cli.notation import format_position
 from pazaak_cli.position_builder import question_from_state
 from pazaak_cli.rules import MainDeck, Ruleset
 from pazaak_cli.solver import (
-    Advice,
     Move,
     SetSolver,
     SolveOptions,
@@ -54,12 +53,6 @@ SAMPLED_HANDS = 4
 weights, seeded by the position: the same views in the same order give the same decisions);
 with fewer, over all of them. The samples are kept through the set while the opponent's plays
 agree with them, so that later decisions of the set find their positions already solved."""
-
-THRIFT = 0.15
-"""A hand card lasts the whole match, but the solver values only the current set: the expert
-plays a card only if it gains more than this much set equity over the best move without one,
-except in a set that can end the match (either player one set from winning), where it plays
-for the set alone."""
 
 MEMO_LIMIT = 12_000_000
 """Positions the shared memo may hold; when full it is emptied between searches (its sides and
@@ -78,8 +71,10 @@ def _shared_solver(ruleset: Ruleset, opponent_deck: Sequence[Card] | None) -> Se
     return solver
 
 
-class ExpertPlayer:
-    """Chooses the move of highest set equity (ties: higher win probability)."""
+class SetExpertPlayer:
+    """``set-expert``: the move of highest equity in the set in progress (ties: the higher
+    win probability), as if the set were the whole match: a hand card is spent whenever it
+    gains anything in this set. The baseline the match players are measured against."""
 
     match = False
     """Whether it values moves by the match (:class:`MatchExpertPlayer`) rather than the set."""
@@ -90,14 +85,12 @@ class ExpertPlayer:
         ruleset: Ruleset,
         opponent_deck: Sequence[Card] | None,
         samples: int = SAMPLED_HANDS,
-        thrift: float = THRIFT,
     ) -> None:
         if opponent_deck is None:
             raise PazaakError("the expert player needs the opponent's side deck as its prior")
         self.ruleset = ruleset
         self.opponent_deck = tuple(opponent_deck)
         self.samples = samples
-        self.thrift = thrift
         self._sets_seen = 0
         self._earlier: list[TableCard] = []
         self._this_set: list[TableCard] = []
@@ -135,7 +128,7 @@ class ExpertPlayer:
             return action_for(view, self._best(view, options))
 
     def _best(self, view: MatchState, options: SolveOptions) -> Move:
-        """The move to make, by the set's equity and the thrift margin."""
+        """The move to make: the best by the set's equity."""
         rules, other = view.ruleset, view.sides[1 - view.turn]
         if not other.standing and rules.main_deck is not MainDeck.INFINITE:
             view = view._replace(ruleset=_infinite(rules), deck=FULL_DECK)
@@ -146,9 +139,7 @@ class ExpertPlayer:
             view = view._replace(sides=sides)
         if view.ruleset.main_deck is MainDeck.INFINITE:
             options.solver = _shared_solver(view.ruleset, self.opponent_deck)
-        advice = advise(view, options)
-        decisive = max(view.sets_won()) >= rules.sets_to_win - 1
-        return _thrifty(advice, 0.0 if decisive else self.thrift)
+        return advise(view, options).results[0].move
 
     def _track(self, view: MatchState, seat: int) -> None:
         """Remember the hand cards the opponent has played in earlier sets of this match."""
@@ -200,14 +191,14 @@ class ExpertPlayer:
         return sorted(Counter(samples).items(), key=lambda item: [str(c) for c in item[0]])
 
 
-class MatchExpertPlayer(ExpertPlayer):
+class MatchExpertPlayer(SetExpertPlayer):
     """``match-expert``: the move with the highest probability of winning the MATCH.
 
-    It sees what :class:`ExpertPlayer` sees and samples the opponent's hand the same way, but
+    It sees what :class:`SetExpertPlayer` sees and samples the opponent's hand the same way, but
     values each move by the exact match solver (:func:`best_match_move`: both sides play
-    for the match, hand cards kept for later sets, the score weighing each set), so it needs no
-    thrift margin. It counts the cards: while the opponent plays, the set in progress is drawn
-    with the odds of the main deck as it stands (the cards gone since the shuffle are public);
+    for the match, hand cards kept for later sets, the score weighing each set). It counts the
+    cards: while the opponent plays, the set in progress is drawn with the odds of the main
+    deck as it stands (the cards gone since the shuffle are public);
     once the opponent stands, exactly, without replacement. (Drawing with a full deck's odds
     instead, so that one memo serves every decision, won 2 points fewer matches against
     ``kotor``: docs/simulate.md.)
@@ -230,17 +221,19 @@ class MatchExpertPlayer(ExpertPlayer):
         return move
 
 
-class MatchLitePlayer(MatchExpertPlayer):
-    """``match-lite``: :class:`MatchExpertPlayer` with a lighter model of the later sets.
+class ExpertPlayer(MatchExpertPlayer):
+    """``expert`` (also named ``match-lite``): :class:`MatchExpertPlayer` with a lighter model
+    of the later sets, so that it plays any deck from its first move.
 
     The set in progress is the match expert's (the sampled opponent hands, the cards counted),
     but the later sets take the opponent's hand as empty (:attr:`MatchSolver.later_blind`): its
     own cards are valued over the rest of the match, the opponent's only in this set. The match
     states it needs are then its own sub-hands against the empty hand at every score (3,474
     for all of ``kotor2-average``) instead of every sub-hand pair of the two decks (for KOTOR II
-    decks with a Double, hours of solving). Measured in docs/simulate.md: level with the match
-    expert with the starter decks, two points below it with the all-± deck, and nine points
-    above the set expert against ``heuristic`` with ``kotor2-average``.
+    decks with a Double, hours of solving; with the starter decks minutes for the first
+    matches). Measured in docs/simulate.md: level with the match expert with the starter
+    decks, two points below it with the all-± deck, and nine points above the set expert
+    against ``heuristic`` with ``kotor2-average``.
     """
 
     later_blind = True
@@ -259,7 +252,7 @@ _MATCH_SOLVERS: dict[tuple[Ruleset, bool], tuple[MatchSolver, list[int]]] = {}
 
 def _match_solver(rules: Ruleset, later_blind: int | None = None) -> MatchSolver:
     """One match solver per ruleset for every match expert of the process, and one for every
-    ``match-lite`` whichever seat its later sets are blind to (it sits in either seat in turn:
+    ``expert`` whichever seat its later sets are blind to (it sits in either seat in turn:
     one memo, not two; ``MatchSolver.blind_to``), with the values of the cache (and the entry
     count at the last write)."""
     key = (rules, later_blind is not None)
@@ -283,19 +276,6 @@ def _infinite(rules: Ruleset) -> Ruleset:
     import dataclasses
 
     return dataclasses.replace(rules, main_deck=MainDeck.INFINITE)
-
-
-def _thrifty(advice: Advice, margin: float) -> Move:
-    """The best move, unless a move that keeps the hand cards is within ``margin`` of it."""
-    best = advice.results[0]
-    if best.move.card is None or margin <= 0:
-        return best.move
-    for result in advice.results:
-        if result.move.card is None:
-            if result.outcome.equity >= best.outcome.equity - margin:
-                return result.move
-            break
-    return best.move
 
 
 def action_for(view: MatchState, move: Move) -> Action:

@@ -11,10 +11,10 @@ The policies:
 - ``heuristic``: a sensible rule a good human plays (:class:`HeuristicPlayer`);
 - ``stand17``: never plays a hand card, stands at 17 or more (:class:`Stand17Player`);
 - ``random``: a uniformly random legal action, never a forfeit (:class:`RandomPlayer`);
-- ``expert``: the exact set solver as a player (``pazaak_cli.expert.ExpertPlayer``);
+- ``expert`` (also ``match-lite``): the match solver as a player, the opponent's later hands
+  taken as empty (``pazaak_cli.expert.ExpertPlayer``): no deck-pair table to solve first;
 - ``match-expert``: the exact match solver as a player (``pazaak_cli.expert.MatchExpertPlayer``);
-- ``match-lite``: the match solver with the opponent's later hands taken as empty
-  (``pazaak_cli.expert.MatchLitePlayer``): no deck-pair table to solve first.
+- ``set-expert``: the exact set solver as a player (``pazaak_cli.expert.SetExpertPlayer``).
 
 :func:`make_player` builds any of them by name. This registry of named players sits at the
 top of the package's layers: it imports the expert (and through it the solvers) and the KOTOR I
@@ -29,7 +29,7 @@ from typing import Protocol
 
 from pazaak_cli.cards import Card
 from pazaak_cli.errors import PazaakError
-from pazaak_cli.expert import ExpertPlayer, MatchExpertPlayer, MatchLitePlayer
+from pazaak_cli.expert import ExpertPlayer, MatchExpertPlayer, SetExpertPlayer
 from pazaak_cli.game import END_TURN, STAND, Action, Forfeit, MatchState
 from pazaak_cli.heuristic_rule import heuristic_rule
 from pazaak_cli.kotor_rule import (
@@ -60,20 +60,27 @@ POLICY_NAMES: tuple[str, ...] = (
     "random",
     "expert",
     "match-expert",
+    "set-expert",
     "match-lite",
 )
 """Every policy :func:`make_player` knows, in the order they are listed to users."""
 
 POLICY_HELP: dict[str, str] = {
     "kotor": "the KOTOR I computer opponent (docs/rules.md §7)",
-    "heuristic": "a good human's rule: make 20, rescue busts, chase a standing lead, stand at 18",
+    "heuristic": "a good human's rule: make 20, rescue a bust, chase a lead",
     "stand17": "never plays a hand card, stands at 17 or more",
     "random": "a uniformly random legal action (never forfeits)",
-    "expert": "the exact solver: the move with the best chance to win the set",
-    "match-expert": "the exact match solver: the move with the best chance to win the match",
-    "match-lite": "the match solver valuing only its own cards in the later sets: quick "
-    "without a solved table (KOTOR II decks)",
+    "expert": "plays to win the match (the match solver; quick with any deck)",
+    "match-expert": "the exact match model: stronger, slow until its table is solved",
+    "set-expert": "plays to win the set in progress (the set solver)",
+    "match-lite": "the same player as expert (its earlier name)",
 }
+"""One line per policy, for the commands' help (at most 66 characters, so that it fits an
+80-column terminal beside the name)."""
+
+MATCH_POLICIES = frozenset({"expert", "match-expert", "match-lite"})
+"""Policies that solve match-state tables as they meet new hands: their first moves with new
+hands take longer (``pazaak play`` shows a status line meanwhile)."""
 
 RANDOMISED_POLICIES = frozenset({"random"})
 """Policies whose choices use the ``rng`` given to :func:`make_player`; the others are
@@ -91,7 +98,7 @@ def make_player(
     """Build the policy called ``name`` for one seat.
 
     ``own_deck`` and ``opponent_deck`` are the two side decks (the opponent's may be unknown);
-    only the expert uses them, as the prior over the hidden hand (docs/rules.md §9).
+    only the solver players use them, as the prior over the hidden hand (docs/rules.md §9).
     """
     if name == "kotor":
         return KotorPlayer()
@@ -101,12 +108,12 @@ def make_player(
         return Stand17Player()
     if name == "random":
         return RandomPlayer(rng)
-    if name == "expert":
+    if name in ("expert", "match-lite"):
         return ExpertPlayer(ruleset=ruleset, opponent_deck=opponent_deck)
     if name == "match-expert":
         return MatchExpertPlayer(ruleset=ruleset, opponent_deck=opponent_deck)
-    if name == "match-lite":
-        return MatchLitePlayer(ruleset=ruleset, opponent_deck=opponent_deck)
+    if name == "set-expert":
+        return SetExpertPlayer(ruleset=ruleset, opponent_deck=opponent_deck)
     raise PazaakError(f"unknown policy {name!r}; choose one of {', '.join(POLICY_NAMES)}")
 
 

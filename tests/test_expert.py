@@ -1,4 +1,5 @@
-"""The expert player: the solver as a policy that sees only its own seat."""
+"""The solver players' shared seat: what they see, sample and choose (checked through
+``set-expert``, the cheapest of them), and the names that build them."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from pazaak_cli.cards import Card
 from pazaak_cli.cli import main
 from pazaak_cli.decks import default_deck, load_deck
 from pazaak_cli.errors import PazaakError
-from pazaak_cli.expert import ExpertPlayer
+from pazaak_cli.expert import ExpertPlayer, MatchExpertPlayer, SetExpertPlayer
 from pazaak_cli.game import FORFEIT, MatchState, Phase, deal_hand, new_match
 from pazaak_cli.players import KotorPlayer, RandomPlayer, make_player
 from pazaak_cli.rules import Ruleset, parse_ruleset
@@ -26,7 +27,7 @@ def expert_decisions(
     """Play seeded matches of the expert (seat 1) against a random player (seat 2) until the
     expert has decided ``count`` times; return (the full state, the expert's action)."""
     rng = random.Random(seed)
-    expert = ExpertPlayer(ruleset=rules, opponent_deck=their_deck)
+    expert = SetExpertPlayer(ruleset=rules, opponent_deck=their_deck)
     other = RandomPlayer(random.Random(seed + 1))
     decided: list[tuple[MatchState, object]] = []
     while len(decided) < count:
@@ -64,20 +65,21 @@ def test_the_expert_chooses_a_legal_action_from_its_view(
     assert len(decisions) == count
     for state, action in decisions:
         assert action in state.legal_actions() and action != FORFEIT
-    fresh = ExpertPlayer(ruleset=rules, opponent_deck=their_deck)
+    fresh = SetExpertPlayer(ruleset=rules, opponent_deck=their_deck)
     assert [fresh.choose(state.observed_by(0)) for state, _ in decisions] == [
         action for _, action in decisions
     ]
 
 
 def test_the_sampled_hands_are_kept_through_a_set_while_the_plays_allow() -> None:
-    """The expert draws its sample of the opponent's hands once a set; after the opponent
-    plays a card, each sample that held it keeps the rest, and each that did not is redrawn
-    from the hands still possible."""
+    """The expert draws its sample of the opponent's hands once a set (afresh at each decision
+    until the opponent has drawn in it: the rule its tournaments were measured with);
+    after the opponent plays a card, each sample that held it keeps the rest, and each that
+    did not is redrawn from the hands still possible."""
     rules = parse_ruleset("kotor1")
     mine, theirs = load_deck("kotor1-average", rules).cards, load_deck("kotor1-strong", rules).cards
     rng = random.Random(5)
-    expert = ExpertPlayer(ruleset=rules, opponent_deck=theirs)
+    expert = SetExpertPlayer(ruleset=rules, opponent_deck=theirs)
     other = RandomPlayer(random.Random(2))  # plays many hand cards
     kept = redrawn = 0
     for _ in range(4):
@@ -103,7 +105,7 @@ def test_the_sampled_hands_are_kept_through_a_set_while_the_plays_allow() -> Non
             possible = {hand for hand, _ in possible_hands(prior, len(opponent.hand), played)}
             assert len(expert._samples) == 4 and set(expert._samples) <= possible
             sets = len(view.set_winners)
-            if before is not None and before[0] == sets:
+            if before is not None and before[0] == sets and opponent.table:
                 new = Counter(played) - Counter(before[2])
                 for old, now in zip(before[1], expert._samples, strict=True):
                     if not new - Counter(old):
@@ -121,23 +123,38 @@ def test_the_expert_stands_on_a_sure_win() -> None:
 
     view = parse_position("kotor1 10,4,5 10,5 +1,-2 ?,?,? -S - 4443244442 a1 1")
     rules = view.ruleset
-    expert = ExpertPlayer(ruleset=rules, opponent_deck=default_deck(rules).cards)
+    expert = SetExpertPlayer(ruleset=rules, opponent_deck=default_deck(rules).cards)
     assert str(expert.choose(view)) == "stand"
 
 
 def test_the_expert_needs_the_opponents_deck() -> None:
     with pytest.raises(PazaakError, match="side deck"):
-        ExpertPlayer(ruleset=parse_ruleset("kotor1"), opponent_deck=None)
+        SetExpertPlayer(ruleset=parse_ruleset("kotor1"), opponent_deck=None)
 
 
-def test_make_player_builds_the_expert() -> None:
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [
+        ("expert", ExpertPlayer),
+        ("match-lite", ExpertPlayer),
+        ("match-expert", MatchExpertPlayer),
+        ("set-expert", SetExpertPlayer),
+    ],
+)
+def test_make_player_builds_the_solver_players(name: str, kind: type[SetExpertPlayer]) -> None:
+    """``expert`` plays for the match (the later sets blind to the opponent's cards: the
+    model that needs no deck-pair table), ``match-lite`` is its earlier name; ``set-expert``
+    plays for the set alone, with no margin for keeping cards."""
     rules = parse_ruleset("kotor1")
     deck = default_deck(rules).cards
     player = make_player(
-        "expert", ruleset=rules, rng=random.Random(1), own_deck=deck, opponent_deck=deck
+        name, ruleset=rules, rng=random.Random(1), own_deck=deck, opponent_deck=deck
     )
-    assert isinstance(player, ExpertPlayer)
-    assert not isinstance(player, KotorPlayer)
+    assert type(player) is kind
+    assert isinstance(player, SetExpertPlayer) and not isinstance(player, KotorPlayer)
+    assert player.match == (name != "set-expert")
+    if isinstance(player, MatchExpertPlayer):
+        assert player.later_blind == (kind is ExpertPlayer)
 
 
 SIMULATE = ["simulate", "--p1", "expert", "--p2", "stand17", "--matches", "3", "--seed", "1"]

@@ -1,4 +1,5 @@
-"""``match-expert``: the exact match solver as a player (:class:`MatchExpertPlayer`)."""
+"""The match players: ``match-expert`` (:class:`MatchExpertPlayer`) and ``expert``
+(:class:`ExpertPlayer`, its later sets blind to the opponent's cards)."""
 
 from __future__ import annotations
 
@@ -15,13 +16,13 @@ from pazaak_cli import expert, match_advice
 from pazaak_cli.cards import parse_cards
 from pazaak_cli.cli import main
 from pazaak_cli.decks import load_deck
-from pazaak_cli.expert import ExpertPlayer, MatchExpertPlayer, MatchLitePlayer
+from pazaak_cli.expert import ExpertPlayer, MatchExpertPlayer, SetExpertPlayer
 from pazaak_cli.game import FORFEIT, MatchState, Phase, deal_hand, new_match
 from pazaak_cli.match_advice import solve_match_question
 from pazaak_cli.match_cache import cache_path
 from pazaak_cli.match_solver import MatchMove, MatchSolver
 from pazaak_cli.notation import parse_position
-from pazaak_cli.players import KotorPlayer, make_player
+from pazaak_cli.players import KotorPlayer
 from pazaak_cli.position_builder import question_from_state
 from pazaak_cli.rules import Ruleset, parse_ruleset
 from pazaak_cli.solver import Move, SolveOptions
@@ -72,12 +73,12 @@ def test_the_match_expert_makes_a_move_the_reference_values_best(name: str) -> N
 
 @pytest.mark.parametrize("name", sorted(DECISIONS))
 def test_match_lite_makes_a_move_its_reference_values_best(name: str) -> None:
-    """``match-lite``: the same, by the reference whose later sets start with the opponent's
+    """``expert``: the same, by the reference whose later sets start with the opponent's
     hand empty."""
     spec, hands, winners, opener, draws, actions = DECISIONS[name]
     state = decision(spec, hands, winners, opener, draws, actions)
     me = state.turn
-    player = MatchLitePlayer(ruleset=state.ruleset, opponent_deck=parse_cards(hands[1 - me]))
+    player = ExpertPlayer(ruleset=state.ruleset, opponent_deck=parse_cards(hands[1 - me]))
     after = play_whole_move(player, state)
     reference = MatchReference(me, blind=1 - me, start=solved_starts(state.ruleset, me))
     values = [reference.value(state_after) for _, state_after in each_move(state)]
@@ -107,8 +108,9 @@ def test_the_match_expert_keeps_a_card_the_set_expert_spends() -> None:
             f"kotor1/main-deck=infinite,hand-size=1 10,8 10,9 ? +1 -- {sets} 4444444444 a2 1"
         )
         rules = view.ruleset
-        assert str(ExpertPlayer(ruleset=rules, opponent_deck=deck).choose(view)) == set_move
+        assert str(SetExpertPlayer(ruleset=rules, opponent_deck=deck).choose(view)) == set_move
         assert str(MatchExpertPlayer(ruleset=rules, opponent_deck=deck).choose(view)) == match_move
+        assert str(ExpertPlayer(ruleset=rules, opponent_deck=deck).choose(view)) == match_move
 
 
 def play_tiny_match(
@@ -132,7 +134,7 @@ def play_tiny_match(
     return actions, state
 
 
-@pytest.mark.parametrize("kind", [MatchExpertPlayer, MatchLitePlayer])
+@pytest.mark.parametrize("kind", [MatchExpertPlayer, ExpertPlayer])
 def test_a_match_expert_match_is_legal_and_replays_from_its_seed(
     kind: type[MatchExpertPlayer],
 ) -> None:
@@ -146,7 +148,7 @@ def test_a_match_expert_match_is_legal_and_replays_from_its_seed(
 def test_match_lite_solves_only_match_states_of_the_empty_opponent_hand() -> None:
     """What makes it quick: its later sets meet one opponent hand, the empty one (and what it
     solves is true of that hand, so it may share the match cache)."""
-    play_tiny_match(5, MatchLitePlayer)
+    play_tiny_match(5, ExpertPlayer)
     rules = parse_ruleset(f"kotor1/{TINY}")
     ((solver, _),) = [found for key, found in expert._MATCH_SOLVERS.items() if key[1] is not None]
     assert solver.later_blind == 1 and solver.entry_count > 0
@@ -191,18 +193,6 @@ def test_simulate_runs_the_match_expert() -> None:
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert data["policies"] == {"p1": "match-expert", "p2": "kotor"}
-
-
-@pytest.mark.parametrize(
-    ("name", "kind"), [("match-expert", MatchExpertPlayer), ("match-lite", MatchLitePlayer)]
-)
-def test_make_player_builds_the_match_experts(name: str, kind: type) -> None:
-    rules = parse_ruleset("kotor1")
-    deck = load_deck("kotor1-starter", rules).cards
-    player = make_player(
-        name, ruleset=rules, rng=random.Random(1), own_deck=deck, opponent_deck=deck
-    )
-    assert type(player) is kind
 
 
 @pytest.mark.parametrize("spec", [f"kotor1/{TINY}", "kotor1/target=4,table-size=3,sets-to-win=2"])

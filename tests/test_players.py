@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 
 from pazaak_cli.cards import Card, parse_cards
 from pazaak_cli.errors import PazaakError
-from pazaak_cli.expert import ExpertPlayer
 from pazaak_cli.game import (
     END_TURN,
     STAND,
@@ -69,8 +68,8 @@ def play(index: int, card: str, value: int) -> Play:
 # The registry ------------------------------------------------------------------------------
 
 
-def test_policy_names_are_the_documented_seven() -> None:
-    documented = "kotor heuristic stand17 random expert match-expert match-lite"
+def test_policy_names_are_the_documented_eight() -> None:
+    documented = "kotor heuristic stand17 random expert match-expert set-expert match-lite"
     assert tuple(documented.split()) == POLICY_NAMES
 
 
@@ -97,13 +96,6 @@ def test_make_player_refuses_an_unknown_policy_naming_the_choices() -> None:
         make_player(
             "smart", ruleset=KOTOR1, rng=random.Random(1), own_deck=STARTER, opponent_deck=None
         )
-
-
-def test_make_player_builds_the_expert() -> None:
-    player = make_player(
-        "expert", ruleset=KOTOR1, rng=random.Random(1), own_deck=STARTER, opponent_deck=STARTER
-    )
-    assert isinstance(player, ExpertPlayer)
 
 
 def test_the_random_policy_uses_the_rng_it_is_given() -> None:

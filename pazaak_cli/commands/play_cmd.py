@@ -56,7 +56,7 @@ from pazaak_cli.game import (
     set_outcome,
 )
 from pazaak_cli.notation import format_position
-from pazaak_cli.players import POLICY_NAMES, Player, make_player
+from pazaak_cli.players import MATCH_POLICIES, POLICY_NAMES, Player, make_player
 from pazaak_cli.position_builder import question_from_state
 from pazaak_cli.rules import DEFAULT_RULESET, PRESETS, Ruleset
 from pazaak_cli.savefile import (
@@ -590,14 +590,14 @@ class Screen:
             return EXIT_INTERRUPTED
 
     def thinking_line(self) -> str:
-        """On a terminal, a status line before a ``match-expert`` or ``match-lite`` move (its
-        first moves with new hands solve their match tables: up to a minute); the text shown,
-        or "" for none."""
+        """On a terminal, a status line before a match player's move (:data:`MATCH_POLICIES`:
+        its first moves with new hands solve their match tables, up to a minute); the text
+        shown, or "" for none."""
         state = self.session.state
         if state.is_chance_node() or not stderr_is_terminal():
             return ""
         seat = self.session.seats[state.turn]
-        if seat.kind not in ("match-expert", "match-lite"):
+        if seat.kind not in MATCH_POLICIES:
             return ""
         text = f"{seat.name} is thinking (the first moves with new hands take longer)..."
         click.echo(text, nl=False, err=True)

@@ -24,7 +24,7 @@ from pazaak_cli.commands.common import (
 from pazaak_cli.commands.deck_option import DeckSource, DeckType
 from pazaak_cli.decks import SideDeck, default_deck
 from pazaak_cli.executors import make_executor
-from pazaak_cli.players import POLICY_NAMES
+from pazaak_cli.players import POLICY_HELP, POLICY_NAMES
 from pazaak_cli.rules import Ruleset
 from pazaak_cli.simulate import (
     CHUNK_MATCHES,
@@ -128,11 +128,7 @@ def simulate_command(
 
     \b
     Policies:
-      kotor      the KOTOR I computer opponent (docs/rules.md §7)
-      heuristic  a good human's rule: make 20, rescue a bust, chase a standing lead
-      stand17    never plays a hand card, stands at 17 or more
-      random     a uniformly random legal action (never forfeits)
-      expert     the exact solver
+    POLICY_LINES
 
     \b
     Examples:
@@ -316,3 +312,12 @@ def _matrix_report(
     ]
     lines.append(tabulate(detail, headers=headers, colalign=_align(headers)))
     return "\n".join(lines)
+
+
+def _policy_lines() -> str:
+    """The help's list of policies, one a line (:data:`POLICY_HELP`)."""
+    width = max(map(len, POLICY_NAMES)) + 2
+    return "\n".join(f"      {name:<{width}}{POLICY_HELP[name]}" for name in POLICY_NAMES)
+
+
+simulate_command.help = (simulate_command.help or "").replace("    POLICY_LINES", _policy_lines())
