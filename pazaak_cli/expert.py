@@ -1,17 +1,18 @@
 """The solvers as players: ``expert`` (match values, the later sets blind to the opponent's
 cards), ``match-expert`` (the exact match model) and ``set-expert`` (the set alone).
 
-It sees only what its seat sees: the opponent's hand is hidden, so each decision averages the
+Each sees only what its seat sees: the opponent's hand is hidden, so each decision averages the
 exact values over hands the opponent's side deck can still hold (docs/rules.md §9), less the cards
 it has been seen to play this match: all of them when there are few, else a sample drawn once a
 set and kept while the opponent's plays agree with it.
 
-To be fast enough for tournaments it draws with the uniform (infinite-deck) probabilities while
-the opponent still plays, so that one memo (bounded, see :data:`MEMO_LIMIT`) serves every
-decision of every match between the same two decks; once the opponent stands, the
-single-player remainder is solved exactly on the real deck. ``set-expert`` maximises the
-equity of the current set (:class:`SetExpertPlayer`); ``match-expert`` and ``expert`` the
-probability of winning the match (:class:`MatchExpertPlayer`, :class:`ExpertPlayer`).
+``set-expert`` maximises the equity of the current set (:class:`SetExpertPlayer`). To be fast
+enough for tournaments it draws with the uniform (infinite-deck) probabilities while the
+opponent still plays, so that one memo (bounded, see :data:`MEMO_LIMIT`) serves every decision
+of every match between the same two decks; once the opponent stands, the single-player
+remainder is solved exactly on the real deck. ``match-expert`` and ``expert`` maximise the
+probability of winning the match, counting the cards of the set in progress
+(:class:`MatchExpertPlayer`, :class:`ExpertPlayer`).
 """
 
 from __future__ import annotations

@@ -1248,18 +1248,22 @@ def test_a_save_whose_ruleset_has_other_digits_is_corrupt(tmp_path: Path) -> Non
     assert save.read_bytes() == before
 
 
+@pytest.mark.parametrize("opponent", ["match-expert", "expert", "set-expert"])
 @pytest.mark.parametrize("terminal", [True, False])
-def test_a_status_line_shows_while_the_match_expert_thinks_on_a_terminal(
-    terminal: bool, monkeypatch: pytest.MonkeyPatch
+def test_a_status_line_shows_while_a_match_player_thinks_on_a_terminal(
+    opponent: str, terminal: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The match players solve match tables for new hands; the set player never waits long."""
     monkeypatch.setattr(play_cmd, "stderr_is_terminal", lambda: terminal)
     rules = "kotor1/main-deck=infinite,target=4,table-size=3,sets-to-win=2,hand-size=2"
-    args = ["--ruleset", rules, "--deck", "kotor1-starter", "--opponent", "match-expert"]
+    args = ["--ruleset", rules, "--deck", "kotor1-starter", "--opponent", opponent]
     result = play([*args, "--seed", "4"], ["e"] * 30)
     assert result.exit_code == 0, result.output
-    assert any(line.startswith("match-expert ") for line in events(result.stdout))
-    line = "match-expert is thinking (the first moves with new hands take longer)..."
-    if terminal:
+    assert any(line.startswith(f"{opponent} ") for line in events(result.stdout))
+    line = f"{opponent} is thinking (the first moves with new hands take longer)..."
+    if opponent == "set-expert":
+        assert "thinking" not in result.stderr
+    elif terminal:
         # Shown before each of its moves, then blanked out so the board is not disturbed.
         assert result.stderr.count(line) >= 1
         assert result.stderr.count(line) == result.stderr.count("\r" + " " * len(line) + "\r")
