@@ -524,14 +524,14 @@ def advice_for(
     objective: str | None = None,
 ) -> tuple[Question, Advice]:
     """The advice at the user's decision: ONE call of the project's advice entry point, for
-    ``objective`` if given, else for the match where that answer takes seconds (against an
-    optimal opponent, few cards left or the later sets solved before) and for the set otherwise
-    (as ``pazaak advise`` chooses by default)."""
+    the match if ``objective`` is ``"match"`` (``hint match``), else for the match where that
+    answer takes seconds (against an optimal opponent, few cards left or the later sets solved
+    before) and for the set otherwise (as ``pazaak advise`` chooses by default)."""
     question = question_for(followed)
     options = options_for(followed, progress)
     if objective == "match":
         return question, solve_match_asked(question, options)
-    options.objective = objective or default_objective(question, options)
+    options.objective = default_objective(question, options)
     return question, solve_question(question, options)
 
 

@@ -31,6 +31,7 @@ from pazaak_cli.decks import load_deck
 from pazaak_cli.errors import IllegalActionError
 from pazaak_cli.game import END_TURN, FORFEIT, STAND, Action, Draw, MatchState, Play
 from pazaak_cli.notation import format_position, parse_position
+from pazaak_cli.position_builder import Question
 from pazaak_cli.rules import parse_ruleset
 from pazaak_cli.savefile import DATA_DIR_ENV, read_save
 from pazaak_cli.session import (
@@ -323,11 +324,11 @@ def test_forfeit_asks_first_and_settles_the_wager(tmp_path: Path) -> None:
 def test_hint_shows_the_solvers_table_for_the_players_view(monkeypatch: pytest.MonkeyPatch) -> None:
     seen: dict[str, Any] = {}
 
-    def fake_advise(view: MatchState, options: Any) -> str:
-        seen["view"], seen["options"] = view, options
+    def fake_advise(question: Question, options: Any) -> str:
+        seen["view"], seen["options"] = question.state, options
         return "advice"
 
-    monkeypatch.setattr(play_cmd, "advise", fake_advise)
+    monkeypatch.setattr(play_cmd, "solve_question", fake_advise)
     monkeypatch.setattr(play_cmd, "render_advice", lambda advice: f"TABLE OF {advice}")
     result = play(["--deck", "kotor1-starter", "--seed", "22"], ["hint", "q"])
     assert "> hint\nTABLE OF advice\n" in result.stdout
@@ -394,10 +395,10 @@ def test_hint_match_answers_for_the_match_and_later_hints_reuse_it() -> None:
 def test_a_failing_solver_gives_one_line_and_the_match_goes_on(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    def broken_advise(view: MatchState, options: Any) -> str:
+    def broken_advise(question: Question, options: Any) -> str:
         raise TypeError("bad table")
 
-    monkeypatch.setattr(play_cmd, "advise", broken_advise)
+    monkeypatch.setattr(play_cmd, "solve_question", broken_advise)
     result = play(["--deck", "kotor1-starter", "--seed", "22"], ["hint", "e", "q"])
     assert result.exit_code == 0
     assert (

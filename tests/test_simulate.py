@@ -11,6 +11,7 @@ import json
 import multiprocessing
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -29,7 +30,7 @@ from pazaak_cli.decks import load_deck
 from pazaak_cli.errors import PazaakError
 from pazaak_cli.executors import LocalProcesses
 from pazaak_cli.game import MatchState, Phase, deal_hand, new_match, set_outcome
-from pazaak_cli.players import Player, make_player
+from pazaak_cli.players import POLICY_HELP, POLICY_NAMES, Player, make_player
 from pazaak_cli.rules import KOTOR1, KOTOR2
 from pazaak_cli.simulate import (
     Entrant,
@@ -429,9 +430,14 @@ def test_bad_input_is_one_clear_line_without_a_traceback(
 
 
 def test_help_shows_the_policies_and_examples() -> None:
+    """Every policy, with its line (the help's list is made from the one table)."""
     result = run("--help")
     assert result.exit_code == 0
-    for word in ("kotor", "heuristic", "stand17", "random", "expert", "Examples:", "--workers"):
+    for name in POLICY_NAMES:
+        assert re.search(
+            rf"^ +{re.escape(name)} +{re.escape(POLICY_HELP[name])}$", result.output, re.M
+        )
+    for word in ("Examples:", "--workers"):
         assert word in result.output
 
 

@@ -26,7 +26,7 @@ from typing import Any
 
 import click
 
-from pazaak_cli.advice import advise, hint_objective, solve_match_asked
+from pazaak_cli.advice import hint_objective, solve_match_asked, solve_question
 from pazaak_cli.cards import Card, CardKind
 from pazaak_cli.commands.advise_cmd import render_advice
 from pazaak_cli.commands.common import (
@@ -1078,7 +1078,7 @@ def hint_text(
             advice = solve_match_asked(question, options)
         else:
             options.objective = hint_objective(question, options)
-            advice = advise(view, options)
+            advice = solve_question(question, options)
         table = render_advice(advice)
     except PazaakError as error:
         return f"No hint: {error}."
