@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -23,7 +24,7 @@ from pazaak_cli.match_cache import cache_path
 from pazaak_cli.match_solver import MatchMove, MatchSolver
 from pazaak_cli.notation import parse_position
 from pazaak_cli.players import KotorPlayer
-from pazaak_cli.position_builder import question_from_state
+from pazaak_cli.position_builder import Question, question_from_state
 from pazaak_cli.rules import Ruleset, parse_ruleset
 from pazaak_cli.solver import Move, SolveOptions
 
@@ -156,6 +157,41 @@ def test_match_lite_solves_only_match_states_of_the_empty_opponent_hand() -> Non
     exact = MatchSolver(rules)
     for score, hands, spec, value in list(solver.known_entries())[:20]:
         assert exact.set_start_value(score, hands, spec) == pytest.approx(value, abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("position", "empty"),
+    [
+        ("kotor1 3,4 5 +1,-2,+3,+4 ?,?,?,? -- - 4433344444 a1 1", True),
+        ("kotor1 4,6 5 +1,-2,+3,+4 ?,?,?,? -- - 4443334444 a1 1", True),
+        ("kotor1 10,1 5 +1,-2,+3,+4 ?,?,?,? -- - 3444344443 a1 1", False),
+        ("kotor1 3,4 5 +1,-2,+3,+4 ?,?,?,? -S - 4433344444 a1 1", False),
+    ],
+)
+def test_expert_takes_the_opponent_hand_as_empty_where_no_draw_can_bust(
+    position: str, empty: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``expert`` on 7 or 10 (no card of the main deck can take it past 20), the opponent still
+    playing: the set in progress is solved with the opponent holding no cards; on 11, or
+    against a standing opponent, with its sampled hands (four of them)."""
+    asked: list[SolveOptions] = []
+
+    def recording(question: Question, options: SolveOptions, **kwargs: Any) -> Move:
+        asked.append(options)
+        return match_advice.best_match_move(question, options, **kwargs)
+
+    monkeypatch.setattr(expert, "best_match_move", recording)
+    view = parse_position(position)
+    rules = view.ruleset
+    player = ExpertPlayer(ruleset=rules, opponent_deck=load_deck("kotor1-starter", rules).cards)
+    assert player.choose(view) in view.legal_actions()
+    (options,) = asked
+    if empty:
+        assert options.opponent_hands == [((), 1)]
+    else:
+        hands = options.opponent_hands
+        assert hands is not None and sum(ways for _, ways in hands) == expert.SAMPLED_HANDS
+        assert all(len(hand) == 4 for hand, _ in hands)
 
 
 def test_the_match_expert_keeps_its_values_in_the_cache(monkeypatch: pytest.MonkeyPatch) -> None:
