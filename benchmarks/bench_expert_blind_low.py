@@ -85,12 +85,9 @@ def main() -> None:
     print(f"  moves that differ: {tally.differ} ({tally.differ / max(1, tally.decisions):.2%})")
     print(f"  CPU there: quick model {tally.quick_s:.1f} s, full model {tally.full_s:.1f} s")
     print(f"  match-win lost by the quick moves, per match: {tally.lost / args.matches:.5f}")
-    print(f"whole run {whole:.1f} s of CPU; without the full model's solves about ", end="")
-    print(
-        f"{(whole - tally.full_s) / args.matches:.3f} s a match; the full model alone about ",
-        end="",
-    )
-    print(f"{(whole - tally.quick_s) / args.matches:.3f} s a match")
+    quick = (whole - tally.full_s) / args.matches
+    full = (whole - tally.quick_s) / args.matches
+    print(f"CPU a match: {quick:.3f} s with the quick model there, {full:.3f} s with the full one")
     print(f"expert won {row['expert_win_rate']:.1%} as player 1")
 
 

@@ -235,8 +235,7 @@ class ExpertPlayer(MatchExpertPlayer):
     decks with a Double, hours of solving; with the starter decks minutes for the first
     matches). And on a total no draw can bust (:func:`_draw_cannot_bust`), the opponent still
     playing, it takes the opponent's hand as empty in the set in progress too: those decisions
-    took nine tenths of its time and nearly always end the turn. Measured in
-    docs/simulate.md.
+    took most of its time and nearly always end the turn. Measured in docs/simulate.md.
     """
 
     later_blind = True
@@ -252,10 +251,11 @@ def _draw_cannot_bust(view: MatchState) -> bool:
     opponent still playing: where ``expert`` takes the opponent's hand as empty in the set in
     progress too.
 
-    Measured (docs/simulate.md): nine tenths of its time went to these decisions, the set in
-    progress solved whole for each sampled hand, and they end the turn nearly always; with the
-    opponent's hand taken as empty they cost a ninth as much, and the move differed in 8 of
-    1,351 such decisions with the starter decks and 1 of 184 with ``kotor2-average``."""
+    Measured (docs/simulate.md): four fifths to nine tenths of its time went to these
+    decisions, the set in progress solved nearly whole for each sampled hand, and they end the
+    turn nearly always; with the opponent's hand taken as empty they cost a seventh to a
+    fourteenth as much, and the move differed in 14 of 2,665 such decisions with the starter
+    decks, 1 of 183 with ``kotor2-average``."""
     me, other = view.sides[view.turn], view.sides[1 - view.turn]
     return not other.standing and me.total + MAIN_VALUES[-1] <= view.ruleset.target
 
