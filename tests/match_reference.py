@@ -62,17 +62,21 @@ class MatchReference:
         self.reads = 0
 
     def value(self, state: MatchState) -> float:
-        """The converged value of ``state`` for ``me``."""
+        """The converged value of ``state`` for ``me``.
+
+        An iteration that moved nothing leaves its memo and set starts in place: they were all
+        computed against the same iterate (``previous``), so the next call's first iteration
+        reads them as its own, and iterates again only if the states it adds move."""
         for _ in range(200):
-            self.memo = {}
-            self.current = {}
             result = self._value(state)
             moved = max(
                 (abs(v - self._earlier(k, None)) for k, v in self.current.items()), default=0
             )
-            self.previous = self.current
             if moved <= 1e-15:
                 return result
+            self.previous = self.current
+            self.memo = {}
+            self.current = {}
         raise AssertionError("the reference did not converge")
 
     def _value(self, state: MatchState) -> float:

@@ -114,9 +114,11 @@ def running_cluster(logs: Path, workers: int = 2) -> Iterator[Cluster]:
                 time.sleep(0.5)
         yield Cluster(address, scheduler, started, logs)
     finally:
+        # a worker whose scheduler is gone waits seconds for it before it stops: kill it
+        stop = signal.SIGTERM if scheduler.poll() is None else signal.SIGKILL
         for process in reversed(processes):
             with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGTERM)
+                os.killpg(process.pid, stop)
         for process in processes:
             try:
                 process.wait(timeout=10)

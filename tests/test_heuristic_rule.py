@@ -9,9 +9,10 @@ from match_reference import TINY, MatchReference, decision
 from reference_solver import each_move
 
 from pazaak_cli.cards import parse_cards
+from pazaak_cli.game import MatchState
 from pazaak_cli.heuristic_rule import heuristic_rule
 from pazaak_cli.kotor_rule import KOTOR_END_TURN, KOTOR_STAND, kotor_rule
-from pazaak_cli.match_kotor import ME, KotorMatchSolver
+from pazaak_cli.match_kotor import ME, OPP, KotorMatchSolver
 from pazaak_cli.match_native import make_match_solver
 from pazaak_cli.players import HeuristicPlayer
 from pazaak_cli.position_builder import question_from_state
@@ -85,7 +86,14 @@ def test_the_best_reply_to_the_heuristic_agrees_with_the_reference(name: str) ->
         (None if r.move.card is None else str(r.move.card), r.move.value, r.move.then): r.match_win
         for r in solver.solve_moves(question_from_state(state), other, current_deck=None)
     }
-    reference = MatchReference(me, kotor=1 - me, rule_player=HeuristicPlayer())
+
+    def start(begin: MatchState) -> float:  # (the reference iterates from here to its own)
+        won = begin.sets_won()
+        hands = (tuple(begin.sides[me].hand), tuple(begin.sides[1 - me].hand))
+        opener = ME if begin.turn == me else OPP
+        return solver.set_start_value((won[me], won[1 - me]), hands, opener)  # type: ignore[arg-type]
+
+    reference = MatchReference(me, kotor=1 - me, rule_player=HeuristicPlayer(), start=start)
     exact = {key: reference.value(after) for key, after in each_move(state)}
     assert fast.keys() == exact.keys()
     for move, value in exact.items():

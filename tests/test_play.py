@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from pazaak_cli.cards import Card, parse_cards
 from pazaak_cli.cli import main
 from pazaak_cli.commands import play_cmd
-from pazaak_cli.commands.play_cmd import CLEAR_SCREEN, RECAP, computer_player
+from pazaak_cli.commands.play_cmd import CLEAR_SCREEN, RECAP, computer_player, wrap_first_line
 from pazaak_cli.decks import load_deck
 from pazaak_cli.errors import IllegalActionError
 from pazaak_cli.game import END_TURN, FORFEIT, STAND, Action, Draw, MatchState, Play
@@ -356,23 +356,33 @@ def test_hint_with_the_real_solver_ranks_every_move_of_the_position(tmp_path: Pa
     assert all(re.search(r"(\d+\.\d\d +){3}[+-]\d\.\d{4}$", line) for line in moves)
 
 
-@pytest.mark.parametrize("columns", [50, 80, 120])
-def test_the_hints_model_line_is_wrapped_to_the_terminal_width(columns: int) -> None:
+def test_the_hints_model_line_is_wrapped_to_the_terminal_width() -> None:
     """The model line of a hidden hand is longer than a terminal: it is wrapped at spaces to
-    COLUMNS, continued indented by two, and says all it said."""
+    COLUMNS, continued indented by two, and says all it said (the game asked at 50 columns; the
+    same line wrapped again at 80 and 120, as the game would, without solving it again)."""
     commands, _ = find_prompt(22, lambda s: not s.sides[1].standing and bool(s.sides[1].table))
     args = ["--deck", "kotor1-starter", "--seed", "22"]
-    result = play(args, [*commands, "h"], COLUMNS=str(columns))
+    result = play(args, [*commands, "h"], COLUMNS="50")
     hint = result.stdout.split("> h\n")[1].split("\n> ")[0].splitlines()
-    model = hint[: next(i for i, line in enumerate(hint) if line.split()[:1] == ["move"])]
-    assert model[0].startswith("Model: kotor1: opponent plays the KOTOR I rule")
-    assert len(model) > 1 and all(line.startswith("  ") for line in model[1:])
-    assert max(len(line) for line in model) <= columns
-    said = " ".join(line.strip() for line in model)
+    cut = next(i for i, line in enumerate(hint) if line.split()[:1] == ["move"])
+    said = " ".join(line.strip() for line in hint[:cut])
+    assert said.startswith("Model: kotor1: opponent plays the KOTOR I rule")
     assert "hidden cards averaged over 61 possible hands" in said
     assert said.endswith(
         "deck approximated by fixed draw probabilities (exact solve too large; --exact)."
     )
+    table = "\n".join(hint[cut:])
+    for columns, shown in (
+        (50, "\n".join(hint)),
+        (80, wrap_first_line(f"{said}\n{table}", 80)),
+        (120, wrap_first_line(f"{said}\n{table}", 120)),
+    ):
+        lines = shown.splitlines()
+        model = lines[: next(i for i, line in enumerate(lines) if line.split()[:1] == ["move"])]
+        assert len(model) > 1 and all(line.startswith("  ") for line in model[1:]), columns
+        assert max(len(line) for line in model) <= columns
+        assert " ".join(line.strip() for line in model) == said
+        assert "\n".join(lines[len(model) :]) == table
 
 
 def test_hint_match_answers_for_the_match_and_later_hints_reuse_it() -> None:
