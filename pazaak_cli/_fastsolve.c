@@ -92,6 +92,26 @@ static inline size_t map_hash(uint64_t key, size_t cap) {
     return (size_t)key & (cap - 1);
 }
 
+/* A position's key: (mover, other) before the draw, (candidate list, other) after it; plus one,
+ * so that no key is EMPTY. */
+static inline uint64_t pair_key(int first, int second) {
+    return (((uint64_t)(uint32_t)first << 32) | (uint32_t)second) + 1;
+}
+
+/* Where `key`'s window starts. */
+static inline const Entry *map_home(const Map *m, uint64_t key) {
+    return &m->slots[map_hash(key, m->cap)];
+}
+
+/* Ask the memory for an address ahead of its read: a position's reads lie at random in the
+ * memo, and asked for together they overlap instead of following one another. (A macro: GCC
+ * drops a call to a function that only prefetches, as a call without effect.) */
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH(address) __builtin_prefetch(address)
+#else
+#define PREFETCH(address) ((void)(address))
+#endif
+
 /* The slot of `key` (already plus one), or the empty slot where it would go, or NULL when its
  * window is full of other keys. */
 static inline Entry *map_find(Map *m, uint64_t key) {
@@ -381,7 +401,7 @@ static void candidate_value(Core *self, int code, int other, double *e, double *
 }
 
 static void after_draw(Core *self, int list, int other, double *e, double *w) {
-    uint64_t key = (((uint64_t)(uint32_t)list << 32) | (uint32_t)other) + 1;
+    uint64_t key = pair_key(list, other);
     Entry *slot = map_find(&self->after_memo, key);
     if (slot && slot->key == key) {
         *e = slot->e;
@@ -391,6 +411,13 @@ static void after_draw(Core *self, int list, int other, double *e, double *w) {
     uint64_t started = self->solved++;
     double be = -1.0, bw = 0.0;
     int start = self->list_start[list], len = self->list_len[list];
+    int other_stands = self->standing[other];
+    for (int i = 0; i < len; i++) { /* (the positions the candidates lead to, as candidate_value) */
+        int code = self->codes[start + i];
+        if (code < 0 || (other_stands && self->standing[code])) continue;
+        uint64_t next = other_stands ? pair_key(code, other) : pair_key(other, code);
+        PREFETCH(map_home(&self->before, next));
+    }
     for (int i = 0; i < len; i++) {
         double ce, cw;
         candidate_value(self, self->codes[start + i], other, &ce, &cw);
@@ -411,7 +438,7 @@ static void after_draw(Core *self, int list, int other, double *e, double *w) {
 }
 
 static void before_draw(Core *self, int mover, int other, double *e, double *w) {
-    uint64_t key = (((uint64_t)(uint32_t)mover << 32) | (uint32_t)other) + 1;
+    uint64_t key = pair_key(mover, other);
     Entry *slot = map_find(&self->before, key);
     if (slot && slot->key == key) {
         *e = slot->e;
@@ -435,6 +462,10 @@ static void before_draw(Core *self, int mover, int other, double *e, double *w) 
         }
     }
     double equity = 0.0, p_win = 0.0;
+    for (int i = 0; i < self->ndraws; i++) { /* (the after-draw positions read below) */
+        int list = self->after[mover * 11 + self->draw_value[i]];
+        if (list >= 0) PREFETCH(map_home(&self->after_memo, pair_key(list, other)));
+    }
     for (int i = 0; i < self->ndraws; i++) {
         int value = self->draw_value[i];
         int list = self->after[mover * 11 + value];
