@@ -276,6 +276,8 @@ typedef struct {
     size_t filled;
 } Dense;
 
+#define DENSE_FOUND 64
+
 /* The match-state values set_over read last, by a hash of their key (0: none): the entries
  * table holds tens of thousands, most outside the cache, and the ends of a set's positions read
  * a few of them over and over (a third of set_over's time was that table's missed lookups).
@@ -338,7 +340,8 @@ typedef struct {
     Spares spares;       /* value arrays kept for the next level (drop_dense(keep=True)) */
     Spares lazy_spares;  /* lazy tables' arrays kept for later questions' (LAZY_SPARE_BYTES) */
     size_t dense_filled; /* positions held in dense tables */
-    Dense *last_dense;   /* the last one found (most lookups ask it again) */
+    Dense *found_dense[DENSE_FOUND]; /* the tables found last, by a hash of their group: a
+                                        position reads its own group's and a few smaller ones' */
     /* While `track` is set, every choice between ends of turn narrows [tlo, thi]: the offsets t
      * from the iterated value x such that at x + t every choice made would be made again (each
      * value being linear in x, as its slope says). On that interval the iterated function is
@@ -453,13 +456,16 @@ static int dense_allocate(Core *self, Dense *g) {
 /* The dense table of group (context, h0, h1), or NULL. */
 static inline Dense *dense_of(Core *self, int context, int h0, int h1) {
     if (!self->ndense) return NULL;
-    Dense *last = self->last_dense;
+    Dense **slot =
+        &self->found_dense[((unsigned)h0 * 37u + (unsigned)h1 * 7u + (unsigned)context) &
+                           (DENSE_FOUND - 1)];
+    Dense *last = *slot;
     if (last && last->context == context && last->h0 == h0 && last->h1 == h1) return last;
     Entry *e = map_get(&self->dense_index, dense_key(context, h0, h1));
     if (!e) return NULL;
     Dense *g = self->dense[(int)e->v];
     if (!g->v && dense_allocate(self, g) < 0) return NULL;
-    return self->last_dense = g;
+    return *slot = g;
 }
 
 static void dense_free(Core *self, Dense *g) {
@@ -548,7 +554,7 @@ static void dense_clear(Core *self, int keep) {
     }
     if (keep) spares_trim(&self->lazy_spares);
     self->ndense = 0;
-    self->last_dense = NULL;
+    memset(self->found_dense, 0, sizeof self->found_dense);
     map_free(&self->dense_index);
 }
 
@@ -1692,7 +1698,7 @@ static PyObject *core_drop_contexts(Core *self, PyObject *args) {
     if (any && self->ndense) {
         int kept = 0;
         map_clear(&self->dense_index);
-        self->last_dense = NULL;
+        memset(self->found_dense, 0, sizeof self->found_dense);
         for (int i = 0; i < self->ndense; i++) {
             Dense *g = self->dense[i];
             if (drop[g->context]) {
