@@ -284,6 +284,7 @@ typedef struct {
     size_t filled;
 } Dense;
 
+/* How many dense tables the core keeps at hand (a power of two): see found_dense. */
 #define DENSE_FOUND 64
 
 /* The match-state values set_over read last, by a hash of their key (0: none): the entries
@@ -471,8 +472,8 @@ static inline Dense **found_slot(Core *self, int context, int h0, int h1) {
 static inline Dense *dense_of(Core *self, int context, int h0, int h1) {
     if (!self->ndense) return NULL;
     Dense **slot = found_slot(self, context, h0, h1);
-    Dense *last = *slot;
-    if (last && last->context == context && last->h0 == h0 && last->h1 == h1) return last;
+    Dense *kept = *slot;
+    if (kept && kept->context == context && kept->h0 == h0 && kept->h1 == h1) return kept;
     Entry *e = map_get(&self->dense_index, dense_key(context, h0, h1));
     if (!e) return NULL;
     Dense *g = self->dense[(int)e->v];
