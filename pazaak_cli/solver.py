@@ -530,6 +530,13 @@ class SetSolver:
             return int(self._core.solved)
         return self._solved
 
+    def reserve(self, positions: int) -> None:
+        """Make room in the C memo for about this many positions at once (within its bound):
+        a search known to be large skips the tables' doublings (a pure-Python memo ignores
+        it)."""
+        if self._core is not None:
+            self._core.reserve(positions // 2)  # (before and after a draw: a table each)
+
     def bound_memo(self) -> None:
         """Empty a bounded memo that is full. Only between searches: emptied in the middle of
         one, the memo would make it redo its own work (exponentially, when it is too small).
@@ -569,8 +576,18 @@ class SetSolver:
             self._sides.append(side)
             self._standing.append(len(side) == 2)
             if self._core is not None:
+                self._check_native_ids(found, "sides")
                 self._core.add_side(len(side) == 2, side[-1], side[0])
         return found
+
+    @staticmethod
+    def _check_native_ids(new_id: int, what: str) -> None:
+        """Refuse a search with more sides or lists than the C memo's keys can number."""
+        if new_id >= _fastsolve.MAX_IDS:
+            raise SolverTooLarge(
+                f"the search needs more than {_fastsolve.MAX_IDS:,} distinct {what}, more than "
+                "the C solver can number"
+            )
 
     def deck_id(self, deck: _Deck) -> int:
         """Intern a deck (remaining counts of 1..10); with fixed draws every deck is one."""
@@ -670,6 +687,7 @@ class SetSolver:
             self._candidate_ids[unique] = found
             self._candidates.append(unique)
             if self._core is not None:
+                self._check_native_ids(found, "candidate lists")
                 self._core.add_list(unique)
         self._after[(side_id, drawn)] = found
         if self._core is not None:
@@ -934,7 +952,7 @@ positions); past this many positions it is emptied before the next hand, which b
 memory (about 1.5 GB) at the cost of solving some positions again (the expert's shared solver;
 :func:`solve_set_question` bounds its own solvers by the limits below)."""
 NATIVE_MEMO_STATES = 1 << 25
-"""The C loop's memo holds at most this many positions (32 bytes each: 1 GiB), forgetting the
+"""The C loop's memo holds at most this many positions (24 bytes each: 768 MiB), forgetting the
 cheapest ones to make room: a search that needs more runs slower, in the same memory (measured
 on a 4 v 4 first move: 1.2 times the work with room for 65 % of its positions, 17 times with
 30 %)."""
@@ -1224,6 +1242,8 @@ def _average(
     if first < len(other_hands):
         # contiguous shares: neighbouring hands (in the prior's order) share the most positions
         size = -(-(len(other_hands) - first) // processes)
+        if first:  # (a solver that had searched before solves no hand first: no estimate)
+            job = job._replace(reserve=solver.states * size // (first * HANDS_SHARING))
         shares = [
             range(start, min(start + size, len(other_hands)))
             for start in range(first, len(other_hands), size)
@@ -1255,6 +1275,15 @@ class _HandJob(NamedTuple):
     codes: list[Any]
     """The end of turn of every move."""
     deck: int
+    reserve: int = 0
+    """Positions a share's memo makes room for at once (see :data:`HANDS_SHARING`)."""
+
+
+HANDS_SHARING = 8
+"""A share of an average's hands is foreseen to compute this many times fewer positions than
+its first hands did each, times its hands (they share positions): measured on the hidden hands
+of ``kotor2-average`` (1.1 M positions for the first hand, 14 to 18 M for the 105 hands of a
+share)."""
 
 
 def _forked_hand_values(job: _HandJob, share: range) -> list[list[tuple[float, float]]]:
@@ -1274,9 +1303,10 @@ def _hand_values(
     """(equity, P(win)) of every move, for each of the hands ``job.other_hands[share]`` the
     opponent may hold. ``progress``: told the hands done (those before the share, and this
     share's times ``processes``: the others run alongside)."""
-    question, solver, other_hands, codes, deck = job
+    question, solver, other_hands, codes, deck, reserve = job
     state = question.state
     other_side = state.sides[1 - state.turn]
+    solver.reserve(reserve)
     values = []
     for done, index in enumerate(share):
         solver.bound_memo()

@@ -54,9 +54,35 @@ def test_the_c_memo_stays_within_its_bound_and_the_values_do_not_change() -> Non
     assert first_move(bounded, "+1 -2 ±3", "±2 +3 -4") == expected
     core = bounded._core
     assert core.replaced > 0
-    assert core.memo_bytes <= 2 * 65_536 * 32
+    assert core.memo_bytes <= 2 * 65_536 * 24  # (24 bytes an entry)
     assert bounded.states <= 2 * 65_536 < free.states
     assert bounded.solved > free.solved  # what it forgot, it solved again
+
+
+@native
+def test_a_c_memo_made_room_for_at_once_gives_the_same_values_within_its_bound() -> None:
+    free = SetSolver(RULES, fixed_draws=FULL_DECK)
+    expected = first_move(free, "+1 -2 ±3", "±2 +3 -4")
+    reserved = SetSolver(RULES, fixed_draws=FULL_DECK)
+    reserved.reserve(free.states)
+    room = reserved._core.memo_bytes
+    assert room >= 2 * free.states * 24  # (each table at most half full)
+    assert first_move(reserved, "+1 -2 ±3", "±2 +3 -4") == expected
+    assert reserved._core.memo_bytes == room  # it never had to grow
+    assert reserved.solved <= free.solved  # (roomier: fewer windows full, less forgotten)
+    bounded = SetSolver(RULES, fixed_draws=FULL_DECK, max_states=200_000)
+    bounded.reserve(10**9)
+    assert bounded._core.memo_bytes == 2 * 65_536 * 24  # the bound holds
+    assert first_move(bounded, "+1 -2 ±3", "±2 +3 -4") == expected
+
+
+@native
+def test_more_sides_than_the_c_keys_can_number_are_refused() -> None:
+    limit = solver_module._fastsolve.MAX_IDS
+    assert limit == 2**24 - 1
+    SetSolver._check_native_ids(limit - 1, "sides")
+    with pytest.raises(SolverTooLarge, match=f"more than {limit:,} distinct sides"):
+        SetSolver._check_native_ids(limit, "sides")
 
 
 @native
