@@ -272,6 +272,9 @@ class MatchSolver(SetSolver):
     def _stands(self, side: Any, tiebreaker_last: bool) -> Any:
         return standing_side(side, tiebreaker_last, any_tiebreak=self._any_tiebreak)
 
+    def _undominated(self, codes: tuple[int, ...]) -> tuple[int, ...]:
+        return codes  # (a stand keeps its hand for the later sets: none is dominated)
+
     def _end_codes(self, side: Any, tiebreaker_last: bool, full: bool) -> tuple[int, ...]:
         return end_codes(
             side, tiebreaker_last, full, self.ruleset, self.side_id, self._any_tiebreak

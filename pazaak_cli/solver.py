@@ -662,6 +662,19 @@ class SetSolver:
                 moves.append((Move(card, shown, then, note), code))
         return moves
 
+    def _undominated(self, codes: tuple[int, ...]) -> tuple[int, ...]:
+        """``codes`` less every stand but the best: for the set, a stand on a higher total, or
+        on the same total with a Tiebreaker, does at least as well against every way the other
+        side can go on (the hand left does not matter once standing), so the best of the list
+        is found without the others' values. (A match solver keeps them: there the hand left
+        matters.)"""
+        sides, standing = self._sides, self._standing
+        best = -1
+        for code in codes:
+            if code >= 0 and standing[code] and (best < 0 or sides[code] > sides[best]):
+                best = code
+        return tuple(code for code in codes if code < 0 or not standing[code] or code == best)
+
     def place_draw(self, side: _Playing, drawn: int) -> _Playing:
         """``side`` after drawing ``drawn``."""
         return self._add(side, drawn, side[2])
@@ -685,10 +698,11 @@ class SetSolver:
         if found is None:
             found = len(self._candidates)
             self._candidate_ids[unique] = found
-            self._candidates.append(unique)
+            kept = self._undominated(unique)
+            self._candidates.append(kept)
             if self._core is not None:
                 self._check_native_ids(found, "candidate lists")
-                self._core.add_list(unique)
+                self._core.add_list(kept)
         self._after[(side_id, drawn)] = found
         if self._core is not None:
             self._core.set_after(side_id, drawn, found)

@@ -673,3 +673,40 @@ def test_the_match_solver_labels_its_ends_as_the_set_solver_does(spec: str) -> N
             assert [end[:2] for end in match_ends] == labels
             codes = match_solver._end_codes(side, False, full)
             assert tuple(end[2] for end in match_ends) == codes
+
+
+class _EveryStand(SetSolver):
+    """A set solver that keeps every stand in its candidate lists (none dropped as dominated)."""
+
+    def _undominated(self, codes: tuple[int, ...]) -> tuple[int, ...]:
+        return codes
+
+
+@pytest.mark.parametrize(
+    "native, rules, mine, theirs",
+    [
+        (True, KOTOR2_INFINITE, "±1 ±2 +3 D", "±4 -6 T ±5"),
+        (True, parse_ruleset("kotor1/main-deck=infinite"), "+1 -2 ±3", "±2 +3 -4"),
+        (False, KOTOR2_INFINITE, "±1 T", "D -3"),
+    ],
+    ids=["native-kotor2", "native-kotor1", "python-kotor2"],
+)
+def test_dropping_the_dominated_stands_changes_no_value(
+    native: bool, rules: Any, mine: str, theirs: str
+) -> None:
+    def values(solver: SetSolver) -> list[tuple[float, float]]:
+        found = []
+        for mine_total, theirs_total in [(0, 0), (5, 9), (12, 14), (16, 11)]:
+            me = playing_side(solver, Side((), mine_total, (), False), parse_cards(mine))
+            them = playing_side(solver, Side((), theirs_total, (), False), parse_cards(theirs))
+            deck = solver.deck_id(FULL_DECK)
+            found.append(solver.before_draw(solver.side_id(me), solver.side_id(them), deck))
+        return found
+
+    pruned = SetSolver(rules, fixed_draws=FULL_DECK, native=native)
+    every = _EveryStand(rules, fixed_draws=FULL_DECK, native=native)
+    assert values(pruned) == values(every)  # to the last bit, win odds too
+    stands = [sum(pruned._standing[c] for c in codes if c >= 0) for codes in pruned._candidates]
+    assert max(stands) == 1  # one stand at most a list: the best
+    assert max(sum(every._standing[c] for c in codes if c >= 0) for codes in every._candidates) > 1
+    assert pruned.solved <= every.solved
