@@ -34,6 +34,7 @@ The model:
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -207,6 +208,8 @@ class MatchSolver(SetSolver):
         dropped), which :meth:`prepare_all` need not look up again."""
         self._prepared: set[tuple[tuple[int, int], tuple[int, ...], tuple[int, ...]]] = set()
         """The (score, hands, hands) :meth:`prepare_all` has solved everything below."""
+        self._kept_cards: dict[tuple[int, int], bool] = {}
+        """(hand id, hand id): whether the first holds every card of the second."""
         self.fixed_point_shortcuts = 0
         """Fixed points found by a Newton step inside the interval where F is linear."""
 
@@ -273,7 +276,33 @@ class MatchSolver(SetSolver):
         return standing_side(side, tiebreaker_last, any_tiebreak=self._any_tiebreak)
 
     def _undominated(self, codes: tuple[int, ...]) -> tuple[int, ...]:
-        return codes  # (a stand keeps its hand for the later sets: none is dominated)
+        """``codes`` less every stand another stand of the list dominates: one on a total as
+        high (with a Tiebreaker if this one has it) that keeps every card this one keeps. Its
+        set ends at least as well against every way the other side can go on, and a match is
+        worth at least as much a set won than tied, tied than lost, and holding a card more
+        (it need never be played): the best of the list is found without the other's value."""
+        sides, standing = self._sides, self._standing
+        stands = [code for code in codes if code >= 0 and standing[code]]
+        if len(stands) < 2:
+            return codes
+        dominated = {
+            code
+            for code in stands
+            for other in stands
+            if other != code
+            and sides[other][1:3] >= sides[code][1:3]
+            and self._keeps_all(sides[other][3], sides[code][3])
+        }
+        return tuple(code for code in codes if code not in dominated) if dominated else codes
+
+    def _keeps_all(self, hand: int, sub: int) -> bool:
+        """Whether hand id ``hand`` holds every card of hand id ``sub``."""
+        found = self._kept_cards.get((hand, sub))
+        if found is None:
+            cards = Counter(self.hands.cards[hand])
+            found = all(cards[card] >= n for card, n in Counter(self.hands.cards[sub]).items())
+            self._kept_cards[hand, sub] = found
+        return found
 
     def _end_codes(self, side: Any, tiebreaker_last: bool, full: bool) -> tuple[int, ...]:
         return end_codes(

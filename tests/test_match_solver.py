@@ -124,6 +124,23 @@ def test_every_move_agrees_with_the_reference(name: str) -> None:
         assert fast[move] == pytest.approx(value, abs=1e-9), move
 
 
+@pytest.mark.parametrize("name", ["the loser opens", "two cards each, 0-1", "a double"])
+def test_the_cases_above_see_the_solver_drop_dominated_stands(name: str) -> None:
+    """The agreement above covers the stands a match solver leaves out of its candidate lists
+    (a stand on a total as high, keeping every card, does at least as well): it does drop some."""
+    spec, hands, winners, opener, draws, actions = CASES[name]
+    state = decision(spec, hands, winners, opener, draws, actions)
+    solver = MatchSolver(state.ruleset)
+    solver_moves(state, solver)
+    dropped = [
+        set(codes) - set(solver._candidates[found])
+        for codes, found in solver._candidate_ids.items()
+    ]
+    assert any(dropped)
+    for gone in dropped:
+        assert all(solver._standing[code] for code in gone)  # only stands are ever dropped
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_a_solver_blind_to_the_later_hands_agrees_with_its_reference(name: str) -> None:
     """``later_blind`` (the ``match-lite`` model): every later set starts with the opponent's
