@@ -281,7 +281,8 @@ class MatchSolver(SetSolver):
         set ends at least as well against every way the other side can go on, and a match is
         worth at least as much a set won than tied, tied than lost, and holding a card more
         (it need never be played): the best of the list is found without the other's value."""
-        sides, standing = self._sides, self._standing
+        sides: Sequence[Any] = self._sides  # (a stand is ("S", total, tiebreak, hand))
+        standing, hand_of = self._standing, self._hand_of
         stands = [code for code in codes if code >= 0 and standing[code]]
         if len(stands) < 2:
             return codes
@@ -291,7 +292,7 @@ class MatchSolver(SetSolver):
             for other in stands
             if other != code
             and sides[other][1:3] >= sides[code][1:3]
-            and self._keeps_all(sides[other][3], sides[code][3])
+            and self._keeps_all(hand_of[other], hand_of[code])
         }
         return tuple(code for code in codes if code not in dominated) if dominated else codes
 
