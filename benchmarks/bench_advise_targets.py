@@ -3,9 +3,9 @@
 Each position of the match issue's table is asked twice per run, ``--objective set`` and
 ``--objective match``, each as a fresh process (imports included), ``--repeat`` times (the
 median is shown; a case past ``--timeout`` seconds is stopped and not repeated). The columns
-give wall and CPU seconds and the peak resident memory of the median run, and the ratio of the
-match answer's wall time to the set answer's, measured in the same run (the machine may be
-shared: compare ratios, not seconds, across runs).
+give wall and CPU seconds and the peak memory (as bench_memory counts it) of the median run, and
+the ratio of the match answer's wall time to the set answer's, measured in the same run (the
+machine may be shared: compare ratios, not seconds, across runs).
 
     python benchmarks/bench_advise_targets.py
     python benchmarks/bench_advise_targets.py --repeat 1 --timeout 120 --only known

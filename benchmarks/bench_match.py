@@ -28,7 +28,7 @@ import subprocess
 import sys
 import time
 
-from bench_memory import tree_rss_mb
+from bench_memory import tree_memory_mb
 
 MINE = "+1 +2 -3 +4"
 THEIRS = "+2 +3 -1 +5"
@@ -98,7 +98,7 @@ def measure(kind: str, size: int, rules_spec: str, processes: int = 1) -> dict[s
     assert child.stdout is not None
     sampled = 0.0
     while True:  # (the output is one short line: the pipe cannot fill meanwhile)
-        sampled = max(sampled, tree_rss_mb(child.pid))
+        sampled = max(sampled, tree_memory_mb(child.pid))
         pid, status, usage = os.wait4(child.pid, os.WNOHANG)
         if pid:
             break

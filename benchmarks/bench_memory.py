@@ -1,9 +1,9 @@
 """Peak memory and time of ``pazaak advise`` on the game's hardest side decks.
 
-Each case runs as a fresh process with the disk cache off; the table shows its wall and CPU
-time and its peak resident memory, the processes it forks included (their sum, sampled every
-50 ms; never below the kernel's own figure for the process, as ``/usr/bin/time -v`` prints it).
-The decks are
+Each case runs as a fresh process with the disk cache off; the table shows its wall and CPU time
+and its peak memory, the processes it forks included (the sum of their proportional shares,
+sampled every 50 ms: a page a forked child still shares with its parent counts once; never below
+the kernel's own peak for the largest process, as ``/usr/bin/time -v`` prints it). The decks are
 the KOTOR II computer's: ``kotor2-very-hard`` (two of each gold card), ``kotor2-hard`` and
 ``kotor2-average``; for each, a 4 v 4 first move with both hands known and one with the
 opponent's four cards hidden (averaged over every hand its deck can deal).
@@ -51,26 +51,40 @@ def cases(only: str | None) -> list[tuple[str, list[str]]]:
     return found
 
 
-def tree_rss_mb(pid: int) -> float:
-    """The resident memory of process ``pid`` and of its descendants now (the solver forks
-    copies of itself on several cores: together they take what the machine must have), MB;
-    0 where /proc cannot say."""
-    total = 0
+def tree_memory_mb(pid: int) -> float:
+    """The memory of process ``pid`` and of its descendants now (the solver forks copies of
+    itself on several cores: together they take what the machine must have), MB: each one's
+    proportional share (PSS: a page shared between a forked child and its parent, as all are
+    just after the fork, counts once, not once in each), or its resident memory where the
+    system gives no share; 0 where /proc cannot say."""
+    total_kb = 0
     stack = [pid]
     while stack:
         current = stack.pop()
         try:
-            with open(f"/proc/{current}/statm") as statm:
-                total += int(statm.read().split()[1])
+            total_kb += _process_kb(current)
             with open(f"/proc/{current}/task/{current}/children") as children:
                 stack.extend(int(child) for child in children.read().split())
         except (OSError, ValueError, IndexError):
             continue
-    return total * os.sysconf("SC_PAGE_SIZE") / 2**20
+    return total_kb / 1024
+
+
+def _process_kb(pid: int) -> int:
+    """One process's proportional memory (PSS), else its resident memory, kB."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as rollup:
+            for line in rollup:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    with open(f"/proc/{pid}/statm") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") // 1024
 
 
 def run(args: list[str], timeout: float) -> tuple[float, float, float, str]:
-    """(wall s, CPU s, peak RSS MB, how it ended) of one ``pazaak advise`` process: its CPU
+    """(wall s, CPU s, peak MB, how it ended) of one ``pazaak advise`` process: its CPU
     time with its children's, its peak memory with its children's (sampled every 50 ms, and
     never below its own peak as the kernel counts it)."""
     command = [sys.executable, "-m", "pazaak_cli", "advise", *args, "--json"]
@@ -89,7 +103,7 @@ def run(args: list[str], timeout: float) -> tuple[float, float, float, str]:
     ended = "ok"
     sampled = 0.0
     while True:
-        sampled = max(sampled, tree_rss_mb(child.pid))
+        sampled = max(sampled, tree_memory_mb(child.pid))
         pid, status, usage = os.wait4(child.pid, os.WNOHANG)
         if pid:
             break
