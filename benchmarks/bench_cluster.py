@@ -28,7 +28,13 @@ from collections.abc import Iterator
 from tabulate import tabulate
 
 from pazaak_cli.decks import load_deck
-from pazaak_cli.executors import DaskCluster, Executor, InProcess, LocalProcesses
+from pazaak_cli.executors import (
+    DaskCluster,
+    Executor,
+    InProcess,
+    LocalProcesses,
+    load_distributed,
+)
 from pazaak_cli.rules import KOTOR1
 from pazaak_cli.simulate import Batch, Entrant, Pairing, play_batch, simulate
 
@@ -48,7 +54,7 @@ def pairing(first: str, second: str) -> Pairing:
 @contextlib.contextmanager
 def dask_cluster(workers: int) -> Iterator[str]:
     """A scheduler and ``workers`` single-threaded workers on 127.0.0.1; yields the address."""
-    import distributed  # the benchmark needs the cluster extra
+    distributed = load_distributed()  # the benchmark needs the cluster extra (untyped: Any)
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
