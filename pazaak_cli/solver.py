@@ -488,6 +488,10 @@ class SetSolver:
         # candidate lists, per (side id, drawn value)
         self._after: dict[tuple[int, int], int] = {}
         self._candidate_ids: dict[tuple[int, ...], int] = {}
+        self._list_of_placed: dict[Any, int] = {}
+        """Candidate list id by the side after the draw (with the draw, for a Double)."""
+        self._double_in: dict[int, bool] = {}
+        """Per hand id: whether it holds a Double."""
         self._candidates: list[tuple[int, ...]] = []
         # memo tables
         self._before: dict[int, Value] = {}
@@ -684,6 +688,15 @@ class SetSolver:
         side = self._sides[side_id]
         assert len(side) == 6
         placed = self._add(side, drawn, side[2])
+        # many draws lead to one side (5 then 3, 6 then 2): its list once (the draw counts too
+        # where the hand holds a Double, which copies it)
+        placed_key = (placed, drawn) if self._holds_double(placed[2]) else placed
+        found = self._list_of_placed.get(placed_key)
+        if found is not None:
+            self._after[(side_id, drawn)] = found
+            if self._core is not None:
+                self._core.set_after(side_id, drawn, found)
+            return found
         ends = self._end_codes
         # the same moves as labelled_moves, without building their labels (a hot path)
         size = self._size
@@ -703,9 +716,19 @@ class SetSolver:
             if self._core is not None:
                 self._check_native_ids(found, "candidate lists")
                 self._core.add_list(kept)
+        self._list_of_placed[placed_key] = found
         self._after[(side_id, drawn)] = found
         if self._core is not None:
             self._core.set_after(side_id, drawn, found)
+        return found
+
+    def _holds_double(self, hand: int) -> bool:
+        """Whether hand id ``hand`` holds a Double (its plays then depend on the draw)."""
+        found = self._double_in.get(hand)
+        if found is None:
+            found = self._double_in[hand] = any(
+                play[2] == DOUBLE for play in self.hands.plays[hand]
+            )
         return found
 
     # -- the recursion ----------------------------------------------------------------------------
