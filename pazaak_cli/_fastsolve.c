@@ -329,16 +329,16 @@ static int core_init(Core *self, PyObject *args, PyObject *kwds) {
 static PyObject *core_add_side(Core *self, PyObject *args) {
     int standing, total, tiebreak;
     if (!PyArg_ParseTuple(args, "ppi", &standing, &tiebreak, &total)) return NULL;
+    if (self->nsides >= (int)MAX_ID) {
+        PyErr_SetString(PyExc_OverflowError, "more sides than the C core's keys can hold");
+        return NULL;
+    }
     if (self->nsides == self->capsides) {
         int cap = self->capsides ? self->capsides * 2 : 1024;
         if (grow_char(&self->standing, cap) < 0 || grow_int(&self->total, cap) < 0 ||
             grow_char(&self->tiebreak, cap) < 0 || grow_int(&self->after, cap * 11) < 0)
             return PyErr_NoMemory();
         self->capsides = cap;
-    }
-    if (self->nsides >= (int)MAX_ID) {
-        PyErr_SetString(PyExc_OverflowError, "more sides than the C core's keys can hold");
-        return NULL;
     }
     int id = self->nsides++;
     self->standing[id] = (char)standing;
@@ -586,6 +586,7 @@ static PyObject *core_clear_memo(Core *self, PyObject *unused) {
 static PyObject *core_reserve(Core *self, PyObject *args) {
     Py_ssize_t entries;
     if (!PyArg_ParseTuple(args, "n", &entries)) return NULL;
+    if (entries <= 0) Py_RETURN_NONE;
     Map *tables[2] = {&self->before, &self->after_memo};
     for (int t = 0; t < 2; t++) {
         Map *m = tables[t];

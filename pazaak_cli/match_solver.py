@@ -34,7 +34,6 @@ The model:
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -300,9 +299,7 @@ class MatchSolver(SetSolver):
         """Whether hand id ``hand`` holds every card of hand id ``sub``."""
         found = self._kept_cards.get((hand, sub))
         if found is None:
-            cards = Counter(self.hands.cards[hand])
-            found = all(cards[card] >= n for card, n in Counter(self.hands.cards[sub]).items())
-            self._kept_cards[hand, sub] = found
+            found = self._kept_cards[hand, sub] = sub in self._sub_hands(hand)
         return found
 
     def _end_codes(self, side: Any, tiebreaker_last: bool, full: bool) -> tuple[int, ...]:

@@ -77,12 +77,20 @@ def test_a_c_memo_made_room_for_at_once_gives_the_same_values_within_its_bound()
 
 
 @native
-def test_more_sides_than_the_c_keys_can_number_are_refused() -> None:
-    limit = solver_module._fastsolve.MAX_IDS
-    assert limit == 2**24 - 1
-    SetSolver._check_native_ids(limit - 1, "sides")
-    with pytest.raises(SolverTooLarge, match=f"more than {limit:,} distinct sides"):
-        SetSolver._check_native_ids(limit, "sides")
+def test_more_sides_than_the_c_keys_can_number_are_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert solver_module._fastsolve.MAX_IDS == 2**24 - 1  # (two ids a 48-bit key)
+    monkeypatch.setattr(solver_module._fastsolve, "MAX_IDS", 500)  # (a search needs more)
+    with pytest.raises(SolverTooLarge, match="more than 500 distinct sides"):
+        first_move(SetSolver(RULES, fixed_draws=FULL_DECK), "+1 -2 ±3", "±2 +3 -4")
+    result = CliRunner().invoke(
+        main,
+        ["advise", "--ruleset", "kotor1/main-deck=infinite", "--table", "5", "--hand", "+1 -2 ±3"]
+        + ["--opp-table", "5", "--opp-hand", "±2 +3 -4", "--objective", "set"],
+    )
+    assert result.exit_code == 1, result.output
+    assert "the C solver can number" in result.stderr and "Traceback" not in result.output
 
 
 @native
