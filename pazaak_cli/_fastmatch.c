@@ -795,15 +795,6 @@ static int set_over(Core *self, int context, int winner, int h0, int h1, double 
     return 0;
 }
 
-/* Where before-draw position (mover, a, b) is, if its table was found lately (else NULL). */
-static inline const double *recent_place(Core *self, int context, int mover, int a, int b) {
-    int h0 = self->hand[a], h1 = self->hand[b];
-    const Dense *g = *found_slot(self, context, h0, h1);
-    if (!g || g->context != context || g->h0 != h0 || g->h1 != h1) return NULL;
-    int la = self->local[a], lb = self->local[b];
-    return la < g->n0 && lb < g->n1 ? &g->v[before_index(g, mover, la, lb)] : NULL;
-}
-
 /* MatchSolver._end: seat `mover` ends its turn as side `code`, the other seat is `other`. */
 static int end_turn(Core *self, int context, int mover, int code, int other, int deck,
                     double *v, double *d) {
@@ -830,25 +821,59 @@ static int end_turn(Core *self, int context, int mover, int code, int other, int
 #define MAX_TRACKED 64
 
 /* The mover's best end of turn in candidate list `list` against `other` (the first of equal
- * values, in the list's order): MatchSolver._value_after_draw without its memo. */
+ * values, in the list's order): MatchSolver._value_after_draw without its memo. Each
+ * candidate's place in a dense table found lately is looked up once: its read is asked for
+ * ahead (the reads of a list go to a few tables, far apart), and a value already computed is
+ * read there without the call that would find it again. */
 static int best_end(Core *self, int context, int mover, int list, int other, int deck,
                     double *v, double *d) {
     int start = self->list_start[list], len = self->list_len[list];
     double best = mover == 0 ? -1.0 : 2.0, slope = 0.0;
     double values[MAX_TRACKED], slopes[MAX_TRACKED];
+    Dense *places[MAX_TRACKED];
+    size_t at[MAX_TRACKED];
     int seen = 0;
     int other_stands = self->kind[other] == STANDING;
-    for (int i = 0; i < len; i++) { /* (the places the candidates lead to, as end_turn) */
+    int next = other_stands ? mover : 1 - mover;
+    int known = len <= MAX_TRACKED ? len : 0; /* candidates whose places were looked up */
+    int other_hand = self->hand[other], other_local = self->local[other], last_hand = -1;
+    Dense *last = NULL; /* the table of last_hand's candidates (their hand and the other's) */
+    for (int i = 0; i < known; i++) {
         int code = self->codes[start + i], kind = self->kind[code];
+        places[i] = NULL;
         if (kind != PLAYING && (kind != STANDING || other_stands)) continue;
-        int a = mover == 0 ? code : other, b = mover == 0 ? other : code;
-        const double *place = recent_place(self, context, other_stands ? mover : 1 - mover, a, b);
-        if (place) PREFETCH(place);
+        int hand = self->hand[code];
+        if (hand != last_hand) { /* (the table found lately, looked up once for the candidates of one hand) */
+            int h0 = mover == 0 ? hand : other_hand, h1 = mover == 0 ? other_hand : hand;
+            last_hand = hand;
+            last = *found_slot(self, context, h0, h1);
+            if (last && (last->context != context || last->h0 != h0 || last->h1 != h1))
+                last = NULL;
+        }
+        if (!last) continue;
+        int mine = self->local[code];
+        int la = mover == 0 ? mine : other_local, lb = mover == 0 ? other_local : mine;
+        if (la >= last->n0 || lb >= last->n1) continue;
+        places[i] = last;
+        at[i] = before_index(last, next, la, lb);
+        PREFETCH(&last->v[at[i]]);
     }
     for (int i = 0; i < len; i++) {
-        double cv, cd;
-        if (end_turn(self, context, mover, self->codes[start + i], other, deck, &cv, &cd) < 0)
-            return -1;
+        double cv, cd = 0.0;
+        Dense *g = i < known ? places[i] : NULL;
+        if (g && dense_has(g, at[i])) { /* (as before_draw reads it) */
+            cv = -g->v[at[i]];
+            if (g->d) {
+                cd = g->d[at[i]];
+                self->reads++;
+            }
+        } else {
+            double ev, ed; /* (cv and cd stay in registers) */
+            if (end_turn(self, context, mover, self->codes[start + i], other, deck, &ev, &ed) < 0)
+                return -1;
+            cv = ev;
+            cd = ed;
+        }
         if (seen < MAX_TRACKED) {
             values[seen] = cv;
             slopes[seen] = cd;
@@ -948,45 +973,73 @@ static int before_draw(Core *self, int context, int mover, int a, int b, int dec
     if (draws_of(self, context, deck, &model) < 0) return -1;
     int side = mover == 0 ? a : b;
     double value = 0.0, slope = 0.0;
-    for (int i = 0; i < model.ndraws; i++) {
-        int drawn = model.value[i];
-        int list = self->after[side * 11 + drawn];
-        if (list < 0 && (list = expand(self, side, drawn)) < 0) return -1;
-        double av, ad;
-        if (g) {
-            /* the after-draw position (list, other side): many draws lead to it */
-            int ll = self->list_local[list];
-            size_t at = SIZE_MAX;
-            /* by rows of the other seat's side: the lists the mover's draws lead to sit in one
-             * row (near each other once `rank` has ordered them) */
-            if (mover == 0 && ll < g->l0)
-                at = (size_t)2 * g->n0 * g->n1 + (size_t)self->local[b] * g->l0 + ll;
-            else if (mover == 1 && ll < g->l1)
-                at = (size_t)2 * g->n0 * g->n1 + (size_t)g->l0 * g->n1 +
-                     (size_t)self->local[a] * g->l1 + ll;
-            if (at != SIZE_MAX && dense_has(g, at)) {
-                av = -g->v[at];
-                ad = 0.0;
-                if (g->d) {
-                    ad = g->d[at];
+    if (g) {
+        /* the after-draw positions (list, other side): many draws lead to each; by rows of the
+         * other seat's side, the lists the mover's draws lead to sit in one row (near each
+         * other once `rank` has ordered them) */
+        size_t n0 = (size_t)g->n0, n1 = (size_t)g->n1, row;
+        int lists;
+        if (mover == 0) {
+            row = 2 * n0 * n1 + (size_t)self->local[b] * (size_t)g->l0;
+            lists = g->l0;
+        } else {
+            row = 2 * n0 * n1 + (size_t)g->l0 * n1 + (size_t)self->local[a] * (size_t)g->l1;
+            lists = g->l1;
+        }
+        /* (what a call below may move, in locals: read again after one) */
+        const int *after = self->after + (size_t)side * 11, *list_local = self->list_local;
+        const double *gv = g->v, *gd = g->d;
+        const unsigned char *dirty = g->dirty;
+        for (int i = 0; i < model.ndraws; i++) {
+            int list = after[model.value[i]];
+            if (list < 0) {
+                if ((list = expand(self, side, model.value[i])) < 0) return -1;
+                after = self->after + (size_t)side * 11;
+                list_local = self->list_local;
+            }
+            int ll = list_local[list];
+            size_t at = row + (size_t)ll;
+            double av, ad = 0.0;
+            if (ll < lists && !(dirty && dirty[at >> PAGE_SHIFT] == PAGE_STALE) &&
+                dense_known(&gv[at])) { /* (dense_has) */
+                av = -gv[at];
+                if (gd) {
+                    ad = gd[at];
                     self->reads++;
                 }
             } else {
-                if (best_end(self, context, mover, list, mover == 0 ? b : a, model.rest[i], &av,
-                             &ad) < 0)
+                double bv, bd; /* (av and ad stay in registers) */
+                if (best_end(self, context, mover, list, mover == 0 ? b : a, model.rest[i], &bv,
+                             &bd) < 0)
                     return -1;
-                if (at != SIZE_MAX) {
+                av = bv;
+                ad = bd;
+                if (ll < lists) {
                     dense_write(g, at, av);
                     if (g->d) g->d[at] = ad;
                     g->filled++;
                     self->dense_filled++;
                 }
+                after = self->after + (size_t)side * 11;
+                list_local = self->list_local;
+                gv = g->v;
+                gd = g->d;
+                dirty = g->dirty;
             }
-        } else if (after_draw(self, context, mover, list, a, b, model.rest[i], &av, &ad) < 0) {
-            return -1;
+            value += model.p[i] * av;
+            slope += model.p[i] * ad;
         }
-        value += model.p[i] * av;
-        slope += model.p[i] * ad;
+    } else {
+        for (int i = 0; i < model.ndraws; i++) {
+            int drawn = model.value[i];
+            int list = self->after[side * 11 + drawn];
+            if (list < 0 && (list = expand(self, side, drawn)) < 0) return -1;
+            double av, ad;
+            if (after_draw(self, context, mover, list, a, b, model.rest[i], &av, &ad) < 0)
+                return -1;
+            value += model.p[i] * av;
+            slope += model.p[i] * ad;
+        }
     }
     if (g) {
         dense_write(g, index, value);
