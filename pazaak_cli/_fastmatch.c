@@ -280,6 +280,7 @@ typedef struct {
     int l0, l1;    /* candidate lists of each hand (after-draw positions, as for the sides) */
     size_t nv;     /* before-draw positions, then after-draw ones */
     double *v, *d;
+    size_t dcap;          /* the slopes' array holds this many (it may be a larger group's) */
     unsigned char *dirty; /* a lazy table's pages written (see PAGE_SHIFT) */
     size_t filled;
 } Dense;
@@ -359,6 +360,16 @@ typedef struct {
     double tlo, thi;
     double shift; /* settle's shift, for dense_match */
     Recent recent[RECENT_ENTRIES];
+    /* The slopes' array of the last group settled, for the next one iterated (a level's groups
+     * are iterated one after the other): a fresh one cost its zeroing and its pages' faults
+     * every time. It needs no zeroing: a slope is read only where its value was written in the
+     * same evaluation. */
+    double *spare_d;
+    size_t spare_dcap;
+    /* The draws of model 0 (the later sets'), when fixed: read in place, not copied for each
+     * position (the models array may move when Python adds one). */
+    Draws later_draws;
+    int later_fixed;
 } Core;
 
 static size_t core_size(const Core *self) {
@@ -969,8 +980,12 @@ static int before_draw(Core *self, int context, int mover, int a, int b, int dec
         }
     }
     uint64_t reads = self->reads;
-    Draws model;
-    if (draws_of(self, context, deck, &model) < 0) return -1;
+    Draws copied;
+    const Draws *model = &self->later_draws; /* (the later sets' model: most positions) */
+    if (self->ctx_model[context] != 0 || !self->later_fixed) {
+        if (draws_of(self, context, deck, &copied) < 0) return -1;
+        model = &copied;
+    }
     int side = mover == 0 ? a : b;
     double value = 0.0, slope = 0.0;
     if (g) {
@@ -990,10 +1005,10 @@ static int before_draw(Core *self, int context, int mover, int a, int b, int dec
         const int *after = self->after + (size_t)side * 11, *list_local = self->list_local;
         const double *gv = g->v, *gd = g->d;
         const unsigned char *dirty = g->dirty;
-        for (int i = 0; i < model.ndraws; i++) {
-            int list = after[model.value[i]];
+        for (int i = 0; i < model->ndraws; i++) {
+            int list = after[model->value[i]];
             if (list < 0) {
-                if ((list = expand(self, side, model.value[i])) < 0) return -1;
+                if ((list = expand(self, side, model->value[i])) < 0) return -1;
                 after = self->after + (size_t)side * 11;
                 list_local = self->list_local;
             }
@@ -1009,7 +1024,7 @@ static int before_draw(Core *self, int context, int mover, int a, int b, int dec
                 }
             } else {
                 double bv, bd; /* (av and ad stay in registers) */
-                if (best_end(self, context, mover, list, mover == 0 ? b : a, model.rest[i], &bv,
+                if (best_end(self, context, mover, list, mover == 0 ? b : a, model->rest[i], &bv,
                              &bd) < 0)
                     return -1;
                 av = bv;
@@ -1026,19 +1041,19 @@ static int before_draw(Core *self, int context, int mover, int a, int b, int dec
                 gd = g->d;
                 dirty = g->dirty;
             }
-            value += model.p[i] * av;
-            slope += model.p[i] * ad;
+            value += model->p[i] * av;
+            slope += model->p[i] * ad;
         }
     } else {
-        for (int i = 0; i < model.ndraws; i++) {
-            int drawn = model.value[i];
+        for (int i = 0; i < model->ndraws; i++) {
+            int drawn = model->value[i];
             int list = self->after[side * 11 + drawn];
             if (list < 0 && (list = expand(self, side, drawn)) < 0) return -1;
             double av, ad;
-            if (after_draw(self, context, mover, list, a, b, model.rest[i], &av, &ad) < 0)
+            if (after_draw(self, context, mover, list, a, b, model->rest[i], &av, &ad) < 0)
                 return -1;
-            value += model.p[i] * av;
-            slope += model.p[i] * ad;
+            value += model->p[i] * av;
+            slope += model->p[i] * ad;
         }
     }
     if (g) {
@@ -1237,6 +1252,7 @@ static void core_dealloc(Core *self) {
     map_free(&self->odds);
     drop_levels(self);
     free(self->levels);
+    free(self->spare_d);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -1477,6 +1493,10 @@ static PyObject *core_set_model(Core *self, PyObject *args) {
         free(old->decks);
     }
     self->models[model] = fresh;
+    if (model == 0) {
+        self->later_draws = fresh.fixed;
+        self->later_fixed = !fresh.exact && fresh.defined;
+    }
     Py_RETURN_NONE;
 }
 
@@ -1672,10 +1692,16 @@ static int dense_match(Core *self, int s0, int s1, int h0, int h1, int what) {
         if (!e) continue;
         Dense *g = self->dense[(int)e->v];
         if (what == DENSE_FORGET) {
-            dense_reset(self, g);
+            if (g->filled || g->dirty) dense_reset(self, g); /* (a table written to since) */
             if (!g->d) {
-                g->d = calloc(g->nv + 1, sizeof(double));
-                if (!g->d) {
+                size_t need = g->nv + 1;
+                if (self->spare_d && self->spare_dcap >= need) {
+                    g->d = self->spare_d;
+                    g->dcap = self->spare_dcap;
+                    self->spare_d = NULL;
+                } else if ((g->d = malloc(need * sizeof(double)))) {
+                    g->dcap = need;
+                } else {
                     PyErr_NoMemory();
                     return -1;
                 }
@@ -1683,11 +1709,26 @@ static int dense_match(Core *self, int s0, int s1, int h0, int h1, int what) {
         } else {
             if (what == DENSE_DROP) dense_reset(self, g);
             if (what == DENSE_SETTLE && g->v && g->d && self->shift != 0.0) {
-                for (size_t i = 0; i < g->nv; i++)
-                    if (dense_has(g, i)) dense_write(g, i, -g->v[i] + g->d[i] * self->shift);
+                double shift = self->shift, *v = g->v;
+                const double *d = g->d;
+                if (g->dirty) {
+                    for (size_t i = 0; i < g->nv; i++)
+                        if (dense_has(g, i)) dense_write(g, i, -v[i] + d[i] * shift);
+                } else {
+                    for (size_t i = 0; i < g->nv; i++) /* (dense_write, as held: negated) */
+                        if (dense_known(&v[i])) v[i] = -(-v[i] + d[i] * shift);
+                }
             }
-            free(g->d);
-            g->d = NULL;
+            if (g->d) {
+                if (!self->spare_d || g->dcap > self->spare_dcap) {
+                    free(self->spare_d);
+                    self->spare_d = g->d;
+                    self->spare_dcap = g->dcap;
+                } else {
+                    free(g->d);
+                }
+                g->d = NULL;
+            }
         }
     }
     return 0;
