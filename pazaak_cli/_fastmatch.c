@@ -745,6 +745,8 @@ static int expand(Core *self, int side, int drawn) {
 
 static int before_draw(Core *self, int context, int mover, int a, int b, int deck, double *v,
                        double *d);
+static int compute_before(Core *self, int context, int mover, int a, int b, int deck, Dense *g,
+                          size_t index, uint64_t key, double *v, double *d);
 
 static inline Recent *recent_slot(Core *self, uint64_t key) {
     return &self->recent[(key * 0x9E3779B97F4A7C15ull) >> (64 - RECENT_BITS)];
@@ -880,8 +882,14 @@ static int best_end(Core *self, int context, int mover, int list, int other, int
             }
         } else {
             double ev, ed; /* (cv and cd stay in registers) */
-            if (end_turn(self, context, mover, self->codes[start + i], other, deck, &ev, &ed) < 0)
+            int code = self->codes[start + i];
+            if (g) { /* (end_turn's before_draw, its place found) */
+                int a = mover == 0 ? code : other, b = mover == 0 ? other : code;
+                if (compute_before(self, context, next, a, b, deck, g, at[i], 0, &ev, &ed) < 0)
+                    return -1;
+            } else if (end_turn(self, context, mover, code, other, deck, &ev, &ed) < 0) {
                 return -1;
+            }
             cv = ev;
             cd = ed;
         }
@@ -965,6 +973,13 @@ static int before_draw(Core *self, int context, int mover, int a, int b, int dec
         if (key_of(self, context, deck, 0, mover, a, b, &key) < 0) return -1;
         if (find(self, context, h0, h1, key, v, d)) return 0;
     }
+    return compute_before(self, context, mover, a, b, deck, g, index, key, v, d);
+}
+
+/* Compute before-draw position (mover, a, b), not held: at `index` of dense table `g`, or (g
+ * NULL) under `key` in the hash tables. */
+static int compute_before(Core *self, int context, int mover, int a, int b, int deck, Dense *g,
+                          size_t index, uint64_t key, double *v, double *d) {
     if (self->budget >= 0 && (long long)core_size(self) >= self->budget) {
         PyErr_SetString(self->too_large, "the exact solve exceeds its state budget");
         return -1;
@@ -1061,7 +1076,7 @@ static int before_draw(Core *self, int context, int mover, int a, int b, int dec
         if (g->d) g->d[index] = slope;
         g->filled++;
         self->dense_filled++;
-    } else if (keep(self, context, h0, h1, key, self->reads != reads, value, slope) < 0) {
+    } else if (keep(self, context, self->hand[a], self->hand[b], key, self->reads != reads, value, slope) < 0) {
         return -1;
     }
     *v = value;
