@@ -18,16 +18,18 @@ all three against this list. From the top down:
 7. ``advice``, ``match_advice``: the entry point for advice (``solve_question``, ``advise``),
    which picks the solver by the objective and the opponent model; match advice (a position's
    moves with their match-win probabilities, hidden hands averaged).
-8. ``kotor_reply``, ``match_kotor``, ``match_solver``, ``match_native``, ``match_cache``: the
-   exact best reply to the KOTOR I computer opponent, in a set and over a match; the exact match
-   solver, its C inner loop and its match-state values kept on disk.
-9. ``solver``: the exact set solver against an optimal opponent.
-10. ``kotor_rule``, ``heuristic_rule``: the KOTOR I computer opponent's rule and the heuristic
+8. ``kotor_reply``, ``match_kotor``, ``match_solver``, ``match_native``, ``match_cache``:
+   the exact best reply to the KOTOR I computer opponent, in a set and over a match; the exact
+   match solver, its C inner loop and its match-state values kept on disk.
+9. ``match_pipeline``: the table through which two processes solving the match solver's scores
+   at once pass their values.
+10. ``solver``: the exact set solver against an optimal opponent.
+11. ``kotor_rule``, ``heuristic_rule``: the KOTOR I computer opponent's rule and the heuristic
     player's, as rules of the game (what the best reply over a match is solved against).
-11. ``position_builder``, ``notation``, ``decks``, ``savefile``, ``executors``: positions from the
+12. ``position_builder``, ``notation``, ``decks``, ``savefile``, ``executors``: positions from the
     command line and their text form, side-deck files, save files, where batches of work run.
-12. ``game``: the engine (states, actions, dealing, the table's arithmetic).
-13. ``rules``, ``cards``, ``numbers``, ``errors``, ``pazaak_cli`` (this file): rulesets, cards,
+13. ``game``: the engine (states, actions, dealing, the table's arithmetic).
+14. ``rules``, ``cards``, ``numbers``, ``errors``, ``pazaak_cli`` (this file): rulesets, cards,
     numbers read from text, the errors.
 """
 

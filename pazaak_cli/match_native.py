@@ -26,9 +26,11 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
+from pazaak_cli import executors
 from pazaak_cli.cards import Card
-from pazaak_cli.executors import fork_available, run_shared, solver_processes
+from pazaak_cli.executors import WorkerLost, fork_available, run_shared, solver_processes
 from pazaak_cli.game import FULL_DECK
+from pazaak_cli.match_pipeline import Pipeline
 from pazaak_cli.match_solver import _PLAYING, _STANDING, Level, MatchKey, MatchSolver, Pair
 from pazaak_cli.rules import FirstPlayer, Ruleset
 from pazaak_cli.solver import BEST_TOLERANCE, DeckDraws, SolverTooLarge
@@ -320,7 +322,98 @@ class NativeMatchSolver(MatchSolver):
         for seat_hands in hands:
             for hand in seat_hands:
                 self._intern_later_sides(hand)
-        super().prepare_all(scores, hands)
+        if not self._prepare_pipelined(scores, hands):
+            super().prepare_all(scores, hands)
+
+    def _prepare_pipelined(
+        self,
+        scores: tuple[int, int],
+        hands: tuple[Sequence[Sequence[Card]], Sequence[Sequence[Card]]],
+    ) -> bool:
+        """prepare_all in two processes at once, each taking every other score and solving
+        it as soon as what it reads is known (:mod:`pazaak_cli.match_pipeline`), when there are
+        two cores, scores of several numbers of sets played to solve and room for two scores'
+        tables; False: not done so (one number of sets played at a time, then)."""
+        hands = self._later_hands(hands)
+        asked = self._asked(scores, hands)
+        if asked in self._prepared or not fork_available():
+            return False
+        if min(self.processes or solver_processes(), 2) < 2:
+            return False
+        pairs, specs, rounds = self._unsolved(scores, hands)
+        if sum(1 for levels in rounds if levels) < 2:
+            return False
+        pipeline: Pipeline[Level] = Pipeline(rounds, pairs, dict(self._shares))
+        theirs = [level for level in pipeline.levels if pipeline.owner[(level.s0, level.s1)] == 1]
+        try:
+            if not self._worth_forking([theirs], pairs):
+                return False
+            self._pipeline, self._share_base, self._share_writes = pipeline, {}, {}
+            try:
+                self._run_pipeline(pipeline, pairs, specs)
+            finally:
+                self._pipeline, self._share_base, self._share_writes = None, None, {}
+            self._shares = pipeline.shares()
+        finally:
+            pipeline.close()
+        self._prepared.add(asked)
+        return True
+
+    def _run_pipeline(
+        self, pipeline: Pipeline[Level], pairs: Sequence[tuple[int, int]], specs: Sequence[int]
+    ) -> None:
+        """Solve this process's scores while a forked one solves the others; what the forked
+        one could not finish (it died) is solved here after."""
+        try:
+            child: executors.ForkedCall | None = executors.ForkedCall(
+                partial(self._pipelined_child, pipeline, pairs, specs)
+            )
+        except OSError:
+            child = None
+        try:
+            pipeline.child = child.pid if child is not None else None
+            pipeline.lost = child is None
+            MatchSolver._solve_levels(self, pipeline.mine(), pairs, specs)
+            counts = None
+            if child is not None:
+                try:
+                    counts = child.result()
+                except WorkerLost:
+                    pipeline.lost = True
+            if counts is not None:
+                self.fixed_point_solves += counts[0]
+                self.fixed_point_shortcuts += counts[1]
+                self._forked_positions += counts[2]
+            pipeline.lost = True  # (nothing more to wait for: what is missing is solved here)
+            self._entries.update(pipeline.values(specs))
+            entries = self._entries
+            left = []
+            for s0, s1, pairs_missing in pipeline.levels:
+                missing = [
+                    (x, y)
+                    for x, y in pairs_missing
+                    if any(((s0, s1, x, y), spec) not in entries for spec in specs)
+                ]
+                if missing:
+                    left.append(Level(s0, s1, missing))
+            MatchSolver._solve_levels(self, left, pairs, specs)
+        finally:
+            if child is not None:
+                child.stop()
+
+    def _pipelined_child(
+        self, pipeline: Pipeline[Level], pairs: Sequence[tuple[int, int]], specs: Sequence[int]
+    ) -> tuple[int, int, int]:
+        """In the forked process: solve the pipeline's other scores; what the solves counted."""
+        pipeline.seat = 1
+        self.progress = None  # (the parent shows the progress)
+        counted = (self.fixed_point_solves, self.fixed_point_shortcuts, self.positions_computed)
+        MatchSolver._solve_levels(self, pipeline.mine(), pairs, specs)
+        return (
+            self.fixed_point_solves - counted[0],
+            self.fixed_point_shortcuts - counted[1],
+            self.positions_computed - counted[2],
+        )
 
     def release_tables(self) -> None:
         """MatchSolver.release_tables; the arrays of one question's tables are kept for the

@@ -41,6 +41,7 @@ from typing import Any, NamedTuple
 from pazaak_cli.cards import Card
 from pazaak_cli.errors import PazaakError
 from pazaak_cli.game import FULL_DECK, Placed, Side
+from pazaak_cli.match_pipeline import PeerLost, Pipeline
 from pazaak_cli.position_builder import Question
 from pazaak_cli.rules import FirstPlayer, NineCards, Ruleset, Tiebreaker
 from pazaak_cli.solver import (
@@ -197,6 +198,9 @@ class MatchSolver(SetSolver):
         before it (its scores read none of each other's, whatever order they are solved in)."""
         self._share_writes: dict[tuple[int, int, int], tuple[int, float]] = {}
         """The shares those scores found, each with its place in prepare's order."""
+        self._pipeline: Pipeline[Level] | None = None
+        """While two processes share out the scores of a ``prepare_all`` (see
+        :mod:`pazaak_cli.match_pipeline`): where the other's values come from."""
         self._interned_from: set[int] = set()
         """The hands whose later sets' sides are all interned."""
         self._expanded: set[int] = set()
@@ -457,6 +461,15 @@ class MatchSolver(SetSolver):
         found = self._entries.get((match, spec))
         if found is not None:
             return found
+        pipeline = self._pipeline
+        if pipeline is not None and pipeline.elsewhere(match):  # (the other process solves it)
+            try:
+                found = pipeline.value(match, spec)
+            except PeerLost:
+                pipeline.lost = True  # (solved here, then)
+            else:
+                self._entries[(match, spec)] = found
+                return found
         return self._solve_entry(match, spec)
 
     def _root(self, match: MatchKey, opener: int) -> Pair:
@@ -529,8 +542,12 @@ class MatchSolver(SetSolver):
 
         won, lost = self._set_ends(match, unknown[1])
         share_key = (match[2], match[3], unknown[1])
-        shares = self._shares if self._share_base is None else self._share_base
-        share = shares.get(share_key, 0.5)
+        landed: float | None = None
+        if self._pipeline is not None:  # (another process may still be finding it)
+            share = self._pipeline.share(match, share_key)
+        else:
+            shares = self._shares if self._share_base is None else self._share_base
+            share = shares.get(share_key, 0.5)
         start = min(max(share + self._guess(match, unknown[1]), 0.0), 1.0)
         try:
             value, shift = self._fixed_point(evaluate, lost + start * (won - lost))
@@ -555,6 +572,13 @@ class MatchSolver(SetSolver):
             iterating.pop(unknown, None)
             iterating.pop((match, 1), None)
         self._settle(match, shift)
+        if self._pipeline is not None:
+            values = {
+                other: self._entries[(match, other)]
+                for other in (0, 1, _RANDOM)
+                if (match, other) in self._entries
+            }
+            self._pipeline.publish(match, values, unknown[1], landed)
         found = self._entries.get((match, spec))
         if found is None:  # a seat's entry under the random rule: its set, ties worth the coin
             found = self._entries[(match, spec)] = self._root(match, spec)[0]

@@ -14,6 +14,7 @@ signal) leaves the solver usable and exact.
 
 from __future__ import annotations
 
+import os
 import random
 import signal
 import traceback
@@ -587,34 +588,96 @@ def _two_by_two(processes: int, spec: str = K1) -> tuple[NativeMatchSolver, list
 def test_scores_solved_in_forked_processes_give_the_very_same_values(
     spec: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Scores with as many sets played are solved at once in forked copies of the solver; the
-    match-state values, the answer and the statistics are bit for bit those of one process,
+    """Every other score is solved in a forked copy of the solver, each state as soon as the
+    values it reads are known (the pipeline); the match-state values, the shares Newton's
+    guesses start from, the answer and the statistics are bit for bit those of one process,
     whoever opens the later sets."""
     monkeypatch.setattr(executors, "ForkedCall", _CountedFork)
     _CountedFork.made = 0
     alone, moves = _two_by_two(1, spec)
     assert _CountedFork.made == 0
     forked, got = _two_by_two(2, spec)
-    assert _CountedFork.made == 3  # (1-2 beside 2-1, 0-2 and 1-1 beside 2-0, 0-1 beside 1-0)
+    assert _CountedFork.made == 1  # (one process beside this one, for all its scores)
     assert got == moves
     assert forked._entries == alone._entries
     assert forked._shares == alone._shares
     assert forked.fixed_point_solves == alone.fixed_point_solves
     assert forked.positions_computed == alone.positions_computed
     _CountedFork.made = 0
-    _, three = _two_by_two(3, spec)  # (the three scores of two sets played at once)
-    assert _CountedFork.made == 4 and three == moves
+    _, three = _two_by_two(3, spec)  # (two processes still: the pipeline has two seats)
+    assert _CountedFork.made == 1 and three == moves
 
 
 def test_a_lost_forked_process_leaves_its_scores_to_this_one(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    _, moves = _two_by_two(1)
+    """A forked process that dies leaves its states to this one: solved where they are first
+    read (the same values to float precision: their first guesses lack its shares)."""
+    alone, moves = _two_by_two(1)
     monkeypatch.setattr(executors, "ForkedCall", _LostFork)
     monkeypatch.setattr(match_native, "fork_available", lambda: True)
     solver, got = _two_by_two(2)
-    assert got == moves
+    assert [m.move for m in got] == [m.move for m in moves]
+    for mine, theirs in zip(got, moves, strict=True):
+        assert mine.match_win == pytest.approx(theirs.match_win, abs=1e-12)
+        assert mine.set_win == pytest.approx(theirs.set_win, abs=1e-12)
+    assert solver._entries.keys() == alone._entries.keys()
+    for key, value in alone._entries.items():
+        assert solver._entries[key] == pytest.approx(value, abs=1e-12)
     assert solver._forked_positions == 0
+
+
+@pytest.mark.skipif(not executors.fork_available(), reason="no fork on this system")
+@pytest.mark.parametrize("spec", [K1, K1 + ",first-player=loser"])
+def test_the_pipeline_reads_the_shares_the_sequential_order_keeps(
+    spec: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A second question whose smaller hands were solved by the first (some pairs of each
+    score already known): the pipeline finds each state's first guess where one process
+    would, so the values and shares stay bit for bit those of one process."""
+    monkeypatch.setattr(executors, "ForkedCall", _CountedFork)
+    _CountedFork.made = 0
+    rules = parse_ruleset(spec)
+    solved = []
+    for processes in (1, 2):
+        solver = NativeMatchSolver(rules)
+        solver.processes = processes
+        for mine, theirs, scores in (("+1", "-1", (1, 0)), ("+1 -2", "+2 -1", (0, 0))):
+            hands = (parse_cards(mine), parse_cards(theirs))
+            solver.prepare(scores, hands)
+        solved.append(solver)
+    one, two = solved
+    assert _CountedFork.made == 1  # (the second question, in two processes)
+    assert two._entries == one._entries
+    assert two._shares == one._shares
+    assert two.fixed_point_solves == one.fixed_point_solves
+
+
+@pytest.mark.skipif(not executors.fork_available(), reason="no fork on this system")
+def test_a_forked_process_dying_midway_leaves_the_rest_to_this_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The forked process solves its first score, then dies: this one, waiting for a value of
+    its next score, sees it gone and solves what is left (the same values to float
+    precision), instead of waiting for ever."""
+    alone, moves = _two_by_two(1)
+    solve_levels = MatchSolver._solve_levels
+
+    def die_after_one(
+        self: NativeMatchSolver, pipeline: Any, pairs: Any, specs: Any
+    ) -> tuple[int, int, int]:
+        pipeline.seat = 1
+        solve_levels(self, pipeline.mine()[:1], pairs, specs)
+        os._exit(1)
+
+    monkeypatch.setattr(NativeMatchSolver, "_pipelined_child", die_after_one)
+    solver, got = _two_by_two(2)
+    assert [m.move for m in got] == [m.move for m in moves]
+    for mine, theirs in zip(got, moves, strict=True):
+        assert mine.match_win == pytest.approx(theirs.match_win, abs=1e-12)
+    for key, value in alone._entries.items():
+        assert solver._entries[key] == pytest.approx(value, abs=1e-12)
+    assert solver._pipeline is None
 
 
 @pytest.mark.skipif(not executors.fork_available(), reason="no fork on this system")
@@ -622,7 +685,7 @@ def test_an_error_in_a_forked_process_is_raised_here(monkeypatch: pytest.MonkeyP
     def too_large(*args: Any, **kwargs: Any) -> Any:
         raise SolverTooLarge("the exact solve exceeds its state budget")
 
-    monkeypatch.setattr(NativeMatchSolver, "_forked_levels", too_large)
+    monkeypatch.setattr(NativeMatchSolver, "_pipelined_child", too_large)
     with pytest.raises(SolverTooLarge, match="state budget"):
         _two_by_two(2)
 

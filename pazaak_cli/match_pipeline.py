@@ -1,0 +1,214 @@
+"""Two processes solving the later sets' scores at once, each state as soon as what it reads is
+known.
+
+A score's match states read only the values of the scores with one more set won on either side
+(and, for Newton's first guess, a share found at an earlier number of sets played). Solved a
+number of sets played at a time, two cores took six score-times for the nine scores of a first
+to 3 match (one core idles while 2-2, 0-0 and the odd score of three are solved); here each
+process takes every other score of ``prepare``'s order and solves it pair of hands by pair of
+hands, waiting only for the values it reads: five score-times, the second process a few pairs
+behind the first.
+
+The values go through a shared table (one mapping, inherited by the forked process): for every
+(score, pair of hands) six doubles, the match-state value for each opener spec and the share
+found for each (NaN: not yet; ``inf``: that solve wrote no share). A solve writes its share
+before its values, so a reader that sees a value sees the share too (x86 and ARM keep a single
+process's stores of aligned doubles whole; the reader only polls). The values are those of the
+solve done one score after the other, to the last bit: each state reads the same values, and its
+first guess the same share (:meth:`Pipeline.share` finds the state whose share the sequential
+order would have kept).
+"""
+
+from __future__ import annotations
+
+import math
+import mmap
+import os
+import time
+from collections.abc import Sequence
+from typing import Generic, Protocol, TypeVar
+
+MatchKey = tuple[int, int, int, int]
+"""(sets won by seat 0, by seat 1, hand of seat 0, hand of seat 1), as match_solver has it."""
+
+
+class Level(Protocol):
+    """A score to solve and its pairs of hands not known yet (match_solver.Level; this module
+    sits below match_solver, which uses it)."""
+
+    @property
+    def s0(self) -> int: ...
+
+    @property
+    def s1(self) -> int: ...
+
+    @property
+    def missing(self) -> list[tuple[int, int]]: ...
+
+
+LevelT = TypeVar("LevelT", bound=Level)
+
+SLOTS = 6
+"""Doubles per (score, pair of hands): the values of opener specs 0, 1, 2, then their shares."""
+
+NO_SHARE = math.inf
+"""A share slot of a solve that found no share (the set's result did not matter)."""
+
+POLL_SECONDS = 0.0002
+"""How long a process waits before it looks again for a value the other is solving."""
+
+
+class PeerLost(Exception):
+    """The other process ended before it wrote a value this one waits for."""
+
+
+class Pipeline(Generic[LevelT]):
+    """The scores of one ``prepare_all`` shared out between two processes (seat 0 of the
+    pipeline: the parent, every other score from the first; seat 1: the forked child), and the
+    table through which their values pass."""
+
+    def __init__(
+        self,
+        rounds: Sequence[Sequence[LevelT]],
+        pairs: Sequence[tuple[int, int]],
+        base: dict[tuple[int, int, int], float],
+    ) -> None:
+        self.rounds = [list(levels) for levels in rounds]
+        self.levels = [level for levels in self.rounds for level in levels]
+        self.base = base
+        """The shares known before this ``prepare_all`` (the sequential solve's starting ones)."""
+        self._round_of: dict[tuple[int, int], int] = {}
+        self._index: dict[tuple[int, int], int] = {}
+        self.owner: dict[tuple[int, int], int] = {}
+        for number, levels in enumerate(self.rounds):
+            for level in levels:
+                score = (level.s0, level.s1)
+                self._round_of[score] = number
+                self._index[score] = len(self._index)
+                self.owner[score] = len(self.owner) % 2
+        self._pair_index = {pair: index for index, pair in enumerate(pairs)}
+        self._missing = {(level.s0, level.s1): frozenset(level.missing) for level in self.levels}
+        size = max(1, len(self._index) * len(pairs) * SLOTS) * 8
+        self._buffer = mmap.mmap(-1, size)  # (anonymous and shared: a fork writes into it too)
+        self._table = memoryview(self._buffer).cast("d")
+        for index in range(len(self._table)):
+            self._table[index] = math.nan
+        self.seat = 0
+        """Which process this is (0: the one that forked, 1: the forked one)."""
+        self.parent = os.getpid()
+        self.child: int | None = None
+        """The forked process's id (None: not forked, or ended: nothing more to wait for)."""
+        self.lost = False
+        """The other process ended before its share was done: this one solves what is left."""
+
+    def close(self) -> None:
+        """Let go of the shared table."""
+        self._table.release()
+        self._buffer.close()
+
+    def mine(self) -> list[LevelT]:
+        """The levels this seat solves, in order."""
+        return [level for level in self.levels if self.owner[(level.s0, level.s1)] == self.seat]
+
+    def elsewhere(self, match: MatchKey) -> bool:
+        """Whether the other process solves this match state."""
+        score = (match[0], match[1])
+        owner = self.owner.get(score)
+        return (
+            not self.lost
+            and owner is not None
+            and owner != self.seat
+            and (match[2], match[3]) in self._missing[score]
+        )
+
+    def _slot(self, match: MatchKey) -> int:
+        return (
+            self._index[(match[0], match[1])] * len(self._pair_index)
+            + self._pair_index[(match[2], match[3])]
+        ) * SLOTS
+
+    def publish(
+        self, match: MatchKey, values: dict[int, float], share_spec: int, share: float | None
+    ) -> None:
+        """A solved state: its share first, then its value for each opener spec."""
+        if (match[0], match[1]) not in self._index:
+            return
+        slot = self._slot(match)
+        self._table[slot + 3 + share_spec] = NO_SHARE if share is None else share
+        for spec, value in values.items():
+            self._table[slot + spec] = value
+
+    def value(self, match: MatchKey, spec: int) -> float:
+        """The value of a state the other process solves, once it is written (PeerLost if
+        that process ended first)."""
+        slot = self._slot(match) + spec
+        found = self._table[slot]
+        while math.isnan(found):
+            self._check_peer()
+            time.sleep(POLL_SECONDS)
+            found = self._table[slot]
+        return found
+
+    def _check_peer(self) -> None:
+        if self.seat == 1:
+            if os.getppid() != self.parent:
+                raise PeerLost("the process that forked this one ended")
+            return
+        if self.child is None:
+            raise PeerLost("no process solves these scores")
+        try:
+            pid, _ = os.waitpid(self.child, os.WNOHANG)
+        except ChildProcessError:
+            pid = self.child
+        if pid:
+            # (it may have ended after writing: the caller looks once more)
+            self.child = None
+
+    def share(self, match: MatchKey, key: tuple[int, int, int]) -> float:
+        """The share Newton's first guess starts from for ``match`` (``key``: its hands and
+        opener spec), as the solve one number of sets played at a time has it: the one written
+        by the latest earlier round that wrote one for these hands, within a round by its last
+        score (fewest sets won by seat 0), else the one known before."""
+        rounds = self._round_of.get((match[0], match[1]), 0)
+        pair = (key[0], key[1])
+        for number in range(rounds - 1, -1, -1):
+            for level in reversed(self.rounds[number]):
+                if pair not in self._missing[(level.s0, level.s1)]:
+                    continue
+                state = (level.s0, level.s1, key[0], key[1])
+                slot = self._slot(state)
+                if self.owner[(level.s0, level.s1)] != self.seat and not self.lost:
+                    self.value(state, key[2])  # (its share is written before its value)
+                found = self._table[slot + 3 + key[2]]
+                if not math.isnan(found) and found != NO_SHARE:
+                    return found
+        return self.base.get(key, 0.5)
+
+    def values(self, specs: Sequence[int]) -> dict[tuple[MatchKey, int], float]:
+        """Every value written, by (match state, spec)."""
+        found: dict[tuple[MatchKey, int], float] = {}
+        for level in self.levels:
+            for x, y in level.missing:
+                match = (level.s0, level.s1, x, y)
+                slot = self._slot(match)
+                for spec in specs:
+                    value = self._table[slot + spec]
+                    if not math.isnan(value):
+                        found[(match, spec)] = value
+        return found
+
+    def shares(self) -> dict[tuple[int, int, int], float]:
+        """The shares the sequential solve ends with: the base, then each round's, in order
+        (within a round, the last score's)."""
+        result = dict(self.base)
+        for levels in self.rounds:
+            written: dict[tuple[int, int, int], float] = {}
+            for level in levels:
+                for x, y in level.missing:
+                    slot = self._slot((level.s0, level.s1, x, y))
+                    for spec in range(3):
+                        share = self._table[slot + 3 + spec]
+                        if not math.isnan(share) and share != NO_SHARE:
+                            written[(x, y, spec)] = share
+            result.update(written)
+        return result
