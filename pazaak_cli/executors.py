@@ -497,6 +497,17 @@ def run_shared(
                 child.stop()
 
 
+def resident_bytes() -> int:
+    """This process's resident memory in bytes (0 where the system does not say: Linux's
+    ``/proc`` only)."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as statm:
+            pages = int(statm.read().split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
+    return pages * os.sysconf("SC_PAGE_SIZE")
+
+
 SOLVER_PROCESSES_VARIABLE = "PAZAAK_SOLVER_PROCESSES"
 """How many processes one exact solve may use (default: the cores available; 1: no more than
 its own). A pool's workers set it to 1."""

@@ -28,7 +28,13 @@ from typing import Any
 
 from pazaak_cli import executors
 from pazaak_cli.cards import Card
-from pazaak_cli.executors import WorkerLost, fork_available, run_shared, solver_processes
+from pazaak_cli.executors import (
+    WorkerLost,
+    fork_available,
+    resident_bytes,
+    run_shared,
+    solver_processes,
+)
 from pazaak_cli.game import FULL_DECK
 from pazaak_cli.match_pipeline import Pipeline
 from pazaak_cli.match_solver import _PLAYING, _STANDING, Level, MatchKey, MatchSolver, Pair
@@ -46,6 +52,14 @@ DENSE_LIMIT_BYTES = 1_200_000_000
 being iterated come on top, a few MB): beyond, they keep only the before-draw positions, and a
 level that needs more than this even so is refused (a hand pair of gold cards each: flips make
 thousands of sides)."""
+
+FORK_MEMORY_BYTES = 1_600_000_000
+"""Scores are solved in forked processes only when this process's resident memory and the
+tables of a score for each process stay within this (the answer's whole peak is bounded at
+2 GB; a forked process also copies the pages of its parent's memory it writes to). Measured on
+the hidden `kotor2-average` match answer, whose parent holds 0.7 to 1.3 GB between hands and
+some of whose hands take 0.5 GB of tables a score: stopped after 200 s, the processes together
+peaked at 1.83 GB without this bound (2.1 GB in another run) and 1.42 GB with it."""
 
 FORK_MIN_PAIRS = 16
 """Scores are solved in forked processes only when the ones dealt out hold this many match
@@ -497,8 +511,9 @@ class NativeMatchSolver(MatchSolver):
     def _worth_forking(
         self, dealt: Sequence[Sequence[Level]], pairs: Sequence[tuple[int, int]]
     ) -> bool:
-        """Whether the scores dealt out are enough work to fork for, and two scores' dense
-        tables at once fit :data:`DENSE_LIMIT_BYTES`."""
+        """Whether the scores dealt out are enough work to fork for, and their dense tables
+        and this process's at once fit :data:`DENSE_LIMIT_BYTES`, and beside what this process
+        holds already, :data:`FORK_MEMORY_BYTES`."""
         if (
             not fork_available()
             or sum(len(level.missing) for share in dealt for level in share) < FORK_MIN_PAIRS
@@ -507,7 +522,8 @@ class NativeMatchSolver(MatchSolver):
         self._sync()
         openers = 2 if self._reads_opener else 1
         before, after = self._dense_bytes(pairs, openers)
-        return (1 + len(dealt)) * (before + after) <= DENSE_LIMIT_BYTES
+        tables = (1 + len(dealt)) * (before + after)
+        return tables <= DENSE_LIMIT_BYTES and resident_bytes() + tables <= FORK_MEMORY_BYTES
 
     def _forked_levels(
         self, levels: Sequence[Level], pairs: Sequence[tuple[int, int]], specs: Sequence[int]

@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import random
 import signal
+import sys
 import traceback
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -688,6 +689,21 @@ def test_an_error_in_a_forked_process_is_raised_here(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(NativeMatchSolver, "_pipelined_child", too_large)
     with pytest.raises(SolverTooLarge, match="state budget"):
         _two_by_two(2)
+
+
+def test_no_fork_when_this_process_holds_too_much_already(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two scores' tables beside what the process holds must fit FORK_MEMORY_BYTES."""
+    monkeypatch.setattr(executors, "ForkedCall", _CountedFork)
+    _CountedFork.made = 0
+    _, moves = _two_by_two(1)
+    if sys.platform.startswith("linux"):
+        assert 10_000_000 < executors.resident_bytes() < match_native.FORK_MEMORY_BYTES
+    monkeypatch.setattr(match_native, "resident_bytes", lambda: match_native.FORK_MEMORY_BYTES)
+    _, got = _two_by_two(2)
+    assert _CountedFork.made == 0
+    assert got == moves
 
 
 def test_no_fork_when_two_scores_tables_would_pass_the_bound(
