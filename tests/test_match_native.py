@@ -691,31 +691,23 @@ def test_an_error_in_a_forked_process_is_raised_here(monkeypatch: pytest.MonkeyP
         _two_by_two(2)
 
 
-def test_no_fork_when_this_process_holds_too_much_already(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Two scores' tables beside what the process holds must fit FORK_MEMORY_BYTES."""
+@pytest.mark.parametrize("bound", ["tables", "memory"])
+def test_no_fork_past_the_memory_bounds(bound: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two scores' tables must fit DENSE_LIMIT_BYTES, and beside what this process holds
+    already, FORK_MEMORY_BYTES: else the scores are solved here alone, the same."""
     monkeypatch.setattr(executors, "ForkedCall", _CountedFork)
     _CountedFork.made = 0
     _, moves = _two_by_two(1)
-    if sys.platform.startswith("linux"):
-        assert 10_000_000 < executors.resident_bytes() < match_native.FORK_MEMORY_BYTES
-    monkeypatch.setattr(match_native, "resident_bytes", lambda: match_native.FORK_MEMORY_BYTES)
+    if bound == "tables":
+        monkeypatch.setattr(match_native, "DENSE_LIMIT_BYTES", 5_000_000)  # (one fits, not two)
+    else:
+        if sys.platform.startswith("linux"):
+            assert 10_000_000 < executors.resident_bytes() < match_native.FORK_MEMORY_BYTES
+        limit = match_native.FORK_MEMORY_BYTES
+        monkeypatch.setattr(match_native, "resident_bytes", lambda: limit)
     _, got = _two_by_two(2)
     assert _CountedFork.made == 0
     assert got == moves
-
-
-def test_no_fork_when_two_scores_tables_would_pass_the_bound(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(executors, "ForkedCall", _CountedFork)
-    _CountedFork.made = 0
-    _, moves = _two_by_two(1)
-    monkeypatch.setattr(match_native, "DENSE_LIMIT_BYTES", 5_000_000)  # (one fits, not two)
-    _, got = _two_by_two(2)
-    assert _CountedFork.made == 0
-    assert [m.match_win for m in got] == [m.match_win for m in moves]
 
 
 def test_ranking_the_sides_checks_what_it_is_given() -> None:
