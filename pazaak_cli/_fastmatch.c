@@ -448,6 +448,17 @@ static inline void dense_write(Dense *g, size_t index, double value) {
     g->v[index] = -value;
 }
 
+/* Read a value a dense table holds (dense_has), with its slope while the group's match state
+ * is iterated (reading one counts as reading the iterated value). */
+static inline void dense_read(Core *self, const Dense *g, size_t index, double *v, double *d) {
+    *v = -g->v[index];
+    *d = 0.0;
+    if (g->d) {
+        *d = g->d[index];
+        self->reads++;
+    }
+}
+
 static int spares_take(Spares *spares, size_t nv, Spare *found);
 
 /* Give a table its values: an array kept from a table of its size if there is one (see
@@ -856,7 +867,7 @@ static int best_end(Core *self, int context, int mover, int list, int other, int
         places[i] = NULL;
         if (kind != PLAYING && (kind != STANDING || other_stands)) continue;
         int hand = self->hand[code];
-        if (hand != last_hand) { /* (the table found lately, looked up once for the candidates of one hand) */
+        if (hand != last_hand) { /* (the table found lately: once for one hand's candidates) */
             int h0 = mover == 0 ? hand : other_hand, h1 = mover == 0 ? other_hand : hand;
             last_hand = hand;
             last = *found_slot(self, context, h0, h1);
@@ -872,14 +883,10 @@ static int best_end(Core *self, int context, int mover, int list, int other, int
         PREFETCH(&last->v[at[i]]);
     }
     for (int i = 0; i < len; i++) {
-        double cv, cd = 0.0;
+        double cv, cd;
         Dense *g = i < known ? places[i] : NULL;
-        if (g && dense_has(g, at[i])) { /* (as before_draw reads it) */
-            cv = -g->v[at[i]];
-            if (g->d) {
-                cd = g->d[at[i]];
-                self->reads++;
-            }
+        if (g && dense_has(g, at[i])) {
+            dense_read(self, g, at[i], &cv, &cd);
         } else {
             double ev, ed; /* (cv and cd stay in registers) */
             int code = self->codes[start + i];
@@ -956,13 +963,7 @@ static int before_draw(Core *self, int context, int mover, int a, int b, int dec
         if (la < g->n0 && lb < g->n1) {
             index = before_index(g, mover, la, lb);
             if (dense_has(g, index)) {
-                *v = -g->v[index];
-                if (g->d) {
-                    *d = g->d[index];
-                    self->reads++; /* (its match state is iterated) */
-                } else {
-                    *d = 0.0;
-                }
+                dense_read(self, g, index, v, d);
                 return 0;
             }
         } else {
@@ -1076,7 +1077,8 @@ static int compute_before(Core *self, int context, int mover, int a, int b, int 
         if (g->d) g->d[index] = slope;
         g->filled++;
         self->dense_filled++;
-    } else if (keep(self, context, self->hand[a], self->hand[b], key, self->reads != reads, value, slope) < 0) {
+    } else if (keep(self, context, self->hand[a], self->hand[b], key, self->reads != reads, value,
+                    slope) < 0) {
         return -1;
     }
     *v = value;

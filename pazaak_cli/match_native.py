@@ -21,6 +21,7 @@ among equal values (a fixed point the core finds by the linear-piece shortcut ag
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Sequence
 from functools import partial
@@ -358,13 +359,15 @@ class NativeMatchSolver(MatchSolver):
         if sum(1 for levels in rounds if levels) < 2:
             return False
         pipeline: Pipeline[Level] = Pipeline(rounds, pairs, dict(self._shares))
-        theirs = [level for level in pipeline.levels if pipeline.owner[(level.s0, level.s1)] == 1]
         try:
-            if not self._worth_forking([theirs], pairs):
+            if not self._worth_forking([pipeline.levels_of(1)], pairs):
                 return False
             self._pipeline, self._share_base, self._share_writes = pipeline, {}, {}
             try:
                 self._run_pipeline(pipeline, pairs, specs)
+                # what a forked process that died left: solved here (nothing to wait for now)
+                for levels in self._unsolved(scores, hands)[2]:
+                    MatchSolver._solve_levels(self, levels, pairs, specs)
             finally:
                 self._pipeline, self._share_base, self._share_writes = None, None, {}
             self._shares = pipeline.shares()
@@ -376,8 +379,8 @@ class NativeMatchSolver(MatchSolver):
     def _run_pipeline(
         self, pipeline: Pipeline[Level], pairs: Sequence[tuple[int, int]], specs: Sequence[int]
     ) -> None:
-        """Solve this process's scores while a forked one solves the others; what the forked
-        one could not finish (it died) is solved here after."""
+        """Solve this process's scores while a forked one solves the others, and take what it
+        wrote (if it died first, the states it left are missing from ``_entries``)."""
         try:
             child: executors.ForkedCall | None = executors.ForkedCall(
                 partial(self._pipelined_child, pipeline, pairs, specs)
@@ -388,46 +391,30 @@ class NativeMatchSolver(MatchSolver):
             pipeline.child = child.pid if child is not None else None
             pipeline.lost = child is None
             MatchSolver._solve_levels(self, pipeline.mine(), pairs, specs)
-            counts = None
             if child is not None:
-                try:
-                    counts = child.result()
-                except WorkerLost:
-                    pipeline.lost = True
-            if counts is not None:
-                self.fixed_point_solves += counts[0]
-                self.fixed_point_shortcuts += counts[1]
-                self._forked_positions += counts[2]
-            pipeline.lost = True  # (nothing more to wait for: what is missing is solved here)
+                with contextlib.suppress(WorkerLost):  # (died: what it left is solved here)
+                    self._take_forked(*child.result())
+            pipeline.lost = True  # (nothing more to wait for)
             self._entries.update(pipeline.values(specs))
-            entries = self._entries
-            left = []
-            for s0, s1, pairs_missing in pipeline.levels:
-                missing = [
-                    (x, y)
-                    for x, y in pairs_missing
-                    if any(((s0, s1, x, y), spec) not in entries for spec in specs)
-                ]
-                if missing:
-                    left.append(Level(s0, s1, missing))
-            MatchSolver._solve_levels(self, left, pairs, specs)
         finally:
             if child is not None:
                 child.stop()
 
     def _pipelined_child(
         self, pipeline: Pipeline[Level], pairs: Sequence[tuple[int, int]], specs: Sequence[int]
-    ) -> tuple[int, int, int]:
-        """In the forked process: solve the pipeline's other scores; what the solves counted."""
+    ) -> Forked:
+        """In the forked process: solve the pipeline's other scores; what the solves counted
+        (their values and shares pass through the pipeline's table)."""
         pipeline.seat = 1
         self.progress = None  # (the parent shows the progress)
         counted = (self.fixed_point_solves, self.fixed_point_shortcuts, self.positions_computed)
         MatchSolver._solve_levels(self, pipeline.mine(), pairs, specs)
-        return (
+        counts = (
             self.fixed_point_solves - counted[0],
             self.fixed_point_shortcuts - counted[1],
             self.positions_computed - counted[2],
         )
+        return {}, {}, counts
 
     def release_tables(self) -> None:
         """MatchSolver.release_tables; the arrays of one question's tables are kept for the

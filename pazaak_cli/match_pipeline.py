@@ -25,7 +25,7 @@ import math
 import mmap
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Generic, Protocol, TypeVar
 
 MatchKey = tuple[int, int, int, int]
@@ -106,9 +106,13 @@ class Pipeline(Generic[LevelT]):
         self._table.release()
         self._buffer.close()
 
+    def levels_of(self, seat: int) -> list[LevelT]:
+        """The levels a seat solves, in order."""
+        return [level for level in self.levels if self.owner[(level.s0, level.s1)] == seat]
+
     def mine(self) -> list[LevelT]:
-        """The levels this seat solves, in order."""
-        return [level for level in self.levels if self.owner[(level.s0, level.s1)] == self.seat]
+        """The levels this process solves, in order."""
+        return self.levels_of(self.seat)
 
     def elsewhere(self, match: MatchKey) -> bool:
         """Whether the other process solves this match state."""
@@ -178,37 +182,39 @@ class Pipeline(Generic[LevelT]):
                 state = (level.s0, level.s1, key[0], key[1])
                 slot = self._slot(state)
                 if self.owner[(level.s0, level.s1)] != self.seat and not self.lost:
-                    self.value(state, key[2])  # (its share is written before its value)
+                    try:
+                        self.value(state, key[2])  # (its share is written before its value)
+                    except PeerLost:
+                        self.lost = True  # (this state starts without it: the same fixed point)
                 found = self._table[slot + 3 + key[2]]
                 if not math.isnan(found) and found != NO_SHARE:
                     return found
         return self.base.get(key, 0.5)
 
-    def values(self, specs: Sequence[int]) -> dict[tuple[MatchKey, int], float]:
-        """Every value written, by (match state, spec)."""
-        found: dict[tuple[MatchKey, int], float] = {}
+    def _states(self) -> Iterator[tuple[MatchKey, int]]:
+        """Every state to solve and its slot, in ``prepare_all``'s order."""
         for level in self.levels:
             for x, y in level.missing:
                 match = (level.s0, level.s1, x, y)
-                slot = self._slot(match)
-                for spec in specs:
-                    value = self._table[slot + spec]
-                    if not math.isnan(value):
-                        found[(match, spec)] = value
-        return found
+                yield match, self._slot(match)
+
+    def values(self, specs: Sequence[int]) -> dict[tuple[MatchKey, int], float]:
+        """Every value written, by (match state, spec)."""
+        return {
+            (match, spec): self._table[slot + spec]
+            for match, slot in self._states()
+            for spec in specs
+            if not math.isnan(self._table[slot + spec])
+        }
 
     def shares(self) -> dict[tuple[int, int, int], float]:
-        """The shares the sequential solve ends with: the base, then each round's, in order
-        (within a round, the last score's)."""
+        """The shares the sequential solve ends with: the base, then each share written, in
+        ``prepare_all``'s order (a later round's over an earlier one's; within a round, the
+        last score's)."""
         result = dict(self.base)
-        for levels in self.rounds:
-            written: dict[tuple[int, int, int], float] = {}
-            for level in levels:
-                for x, y in level.missing:
-                    slot = self._slot((level.s0, level.s1, x, y))
-                    for spec in range(3):
-                        share = self._table[slot + 3 + spec]
-                        if not math.isnan(share) and share != NO_SHARE:
-                            written[(x, y, spec)] = share
-            result.update(written)
+        for match, slot in self._states():
+            for spec in range(3):
+                share = self._table[slot + 3 + spec]
+                if not math.isnan(share) and share != NO_SHARE:
+                    result[(match[2], match[3], spec)] = share
         return result

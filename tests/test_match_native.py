@@ -29,7 +29,8 @@ from pazaak_cli.cards import Card, parse_cards
 from pazaak_cli.game import FORFEIT, FULL_DECK, Open, Phase, new_match
 from pazaak_cli.match_advice import solve_match_question
 from pazaak_cli.match_native import NativeMatchSolver, make_match_solver, native_available
-from pazaak_cli.match_solver import MatchMove, MatchSolver
+from pazaak_cli.match_pipeline import Pipeline
+from pazaak_cli.match_solver import Level, MatchMove, MatchSolver
 from pazaak_cli.position_builder import Question, question_from_state
 from pazaak_cli.rules import parse_ruleset
 from pazaak_cli.solver import SolveOptions, SolverTooLarge
@@ -665,6 +666,35 @@ def test_the_pipeline_reads_the_shares_the_sequential_order_keeps(
     assert two.fixed_point_solves == one.fixed_point_solves
 
 
+def test_a_share_the_lost_process_never_wrote_falls_back_to_what_was_known() -> None:
+    """Waiting for a first guess's share that a dead process was to write gives up (the state
+    starts from the share known before, the same fixed point), instead of failing the solve."""
+    pairs = [(0, 0), (0, 1)]
+    rounds = [
+        [Level(2, 2, list(pairs))],
+        [Level(2, 1, list(pairs)), Level(1, 2, list(pairs))],
+        [Level(1, 1, list(pairs))],
+    ]
+    pipeline: Pipeline[Level] = Pipeline(rounds, pairs, {(0, 1, 0): 0.25})
+    try:
+        assert pipeline.owner == {(2, 2): 0, (2, 1): 1, (1, 2): 0, (1, 1): 1}
+        pipeline.child = None  # (seat 0; the other process gone)
+        # (2, 1)'s share comes from (2, 2): this seat's, not written yet -> the known one
+        assert pipeline.share((2, 1, 0, 1), (0, 1, 0)) == 0.25
+        pipeline.publish((2, 2, 0, 1), {0: 0.6}, 0, 0.75)
+        assert pipeline.share((1, 2, 0, 1), (0, 1, 0)) == 0.75
+        # a later round's state reads round 1's last score, (1, 2): written here
+        pipeline.publish((1, 2, 0, 1), {0: 0.4}, 0, 0.5)
+        assert pipeline.share((1, 1, 0, 1), (0, 1, 0)) == 0.5
+        # with (1, 2) holding no share, round 1's (2, 1) is the other seat's: given up on
+        pipeline.publish((1, 2, 0, 1), {0: 0.4}, 0, None)
+        assert pipeline.share((1, 1, 0, 1), (0, 1, 0)) == 0.75
+        assert pipeline.lost
+        assert not pipeline.elsewhere((2, 1, 0, 1))
+    finally:
+        pipeline.close()
+
+
 @pytest.mark.skipif(not executors.fork_available(), reason="no fork on this system")
 def test_a_forked_process_dying_midway_leaves_the_rest_to_this_one(
     monkeypatch: pytest.MonkeyPatch,
@@ -675,9 +705,7 @@ def test_a_forked_process_dying_midway_leaves_the_rest_to_this_one(
     alone, moves = _two_by_two(1)
     solve_levels = MatchSolver._solve_levels
 
-    def die_after_one(
-        self: NativeMatchSolver, pipeline: Any, pairs: Any, specs: Any
-    ) -> tuple[int, int, int]:
+    def die_after_one(self: NativeMatchSolver, pipeline: Any, pairs: Any, specs: Any) -> Any:
         pipeline.seat = 1
         solve_levels(self, pipeline.mine()[:1], pairs, specs)
         os._exit(1)
