@@ -34,6 +34,10 @@
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
+#ifdef __linux__
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 /* Ask the memory for an address ahead of its read. (A macro: GCC drops a call to a function that
  * only prefetches.) */
@@ -461,6 +465,21 @@ static inline void dense_read(Core *self, const Dense *g, size_t index, double *
 
 static int spares_take(Spares *spares, size_t nv, Spare *found);
 
+/* Map in at once the pages of a fresh array that will be written nearly whole (a score level's
+ * table): the system then maps them in one call, not at a fault for each page, and a page read
+ * before it is written is not mapped twice (once to the zero page, once to its own). */
+static void populate(void *start, size_t bytes) {
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t first = ((uintptr_t)start + page - 1) & ~(page - 1);
+    uintptr_t end = ((uintptr_t)start + bytes) & ~(page - 1);
+    if (end > first) (void)madvise((void *)first, end - first, MADV_POPULATE_WRITE);
+#else
+    (void)start;
+    (void)bytes;
+#endif
+}
+
 /* Give a table its values: an array kept from a table of its size if there is one (see
  * dense_spare), zeroed (only its pages written, for a lazy table), else a new one: zero, the
  * system maps its pages when first written (-1: no memory; a lazy table's positions then go to
@@ -477,6 +496,7 @@ static int dense_allocate(Core *self, Dense *g) {
         return 0;
     }
     g->v = calloc(g->nv + 1, sizeof(double)); /* (zero: nothing computed) */
+    if (g->v && !g->lazy) populate(g->v, (g->nv + 1) * sizeof(double));
     if (g->v && g->lazy && !(g->dirty = calloc(dirty_pages(g->nv), 1))) {
         free(g->v);
         g->v = NULL;
