@@ -75,17 +75,22 @@ def match_other_hands(
     return weighted_opponent_hands(hidden, options, ruleset)
 
 
-QUICK_MATCH_PAIRS = 64
-"""The most (my sub-hand, opponent sub-hand) pairs a match answer solves by default. Each pair
-is a set solved from empty tables at every score; measured with the C core in one process
-(docs/benchmarks.md), about 0.03 to 0.05 s of CPU a pair of plain cards (2 v 2: 16 pairs,
-0.45 s; 3 v 3: 64 pairs, 3 s; 4 v 4: 256 pairs, about 14 s, 11 s on two cores, and more for
-every hidden hand). Beyond it the default answer is the set's (:func:`match_is_quick`)."""
+QUICK_MATCH_PAIRS = 256
+"""The most (my sub-hand, opponent sub-hand) pairs a match answer solves by default: every
+question with both hands known and plain cards (four a side: 16 x 16 sub-hands). Each pair is a
+set solved from empty tables at every score; measured, the whole command on two cores
+(docs/advise.md): 4 v 4 plain cards about 4 s, all four ± cards a side about 9 s (7 and 13 s in
+one process). Beyond it (a hidden hand brings every sub-hand of every hand it may be) the
+default answer is the set's (:func:`match_is_quick`)."""
+
+QUICK_GOLD_MATCH_PAIRS = 6
+"""The same limit where either hand may hold a flip card or a Double (:data:`_MANY_SIDES`):
+they make many more sides (a flip remembers what it would turn over, and keeps the card count),
+about 1 s of CPU a pair (1 v 1 flips: 3.8 s; 2 v 2: 7 to 17 s)."""
 
 GOLD_PAIR_WEIGHT = 10
-"""A flip card or a Double makes many more sides (a flip remembers what it would turn over, and
-keeps the card count): about 1 s of CPU a pair (1 v 1 flips: 3.8 s; 2 v 2: 7 to 17 s), so a
-question where either side may hold one counts each pair this many times."""
+"""How many times a set in progress with a flip card or a Double about counts against
+:data:`QUICK_SET_PAIRS` (its sides, as above)."""
 
 
 KOTOR_MATCH_BUDGET = 5_000_000
@@ -110,7 +115,7 @@ answer is refused at once instead of after minutes (the bound stays the guard)."
 
 
 _MANY_SIDES = frozenset((CardKind.FLIP_2_4, CardKind.FLIP_3_6, CardKind.DOUBLE))
-"""The card kinds :data:`GOLD_PAIR_WEIGHT` counts."""
+"""The card kinds :data:`QUICK_GOLD_MATCH_PAIRS` and :data:`GOLD_PAIR_WEIGHT` are for."""
 
 
 def match_pairs(
@@ -156,8 +161,8 @@ def match_question_pairs(question: Question, options: SolveOptions) -> MatchCost
     """The pairs of sub-hands the match answer to ``question`` against ``options.opponent``
     solves at every score (:func:`match_pairs`), those it still has to (less what the shared
     solver already knows: see :func:`_pairs_left`), and the most it answers by default in a
-    few seconds (:data:`QUICK_MATCH_PAIRS`, divided by :data:`GOLD_PAIR_WEIGHT` where a flip or
-    a Double is about; :data:`QUICK_KOTOR_MATCH_PAIRS` against the KOTOR rule)."""
+    few seconds (:data:`QUICK_MATCH_PAIRS`, :data:`QUICK_GOLD_MATCH_PAIRS` where a flip or a
+    Double is about; :data:`QUICK_KOTOR_MATCH_PAIRS` against the KOTOR rule)."""
     state = question.state
     me_side, other_side = state.sides[state.turn], state.sides[1 - state.turn]
     other_hands = match_other_hands(other_side, options, state.ruleset)
@@ -166,8 +171,10 @@ def match_question_pairs(question: Question, options: SolveOptions) -> MatchCost
         pairs = match_pairs(my_hand, other_hands, ordered=True)
         return MatchCost(pairs, pairs, QUICK_KOTOR_MATCH_PAIRS)
     cards = [*my_hand, *(card for hand, _ in other_hands for card in hand)]
-    weight = GOLD_PAIR_WEIGHT if any(card.kind in _MANY_SIDES for card in cards) else 1
-    pairs, quick = match_pairs(my_hand, other_hands), QUICK_MATCH_PAIRS // weight
+    gold = any(card.kind in _MANY_SIDES for card in cards)
+    weight = GOLD_PAIR_WEIGHT if gold else 1
+    pairs = match_pairs(my_hand, other_hands)
+    quick = QUICK_GOLD_MATCH_PAIRS if gold else QUICK_MATCH_PAIRS
     left = pairs
     if pairs > quick:
         left = _pairs_left(state, my_hand, other_hands, pairs, QUICK_SET_PAIRS // weight)

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from pazaak_cli import follow
+from pazaak_cli import follow, match_advice
 from pazaak_cli.cards import Card, parse_cards
 from pazaak_cli.cli import main
 from pazaak_cli.follow import (
@@ -462,7 +462,15 @@ def golden_lines() -> list[str]:
     return lines
 
 
-def test_golden_transcript_of_a_whole_match() -> None:
+@pytest.fixture
+def set_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The default's limit as it was when these transcripts were made (64 pairs): four cards
+    against a hidden hand of this two-kind deck (240 pairs) then answer for the set by default,
+    which these tests are about (the limit itself is tested in test_match_solver.py)."""
+    monkeypatch.setattr(match_advice, "QUICK_MATCH_PAIRS", 64)
+
+
+def test_golden_transcript_of_a_whole_match(set_by_default: None) -> None:
     result = invoke([*BASE_ARGS, "--save", "follow.json"], golden_lines())
     assert result.exit_code == 0, result.output
     if os.environ.get("PAZAAK_REGENERATE"):
@@ -514,7 +522,7 @@ def test_undo_position_board_and_help_at_the_command_line(canned_advice: list[An
 
 
 def test_hint_match_asks_for_the_match_answer_at_a_decision(
-    canned_advice: list[Any], monkeypatch: pytest.MonkeyPatch
+    canned_advice: list[Any], monkeypatch: pytest.MonkeyPatch, set_by_default: None
 ) -> None:
     asked: list[Any] = []
 

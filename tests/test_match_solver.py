@@ -34,6 +34,7 @@ from pazaak_cli.game import (
 )
 from pazaak_cli.match_advice import solve_match_question
 from pazaak_cli.match_solver import MatchSolver
+from pazaak_cli.notation import parse_position
 from pazaak_cli.position_builder import question_from_state
 from pazaak_cli.rules import parse_ruleset
 from pazaak_cli.solver import SolveOptions
@@ -371,16 +372,20 @@ def test_impossible_match_questions_are_refused_in_one_line(
 
 
 def test_a_long_match_answer_falls_back_to_the_set_and_says_so() -> None:
-    """Four cards a side: the match answer would take seconds, so the default is the set's, with
-    a note (and --objective match still asks for the match)."""
+    """Both hands known with plain cards (four a side at most: 256 pairs) answer for the match
+    by default; a hidden hand brings the sub-hands of every hand it may be (two hidden starter
+    cards against four: 336 pairs), so the default is then the set's, with a note (and
+    --objective match still asks for the match)."""
+    known = parse_position("kotor1 10,6 10 +1,-2,+3,-4 +1,+2,+3,+4 -- - 4444434442 a1 1")
+    assert match_advice.match_is_quick(question_from_state(known), SolveOptions())
     args = ["--main-deck", "infinite", "--table", "10 6", "--hand", "+1 -2 +3 -4"]
-    args += ["--opp-table", "10", "--opp-hand", "+1 +2 +3 +4", "--json"]
+    args += ["--opp-table", "10", "--opp-hand-size", "2", "--json"]
     code, output = advise(*args)
     assert code == 0, output
     data = json.loads(output)
     assert data["objective"] == "set"
-    assert "--objective match" in data["note"] and "256 pairs here" in data["note"]
-    assert "allow 64;" in data["note"]
+    assert "--objective match" in data["note"] and "336 pairs here" in data["note"]
+    assert "allow 256;" in data["note"]
     code, output = advise(*SMALL, "--opp-hand", "-2", "--json")
     assert json.loads(output)["note"] is None
 
@@ -427,9 +432,9 @@ def test_the_default_answers_for_the_match_once_the_later_sets_are_solved(
     assert json.loads(output) == {**answer, "note": None}
 
 
-def test_flip_cards_count_their_pairs_ten_times_for_the_default() -> None:
-    """A flip or a Double makes far more sides: two cards against one with a flip (8 pairs, 80
-    weighted) answer for the set by default; the same without the flip (8 pairs) for the match."""
+def test_flip_cards_have_a_lower_limit_for_the_default() -> None:
+    """A flip or a Double makes far more sides: two cards against one with a flip (8 pairs,
+    past the 6 allowed) answer for the set by default; the same without the flip for the match."""
     args = ["--ruleset", "kotor2/main-deck=infinite,first-player=player1", "--table", "10 6"]
     args += ["--opp-table", "10", "--opp-hand", "-2", "--json"]
     code, output = advise(*args, "--hand", "F2/4 +1")

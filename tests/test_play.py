@@ -23,6 +23,7 @@ from click.testing import CliRunner, Result
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from pazaak_cli import match_advice
 from pazaak_cli.cards import Card, parse_cards
 from pazaak_cli.cli import main
 from pazaak_cli.commands import play_cmd
@@ -385,10 +386,14 @@ def test_the_hints_model_line_is_wrapped_to_the_terminal_width() -> None:
         assert "\n".join(lines[len(model) :]) == table
 
 
-def test_hint_match_answers_for_the_match_and_later_hints_reuse_it() -> None:
-    """A hidden hand makes the plain hint answer for the set; `h m` asks for the match however
-    long it takes, and the hints after it find the match states solved and answer for the
-    match by default."""
+def test_hint_match_answers_for_the_match_and_later_hints_reuse_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A hidden hand past the default's limit makes the plain hint answer for the set (the limit
+    lowered to 64 pairs here: two cards against two hidden starter cards are 84); `h m` asks for
+    the match however long it takes, and the hints after it find the match states solved and
+    answer for the match by default."""
+    monkeypatch.setattr(match_advice, "QUICK_MATCH_PAIRS", 64)
     rules = "kotor1/main-deck=infinite,sets-to-win=2,hand-size=2"
     args = ["--ruleset", rules, "--opponent", "heuristic", "--deck", "kotor1-starter"]
     result = play([*args, "--seed", "22"], ["h", "h m", "HINT MATCH", "h", "q"])
