@@ -80,8 +80,9 @@ QUICK_MATCH_PAIRS = 256
 question with both hands known and plain cards (four a side: 16 x 16 sub-hands). Each pair is a
 set solved from empty tables at every score; measured, the whole command on two cores
 (docs/advise.md): 4 v 4 plain cards about 4 s, all four ± cards a side about 7 s (6 and 12 s in
-one process), kotor2 hands with Tiebreakers and ±1/2 cards up to about 12 s. Beyond it (a hidden hand brings every sub-hand of every hand it may be) the
-default answer is the set's (:func:`match_is_quick`)."""
+one process), kotor2 hands with Tiebreakers and ±1/2 cards up to about 12 s. Beyond it (a
+hidden hand brings every sub-hand of every hand it may be) the default answer is the set's
+(:func:`match_is_quick`)."""
 
 QUICK_GOLD_MATCH_PAIRS = 6
 """The same limit where either hand may hold a flip card or a Double (:data:`_MANY_SIDES`):
