@@ -4,8 +4,8 @@ The question is the issue's first one: both hands known, set 1, the first move o
 after drawing a 6, kotor1 with the infinite deck; hands of 1 to 4 cards (the first n of
 ``+1 +2 -3 +4`` against ``+2 +3 -1 +5``). Each solve runs in a fresh child process, so that its
 time covers the whole solve (every later set and its fixed point) and its peak memory is its
-own (with the processes it forks: on several cores the native solver solves the scores of one
-number of sets played at once). The native solver is timed ``--repeat`` times for each count
+own (with the process it forks: on two cores or more the native solver solves every other
+score in a forked copy, see ``pazaak_cli/match_pipeline.py``). The native solver is timed ``--repeat`` times for each count
 of processes in ``--processes`` (the median is shown), the pure one once and only for the sizes
 in ``--pure`` (it takes minutes from 2 cards a side).
 

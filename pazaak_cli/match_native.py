@@ -33,7 +33,6 @@ from pazaak_cli.executors import (
     WorkerLost,
     fork_available,
     resident_bytes,
-    run_shared,
     solver_processes,
 )
 from pazaak_cli.game import FULL_DECK
@@ -67,14 +66,9 @@ FORK_MIN_PAIRS = 16
 states at least (a fork, and the dense tables it sets up, cost a few tens of milliseconds)."""
 
 
-Forked = tuple[
-    dict[tuple[MatchKey, int], float],
-    dict[tuple[int, int, int], tuple[int, float]],
-    tuple[int, int, int],
-]
-"""What a forked child brings back of the scores it solved: their match-state values, the
-shares they found (with their places in prepare's order), and what it counted (fixed-point
-solves, shortcuts, positions)."""
+Counts = tuple[int, int, int]
+"""What a forked process's solves counted: fixed-point solves, shortcuts, positions (its values
+and shares pass through the pipeline's table)."""
 
 _RULE_CODES = {
     FirstPlayer.PLAYER1: 0,
@@ -184,8 +178,8 @@ class NativeMatchSolver(MatchSolver):
         self._ranked = (0, 0)
         """How many sides and candidate lists the core had when it last ranked them."""
         self.processes: int | None = None
-        """Processes :meth:`prepare_all` may solve scores in at once (see
-        :meth:`_solve_levels`); None: as many as ``$PAZAAK_SOLVER_PROCESSES`` says when it
+        """Processes :meth:`prepare_all` may solve scores in at once (two at most, see
+        :meth:`_prepare_pipelined`); None: as many as ``$PAZAAK_SOLVER_PROCESSES`` says when it
         solves (read then, not now: a solver kept at module level reaches a pool's workers,
         which forked it and say 1)."""
         self._forked_positions = 0
@@ -347,8 +341,8 @@ class NativeMatchSolver(MatchSolver):
     ) -> bool:
         """prepare_all in two processes at once, each taking every other score and solving
         it as soon as what it reads is known (:mod:`pazaak_cli.match_pipeline`), when there are
-        two cores, scores of several numbers of sets played to solve and room for two scores'
-        tables; False: not done so (one number of sets played at a time, then)."""
+        two cores, enough states for the other process (:data:`FORK_MIN_PAIRS`) and room for
+        two scores' tables; False: not done so (all solved here, then)."""
         hands = self._later_hands(hands)
         asked = self._asked(scores, hands)
         if asked in self._prepared or not fork_available():
@@ -356,8 +350,6 @@ class NativeMatchSolver(MatchSolver):
         if min(self.processes or solver_processes(), 2) < 2:
             return False
         pairs, specs, rounds = self._unsolved(scores, hands)
-        if sum(1 for levels in rounds if levels) < 2:
-            return False
         pipeline: Pipeline[Level] = Pipeline(rounds, pairs, dict(self._shares))
         try:
             if not self._worth_forking([pipeline.levels_of(1)], pairs):
@@ -367,7 +359,7 @@ class NativeMatchSolver(MatchSolver):
                 self._run_pipeline(pipeline, pairs, specs)
                 # what a forked process that died left: solved here (nothing to wait for now)
                 for levels in self._unsolved(scores, hands)[2]:
-                    MatchSolver._solve_levels(self, levels, pairs, specs)
+                    self._solve_levels(levels, pairs, specs)
             finally:
                 self._pipeline, self._share_base, self._share_writes = None, None, {}
             self._shares = pipeline.shares()
@@ -390,10 +382,10 @@ class NativeMatchSolver(MatchSolver):
         try:
             pipeline.child = child.pid if child is not None else None
             pipeline.lost = child is None
-            MatchSolver._solve_levels(self, pipeline.mine(), pairs, specs)
+            self._solve_levels(pipeline.mine(), pairs, specs)
             if child is not None:
                 with contextlib.suppress(WorkerLost):  # (died: what it left is solved here)
-                    self._take_forked(*child.result())
+                    self._take_counts(child.result())
             pipeline.lost = True  # (nothing more to wait for)
             self._entries.update(pipeline.values(specs))
         finally:
@@ -402,19 +394,18 @@ class NativeMatchSolver(MatchSolver):
 
     def _pipelined_child(
         self, pipeline: Pipeline[Level], pairs: Sequence[tuple[int, int]], specs: Sequence[int]
-    ) -> Forked:
+    ) -> Counts:
         """In the forked process: solve the pipeline's other scores; what the solves counted
         (their values and shares pass through the pipeline's table)."""
         pipeline.seat = 1
         self.progress = None  # (the parent shows the progress)
         counted = (self.fixed_point_solves, self.fixed_point_shortcuts, self.positions_computed)
-        MatchSolver._solve_levels(self, pipeline.mine(), pairs, specs)
-        counts = (
+        self._solve_levels(pipeline.mine(), pairs, specs)
+        return (
             self.fixed_point_solves - counted[0],
             self.fixed_point_shortcuts - counted[1],
             self.positions_computed - counted[2],
         )
-        return {}, {}, counts
 
     def release_tables(self) -> None:
         """MatchSolver.release_tables; the arrays of one question's tables are kept for the
@@ -467,34 +458,6 @@ class NativeMatchSolver(MatchSolver):
             for x, y in pairs:
                 self._fast.densify(context, x, y, False, True)
 
-    def _solve_levels(
-        self, levels: Sequence[Level], pairs: Sequence[tuple[int, int]], specs: Sequence[int]
-    ) -> None:
-        """Scores with as many sets played read none of each other's values: with several
-        cores, some are solved in forked copies of this solver while this one solves the rest,
-        and their match-state values come back (the positions stay with each process). The
-        values are the same as solved one after the other: each score starts its fixed points
-        from the shares found before its number of sets played (see ``_share_base``)."""
-        active = [level for level in levels if level.missing]
-        count = min(self.processes or solver_processes(), len(active))
-        dealt = [active[index::count] for index in range(1, count)] if count > 1 else []
-        if not dealt or not self._worth_forking(dealt, pairs):
-            super()._solve_levels(levels, pairs, specs)
-            return
-        forked = {id(level) for share in dealt for level in share}
-        mine = [level for level in levels if id(level) not in forked]
-
-        def here(share: Sequence[Level]) -> Forked | None:
-            super(NativeMatchSolver, self)._solve_levels(share, pairs, specs)
-            return None  # (what it solved is in this solver already)
-
-        found = run_shared(
-            [mine, *dealt], here, partial(self._forked_levels, pairs=pairs, specs=specs)
-        )
-        for result in found:
-            if result is not None:
-                self._take_forked(*result)
-
     def _worth_forking(
         self, dealt: Sequence[Sequence[Level]], pairs: Sequence[tuple[int, int]]
     ) -> bool:
@@ -512,37 +475,8 @@ class NativeMatchSolver(MatchSolver):
         tables = (1 + len(dealt)) * (before + after)
         return tables <= DENSE_LIMIT_BYTES and resident_bytes() + tables <= FORK_MEMORY_BYTES
 
-    def _forked_levels(
-        self, levels: Sequence[Level], pairs: Sequence[tuple[int, int]], specs: Sequence[int]
-    ) -> Forked:
-        """In a forked child: solve these scores; their match-state values, the shares they
-        found and what the solves counted."""
-        self.progress = None  # (the parent shows the progress)
-        counted = (self.fixed_point_solves, self.fixed_point_shortcuts, self.positions_computed)
-        super()._solve_levels(levels, pairs, specs)
-        scores = {(level.s0, level.s1) for level in levels}
-        entries = {key: value for key, value in self._entries.items() if key[0][:2] in scores}
-        counts = (
-            self.fixed_point_solves - counted[0],
-            self.fixed_point_shortcuts - counted[1],
-            self.positions_computed - counted[2],
-        )
-        return entries, self._share_writes, counts
-
-    def _take_forked(
-        self,
-        entries: dict[tuple[MatchKey, int], float],
-        shares: dict[tuple[int, int, int], tuple[int, float]],
-        counts: tuple[int, int, int],
-    ) -> None:
-        """Keep what a forked child solved."""
-        for key, value in entries.items():
-            self._entries.setdefault(key, value)
-        writes = self._share_writes
-        for hands, (order, share) in shares.items():
-            written = writes.get(hands)
-            if written is None or written[0] <= order:
-                writes[hands] = (order, share)
+    def _take_counts(self, counts: Counts) -> None:
+        """Add what a forked process's solves counted to this solver's statistics."""
         self.fixed_point_solves += counts[0]
         self.fixed_point_shortcuts += counts[1]
         self._forked_positions += counts[2]

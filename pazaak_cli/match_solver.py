@@ -789,7 +789,7 @@ class MatchSolver(SetSolver):
     ) -> None:
         """Solve the missing match states of these scores, all with as many sets played: none
         of them reads another's values (a set played changes the number), so they may be
-        solved in any order, or at once (the native solver's workers)."""
+        solved in any order, or at once (the native solver's two processes)."""
         for level in levels:
             self._start_level(level.s0, level.s1, pairs)
             for x, y in level.missing:
