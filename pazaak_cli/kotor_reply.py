@@ -24,8 +24,9 @@ their sides as small integers, and the memo keys say whose turn it is.
 from __future__ import annotations
 
 import itertools
+import time
 from collections.abc import Callable, Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from pazaak_cli.cards import Card, CardKind
 from pazaak_cli.errors import PazaakError
@@ -41,16 +42,21 @@ from pazaak_cli.solver import (
     Advice,
     DeckDraws,
     HandFacts,
+    HandsSolved,
     Move,
     MoveResult,
+    MoveRow,
     Outcome,
+    OutOfTime,
     SolveOptions,
     SolverTooLarge,
     compact_side,
+    deadline_watch,
     deck_after_draw,
     hand_facts,
     place_card,
     place_flip,
+    set_row,
     weighted_opponent_hands,
 )
 from pazaak_cli.solver import DOUBLE as _DOUBLE
@@ -738,26 +744,13 @@ def _average(
     options: SolveOptions,
 ) -> list[_Row]:
     """Every move's outcome, averaged over the opponent's possible hands and orders."""
-    state = question.state
-    me_side, other_side = state.sides[state.turn], state.sides[1 - state.turn]
-    my_hand = tuple(card for card in me_side.hand if card is not None)
-    me = solver.playing_side(solver.me, me_side, my_hand)
-    if not state.played:
-        me = solver.me.add(me, question.drawn, me[2])
-    tiebreaker_last = state.played and me_side.table[-1].placed is Placed.TIEBREAKER
-    moves = solver.root_moves(
-        me, question.drawn, state.played, tiebreaker_last, len(me_side.table) + (not state.played)
-    )
+    other_side = question.state.sides[1 - question.state.turn]
+    moves = _root_moves(question, solver)
     deck = solver.deck_id(deck_after)
     total_ways = sum(ways for _, ways in other_hands)
-    hidden = not other_side.standing and not other_side.hand_known
     sums = [[0.0, 0.0] for _ in moves]
     for done, (hand, ways) in enumerate(other_hands):
-        if other_side.standing:
-            opps = [solver.opp.side(solver.standing_side(other_side))]
-        else:
-            orders = hand_orders(hand) if hidden else [hand]
-            opps = [solver.opp.side(solver.playing_side(solver.opp, other_side, h)) for h in orders]
+        opps = _opponent_sides(solver, other_side, hand)
         weight = ways / total_ways / len(opps)
         for opp in opps:
             for index, (_, code) in enumerate(moves):
@@ -770,6 +763,101 @@ def _average(
     return [
         (move, Outcome.from_value((s[0], s[1]))) for (move, _), s in zip(moves, sums, strict=True)
     ]
+
+
+def _root_moves(question: Question, solver: KotorReplySolver) -> list[tuple[Move, Any]]:
+    """The mover's moves at the question's root, each with the end of turn it leads to."""
+    state = question.state
+    me_side = state.sides[state.turn]
+    my_hand = tuple(card for card in me_side.hand if card is not None)
+    me = solver.playing_side(solver.me, me_side, my_hand)
+    if not state.played:
+        me = solver.me.add(me, question.drawn, me[2])
+    tiebreaker_last = state.played and me_side.table[-1].placed is Placed.TIEBREAKER
+    return solver.root_moves(
+        me, question.drawn, state.played, tiebreaker_last, len(me_side.table) + (not state.played)
+    )
+
+
+def _opponent_sides(
+    solver: KotorReplySolver, other_side: Side, hand: tuple[Card, ...]
+) -> list[Any]:
+    """The rule's side for one possible hand: one per order of its cards that changes the
+    rule's choices when the hand is hidden (each as likely), the hand as given when known."""
+    if other_side.standing:
+        return [solver.opp.side(solver.standing_side(other_side))]
+    hidden = not other_side.hand_known
+    orders = hand_orders(hand) if hidden else [hand]
+    return [solver.opp.side(solver.playing_side(solver.opp, other_side, h)) for h in orders]
+
+
+class KotorSetHands:
+    """The set answer against the KOTOR I rule, one possible opponent hand at a time (as
+    :class:`~pazaak_cli.solver.SetHands` is against an optimal opponent): one solver for every
+    hand asked for, fixed draw probabilities on a finite deck, in this process."""
+
+    def __init__(
+        self,
+        question: Question,
+        options: SolveOptions,
+        other_hands: list[tuple[tuple[Card, ...], int]],
+    ) -> None:
+        state = question.state
+        rules = state.ruleset
+        deck_after = deck_after_draw(state, question.drawn)
+        fresh = deck_after if any(deck_after) else FULL_DECK
+        their_sets = state.set_winners.count(state.turn)
+        self.solver = KotorReplySolver(rules, their_sets, fixed_draws=fresh)
+        self._positions = options.positions
+        self._other_side = state.sides[1 - state.turn]
+        self._hands = other_hands
+        moves = _root_moves(question, self.solver)
+        self.moves = [move for move, _ in moves]
+        self._codes = [code for _, code in moves]
+        self._deck = self.solver.deck_id(deck_after)
+        self.fixed_probabilities = rules.main_deck is not MainDeck.INFINITE
+        self.model = _describe(
+            state, other_hands, self.fixed_probabilities, deck_after, sampled=None
+        )
+
+    @property
+    def states(self) -> int:
+        return self.solver.states
+
+    def solve(
+        self,
+        indices: Sequence[int],
+        deadline: float | None,
+        solved: Callable[[int], None] | None = None,
+    ) -> HandsSolved:
+        """The rows of the hands ``indices`` solved before ``deadline``, in their order."""
+        solver = self.solver
+        solver.progress = deadline_watch(deadline, self._positions)
+        rows: dict[int, MoveRow] = {}
+        try:
+            for index in indices:
+                if deadline is not None and time.monotonic() >= deadline:
+                    break
+                opps = _opponent_sides(solver, self._other_side, self._hands[index][0])
+                sums = [[0.0, 0.0] for _ in self._codes]
+                try:
+                    for opp in opps:
+                        for row, code in zip(sums, self._codes, strict=True):
+                            equity, p_win = solver.after_my_turn(code, opp, self._deck)
+                            row[0] += equity / len(opps)
+                            row[1] += p_win / len(opps)
+                except OutOfTime:
+                    break
+                finally:
+                    solver.trim()
+                rows[index] = tuple(set_row((equity, p_win)) for equity, p_win in sums)
+                if solved is not None:
+                    solved(index)
+        except KeyboardInterrupt:
+            return HandsSolved(rows, True)
+        finally:
+            solver.progress = self._positions
+        return HandsSolved(rows, False)
 
 
 def _describe(

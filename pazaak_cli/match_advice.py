@@ -27,8 +27,10 @@ from pazaak_cli.rules import MainDeck, Ruleset
 from pazaak_cli.solver import (
     BEST_TOLERANCE,
     Advice,
+    HandsSolved,
     Move,
     MoveResult,
+    MoveRow,
     Outcome,
     SolveOptions,
     SolverTooLarge,
@@ -257,67 +259,151 @@ def _solve_match(
     """:func:`solve_match_question` (``odds="all"``); ``odds="ties"``: the set odds of the
     moves only if two of them share the best match value (else NaN: see
     :func:`best_match_move`)."""
-    state, my_hand, other_hands, deck_after = _checked_question(question, options)
-    rules, other_side = state.ruleset, state.sides[1 - state.turn]
-    shared = solver is None
-    solver = solver or shared_match_solver(rules)
-    known = solver.entry_count
-    current: tuple[int, ...] | None = None
-    exact = False
-    if rules.main_deck is not MainDeck.INFINITE and not full_deck_odds:
-        current = deck_after if any(deck_after) else FULL_DECK
-        exact = options.exact or other_side.standing
+    hands = MatchHands(question, options, solver=solver, full_deck_odds=full_deck_odds)
+    other_hands = hands.other_hands
     total_ways = sum(ways for _, ways in other_hands)
-    models: list[bool] = []  # the deck model each hand was solved with (exact or not)
+    rows: list[tuple[float, list[MatchMove]]] = []
+    try:
+        hands.prepare(range(len(other_hands)))
+        for done, (_, ways) in enumerate(other_hands):
+            rows.append((ways / total_ways, hands.hand_moves(done, odds == "all")))
+            if options.progress is not None:
+                options.progress(done + 1, len(other_hands))
+        if odds == "ties" and _best_tied(rows):
+            weights = [weight for weight, _ in rows]
+            rows = [(weights[i], hands.hand_moves(i, True)) for i in range(len(other_hands))]
+    finally:
+        hands.release()
+    hands.save()
+    return _match_advice(
+        rows,
+        model=hands.model,
+        hands_averaged=len(other_hands),
+        fixed_probabilities=hands.fixed_probabilities,
+        states=hands.states,
+    )
 
-    def solve(index: int, hand: tuple[Card, ...], with_odds: bool) -> list[MatchMove]:
-        nonlocal exact
+
+class MatchHands:
+    """The match answer against an optimal opponent, one possible opponent hand at a time:
+    what the exact average sums over every hand and the time-budgeted answer
+    (:mod:`pazaak_cli.budgeted`) over a sample. Each hand is solved with both hands known, in
+    the shared solver (:func:`shared_match_solver`, unless ``solver`` is given), the set in
+    progress on the exact deck where that fits (``options.exact``, or the opponent standing),
+    else with the draw odds of the cards left."""
+
+    def __init__(
+        self,
+        question: Question,
+        options: SolveOptions,
+        *,
+        solver: MatchSolver | None = None,
+        full_deck_odds: bool = False,
+    ) -> None:
+        state, self.my_hand, self.other_hands, deck_after = _checked_question(question, options)
+        self.question, self.options = question, options
+        rules, other_side = state.ruleset, state.sides[1 - state.turn]
+        self.shared = solver is None
+        self.solver = solver or shared_match_solver(rules)
+        self._known = self.solver.entry_count
+        self.current: tuple[int, ...] | None = None
+        self.exact = False
+        if rules.main_deck is not MainDeck.INFINITE and not full_deck_odds:
+            self.current = deck_after if any(deck_after) else FULL_DECK
+            self.exact = options.exact or other_side.standing
+        self._models: dict[int, bool] = {}
+        """The deck model each hand was solved with (exact or not)."""
+        self._previous = self.solver.progress
+        self.solver.progress = options.positions
+        self.moves: list[Move] = []
+
+    @property
+    def model(self) -> str:
+        return describe_match_model(self.question.state, self.other_hands, self.current, self.exact)
+
+    @property
+    def fixed_probabilities(self) -> bool:
+        return self.current is not None and not self.exact
+
+    @property
+    def states(self) -> int:
+        return self.solver.states
+
+    def prepare(self, indices: Sequence[int]) -> None:
+        """Solve every score's match states of the hands ``indices`` at once, where they fit
+        in memory together (they share sub-hands), before their sets in progress."""
+        state = self.question.state
+        mine, theirs = [self.my_hand], [self.other_hands[i][0] for i in indices]
+        seats = (mine, theirs) if state.turn == 0 else (theirs, mine)
+        solver = self.solver
+        if len(theirs) > 1 and not solver.prepared(state.sets_won(), seats) and solver.fits(seats):
+            solver.prepare_all(state.sets_won(), seats)
+
+    def hand_moves(self, index: int, with_odds: bool) -> list[MatchMove]:
+        """Every move's values if the opponent holds hand ``index``."""
+        solver, question, hand = self.solver, self.question, self.other_hands[index][0]
         solver.bound_memo()
-        if index < len(models):
+        if index in self._models:
             return solver.solve_moves(
-                question, hand, current_deck=current, exact=models[index], odds=with_odds
+                question, hand, current_deck=self.current, exact=self._models[index], odds=with_odds
             )
         try:
             results = solver.solve_moves(
                 question,
                 hand,
-                current_deck=current,
-                exact=exact,
-                budget=None if options.exact or not exact else options.budget,
+                current_deck=self.current,
+                exact=self.exact,
+                budget=None if self.options.exact or not self.exact else self.options.budget,
                 odds=with_odds,
             )
         except SolverTooLarge:
-            exact = False  # the set in progress with fixed probabilities instead
-            results = solver.solve_moves(question, hand, current_deck=current, odds=with_odds)
-        models.append(exact)
+            self.exact = False  # the set in progress with fixed probabilities instead
+            results = solver.solve_moves(question, hand, current_deck=self.current, odds=with_odds)
+        self._models[index] = self.exact
+        self.moves = [result.move for result in results]
         return results
 
-    rows: list[tuple[float, list[MatchMove]]] = []
-    previous, solver.progress = solver.progress, options.positions
-    try:
-        mine, theirs = [my_hand], [hand for hand, _ in other_hands]
-        seats = (mine, theirs) if state.turn == 0 else (theirs, mine)
-        if len(theirs) > 1 and not solver.prepared(state.sets_won(), seats) and solver.fits(seats):
-            solver.prepare_all(state.sets_won(), seats)  # every score once for all the hands
-        for done, (hand, ways) in enumerate(other_hands):
-            rows.append((ways / total_ways, solve(done, hand, odds == "all")))
-            if options.progress is not None:
-                options.progress(done + 1, len(other_hands))
-        if odds == "ties" and _best_tied(rows):
-            weights = [weight for weight, _ in rows]
-            rows = [(weights[i], solve(i, hand, True)) for i, (hand, _) in enumerate(other_hands)]
-    finally:
-        solver.progress = previous
-        solver.release_tables()
-    if shared and solver.entry_count > known:
-        save_entries(solver)
-    return _match_advice(
-        rows,
-        model=describe_match_model(state, other_hands, current, exact),
-        hands_averaged=len(other_hands),
-        fixed_probabilities=current is not None and not exact,
-        states=solver.states,
-    )
+    def solve(
+        self,
+        indices: Sequence[int],
+        deadline: float | None,
+        solved: Callable[[int], None] | None = None,
+    ) -> HandsSolved:
+        """The rows of the hands ``indices`` solved before ``deadline``, in their order (a hand
+        begun is finished: the estimate of its cost decides whether to begin)."""
+        rows: dict[int, MoveRow] = {}
+        try:
+            self.prepare(indices)
+            for index in indices:
+                if deadline is not None and time.monotonic() >= deadline and rows:
+                    break
+                rows[index] = match_row(self.hand_moves(index, True))
+                if solved is not None:
+                    solved(index)
+        except KeyboardInterrupt:
+            return HandsSolved(rows, True)
+        finally:
+            self.release(keep=True)
+        self.save()
+        return HandsSolved(rows, False)
+
+    def release(self, *, keep: bool = False) -> None:
+        """Free the dense tables; ``keep``: more hands may still be asked for (else the solver's
+        progress callback is given back)."""
+        if not keep:
+            self.solver.progress = self._previous
+        self.solver.release_tables()
+
+    def save(self) -> None:
+        """Save what was solved to the disk cache (the shared solver only)."""
+        if self.shared and self.solver.entry_count > self._known:
+            save_entries(self.solver)
+            self._known = self.solver.entry_count
+
+
+def match_row(results: Sequence[MatchMove]) -> MoveRow:
+    """One hand's match moves as a row (:data:`~pazaak_cli.solver.MoveRow`)."""
+    return tuple((r.match_win, r.set_win, r.set_tie, r.set_loss) for r in results)
 
 
 def _best_tied(rows: Sequence[tuple[float, Sequence[MatchMove]]]) -> bool:
@@ -475,71 +561,128 @@ def solve_kotor_match_question(question: Question, options: SolveOptions) -> Adv
     when I play for it (:class:`~pazaak_cli.match_kotor.KotorMatchSolver`), and the set's odds
     along that line; a hidden hand is averaged over its possible hands and, within each, over
     the orders of its cards that change the rule's choices."""
-    state, my_hand, other_hands, deck_after = _checked_question(question, options)
-    rules, other_side = state.ruleset, state.sides[1 - state.turn]
-    # each possible hand is solved on its own memory bound: the largest one decides
-    pairs = max(match_pairs(my_hand, [(hand, 1)], ordered=True) for hand, _ in other_hands)
-    if pairs > KOTOR_MATCH_REACH_PAIRS:
-        which = "for a possible hand of the opponent" if len(other_hands) > 1 else "here"
-        raise SolverTooLarge(
-            f"the match answer against the KOTOR rule would solve {pairs:,} pairs of sub-hands "
-            f"{which}, where {KOTOR_MATCH_REACH_PAIRS} fit its memory bound (the set answer "
-            "needs far less)"
-        )
-    solver = _shared_kotor_solver(rules, state.turn)
-    solver.progress = options.positions
-    current: tuple[int, ...] | None = None
-    exact = False
-    if rules.main_deck is not MainDeck.INFINITE:
-        current = deck_after if any(deck_after) else FULL_DECK
-        exact = options.exact or other_side.standing
-    hidden = not other_side.hand_known
+    hands = KotorMatchHands(question, options)
+    other_hands = hands.other_hands
     rows: list[tuple[float, list[MatchMove]]] = []
     total_ways = sum(ways for _, ways in other_hands)
     try:
-        for done, (hand, ways) in enumerate(other_hands):
-            solver.bound_memo()
-            results = None
-            if exact:
-                try:
-                    budget = None if options.exact else options.budget
-                    results = solver.solve_moves(
-                        question,
-                        hand,
-                        current_deck=current,
-                        exact=True,
-                        budget=budget,
-                        orders=hidden,
-                    )
-                except SolverTooLarge:
-                    exact = False  # the set in progress with fixed probabilities instead
-            if results is None:
-                try:
-                    results = solver.solve_moves(
-                        question,
-                        hand,
-                        current_deck=current,
-                        orders=hidden,
-                        budget=KOTOR_MATCH_BUDGET,
-                    )
-                except SolverTooLarge:
-                    raise SolverTooLarge(
-                        "the match answer against the KOTOR rule for these hands needs more "
-                        f"than {KOTOR_MATCH_BUDGET:,} positions in memory (the set answer needs "
-                        "far less)"
-                    ) from None
-            rows.append((ways / total_ways, results))
+        for done, (_, ways) in enumerate(other_hands):
+            rows.append((ways / total_ways, hands.hand_moves(done)))
             if options.progress is not None:
                 options.progress(done + 1, len(other_hands))
     finally:
-        solver.progress = None
+        hands.release()
     return _match_advice(
         rows,
-        model=describe_match_model(state, other_hands, current, exact, kotor=True),
+        model=hands.model,
         hands_averaged=len(other_hands),
-        fixed_probabilities=current is not None and not exact,
-        states=solver.states,
+        fixed_probabilities=hands.fixed_probabilities,
+        states=hands.states,
     )
+
+
+class KotorMatchHands:
+    """The match answer against the KOTOR I rule, one possible opponent hand at a time (as
+    :class:`MatchHands`), in the solver the questions of this seat share. A question whose
+    largest possible hand brings more pairs of sub-hands than :data:`KOTOR_MATCH_REACH_PAIRS`
+    is refused here, before any solving."""
+
+    def __init__(self, question: Question, options: SolveOptions) -> None:
+        state, self.my_hand, self.other_hands, deck_after = _checked_question(question, options)
+        self.question, self.options = question, options
+        rules, other_side = state.ruleset, state.sides[1 - state.turn]
+        # each possible hand is solved on its own memory bound: the largest one decides
+        pairs = max(
+            match_pairs(self.my_hand, [(hand, 1)], ordered=True) for hand, _ in self.other_hands
+        )
+        if pairs > KOTOR_MATCH_REACH_PAIRS:
+            which = "for a possible hand of the opponent" if len(self.other_hands) > 1 else "here"
+            raise SolverTooLarge(
+                f"the match answer against the KOTOR rule would solve {pairs:,} pairs of "
+                f"sub-hands {which}, where {KOTOR_MATCH_REACH_PAIRS} fit its memory bound (the "
+                "set answer needs far less)"
+            )
+        self.solver = _shared_kotor_solver(rules, state.turn)
+        self.solver.progress = options.positions
+        self.current: tuple[int, ...] | None = None
+        self.exact = False
+        if rules.main_deck is not MainDeck.INFINITE:
+            self.current = deck_after if any(deck_after) else FULL_DECK
+            self.exact = options.exact or other_side.standing
+        self._hidden = not other_side.hand_known
+        self.moves: list[Move] = []
+
+    @property
+    def model(self) -> str:
+        return describe_match_model(
+            self.question.state, self.other_hands, self.current, self.exact, kotor=True
+        )
+
+    @property
+    def fixed_probabilities(self) -> bool:
+        return self.current is not None and not self.exact
+
+    @property
+    def states(self) -> int:
+        return self.solver.states
+
+    def hand_moves(self, index: int) -> list[MatchMove]:
+        """Every move's values if the opponent holds hand ``index`` (its orders averaged)."""
+        solver, question, hand = self.solver, self.question, self.other_hands[index][0]
+        solver.bound_memo()
+        results = None
+        if self.exact:
+            try:
+                results = solver.solve_moves(
+                    question,
+                    hand,
+                    current_deck=self.current,
+                    exact=True,
+                    budget=None if self.options.exact else self.options.budget,
+                    orders=self._hidden,
+                )
+            except SolverTooLarge:
+                self.exact = False  # the set in progress with fixed probabilities instead
+        if results is None:
+            try:
+                results = solver.solve_moves(
+                    question,
+                    hand,
+                    current_deck=self.current,
+                    orders=self._hidden,
+                    budget=KOTOR_MATCH_BUDGET,
+                )
+            except SolverTooLarge:
+                raise SolverTooLarge(
+                    "the match answer against the KOTOR rule for these hands needs more "
+                    f"than {KOTOR_MATCH_BUDGET:,} positions in memory (the set answer needs "
+                    "far less)"
+                ) from None
+        self.moves = [result.move for result in results]
+        return results
+
+    def solve(
+        self,
+        indices: Sequence[int],
+        deadline: float | None,
+        solved: Callable[[int], None] | None = None,
+    ) -> HandsSolved:
+        """The rows of the hands ``indices`` solved before ``deadline``, in their order (a hand
+        begun is finished)."""
+        rows: dict[int, MoveRow] = {}
+        try:
+            for index in indices:
+                if deadline is not None and time.monotonic() >= deadline and rows:
+                    break
+                rows[index] = match_row(self.hand_moves(index))
+                if solved is not None:
+                    solved(index)
+        except KeyboardInterrupt:
+            return HandsSolved(rows, True)
+        return HandsSolved(rows, False)
+
+    def release(self) -> None:
+        self.solver.progress = None
 
 
 def _match_advice(

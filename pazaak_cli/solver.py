@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 import random
+import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -1258,16 +1259,7 @@ def _average(
     are solved here until the search has computed more than :data:`EXACT_PROBE_STATES`
     positions: a search that stays below (after which the exact solve is tried) is never
     shared out, so whether it is tried does not depend on the processes either."""
-    state = question.state
-    me_side = state.sides[state.turn]
-    my_hand = tuple(card for card in me_side.hand if card is not None)
-    me = playing_side(solver, me_side, my_hand)
-    if not state.played:
-        me = solver.place_draw(me, question.drawn)
-    tiebreaker_last = state.played and me_side.table[-1].placed is Placed.TIEBREAKER
-    moves = solver.labelled_moves(
-        me, question.drawn, state.played, tiebreaker_last, len(me_side.table) + (not state.played)
-    )
+    moves = _root_moves(question, solver)
     job = _HandJob(
         question, solver, other_hands, [code for _, code in moves], solver.deck_id(deck_after)
     )
@@ -1303,6 +1295,20 @@ def _average(
     ]
 
 
+def _root_moves(question: Question, solver: SetSolver) -> list[tuple[Move, int]]:
+    """The mover's moves at the question's root, each with the end of turn it leads to."""
+    state = question.state
+    me_side = state.sides[state.turn]
+    my_hand = tuple(card for card in me_side.hand if card is not None)
+    me = playing_side(solver, me_side, my_hand)
+    if not state.played:
+        me = solver.place_draw(me, question.drawn)
+    tiebreaker_last = state.played and me_side.table[-1].placed is Placed.TIEBREAKER
+    return solver.labelled_moves(
+        me, question.drawn, state.played, tiebreaker_last, len(me_side.table) + (not state.played)
+    )
+
+
 class _HandJob(NamedTuple):
     """What :func:`_hand_values` needs of a hidden-hand average, whichever share it solves."""
 
@@ -1334,7 +1340,7 @@ def _forked_hand_values(job: _HandJob, share: range) -> list[list[tuple[float, f
 
 def _hand_values(
     job: _HandJob,
-    share: range,
+    share: Sequence[int],
     progress: Callable[[int, int], None] | None = None,
     processes: int = 1,
 ) -> list[list[tuple[float, float]]]:
@@ -1354,9 +1360,152 @@ def _hand_values(
             other = solver.side_id(playing_side(solver, other_side, other_hands[index][0]))
         values.append([solver.candidate_value(code, other, deck) for code in codes])
         if progress is not None:
-            done_here = share.start + (done + 1) * processes
+            done_here = share[0] + (done + 1) * processes
             progress(min(done_here, len(other_hands)), len(other_hands))
     return values
+
+
+MoveRow = tuple[tuple[float, float, float, float], ...]
+"""One possible opponent hand's value of every move, in the moves' order: (the objective's
+value, P(win the set), P(tie), P(lose)); the objective's value is the set's equity in a set
+answer, the probability of winning the match in a match answer. What the time-budgeted answer
+(:mod:`pazaak_cli.budgeted`) averages, one hand at a time."""
+
+
+class OutOfTime(Exception):
+    """The answer's deadline passed during a search: the hand being solved is dropped (the
+    solvers' memos hold only finished values, so they stay sound)."""
+
+
+class HandsSolved(NamedTuple):
+    """What one call of a hand-by-hand solver did."""
+
+    rows: dict[int, MoveRow]
+    """Each hand solved, by its index in the list of possible hands."""
+    interrupted: bool
+    """Ctrl-C stopped it: no more hands should be asked for."""
+
+
+def deadline_watch(
+    deadline: float | None, chained: Callable[[int], None] | None
+) -> Callable[[int], None] | None:
+    """A search's progress callback that raises :class:`OutOfTime` past ``deadline`` (a
+    :func:`time.monotonic` instant), after calling ``chained``."""
+    if deadline is None:
+        return chained
+
+    def watch(solved: int) -> None:
+        if chained is not None:
+            chained(solved)
+        if time.monotonic() >= deadline:
+            raise OutOfTime
+
+    return watch
+
+
+class SetHands:
+    """The set answer against an optimal opponent, one possible opponent hand at a time: the
+    unit of work of the time-budgeted answer (:mod:`pazaak_cli.budgeted`).
+
+    One solver serves every hand asked for, so that later hands find the positions earlier ones
+    solved. The deck model is the one the exact average takes for any search past its probe:
+    fixed draw probabilities on a finite deck (the small searches, where the exact average
+    solves the deck without replacement, are answered exactly within any budget). With
+    several cores the hands asked for in one call are dealt alternately to this process and a
+    forked copy (its memo starts as this one's and is dropped with it)."""
+
+    def __init__(
+        self,
+        question: Question,
+        options: SolveOptions,
+        other_hands: list[tuple[tuple[Card, ...], int]],
+    ) -> None:
+        state = question.state
+        rules = state.ruleset
+        deck_after = deck_after_draw(state, question.drawn)
+        counts = deck_after if any(deck_after) else FULL_DECK
+        self.processes = min(_averaging_processes(other_hands), 2)
+        self.solver = _bounded_fixed_solver(rules, counts, options, self.processes)
+        moves = _root_moves(question, self.solver)
+        self.moves = [move for move, _ in moves]
+        self.fixed_probabilities = rules.main_deck is not MainDeck.INFINITE
+        self.model = _describe_model(state, other_hands, self.fixed_probabilities, deck_after)
+        self._job = _HandJob(
+            question,
+            self.solver,
+            other_hands,
+            [code for _, code in moves],
+            self.solver.deck_id(deck_after),
+        )
+        self._positions = options.positions
+
+    @property
+    def states(self) -> int:
+        return self.solver.states
+
+    def solve(
+        self,
+        indices: Sequence[int],
+        deadline: float | None,
+        solved: Callable[[int], None] | None = None,
+    ) -> HandsSolved:
+        """The rows of the hands ``indices`` solved before ``deadline``, in their order (a
+        prefix of each process's share); ``solved(index)`` after each one solved here."""
+        here = partial(
+            _timed_rows, self._job, deadline=deadline, positions=self._positions, solved=solved
+        )
+        if self.processes < 2 or len(indices) < 2:
+            parts = [here(list(indices))]
+        else:
+            there = partial(_timed_rows, self._job, deadline=deadline, positions=None)
+            parts = run_shared([list(indices[0::2]), list(indices[1::2])], here, there)
+        rows: dict[int, MoveRow] = {}
+        for part in parts:
+            rows.update(part.rows)
+        return HandsSolved(rows, any(part.interrupted for part in parts))
+
+
+def _timed_rows(
+    job: _HandJob,
+    indices: list[int],
+    *,
+    deadline: float | None,
+    positions: Callable[[int], None] | None,
+    solved: Callable[[int], None] | None = None,
+) -> HandsSolved:
+    """The rows of as many of ``indices`` as are solved before ``deadline`` (or Ctrl-C), in
+    their order: the work of one process of :meth:`SetHands.solve`."""
+    solver = job.solver
+    watch = deadline_watch(deadline, positions)
+    solver.progress = watch
+    if solver._core is not None:
+        solver._core.progress = watch
+    rows: dict[int, MoveRow] = {}
+    interrupted = False
+    try:
+        for index in indices:
+            if deadline is not None and time.monotonic() >= deadline:
+                break
+            try:
+                (values,) = _hand_values(job, [index])
+            except OutOfTime:
+                break
+            rows[index] = tuple(set_row(value) for value in values)
+            if solved is not None:
+                solved(index)
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        solver.progress = positions
+        if solver._core is not None:
+            solver._core.progress = positions
+    return HandsSolved(rows, interrupted)
+
+
+def set_row(value: Value) -> tuple[float, float, float, float]:
+    """A set value (equity, P(win)) as a row entry: (equity, P(win), P(tie), P(loss))."""
+    outcome = Outcome.from_value(value)
+    return (value[0], outcome.p_win, outcome.p_tie, outcome.p_loss)
 
 
 def _describe_model(
