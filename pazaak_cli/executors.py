@@ -497,6 +497,39 @@ def run_shared(
                 child.stop()
 
 
+class SharedDeal:
+    """Numbers 0 to ``count`` - 1 dealt one at a time to this process and its forked copies,
+    each number once, in order: the next piece of work goes to whichever process is free
+    first (a slow piece in one does not hold back the others). A pipe holds them; a read of a
+    few bytes from a pipe is atomic, and a process that dies takes nothing with it but the
+    number it held. At most :data:`SHARED_DEAL_MOST` numbers (what a pipe holds at once)."""
+
+    def __init__(self, count: int) -> None:
+        count = min(count, SHARED_DEAL_MOST)
+        read, write = os.pipe()
+        try:
+            os.write(write, b"".join(number.to_bytes(4, "little") for number in range(count)))
+        finally:
+            os.close(write)  # (an empty pipe then reads as its end: no more numbers)
+        self._read: int | None = read
+
+    def take(self) -> int | None:
+        """The next number, or ``None`` when all are dealt."""
+        if self._read is None:
+            return None
+        data = os.read(self._read, 4)
+        return int.from_bytes(data, "little") if len(data) == 4 else None
+
+    def close(self) -> None:
+        if self._read is not None:
+            os.close(self._read)
+            self._read = None
+
+
+SHARED_DEAL_MOST = 16_384
+"""The most numbers a :class:`SharedDeal` holds: 64 KiB, a Linux pipe's buffer."""
+
+
 def resident_bytes() -> int:
     """This process's resident memory in bytes (0 where the system does not say: Linux's
     ``/proc`` only)."""

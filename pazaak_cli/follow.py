@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pazaak_cli.advice import default_objective, solve_match_asked, solve_question
+from pazaak_cli.budgeted import Refinement, budgeted_objective
 from pazaak_cli.cards import Card, CardKind
 from pazaak_cli.errors import CardError, PazaakError
 from pazaak_cli.game import (
@@ -533,6 +534,16 @@ def advice_for(
         return question, solve_match_asked(question, options)
     options.objective = default_objective(question, options)
     return question, solve_question(question, options)
+
+
+def start_refinement(followed: Followed, seconds: float) -> tuple[Question, Refinement]:
+    """The advice at the user's decision within a time budget, to be refined
+    (:class:`~pazaak_cli.budgeted.Refinement`): for the match where a sample of its answer
+    fits ``seconds``, else for the set (:func:`~pazaak_cli.budgeted.budgeted_objective`)."""
+    question = question_for(followed)
+    options = options_for(followed)
+    options.objective, _ = budgeted_objective(question, options, seconds)
+    return question, Refinement(question, options)
 
 
 # Saving ----------------------------------------------------------------------------------------

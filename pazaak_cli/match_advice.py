@@ -11,6 +11,7 @@ KOTOR I rule (``options.opponent == "kotor"``) the same, solved by
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Sequence
 from typing import Literal, NamedTuple
@@ -203,6 +204,42 @@ def _pairs_left(
     seats = (mine, theirs) if state.turn == 0 else (theirs, mine)
     missing, states = solver.unsolved(state.sets_won(), seats)
     return -(-missing * pairs // states) if states else 0
+
+
+MATCH_PAIR_SECONDS = 0.016
+"""Wall seconds a pair of sub-hands costs the match answer, solved at every score on two
+cores: measured on the 4 v 4 first move (256 pairs, 4.2 s; docs/benchmarks.md). A flip card or
+a Double about multiplies it by :data:`GOLD_PAIR_WEIGHT`."""
+
+SET_PAIR_SECONDS = 2.2 / 11_520
+"""The same for a pair of sub-hands of a set in progress solved once the later sets are
+known (measured: :data:`QUICK_SET_PAIRS`)."""
+
+KOTOR_MATCH_PAIR_SECONDS = 2.0
+"""The same against the KOTOR I rule, pure Python (measured at 1.1 to 2.4 s a pair: see
+:data:`QUICK_KOTOR_MATCH_PAIRS`)."""
+
+
+def match_seconds(
+    question: Question, options: SolveOptions, hands: Sequence[tuple[tuple[Card, ...], int]]
+) -> float:
+    """The wall seconds the match answer to ``question`` is foreseen to take with the opponent
+    holding one of ``hands`` (its possible hands, or a sample of them), from the pairs of
+    sub-hands still to solve (:func:`match_question_pairs`' counts) at the measured rates; the
+    infinite where it would be refused."""
+    state = question.state
+    my_hand = tuple(card for card in state.sides[state.turn].hand if card is not None)
+    if options.opponent == "kotor":
+        largest = max(match_pairs(my_hand, [(hand, 1)], ordered=True) for hand, _ in hands)
+        if largest > KOTOR_MATCH_REACH_PAIRS:
+            return math.inf
+        return match_pairs(my_hand, hands, ordered=True) * KOTOR_MATCH_PAIR_SECONDS
+    cards = [*my_hand, *(card for hand, _ in hands for card in hand)]
+    weight = GOLD_PAIR_WEIGHT if any(card.kind in _MANY_SIDES for card in cards) else 1
+    pairs = match_pairs(my_hand, hands)
+    left = _pairs_left(state, my_hand, hands, pairs, QUICK_SET_PAIRS // weight)
+    in_progress = subhand_count(my_hand) * sum(subhand_count(hand) for hand, _ in hands)
+    return weight * (left * MATCH_PAIR_SECONDS + in_progress * SET_PAIR_SECONDS)
 
 
 def match_is_quick(question: Question, options: SolveOptions) -> bool:

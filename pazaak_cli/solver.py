@@ -29,14 +29,14 @@ import os
 import random
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, NamedTuple
 
 from pazaak_cli.cards import Card, CardKind
 from pazaak_cli.errors import PazaakError
-from pazaak_cli.executors import fork_available, run_shared, solver_processes
+from pazaak_cli.executors import SharedDeal, fork_available, run_shared, solver_processes
 from pazaak_cli.game import (
     FULL_DECK,
     MatchState,
@@ -135,6 +135,9 @@ class MoveResult:
     best: bool
     match_win: float | None = None
     """The probability of winning the match (match advice only)."""
+    margin: float | None = None
+    """A sampled answer's 95 % interval of the value the moves are ranked by (the match-win
+    probability, else the set's equity) is that value ± this; ``None`` in an exact answer."""
 
 
 @dataclass(frozen=True)
@@ -152,6 +155,20 @@ class Advice:
     """Positions the solver evaluated (memo entries)."""
     objective: str = "set"
     """What the best move maximises: ``set`` (the set's equity) or ``match`` (P(win match))."""
+    exactness: str = "exact"
+    """``exact``: every possible opponent hand was solved; ``sampled``: a sample of them, drawn
+    by their deal weights (:mod:`pazaak_cli.budgeted`), each move's value with its interval."""
+    hands_solved: int | None = None
+    """How many distinct possible hands the answer rests on (``None``: as averaged)."""
+    draws: int | None = None
+    """A sampled answer: the draws of the opponent's hand (with replacement) it averages."""
+    seed: str | None = None
+    """A sampled answer: the seed its draws came from (``--seed``)."""
+    confidence: float | None = None
+    """A sampled answer: how sure it is that the move ranked first beats the second (the
+    probability from their paired differences over the draws)."""
+    gap: tuple[float, float] | None = None
+    """A sampled answer: the first move's lead over the second, and half its 95 % interval."""
 
 
 class SolverTooLarge(PazaakError):
@@ -1454,20 +1471,43 @@ class SetHands:
         here = partial(
             _timed_rows, self._job, deadline=deadline, positions=self._positions, solved=solved
         )
+        indices = list(indices)
+        parts = []
+        if self.solver.states == 0 and indices:
+            # the first hand here alone: the positions it solves serve every later hand, in
+            # this process and in the copy forked after it
+            parts.append(here(indices[:1]))
+            indices = indices[1:] if parts[0].rows else []
         if self.processes < 2 or len(indices) < 2:
-            parts = [here(list(indices))]
-        else:
-            there = partial(_timed_rows, self._job, deadline=deadline, positions=None)
-            parts = run_shared([list(indices[0::2]), list(indices[1::2])], here, there)
+            parts.append(here(indices))
+        else:  # (each process takes the next hand when it is free: see SharedDeal)
+            deal = SharedDeal(len(indices))
+            try:
+                dealt = [_Dealt(indices, deal)] * self.processes
+                there = partial(_timed_rows, self._job, deadline=deadline, positions=None)
+                parts += run_shared(dealt, here, there)
+            finally:
+                deal.close()
         rows: dict[int, MoveRow] = {}
         for part in parts:
             rows.update(part.rows)
         return HandsSolved(rows, any(part.interrupted for part in parts))
 
 
+class _Dealt:
+    """The hands of ``indices`` as a :class:`~pazaak_cli.executors.SharedDeal` deals them."""
+
+    def __init__(self, indices: Sequence[int], deal: SharedDeal) -> None:
+        self.indices, self.deal = indices, deal
+
+    def __iter__(self) -> Iterator[int]:
+        while (taken := self.deal.take()) is not None and taken < len(self.indices):
+            yield self.indices[taken]
+
+
 def _timed_rows(
     job: _HandJob,
-    indices: list[int],
+    indices: Iterable[int],
     *,
     deadline: float | None,
     positions: Callable[[int], None] | None,

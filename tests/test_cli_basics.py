@@ -176,7 +176,7 @@ def test_an_input_error_is_one_line_and_exit_2_without_the_usage_banner() -> Non
         (
             "advise",
             "pazaak_cli.commands.advise_cmd",
-            "solve_question",
+            "answer",
             ["--table", "8 5", "--opp-table", "10 7", "--opp-stood"],
         ),
     ],

@@ -134,6 +134,7 @@ def invoke(args: list[str], lines: list[str]) -> Result:
 
 
 BASE_ARGS = ["--hand", "+1 -2 ±3 +4", "--opp-deck", "opponent.deck", "--opponent", "optimal"]
+BASE_ARGS += ["--time", "0"]  # (the exact advice, as these transcripts pin it: see test_budget.py)
 
 
 # The engine's own match, for comparison -------------------------------------------------------
@@ -600,6 +601,8 @@ def test_json_protocol_one_object_per_line(canned_advice: list[Any]) -> None:
             "kotor2-very-easy",
             "--opponent",
             "optimal",
+            "--time",
+            "0",
         ],
         lines,
     )

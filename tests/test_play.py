@@ -331,7 +331,7 @@ def test_hint_shows_the_solvers_table_for_the_players_view(monkeypatch: pytest.M
 
     monkeypatch.setattr(play_cmd, "solve_question", fake_advise)
     monkeypatch.setattr(play_cmd, "render_advice", lambda advice: f"TABLE OF {advice}")
-    result = play(["--deck", "kotor1-starter", "--seed", "22"], ["hint", "q"])
+    result = play(["--deck", "kotor1-starter", "--seed", "22", "--time", "0"], ["hint", "q"])
     assert "> hint\nTABLE OF advice\n" in result.stdout
     assert seen["view"].sides[1].hand == (None, None, None, None)
     assert [str(c) for c in seen["options"].opponent_deck] == str(
@@ -362,7 +362,7 @@ def test_the_hints_model_line_is_wrapped_to_the_terminal_width() -> None:
     COLUMNS, continued indented by two, and says all it said (the game asked at 50 columns; the
     same line wrapped again at 80 and 120, as the game would, without solving it again)."""
     commands, _ = find_prompt(22, lambda s: not s.sides[1].standing and bool(s.sides[1].table))
-    args = ["--deck", "kotor1-starter", "--seed", "22"]
+    args = ["--deck", "kotor1-starter", "--seed", "22", "--time", "0"]
     result = play(args, [*commands, "h"], COLUMNS="50")
     hint = result.stdout.split("> h\n")[1].split("\n> ")[0].splitlines()
     cut = next(i for i, line in enumerate(hint) if line.split()[:1] == ["move"])
@@ -396,7 +396,7 @@ def test_hint_match_answers_for_the_match_and_later_hints_reuse_it(
     monkeypatch.setattr(match_advice, "QUICK_MATCH_PAIRS", 64)
     rules = "kotor1/main-deck=infinite,sets-to-win=2,hand-size=2"
     args = ["--ruleset", rules, "--opponent", "heuristic", "--deck", "kotor1-starter"]
-    result = play([*args, "--seed", "22"], ["h", "h m", "HINT MATCH", "h", "q"])
+    result = play([*args, "--seed", "22", "--time", "0"], ["h", "h m", "HINT MATCH", "h", "q"])
     assert result.exit_code == 0, result.output
     parts = re.split(r"\n> (?:h|h m|HINT MATCH)\n", result.stdout)[1:]
     hints = [part.split("\n> ")[0] for part in parts]
@@ -414,7 +414,7 @@ def test_a_failing_solver_gives_one_line_and_the_match_goes_on(
         raise TypeError("bad table")
 
     monkeypatch.setattr(play_cmd, "solve_question", broken_advise)
-    result = play(["--deck", "kotor1-starter", "--seed", "22"], ["hint", "e", "q"])
+    result = play(["--deck", "kotor1-starter", "--seed", "22", "--time", "0"], ["hint", "e", "q"])
     assert result.exit_code == 0
     assert (
         "> hint\nNo hint: the solver failed (TypeError: bad table); please report it.\n> e\n"
@@ -422,11 +422,11 @@ def test_a_failing_solver_gives_one_line_and_the_match_goes_on(
 
 
 def test_ctrl_c_during_a_hint_cancels_only_the_hint(monkeypatch: pytest.MonkeyPatch) -> None:
-    def slow_hint(*args: Any) -> str:
+    def slow_hint(*args: Any, **kwargs: Any) -> str:
         raise KeyboardInterrupt
 
     monkeypatch.setattr(play_cmd, "hint_text", slow_hint)
-    result = play(["--deck", "kotor1-starter", "--seed", "22"], ["hint", "e", "q"])
+    result = play(["--deck", "kotor1-starter", "--seed", "22", "--time", "0"], ["hint", "e", "q"])
     assert result.exit_code == 0
     assert "> hint\nHint cancelled; the match goes on.\n> e\nYou end the turn on 6." in (
         result.stdout

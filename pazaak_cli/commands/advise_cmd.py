@@ -10,7 +10,8 @@ from typing import Any
 import click
 from tabulate import tabulate
 
-from pazaak_cli.advice import default_objective, solve_question
+from pazaak_cli.advice import default_objective
+from pazaak_cli.budgeted import DEFAULT_SECONDS, answer, budgeted_objective, confidence_note
 from pazaak_cli.cards import Card, parse_cards
 from pazaak_cli.commands.common import (
     EXIT_CODES,
@@ -18,7 +19,9 @@ from pazaak_cli.commands.common import (
     emit_json,
     json_option,
     ruleset_option,
+    sample_options,
     style,
+    time_option,
 )
 from pazaak_cli.commands.deck_option import deck_option
 from pazaak_cli.decks import SideDeck, default_deck
@@ -29,7 +32,7 @@ from pazaak_cli.notation import format_position, parse_position, parse_table
 from pazaak_cli.numbers import parse_in_range, parse_whole
 from pazaak_cli.position_builder import Question, build_question, question_from_state
 from pazaak_cli.rules import DEFAULT_RULESET, MainDeck, Ruleset, parse_ruleset
-from pazaak_cli.solver import Advice, SolveOptions
+from pazaak_cli.solver import Advice, MoveResult, SolveOptions
 
 
 class CardListType(click.ParamType):  # type: ignore[type-arg]
@@ -173,6 +176,8 @@ MAIN_CARDS = MainCardListType()
     metavar="NOTATION",
     help="A whole position in the project's notation instead of the flags above.",
 )
+@time_option("Default: 2 s when the answer goes to a terminal, else the exact answer.")
+@sample_options
 @json_option
 def advise_command(
     ruleset: Ruleset | None,
@@ -190,6 +195,9 @@ def advise_command(
     main_deck: str | None,
     exact: bool,
     position: str | None,
+    time_budget: float | None,
+    sample_seed: int,
+    sample_hands: int | None,
     as_json: bool,
 ) -> None:
     """Exact odds of winning the match, and this set, for every legal move.
@@ -208,7 +216,14 @@ def advise_command(
       pazaak advise --ruleset kotor2 --table 6,9 --hand "D,T,±1/2" --opp-table "10" \\
           --opp-hand-size 4 --opp-deck kotor2-average
       pazaak advise --position "kotor1 3,2,5 10,7 +1,-2,±3,+4 - -S - 4334343443 a1 1"
+
+    A hidden hand (--opp-hand-size) is averaged over every hand the opponent's deck can deal.
+    On a terminal the answer comes within --time (2 s): exact if every possible hand is solved
+    in time, else from a sample of them drawn by their deal weights, each move with its 95 %
+    interval (the model line and the JSON say "sampled"); --exact or --time 0 wait for the
+    exact answer.
     """
+    started = time.monotonic()
     question = _question(
         ruleset,
         table_text,
@@ -235,17 +250,29 @@ def advise_command(
         positions=progress.positions,
         opponent=opponent,
     )
+    seconds = _budget(time_budget, exact, sample_hands)
+    seed = str(sample_seed)
     fell_back = False
-    if objective is None:
+    note = None
+    if objective is not None:
+        options.objective = objective
+    elif seconds is not None:
+        options.objective, note = budgeted_objective(question, options, seconds, seed=seed)
+    else:
         options.objective = default_objective(question, options)
         fell_back = opponent == "optimal" and options.objective == "set"
-    else:
-        options.objective = objective
     try:
-        advice = solve_question(question, options)
+        advice = answer(
+            question,
+            options,
+            seconds,
+            seed=seed,
+            hands=sample_hands,
+            progress=progress.budget,
+            started=started,
+        )
     finally:
         progress.close()
-    note = None
     if fell_back:
         cost = match_question_pairs(question, options)
         count = (
@@ -273,12 +300,27 @@ def advise_command(
     if as_json:
         document = advice_json(advice, question)
         document["note"] = note
+        document["time_budget"] = seconds
         emit_json(document)
         return
     click.echo(_position_line(question))
     if note:
         click.echo(note)
     click.echo(render_advice(advice))
+
+
+def _budget(time_budget: float | None, exact: bool, sample_hands: int | None) -> float | None:
+    """The seconds an answer may take (``None``: exact, however long): ``--time`` as given
+    (0: none), none with ``--exact`` or ``--hands``, else :data:`DEFAULT_SECONDS` when the
+    answer goes to a terminal (a person waits) and none when a script reads it."""
+    if exact or sample_hands is not None:
+        if time_budget:
+            what = "--exact" if exact else "--hands"
+            raise click.UsageError(f"{what} answers however long it takes: drop --time")
+        return None
+    if time_budget is not None:
+        return time_budget or None
+    return DEFAULT_SECONDS if sys.stdout.isatty() else None
 
 
 def _question(
@@ -363,8 +405,21 @@ class _Progress:
         self.shown = False
 
     def update(self, done: int, total: int) -> None:
-        """Hidden hands averaged: ``done`` of ``total``."""
-        self.hands = f"{done}/{total} hidden hands" if done < total else ""
+        """Hidden hands averaged: ``done`` of ``total``, with the time left foreseen from the
+        time they took."""
+        self.hands = ""
+        if done < total:
+            spent = time.monotonic() - self.started
+            left = spent * (total - done) / max(done, 1)
+            self.hands = f"{done}/{total} hidden hands, about {_duration(left)} left"
+        self._show()
+
+    def budget(self, solved: int, possible: int, left: float | None) -> None:
+        """Hidden hands solved within a time budget, and the budget's time left."""
+        if left is None:
+            self.update(solved, possible)
+            return
+        self.hands = f"{solved}/{possible} hidden hands, {_duration(left)} left"
         self._show()
 
     def positions(self, solved: int) -> None:
@@ -385,6 +440,15 @@ class _Progress:
             click.echo("\r" + " " * self.width + "\r", nl=False, err=True)
 
 
+def _duration(seconds: float) -> str:
+    """``12 s``, ``3 min``, ``2 h``: a time left, as a person reads it."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.0f} h"
+
+
 def _position_line(question: Question) -> str:
     state = question.state
     me = state.sides[state.turn]
@@ -401,6 +465,7 @@ def render_advice(advice: Advice) -> str:
     """The human table of moves, best first (``pazaak play``'s hint shows the same): for match
     advice the match-win column first, then the set's odds along the same line."""
     match = advice.objective == "match"
+    sampled = advice.exactness == "sampled"
     rows = []
     for result in advice.results:
         o = result.outcome
@@ -408,21 +473,27 @@ def render_advice(advice: Advice) -> str:
         row = [mark, str(result.move)]
         if match:
             row.append(f"{100 * (result.match_win or 0.0):.2f}")
+            if sampled:
+                row.append(f"{100 * (result.margin or 0.0):.2f}")
         row += [f"{100 * o.p_win:.2f}", f"{100 * o.p_tie:.2f}", f"{100 * o.p_loss:.2f}"]
         if not match:
             row.append(f"{o.equity:+.4f}")
+            if sampled:
+                row.append(f"{result.margin or 0.0:.4f}")
         rows.append(row)
     if match:
-        headers = ["", "move", "match win %", "set win %", "tie %", "loss %"]
+        headers = ["", "move", "match win %", *(["±"] if sampled else []), "set win %"]
+        headers += ["tie %", "loss %"]
     else:
-        headers = ["", "move", "win %", "tie %", "loss %", "equity"]
+        headers = ["", "move", "win %", "tie %", "loss %", "equity", *(["±"] if sampled else [])]
     table = tabulate(
         rows,
         headers=headers,
         disable_numparse=True,
-        colalign=("left", "left", "right", "right", "right", "right"),
+        colalign=("left", "left", *("right",) * (len(headers) - 2)),
     )
-    return f"Model: {advice.model}.\n{table}"
+    verdict = confidence_note(advice)
+    return f"Model: {advice.model}.\n{table}" + (f"\n{verdict}" if verdict else "")
 
 
 def advice_json(advice: Advice, question: Question) -> dict[str, Any]:
@@ -432,6 +503,14 @@ def advice_json(advice: Advice, question: Question) -> dict[str, Any]:
         "objective": advice.objective,
         "model": advice.model,
         "hands_averaged": advice.hands_averaged,
+        "exactness": advice.exactness,
+        "hands_possible": advice.hands_averaged,
+        "hands_solved": (
+            advice.hands_averaged if advice.hands_solved is None else advice.hands_solved
+        ),
+        "draws": advice.draws,
+        "seed": advice.seed,
+        "confidence": advice.confidence,
         "fixed_probabilities": advice.fixed_probabilities,
         "position": format_position(question.state),
         "drawn": question.drawn,
@@ -446,8 +525,19 @@ def advice_json(advice: Advice, question: Question) -> dict[str, Any]:
                 "p_tie": r.outcome.p_tie,
                 "p_loss": r.outcome.p_loss,
                 "equity": r.outcome.equity,
+                "interval": _interval(r, advice.objective),
                 "best": r.best,
             }
             for r in advice.results
         ],
     }
+
+
+def _interval(result: MoveResult, objective: str) -> list[float] | None:
+    """A sampled move's 95 % interval of the value it is ranked by (the match-win probability,
+    else the set's equity); ``None`` in an exact answer."""
+    if result.margin is None:
+        return None
+    value = result.match_win if objective == "match" else result.outcome.equity
+    assert value is not None
+    return [value - result.margin, value + result.margin]

@@ -166,6 +166,53 @@ def seed_option(func: F) -> F:
     )(func)
 
 
+TIME_HELP = (
+    "Answer within about this many seconds: exactly where every possible hand of the opponent "
+    "can be solved in time, else from a sample of them with a 95 % interval on every value. "
+    "0: the exact answer however long it takes."
+)
+
+
+def time_option(default_help: str) -> Callable[[F], F]:
+    """``--time SECONDS``: the time budget of an answer about a hidden hand.
+    ``default_help``: the budget the command takes when none is given."""
+    return click.option(
+        "--time",
+        "time_budget",
+        type=Seconds(0.0, MAX_BUDGET_SECONDS),
+        default=None,
+        metavar="SECONDS",
+        help=f"{TIME_HELP} {default_help}",
+    )
+
+
+def sample_options(func: F) -> F:
+    """``--seed`` and ``--hands``: the seed of a sampled answer's hands, and a replay of a
+    sampled answer (exactly its first N sampled hands, whatever the time)."""
+    func = click.option(
+        "--seed",
+        "sample_seed",
+        type=WholeNumber(0, None),
+        default=0,
+        show_default=True,
+        help="Seed of the sampled hands of a sampled answer: the same seed and --hands "
+        "give the same answer.",
+    )(func)
+    return click.option(
+        "--hands",
+        "sample_hands",
+        type=WholeNumber(2, None),
+        default=None,
+        metavar="N",
+        help="Answer from exactly the first N sampled hands, however long it takes (a "
+        "sampled answer's JSON gives its N: with its --seed, this replays it).",
+    )(func)
+
+
+MAX_BUDGET_SECONDS = 86_400.0
+"""The longest --time taken (a day): more is a typing error, not a wish."""
+
+
 def emit_json(data: Any) -> None:
     """Write ``data`` as indented JSON (no colour, ever)."""
     click.echo(json.dumps(data, indent=2, ensure_ascii=False), color=False)

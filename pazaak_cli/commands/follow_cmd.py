@@ -19,9 +19,10 @@ from typing import Any
 
 import click
 
+from pazaak_cli.budgeted import DEFAULT_SECONDS, Refinement, refinement_note
 from pazaak_cli.cards import Card, CardKind
 from pazaak_cli.commands.advise_cmd import CARDS, _Progress, advice_json, render_advice
-from pazaak_cli.commands.common import fail, printable, ruleset_option
+from pazaak_cli.commands.common import fail, printable, ruleset_option, time_option
 from pazaak_cli.commands.deck_option import deck_option
 from pazaak_cli.commands.play_cmd import (
     EXIT_INTERRUPTED,
@@ -46,12 +47,14 @@ from pazaak_cli.follow import (
     describe_result,
     from_document,
     start,
+    start_refinement,
     to_document,
     transitions,
     undo,
 )
 from pazaak_cli.game import Draw, MatchState, Open, Phase, Play, Stand, set_outcome
 from pazaak_cli.notation import format_position
+from pazaak_cli.position_builder import Question
 from pazaak_cli.rules import DEFAULT_RULESET, Ruleset, parse_ruleset
 from pazaak_cli.savefile import (
     SaveFileError,
@@ -137,6 +140,7 @@ they take), help, quit. The match is saved after every event."""
     help="Start a new match even if an unfinished one is saved in the save file (replaced).",
 )
 @click.option("--quiet-advice", is_flag=True, help="Show only the best move, not the table.")
+@time_option("Default: 2 s; hint asks again, the answer refined from where it stopped.")
 @click.option(
     "--json",
     "as_json",
@@ -155,6 +159,7 @@ def follow_command(
     resume_path: str | None,
     replace: bool,
     quiet_advice: bool,
+    time_budget: float | None,
     as_json: bool,
 ) -> None:
     """Follow a match you play in KOTOR: type each event, get the advice at your decisions.
@@ -200,7 +205,8 @@ def follow_command(
                 )
             write_save(target, to_document(followed))
             screen.started(followed, target)
-        code = Loop(followed, target, screen).run()
+        seconds = DEFAULT_SECONDS if time_budget is None else time_budget or None
+        code = Loop(followed, target, screen, seconds).run()
     if code:
         sys.exit(code)
 
@@ -276,12 +282,18 @@ def _load(path: Path) -> Followed:
 class Loop:
     """Reads lines until the match ends, the input ends or ``quit``; saves after every event."""
 
-    def __init__(self, followed: Followed, target: Path, screen: Screen) -> None:
+    def __init__(
+        self, followed: Followed, target: Path, screen: Screen, seconds: float | None
+    ) -> None:
         self.followed = followed
         self.target = target
         self.screen = screen
+        self.seconds = seconds
+        """The time budget of the advice (``None``: exact, however long it takes)."""
         self.reader = LineReader(stdin_is_terminal())
         self.advised: dict[MatchState, tuple[Any, Advice]] = {}
+        self.refining: dict[MatchState, tuple[Question, Refinement]] = {}
+        """The advice within the budget at each decision, refined when asked again."""
 
     def run(self) -> int:
         try:
@@ -341,8 +353,10 @@ class Loop:
         if word in ("hint", "hint match"):
             if not self.followed.my_decision:
                 screen.refused(line, "the advice comes at your decisions, after your draw")
-            else:
+            elif word == "hint match" or self.seconds is None:
                 self.advise("match" if word != "hint" else None)
+            else:
+                self.advise_within_budget()
             return True
         if word == "undo":
             try:
@@ -384,7 +398,37 @@ class Loop:
         elif followed.asks_opener:
             self.screen.ask_opener(followed)
         elif followed.my_decision:
-            self.advise()
+            if self.seconds is None:
+                self.advise()
+            else:
+                self.advise_within_budget()
+
+    def advise_within_budget(self) -> None:
+        """The advice at this decision within the time budget: exact where every possible hand
+        of the opponent is solved in time, else sampled; asked again (hint), refined from
+        where it stopped until it is exact. Ctrl-C keeps the answer so far."""
+        assert self.seconds is not None
+        followed = self.followed
+        progress = _Progress(enabled=not self.screen.as_json)
+        try:
+            if followed.state not in self.refining:
+                self.refining[followed.state] = start_refinement(followed, self.seconds)
+            question, refinement = self.refining[followed.state]
+            was_sampled = refinement.advice is not None and not refinement.exact
+            advice = refinement.refine(self.seconds, progress=progress.budget)
+        except KeyboardInterrupt:
+            progress.close()
+            self.screen.note("Advice cancelled; type hint to ask again.")
+            return
+        except PazaakError as error:
+            progress.close()
+            self.screen.note(f"No advice: {error}")
+            return
+        progress.close()
+        self.screen.advice(question, advice)
+        note = refinement_note(refinement, was_sampled, "type hint")
+        if note:
+            self.screen.note(note)
 
     def advise(self, objective: str | None = None) -> None:
         """The advice at this decision (``objective``: asked for, else the default's choice,

@@ -27,6 +27,7 @@ from typing import Any
 import click
 
 from pazaak_cli.advice import hint_objective, solve_match_asked, solve_question
+from pazaak_cli.budgeted import DEFAULT_SECONDS, Refinement, budgeted_objective, refinement_note
 from pazaak_cli.cards import Card, CardKind
 from pazaak_cli.commands.advise_cmd import render_advice
 from pazaak_cli.commands.common import (
@@ -38,6 +39,7 @@ from pazaak_cli.commands.common import (
     printable,
     seed_option,
     style,
+    time_option,
 )
 from pazaak_cli.commands.common import EXIT_INTERRUPTED as EXIT_INTERRUPTED
 from pazaak_cli.commands.deck_option import complete_decks
@@ -199,6 +201,7 @@ def _complete_deck(
     help=f"Seconds between the computer's moves, 0 to {MAX_DELAY:g} (default: {TERMINAL_DELAY} "
     "on a terminal, 0 otherwise).",
 )
+@time_option("Default: 2 s; h again refines the hint from where it stopped.")
 @click.pass_context
 def play_command(
     ctx: click.Context,
@@ -212,6 +215,7 @@ def play_command(
     resume_path: str | None,
     replace: bool,
     delay: float | None,
+    time_budget: float | None,
 ) -> None:
     """Play a match of Pazaak in the shell, one typed command per line.
 
@@ -274,6 +278,7 @@ def _start(ctx: click.Context, target: Path, reader: LineReader, pause: float) -
     )
     session.save(target)
     screen = Screen(session, target, reader, pause)
+    screen.hint_seconds = _hint_seconds()
     screen.banner()
     _finish(screen.run())
 
@@ -359,6 +364,7 @@ def _play_saved(
     session: MatchSession, target: Path, reader: LineReader, pause: float, *, resumed_from: Path
 ) -> None:
     screen = Screen(session, target, reader, pause)
+    screen.hint_seconds = _hint_seconds()
     if session.finished:
         screen.say(f"The match saved in {resumed_from} is over; there is nothing to resume.")
         screen.match_over()
@@ -555,6 +561,10 @@ class Screen:
         """Chance events happened since the last save (saved before the next prompt)."""
         self.recent: list[str] = []
         """Event lines since the last hand-over (shown again after the screen is cleared)."""
+        self.hint_seconds: float | None = DEFAULT_SECONDS
+        """The hint's time budget (``None``: exact, however long it takes)."""
+        self.refinements: dict[tuple[str, int], Refinement] = {}
+        """The hints within the budget, by position and seat, refined when asked again."""
 
     # -- the loop ----------------------------------------------------------------------------
 
@@ -680,7 +690,15 @@ class Screen:
                 show()
 
         try:
-            text = hint_text(self.session, seat, progress, positions, objective)
+            text = hint_text(
+                self.session,
+                seat,
+                progress,
+                positions,
+                objective,
+                seconds=self.hint_seconds,
+                refinements=self.refinements,
+            )
         except KeyboardInterrupt:
             text = "Hint cancelled; the match goes on."
         if progress is not None:
@@ -1053,6 +1071,9 @@ def hint_text(
     progress: Callable[[int, int], None] | None = None,
     positions: Callable[[int], None] | None = None,
     objective: str | None = None,
+    *,
+    seconds: float | None = None,
+    refinements: dict[tuple[str, int], Refinement] | None = None,
 ) -> str:
     """The solver's table of moves for ``seat``, as ``pazaak advise`` shows it: the other hand
     is hidden, so it is averaged over the hands its side deck can have dealt (less the cards it
@@ -1062,7 +1083,9 @@ def hint_text(
     reply to its rule (over the match, the rule playing every set), against anyone else both
     playing for the match (with ``objective`` ``"match"`` against the KOTOR I computer, an
     optimal opponent where the rule's match answer is out of reach: see
-    :func:`~pazaak_cli.advice.solve_match_asked`)."""
+    :func:`~pazaak_cli.advice.solve_match_asked`). Within ``seconds`` (``None``: exact, however
+    long), the budgeted answer (:mod:`pazaak_cli.budgeted`), kept in ``refinements`` so that a
+    hint asked again at the same position goes on refining it."""
     view = session.view(seat)
     against_kotor = session.seats[1 - seat].kind == "kotor"
     options = SolveOptions(
@@ -1074,17 +1097,48 @@ def hint_text(
     )
     try:
         question = question_from_state(view)
+        note = None
         if objective == "match":
             advice = solve_match_asked(question, options)
-        else:
+        elif seconds is None:
             options.objective = hint_objective(question, options)
             advice = solve_question(question, options)
-        table = render_advice(advice)
+        else:
+            key = (format_position(view), seat)
+            refinement = (refinements or {}).get(key)
+            if refinement is None:
+                options.objective, _ = budgeted_objective(question, options, seconds)
+                refinement = Refinement(question, options)
+                if refinements is not None:
+                    refinements[key] = refinement
+            was_sampled = refinement.advice is not None and not refinement.exact
+            told = None if progress is None else _hands_told(progress)
+            advice = refinement.refine(seconds, progress=told)
+            note = refinement_note(refinement, was_sampled, "h")
+        table = render_advice(advice) + (f"\n{note}" if note else "")
     except PazaakError as error:
         return f"No hint: {error}."
     except Exception as error:  # a failing hint must not end the match
         return f"No hint: the solver failed ({type(error).__name__}: {error}); please report it."
     return wrap_first_line(table, shutil.get_terminal_size().columns)
+
+
+def _hands_told(progress: Callable[[int, int], None]) -> Callable[[int, int, float | None], None]:
+    """The hint's progress line told the hands of a budgeted answer."""
+
+    def told(solved: int, possible: int, _left: float | None) -> None:
+        progress(solved, possible)
+
+    return told
+
+
+def _hint_seconds() -> float | None:
+    """The hint's budget: the command's ``--time`` (0: none, the exact answer), else the
+    default."""
+    time_budget = click.get_current_context().params.get("time_budget")
+    if time_budget is None:
+        return DEFAULT_SECONDS
+    return time_budget or None
 
 
 def wrap_first_line(text: str, width: int) -> str:
