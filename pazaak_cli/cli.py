@@ -18,6 +18,7 @@ from pazaak_cli.commands.common import PazaakGroup
 COMMANDS = {
     "play": ("pazaak_cli.commands.play_cmd", "play_command"),
     "advise": ("pazaak_cli.commands.advise_cmd", "advise_command"),
+    "chart": ("pazaak_cli.commands.chart_cmd", "chart_command"),
     "follow": ("pazaak_cli.commands.follow_cmd", "follow_command"),
     "prepare": ("pazaak_cli.commands.prepare_cmd", "prepare_command"),
     "validate": ("pazaak_cli.commands.validate_cmd", "validate_command"),
@@ -53,6 +54,7 @@ def main() -> None:
     \b
     pazaak play       a game in the shell, against the computer or a friend
     pazaak advise     exact win/tie/loss odds for every move at your table
+    pazaak chart      the best move at every total for one hand, as a coloured grid
     pazaak follow     mirror a KOTOR match turn by turn, with the advice and the cards counted
     pazaak validate   check a side-deck file against a ruleset
     """
