@@ -1,0 +1,368 @@
+"""``pazaak chart``: every cell is ``pazaak advise``'s answer on the cell's position; the tables
+follow the documented rule; the SVG is well-formed (and drawn by a real browser when one is
+installed); bad input fails as in ``advise``. Small cases: an infinite deck, small hands."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import tempfile
+import xml.etree.ElementTree as ElementTree
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from pazaak_cli.cards import parse_cards
+from pazaak_cli.chart import (
+    ChartSpec,
+    cell_tables,
+    chart_options,
+    default_my_totals,
+    default_opp_totals,
+    splits,
+)
+from pazaak_cli.cli import main
+from pazaak_cli.rules import parse_ruleset
+
+ROOT = Path(__file__).resolve().parent.parent
+INFINITE = ("--main-deck", "infinite")
+SMALL = (*INFINITE, "--my-totals", "17-22", "--opp-totals", "16-20")
+"""Rows on both sides of 20 (a rescue by the -3), columns with the opponent drawing and
+standing."""
+CHROMIUM = "/usr/bin/chromium"
+DOC_PICTURE = ROOT / "docs" / "chart-example.svg"
+DOC_COMMAND = (
+    "--ruleset",
+    "kotor1/main-deck=infinite",
+    "--hand",
+    "+2 -3 ±4",
+    "--opp-hand",
+    "-1 +3",
+)
+"""The example of docs/chart.md, whose picture is docs/chart-example.svg."""
+
+
+def run(*args: str, color: bool = False, env: dict[str, str] | None = None) -> Result:
+    result = CliRunner().invoke(main, list(args), color=color, env=env, prog_name="pazaak")
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    assert "Traceback" not in result.output
+    return result
+
+
+def chart_json(*args: str) -> dict[str, Any]:
+    result = run("chart", *args, "--json")
+    assert result.exit_code == 0, result.output
+    data: dict[str, Any] = json.loads(result.stdout)
+    return data
+
+
+def advise_json(*args: str) -> dict[str, Any]:
+    result = run("advise", *args, "--json")
+    assert result.exit_code == 0, result.output
+    data: dict[str, Any] = json.loads(result.stdout)
+    return data
+
+
+def _same_move(chart_move: dict[str, Any], advise_move: dict[str, Any]) -> bool:
+    return all(chart_move[key] == advise_move[key] for key in ("card", "value", "then", "note"))
+
+
+def _value(move: dict[str, Any], objective: str) -> float:
+    return float(move["match_win"] if objective == "match" else move["equity"])
+
+
+def check_cells_against_advise(
+    chart: dict[str, Any], options: tuple[str, ...], every: int = 1
+) -> int:
+    """Ask ``pazaak advise`` every ``every``-th solved cell's position, with the same options,
+    and compare the move, its numbers and the margin; the count of cells compared."""
+    solved = [cell for cell in chart["cells"] if cell["label"] is not None]
+    compared = 0
+    for cell in solved[::every]:
+        args = [*options, "--table", cell["table"], "--opp-table", cell["opp_table"]]
+        if cell["opp_standing"]:
+            args.append("--opp-stood")
+        answer = advise_json(*args)
+        assert "sampled" not in answer["model"]  # (not on a terminal: the exact answer)
+        assert answer["position"] == cell["position"] and answer["drawn"] == cell["drawn"]
+        objective = answer["objective"]
+        assert objective == chart["objective"]
+        best = [move for move in answer["moves"] if move["best"]]
+        found = [move for move in best if _same_move(cell["move"], move)]
+        assert len(found) == 1, (cell, answer["moves"])
+        move = found[0]
+        for key in ("p_win", "p_tie", "p_loss", "equity"):
+            assert cell[key] == pytest.approx(move[key], abs=1e-12), (key, cell)
+        if objective == "match":
+            assert cell["match_win"] == pytest.approx(move["match_win"], abs=1e-12)
+        rest = [m for m in answer["moves"] if not m["best"]] or [m for m in best if m is not move]
+        if not rest:
+            assert cell["margin"] is None and cell["next"] is None
+        else:
+            assert _same_move(cell["next"], rest[0])
+            margin = _value(move, objective) - _value(rest[0], objective)
+            assert cell["margin"] == pytest.approx(max(0.0, margin), abs=1e-12)
+        compared += 1
+    return compared
+
+
+# ------------------------------------------------------------------------------------------------
+# Every cell is advise's answer.
+
+
+def test_every_cell_of_a_set_chart_equals_advise_on_its_position() -> None:
+    options = (*INFINITE, "--hand", "+2 -3", "--opp-hand", "-1 +4", "--objective", "set")
+    chart = chart_json(*SMALL, *options[2:])
+    assert chart["objective"] == "set" and "best move for this set" in chart["model"]
+    labels = {cell["label"] for cell in chart["cells"]}
+    assert {"S", "E", "-3S"} <= labels  # stands, draws and a rescue over 20
+    assert len(chart["cells"]) == 6 * (4 + 5)
+    assert check_cells_against_advise(chart, options) == len(chart["cells"])
+
+
+def test_a_hidden_hand_chart_shares_one_solver_and_still_equals_advise() -> None:
+    """The hidden hand is averaged by the shared set solver (its memo carried from cell to
+    cell); advise solves each position afresh."""
+    options = (
+        *INFINITE,
+        "--hand",
+        "+1 -2",
+        "--opp-hand-size",
+        "2",
+        "--opp-deck",
+        "kotor1-average",
+        "--objective",
+        "set",
+    )
+    chart = chart_json(*options, "--my-totals", "18-21", "--opp-totals", "17-19")
+    assert "2 hidden cards of kotor1-average averaged over" in chart["model"]
+    assert chart["cells"][0]["hands_averaged"] > 1
+    assert check_cells_against_advise(chart, options, every=3) >= 7
+
+
+def test_a_match_chart_equals_advise_on_the_match() -> None:
+    options = (*INFINITE, "--hand", "+1", "--opp-hand", "-1", "--sets", "2-1")
+    chart = chart_json(
+        *options, "--objective", "match", "--my-totals", "18-19", "--opp-totals", "18-19"
+    )
+    assert chart["objective"] == "match" and "best move for the match" in chart["model"]
+    assert all(cell["match_win"] is not None for cell in chart["cells"])
+    compared = check_cells_against_advise(chart, (*options, "--objective", "match"), every=2)
+    assert compared >= 3
+
+
+def test_a_chart_against_the_kotor_rule_equals_advise() -> None:
+    options = (*INFINITE, "--hand", "+2 -3", "--opp-hand", "+1", "--opponent", "kotor")
+    chart = chart_json(*options, "--my-totals", "17-21", "--opp-totals", "17-19")
+    assert "KOTOR I rule" in chart["model"]
+    assert check_cells_against_advise(chart, (*options, "--objective", "set"), every=2) >= 8
+
+
+# ------------------------------------------------------------------------------------------------
+# The tables of a cell.
+
+
+def test_splits_are_most_even_first_and_largest_first() -> None:
+    assert splits(17, 2)[0] == (9, 8)
+    assert splits(12, 3)[0] == (4, 4, 4)
+    assert splits(13, 3)[:2] == ((5, 4, 4), (5, 5, 3))
+    assert splits(21, 2) == ()
+    assert all(sum(cards) == 23 and len(cards) == 3 for cards in splits(23, 3))
+
+
+@pytest.mark.parametrize("ruleset", ["kotor1", "kotor1/target=30,table-size=5"])
+def test_every_cells_tables_follow_the_documented_rule(ruleset: str) -> None:
+    """You opened the set: a drawing opponent has one main card fewer, a standing one at most
+    as many fewer; the fewest cards that allows; no value more than four times; your total
+    before the draw below the target; the sums are the totals."""
+    rules = parse_ruleset(ruleset)
+    target = rules.target
+    built = 0
+    for mine in range(1, target + 11):
+        for theirs in range(1, target + 1):
+            for standing in (False, True):
+                tables = cell_tables(rules, mine, theirs, standing)
+                if tables is None:
+                    continue
+                built += 1
+                table, opp = tables
+                assert sum(table) == mine and sum(opp) == theirs
+                assert list(table) == sorted(table, reverse=True)
+                assert mine - table[-1] < target
+                assert max((Counter(table) + Counter(opp)).values()) <= 4
+                if standing:
+                    assert len(opp) <= len(table) - 1
+                else:
+                    assert len(opp) == len(table) - 1 and theirs < target
+                assert len(table) <= rules.table_size
+    assert built > target * target
+    assert cell_tables(parse_ruleset("kotor1"), 15, 7, False) == ((8, 7), (7,))
+    assert cell_tables(parse_ruleset("kotor1"), 15, 17, True) == ((5, 5, 5), (9, 8))
+    assert cell_tables(parse_ruleset("kotor1"), 20, 20, True) == ((7, 7, 6), (10, 10))
+    assert cell_tables(parse_ruleset("kotor1"), 12, 20, False) is None  # 20 stands at once
+
+
+def test_the_default_rows_add_the_totals_a_minus_card_can_rescue() -> None:
+    rules = parse_ruleset("kotor1")
+    assert default_my_totals(rules, parse_cards("+2 -3 ±4")) == (
+        *range(11, 20),
+        *range(21, 25),
+    )
+    assert default_my_totals(rules, parse_cards("+1 +2")) == tuple(range(11, 20))
+    assert default_opp_totals(rules) == tuple(range(1, 21))
+
+
+def test_only_an_infinite_set_chart_against_an_optimal_opponent_shares_a_set_solver() -> None:
+    rules = parse_ruleset("kotor1/main-deck=infinite")
+    spec = ChartSpec(rules, parse_cards("+1"), (18,), (18,), opp_hand=())
+    assert chart_options(spec).solver is not None
+    for other in (
+        ChartSpec(parse_ruleset("kotor1"), parse_cards("+1"), (18,), (18,), opp_hand=()),
+        ChartSpec(rules, parse_cards("+1"), (18,), (18,), opp_hand=(), objective="match"),
+        ChartSpec(rules, parse_cards("+1"), (18,), (18,), opp_hand=(), opponent="kotor"),
+    ):
+        assert chart_options(other).solver is None
+
+
+# ------------------------------------------------------------------------------------------------
+# What it shows.
+
+
+def test_the_terminal_grid_is_letters_without_colour_and_coloured_with_it() -> None:
+    args = ("chart", *SMALL, "--hand", "+2 -3", "--opp-hand", "-1")
+    plain = run(*args, env={"NO_COLOR": "1"})
+    assert plain.exit_code == 0 and "\x1b[" not in plain.stdout and plain.stderr == ""
+    lines = plain.stdout.splitlines()
+    assert lines[0] == "Pazaak chart: your hand +2 -3, against -1."
+    assert lines[1].startswith("Model: kotor1/main-deck=infinite: best move for this set")
+    drawing = "The opponent still draws: its total across, yours after your draw down."
+    standing = "The opponent stands: its total across, yours after your draw down."
+    assert drawing in lines and standing in lines
+    header = lines[lines.index(standing) + 1]
+    assert header.split() == ["16", "17", "18", "19", "20"]
+    rows_21 = [line for line in lines if line.startswith(" 21")]
+    assert len(rows_21) == 2 and "-3" in rows_21[1]
+    assert any(line.strip().startswith("S stand") for line in lines)
+    coloured = run(*args, color=True)
+    assert "\x1b[" in coloured.stdout
+    assert json.loads(run(*args, "--json", color=True).stdout)["objective"] == "set"
+
+
+def test_the_svg_is_well_formed_and_escapes_every_name(tmp_path: Path) -> None:
+    deck = tmp_path / "evil.deck"
+    deck.write_text('name: evil <&> "q" \x1b[2J\n+1 +1 +2 +2 +3 +3 +4 +4 +5 +5\n', encoding="utf-8")
+    out = tmp_path / "chart.svg"
+    result = run(
+        "chart",
+        *INFINITE,
+        "--hand",
+        "-2",
+        "--opp-hand-size",
+        "1",
+        "--opp-deck",
+        str(deck),
+        "--my-totals",
+        "18-22",
+        "--opp-totals",
+        "18-20",
+        "--out",
+        str(out),
+        env={"NO_COLOR": "1"},
+    )
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[-1] == f"Chart written to {out}."
+    assert "\\x1b[2J" in result.stdout and "\x1b" not in result.stdout
+    text = out.read_text(encoding="utf-8")
+    root = ElementTree.fromstring(text.encode("utf-8"))
+    assert root.tag == "{http://www.w3.org/2000/svg}svg"
+    everything = "".join(root.itertext())
+    assert 'evil <&> "q" \\x1b[2J' in everything
+    tips = [t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}title")]
+    assert any(tip.startswith("You 22 (8 7 7), opponent 18 (9 9), it stands.") for tip in tips)
+    assert len(tips) == 1 + 5 * (2 + 3)  # the title; your 18..22 by its 18..19 and 18..20
+    legend_texts = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")]
+    assert any(t and t.startswith("-2S") for t in legend_texts)
+
+
+def test_the_docs_picture_is_what_the_docs_example_draws(tmp_path: Path) -> None:
+    """docs/chart-example.svg is the docs example's chart: after a change to the drawing,
+    regenerate it with ``pazaak chart <DOC_COMMAND> --out docs/chart-example.svg``."""
+    out = tmp_path / "example.svg"
+    assert run("chart", *DOC_COMMAND, "--out", str(out)).exit_code == 0
+    assert out.read_text(encoding="utf-8") == DOC_PICTURE.read_text(encoding="utf-8")
+
+
+@pytest.mark.skipif(not os.access(CHROMIUM, os.X_OK), reason="no chromium on this machine")
+def test_a_real_browser_draws_the_svg(tmp_path: Path) -> None:
+    out = tmp_path / "chart.svg"
+    assert run("chart", *SMALL, "--hand", "+2 -3", "--out", str(out)).exit_code == 0
+    picture = tmp_path / "chart.png"
+    with tempfile.TemporaryDirectory() as profile:
+        subprocess.run(
+            [
+                CHROMIUM,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+                f"--user-data-dir={profile}",
+                "--window-size=900,500",
+                f"--screenshot={picture}",
+                str(out),
+            ],
+            capture_output=True,
+            timeout=120,
+            check=False,
+        )
+    data = picture.read_bytes()
+    assert data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) > 5_000
+
+
+# ------------------------------------------------------------------------------------------------
+# Bad input, as in advise.
+
+
+def _error(result: Result) -> str:
+    lines = [line for line in result.stderr.splitlines() if line.startswith("Error: ")]
+    assert len(lines) == 1, result.stderr
+    assert result.stdout == ""
+    return lines[0]
+
+
+KNOWN = ("chart", *INFINITE, "--my-totals", "18-19", "--opp-totals", "18-19")
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "says"),
+    [
+        (("--hand", "+1", "--opp-hand", "-1", "--out", "chart.png"), 2, "PNG is not written"),
+        (("--hand", "+1", "--opp-hand", "-1", "--out", "chart.pdf"), 2, "name a .svg file"),
+        (("--hand", "Q", "--opp-hand", "-1"), 2, "'Q' is not a card"),
+        (("--hand", "F2/4", "--opp-hand", "-1"), 2, "F2/4 is not a kotor1 card"),
+        (("--hand", "+1", "--opp-hand", "+1", "--opp-hand-size", "2"), 2, "not both"),
+        (("--hand", "+1", "--opp-hand", "-1", "--sets", "x"), 2, "is not MINE-THEIRS"),
+        (("--hand", "+1", "--opp-hand", "-1", "--my-totals", "19-11"), 2, "range of totals"),
+        (("--hand", "+1", "--opp-hand", "-1", "--out", "/nonexistent/c.svg"), 2, "cannot write"),
+        (("--hand", "+1", "--opp-hand", "-1", "--sets", "3-0"), 1, "the match ends at 3 sets"),
+        (("--hand", "+1 +2 +3 +4 +5", "--opp-hand", "-1"), 1, "more than the 4 dealt"),
+        (("--hand", "+1", "--opp-hand", "+1 +2 +3 +4 +5"), 1, "more than the 4 dealt"),
+        (("--hand", "+1", "--opp-hand", "-1", "--my-totals", "1"), 1, "no position fits"),
+    ],
+)
+def test_bad_input_is_one_line_and_the_exit_code_advise_gives(
+    args: tuple[str, ...], code: int, says: str
+) -> None:
+    result = run(*KNOWN, *args)
+    assert result.exit_code == code, result.output
+    assert says in _error(result)
+
+
+def test_chart_is_listed_in_the_group_help() -> None:
+    assert "pazaak chart " in run("--help").stdout
