@@ -366,3 +366,12 @@ def test_bad_input_is_one_line_and_the_exit_code_advise_gives(
 
 def test_chart_is_listed_in_the_group_help() -> None:
     assert "pazaak chart " in run("--help").stdout
+
+
+def test_ctrl_c_stops_a_chart_with_exit_130(monkeypatch: pytest.MonkeyPatch) -> None:
+    def interrupted(*_: Any, **__: Any) -> Any:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("pazaak_cli.commands.chart_cmd.compute_chart", interrupted)
+    result = run(*KNOWN, "--hand", "+1", "--opp-hand", "-1")
+    assert result.exit_code == 130 and result.stderr == "\nInterrupted.\n"
