@@ -150,7 +150,7 @@ class Refinement:
             assert self.advice is not None
             return self.advice
         if self.possible == 1:
-            self.advice = solve_question(self.question, self.options)
+            self.advice = replace(solve_question(self.question, self.options), hands_solved=1)
             return self.advice
         if started is None:
             started = time.monotonic()
@@ -164,18 +164,22 @@ class Refinement:
                 progress(len(self.rows) + 1, self.possible, left)
 
         self.interrupted = False
+        before = self.solved_prefix()
         while not self.interrupted:
             prefix = self.solved_prefix()
             if prefix >= target:
                 break
             now = time.monotonic()
-            if prefix >= MIN_HANDS and deadline is not None and now >= deadline:
+            late = deadline is not None and now >= deadline
+            if late and prefix >= MIN_HANDS and prefix > before:
                 break
             order = self.draws.distinct(target)
             batch = [hand for hand in order if hand not in self.rows]
             until = deadline
-            if deadline is not None and now >= deadline:  # (and fewer than the least sample)
-                batch = [hand for hand in order[:MIN_HANDS] if hand not in self.rows]
+            if late:  # what every call owes, past the budget if need be: the least sample, and
+                # one hand more than the call before (so that asking again always refines)
+                need = max(MIN_HANDS, before + 1)
+                batch = [hand for hand in order[:need] if hand not in self.rows]
                 until = None
             elif self.options.objective == "match" and deadline is not None:
                 batch = self._match_batch(batch, deadline - now)
@@ -234,7 +238,8 @@ class Refinement:
             if self.options.objective == "set" and solver.states <= EXACT_PROBE_STATES:
                 # a search this small: the exact average (its deck drawn without replacement
                 # where the set answer takes that model) costs less than what was done
-                return solve_question(self.question, self.options)
+                exact = solve_question(self.question, self.options)
+                return replace(exact, hands_solved=self.possible)
             return self._exact_answer(solver, moves)
         found = estimate(self.rows, self.draws.usable_draws(prefix))
         return self._sampled_answer(solver, moves, found, prefix)

@@ -1,0 +1,333 @@
+"""The answer within a time budget (pazaak_cli.budgeted, pazaak_cli.sampling).
+
+Checked: the draws and the estimate on their own; a sample grown to every possible hand is the
+exact answer (against the slow path, to 1e-12, for the four solvers); the same seed and number
+of hands replay the same answer; the 95 % interval covers the exact value at about its rate on
+many real positions and seeds, and a move called best with confidence is the exact best; the
+commands' --time, --seed and --hands, and refinement in follow and play.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from pazaak_cli import budgeted
+from pazaak_cli.advice import solve_question
+from pazaak_cli.budgeted import MIN_HANDS, Refinement, answer, budgeted_objective
+from pazaak_cli.cards import parse_cards
+from pazaak_cli.cli import main
+from pazaak_cli.decks import sample_deck
+from pazaak_cli.notation import parse_table
+from pazaak_cli.position_builder import Question, build_question
+from pazaak_cli.rules import parse_ruleset
+from pazaak_cli.sampling import HandDraws, estimate, student_t_cdf, student_t_quantile
+from pazaak_cli.solver import Advice, HandsSolved, SetHands, SolveOptions
+
+INFINITE = "kotor1/main-deck=infinite"
+
+
+def question(
+    table: str,
+    hand: str,
+    opp_table: str,
+    hidden: int,
+    *,
+    rules: str = INFINITE,
+    sets: tuple[int, int] = (0, 0),
+) -> Question:
+    ruleset = parse_ruleset(rules)
+    return build_question(
+        ruleset,
+        table=parse_table(table, ruleset.flip_targets),
+        hand=parse_cards(hand),
+        opp_table=parse_table(opp_table, ruleset.flip_targets),
+        opp_stood=False,
+        opp_hand=(None,) * hidden,
+        sets=sets,
+        seen=(),
+    )
+
+
+def options(deck: str, objective: str = "set", opponent: str = "optimal") -> SolveOptions:
+    return SolveOptions(
+        opponent_deck=sample_deck(deck).cards, objective=objective, opponent=opponent
+    )
+
+
+def values(advice: Advice) -> dict[str, tuple[float, ...]]:
+    """Every move's numbers by its name."""
+    return {
+        str(r.move): (r.match_win or 0.0, r.outcome.p_win, r.outcome.p_tie, r.outcome.p_loss)
+        for r in advice.results
+    }
+
+
+# The draws and the estimate --------------------------------------------------------------------
+
+
+def test_the_draws_come_from_the_seed_and_by_weight() -> None:
+    weights = [1, 4, 16, 1, 2]
+    first, again, other = HandDraws(weights, "7"), HandDraws(weights, "7"), HandDraws(weights, "8")
+    assert first.distinct(5) == again.distinct(5)
+    assert first.draws == again.draws
+    assert first.draws != other.draws
+    assert sorted(first.distinct(5)) == [0, 1, 2, 3, 4]
+    # by weight: the hand dealt 16 ways is drawn about 16/24 of the time
+    many = HandDraws(weights, "1")
+    many.distinct(5)
+    share = many.draws.count(2) / len(many.draws)
+    assert abs(share - 16 / 24) < 0.05
+
+
+def test_the_usable_draws_stop_at_the_first_hand_not_solved() -> None:
+    draws = HandDraws([1, 1, 1, 1], "3")
+    order = draws.distinct(4)
+    usable = draws.usable_draws(2)
+    assert set(usable) == set(order[:2])
+    assert draws.draws[len(usable)] == order[2]  # (the draw that brought the third hand)
+    assert draws.usable_draws(4) == draws.draws
+
+
+def test_student_t_matches_the_published_table() -> None:
+    for df, quantile in [(1, 12.706), (2, 4.303), (5, 2.571), (10, 2.228), (30, 2.042)]:
+        assert student_t_quantile(0.975, df) == pytest.approx(quantile, abs=5e-4)
+    assert student_t_cdf(0.0, 4) == pytest.approx(0.5)
+    assert student_t_cdf(-2.015, 5) == pytest.approx(0.05, abs=1e-4)
+
+
+def test_the_estimate_is_the_mean_over_the_draws() -> None:
+    rows = {
+        0: ((0.5, 0.6, 0.3, 0.1), (0.1, 0.4, 0.3, 0.3)),
+        1: ((0.3, 0.5, 0.3, 0.2), (0.2, 0.4, 0.4, 0.2)),
+    }
+    found = estimate(rows, [0, 1, 0])
+    first, second = found.moves
+    assert first.place == 0 and second.place == 1
+    assert first.means == pytest.approx((1.3 / 3, 1.7 / 3, 0.9 / 3, 0.4 / 3))
+    assert found.draws == 3 and found.hands == 2
+    assert found.gap == pytest.approx((0.4 + 0.1 + 0.4) / 3 - 0.0)
+    assert first.margin > 0 and found.gap_margin > 0
+    assert 0.5 < found.confidence < 1.0
+
+
+# A sample grown to every hand is the exact answer --------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("objective", "opponent", "hand", "hidden"),
+    [
+        ("set", "optimal", "+2 -3 ±1", 3),
+        ("set", "kotor", "+2 -3", 2),
+        ("match", "optimal", "+2", 1),
+        ("match", "kotor", "+2", 1),
+    ],
+)
+def test_every_hand_solved_is_the_exact_answer(
+    objective: str, opponent: str, hand: str, hidden: int
+) -> None:
+    rules = f"{INFINITE},sets-to-win=2"  # (at 1-1 the match is this set and the next)
+    asked = question("10 3", hand, "9 4", hidden, rules=rules, sets=(1, 0))
+    exact = solve_question(asked, options("kotor1-average", objective, opponent))
+    refined = Refinement(asked, options("kotor1-average", objective, opponent))
+    first = refined.refine(None, hands=MIN_HANDS)
+    assert first.exactness == "sampled" and first.hands_solved == MIN_HANDS
+    done = refined.refine(None)
+    assert done.exactness == "exact" and refined.exact
+    assert done.hands_solved == done.hands_averaged == exact.hands_averaged > MIN_HANDS
+    assert [str(r.move) for r in done.results] == [str(r.move) for r in exact.results]
+    for name, numbers in values(done).items():
+        assert numbers == pytest.approx(values(exact)[name], abs=1e-12)
+    assert done.model == exact.model
+
+
+def test_the_same_seed_and_hands_replay_the_same_answer() -> None:
+    asked = question("8 5", "+1 -2 ±3", "10", 4)
+    one = answer(asked, options("kotor1-starter"), None, seed="11", hands=4)
+    two = answer(asked, options("kotor1-starter"), None, seed="11", hands=4)
+    other = answer(asked, options("kotor1-starter"), None, seed="12", hands=4)
+    assert one == two
+    assert one.exactness == "sampled" and one.hands_solved == 4 and one.seed == "11"
+    assert "sampled: 4 of its 45 possible hands solved" in one.model
+    assert values(one) != values(other)
+
+
+def test_a_tiny_budget_still_gives_the_least_sample_and_asking_again_refines() -> None:
+    asked = question("8 5", "+1 -2 ±3", "10", 4)
+    refinement = Refinement(asked, options("kotor1-starter"))
+    first = refinement.refine(0.0)
+    assert first.hands_solved == MIN_HANDS
+    second = refinement.refine(0.0)
+    assert second.hands_solved is not None and second.hands_solved > MIN_HANDS
+
+
+def test_ctrl_c_keeps_the_answer_so_far(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = SetHands.solve
+    calls = []
+
+    def interrupted_later(self: SetHands, indices: Any, *args: Any, **kwargs: Any) -> HandsSolved:
+        calls.append(indices)
+        if len(calls) == 1:
+            return real(self, indices[:MIN_HANDS], None)
+        return HandsSolved({}, True)
+
+    monkeypatch.setattr(SetHands, "solve", interrupted_later)
+    refinement = Refinement(question("8 5", "+1 -2", "10", 4), options("kotor1-starter"))
+    advice = refinement.refine(60.0)
+    assert refinement.interrupted
+    assert advice.exactness == "sampled" and advice.hands_solved == MIN_HANDS
+    note = budgeted.refinement_note(refinement, False, "type hint")
+    assert note is not None and note.startswith("Stopped: the answer so far")
+
+
+# The interval's coverage, measured on real positions -------------------------------------------
+
+
+def _populations() -> list[tuple[list[int], dict[int, Any]]]:
+    """Every hand's exact rows of a few dozen small positions (hidden hands of two and three
+    cards of four kotor1 decks, infinite deck): the populations the samples are drawn from."""
+    found = []
+    for deck in ("kotor1-average", "kotor1-starter", "kotor1-strongest", "kotor1-plusminus-small"):
+        for table, opp in (("10 4", "10 5"), ("8 7", "7 6"), ("6 6 2", "10 8")):
+            for hand, hidden in (("+2 -3", 2), ("±1 +4", 3)):
+                refinement = Refinement(question(table, hand, opp, hidden), options(deck))
+                refinement.refine(None)
+                weights = [ways for _, ways in refinement.hands]
+                found.append((weights, refinement.rows))
+    return found
+
+
+def test_the_interval_covers_the_exact_value_at_about_its_rate() -> None:
+    """On these positions, 40 seeds and 3, 6 and 12 hands, the 95 % interval held the exact
+    value 93 to 94 % of the time when this test was written (docs/advise.md); below 90 % would
+    be a fault. A move called best with confidence is the exact best."""
+    covered = total = confident = wrong = 0
+    for weights, rows in _populations():
+        whole = sum(weights)
+        exact = [
+            sum(w * rows[i][move][0] for i, w in enumerate(weights)) / whole
+            for move in range(len(rows[0]))
+        ]
+        for hands in (3, 6, 12):
+            if hands >= len(weights):
+                continue
+            for seed in range(40):
+                draws = HandDraws(weights, str(seed))
+                draws.distinct(hands)
+                found = estimate(rows, draws.usable_draws(hands))
+                for move in found.moves:
+                    total += 1
+                    covered += abs(exact[move.place] - move.means[0]) <= move.margin + 1e-12
+                if found.gap - found.gap_margin > 0:
+                    confident += 1
+                    best = found.moves[0].place
+                    wrong += exact[best] < max(exact) - 1e-12
+    assert total > 10_000
+    assert covered / total >= 0.90, covered / total
+    assert confident > 100
+    assert wrong / confident <= 0.05, (wrong, confident)
+
+
+# Choosing the objective ------------------------------------------------------------------------
+
+
+def test_the_match_answer_when_a_sample_fits_the_budget_else_the_set_with_why() -> None:
+    asked = question("10 3", "+2", "9 4", 1)
+    assert budgeted_objective(asked, options("kotor1-average"), 30.0) == ("match", None)
+    large = question("6", "+1 -2 ±3 +4", "", 4, rules="kotor2")
+    objective, note = budgeted_objective(large, options("kotor2-average"), 2.0)
+    assert objective == "set"
+    assert note is not None and "beyond the 2 s budget" in note
+
+
+# The commands ---------------------------------------------------------------------------------
+
+
+def advise(*args: str) -> Any:
+    return CliRunner().invoke(main, ["advise", *args], env={"NO_COLOR": "1"})
+
+
+HIDDEN = ["--table", "8 5", "--hand", "+1 -2 ±3", "--opp-table", "10", "--opp-hand-size", "4"]
+HIDDEN += ["--opp-deck", "kotor1-starter", "--objective", "set", "--main-deck", "infinite"]
+
+
+@pytest.mark.parametrize("bad", ["-1", "nan", "inf", "1e9", "abc", "", "٣"])
+def test_a_bad_budget_is_one_line_and_exit_2(bad: str) -> None:
+    result = advise(*HIDDEN, "--time", bad)
+    assert result.exit_code == 2
+    assert "is not a number of seconds from 0 to 86400" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_exact_and_hands_take_no_budget() -> None:
+    result = advise(*HIDDEN, "--exact", "--time", "2")
+    assert result.exit_code == 2
+    assert "--exact answers however long it takes: drop --time" in result.output
+    assert advise(*HIDDEN, "--hands", "1").exit_code == 2  # (a spread needs two)
+
+
+def test_a_sampled_answer_in_json_and_its_replay() -> None:
+    runs = [advise(*HIDDEN, "--hands", "5", "--seed", "3", "--json") for _ in range(2)]
+    assert all(run.exit_code == 0 for run in runs), runs[0].output
+    assert runs[0].output == runs[1].output
+    document = json.loads(runs[0].output)
+    assert document["exactness"] == "sampled"
+    assert (document["hands_solved"], document["hands_possible"]) == (5, 45)
+    assert document["seed"] == "3" and document["draws"] >= 5
+    assert 0.0 <= document["confidence"] <= 1.0
+    for move in document["moves"]:
+        low, high = move["interval"]
+        assert low <= move["equity"] <= high
+
+
+def test_time_zero_and_a_script_get_the_exact_answer() -> None:
+    piped = json.loads(advise(*HIDDEN, "--json").output)
+    zero = json.loads(advise(*HIDDEN, "--time", "0", "--json").output)
+    assert piped == zero
+    assert piped["exactness"] == "exact" and piped["hands_solved"] == 45
+    assert all(move["interval"] is None for move in piped["moves"])
+
+
+def test_the_sampled_table_shows_the_interval_and_the_verdict() -> None:
+    result = advise(*HIDDEN, "--hands", "6")
+    assert result.exit_code == 0, result.output
+    assert "sampled: 6 of its 45 possible hands solved" in " ".join(result.output.split())
+    header = next(line for line in result.output.splitlines() if "equity" in line)
+    assert header.split()[-1] == "±"
+    last = result.output.strip().splitlines()[-1]
+    assert "confidence" in last or last.startswith("Too close to call")
+
+
+def test_follow_refines_the_advice_each_time_hint_is_asked(tmp_path: Path) -> None:
+    (tmp_path / "pm.deck").write_text(
+        "name: pm2-plus3\nruleset: kotor1\n±2 ±2 ±2 ±2 ±2 +3 +3 +3 +3 +3\n", encoding="utf-8"
+    )
+    args = ["follow", "--hand", "+1 -2 ±3 +4", "--opp-deck", str(tmp_path / "pm.deck")]
+    args += ["--opponent", "optimal", "--time", "0.001", "--save", str(tmp_path / "f.json")]
+    result = CliRunner().invoke(
+        main, args, input="8\nhint\nhint\nhint\nhint\nquit\n", env={"NO_COLOR": "1"}
+    )
+    assert result.exit_code == 0, result.output
+    said = [line for line in result.output.splitlines() if line.startswith(("Sampled", "Exact"))]
+    assert said == [
+        "Sampled from 2 of 5 possible hands; type hint to refine it.",
+        "Sampled from 3 of 5 possible hands; type hint to refine it.",
+        "Sampled from 4 of 5 possible hands; type hint to refine it.",
+        "Exact now: every possible hand is solved.",
+    ]
+
+
+def test_play_refines_the_hint_when_asked_again(tmp_path: Path) -> None:
+    args = ["play", "--deck", "kotor1-starter", "--opponent", "heuristic", "--seed", "22"]
+    args += ["--time", "0.001", "--save", str(tmp_path / "m.json")]
+    result = CliRunner().invoke(main, args, input="h\nh\nq\n", env={"NO_COLOR": "1"})
+    assert result.exit_code == 0, result.output
+    said = [line for line in result.output.splitlines() if line.startswith("Sampled from")]
+    assert said[0].startswith("Sampled from 2 of ")
+    assert said[1].startswith("Sampled from 3 of ")
+    assert math.isfinite(float(said[1].split()[4]))  # (how many possible hands)
