@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from typing import Any, NamedTuple
 
 from pazaak_cli.cards import Card, CardKind
@@ -54,9 +55,11 @@ from pazaak_cli.solver import (
     deadline_watch,
     deck_after_draw,
     hand_facts,
+    hand_processes,
     place_card,
     place_flip,
     set_row,
+    solve_dealt,
     weighted_opponent_hands,
 )
 from pazaak_cli.solver import DOUBLE as _DOUBLE
@@ -808,6 +811,7 @@ class KotorSetHands:
         fresh = deck_after if any(deck_after) else FULL_DECK
         their_sets = state.set_winners.count(state.turn)
         self.solver = KotorReplySolver(rules, their_sets, fixed_draws=fresh)
+        self.processes = hand_processes(other_hands)
         self._positions = options.positions
         self._other_side = state.sides[1 - state.turn]
         self._hands = other_hands
@@ -830,9 +834,23 @@ class KotorSetHands:
         deadline: float | None,
         solved: Callable[[int], None] | None = None,
     ) -> HandsSolved:
-        """The rows of the hands ``indices`` solved before ``deadline``, in their order."""
+        """The rows of the hands ``indices`` solved before ``deadline``, in their order (with
+        several cores, shared out as :func:`~pazaak_cli.solver.solve_dealt` deals them)."""
+        here = partial(self._rows, deadline=deadline, positions=self._positions, solved=solved)
+        there = partial(self._rows, deadline=deadline, positions=None)
+        return solve_dealt(indices, here, there, self.processes, self.solver.states == 0)
+
+    def _rows(
+        self,
+        indices: Iterable[int],
+        *,
+        deadline: float | None,
+        positions: Callable[[int], None] | None,
+        solved: Callable[[int], None] | None = None,
+    ) -> HandsSolved:
+        """The rows of as many of ``indices`` as are solved before ``deadline`` (or Ctrl-C)."""
         solver = self.solver
-        solver.progress = deadline_watch(deadline, self._positions)
+        solver.progress = deadline_watch(deadline, positions)
         rows: dict[int, MoveRow] = {}
         try:
             for index in indices:
@@ -856,7 +874,7 @@ class KotorSetHands:
         except KeyboardInterrupt:
             return HandsSolved(rows, True)
         finally:
-            solver.progress = self._positions
+            solver.progress = positions
         return HandsSolved(rows, False)
 
 

@@ -1042,6 +1042,13 @@ def _averaging_processes(other_hands: Sequence[object]) -> int:
     return min(solver_processes(), len(other_hands))
 
 
+def hand_processes(other_hands: Sequence[object]) -> int:
+    """How many processes solve a budgeted answer's hands (:func:`solve_dealt`): those of an
+    exact average (:func:`_averaging_processes`), two at most (the only count measured: the
+    machines this was built on have two cores)."""
+    return min(_averaging_processes(other_hands), 2)
+
+
 def subhand_count(hand: Iterable[Card]) -> int:
     """How many distinct sub-multisets ``hand`` has: what interning it costs."""
     count = 1
@@ -1441,7 +1448,7 @@ class SetHands:
         rules = state.ruleset
         deck_after = deck_after_draw(state, question.drawn)
         counts = deck_after if any(deck_after) else FULL_DECK
-        self.processes = min(_averaging_processes(other_hands), 2)
+        self.processes = hand_processes(other_hands)
         self.solver = _bounded_fixed_solver(rules, counts, options, self.processes)
         moves = _root_moves(question, self.solver)
         self.moves = [move for move, _ in moves]
@@ -1471,27 +1478,43 @@ class SetHands:
         here = partial(
             _timed_rows, self._job, deadline=deadline, positions=self._positions, solved=solved
         )
-        indices = list(indices)
-        parts = []
-        if self.solver.states == 0 and indices:
-            # the first hand here alone: the positions it solves serve every later hand, in
-            # this process and in the copy forked after it
-            parts.append(here(indices[:1]))
-            indices = indices[1:] if parts[0].rows else []
-        if self.processes < 2 or len(indices) < 2:
-            parts.append(here(indices))
-        else:  # (each process takes the next hand when it is free: see SharedDeal)
-            deal = SharedDeal(len(indices))
-            try:
-                dealt = [_Dealt(indices, deal)] * self.processes
-                there = partial(_timed_rows, self._job, deadline=deadline, positions=None)
-                parts += run_shared(dealt, here, there)
-            finally:
-                deal.close()
-        rows: dict[int, MoveRow] = {}
-        for part in parts:
-            rows.update(part.rows)
-        return HandsSolved(rows, any(part.interrupted for part in parts))
+        there = partial(_timed_rows, self._job, deadline=deadline, positions=None)
+        return solve_dealt(indices, here, there, self.processes, self.solver.states == 0)
+
+
+HandsSolver = Callable[[Iterable[int]], HandsSolved]
+"""Solves the hands it is given, in their order, until its deadline: a process's work."""
+
+
+def solve_dealt(
+    indices: Sequence[int],
+    here: HandsSolver,
+    there: HandsSolver,
+    processes: int,
+    cold: bool,
+) -> HandsSolved:
+    """The hands ``indices`` solved by ``here`` in this process and ``there`` in forked copies
+    of it (``processes`` in all), each taking the next hand when it is free
+    (:class:`~pazaak_cli.executors.SharedDeal`). ``cold``: the solver holds nothing yet, so the
+    first hand is solved here alone: the positions it solves serve every later hand, in this
+    process and in the copies forked after it."""
+    indices = list(indices)
+    parts = []
+    if cold and indices:
+        parts.append(here(indices[:1]))
+        indices = indices[1:] if parts[0].rows else []
+    if processes < 2 or len(indices) < 2:
+        parts.append(here(indices))
+    else:
+        deal = SharedDeal(len(indices))
+        try:
+            parts += run_shared([_Dealt(indices, deal)] * processes, here, there)
+        finally:
+            deal.close()
+    rows: dict[int, MoveRow] = {}
+    for part in parts:
+        rows.update(part.rows)
+    return HandsSolved(rows, any(part.interrupted for part in parts))
 
 
 class _Dealt:

@@ -151,7 +151,9 @@ def test_the_same_seed_and_hands_replay_the_same_answer() -> None:
     one = answer(asked, options("kotor1-starter"), None, seed="11", hands=4)
     two = answer(asked, options("kotor1-starter"), None, seed="11", hands=4)
     other = answer(asked, options("kotor1-starter"), None, seed="12", hands=4)
-    assert one == two
+    assert values(one) == values(two) and one.model == two.model  # (the positions solved
+    # in this process vary with how the hands were shared out between two: not the answer)
+    assert [r.margin for r in one.results] == [r.margin for r in two.results]
     assert one.exactness == "sampled" and one.hands_solved == 4 and one.seed == "11"
     assert "sampled: 4 of its 45 possible hands solved" in one.model
     assert values(one) != values(other)
