@@ -84,10 +84,18 @@ def _process_kb(pid: int) -> int:
 
 
 def run(args: list[str], timeout: float) -> tuple[float, float, float, str]:
-    """(wall s, CPU s, peak MB, how it ended) of one ``pazaak advise`` process: its CPU
-    time with its children's, its peak memory with its children's (sampled every 50 ms, and
-    never below its own peak as the kernel counts it)."""
-    command = [sys.executable, "-m", "pazaak_cli", "advise", *args, "--json"]
+    """(wall s, CPU s, peak MB, how it ended) of one ``pazaak advise ARGS --json`` process: see
+    :func:`run_process`."""
+    return run_process(["advise", *args, "--json"], timeout)
+
+
+def run_process(
+    args: list[str], timeout: float, stdin: str | None = None
+) -> tuple[float, float, float, str]:
+    """(wall s, CPU s, peak MB, how it ended) of one ``pazaak ARGS`` process, fed ``stdin``:
+    its CPU time with its children's, its peak memory with its children's (sampled every 50
+    ms, and never below its own peak as the kernel counts it)."""
+    command = [sys.executable, "-m", "pazaak_cli", *args]
     # the solve is measured, not the disk cache of match-state values (a second run would read
     # what the first one saved)
     env = {**os.environ, "PAZAAK_CACHE_DIR": "off"}
@@ -95,11 +103,16 @@ def run(args: list[str], timeout: float) -> tuple[float, float, float, str]:
     child = subprocess.Popen(
         command,
         env=env,
+        stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         # a shell's background job ignores SIGINT, and so would the child: let it see Ctrl-C
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
+    if stdin is not None:
+        assert child.stdin is not None
+        child.stdin.write(stdin.encode())
+        child.stdin.close()
     ended = "ok"
     sampled = 0.0
     while True:

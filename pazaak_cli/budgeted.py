@@ -410,8 +410,8 @@ def confidence_note(advice: Advice) -> str | None:
             f"± {spread})."
         )
     return (
-        f"Too close to call: {first} leads {second} by {shown}, ± {spread} "
-        f"({sure * 100:.0f} % confidence); more time (--time) or --exact settles it."
+        f"Too close to call: {first} leads {second} by {shown}, ± {spread}; more time (--time) "
+        "or --exact settles it."
     )
 
 

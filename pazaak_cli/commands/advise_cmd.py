@@ -540,4 +540,5 @@ def _interval(result: MoveResult, objective: str) -> list[float] | None:
         return None
     value = result.match_win if objective == "match" else result.outcome.equity
     assert value is not None
-    return [value - result.margin, value + result.margin]
+    low = 0.0 if objective == "match" else -1.0  # (what the value can be, at most 1)
+    return [max(value - result.margin, low), min(value + result.margin, 1.0)]
