@@ -257,6 +257,10 @@ them between two hands of a hidden-hand average."""
 SEARCH_LIMIT = 2 * MEMO_LIMIT
 """A single search (one hand) that needs more positions than this is refused: its memo cannot
 be trimmed while it runs."""
+STATE_BYTES = 280
+"""Bytes a position takes, measured: a search refused at :data:`SEARCH_LIMIT` (the kotor1 first
+move with ±1 ±2 ±3 ±4 a side, on its exact deck, ``--exact``) peaked at 1.13 GB after 101 s:
+the whole process, within the 2 GB every answer keeps to."""
 
 
 class KotorReplySolver:
@@ -709,6 +713,13 @@ def solve_kotor_question(question: Question, options: SolveOptions) -> Advice:
         try:
             results, states = solve(None, None if options.exact else options.budget)
         except SolverTooLarge:
+            if options.exact:  # (the exact deck or a refusal, never fixed draws)
+                raise SolverTooLarge(
+                    f"this set drawn without replacement from its exact {sum(fresh)}-card deck "
+                    f"needs more than {SEARCH_LIMIT:,} positions in memory against the KOTOR "
+                    f"rule (over {SEARCH_LIMIT * STATE_BYTES / 1e9:.1f} GB): drop --exact for "
+                    "the answer that draws it with the fixed odds of the cards left"
+                ) from None
             fixed = True
             results, states = solve(fresh, None)
     else:
@@ -838,7 +849,7 @@ class KotorSetHands:
         several cores, shared out as :func:`~pazaak_cli.solver.solve_dealt` deals them)."""
         here = partial(self._rows, deadline=deadline, positions=self._positions, solved=solved)
         there = partial(self._rows, deadline=deadline, positions=None)
-        return solve_dealt(indices, here, there, self.processes, self.solver.states == 0)
+        return solve_dealt(indices, here, there, self.processes)
 
     def _rows(
         self,

@@ -1479,7 +1479,7 @@ class SetHands:
             _timed_rows, self._job, deadline=deadline, positions=self._positions, solved=solved
         )
         there = partial(_timed_rows, self._job, deadline=deadline, positions=None)
-        return solve_dealt(indices, here, there, self.processes, self.solver.states == 0)
+        return solve_dealt(indices, here, there, self.processes)
 
 
 HandsSolver = Callable[[Iterable[int]], HandsSolved]
@@ -1487,22 +1487,15 @@ HandsSolver = Callable[[Iterable[int]], HandsSolved]
 
 
 def solve_dealt(
-    indices: Sequence[int],
-    here: HandsSolver,
-    there: HandsSolver,
-    processes: int,
-    cold: bool,
+    indices: Sequence[int], here: HandsSolver, there: HandsSolver, processes: int
 ) -> HandsSolved:
     """The hands ``indices`` solved by ``here`` in this process and ``there`` in forked copies
     of it (``processes`` in all), each taking the next hand when it is free
-    (:class:`~pazaak_cli.executors.SharedDeal`). ``cold``: the solver holds nothing yet, so the
-    first hand is solved here alone: the positions it solves serve every later hand, in this
-    process and in the copies forked after it."""
+    (:class:`~pazaak_cli.executors.SharedDeal`). The copies start at once, even from an empty
+    memo: the first two hands in parallel halve the wait for the least sample, where solving
+    one first so that the copy inherits its positions measured no faster."""
     indices = list(indices)
     parts = []
-    if cold and indices:
-        parts.append(here(indices[:1]))
-        indices = indices[1:] if parts[0].rows else []
     if processes < 2 or len(indices) < 2:
         parts.append(here(indices))
     else:
