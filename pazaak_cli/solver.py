@@ -1435,8 +1435,9 @@ class SetHands:
     solved. The deck model is the one the exact average takes for any search past its probe:
     fixed draw probabilities on a finite deck (the small searches, where the exact average
     solves the deck without replacement, are answered exactly within any budget). With
-    several cores the hands asked for in one call are dealt alternately to this process and a
-    forked copy (its memo starts as this one's and is dropped with it)."""
+    several cores the hands asked for in one call are shared with a forked copy, each process
+    taking the next hand when it is free (:func:`solve_dealt`; the copy's memo is dropped with
+    it)."""
 
     def __init__(
         self,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -407,28 +407,42 @@ class Loop:
         """The advice at this decision within the time budget: exact where every possible hand
         of the opponent is solved in time, else sampled; asked again (hint), refined from
         where it stopped until it is exact. Ctrl-C keeps the answer so far."""
-        assert self.seconds is not None
+        seconds = self.seconds
+        assert seconds is not None
         followed = self.followed
-        progress = _Progress(enabled=not self.screen.as_json)
-        try:
+        was_sampled = False
+
+        def refined(progress: _Progress) -> tuple[Question, Advice]:
+            nonlocal was_sampled
             if followed.state not in self.refining:
-                self.refining[followed.state] = start_refinement(followed, self.seconds)
+                self.refining[followed.state] = start_refinement(followed, seconds)
             question, refinement = self.refining[followed.state]
             was_sampled = refinement.advice is not None and not refinement.exact
-            advice = refinement.refine(self.seconds, progress=progress.budget)
-        except KeyboardInterrupt:
-            progress.close()
-            self.screen.note("Advice cancelled; type hint to ask again.")
+            return question, refinement.refine(seconds, progress=progress.budget)
+
+        found = self._solved(refined)
+        if found is None:
             return
-        except PazaakError as error:
-            progress.close()
-            self.screen.note(f"No advice: {error}")
-            return
-        progress.close()
-        self.screen.advice(question, advice)
-        note = refinement_note(refinement, was_sampled, "type hint")
+        self.screen.advice(*found)
+        note = refinement_note(self.refining[followed.state][1], was_sampled, "type hint")
         if note:
             self.screen.note(note)
+
+    def _solved(
+        self, solve: Callable[[_Progress], tuple[Question, Advice]]
+    ) -> tuple[Question, Advice] | None:
+        """``solve(progress)`` with a progress line; ``None`` (and a note why) when Ctrl-C
+        cancelled it or the position has no answer."""
+        progress = _Progress(enabled=not self.screen.as_json)
+        try:
+            return solve(progress)
+        except KeyboardInterrupt:
+            self.screen.note("Advice cancelled; type hint to ask again.")
+        except PazaakError as error:
+            self.screen.note(f"No advice: {error}")
+        finally:
+            progress.close()
+        return None
 
     def advise(self, objective: str | None = None) -> None:
         """The advice at this decision (``objective``: asked for, else the default's choice,
@@ -436,18 +450,9 @@ class Loop:
         followed = self.followed
         found = self.advised.get(followed.state)
         if found is None or (objective and found[1].objective != objective):
-            progress = _Progress(enabled=not self.screen.as_json)
-            try:
-                found = advice_for(followed, progress.update, objective)
-            except KeyboardInterrupt:
-                progress.close()
-                self.screen.note("Advice cancelled; type hint to ask again.")
+            found = self._solved(lambda progress: advice_for(followed, progress.update, objective))
+            if found is None:
                 return
-            except PazaakError as error:
-                progress.close()
-                self.screen.note(f"No advice: {error}")
-                return
-            progress.close()
             self.advised[followed.state] = found
         question, advice = found
         self.screen.advice(question, advice)
