@@ -15,24 +15,40 @@ entry point of ``pazaak advise``). The cells share work: with an infinite deck o
 memo serves every cell and every hidden hand (:attr:`SolveOptions.solver`), and the match
 solver keeps the match states it solved for the whole process.
 
+A hidden hand is averaged exactly, or sampled as the time-budgeted ``advise`` samples it
+(:class:`ChartRun`): every cell averages the same draws of the first N hands the seeded draws
+meet, and :meth:`ChartRun.within` doubles N pass by pass while the next pass fits a time
+budget, each pass finding the hands of the one before already solved.
+
 Nothing here prints; :mod:`pazaak_cli.chart_svg` draws a chart, ``pazaak chart`` shows it.
 """
 
 from __future__ import annotations
 
 import math
+import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from pazaak_cli.advice import solve_question
+from pazaak_cli.budgeted import DEFAULT_SEED, MIN_HANDS
 from pazaak_cli.cards import Card, CardKind
 from pazaak_cli.errors import PazaakError
 from pazaak_cli.game import COPIES_PER_VALUE, FULL_DECK, MAIN_VALUES, Placed, TableCard
+from pazaak_cli.match_advice import match_other_hands
 from pazaak_cli.position_builder import PositionError, Question, build_question
 from pazaak_cli.rules import MainDeck, Ruleset
-from pazaak_cli.solver import Advice, Move, MoveResult, SetSolver, SolveOptions
+from pazaak_cli.sampling import HandDraws
+from pazaak_cli.solver import (
+    Advice,
+    Move,
+    MoveResult,
+    SetSolver,
+    SolveOptions,
+    weighted_opponent_hands,
+)
 
 CHART_MEMO_STATES = 12_000_000
 """The bound of the set solver shared by the cells of an infinite-deck chart (the C loop's
@@ -40,6 +56,15 @@ cache, or a Python memo emptied between hands when full): the expert player's bo
 CLOSE_CALL = 0.01
 """A best move that leads the next by less than this (one point of equity or of match-win
 probability) is a close call: shown in lower case, and pale in the picture."""
+DEFAULT_CHART_SECONDS = 10.0
+"""The time budget of a chart about a hidden hand that a person waits for (on a terminal)."""
+
+Hands = list[tuple[tuple[Card, ...], int]]
+"""The opponent's possible hands with their weights (deal weights, or counts of draws)."""
+CellProgress = Callable[[int], None]
+"""Told each cell solved, with 1."""
+PassStart = Callable[[int, int], None]
+"""Told (hands, hands possible) as a pass of a time-budgeted chart begins."""
 
 
 @dataclass(frozen=True)
@@ -112,6 +137,33 @@ class Cell:
 
 CellKey = tuple[int, int, bool]
 """(your total, the opponent's total, whether it stands)."""
+Tables = tuple[tuple[int, ...], tuple[int, ...]]
+"""A cell's main-deck cards: yours (the card just drawn last), the opponent's."""
+
+
+@dataclass(frozen=True)
+class ChartPass:
+    """One pass of a time-budgeted chart: the whole grid solved on the first ``hands`` hands of
+    the draws."""
+
+    hands: int
+    new_hands: int
+    """The hands the pass before did not have (all a memo carried over has left to solve)."""
+    seconds: float
+
+
+@dataclass(frozen=True)
+class ChartSample:
+    """Which hands of the opponent's a chart averages."""
+
+    exactness: str
+    """``exact``: every possible hand (or the one it holds); ``sampled``: the first
+    :attr:`hands_solved` hands of the draws of :attr:`seed`."""
+    hands_solved: int
+    hands_possible: int
+    seed: str | None = None
+    draws: int | None = None
+    """A sample's draws of the opponent's hand (with replacement) that every cell averages."""
 
 
 @dataclass(frozen=True)
@@ -124,6 +176,11 @@ class Chart:
     model: str
     legend: tuple[tuple[str, str], ...]
     """(label, what the move is) for every best move that appears, in a fixed order."""
+    sample: ChartSample = ChartSample("exact", 1, 1)
+    passes: tuple[ChartPass, ...] = ()
+    """A time-budgeted chart's passes, the last one shown (none otherwise)."""
+    interrupted: bool = False
+    """Ctrl-C stopped the pass after the one shown."""
 
     def columns(self, standing: bool) -> tuple[int, ...]:
         """The opponent's totals of one panel: while it draws it is below the target."""
@@ -186,7 +243,7 @@ def splits(total: int, count: int) -> tuple[tuple[int, ...], ...]:
 
 def cell_tables(
     ruleset: Ruleset, my_total: int, opp_total: int, opp_standing: bool
-) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+) -> Tables | None:
     """The main-deck cards of both tables for one cell (yours with the card just drawn last),
     or ``None`` if none fit. You opened the set (as in KOTOR I, where the player opens every
     set): a drawing opponent holds one card fewer than you, a standing one at most that many.
@@ -213,9 +270,7 @@ def cell_tables(
     return None
 
 
-def cell_question(
-    spec: ChartSpec, tables: tuple[tuple[int, ...], tuple[int, ...]], opp_standing: bool
-) -> Question:
+def cell_question(spec: ChartSpec, tables: Tables, opp_standing: bool) -> Question:
     """The question ``pazaak advise`` builds for these tables (the same checks, the same
     state): raise :class:`~pazaak_cli.position_builder.PositionError` if it cannot occur."""
     mine, theirs = tables
@@ -320,17 +375,13 @@ def _label_order(label: str) -> tuple[int, str]:
     return rank, label
 
 
-def compute_chart(spec: ChartSpec, progress: Callable[[int], None] | None = None) -> Chart:
-    """Solve every cell of the chart (``progress`` is told each cell done, with 1). A cell no
-    table fits is ``None``; when no cell can be built at all, the first reason is raised (a
-    score that has ended the match, a hand larger than the ruleset deals...)."""
-    if spec.objective not in ("set", "match"):
-        raise PazaakError(f"unknown objective {spec.objective!r}; choose match or set")
-    keys = chart_keys(spec)
-    questions: dict[CellKey, tuple[tuple[tuple[int, ...], tuple[int, ...]], Question] | None]
-    questions = {}
+def cell_questions(spec: ChartSpec) -> dict[CellKey, tuple[Tables, Question] | None]:
+    """Every cell's tables and question (``None`` where no table fits); when no cell can be
+    built at all, the first reason is raised (a score that has ended the match, a hand larger
+    than the ruleset deals...)."""
+    questions: dict[CellKey, tuple[Tables, Question] | None] = {}
     first_error: PositionError | None = None
-    for key in keys:
+    for key in chart_keys(spec):
         tables = cell_tables(spec.ruleset, *key)
         if tables is None:
             questions[key] = None
@@ -344,34 +395,183 @@ def compute_chart(spec: ChartSpec, progress: Callable[[int], None] | None = None
         raise first_error
     if not any(questions.values()):
         raise PazaakError("no position fits these totals: widen --my-totals or --opp-totals")
-    options = chart_options(spec)
-    cells: dict[CellKey, Cell | None] = {}
-    legend: dict[str, str] = {}
-    for key, found in questions.items():
-        if found is None:
-            cells[key] = None
+    return questions
+
+
+def possible_hands(spec: ChartSpec, questions: Iterable[Question], options: SolveOptions) -> Hands:
+    """The hands the opponent may hold that the cells average, with their deal weights (one
+    hand when there is nothing to average: a known hand, or none hidden). A cell's hands depend
+    on the opponent's side only through its hand's size, whether it stands and the hand cards on
+    its table (:func:`~pazaak_cli.solver.hidden_hands`); the chart's tables hold main-deck cards
+    only, so every cell that averages a hidden hand averages the same hands, in the same order.
+    They are found once per such side, and a cell with other hands is refused (it cannot
+    happen: the check keeps it so)."""
+    found: dict[tuple[object, ...], Hands] = {}
+    averaged: Hands | None = None
+    for question in questions:
+        state = question.state
+        other = state.sides[1 - state.turn]
+        played = tuple(card for card in other.table if card.placed is not Placed.MAIN)
+        side = (other.standing, other.hand_known, len(other.hand), played)
+        if side not in found:
+            if spec.objective == "match":  # (its later sets need the hand even once it stands)
+                found[side] = match_other_hands(other, options, state.ruleset)
+            else:
+                found[side] = weighted_opponent_hands(other, options, state.ruleset)
+        hands = found[side]
+        if len(hands) < 2:
+            continue
+        if averaged is None:
+            averaged = hands
+        elif hands != averaged:
+            raise PazaakError("the chart's cells would average different hidden hands")
+    return averaged or [(spec.opp_hand or (), 1)]
+
+
+class ChartRun:
+    """A chart's cells, built once, solved on any sample of the opponent's hidden hand.
+
+    ``solve(N)`` takes the first N distinct hands of the seeded draws by deal weight
+    (:class:`~pazaak_cli.sampling.HandDraws`: the order ``pazaak advise --seed S --hands N``
+    solves them in) and averages in every cell the same usable draws, each hand weighted by its
+    count of draws (:attr:`SolveOptions.opponent_hands`): each cell is the mean over the draws,
+    as ``advise --hands N --seed S`` gives it on that cell's position (with an infinite deck: on
+    a finite one the cell takes the deck model the exact chart takes, where ``advise``'s sample
+    draws with fixed probabilities). ``solve()``, or N at least the number of possible hands:
+    every hand, exactly. The solve options, and the set solver they may share, are kept from one
+    solve to the next: a larger sample's hands begin with a smaller one's, whose positions are
+    then already solved (:attr:`memoised`)."""
+
+    def __init__(self, spec: ChartSpec, seed: str = DEFAULT_SEED) -> None:
+        if spec.objective not in ("set", "match"):
+            raise PazaakError(f"unknown objective {spec.objective!r}; choose match or set")
+        self.spec = spec
+        self.seed = seed
+        self.questions = cell_questions(spec)
+        self.options = chart_options(spec)
+        built = [found[1] for found in self.questions.values() if found is not None]
+        self.possible = possible_hands(spec, built, self.options)
+        self.draws = HandDraws([ways for _, ways in self.possible], seed)
+
+    @property
+    def memoised(self) -> bool:
+        """Whether a solve finds the hands of the solves before it solved: the one set solver
+        the cells share, or the match solver, which keeps its states for the process (the
+        finite deck and the set against the KOTOR rule solve every cell afresh)."""
+        return self.options.solver is not None or self.spec.objective == "match"
+
+    def solve(self, hands: int | None = None, progress: CellProgress | None = None) -> Chart:
+        """The chart on the first ``hands`` hands of the draws (``None``, or every possible
+        hand: the exact chart); ``progress`` is told each cell done, with 1."""
+        possible = len(self.possible)
+        if hands is None or hands >= possible:
+            return self._solve(self.options, progress, ChartSample("exact", possible, possible))
+        hands = max(hands, MIN_HANDS)
+        usable = self.draws.usable_draws(hands)
+        counts = Counter(usable)
+        drawn = [(self.possible[index][0], counts[index]) for index in sorted(counts)]
+        options = replace(self.options, opponent_hands=drawn)
+        sample = ChartSample("sampled", hands, possible, self.seed, len(usable))
+        return self._solve(options, progress, sample)
+
+    def within(
+        self,
+        seconds: float,
+        *,
+        started: float | None = None,
+        progress: CellProgress | None = None,
+        on_pass: PassStart | None = None,
+    ) -> Chart:
+        """The chart on the largest sample that fits about ``seconds`` from ``started`` (a
+        :func:`time.monotonic` instant, default now): the grid on
+        :data:`~pazaak_cli.budgeted.MIN_HANDS` hands (past the budget if need be), then on
+        twice as many, and so on while the next pass is foreseen to fit, or until every hand is
+        in (the exact chart). A pass is foreseen from the last one's time per hand it solved:
+        its new hands where the solver kept the others (:attr:`memoised`), else all of them.
+        Ctrl-C during a pass returns the last complete one (raised on if there is none);
+        ``on_pass`` is told (hands, hands possible) as each pass begins."""
+        deadline = (time.monotonic() if started is None else started) + seconds
+        possible = len(self.possible)
+        hands, before = min(MIN_HANDS, possible), 0
+        passes: list[ChartPass] = []
+        chart: Chart | None = None
+        try:
+            while True:
+                if on_pass is not None:
+                    on_pass(hands, possible)
+                began = time.monotonic()
+                chart = self.solve(hands, progress)
+                spent = time.monotonic() - began
+                passes.append(ChartPass(hands, hands - before, spent))
+                if hands >= possible:
+                    break
+                following = min(2 * hands, possible)
+                if self.memoised:
+                    foreseen = spent * (following - hands) / (hands - before)
+                else:
+                    foreseen = spent * following / hands
+                if time.monotonic() + foreseen > deadline:
+                    break
+                before, hands = hands, following
+        except KeyboardInterrupt:
+            if chart is None:
+                raise
+            return replace(chart, passes=tuple(passes), interrupted=True)
+        return replace(chart, passes=tuple(passes))
+
+    def _solve(
+        self, options: SolveOptions, progress: CellProgress | None, sample: ChartSample
+    ) -> Chart:
+        spec = self.spec
+        cells: dict[CellKey, Cell | None] = {}
+        legend: dict[str, str] = {}
+        for key, found in self.questions.items():
+            if found is None:
+                cells[key] = None
+            else:
+                tables, question = found
+                advice = solve_cell(question, options)
+                best, second = pick_best(advice)
+                label = move_label(best.move, spec.hand)
+                legend.setdefault(label, move_text(best.move))
+                cells[key] = Cell(*key, *tables, question, advice, best, second, label)
             if progress is not None:
                 progress(1)
-            continue
-        tables, question = found
-        advice = solve_cell(question, options)
-        best, second = pick_best(advice)
-        label = move_label(best.move, spec.hand)
-        legend.setdefault(label, move_text(best.move))
-        cells[key] = Cell(*key, *tables, question, advice, best, second, label)
-        if progress is not None:
-            progress(1)
-    return Chart(
-        spec=spec,
-        cells=cells,
-        model=describe_chart(spec, [cell for cell in cells.values() if cell is not None]),
-        legend=tuple(sorted(legend.items(), key=lambda item: _label_order(item[0]))),
-    )
+        return Chart(
+            spec=spec,
+            cells=cells,
+            model=describe_chart(spec, [cell for cell in cells.values() if cell], sample),
+            legend=tuple(sorted(legend.items(), key=lambda item: _label_order(item[0]))),
+            sample=sample,
+        )
 
 
-def describe_chart(spec: ChartSpec, cells: Sequence[Cell]) -> str:
+def compute_chart(
+    spec: ChartSpec,
+    progress: CellProgress | None = None,
+    *,
+    hands: int | None = None,
+    seconds: float | None = None,
+    seed: str = DEFAULT_SEED,
+    started: float | None = None,
+    on_pass: PassStart | None = None,
+) -> Chart:
+    """Solve every cell of the chart (``progress`` is told each cell done, with 1): exactly,
+    on the first ``hands`` hands of the draws of ``seed`` (:meth:`ChartRun.solve`), or within
+    about ``seconds`` from ``started`` (:meth:`ChartRun.within`). A cell no table fits is
+    ``None``; when no cell can be built at all, the first reason is raised."""
+    if hands is not None and seconds is not None:
+        raise ValueError("a chart rests on a number of hands or on a time budget, not both")
+    run = ChartRun(spec, seed)
+    if seconds is None:
+        return run.solve(hands, progress)
+    return run.within(seconds, started=started, progress=progress, on_pass=on_pass)
+
+
+def describe_chart(spec: ChartSpec, cells: Sequence[Cell], sample: ChartSample) -> str:
     """The model line: the ruleset, the objective (and that the set is the default), how the
-    opponent plays and what it holds, the score, how the tables are built, the deck."""
+    opponent plays and what it holds (the hands averaged, or sampled), the score, how the
+    tables are built, the deck."""
     rules = spec.ruleset
     if spec.objective == "match":
         objective = (
@@ -389,9 +589,15 @@ def describe_chart(spec: ChartSpec, cells: Sequence[Cell]) -> str:
         shown = " ".join(str(card) for card in spec.opp_hand) or "no cards"
         held = f"its hand {shown} known"
     else:
-        averaged = max((cell.advice.hands_averaged for cell in cells), default=1)
         deck = f" of {spec.opp_deck_name}" if spec.opp_deck_name else ""
-        held = f"its {spec.opp_hand_size} hidden cards{deck} averaged over {averaged} hands"
+        held = f"its {spec.opp_hand_size} hidden cards{deck}"
+        if sample.exactness == "sampled":
+            held += (
+                f", sampled: {sample.hands_solved:,} of {sample.hands_possible:,} possible "
+                f"hands (seed {sample.seed})"
+            )
+        else:
+            held += f" averaged over {sample.hands_possible:,} hands"
     score = f"sets {spec.sets[0]}-{spec.sets[1]} of a match to {rules.sets_to_win}"
     if rules.main_deck is MainDeck.INFINITE:
         deck_model = "infinite deck (uniform 1..10)"
@@ -415,8 +621,12 @@ def iter_cells(chart: Chart, standing: bool) -> Iterator[tuple[int, int, Cell | 
 
 __all__ = [
     "CLOSE_CALL",
+    "DEFAULT_CHART_SECONDS",
     "Cell",
     "Chart",
+    "ChartPass",
+    "ChartRun",
+    "ChartSample",
     "ChartSpec",
     "cell_question",
     "cell_tables",

@@ -16,8 +16,11 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
+from pazaak_cli.budgeted import MIN_HANDS
 from pazaak_cli.cards import parse_cards
 from pazaak_cli.chart import (
+    DEFAULT_CHART_SECONDS,
+    ChartRun,
     ChartSpec,
     cell_tables,
     chart_options,
@@ -26,13 +29,30 @@ from pazaak_cli.chart import (
     splits,
 )
 from pazaak_cli.cli import main
+from pazaak_cli.commands.chart_cmd import chart_seconds
+from pazaak_cli.decks import sample_deck
+from pazaak_cli.match_advice import match_other_hands
 from pazaak_cli.rules import parse_ruleset
+from pazaak_cli.solver import weighted_opponent_hands
 
 ROOT = Path(__file__).resolve().parent.parent
 INFINITE = ("--main-deck", "infinite")
 SMALL = (*INFINITE, "--my-totals", "17-22", "--opp-totals", "16-20")
 """Rows on both sides of 20 (a rescue by the -3), columns with the opponent drawing and
 standing."""
+HIDDEN = (
+    *INFINITE,
+    "--hand",
+    "+1 -2",
+    "--opp-hand-size",
+    "2",
+    "--opp-deck",
+    "kotor1-average",
+    "--objective",
+    "set",
+)
+"""A hidden hand of 19 possible hands: 2 cards of kotor1-average."""
+HIDDEN_TOTALS = ("--my-totals", "18-21", "--opp-totals", "17-19")
 CHROMIUM = "/usr/bin/chromium"
 DOC_PICTURE = ROOT / "docs" / "chart-example.svg"
 DOC_COMMAND = (
@@ -76,10 +96,16 @@ def _value(move: dict[str, Any], objective: str) -> float:
 
 
 def check_cells_against_advise(
-    chart: dict[str, Any], options: tuple[str, ...], every: int = 1
+    chart: dict[str, Any],
+    options: tuple[str, ...],
+    every: int = 1,
+    *,
+    sampled: int | None = None,
+    tolerance: float = 1e-12,
 ) -> int:
     """Ask ``pazaak advise`` every ``every``-th solved cell's position, with the same options,
-    and compare the move, its numbers and the margin; the count of cells compared."""
+    and compare the move, its numbers and the margin; the count of cells compared. ``sampled``:
+    the hands a cell averaging the hidden hand is sampled from (else every cell is exact)."""
     solved = [cell for cell in chart["cells"] if cell["label"] is not None]
     compared = 0
     for cell in solved[::every]:
@@ -87,7 +113,11 @@ def check_cells_against_advise(
         if cell["opp_standing"]:
             args.append("--opp-stood")
         answer = advise_json(*args)
-        assert "sampled" not in answer["model"]  # (not on a terminal: the exact answer)
+        if sampled is None or answer["hands_possible"] == 1:
+            assert answer["exactness"] == "exact"  # (not on a terminal: the exact answer)
+        else:
+            assert answer["exactness"] == "sampled" and answer["hands_solved"] == sampled
+            assert answer["hands_possible"] == chart["hands_possible"]
         assert answer["position"] == cell["position"] and answer["drawn"] == cell["drawn"]
         objective = answer["objective"]
         assert objective == chart["objective"]
@@ -96,16 +126,16 @@ def check_cells_against_advise(
         assert len(found) == 1, (cell, answer["moves"])
         move = found[0]
         for key in ("p_win", "p_tie", "p_loss", "equity"):
-            assert cell[key] == pytest.approx(move[key], abs=1e-12), (key, cell)
+            assert cell[key] == pytest.approx(move[key], abs=tolerance), (key, cell)
         if objective == "match":
-            assert cell["match_win"] == pytest.approx(move["match_win"], abs=1e-12)
+            assert cell["match_win"] == pytest.approx(move["match_win"], abs=tolerance)
         rest = [m for m in answer["moves"] if not m["best"]] or [m for m in best if m is not move]
         if not rest:
             assert cell["margin"] is None and cell["next"] is None
         else:
             assert _same_move(cell["next"], rest[0])
             margin = _value(move, objective) - _value(rest[0], objective)
-            assert cell["margin"] == pytest.approx(max(0.0, margin), abs=1e-12)
+            assert cell["margin"] == pytest.approx(max(0.0, margin), abs=tolerance)
         compared += 1
     return compared
 
@@ -127,21 +157,10 @@ def test_every_cell_of_a_set_chart_equals_advise_on_its_position() -> None:
 def test_a_hidden_hand_chart_shares_one_solver_and_still_equals_advise() -> None:
     """The hidden hand is averaged by the shared set solver (its memo carried from cell to
     cell); advise solves each position afresh."""
-    options = (
-        *INFINITE,
-        "--hand",
-        "+1 -2",
-        "--opp-hand-size",
-        "2",
-        "--opp-deck",
-        "kotor1-average",
-        "--objective",
-        "set",
-    )
-    chart = chart_json(*options, "--my-totals", "18-21", "--opp-totals", "17-19")
+    chart = chart_json(*HIDDEN, *HIDDEN_TOTALS)
     assert "2 hidden cards of kotor1-average averaged over" in chart["model"]
     assert chart["cells"][0]["hands_averaged"] > 1
-    assert check_cells_against_advise(chart, options, every=3) >= 7
+    assert check_cells_against_advise(chart, HIDDEN, every=3) >= 7
 
 
 def test_a_match_chart_equals_advise_on_the_match() -> None:
@@ -160,6 +179,196 @@ def test_a_chart_against_the_kotor_rule_equals_advise() -> None:
     chart = chart_json(*options, "--my-totals", "17-21", "--opp-totals", "17-19")
     assert "KOTOR I rule" in chart["model"]
     assert check_cells_against_advise(chart, (*options, "--objective", "set"), every=2) >= 8
+
+
+# ------------------------------------------------------------------------------------------------
+# A hidden hand sampled: every cell the mean over the same draws, as advise --hands --seed.
+
+
+def _hidden_spec(objective: str = "set") -> ChartSpec:
+    return ChartSpec(
+        parse_ruleset("kotor1/main-deck=infinite"),
+        parse_cards("+1 -2"),
+        (18, 19, 20, 21),
+        (17, 18, 19),
+        opp_hand_size=2,
+        opp_deck=sample_deck("kotor1-average").cards,
+        objective=objective,
+    )
+
+
+def test_a_sampled_chart_is_advises_sampled_answer_on_its_cells() -> None:
+    sample = ("--hands", "4", "--seed", "7")
+    chart = chart_json(*HIDDEN, *HIDDEN_TOTALS, *sample)
+    assert (chart["exactness"], chart["hands_solved"], chart["hands_possible"]) == (
+        "sampled",
+        4,
+        19,
+    )
+    assert chart["seed"] == "7" and chart["draws"] >= 4
+    assert (
+        "2 hidden cards of kotor1-average, sampled: 4 of 19 possible hands (seed 7)"
+        in (chart["model"])
+    )
+    drawing = [cell for cell in chart["cells"] if not cell["opp_standing"]]
+    assert {cell["hands_averaged"] for cell in drawing} == {4}
+    compared = check_cells_against_advise(
+        chart, (*HIDDEN, *sample), every=2, sampled=4, tolerance=1e-9
+    )
+    assert compared >= 10
+
+
+@pytest.mark.parametrize(
+    ("model", "totals"),
+    [
+        (("--opponent", "kotor", "--objective", "set"), ("17-21", "17-19")),
+        (("--objective", "match", "--sets", "2-2"), ("18-19", "18-19")),
+    ],
+    ids=["kotor-rule", "match"],
+)
+def test_a_sampled_chart_against_the_kotor_rule_or_for_the_match_is_advises_too(
+    model: tuple[str, ...], totals: tuple[str, str]
+) -> None:
+    """No shared set solver here: each cell averages the sample through its own solver (the
+    match's keeps its states for the process), and the match averages it standing too."""
+    options = (*HIDDEN[:-2], *model, "--hands", "3", "--seed", "4")
+    chart = chart_json(*options, "--my-totals", totals[0], "--opp-totals", totals[1])
+    assert "sampled: 3 of 19 possible hands (seed 4)" in chart["model"]
+    compared = check_cells_against_advise(chart, options, every=2, sampled=3, tolerance=1e-9)
+    assert compared >= 4
+
+
+def test_the_same_seed_and_hands_give_the_same_chart_and_another_seed_another() -> None:
+    first = chart_json(*HIDDEN, *HIDDEN_TOTALS, "--hands", "3", "--seed", "11")
+    assert chart_json(*HIDDEN, *HIDDEN_TOTALS, "--hands", "3", "--seed", "11") == first
+    other = chart_json(*HIDDEN, *HIDDEN_TOTALS, "--hands", "3", "--seed", "12")
+    assert [cell["equity"] for cell in other["cells"]] != [
+        cell["equity"] for cell in first["cells"]
+    ]
+
+
+def test_time_0_and_hands_past_every_hand_give_the_exact_chart() -> None:
+    exact = chart_json(*HIDDEN, *HIDDEN_TOTALS)  # (not a terminal: the exact chart)
+    assert (exact["exactness"], exact["hands_solved"], exact["hands_possible"]) == (
+        "exact",
+        19,
+        19,
+    )
+    assert "averaged over 19 hands" in exact["model"] and exact["seed"] is None
+    for args in (("--time", "0"), ("--hands", "19"), ("--hands", "1000")):
+        other = chart_json(*HIDDEN, *HIDDEN_TOTALS, *args)
+        assert other == {**exact, "time_budget": None}, args
+    known = chart_json(
+        *INFINITE, "--hand", "+1", "--opp-hand", "-1", *HIDDEN_TOTALS, "--hands", "4"
+    )
+    assert (known["exactness"], known["hands_solved"], known["hands_possible"]) == ("exact", 1, 1)
+
+
+@pytest.mark.parametrize("opponent", ["optimal", "kotor"])
+def test_a_budgeted_chart_doubles_its_sample_until_every_hand_is_in(opponent: str) -> None:
+    """With the shared set solver (its memo kept from pass to pass) and against the KOTOR rule
+    (every pass solved afresh, foreseen from all its hands)."""
+    options = (*HIDDEN, "--opponent", opponent, *HIDDEN_TOTALS)
+    exact = chart_json(*options)
+    budgeted = chart_json(*options, "--time", "60")
+    assert budgeted["time_budget"] == 60
+    passes = [(done["hands"], done["new_hands"]) for done in budgeted["passes"]]
+    assert passes == [(2, 2), (4, 2), (8, 4), (16, 8), (19, 3)]
+    assert budgeted["exactness"] == "exact" and budgeted["model"] == exact["model"]
+    assert budgeted["cells"] == exact["cells"]  # (number for number: the memo's values)
+
+
+def test_a_budget_past_at_once_shows_the_least_sample() -> None:
+    least = chart_json(*HIDDEN, *HIDDEN_TOTALS, "--time", "0.001")
+    assert [done["hands"] for done in least["passes"]] == [MIN_HANDS]
+    assert least["exactness"] == "sampled" and least["hands_solved"] == MIN_HANDS
+    replay = chart_json(*HIDDEN, *HIDDEN_TOTALS, "--hands", str(MIN_HANDS), "--seed", "0")
+    assert least["cells"] == replay["cells"] and least["model"] == replay["model"]
+    shown = run("chart", *HIDDEN, *HIDDEN_TOTALS, "--time", "0.001").stdout
+    assert " ".join(shown.splitlines()[-2:]) == (
+        "Sampled: 2 of 19 possible hands within the 0.001 s budget (--hands 2 --seed 0 "
+        "gives this chart again; --time 0 the exact one)."
+    )
+
+
+def test_a_pass_costs_its_new_hands_the_earlier_ones_are_memoised() -> None:
+    """The shared set solver computes a position once: a pass on 8 hands after one on 4
+    computes what 8 hands afresh compute less what 4 did; a pass again, nothing."""
+    chart_run = ChartRun(_hidden_spec())
+    assert chart_run.memoised and chart_run.options.solver is not None
+    solver = chart_run.options.solver
+    chart_run.solve(4)
+    four = solver.solved
+    chart_run.solve(4)
+    assert solver.solved == four
+    chart_run.solve(8)
+    fresh = ChartRun(_hidden_spec())
+    fresh.solve(8)
+    assert fresh.options.solver is not None
+    assert solver.solved == fresh.options.solver.solved
+    assert solver.solved - four < fresh.options.solver.solved
+
+
+@pytest.mark.parametrize("objective", ["set", "match"])
+def test_every_cell_averages_the_same_possible_hands(objective: str) -> None:
+    """The tables hold main-deck cards only: every cell whose answer averages the hidden hand
+    (the set's with the opponent drawing; the match's always) has the same possible hands."""
+    chart_run = ChartRun(_hidden_spec(objective))
+    assert len(chart_run.possible) == 19
+    for found in chart_run.questions.values():
+        assert found is not None
+        state = found[1].state
+        other = state.sides[1 - state.turn]
+        if objective == "match":
+            hands = match_other_hands(other, chart_run.options, state.ruleset)
+        else:
+            hands = weighted_opponent_hands(other, chart_run.options, state.ruleset)
+        if objective == "set" and other.standing:
+            assert hands == [((), 1)]
+        else:
+            assert hands == chart_run.possible
+
+
+def test_ctrl_c_during_a_pass_shows_the_last_complete_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    solve = ChartRun.solve
+    calls: list[int | None] = []
+
+    def stopped_at_the_second(
+        self: ChartRun, hands: int | None = None, progress: Any = None
+    ) -> Any:
+        calls.append(hands)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return solve(self, hands, progress)
+
+    monkeypatch.setattr(ChartRun, "solve", stopped_at_the_second)
+    result = run("chart", *HIDDEN, *HIDDEN_TOTALS, "--time", "60")
+    assert result.exit_code == 0, result.output
+    assert "sampled: 2 of 19 possible hands (seed 0)" in result.stdout
+    assert result.stdout.splitlines()[-1] == (
+        "Stopped: the last complete pass, on 2 of 19 possible hands."
+    )
+    calls.clear()
+    document = chart_json(*HIDDEN, *HIDDEN_TOTALS, "--time", "60")
+    assert document["interrupted"] and document["hands_solved"] == 2
+
+
+def test_ctrl_c_during_the_first_pass_exits_130(monkeypatch: pytest.MonkeyPatch) -> None:
+    def interrupted(*_: Any, **__: Any) -> Any:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ChartRun, "solve", interrupted)
+    result = run("chart", *HIDDEN, *HIDDEN_TOTALS, "--time", "60")
+    assert result.exit_code == 130 and result.stderr == "\nInterrupted.\n"
+
+
+def test_the_budget_by_default_is_for_a_hidden_hand_on_a_terminal() -> None:
+    assert chart_seconds(None, None, hidden=True, terminal=True) == DEFAULT_CHART_SECONDS
+    assert chart_seconds(None, None, hidden=True, terminal=False) is None
+    assert chart_seconds(None, None, hidden=False, terminal=True) is None
+    assert chart_seconds(0.0, None, hidden=True, terminal=True) is None
+    assert chart_seconds(2.5, None, hidden=False, terminal=False) == 2.5
+    assert chart_seconds(None, 8, hidden=True, terminal=True) is None
 
 
 # ------------------------------------------------------------------------------------------------
@@ -354,6 +563,13 @@ KNOWN = ("chart", *INFINITE, "--my-totals", "18-19", "--opp-totals", "18-19")
         (("--hand", "+1 +2 +3 +4 +5", "--opp-hand", "-1"), 1, "more than the 4 dealt"),
         (("--hand", "+1", "--opp-hand", "+1 +2 +3 +4 +5"), 1, "more than the 4 dealt"),
         (("--hand", "+1", "--opp-hand", "-1", "--my-totals", "1"), 1, "no position fits"),
+        (("--hand", "+1", "--opp-hand-size", "2", "--time", "-1"), 2, "not a number of seconds"),
+        (("--hand", "+1", "--opp-hand-size", "2", "--time", "nan"), 2, "not a number of seconds"),
+        (("--hand", "+1", "--opp-hand-size", "2", "--hands", "1"), 2, "'--hands': 1 is not in"),
+        (("--hand", "+1", "--opp-hand-size", "2", "--hands", "x"), 2, "not a whole number"),
+        (("--hand", "+1", "--opp-hand-size", "2", "--seed", "-1"), 2, "'--seed': -1 is not in"),
+        (("--hand", "+1", "--opp-hand-size", "2", "--hands", "4", "--time", "2"), 2, "not both"),
+        (("--hand", "+1", "--opp-hand-size", "2", "--hands", "4", "--time", "0"), 2, "not both"),
     ],
 )
 def test_bad_input_is_one_line_and_the_exit_code_advise_gives(

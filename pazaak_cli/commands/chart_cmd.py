@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import sys
 import textwrap
+import time
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ import click
 from pazaak_cli.cards import Card
 from pazaak_cli.chart import (
     CLOSE_CALL,
+    DEFAULT_CHART_SECONDS,
     Cell,
     Chart,
     ChartSpec,
@@ -31,7 +33,9 @@ from pazaak_cli.commands.common import (
     json_option,
     printable,
     ruleset_option,
+    sample_options,
     style,
+    time_option,
 )
 from pazaak_cli.commands.deck_option import deck_option
 from pazaak_cli.decks import SideDeck, default_deck
@@ -116,6 +120,8 @@ TOTALS = TotalsType()
     metavar="FILE.svg",
     help="Also write the chart as an SVG picture (a browser shows it).",
 )
+@time_option("")  # (its help is the chart's own: below)
+@sample_options
 @json_option
 def chart_command(
     ruleset: Ruleset | None,
@@ -130,6 +136,9 @@ def chart_command(
     my_totals: tuple[int, ...] | None,
     opp_totals: tuple[int, ...] | None,
     out: Path | None,
+    time_budget: float | None,
+    sample_seed: int,
+    sample_hands: int | None,
     as_json: bool,
 ) -> None:
     """The best move at every total, for one hand: a basic-strategy chart.
@@ -140,12 +149,18 @@ def chart_command(
     tables are built as docs/chart.md says). Upper case: the best move leads the next by a point
     or more; lower case: a close call. The opponent's hand is hidden unless --opp-hand gives it.
 
+    A hidden hand is averaged over every hand the opponent's deck can deal; on a terminal the
+    chart comes within --time (10 s): the whole grid on a sample of those hands drawn by their
+    deal weights, twice as many each pass, the last pass that fits shown (the model line says
+    "sampled"), or exact if every hand is in. --hands N --seed S: exactly the first N hands.
+
     \b
     Examples:
       pazaak chart --ruleset kotor1/main-deck=infinite --hand "+2 -3 ±4" --opp-hand "-1 +3"
       pazaak chart --hand "+1 -2 ±3 +4" --opp-deck kotor1-average --out chart.svg
       pazaak chart --hand "±2 -3" --objective match --sets 2-1 --opp-hand "+4"
     """
+    started = time.monotonic()  # (the budget counts from here, as advise's does)
     if out is not None and out.suffix.lower() != ".svg":
         if out.suffix.lower() == ".png":
             raise click.BadParameter(
@@ -185,11 +200,20 @@ def chart_command(
         objective=objective,
         sets=sets,
     )
-    progress = LazyProgress(
-        len(chart_keys(spec)), enabled=sys.stderr.isatty() and not as_json, label="cells"
+    seconds = chart_seconds(
+        time_budget, sample_hands, hidden=opp_hand is None, terminal=sys.stdout.isatty()
     )
+    progress = _PassProgress(len(chart_keys(spec)), enabled=sys.stderr.isatty() and not as_json)
     try:
-        chart = compute_chart(spec, progress)
+        chart = compute_chart(
+            spec,
+            progress,
+            hands=sample_hands,
+            seconds=seconds,
+            seed=str(sample_seed),
+            started=started,
+            on_pass=progress.new_pass,
+        )
     finally:
         progress.close()
     if out is not None:
@@ -198,9 +222,12 @@ def chart_command(
         except OSError as error:
             raise UsageFailure(f"cannot write {out}: {error.strerror or error}") from None
     if as_json:
-        emit_json(chart_json(chart))
+        emit_json({**chart_json(chart), "time_budget": seconds})
         return
     click.echo(render_chart(chart))
+    note = _sample_note(chart, seconds)
+    if note:
+        click.echo("\n".join(textwrap.wrap(note, 79)))
     if out is not None:
         click.echo(f"Chart written to {out}.")
 
@@ -211,6 +238,72 @@ objects: one definition, one help text), listed after --hand."""
 _ADVISE_PARAMS = {param.name: param for param in advise_command.params}
 _AFTER_HAND = [param.name for param in chart_command.params].index("hand") + 1
 chart_command.params[_AFTER_HAND:_AFTER_HAND] = [_ADVISE_PARAMS[name] for name in ADVISE_OPTIONS]
+_TIME_PARAM = next(param for param in chart_command.params if param.name == "time_budget")
+assert isinstance(_TIME_PARAM, click.Option)
+_TIME_PARAM.help = (  # (the shared help speaks of one answer's intervals, which a chart has not)
+    "Draw the chart within about this many seconds: exactly where every possible hand of a "
+    "hidden opponent hand is solved in time, else on the largest sample of them that fits "
+    "(drawn by their deal weights, doubled pass by pass). 0: the exact chart however long it "
+    f"takes. Default: {DEFAULT_CHART_SECONDS:g} s for a hidden hand when the chart goes to a "
+    "terminal, else the exact chart."
+)
+
+
+def chart_seconds(
+    time_budget: float | None, sample_hands: int | None, *, hidden: bool, terminal: bool
+) -> float | None:
+    """The seconds a chart may take (``None``: the exact chart, or exactly ``--hands``
+    hands, however long): ``--time`` as given (0: none); else, for a hidden hand on a terminal
+    (a person waits), :data:`~pazaak_cli.chart.DEFAULT_CHART_SECONDS`. ``--hands`` with
+    ``--time`` is a usage error."""
+    if sample_hands is not None:
+        if time_budget is not None:
+            raise click.UsageError(
+                "give either --hands (exactly the first N sampled hands) or --time, not both"
+            )
+        return None
+    if time_budget is not None:
+        return time_budget or None
+    return DEFAULT_CHART_SECONDS if hidden and terminal else None
+
+
+class _PassProgress:
+    """A progress bar of the cells solved, one per pass of a time-budgeted chart (each shown
+    once its pass has lasted a second: :class:`~pazaak_cli.commands.common.LazyProgress`)."""
+
+    def __init__(self, cells: int, *, enabled: bool) -> None:
+        self.cells = cells
+        self.enabled = enabled
+        self.bar = LazyProgress(cells, enabled=enabled, label="cells")
+
+    def __call__(self, done: int) -> None:
+        self.bar(done)
+
+    def new_pass(self, hands: int, possible: int) -> None:
+        self.bar.close()
+        label = f"cells, {hands:,} of {possible:,} hands" if hands < possible else "cells"
+        self.bar = LazyProgress(self.cells, enabled=self.enabled, label=label)
+
+    def close(self) -> None:
+        self.bar.close()
+
+
+def _sample_note(chart: Chart, seconds: float | None) -> str | None:
+    """What a sampled or stopped chart says under its legend."""
+    sample = chart.sample
+    if chart.interrupted:
+        return (
+            f"Stopped: the last complete pass, on {sample.hands_solved:,} of "
+            f"{sample.hands_possible:,} possible hands."
+        )
+    if sample.exactness != "sampled":
+        return None
+    within = f" within the {seconds:g} s budget" if seconds is not None else ""
+    return (
+        f"Sampled: {sample.hands_solved:,} of {sample.hands_possible:,} possible hands{within} "
+        f"(--hands {sample.hands_solved} --seed {sample.seed} gives this chart again; --time 0 "
+        "the exact one)."
+    )
 
 
 def _title(spec: ChartSpec) -> str:
@@ -311,7 +404,7 @@ def _cell_json(key: tuple[int, int, bool], cell: Cell | None) -> dict[str, Any]:
 
 def chart_json(chart: Chart) -> dict[str, Any]:
     """The JSON document of ``pazaak chart --json``."""
-    spec = chart.spec
+    spec, sample = chart.spec, chart.sample
     return {
         "ruleset": spec.ruleset.spec,
         "objective": spec.objective,
@@ -325,5 +418,15 @@ def chart_json(chart: Chart) -> dict[str, Any]:
         "my_totals": list(spec.my_totals),
         "opp_totals": list(spec.opp_totals),
         "legend": [{"label": label, "move": text} for label, text in chart.legend],
+        "exactness": sample.exactness,
+        "hands_solved": sample.hands_solved,
+        "hands_possible": sample.hands_possible,
+        "seed": sample.seed,
+        "draws": sample.draws,
+        "passes": [
+            {"hands": done.hands, "new_hands": done.new_hands, "seconds": done.seconds}
+            for done in chart.passes
+        ],
+        "interrupted": chart.interrupted,
         "cells": [_cell_json(key, cell) for key, cell in chart.cells.items()],
     }
