@@ -271,6 +271,8 @@ def test_exact_and_hands_take_no_budget() -> None:
     assert result.exit_code == 2
     assert "--exact answers however long it takes: drop --time" in result.output
     assert advise(*HIDDEN, "--hands", "1").exit_code == 2  # (a spread needs two)
+    both = advise(*HIDDEN, "--hands", "4", "--time", "0")
+    assert both.exit_code == 2 and "--hands answers from that many sampled hands" in both.output
 
 
 def test_a_sampled_answer_in_json_and_its_replay() -> None:

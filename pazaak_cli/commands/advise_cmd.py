@@ -313,10 +313,11 @@ def _budget(time_budget: float | None, exact: bool, sample_hands: int | None) ->
     """The seconds an answer may take (``None``: exact, however long): ``--time`` as given
     (0: none), none with ``--exact`` or ``--hands``, else :data:`DEFAULT_SECONDS` when the
     answer goes to a terminal (a person waits) and none when a script reads it."""
+    if sample_hands is not None and (exact or time_budget is not None):
+        raise click.UsageError("--hands answers from that many sampled hands: drop --time/--exact")
+    if exact and time_budget:
+        raise click.UsageError("--exact answers however long it takes: drop --time")
     if exact or sample_hands is not None:
-        if time_budget:
-            what = "--exact" if exact else "--hands"
-            raise click.UsageError(f"{what} answers however long it takes: drop --time")
         return None
     if time_budget is not None:
         return time_budget or None
