@@ -293,7 +293,8 @@ class Loop:
         self.reader = LineReader(stdin_is_terminal())
         self.advised: dict[MatchState, tuple[Any, Advice]] = {}
         self.refining: dict[MatchState, tuple[Question, Refinement]] = {}
-        """The advice within the budget at each decision, refined when asked again."""
+        """The advice within the budget at this decision, refined when asked again (only the
+        last decision's is kept: each holds a solver's memo)."""
 
     def run(self) -> int:
         try:
@@ -415,6 +416,7 @@ class Loop:
         def refined(progress: _Progress) -> tuple[Question, Advice]:
             nonlocal was_sampled
             if followed.state not in self.refining:
+                self.refining.clear()  # (one decision's solver at a time: its memory is large)
                 self.refining[followed.state] = start_refinement(followed, seconds)
             question, refinement = self.refining[followed.state]
             was_sampled = refinement.advice is not None and not refinement.exact

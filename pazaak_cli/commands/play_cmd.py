@@ -564,7 +564,8 @@ class Screen:
         self.hint_seconds: float | None = DEFAULT_SECONDS
         """The hint's time budget (``None``: exact, however long it takes)."""
         self.refinements: dict[tuple[str, int], Refinement] = {}
-        """The hints within the budget, by position and seat, refined when asked again."""
+        """The hint within the budget at the last position it was asked at (by position and
+        seat), refined when asked again there; only one is kept (each holds a solver's memo)."""
 
     # -- the loop ----------------------------------------------------------------------------
 
@@ -1110,6 +1111,7 @@ def hint_text(
                 options.objective, _ = budgeted_objective(question, options, seconds)
                 refinement = Refinement(question, options)
                 if refinements is not None:
+                    refinements.clear()  # (one position's solver at a time: its memo is large)
                     refinements[key] = refinement
             was_sampled = refinement.advice is not None and not refinement.exact
             told = None if progress is None else _hands_told(progress)
