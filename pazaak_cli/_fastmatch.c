@@ -2116,6 +2116,11 @@ static PyObject *core_get_states(Core *self, void *closure) {
     return PyLong_FromSize_t(core_size(self));
 }
 
+static PyObject *core_get_exact_states(Core *self, void *closure) {
+    (void)closure;
+    return PyLong_FromSize_t(self->tables[2].size);
+}
+
 static PyObject *core_get_solved(Core *self, void *closure) {
     (void)closure;
     return PyLong_FromUnsignedLongLong(self->solved);
@@ -2269,6 +2274,8 @@ static PyMethodDef core_methods[] = {
 static PyGetSetDef core_getset[] = {
     {"states", (getter)core_get_states, NULL, "positions held now", NULL},
     {"solved", (getter)core_get_solved, NULL, "positions computed so far (progress)", NULL},
+    {"exact_states", (getter)core_get_exact_states, NULL,
+     "positions drawn exactly held now (in one table: it doubles as it grows)", NULL},
     {"nsides", (getter)core_get_count, NULL, "sides mirrored", (void *)offsetof(Core, nsides)},
     {"nslots", (getter)core_get_count, NULL, "(context, deck) pairs drawn exactly, numbered",
      (void *)offsetof(Core, nslots)},
