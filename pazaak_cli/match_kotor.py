@@ -56,6 +56,8 @@ from pazaak_cli.match_solver import (
     MatchMove,
     clean_probability,
     end_codes,
+    exact_deck_refusal,
+    exact_room,
     solve_fixed_point,
     standing_side,
 )
@@ -299,6 +301,17 @@ class _OppTurn(NamedTuple):
     plays: tuple[_OppPlay, ...]
 
 
+EXACT_POSITION_BYTES = 250
+"""Bytes a position of this solver takes on an exact deck (the count
+:data:`pazaak_cli.match_solver.EXACT_MEMORY_BYTES` caps such a solve by, the later sets it
+prepares included: the positions it holds, a memo emptied between two match states making room
+again), measured: the resident memory over the positions held was 178 to 244 bytes (the most
+at the start), sampled every 100 MB through the kotor1 first move with two cards a side on its
+exact deck (4.5 million positions, 1.0 GB at the end: 221 bytes with the set's odds), and 176
+with three cards a side, refused at 300 bytes (5.9 million positions, 1.04 GB after 127 s;
+without the bound it answered after 321 s, at 1.94 GB)."""
+
+
 # ------------------------------------------------------------------------------------------------
 # The solver.
 
@@ -355,6 +368,9 @@ class KotorMatchSolver:
         self._odds_memo: dict[tuple[int, ...], tuple[float, float]] = {}
         self._positions = 0
         self.budget: int | None = None
+        self._budget_held = False
+        """Whether :attr:`budget` bounds the positions held (the exact deck's memory cap: a
+        memo emptied makes room again) rather than those solved."""
         self.progress: Callable[[int], None] | None = None
         """Called with :attr:`states` every 16,384 new positions."""
         self.fixed_point_solves = 0
@@ -375,8 +391,8 @@ class KotorMatchSolver:
         if self.max_states is not None and self._positions >= self.max_states:
             self._memos = [{} for _ in self._memos]
             self._odds_memo.clear()
-            if self.budget is not None:  # the budget counts new positions: keep what is left
-                self.budget -= self._positions
+            if self.budget is not None and not self._budget_held:
+                self.budget -= self._positions  # (it counts new positions: keep what is left)
             self._positions = 0
 
     def _new_position(self) -> None:
@@ -951,8 +967,14 @@ class KotorMatchSolver:
         its_hands = [self.opp.hand(hand) for hand in hands]
         won = state.sets_won()
         scores = (won[mover], won[1 - mover])
-        saved_budget = self.budget
+        capped = None  # (room, resident) when the exact deck's memory cap is the bound
+        if exact and current_deck is not None:
+            room, resident = exact_room(EXACT_POSITION_BYTES)
+            if budget is None or room < budget:
+                budget, capped = room, (room, resident)
+        saved_budget, saved_held = self.budget, self._budget_held
         self.budget = None if budget is None else self._positions + budget
+        self._budget_held = capped is not None
         try:
             self.prepare(scores, my_hand, its_hands)  # (the later sets count in the budget)
             if current_deck is None:
@@ -977,8 +999,14 @@ class KotorMatchSolver:
                     win, tie = self._odds_mine(context, code, other, deck)
                     row[1] += win
                     row[2] += tie
+        except SolverTooLarge:
+            if capped is None:  # (the budget given, below the cap: the caller falls back)
+                raise
+            assert current_deck is not None
+            room, resident = capped
+            raise exact_deck_refusal(current_deck, room, resident, EXACT_POSITION_BYTES) from None
         finally:
-            self.budget = saved_budget
+            self.budget, self._budget_held = saved_budget, saved_held
         share = 1.0 / len(hands)
         results = []
         for (move, _), (value, win, tie) in zip(moves, sums, strict=True):

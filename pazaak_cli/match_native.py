@@ -61,6 +61,15 @@ the hidden `kotor2-average` match answer, whose parent holds 0.7 to 1.3 GB betwe
 some of whose hands take 0.5 GB of tables a score: stopped after 200 s, the processes together
 peaked at 1.83 GB without this bound (2.1 GB in another run) and 1.42 GB with it."""
 
+EXACT_POSITION_BYTES = 160
+"""Bytes a position of the C core takes on an exact deck (the count
+:data:`pazaak_cli.match_solver.EXACT_MEMORY_BYTES` caps such a solve by): its hash table holds
+24 bytes an entry at most half full, so 48 to 96 a position, and 144 while it doubles (the old
+array and the new one); the decks met (interned in Python with their draws, about 1.3 kB each:
+one deck for every 225 positions) add about 6. Measured on the kotor1 first move with two cards
+a side (29 million positions, no bound): the resident memory over the positions held was 76 to
+98 bytes, sampled every 100 MB (1.73 GB at 17.7 million, 1.87 GB at the end)."""
+
 FORK_MIN_PAIRS = 16
 """Scores are solved in forked processes only when the ones dealt out hold this many match
 states at least (a fork, and the dense tables it sets up, cost a few tens of milliseconds)."""
@@ -628,6 +637,17 @@ class NativeMatchSolver(MatchSolver):
         except BaseException:  # Ctrl-C, a budget: the unsettled positions would be wrong
             self._fast.drop_level(*match)
             raise
+
+    def _exact_position_bytes(self) -> int:
+        return EXACT_POSITION_BYTES
+
+    def _exact_held(self) -> int:
+        """The core's positions drawn exactly: one table, which a search adding to them may
+        double, copying them (so they count against its room as its own would)."""
+        return int(self._fast.exact_states)
+
+    def _forget_exact(self) -> None:
+        self._fast.clear_exact()
 
     def bound_memo(self) -> None:
         """Empty a bounded memo that is full (between searches only), as MatchSolver does; the

@@ -40,6 +40,7 @@ from typing import Any, NamedTuple
 
 from pazaak_cli.cards import Card
 from pazaak_cli.errors import PazaakError
+from pazaak_cli.executors import resident_bytes
 from pazaak_cli.game import FULL_DECK, Placed, Side
 from pazaak_cli.match_pipeline import PeerLost, Pipeline
 from pazaak_cli.position_builder import Question
@@ -61,6 +62,23 @@ from pazaak_cli.solver import (
 
 FIXED_POINT_TOLERANCE = 1e-13
 """A match state's value is accepted once ``|F(x) - x|`` is at most this."""
+
+EXACT_MEMORY_BYTES = 1_800_000_000
+"""The memory this process may hold while a set in progress is solved on its exact deck (drawn
+without replacement): such a solve may add at most what is left of this over the process's
+resident memory when it starts, counted at :data:`EXACT_POSITION_BYTES` a position (the C
+core's figure is :data:`pazaak_cli.match_native.EXACT_POSITION_BYTES`), whatever budget it was
+given (``None`` included: ``--exact``), and is refused past that (:func:`exact_deck_refusal`)
+instead of growing: the match answer to the kotor1 first move with four cards a side on its
+exact deck had reached 19 GB after 300 s, and 6 GB after 115 s with three cards a side; with
+the bound, both are refused after 12 to 24 s (the later sets solved first take half of it) at
+1.25 and 1.39 GB, the whole process (docs/advise.md)."""
+
+EXACT_POSITION_BYTES = 250
+"""Bytes a position of the pure-Python match solver takes on an exact deck, measured: 170 to 190
+(a process's resident memory over the positions it held, sampled every 100 MB through the 5.2
+million positions of a kotor1 first move with one card a side, 1.0 GB at the end), the rest
+for a table's growth (a dict doubles)."""
 
 _PLAYING, _STANDING, _BUST, _NINE_WIN = range(4)
 """What a side id stands for: still playing, standing, busted, won by its ninth card."""
@@ -89,6 +107,29 @@ _NO_PAIR: Pair = (-1.0, 0.0)
 
 MatchKey = tuple[int, int, int, int]
 """(sets won by seat 0, sets won by seat 1, hand id of seat 0, hand id of seat 1)."""
+
+
+def exact_room(position_bytes: int) -> tuple[int, int]:
+    """(How many positions a solve on an exact deck may add now, this process's resident memory
+    in bytes): what is left of :data:`EXACT_MEMORY_BYTES` over that memory, at
+    ``position_bytes`` a position (0 when nothing is left)."""
+    resident = resident_bytes()
+    return max(0, (EXACT_MEMORY_BYTES - resident) // position_bytes), resident
+
+
+def exact_deck_refusal(
+    deck: Sequence[int], room: int, resident: int, position_bytes: int
+) -> SolverTooLarge:
+    """The refusal of a set in progress on its exact deck (counts of 1 to 10 left) that needs
+    more than the ``room`` positions :func:`exact_room` gave it (when this process held
+    ``resident`` bytes), with the alternative."""
+    return SolverTooLarge(
+        f"this set drawn without replacement from its exact {sum(deck)}-card deck needs "
+        f"more than {room:,} positions in memory (over {room * position_bytes / 1e9:.1f} GB "
+        f"beside the {resident / 1e9:.1f} GB held, where the bound is "
+        f"{EXACT_MEMORY_BYTES / 1e9:.1f} GB): drop --exact for the answer that draws it with "
+        "the fixed odds of the cards left"
+    )
 
 
 def standing_side(side: Any, tiebreaker_last: bool, *, any_tiebreak: bool) -> Any:
@@ -933,6 +974,11 @@ class MatchSolver(SetSolver):
             deck = self._models[model].intern(current_deck)
         context = self._context(scores[0], scores[1], state.opener, model)
         self._start_set(context, hands)
+        capped = None  # (room, resident) when the exact deck's memory cap is the bound
+        if exact and current_deck is not None:
+            capped = self._exact_cap(budget)
+            if capped is not None:
+                budget = capped[0]
         saved_budget = self.budget
         self.budget = None if budget is None else self._positions + budget
         try:
@@ -951,9 +997,46 @@ class MatchSolver(SetSolver):
                     line = self._line_odds(context, mover, code, other, deck, mover)
                 match_win = value if mover == 0 else 1.0 - value
                 results.append(MatchMove(move, clean_probability(match_win), *line))
+        except SolverTooLarge:
+            if capped is None:  # (the budget given, below the cap: the caller falls back)
+                raise
+            assert current_deck is not None
+            room, resident = capped
+            raise exact_deck_refusal(
+                current_deck, room, resident, self._exact_position_bytes()
+            ) from None
         finally:
             self.budget = saved_budget
         return results
+
+    def _exact_cap(self, budget: int | None) -> tuple[int, int] | None:
+        """The cap of a search of the set in progress on its exact deck when it is below
+        ``budget`` (``None``: no budget), as (room, resident memory): see
+        :data:`EXACT_MEMORY_BYTES`. The positions drawn exactly held from before count against
+        the room (:meth:`_exact_held`), and are forgotten first where they leave too little:
+        they are another hand's, or an earlier question's."""
+        size = self._exact_position_bytes()
+        room, resident = exact_room(size)
+        held = self._exact_held()
+        if held and (budget is None or room - held < budget):
+            self._forget_exact()
+            room, resident = exact_room(size)
+        elif budget is not None and room - held >= budget:
+            return None
+        return (room, resident) if budget is None or room < budget else None
+
+    def _exact_position_bytes(self) -> int:
+        """Bytes a position of this solver takes on an exact deck (:data:`EXACT_POSITION_BYTES`;
+        the C core's are fewer)."""
+        return EXACT_POSITION_BYTES
+
+    def _exact_held(self) -> int:
+        """The positions drawn exactly held that a search's memory must count beside the
+        process's (none here: Python's tables are one per group of hands, none large)."""
+        return 0
+
+    def _forget_exact(self) -> None:
+        """Forget the positions drawn exactly (between searches; none counted here)."""
 
     def _compact(self, side: Side, hand: Sequence[Card]) -> Any:
         hid = self.hands.intern(hand)

@@ -1,0 +1,218 @@
+"""The exact deck's memory bound: a set in progress drawn without replacement may add only as
+many positions as fit :data:`~pazaak_cli.match_solver.EXACT_MEMORY_BYTES` beside what the
+process holds, whatever budget it was given (``--exact``: none), and is refused past it with the
+reason; without ``--exact`` that refusal still falls back to fixed draw probabilities.
+
+Each bound is checked from both sides: a room a tenth short of what the question needs is
+refused, the room it needs (and one position more) is answered, with the numbers of the solve
+without a bound."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from click.testing import CliRunner, Result
+
+from pazaak_cli import kotor_reply, match_kotor, match_native, match_solver
+from pazaak_cli.cards import Card, parse_cards
+from pazaak_cli.cli import main
+from pazaak_cli.match_advice import clear_shared_solvers
+from pazaak_cli.match_kotor import KotorMatchSolver
+from pazaak_cli.match_native import native_available
+from pazaak_cli.match_solver import MatchMove, MatchSolver
+from pazaak_cli.notation import parse_table
+from pazaak_cli.position_builder import Question, build_question
+from pazaak_cli.rules import parse_ruleset
+from pazaak_cli.solver import SolverTooLarge, deck_after_draw
+
+RULES = parse_ruleset("kotor1")
+
+SMALL = ["--table", "8 5", "--hand", "", "--opp-table", "10 7", "--opp-hand", "", "--sets", "2-2"]
+"""Both still drawing, no hand cards, at 2-2: a small exact solve (1,726 positions for the match
+solver), and no later score to solve."""
+
+
+def small_question() -> Question:
+    """The question of :data:`SMALL`."""
+    return build_question(
+        RULES,
+        table=parse_table("8 5", RULES.flip_targets),
+        hand=(),
+        opp_table=parse_table("10 7", RULES.flip_targets),
+        opp_stood=False,
+        opp_hand=(),
+        sets=(2, 2),
+    )
+
+
+AnySolver = MatchSolver | KotorMatchSolver
+
+CASES: dict[str, tuple[Callable[[int], AnySolver], Callable[[], int]]] = {
+    "pure": (lambda seat: MatchSolver(RULES), lambda: match_solver.EXACT_POSITION_BYTES),
+    "native": (
+        lambda seat: match_native.NativeMatchSolver(RULES),
+        lambda: match_native.EXACT_POSITION_BYTES,
+    ),
+    "kotor": (lambda seat: KotorMatchSolver(RULES, seat), lambda: match_kotor.EXACT_POSITION_BYTES),
+}
+"""Each match solver (made for the seat it advises), and the bytes a position its cap counts."""
+
+
+def solve_exact(
+    solver: AnySolver, question: Question, other: tuple[Card, ...] = ()
+) -> list[MatchMove]:
+    """The exact solve of ``question``, the opponent holding ``other``."""
+    deck = deck_after_draw(question.state, question.drawn)
+    return solver.solve_moves(question, other, current_deck=deck, exact=True)
+
+
+def needed_positions(solver: AnySolver, question: Question, other: tuple[Card, ...] = ()) -> int:
+    """The positions the exact solve of ``question`` adds, as its budget counts them (the
+    match solver's from after its later sets are prepared, the KOTOR one's with them)."""
+    if isinstance(solver, MatchSolver):
+        hands = ((), other) if question.state.turn == 0 else (other, ())
+        solver.prepare(question.state.sets_won(), hands)
+    before = solver.states
+    solve_exact(solver, question, other)
+    return solver.states - before
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_the_exact_deck_is_refused_short_of_the_room_it_needs_and_answered_within_it(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if name == "native" and not native_available():
+        pytest.skip("the C match core is not built")
+    make, position_bytes = CASES[name]
+    question = small_question()
+    seat = question.state.turn
+    needed = needed_positions(make(seat), question)
+    assert needed > 1000
+    unbounded = solve_exact(make(seat), question)
+    monkeypatch.setattr(match_solver, "resident_bytes", lambda: 0)  # (the room is exact)
+    # (the match solver checks its budget before each position before a draw: the last few
+    # of a search, after a draw, may pass a room one short; the KOTOR one counts the position
+    # it is about to hold: it needs one more)
+    for room in (needed * 9 // 10, needed + 1):
+        monkeypatch.setattr(match_solver, "EXACT_MEMORY_BYTES", room * position_bytes())
+        solver = make(seat)
+        if room < needed:
+            with pytest.raises(SolverTooLarge) as refused:
+                solve_exact(solver, question)
+            message = str(refused.value)
+            assert f"exact 36-card deck needs more than {room:,} positions" in message
+            assert message.endswith(
+                "drop --exact for the answer that draws it with the fixed odds of the cards left"
+            )
+        else:
+            assert solve_exact(solver, question) == unbounded
+
+
+def test_the_kotor_match_solver_s_room_bounds_the_positions_it_holds_not_those_it_solved(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The KOTOR solver empties a full memo between the match states it prepares: the room
+    they make is the memory's again, so a room short of every position solved (at 1-2: 13,581)
+    fits when the memo is emptied before each state (at most 7,169 held), and not otherwise."""
+    question = build_question(
+        RULES,
+        table=parse_table("8 5", RULES.flip_targets),
+        hand=(),
+        opp_table=parse_table("10 7", RULES.flip_targets),
+        opp_stood=False,
+        opp_hand=(),
+        sets=(1, 2),
+    )
+    seat = question.state.turn
+    solved = needed_positions(KotorMatchSolver(RULES, seat), question)
+    unbounded = solve_exact(KotorMatchSolver(RULES, seat), question)
+    room = solved * 6 // 10
+    monkeypatch.setattr(match_solver, "resident_bytes", lambda: 0)
+    monkeypatch.setattr(match_solver, "EXACT_MEMORY_BYTES", room * match_kotor.EXACT_POSITION_BYTES)
+    assert solve_exact(KotorMatchSolver(RULES, seat, max_states=1), question) == unbounded
+    with pytest.raises(SolverTooLarge):
+        solve_exact(KotorMatchSolver(RULES, seat), question)
+
+
+def test_the_core_forgets_another_hand_s_positions_drawn_exactly_to_make_room(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The C core keeps its positions drawn exactly in one table, which a search adding to it
+    may double: they count against the room, and when they leave too little (one hand of a
+    hidden-hand average after another) they are forgotten first: each hand has the room alone."""
+    if not native_available():
+        pytest.skip("the C match core is not built")
+    question = small_question()
+    needed = needed_positions(match_native.NativeMatchSolver(RULES), question)
+    alone = match_native.NativeMatchSolver(RULES)
+    unbounded = solve_exact(alone, question)
+    solver = match_native.NativeMatchSolver(RULES)
+    solve_exact(solver, question, parse_cards("+1 -2 ±3"))  # (another hand of the opponent)
+    assert solver._fast.exact_states > 10 * needed
+    monkeypatch.setattr(match_solver, "resident_bytes", lambda: 0)
+    room = needed + 1  # (far short of what it needs beside the other hand's)
+    monkeypatch.setattr(
+        match_solver, "EXACT_MEMORY_BYTES", room * match_native.EXACT_POSITION_BYTES
+    )
+    assert solve_exact(solver, question) == unbounded
+    assert solver._fast.exact_states == alone._fast.exact_states  # (the other hand's are gone)
+
+
+def test_a_budget_below_the_room_still_fails_as_a_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The room only lowers a budget: a smaller one given fails as it did (the caller then
+    falls back to fixed draws), not with the refusal of the exact deck."""
+    question = small_question()
+    with pytest.raises(SolverTooLarge) as failed:
+        deck = deck_after_draw(question.state, question.drawn)
+        MatchSolver(RULES).solve_moves(question, (), current_deck=deck, exact=True, budget=10)
+    assert str(failed.value) == "the exact solve exceeds its state budget"
+
+
+def advise(*args: str) -> Result:
+    """``pazaak advise`` in this process, the shared solvers emptied first (what an earlier
+    question solved is not solved again, and would not meet the bound)."""
+    clear_shared_solvers()
+    result = CliRunner().invoke(main, ["advise", *args], prog_name="pazaak")
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    assert "Traceback" not in result.output
+    return result
+
+
+@pytest.mark.parametrize("opponent", ["optimal", "kotor"])
+def test_without_exact_a_standing_opponent_falls_back_to_fixed_draws(
+    opponent: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The exact deck is the default once the opponent stands (within a budget): with no room
+    for it the answer still comes, drawn with the fixed odds of the cards left."""
+    args = [
+        *("--table", "8 5", "--hand", "", "--opp-table", "10 7", "--opp-stood"),
+        *("--opp-hand", "", "--sets", "2-2", "--objective", "match", "--opponent", opponent),
+    ]
+    assert "this set on the exact 36-card deck" in advise(*args).stdout
+    monkeypatch.setattr(match_solver, "EXACT_MEMORY_BYTES", 0)
+    fallen = advise(*args)
+    assert fallen.exit_code == 0, fallen.output
+    assert "this set with the draw odds of the 36 cards left" in fallen.stdout
+
+
+SET_ARGS = ["--table", "3 4", "--hand", "", "--opp-table", "6", "--opp-hand", ""]
+"""A set against the KOTOR rule whose exact solve holds 32,846 positions (checked every 16,384)."""
+
+
+def test_the_set_against_the_kotor_rule_under_exact_is_refused_not_drawn_with_fixed_odds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    args = [*SET_ARGS, "--objective", "set", "--opponent", "kotor", "--exact"]
+    monkeypatch.setattr(kotor_reply, "SEARCH_LIMIT", 40_000)
+    answered = advise(*args)
+    assert answered.exit_code == 0, answered.output
+    assert "exact 37-card deck, drawn without replacement" in answered.stdout
+    monkeypatch.setattr(kotor_reply, "SEARCH_LIMIT", 16_000)
+    refused = advise(*args)
+    assert refused.exit_code == 1, refused.output
+    assert refused.stderr.splitlines() == [
+        "Error: this set drawn without replacement from its exact 37-card deck needs more than "
+        "16,000 positions in memory against the KOTOR rule (over 0.0 GB): drop --exact for the "
+        "answer that draws it with the fixed odds of the cards left"
+    ]
