@@ -312,13 +312,7 @@ def _solve_match(
     finally:
         hands.release()
     hands.save()
-    return _match_advice(
-        rows,
-        model=hands.model,
-        hands_averaged=len(other_hands),
-        fixed_probabilities=hands.fixed_probabilities,
-        states=hands.states,
-    )
+    return _averaged(rows, hands)
 
 
 class MatchHands:
@@ -394,6 +388,8 @@ class MatchHands:
                 odds=with_odds,
             )
         except SolverTooLarge:
+            if self.options.exact:
+                raise  # (--exact: the exact deck or a refusal, never fixed draws)
             self.exact = False  # the set in progress with fixed probabilities instead
             results = solver.solve_moves(question, hand, current_deck=self.current, odds=with_odds)
         self._models[index] = self.exact
@@ -609,10 +605,17 @@ def solve_kotor_match_question(question: Question, options: SolveOptions) -> Adv
                 options.progress(done + 1, len(other_hands))
     finally:
         hands.release()
+    return _averaged(rows, hands)
+
+
+def _averaged(
+    rows: Sequence[tuple[float, Sequence[MatchMove]]], hands: MatchHands | KotorMatchHands
+) -> Advice:
+    """The exact average of every possible hand's moves (:func:`_match_advice`)."""
     return _match_advice(
         rows,
         model=hands.model,
-        hands_averaged=len(other_hands),
+        hands_averaged=len(hands.other_hands),
         fixed_probabilities=hands.fixed_probabilities,
         states=hands.states,
     )
@@ -679,6 +682,8 @@ class KotorMatchHands:
                     orders=self._hidden,
                 )
             except SolverTooLarge:
+                if self.options.exact:
+                    raise  # (--exact: the exact deck or a refusal, never fixed draws)
                 self.exact = False  # the set in progress with fixed probabilities instead
         if results is None:
             try:

@@ -180,6 +180,29 @@ def advise(*args: str) -> Result:
 
 
 @pytest.mark.parametrize("opponent", ["optimal", "kotor"])
+def test_exact_is_refused_in_one_line_when_the_exact_deck_does_not_fit(
+    opponent: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    args = [*SMALL, "--objective", "match", "--opponent", opponent]
+    answered = advise(*args, "--exact")
+    assert answered.exit_code == 0, answered.output
+    assert "this set on the exact 36-card deck" in answered.stdout
+    monkeypatch.setattr(match_solver, "EXACT_MEMORY_BYTES", 0)  # (no room at all)
+    refused = advise(*args, "--exact")
+    assert refused.exit_code == 1, refused.output
+    assert refused.stdout == ""
+    lines = refused.stderr.splitlines()
+    assert len(lines) == 1, refused.stderr
+    assert lines[0].startswith(
+        "Error: this set drawn without replacement from its exact 36-card deck needs more than 0 "
+        "positions in memory"
+    )
+    assert lines[0].endswith(
+        "drop --exact for the answer that draws it with the fixed odds of the cards left"
+    )
+
+
+@pytest.mark.parametrize("opponent", ["optimal", "kotor"])
 def test_without_exact_a_standing_opponent_falls_back_to_fixed_draws(
     opponent: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
