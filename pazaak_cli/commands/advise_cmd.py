@@ -168,7 +168,8 @@ MAIN_CARDS = MainCardListType()
 @click.option(
     "--exact",
     is_flag=True,
-    help="Always solve a finite deck without replacement, however long it takes.",
+    help="Always solve a finite deck without replacement, however long it takes (refused in "
+    "one line where it cannot fit in memory).",
 )
 @click.option(
     "--position",
