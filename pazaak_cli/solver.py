@@ -1494,7 +1494,8 @@ def solve_dealt(
     of it (``processes`` in all), each taking the next hand when it is free
     (:class:`~pazaak_cli.executors.SharedDeal`). The copies start at once, even from an empty
     memo: the first two hands in parallel halve the wait for the least sample, where solving
-    one first so that the copy inherits its positions measured no faster."""
+    one first so that the copy inherits its positions measured no faster (docs/benchmarks.md,
+    "Answers within a time budget")."""
     indices = list(indices)
     parts = []
     if processes < 2 or len(indices) < 2:
