@@ -404,21 +404,14 @@ class MatchHands:
     ) -> HandsSolved:
         """The rows of the hands ``indices`` solved before ``deadline``, in their order (a hand
         begun is finished: the estimate of its cost decides whether to begin)."""
-        rows: dict[int, MoveRow] = {}
         try:
             self.prepare(indices)
-            for index in indices:
-                if deadline is not None and time.monotonic() >= deadline and rows:
-                    break
-                rows[index] = match_row(self.hand_moves(index, True))
-                if solved is not None:
-                    solved(index)
-        except KeyboardInterrupt:
-            return HandsSolved(rows, True)
+            done = _rows_in_turn(indices, deadline, solved, lambda i: self.hand_moves(i, True))
         finally:
             self.release(keep=True)
-        self.save()
-        return HandsSolved(rows, False)
+        if not done.interrupted:
+            self.save()
+        return done
 
     def release(self, *, keep: bool = False) -> None:
         """Free the dense tables; ``keep``: more hands may still be asked for (else the solver's
@@ -432,6 +425,27 @@ class MatchHands:
         if self.shared and self.solver.entry_count > self._known:
             save_entries(self.solver)
             self._known = self.solver.entry_count
+
+
+def _rows_in_turn(
+    indices: Sequence[int],
+    deadline: float | None,
+    solved: Callable[[int], None] | None,
+    moves_of: Callable[[int], list[MatchMove]],
+) -> HandsSolved:
+    """The rows of the hands ``indices`` (``moves_of(index)``) in their order until
+    ``deadline`` (one at least) or Ctrl-C."""
+    rows: dict[int, MoveRow] = {}
+    try:
+        for index in indices:
+            if deadline is not None and time.monotonic() >= deadline and rows:
+                break
+            rows[index] = match_row(moves_of(index))
+            if solved is not None:
+                solved(index)
+    except KeyboardInterrupt:
+        return HandsSolved(rows, True)
+    return HandsSolved(rows, False)
 
 
 def match_row(results: Sequence[MatchMove]) -> MoveRow:
@@ -711,17 +725,7 @@ class KotorMatchHands:
     ) -> HandsSolved:
         """The rows of the hands ``indices`` solved before ``deadline``, in their order (a hand
         begun is finished)."""
-        rows: dict[int, MoveRow] = {}
-        try:
-            for index in indices:
-                if deadline is not None and time.monotonic() >= deadline and rows:
-                    break
-                rows[index] = match_row(self.hand_moves(index))
-                if solved is not None:
-                    solved(index)
-        except KeyboardInterrupt:
-            return HandsSolved(rows, True)
-        return HandsSolved(rows, False)
+        return _rows_in_turn(indices, deadline, solved, self.hand_moves)
 
     def release(self) -> None:
         self.solver.progress = None
