@@ -5,9 +5,9 @@ after drawing a 6, kotor1 with the infinite deck; hands of 1 to 4 cards (the fir
 ``+1 +2 -3 +4`` against ``+2 +3 -1 +5``). Each solve runs in a fresh child process, so that its
 time covers the whole solve (every later set and its fixed point) and its peak memory is its
 own (with the process it forks: on two cores or more the native solver solves every other
-score in a forked copy, see ``pazaak_cli/match_pipeline.py``). The native solver is timed ``--repeat`` times for each count
-of processes in ``--processes`` (the median is shown), the pure one once and only for the sizes
-in ``--pure`` (it takes minutes from 2 cards a side).
+score in a forked copy, see ``pazaak_cli/match_pipeline.py``). The native solver is timed
+``--repeat`` times for each count of processes in ``--processes`` (the median is shown), the
+pure one once and only for the sizes in ``--pure`` (it takes minutes from 2 cards a side).
 
 Positions/s: positions computed (one solved again counts again) per second of the whole solve
 (wall clock; the CPU seconds of the child are shown beside it, as the machine may be shared).
