@@ -141,9 +141,10 @@ MAIN_CARDS = MainCardListType()
     type=click.Choice(["match", "set"]),
     default=None,
     help="What the best move maximises: the probability of winning the match (hand cards are "
-    "kept for the whole match) or this set's equity. Default: the match against an optimal "
-    "opponent when its answer takes seconds (small hands), else the set, with a note; the set "
-    "against --opponent kotor (--objective match asks for its match answer).",
+    "kept for the whole match) or this set's equity. Default: the match where its answer (or "
+    "a sample of it) fits the time budget, else the set, with a note; with no budget (--time "
+    "0, or not on a terminal) the match against an optimal opponent when it takes seconds, the "
+    "set against --opponent kotor.",
 )
 @click.option(
     "--sets",
