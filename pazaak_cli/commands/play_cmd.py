@@ -22,7 +22,7 @@ import textwrap
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import click
 
@@ -676,14 +676,15 @@ class Screen:
         seconds, and the match answer minutes)."""
         progress = positions = None
         if stdout_is_terminal():
-            shown = {"hands": "", "positions": ""}
+            shown = {"hands": "", "left": "", "positions": ""}
 
             def show() -> None:
                 line = ", ".join(part for part in shown.values() if part)
                 click.echo(f"\rSolving: {line}\033[K", nl=False, color=True)
 
-            def progress(done: int, total: int) -> None:
+            def progress(done: int, total: int, left: float | None = None) -> None:
                 shown["hands"] = f"{done}/{total} possible hands of {self.opponent(seat)}"
+                shown["left"] = "" if left is None else f"{left:.0f} s left"
                 show()
 
             def positions(solved: int) -> None:
@@ -1066,10 +1067,16 @@ def _resume_command(path: Path) -> str:
 # The hint ------------------------------------------------------------------------------------
 
 
+class HintProgress(Protocol):
+    """Told the possible hands solved of all, and within a budget the seconds left."""
+
+    def __call__(self, done: int, total: int, left: float | None = None) -> None: ...
+
+
 def hint_text(
     session: MatchSession,
     seat: int,
-    progress: Callable[[int, int], None] | None = None,
+    progress: HintProgress | None = None,
     positions: Callable[[int], None] | None = None,
     objective: str | None = None,
     *,
@@ -1114,8 +1121,7 @@ def hint_text(
                     refinements.clear()  # (one position's solver at a time: its memo is large)
                     refinements[key] = refinement
             was_sampled = refinement.advice is not None and not refinement.exact
-            told = None if progress is None else _hands_told(progress)
-            advice = refinement.refine(seconds, progress=told)
+            advice = refinement.refine(seconds, progress=progress)
             note = refinement_note(refinement, was_sampled, "h")
         table = render_advice(advice) + (f"\n{note}" if note else "")
     except PazaakError as error:
@@ -1123,15 +1129,6 @@ def hint_text(
     except Exception as error:  # a failing hint must not end the match
         return f"No hint: the solver failed ({type(error).__name__}: {error}); please report it."
     return wrap_first_line(table, shutil.get_terminal_size().columns)
-
-
-def _hands_told(progress: Callable[[int, int], None]) -> Callable[[int, int, float | None], None]:
-    """The hint's progress line told the hands of a budgeted answer."""
-
-    def told(solved: int, possible: int, _left: float | None) -> None:
-        progress(solved, possible)
-
-    return told
 
 
 def _hint_seconds() -> float | None:
