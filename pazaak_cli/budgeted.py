@@ -31,10 +31,11 @@ from pazaak_cli.kotor_reply import KotorSetHands
 from pazaak_cli.match_advice import (
     KotorMatchHands,
     MatchHands,
+    average_match_moves,
     match_other_hands,
     match_seconds,
 )
-from pazaak_cli.match_solver import clean_probability
+from pazaak_cli.match_solver import MatchMove, clean_probability
 from pazaak_cli.position_builder import Question
 from pazaak_cli.sampling import Estimate, HandDraws, estimate
 from pazaak_cli.solver import (
@@ -48,6 +49,7 @@ from pazaak_cli.solver import (
     Outcome,
     SetHands,
     SolveOptions,
+    ranked_set_results,
     weighted_opponent_hands,
 )
 
@@ -67,6 +69,11 @@ same answer (``--seed`` with ``--hands`` replays any answer exactly, whatever th
 class HandSolver(Protocol):
     """A question's moves valued one possible opponent hand at a time (the solvers'
     ``SetHands``, ``KotorSetHands``, ``MatchHands``, ``KotorMatchHands``)."""
+
+    @property
+    def moves(self) -> list[Move]:
+        """Every move of the question, in the rows' order (known once a hand is solved)."""
+        ...
 
     @property
     def model(self) -> str: ...
@@ -114,7 +121,6 @@ class Refinement:
         self.advice: Advice | None = None
         self.interrupted = False
         self._solver: HandSolver | None = None
-        self._moves: list[Move] = []
 
     @property
     def possible(self) -> int:
@@ -233,7 +239,7 @@ class Refinement:
         if prefix < MIN_HANDS:
             raise KeyboardInterrupt
         solver = self._hand_solver()
-        moves = _moves_of(solver)
+        moves = solver.moves
         if prefix >= self.possible:
             if self.options.objective == "set" and solver.states <= EXACT_PROBE_STATES:
                 # a search this small: the exact average (its deck drawn without replacement
@@ -248,36 +254,34 @@ class Refinement:
         """Every hand's rows summed by their weights, in the order of the possible hands (as
         the exact average sums them)."""
         total = sum(ways for _, ways in self.hands)
-        sums = [[0.0, 0.0, 0.0, 0.0] for _ in moves]
+        if self.options.objective == "match":
+            rows = [
+                (ways / total, [MatchMove(m, *v) for m, v in zip(moves, self.rows[i], strict=True)])
+                for i, (_, ways) in enumerate(self.hands)
+            ]
+            advice = average_match_moves(
+                rows,
+                model=solver.model,
+                hands_averaged=self.possible,
+                fixed_probabilities=solver.fixed_probabilities,
+                states=solver.states,
+            )
+            return replace(advice, hands_solved=self.possible)
+        sums = [[0.0, 0.0] for _ in moves]
         for index, (_, ways) in enumerate(self.hands):
-            weight = ways / total
             for row, values in zip(sums, self.rows[index], strict=True):
-                for k, value in enumerate(values):
-                    row[k] += weight * value
-        if self.options.objective == "set":
-            outcomes = [Outcome.from_value((row[0], row[1])) for row in sums]
-            keys = [(-row[0], -row[1]) for row in sums]
-        else:
-            outcomes = [Outcome(*(clean_probability(p) for p in row[1:])) for row in sums]
-            keys = [(-row[0], row[3] - row[1]) for row in sums]
-        best = max(row[0] for row in sums)
-        ranked = sorted(range(len(moves)), key=lambda i: keys[i])
-        match = self.options.objective == "match"
+                row[0] += ways / total * values[0]
+                row[1] += ways / total * values[1]
+        outcomes = [
+            (move, Outcome.from_value((row[0], row[1])))
+            for move, row in zip(moves, sums, strict=True)
+        ]
         return Advice(
-            results=tuple(
-                MoveResult(
-                    moves[i],
-                    outcomes[i],
-                    sums[i][0] >= best - BEST_TOLERANCE,
-                    match_win=clean_probability(sums[i][0]) if match else None,
-                )
-                for i in ranked
-            ),
+            ranked_set_results(outcomes),
             model=solver.model,
             hands_averaged=self.possible,
             fixed_probabilities=solver.fixed_probabilities,
             states=solver.states,
-            objective=self.options.objective,
             hands_solved=self.possible,
         )
 
@@ -312,13 +316,6 @@ class Refinement:
             confidence=found.confidence,
             gap=(found.gap, found.gap_margin),
         )
-
-
-def _moves_of(solver: HandSolver) -> list[Move]:
-    moves = getattr(solver, "moves", None)
-    if not moves:
-        raise PazaakError("no hand was solved")
-    return list(moves)
 
 
 def sampled_model(model: str, possible: int, solved: int, seed: str) -> str:

@@ -24,7 +24,6 @@ their sides as small integers, and the memo keys say whose turn it is.
 from __future__ import annotations
 
 import itertools
-import time
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from typing import Any, NamedTuple
@@ -36,8 +35,8 @@ from pazaak_cli.kotor_rule import KOTOR_END_TURN, KOTOR_STAND, card_tries, kotor
 from pazaak_cli.position_builder import Question
 from pazaak_cli.rules import FlipTargets, MainDeck, NineCards, Ruleset, Tiebreaker
 from pazaak_cli.solver import ACTION_KIND as _KIND
+from pazaak_cli.solver import DOUBLE as _DOUBLE
 from pazaak_cli.solver import (
-    BEST_TOLERANCE,
     EPSILON,
     PROGRESS_MASK,
     Advice,
@@ -45,10 +44,8 @@ from pazaak_cli.solver import (
     HandFacts,
     HandsSolved,
     Move,
-    MoveResult,
     MoveRow,
     Outcome,
-    OutOfTime,
     SolveOptions,
     SolverTooLarge,
     compact_side,
@@ -58,11 +55,12 @@ from pazaak_cli.solver import (
     hand_processes,
     place_card,
     place_flip,
+    ranked_set_results,
+    rows_in_order,
     set_row,
     solve_dealt,
     weighted_opponent_hands,
 )
-from pazaak_cli.solver import DOUBLE as _DOUBLE
 from pazaak_cli.solver import FLIP24 as _FLIP24
 from pazaak_cli.solver import FLIP36 as _FLIP36
 from pazaak_cli.solver import PLAIN as _PLAIN
@@ -733,13 +731,8 @@ def solve_kotor_question(question: Question, options: SolveOptions) -> Advice:
                 fixed = False
             except SolverTooLarge:
                 pass
-    best_equity = max(outcome.equity for _, outcome in results)
-    ranked = sorted(results, key=lambda item: (-item[1].equity, -item[1].p_win))
     return Advice(
-        results=tuple(
-            MoveResult(move, outcome, outcome.equity >= best_equity - BEST_TOLERANCE)
-            for move, outcome in ranked
-        ),
+        results=ranked_set_results(results),
         model=_describe(state, other_hands, fixed, deck_after, sampled=options.max_hands),
         hands_averaged=len(other_hands),
         fixed_probabilities=fixed,
@@ -860,33 +853,26 @@ class KotorSetHands:
         solved: Callable[[int], None] | None = None,
     ) -> HandsSolved:
         """The rows of as many of ``indices`` as are solved before ``deadline`` (or Ctrl-C)."""
-        solver = self.solver
-        solver.progress = deadline_watch(deadline, positions)
-        rows: dict[int, MoveRow] = {}
+        self.solver.progress = deadline_watch(deadline, positions)
         try:
-            for index in indices:
-                if deadline is not None and time.monotonic() >= deadline:
-                    break
-                opps = _opponent_sides(solver, self._other_side, self._hands[index][0])
-                sums = [[0.0, 0.0] for _ in self._codes]
-                try:
-                    for opp in opps:
-                        for row, code in zip(sums, self._codes, strict=True):
-                            equity, p_win = solver.after_my_turn(code, opp, self._deck)
-                            row[0] += equity / len(opps)
-                            row[1] += p_win / len(opps)
-                except OutOfTime:
-                    break
-                finally:
-                    solver.trim()
-                rows[index] = tuple(set_row((equity, p_win)) for equity, p_win in sums)
-                if solved is not None:
-                    solved(index)
-        except KeyboardInterrupt:
-            return HandsSolved(rows, True)
+            return rows_in_order(indices, deadline, self._row, solved)
         finally:
-            solver.progress = positions
-        return HandsSolved(rows, False)
+            self.solver.progress = positions
+
+    def _row(self, index: int) -> MoveRow:
+        """Every move's values if the opponent holds hand ``index`` (its orders averaged)."""
+        solver = self.solver
+        opps = _opponent_sides(solver, self._other_side, self._hands[index][0])
+        sums = [[0.0, 0.0] for _ in self._codes]
+        try:
+            for opp in opps:
+                for row, code in zip(sums, self._codes, strict=True):
+                    equity, p_win = solver.after_my_turn(code, opp, self._deck)
+                    row[0] += equity / len(opps)
+                    row[1] += p_win / len(opps)
+        finally:
+            solver.trim()
+        return tuple(set_row((equity, p_win)) for equity, p_win in sums)
 
 
 def _describe(

@@ -38,6 +38,7 @@ from pazaak_cli.solver import (
     check_hand_sizes,
     deck_after_draw,
     possible_hands,
+    rows_in_order,
     subhand_count,
     weighted_opponent_hands,
 )
@@ -406,7 +407,13 @@ class MatchHands:
         begun is finished: the estimate of its cost decides whether to begin)."""
         try:
             self.prepare(indices)
-            done = _rows_in_turn(indices, deadline, solved, lambda i: self.hand_moves(i, True))
+            done = rows_in_order(
+                indices,
+                deadline,
+                lambda index: match_row(self.hand_moves(index, True)),
+                solved,
+                at_least_one=True,
+            )
         finally:
             self.release(keep=True)
         if not done.interrupted:
@@ -427,27 +434,6 @@ class MatchHands:
             self._known = self.solver.entry_count
 
 
-def _rows_in_turn(
-    indices: Sequence[int],
-    deadline: float | None,
-    solved: Callable[[int], None] | None,
-    moves_of: Callable[[int], list[MatchMove]],
-) -> HandsSolved:
-    """The rows of the hands ``indices`` (``moves_of(index)``) in their order until
-    ``deadline`` (one at least) or Ctrl-C."""
-    rows: dict[int, MoveRow] = {}
-    try:
-        for index in indices:
-            if deadline is not None and time.monotonic() >= deadline and rows:
-                break
-            rows[index] = match_row(moves_of(index))
-            if solved is not None:
-                solved(index)
-    except KeyboardInterrupt:
-        return HandsSolved(rows, True)
-    return HandsSolved(rows, False)
-
-
 def match_row(results: Sequence[MatchMove]) -> MoveRow:
     """One hand's match moves as a row (:data:`~pazaak_cli.solver.MoveRow`)."""
     return tuple((r.match_win, r.set_win, r.set_tie, r.set_loss) for r in results)
@@ -455,7 +441,7 @@ def match_row(results: Sequence[MatchMove]) -> MoveRow:
 
 def _best_tied(rows: Sequence[tuple[float, Sequence[MatchMove]]]) -> bool:
     """Whether two moves share the highest averaged match value (summed as
-    :func:`_match_advice` sums it, so that equal there is equal here)."""
+    :func:`average_match_moves` sums it, so that equal there is equal here)."""
     sums = [0.0] * len(rows[0][1])
     for weight, results in rows:
         for index, result in enumerate(results):
@@ -625,8 +611,8 @@ def solve_kotor_match_question(question: Question, options: SolveOptions) -> Adv
 def _averaged(
     rows: Sequence[tuple[float, Sequence[MatchMove]]], hands: MatchHands | KotorMatchHands
 ) -> Advice:
-    """The exact average of every possible hand's moves (:func:`_match_advice`)."""
-    return _match_advice(
+    """The exact average of every possible hand's moves (:func:`average_match_moves`)."""
+    return average_match_moves(
         rows,
         model=hands.model,
         hands_averaged=len(hands.other_hands),
@@ -725,13 +711,19 @@ class KotorMatchHands:
     ) -> HandsSolved:
         """The rows of the hands ``indices`` solved before ``deadline``, in their order (a hand
         begun is finished)."""
-        return _rows_in_turn(indices, deadline, solved, self.hand_moves)
+        return rows_in_order(
+            indices,
+            deadline,
+            lambda index: match_row(self.hand_moves(index)),
+            solved,
+            at_least_one=True,
+        )
 
     def release(self) -> None:
         self.solver.progress = None
 
 
-def _match_advice(
+def average_match_moves(
     rows: Sequence[tuple[float, Sequence[MatchMove]]],
     *,
     model: str,

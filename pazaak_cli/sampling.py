@@ -54,9 +54,9 @@ class HandDraws:
         self.order: list[int] = []
         """The distinct hands in the order of their first draw."""
         self.first_drawn: list[int] = []
-        """For each hand of :attr:`order`, the draw that first drew it (None past the cover)."""
+        """For each hand of :attr:`order`, the draw that first drew it (past the cover: the
+        number of draws made, as if it were drawn next)."""
         self._seen: set[int] = set()
-        self._covered = False
 
     @property
     def population(self) -> int:
@@ -99,7 +99,6 @@ class HandDraws:
             self._seen.add(hand)
             self.order.append(hand)
             self.first_drawn.append(len(self.draws))
-        self._covered = True
 
 
 def _running_sums(values: Sequence[int]) -> list[int]:

@@ -981,13 +981,8 @@ def solve_set_question(question: Question, options: SolveOptions | None = None) 
                 fixed, solver = False, exact_solver
             except SolverTooLarge:
                 pass
-    best_equity = max(outcome.equity for _, outcome in results)
-    ranked = sorted(results, key=lambda item: (-item[1].equity, -item[1].p_win))
     return Advice(
-        results=tuple(
-            MoveResult(move, outcome, outcome.equity >= best_equity - BEST_TOLERANCE)
-            for move, outcome in ranked
-        ),
+        results=ranked_set_results(results),
         model=_describe_model(
             state,
             other_hands,
@@ -998,6 +993,17 @@ def solve_set_question(question: Question, options: SolveOptions | None = None) 
         hands_averaged=len(other_hands),
         fixed_probabilities=fixed,
         states=solver.states,
+    )
+
+
+def ranked_set_results(results: Sequence[tuple[Move, Outcome]]) -> tuple[MoveResult, ...]:
+    """A set answer's moves best first (by equity, then P(win)), those within
+    :data:`BEST_TOLERANCE` of the best equity marked best."""
+    best_equity = max(outcome.equity for _, outcome in results)
+    ranked = sorted(results, key=lambda item: (-item[1].equity, -item[1].p_win))
+    return tuple(
+        MoveResult(move, outcome, outcome.equity >= best_equity - BEST_TOLERANCE)
+        for move, outcome in ranked
     )
 
 
@@ -1538,26 +1544,45 @@ def _timed_rows(
     solver.progress = watch
     if solver._core is not None:
         solver._core.progress = watch
-    rows: dict[int, MoveRow] = {}
-    interrupted = False
     try:
-        for index in indices:
-            if deadline is not None and time.monotonic() >= deadline:
-                break
-            try:
-                (values,) = _hand_values(job, [index])
-            except OutOfTime:
-                break
-            rows[index] = tuple(set_row(value) for value in values)
-            if solved is not None:
-                solved(index)
-    except KeyboardInterrupt:
-        interrupted = True
+        return rows_in_order(
+            indices,
+            deadline,
+            lambda index: tuple(set_row(value) for value in _hand_values(job, [index])[0]),
+            solved,
+        )
     finally:
         solver.progress = positions
         if solver._core is not None:
             solver._core.progress = positions
-    return HandsSolved(rows, interrupted)
+
+
+def rows_in_order(
+    indices: Iterable[int],
+    deadline: float | None,
+    row_of: Callable[[int], MoveRow],
+    solved: Callable[[int], None] | None = None,
+    *,
+    at_least_one: bool = False,
+) -> HandsSolved:
+    """``row_of(index)`` for the hands ``indices`` in their order, until ``deadline`` (after one
+    row at least, if ``at_least_one``), a search out of time (:class:`OutOfTime`: that hand is
+    dropped) or Ctrl-C; ``solved(index)`` after each. The loop of every hand-by-hand solver."""
+    rows: dict[int, MoveRow] = {}
+    try:
+        for index in indices:
+            late = deadline is not None and time.monotonic() >= deadline
+            if late and (rows or not at_least_one):
+                break
+            try:
+                rows[index] = row_of(index)
+            except OutOfTime:
+                break
+            if solved is not None:
+                solved(index)
+    except KeyboardInterrupt:
+        return HandsSolved(rows, True)
+    return HandsSolved(rows, False)
 
 
 def set_row(value: Value) -> tuple[float, float, float, float]:
