@@ -801,7 +801,8 @@ def _opponent_sides(
 class KotorSetHands:
     """The set answer against the KOTOR I rule, one possible opponent hand at a time (as
     :class:`~pazaak_cli.solver.SetHands` is against an optimal opponent): one solver for every
-    hand asked for, fixed draw probabilities on a finite deck, in this process."""
+    hand asked for, fixed draw probabilities on a finite deck, the hands shared out among the
+    cores as :func:`~pazaak_cli.solver.solve_dealt` deals them."""
 
     def __init__(
         self,
