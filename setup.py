@@ -7,14 +7,14 @@ from setuptools import Extension, setup
 setup(
     ext_modules=[
         Extension(
-            "pazaak_cli._fastsolve",
-            sources=["pazaak_cli/_fastsolve.c"],
+            "pazaak_cli.solve._fastsolve",
+            sources=["pazaak_cli/solve/_fastsolve.c"],
             optional=True,
             extra_compile_args=["-O2"],
         ),
         Extension(
-            "pazaak_cli._fastmatch",
-            sources=["pazaak_cli/_fastmatch.c"],
+            "pazaak_cli.solve._fastmatch",
+            sources=["pazaak_cli/solve/_fastmatch.c"],
             optional=True,
             extra_compile_args=["-O2"],
         ),

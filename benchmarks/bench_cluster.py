@@ -27,16 +27,16 @@ from collections.abc import Iterator
 
 from tabulate import tabulate
 
-from pazaak_cli.decks import load_deck
-from pazaak_cli.executors import (
+from pazaak_cli.engine.decks import load_deck
+from pazaak_cli.engine.rules import KOTOR1
+from pazaak_cli.runtime.executors import (
     DaskCluster,
     Executor,
     InProcess,
     LocalProcesses,
     load_distributed,
 )
-from pazaak_cli.rules import KOTOR1
-from pazaak_cli.simulate import Batch, Entrant, Pairing, play_batch, simulate
+from pazaak_cli.tools.simulate import Batch, Entrant, Pairing, play_batch, simulate
 
 DECK_PAIRS = (
     ("kotor1-starter", "kotor1-starter"),

@@ -28,14 +28,14 @@ from typing import Any
 
 from tabulate import tabulate
 
-from pazaak_cli.budgeted import Refinement
-from pazaak_cli.cards import parse_cards
-from pazaak_cli.decks import sample_decks
-from pazaak_cli.notation import parse_table
-from pazaak_cli.position_builder import Question, build_question
-from pazaak_cli.rules import parse_ruleset
-from pazaak_cli.sampling import HandDraws, estimate
-from pazaak_cli.solver import SolveOptions
+from pazaak_cli.engine.cards import parse_cards
+from pazaak_cli.engine.decks import sample_decks
+from pazaak_cli.engine.notation import parse_table
+from pazaak_cli.engine.position_builder import Question, build_question
+from pazaak_cli.engine.rules import parse_ruleset
+from pazaak_cli.solve.budgeted import Refinement
+from pazaak_cli.solve.sampling import HandDraws, estimate
+from pazaak_cli.solve.solver import SolveOptions
 
 HANDS = (3, 6, 12)
 SET_POSITIONS = [("10 4", "10 5"), ("8 7", "7 6"), ("6 6 2", "10 8")]

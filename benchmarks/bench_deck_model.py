@@ -35,14 +35,14 @@ import time
 
 from tabulate import tabulate
 
-from pazaak_cli.decks import load_deck
-from pazaak_cli.game import FULL_DECK, MatchState, Phase, Side, deal_hand, new_match
-from pazaak_cli.match_advice import solve_match_question
-from pazaak_cli.match_native import make_match_solver
-from pazaak_cli.players import make_player
-from pazaak_cli.position_builder import question_from_state
-from pazaak_cli.rules import parse_ruleset
-from pazaak_cli.solver import Advice, SolveOptions, deck_after_draw, subhand_count
+from pazaak_cli.engine.decks import load_deck
+from pazaak_cli.engine.game import FULL_DECK, MatchState, Phase, Side, deal_hand, new_match
+from pazaak_cli.engine.position_builder import question_from_state
+from pazaak_cli.engine.rules import parse_ruleset
+from pazaak_cli.players.roster import make_player
+from pazaak_cli.solve.match_advice import solve_match_question
+from pazaak_cli.solve.match_native import make_match_solver
+from pazaak_cli.solve.solver import Advice, SolveOptions, deck_after_draw, subhand_count
 
 
 def sample_positions(

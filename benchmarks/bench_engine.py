@@ -9,7 +9,7 @@ second even on a busy machine.
 
 A "random match" deals two hands from a side deck that holds every card kind of the preset,
 then plays uniformly random legal actions (never a forfeit), asking ``observed_by`` once per
-decision as a policy would. If the KOTOR opponent (``pazaak_cli.players.KotorPlayer``) is
+decision as a policy would. If the KOTOR opponent (``pazaak_cli.players.roster.KotorPlayer``) is
 available, kotor-vs-kotor matches are timed too: that is the simulator's workload.
 """
 
@@ -20,9 +20,9 @@ import random
 import time
 from collections.abc import Callable
 
-from pazaak_cli.cards import Card, parse_cards
-from pazaak_cli.game import FORFEIT, Action, MatchState, deal_hand, new_match
-from pazaak_cli.rules import KOTOR1, KOTOR2, Ruleset
+from pazaak_cli.engine.cards import Card, parse_cards
+from pazaak_cli.engine.game import FORFEIT, Action, MatchState, deal_hand, new_match
+from pazaak_cli.engine.rules import KOTOR1, KOTOR2, Ruleset
 
 DECKS = {
     "kotor1": parse_cards("+1 -2 ±3 +4 -5 ±6 +2 -3 ±1 +5"),
@@ -139,7 +139,7 @@ def main() -> None:
             f" {actions / args.matches:14.1f}"
         )
     try:
-        from pazaak_cli.players import KotorPlayer
+        from pazaak_cli.players.roster import KotorPlayer
     except ImportError:
         print("(no KotorPlayer: kotor-vs-kotor skipped)")
     else:

@@ -23,11 +23,11 @@ import time
 
 from tabulate import tabulate
 
-from pazaak_cli import expert
-from pazaak_cli.decks import load_deck
-from pazaak_cli.rules import parse_ruleset
-from pazaak_cli.simulate import Entrant, Pairing, play_matches
-from pazaak_cli.solver import SetSolver
+from pazaak_cli.engine.decks import load_deck
+from pazaak_cli.engine.rules import parse_ruleset
+from pazaak_cli.players import expert
+from pazaak_cli.solve.solver import SetSolver
+from pazaak_cli.tools.simulate import Entrant, Pairing, play_matches
 
 PAIRS = (
     "kotor1:kotor1-starter:kotor1-starter",

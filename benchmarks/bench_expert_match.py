@@ -28,16 +28,16 @@ import json
 import resource
 import time
 
-from pazaak_cli import players
-from pazaak_cli.decks import load_deck
-from pazaak_cli.expert import MatchExpertPlayer, _match_solver
-from pazaak_cli.game import MatchState
-from pazaak_cli.match_advice import solve_match_question
-from pazaak_cli.match_cache import save_entries
-from pazaak_cli.position_builder import question_from_state
-from pazaak_cli.rules import Ruleset, parse_ruleset
-from pazaak_cli.simulate import Entrant, Pairing, play_matches
-from pazaak_cli.solver import Move, SolveOptions, possible_hands
+from pazaak_cli.engine.decks import load_deck
+from pazaak_cli.engine.game import MatchState
+from pazaak_cli.engine.position_builder import question_from_state
+from pazaak_cli.engine.rules import Ruleset, parse_ruleset
+from pazaak_cli.players import roster as players
+from pazaak_cli.players.expert import MatchExpertPlayer, _match_solver
+from pazaak_cli.solve.match_advice import solve_match_question
+from pazaak_cli.solve.match_cache import save_entries
+from pazaak_cli.solve.solver import Move, SolveOptions, possible_hands
+from pazaak_cli.tools.simulate import Entrant, Pairing, play_matches
 
 SEED = 1
 

@@ -1,14 +1,14 @@
 """How many matches can any player win against `kotor` (or `heuristic`)? A bound, by sampling.
 
 For seeded deals of two hands from the deck pair, the *ceiling* of a deal is the exact best
-reply over the match to the KOTOR I rule (:class:`pazaak_cli.match_kotor.KotorMatchSolver`) by a
-player who also knows the rule's hand: P(win the match) from 0-0, in the seat given (player 1
+reply over the match to the KOTOR I rule (:class:`pazaak_cli.solve.match_kotor.KotorMatchSolver`) by
+a player who also knows the rule's hand: P(win the match) from 0-0, in the seat given (player 1
 opens every set in kotor1). No player who does not see that hand does better, so the mean over
 deals drawn with the deal's probabilities bounds the match-win rate of every player against
 ``kotor`` (in the solvers' model: every set drawn with a full deck's odds). ``--rule heuristic``:
-the same against the ``heuristic`` player, through :func:`pazaak_cli.heuristic_rule.heuristic_rule`
-(for decks where no two different cards reach the same total with the same kind of sign: plain
-and ± decks).
+the same against the ``heuristic`` player, through
+:func:`pazaak_cli.policies.heuristic_rule.heuristic_rule` (for decks where no two different cards
+reach the same total with the same kind of sign: plain and ± decks).
 
 The pure-Python best reply takes minutes a deal and the deals differ widely, so the mean is
 estimated with a control variate: the match value of the same deal when both sides play the
@@ -36,16 +36,16 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from pazaak_cli.cards import Card
-from pazaak_cli.decks import load_deck
-from pazaak_cli.heuristic_rule import heuristic_rule
-from pazaak_cli.kotor_rule import kotor_rule
-from pazaak_cli.match_cache import load_entries, save_entries
-from pazaak_cli.match_kotor import ME, OPP, KotorMatchSolver
-from pazaak_cli.match_native import make_match_solver
-from pazaak_cli.match_solver import MatchSolver
-from pazaak_cli.rules import parse_ruleset
-from pazaak_cli.solver import possible_hands
+from pazaak_cli.engine.cards import Card
+from pazaak_cli.engine.decks import load_deck
+from pazaak_cli.engine.rules import parse_ruleset
+from pazaak_cli.policies.heuristic_rule import heuristic_rule
+from pazaak_cli.policies.kotor_rule import kotor_rule
+from pazaak_cli.solve.match_cache import load_entries, save_entries
+from pazaak_cli.solve.match_kotor import ME, OPP, KotorMatchSolver
+from pazaak_cli.solve.match_native import make_match_solver
+from pazaak_cli.solve.match_solver import MatchSolver
+from pazaak_cli.solve.solver import possible_hands
 
 Hand = tuple[Card, ...]
 

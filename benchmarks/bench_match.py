@@ -1,11 +1,12 @@
-"""Benchmark: the exact match solver, pure Python against the C inner loop (pazaak_cli._fastmatch).
+"""Benchmark: the exact match solver, pure Python against the C inner loop
+(pazaak_cli.solve._fastmatch).
 
 The question is the issue's first one: both hands known, set 1, the first move of player 1
 after drawing a 6, kotor1 with the infinite deck; hands of 1 to 4 cards (the first n of
 ``+1 +2 -3 +4`` against ``+2 +3 -1 +5``). Each solve runs in a fresh child process, so that its
 time covers the whole solve (every later set and its fixed point) and its peak memory is its
 own (with the process it forks: on two cores or more the native solver solves every other
-score in a forked copy, see ``pazaak_cli/match_pipeline.py``). The native solver is timed
+score in a forked copy, see ``pazaak_cli/solve/match_pipeline.py``). The native solver is timed
 ``--repeat`` times for each count of processes in ``--processes`` (the median is shown), the
 pure one once and only for the sizes in ``--pure`` (it takes minutes from 2 cards a side).
 
@@ -38,12 +39,12 @@ DRAWN = 6
 
 def worker(kind: str, size: int, rules_spec: str) -> None:
     """Solve once in this process and print the figures as JSON."""
-    from pazaak_cli.cards import parse_cards
-    from pazaak_cli.game import Draw, Open, new_match
-    from pazaak_cli.match_native import NativeMatchSolver
-    from pazaak_cli.match_solver import MatchKey, MatchSolver
-    from pazaak_cli.position_builder import question_from_state
-    from pazaak_cli.rules import parse_ruleset
+    from pazaak_cli.engine.cards import parse_cards
+    from pazaak_cli.engine.game import Draw, Open, new_match
+    from pazaak_cli.engine.position_builder import question_from_state
+    from pazaak_cli.engine.rules import parse_ruleset
+    from pazaak_cli.solve.match_native import NativeMatchSolver
+    from pazaak_cli.solve.match_solver import MatchKey, MatchSolver
 
     class CountingSolver(MatchSolver):
         """The pure solver, counting the positions its fixed points drop (solved again)."""

@@ -3,7 +3,7 @@ synthetic populations shaped like the sample decks' hands.
 
 - ``by weight``: draws with replacement in proportion to the weights, each distinct hand solved
   once, the draws up to the first hand not solved used (the project's design,
-  :class:`pazaak_cli.sampling.HandDraws`), their plain mean;
+  :class:`pazaak_cli.solve.sampling.HandDraws`), their plain mean;
 - ``uniform``: N distinct hands drawn uniformly without replacement, their weighted mean (a
   ratio estimate) with the finite-population correction.
 
@@ -22,7 +22,7 @@ import random
 
 from tabulate import tabulate
 
-from pazaak_cli.sampling import HandDraws, student_t_quantile
+from pazaak_cli.solve.sampling import HandDraws, student_t_quantile
 
 
 def by_weight(

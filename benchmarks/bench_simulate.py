@@ -20,9 +20,9 @@ from collections import defaultdict
 
 from tabulate import tabulate
 
-from pazaak_cli.decks import load_deck
-from pazaak_cli.rules import KOTOR1
-from pazaak_cli.simulate import Entrant, Pairing, play_matches, simulate
+from pazaak_cli.engine.decks import load_deck
+from pazaak_cli.engine.rules import KOTOR1
+from pazaak_cli.tools.simulate import Entrant, Pairing, play_matches, simulate
 
 DECK_PAIRS = (
     ("kotor1-starter", "kotor1-starter"),

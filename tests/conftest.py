@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from pazaak_cli.match_advice import clear_shared_solvers
+from pazaak_cli.solve.match_advice import clear_shared_solvers
 
 CLEARED = (
     "NO_COLOR",

@@ -2,8 +2,8 @@
 states (``MatchState.child``, ``legal_actions``, ``chance_outcomes``), with value iteration
 for the ties.
 
-It shares no code with :mod:`pazaak_cli.match_solver` or :mod:`pazaak_cli.solver` beyond the
-rules engine. The match is infinite only through ties (a tied set scores nothing), so the
+It shares no code with :mod:`pazaak_cli.solve.match_solver` or :mod:`pazaak_cli.solve.solver` beyond
+the rules engine. The match is infinite only through ties (a tied set scores nothing), so the
 reference solves it as a sequence of finite games: in iteration ``k`` every set that begins
 after a tie is worth what iteration ``k - 1`` found for that set start (iteration 0: one half),
 and every other set is played out in full. The iterates converge geometrically (at the rate of
@@ -13,9 +13,9 @@ from a full deck with uniform probabilities (the ruleset's deck becomes ``infini
 exact for rulesets whose deck is infinite.
 
 With ``kotor`` a seat plays the KOTOR I rule instead of maximising: at its decisions the
-reference asks :class:`pazaak_cli.players.KotorPlayer` (the game's own player, on the engine's
-view of that seat) for its action, so the reference shares nothing with
-:mod:`pazaak_cli.match_kotor` either.
+reference asks :class:`pazaak_cli.players.roster.KotorPlayer` (the game's own player, on the
+engine's view of that seat) for its action, so the reference shares nothing with
+:mod:`pazaak_cli.solve.match_kotor` either.
 """
 
 from __future__ import annotations
@@ -23,10 +23,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 
-from pazaak_cli.cards import parse_cards
-from pazaak_cli.game import FORFEIT, FULL_DECK, Draw, MatchState, Open, Phase, new_match
-from pazaak_cli.players import KotorPlayer, Player
-from pazaak_cli.rules import MainDeck, parse_ruleset
+from pazaak_cli.engine.cards import parse_cards
+from pazaak_cli.engine.game import FORFEIT, FULL_DECK, Draw, MatchState, Open, Phase, new_match
+from pazaak_cli.engine.rules import MainDeck, parse_ruleset
+from pazaak_cli.players.roster import KotorPlayer, Player
 
 StartKey = tuple[object, ...]
 

@@ -1,8 +1,8 @@
 """An independent, slow reference for the solver: plain recursion over the engine's own states
 (``MatchState.child``, ``legal_actions`` and ``chance_outcomes``) with exact fractions.
 
-It shares no code with :mod:`pazaak_cli.solver` beyond the rules engine, so agreement checks the
-solver's compact model, its canonical keys, its move list and its tie rules against the rules
+It shares no code with :mod:`pazaak_cli.solve.solver` beyond the rules engine, so agreement checks
+the solver's compact model, its canonical keys, its move list and its tie rules against the rules
 themselves. Both sides maximise their own (equity, P(win)) in that order, as the solver does.
 
 :func:`move_outcomes` values every move the way the solver names them, ``(card, value, then)``:
@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from fractions import Fraction
 
-from pazaak_cli.cards import CardKind
-from pazaak_cli.game import (
+from pazaak_cli.engine.cards import CardKind
+from pazaak_cli.engine.game import (
     END_TURN,
     FORFEIT,
     STAND,
@@ -26,8 +26,8 @@ from pazaak_cli.game import (
     Phase,
     Play,
 )
-from pazaak_cli.rules import MainDeck
-from pazaak_cli.solver import MoveResult
+from pazaak_cli.engine.rules import MainDeck
+from pazaak_cli.solve.solver import MoveResult
 
 Exact = tuple[Fraction, Fraction]
 """(equity, P(win)) of the current set for one player."""

@@ -9,13 +9,13 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from pazaak_cli.cards import parse_cards
 from pazaak_cli.cli import main
-from pazaak_cli.decks import load_deck
-from pazaak_cli.game import Phase
-from pazaak_cli.notation import parse_position
-from pazaak_cli.rules import parse_ruleset
-from pazaak_cli.solver import possible_hands
+from pazaak_cli.engine.cards import parse_cards
+from pazaak_cli.engine.decks import load_deck
+from pazaak_cli.engine.game import Phase
+from pazaak_cli.engine.notation import parse_position
+from pazaak_cli.engine.rules import parse_ruleset
+from pazaak_cli.solve.solver import possible_hands
 
 ESCAPE = "\x1b["
 STOOD = ["--table", "8 5", "--hand", "+1 -2 ±3 +4", "--opp-table", "10 7", "--opp-stood"]

@@ -1,4 +1,4 @@
-"""The answer within a time budget (pazaak_cli.budgeted, pazaak_cli.sampling).
+"""The answer within a time budget (pazaak_cli.solve.budgeted, pazaak_cli.solve.sampling).
 
 Checked: the draws and the estimate on their own; a sample grown to every possible hand is the
 exact answer (against the slow path, to 1e-12, for the four solvers); the same seed and number
@@ -17,17 +17,17 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from pazaak_cli import budgeted
-from pazaak_cli.advice import solve_question
-from pazaak_cli.budgeted import MIN_HANDS, Refinement, answer, budgeted_objective
-from pazaak_cli.cards import parse_cards
 from pazaak_cli.cli import main
-from pazaak_cli.decks import sample_deck
-from pazaak_cli.notation import parse_table
-from pazaak_cli.position_builder import Question, build_question
-from pazaak_cli.rules import parse_ruleset
-from pazaak_cli.sampling import HandDraws, estimate, student_t_cdf, student_t_quantile
-from pazaak_cli.solver import Advice, HandsSolved, SetHands, SolveOptions
+from pazaak_cli.engine.cards import parse_cards
+from pazaak_cli.engine.decks import sample_deck
+from pazaak_cli.engine.notation import parse_table
+from pazaak_cli.engine.position_builder import Question, build_question
+from pazaak_cli.engine.rules import parse_ruleset
+from pazaak_cli.solve import budgeted
+from pazaak_cli.solve.advice import solve_question
+from pazaak_cli.solve.budgeted import MIN_HANDS, Refinement, answer, budgeted_objective
+from pazaak_cli.solve.sampling import HandDraws, estimate, student_t_cdf, student_t_quantile
+from pazaak_cli.solve.solver import Advice, HandsSolved, SetHands, SolveOptions
 
 INFINITE = "kotor1/main-deck=infinite"
 

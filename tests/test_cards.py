@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pazaak_cli.cards import (
+from pazaak_cli.engine.cards import (
     CARD_SYNTAX,
     MAX_MAGNITUDE,
     Card,
@@ -17,7 +17,7 @@ from pazaak_cli.cards import (
     parse_cards,
     split_tokens,
 )
-from pazaak_cli.errors import CardError
+from pazaak_cli.engine.errors import CardError
 
 ALL_CARDS = all_cards()
 

@@ -16,9 +16,15 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from pazaak_cli.budgeted import MIN_HANDS
-from pazaak_cli.cards import parse_cards
-from pazaak_cli.chart import (
+from pazaak_cli.cli import main
+from pazaak_cli.commands.chart_cmd import chart_seconds
+from pazaak_cli.engine.cards import parse_cards
+from pazaak_cli.engine.decks import sample_deck
+from pazaak_cli.engine.rules import parse_ruleset
+from pazaak_cli.solve.budgeted import MIN_HANDS
+from pazaak_cli.solve.match_advice import match_other_hands
+from pazaak_cli.solve.solver import weighted_opponent_hands
+from pazaak_cli.tools.chart import (
     DEFAULT_CHART_SECONDS,
     ChartRun,
     ChartSpec,
@@ -28,12 +34,6 @@ from pazaak_cli.chart import (
     default_opp_totals,
     splits,
 )
-from pazaak_cli.cli import main
-from pazaak_cli.commands.chart_cmd import chart_seconds
-from pazaak_cli.decks import sample_deck
-from pazaak_cli.match_advice import match_other_hands
-from pazaak_cli.rules import parse_ruleset
-from pazaak_cli.solver import weighted_opponent_hands
 
 ROOT = Path(__file__).resolve().parent.parent
 INFINITE = ("--main-deck", "infinite")

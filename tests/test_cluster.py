@@ -17,12 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from pazaak_cli.cards import parse_cards
-from pazaak_cli.deckbuild import Opponent, build_deck, pool_from_cards
-from pazaak_cli.decks import load_deck
-from pazaak_cli.executors import DaskCluster
-from pazaak_cli.rules import KOTOR1, parse_ruleset
-from pazaak_cli.simulate import Entrant, Pairing, simulate
+from pazaak_cli.engine.cards import parse_cards
+from pazaak_cli.engine.decks import load_deck
+from pazaak_cli.engine.rules import KOTOR1, parse_ruleset
+from pazaak_cli.runtime.executors import DaskCluster
+from pazaak_cli.tools.deckbuild import Opponent, build_deck, pool_from_cards
+from pazaak_cli.tools.simulate import Entrant, Pairing, simulate
 
 distributed = pytest.importorskip("distributed")
 

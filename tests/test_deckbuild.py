@@ -13,9 +13,12 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from pazaak_cli.cards import parse_cards
 from pazaak_cli.cli import main
-from pazaak_cli.deckbuild import (
+from pazaak_cli.engine.cards import parse_cards
+from pazaak_cli.engine.errors import PazaakError
+from pazaak_cli.engine.rules import KOTOR1, KOTOR2, parse_ruleset
+from pazaak_cli.runtime.executors import InProcess, LocalProcesses
+from pazaak_cli.tools.deckbuild import (
     Opponent,
     Pool,
     build_deck,
@@ -24,9 +27,6 @@ from pazaak_cli.deckbuild import (
     pool_from_cards,
     whole_pool,
 )
-from pazaak_cli.errors import PazaakError
-from pazaak_cli.executors import InProcess, LocalProcesses
-from pazaak_cli.rules import KOTOR1, KOTOR2, parse_ruleset
 
 SMALL = parse_ruleset("kotor1/side-deck-size=4,hand-size=4,sets-to-win=1")
 """Four-card decks, all in the hand, one set a match: every card counts in every match, and a

@@ -13,9 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pazaak_cli import decks
-from pazaak_cli.cards import CARD_SYNTAX, Card, all_cards, parse_cards
-from pazaak_cli.decks import (
+from pazaak_cli.engine import decks
+from pazaak_cli.engine.cards import CARD_SYNTAX, Card, all_cards, parse_cards
+from pazaak_cli.engine.decks import (
     MAX_DECK_BYTES,
     MAX_PROBLEMS,
     Problem,
@@ -26,8 +26,8 @@ from pazaak_cli.decks import (
     sample_decks,
     sample_names,
 )
-from pazaak_cli.errors import DeckError, InputError
-from pazaak_cli.rules import KOTOR1, KOTOR1_POOL, KOTOR2, KOTOR2_POOL, PRESETS, parse_ruleset
+from pazaak_cli.engine.errors import DeckError, InputError
+from pazaak_cli.engine.rules import KOTOR1, KOTOR1_POOL, KOTOR2, KOTOR2_POOL, PRESETS, parse_ruleset
 
 STARTER = "+1 +1 +2 +2 +3 +3 +4 +4 +5 +5"
 

@@ -1,5 +1,5 @@
 """The exact deck's memory bound: a set in progress drawn without replacement may add only as
-many positions as fit :data:`~pazaak_cli.match_solver.EXACT_MEMORY_BYTES` beside what the
+many positions as fit :data:`~pazaak_cli.solve.match_solver.EXACT_MEMORY_BYTES` beside what the
 process holds, whatever budget it was given (``--exact``: none), and is refused past it with the
 reason; without ``--exact`` that refusal still falls back to fixed draw probabilities.
 
@@ -14,17 +14,17 @@ from collections.abc import Callable
 import pytest
 from click.testing import CliRunner, Result
 
-from pazaak_cli import kotor_reply, match_kotor, match_native, match_solver
-from pazaak_cli.cards import Card, parse_cards
 from pazaak_cli.cli import main
-from pazaak_cli.match_advice import clear_shared_solvers
-from pazaak_cli.match_kotor import KotorMatchSolver
-from pazaak_cli.match_native import native_available
-from pazaak_cli.match_solver import MatchMove, MatchSolver
-from pazaak_cli.notation import parse_table
-from pazaak_cli.position_builder import Question, build_question
-from pazaak_cli.rules import parse_ruleset
-from pazaak_cli.solver import SolverTooLarge, deck_after_draw
+from pazaak_cli.engine.cards import Card, parse_cards
+from pazaak_cli.engine.notation import parse_table
+from pazaak_cli.engine.position_builder import Question, build_question
+from pazaak_cli.engine.rules import parse_ruleset
+from pazaak_cli.solve import kotor_reply, match_kotor, match_native, match_solver
+from pazaak_cli.solve.match_advice import clear_shared_solvers
+from pazaak_cli.solve.match_kotor import KotorMatchSolver
+from pazaak_cli.solve.match_native import native_available
+from pazaak_cli.solve.match_solver import MatchMove, MatchSolver
+from pazaak_cli.solve.solver import SolverTooLarge, deck_after_draw
 
 RULES = parse_ruleset("kotor1")
 

@@ -10,15 +10,15 @@ from collections import Counter
 import pytest
 from click.testing import CliRunner
 
-from pazaak_cli.cards import Card
 from pazaak_cli.cli import main
-from pazaak_cli.decks import default_deck, load_deck
-from pazaak_cli.errors import PazaakError
-from pazaak_cli.expert import ExpertPlayer, MatchExpertPlayer, SetExpertPlayer
-from pazaak_cli.game import FORFEIT, MatchState, Phase, deal_hand, new_match
-from pazaak_cli.players import KotorPlayer, RandomPlayer, make_player
-from pazaak_cli.rules import Ruleset, parse_ruleset
-from pazaak_cli.solver import played_cards, possible_hands
+from pazaak_cli.engine.cards import Card
+from pazaak_cli.engine.decks import default_deck, load_deck
+from pazaak_cli.engine.errors import PazaakError
+from pazaak_cli.engine.game import FORFEIT, MatchState, Phase, deal_hand, new_match
+from pazaak_cli.engine.rules import Ruleset, parse_ruleset
+from pazaak_cli.players.expert import ExpertPlayer, MatchExpertPlayer, SetExpertPlayer
+from pazaak_cli.players.roster import KotorPlayer, RandomPlayer, make_player
+from pazaak_cli.solve.solver import played_cards, possible_hands
 
 
 def expert_decisions(
@@ -119,7 +119,7 @@ def test_the_sampled_hands_are_kept_through_a_set_while_the_plays_allow() -> Non
 
 def test_the_expert_stands_on_a_sure_win() -> None:
     """The opponent stood on 15 and the expert holds 19: standing wins for sure."""
-    from pazaak_cli.notation import parse_position
+    from pazaak_cli.engine.notation import parse_position
 
     view = parse_position("kotor1 10,4,5 10,5 +1,-2 ?,?,? -S - 4443244442 a1 1")
     rules = view.ruleset

@@ -23,10 +23,27 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from pazaak_cli import follow, match_advice
-from pazaak_cli.cards import Card, parse_cards
 from pazaak_cli.cli import main
-from pazaak_cli.follow import (
+from pazaak_cli.engine.cards import Card, parse_cards
+from pazaak_cli.engine.game import (
+    END_TURN,
+    STAND,
+    Action,
+    Draw,
+    MatchState,
+    Open,
+    Phase,
+    Play,
+    new_match,
+)
+from pazaak_cli.engine.notation import format_position, parse_position
+from pazaak_cli.engine.position_builder import question_from_state
+from pazaak_cli.engine.rules import parse_ruleset
+from pazaak_cli.runtime.savefile import hold_save, read_save, write_save
+from pazaak_cli.solve import match_advice
+from pazaak_cli.solve.solver import Advice, Move, MoveResult, Outcome
+from pazaak_cli.tools import follow
+from pazaak_cli.tools.follow import (
     Followed,
     FollowError,
     FollowSetup,
@@ -40,22 +57,6 @@ from pazaak_cli.follow import (
     to_document,
     undo,
 )
-from pazaak_cli.game import (
-    END_TURN,
-    STAND,
-    Action,
-    Draw,
-    MatchState,
-    Open,
-    Phase,
-    Play,
-    new_match,
-)
-from pazaak_cli.notation import format_position, parse_position
-from pazaak_cli.position_builder import question_from_state
-from pazaak_cli.rules import parse_ruleset
-from pazaak_cli.savefile import hold_save, read_save, write_save
-from pazaak_cli.solver import Advice, Move, MoveResult, Outcome
 
 HERE = Path(__file__).resolve().parent
 GOLDEN = HERE / "follow_transcript.txt"

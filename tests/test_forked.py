@@ -7,8 +7,8 @@ import signal
 
 import pytest
 
-from pazaak_cli.errors import PazaakError
-from pazaak_cli.executors import (
+from pazaak_cli.engine.errors import PazaakError
+from pazaak_cli.runtime.executors import (
     SOLVER_PROCESSES_VARIABLE,
     ForkedCall,
     WorkerLost,

@@ -10,9 +10,9 @@ from fractions import Fraction
 
 import pytest
 
-from pazaak_cli.cards import Card, parse_cards
-from pazaak_cli.errors import HiddenInformationError, IllegalActionError, WagerError
-from pazaak_cli.game import (
+from pazaak_cli.engine.cards import Card, parse_cards
+from pazaak_cli.engine.errors import HiddenInformationError, IllegalActionError, WagerError
+from pazaak_cli.engine.game import (
     CHANCE,
     END_TURN,
     FORFEIT,
@@ -34,7 +34,7 @@ from pazaak_cli.game import (
     settle_wager,
     table_total,
 )
-from pazaak_cli.rules import KOTOR1, KOTOR2, FlipTargets, Ruleset, parse_ruleset
+from pazaak_cli.engine.rules import KOTOR1, KOTOR2, FlipTargets, Ruleset, parse_ruleset
 
 INFINITE1 = parse_ruleset("kotor1/main-deck=infinite")
 INFINITE2 = parse_ruleset("kotor2/main-deck=infinite")

@@ -8,15 +8,15 @@ import pytest
 from match_reference import TINY, MatchReference, decision
 from reference_solver import each_move
 
-from pazaak_cli.cards import parse_cards
-from pazaak_cli.game import MatchState
-from pazaak_cli.heuristic_rule import heuristic_rule
-from pazaak_cli.kotor_rule import KOTOR_END_TURN, KOTOR_STAND, kotor_rule
-from pazaak_cli.match_kotor import ME, OPP, KotorMatchSolver
-from pazaak_cli.match_native import make_match_solver
-from pazaak_cli.players import HeuristicPlayer
-from pazaak_cli.position_builder import question_from_state
-from pazaak_cli.rules import parse_ruleset
+from pazaak_cli.engine.cards import parse_cards
+from pazaak_cli.engine.game import MatchState
+from pazaak_cli.engine.position_builder import question_from_state
+from pazaak_cli.engine.rules import parse_ruleset
+from pazaak_cli.players.roster import HeuristicPlayer
+from pazaak_cli.policies.heuristic_rule import heuristic_rule
+from pazaak_cli.policies.kotor_rule import KOTOR_END_TURN, KOTOR_STAND, kotor_rule
+from pazaak_cli.solve.match_kotor import ME, OPP, KotorMatchSolver
+from pazaak_cli.solve.match_native import make_match_solver
 
 
 def test_the_rule_takes_its_steps_and_never_reads_the_sets() -> None:

@@ -11,12 +11,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pazaak_cli.cards import Card, CardKind, parse_cards
-from pazaak_cli.errors import PazaakError
-from pazaak_cli.game import Placed, Side, TableCard, table_total
-from pazaak_cli.notation import parse_table
-from pazaak_cli.rules import KOTOR1, KOTOR2
-from pazaak_cli.solver import SolveOptions, hidden_hands, weighted_opponent_hands
+from pazaak_cli.engine.cards import Card, CardKind, parse_cards
+from pazaak_cli.engine.errors import PazaakError
+from pazaak_cli.engine.game import Placed, Side, TableCard, table_total
+from pazaak_cli.engine.notation import parse_table
+from pazaak_cli.engine.rules import KOTOR1, KOTOR2
+from pazaak_cli.solve.solver import SolveOptions, hidden_hands, weighted_opponent_hands
 
 Posterior = dict[tuple[str, ...], Fraction]
 

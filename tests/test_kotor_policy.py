@@ -8,12 +8,17 @@ from __future__ import annotations
 
 import pytest
 
-from pazaak_cli.cards import Card
-from pazaak_cli.game import END_TURN, STAND, Action, MatchState, Play
-from pazaak_cli.kotor_rule import KOTOR_END_TURN, KOTOR_STAND, kotor_card_choice, kotor_rule
-from pazaak_cli.notation import parse_position
-from pazaak_cli.players import KotorPlayer
-from pazaak_cli.rules import KOTOR1
+from pazaak_cli.engine.cards import Card
+from pazaak_cli.engine.game import END_TURN, STAND, Action, MatchState, Play
+from pazaak_cli.engine.notation import parse_position
+from pazaak_cli.engine.rules import KOTOR1
+from pazaak_cli.players.roster import KotorPlayer
+from pazaak_cli.policies.kotor_rule import (
+    KOTOR_END_TURN,
+    KOTOR_STAND,
+    kotor_card_choice,
+    kotor_rule,
+)
 
 
 def position(

@@ -35,11 +35,9 @@ from reference_solver import (
     solver_moves,
 )
 
-from pazaak_cli import kotor_reply
-from pazaak_cli.advice import solve_question
-from pazaak_cli.cards import Card, parse_cards
 from pazaak_cli.cli import main
-from pazaak_cli.game import (
+from pazaak_cli.engine.cards import Card, parse_cards
+from pazaak_cli.engine.game import (
     FORFEIT,
     FULL_DECK,
     STAND,
@@ -52,12 +50,14 @@ from pazaak_cli.game import (
     new_match,
     table_total,
 )
-from pazaak_cli.kotor_reply import KotorReplySolver, hand_orders, rule_hand
-from pazaak_cli.notation import parse_position, parse_table
-from pazaak_cli.players import KotorPlayer
-from pazaak_cli.position_builder import Question, build_question, question_from_state
-from pazaak_cli.rules import MainDeck, Ruleset, parse_ruleset
-from pazaak_cli.solver import ACTION_KIND, DOUBLE, Advice, Move, SolveOptions, SolverTooLarge
+from pazaak_cli.engine.notation import parse_position, parse_table
+from pazaak_cli.engine.position_builder import Question, build_question, question_from_state
+from pazaak_cli.engine.rules import MainDeck, Ruleset, parse_ruleset
+from pazaak_cli.players.roster import KotorPlayer
+from pazaak_cli.solve import kotor_reply
+from pazaak_cli.solve.advice import solve_question
+from pazaak_cli.solve.kotor_reply import KotorReplySolver, hand_orders, rule_hand
+from pazaak_cli.solve.solver import ACTION_KIND, DOUBLE, Advice, Move, SolveOptions, SolverTooLarge
 
 KOTOR = "opponent plays the KOTOR I rule"
 

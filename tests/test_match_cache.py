@@ -1,4 +1,4 @@
-"""The match-state values on disk (pazaak_cli.match_cache): a later process finds them, and no
+"""The match-state values on disk (pazaak_cli.solve.match_cache): a later process finds them, and no
 file it meets, however broken, changes an answer or fails a command."""
 
 from __future__ import annotations
@@ -11,14 +11,18 @@ import pytest
 from click.testing import CliRunner
 from match_reference import TINY, decision
 
-from pazaak_cli import match_cache
-from pazaak_cli.cards import parse_cards
 from pazaak_cli.cli import main
-from pazaak_cli.match_advice import clear_shared_solvers, shared_match_solver, solve_match_question
-from pazaak_cli.match_solver import MatchSolver
-from pazaak_cli.position_builder import Question, question_from_state
-from pazaak_cli.rules import parse_ruleset
-from pazaak_cli.solver import SolveOptions
+from pazaak_cli.engine.cards import parse_cards
+from pazaak_cli.engine.position_builder import Question, question_from_state
+from pazaak_cli.engine.rules import parse_ruleset
+from pazaak_cli.solve import match_cache
+from pazaak_cli.solve.match_advice import (
+    clear_shared_solvers,
+    shared_match_solver,
+    solve_match_question,
+)
+from pazaak_cli.solve.match_solver import MatchSolver
+from pazaak_cli.solve.solver import SolveOptions
 
 SPEC = parse_ruleset(f"kotor1/{TINY}").spec  # (the ruleset's own spelling, as the file has it)
 OPTIONS = SolveOptions(objective="match")

@@ -13,20 +13,21 @@ from click.testing import CliRunner
 from match_reference import TINY, MatchReference, decision
 from reference_solver import each_move
 
-from pazaak_cli import expert, match_advice
-from pazaak_cli.cards import parse_cards
 from pazaak_cli.cli import main
-from pazaak_cli.decks import load_deck
-from pazaak_cli.expert import ExpertPlayer, MatchExpertPlayer, SetExpertPlayer
-from pazaak_cli.game import FORFEIT, MatchState, Phase, deal_hand, new_match
-from pazaak_cli.match_advice import solve_match_question
-from pazaak_cli.match_cache import cache_path
-from pazaak_cli.match_solver import MatchMove, MatchSolver
-from pazaak_cli.notation import parse_position
-from pazaak_cli.players import KotorPlayer
-from pazaak_cli.position_builder import Question, question_from_state
-from pazaak_cli.rules import Ruleset, parse_ruleset
-from pazaak_cli.solver import Move, SolveOptions
+from pazaak_cli.engine.cards import parse_cards
+from pazaak_cli.engine.decks import load_deck
+from pazaak_cli.engine.game import FORFEIT, MatchState, Phase, deal_hand, new_match
+from pazaak_cli.engine.notation import parse_position
+from pazaak_cli.engine.position_builder import Question, question_from_state
+from pazaak_cli.engine.rules import Ruleset, parse_ruleset
+from pazaak_cli.players import expert
+from pazaak_cli.players.expert import ExpertPlayer, MatchExpertPlayer, SetExpertPlayer
+from pazaak_cli.players.roster import KotorPlayer
+from pazaak_cli.solve import match_advice
+from pazaak_cli.solve.match_advice import solve_match_question
+from pazaak_cli.solve.match_cache import cache_path
+from pazaak_cli.solve.match_solver import MatchMove, MatchSolver
+from pazaak_cli.solve.solver import Move, SolveOptions
 
 
 @pytest.fixture(autouse=True)

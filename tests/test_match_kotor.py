@@ -1,10 +1,10 @@
-"""The match solver against the KOTOR I rule (``pazaak_cli.match_kotor``) and its advice.
+"""The match solver against the KOTOR I rule (``pazaak_cli.solve.match_kotor``) and its advice.
 
 The independent reference is ``tests/match_reference.py`` with its ``kotor`` seat: value
 iteration over the engine's own states, the KOTOR seat choosing through
-:class:`pazaak_cli.players.KotorPlayer` on its view of the table. The positions are small variants
-(a target of 4 on a table of 3, first to 2 sets) that keep every rule the match adds: the score,
-hands kept across sets, ties with and without cards played, every first-player rule, both
+:class:`pazaak_cli.players.roster.KotorPlayer` on its view of the table. The positions are small
+variants (a target of 4 on a table of 3, first to 2 sets) that keep every rule the match adds: the
+score, hands kept across sets, ties with and without cards played, every first-player rule, both
 nine-card rules, tiebreakers, flips and Doubles, and the rule's give-up at a low score.
 """
 
@@ -20,25 +20,25 @@ from click.testing import CliRunner
 from match_reference import TINY, MatchReference, decision
 from reference_solver import MoveKey, each_move
 
-from pazaak_cli import match_advice
-from pazaak_cli.advice import hint_objective, solve_match_asked, solve_question
-from pazaak_cli.cards import parse_cards
 from pazaak_cli.cli import main
-from pazaak_cli.expert import action_for
-from pazaak_cli.game import Draw, MatchState, Open, new_match
-from pazaak_cli.match_advice import match_is_quick, solve_match_question
-from pazaak_cli.match_kotor import (
+from pazaak_cli.engine.cards import parse_cards
+from pazaak_cli.engine.game import Draw, MatchState, Open, new_match
+from pazaak_cli.engine.position_builder import question_from_state
+from pazaak_cli.engine.rules import parse_ruleset
+from pazaak_cli.players.expert import action_for
+from pazaak_cli.players.roster import KotorPlayer
+from pazaak_cli.solve import match_advice
+from pazaak_cli.solve.advice import hint_objective, solve_match_asked, solve_question
+from pazaak_cli.solve.match_advice import match_is_quick, solve_match_question
+from pazaak_cli.solve.match_kotor import (
     ME,
     OPP,
     KotorMatchSolver,
     canonical_order,
     match_hand_orders,
 )
-from pazaak_cli.match_solver import MatchSolver
-from pazaak_cli.players import KotorPlayer
-from pazaak_cli.position_builder import question_from_state
-from pazaak_cli.rules import parse_ruleset
-from pazaak_cli.solver import SolveOptions, SolverTooLarge
+from pazaak_cli.solve.match_solver import MatchSolver
+from pazaak_cli.solve.solver import SolveOptions, SolverTooLarge
 
 
 def solver_moves(state: MatchState, solver: KotorMatchSolver) -> dict[MoveKey, float]:

@@ -24,16 +24,17 @@ from typing import Any
 
 import pytest
 
-from pazaak_cli import executors, match_advice, match_native
-from pazaak_cli.cards import Card, parse_cards
-from pazaak_cli.game import FORFEIT, FULL_DECK, Open, Phase, new_match
-from pazaak_cli.match_advice import solve_match_question
-from pazaak_cli.match_native import NativeMatchSolver, make_match_solver, native_available
-from pazaak_cli.match_pipeline import Pipeline
-from pazaak_cli.match_solver import Level, MatchMove, MatchSolver
-from pazaak_cli.position_builder import Question, question_from_state
-from pazaak_cli.rules import parse_ruleset
-from pazaak_cli.solver import SolveOptions, SolverTooLarge
+from pazaak_cli.engine.cards import Card, parse_cards
+from pazaak_cli.engine.game import FORFEIT, FULL_DECK, Open, Phase, new_match
+from pazaak_cli.engine.position_builder import Question, question_from_state
+from pazaak_cli.engine.rules import parse_ruleset
+from pazaak_cli.runtime import executors
+from pazaak_cli.solve import match_advice, match_native
+from pazaak_cli.solve.match_advice import solve_match_question
+from pazaak_cli.solve.match_native import NativeMatchSolver, make_match_solver, native_available
+from pazaak_cli.solve.match_pipeline import Pipeline
+from pazaak_cli.solve.match_solver import Level, MatchMove, MatchSolver
+from pazaak_cli.solve.solver import SolveOptions, SolverTooLarge
 
 pytestmark = pytest.mark.skipif(not native_available(), reason="the C match core is not built")
 

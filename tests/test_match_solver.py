@@ -20,11 +20,9 @@ from click.testing import CliRunner
 from match_reference import TINY, MatchReference, decision
 from reference_solver import MoveKey, each_move
 
-from pazaak_cli import match_advice
-from pazaak_cli.cards import Card, parse_cards
 from pazaak_cli.cli import main
-from pazaak_cli.expert import action_for
-from pazaak_cli.game import (
+from pazaak_cli.engine.cards import Card, parse_cards
+from pazaak_cli.engine.game import (
     FULL_DECK,
     Action,
     Draw,
@@ -32,12 +30,14 @@ from pazaak_cli.game import (
     Open,
     new_match,
 )
-from pazaak_cli.match_advice import solve_match_question
-from pazaak_cli.match_solver import MatchSolver
-from pazaak_cli.notation import parse_position
-from pazaak_cli.position_builder import question_from_state
-from pazaak_cli.rules import parse_ruleset
-from pazaak_cli.solver import SolveOptions
+from pazaak_cli.engine.notation import parse_position
+from pazaak_cli.engine.position_builder import question_from_state
+from pazaak_cli.engine.rules import parse_ruleset
+from pazaak_cli.players.expert import action_for
+from pazaak_cli.solve import match_advice
+from pazaak_cli.solve.match_advice import solve_match_question
+from pazaak_cli.solve.match_solver import MatchSolver
+from pazaak_cli.solve.solver import SolveOptions
 
 
 def reference_moves(state: MatchState, solver: MatchSolver | None) -> dict[MoveKey, float]:

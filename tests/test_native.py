@@ -6,9 +6,9 @@ import os
 
 import pytest
 
-from pazaak_cli.game import FULL_DECK
-from pazaak_cli.rules import KOTOR1
-from pazaak_cli.solver import SetSolver
+from pazaak_cli.engine.game import FULL_DECK
+from pazaak_cli.engine.rules import KOTOR1
+from pazaak_cli.solve.solver import SetSolver
 
 
 @pytest.mark.skipif(
@@ -16,7 +16,7 @@ from pazaak_cli.solver import SetSolver
 )
 def test_the_c_inner_loop_is_built_and_used_for_fixed_draws() -> None:
     # fails if `pip install -e` did not build it (mypy cannot see into a C module: the ignore)
-    from pazaak_cli import _fastsolve  # type: ignore[attr-defined]  # noqa: F401
+    from pazaak_cli.solve import _fastsolve  # type: ignore[attr-defined]  # noqa: F401
 
     assert SetSolver(KOTOR1, fixed_draws=FULL_DECK).native
     assert not SetSolver(KOTOR1, fixed_draws=FULL_DECK, native=False).native

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pazaak_cli.cards import Card, CardKind
-from pazaak_cli.errors import NotationError, PazaakError
-from pazaak_cli.game import (
+from pazaak_cli.engine.cards import Card, CardKind
+from pazaak_cli.engine.errors import NotationError, PazaakError
+from pazaak_cli.engine.game import (
     FORFEIT,
     STAND,
     MatchState,
@@ -23,8 +23,8 @@ from pazaak_cli.game import (
     deal_hand,
     new_match,
 )
-from pazaak_cli.notation import check_position, format_position, parse_position, parse_table
-from pazaak_cli.rules import FlipTargets, parse_ruleset
+from pazaak_cli.engine.notation import check_position, format_position, parse_position, parse_table
+from pazaak_cli.engine.rules import FlipTargets, parse_ruleset
 
 EXAMPLE = "kotor1 7,+3,5 10 +1,-2,±3 ?,?,? -- 1=2 2322312121 a1 1"
 """The README's example."""

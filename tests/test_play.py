@@ -23,19 +23,19 @@ from click.testing import CliRunner, Result
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pazaak_cli import match_advice
-from pazaak_cli.cards import Card, parse_cards
 from pazaak_cli.cli import main
 from pazaak_cli.commands import play_cmd
 from pazaak_cli.commands.play_cmd import CLEAR_SCREEN, RECAP, computer_player, wrap_first_line
-from pazaak_cli.decks import load_deck
-from pazaak_cli.errors import IllegalActionError
-from pazaak_cli.game import END_TURN, FORFEIT, STAND, Action, Draw, MatchState, Play
-from pazaak_cli.notation import format_position, parse_position
-from pazaak_cli.position_builder import Question
-from pazaak_cli.rules import parse_ruleset
-from pazaak_cli.savefile import DATA_DIR_ENV, read_save
-from pazaak_cli.session import (
+from pazaak_cli.engine.cards import Card, parse_cards
+from pazaak_cli.engine.decks import load_deck
+from pazaak_cli.engine.errors import IllegalActionError
+from pazaak_cli.engine.game import END_TURN, FORFEIT, STAND, Action, Draw, MatchState, Play
+from pazaak_cli.engine.notation import format_position, parse_position
+from pazaak_cli.engine.position_builder import Question
+from pazaak_cli.engine.rules import parse_ruleset
+from pazaak_cli.runtime.savefile import DATA_DIR_ENV, read_save
+from pazaak_cli.solve import match_advice
+from pazaak_cli.tools.session import (
     HUMAN,
     CommandError,
     Event,

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pazaak_cli.cards import Card, parse_cards
-from pazaak_cli.errors import PazaakError
-from pazaak_cli.game import (
+from pazaak_cli.engine.cards import Card, parse_cards
+from pazaak_cli.engine.errors import PazaakError
+from pazaak_cli.engine.game import (
     END_TURN,
     STAND,
     Action,
@@ -22,8 +22,9 @@ from pazaak_cli.game import (
     deal_hand,
     new_match,
 )
-from pazaak_cli.notation import parse_position
-from pazaak_cli.players import (
+from pazaak_cli.engine.notation import parse_position
+from pazaak_cli.engine.rules import KOTOR1, KOTOR1_POOL, KOTOR2, KOTOR2_POOL, Ruleset
+from pazaak_cli.players.roster import (
     POLICY_NAMES,
     HeuristicPlayer,
     KotorPlayer,
@@ -32,7 +33,6 @@ from pazaak_cli.players import (
     Stand17Player,
     make_player,
 )
-from pazaak_cli.rules import KOTOR1, KOTOR1_POOL, KOTOR2, KOTOR2_POOL, Ruleset
 
 STARTER = parse_cards("+1 +1 +2 +2 +3 +3 +4 +4 +5 +5")
 

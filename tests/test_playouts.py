@@ -19,8 +19,8 @@ from functools import cache
 
 import pytest
 
-from pazaak_cli.cards import Card, CardKind
-from pazaak_cli.game import (
+from pazaak_cli.engine.cards import Card, CardKind
+from pazaak_cli.engine.game import (
     END_TURN,
     FORFEIT,
     STAND,
@@ -37,7 +37,7 @@ from pazaak_cli.game import (
     deal_hand,
     new_match,
 )
-from pazaak_cli.rules import (
+from pazaak_cli.engine.rules import (
     FirstPlayer,
     FlipTargets,
     MainDeck,

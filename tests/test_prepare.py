@@ -8,11 +8,11 @@ import pytest
 from click.testing import CliRunner
 from match_reference import TINY
 
-from pazaak_cli import match_advice
 from pazaak_cli.cli import main
-from pazaak_cli.decks import load_deck
-from pazaak_cli.match_advice import clear_shared_solvers, prepare_deck_pair
-from pazaak_cli.rules import parse_ruleset
+from pazaak_cli.engine.decks import load_deck
+from pazaak_cli.engine.rules import parse_ruleset
+from pazaak_cli.solve import match_advice
+from pazaak_cli.solve.match_advice import clear_shared_solvers, prepare_deck_pair
 
 RULES = f"kotor1/{TINY}"
 DECKS = ["--deck", "kotor1-starter", "--opp-deck", "kotor1-average"]

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pazaak_cli import rules as rules_module
-from pazaak_cli.cards import Card, all_cards
-from pazaak_cli.errors import RulesetError
-from pazaak_cli.rules import (
+from pazaak_cli.engine import rules as rules_module
+from pazaak_cli.engine.cards import Card, all_cards
+from pazaak_cli.engine.errors import RulesetError
+from pazaak_cli.engine.rules import (
     KOTOR1,
     KOTOR1_POOL,
     KOTOR2,

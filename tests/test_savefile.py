@@ -17,11 +17,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pazaak_cli.cards import parse_cards
-from pazaak_cli.errors import InputError
-from pazaak_cli.game import END_TURN, STAND, Action, MatchState
-from pazaak_cli.rules import KOTOR1, KOTOR2
-from pazaak_cli.savefile import (
+from pazaak_cli.engine.cards import parse_cards
+from pazaak_cli.engine.errors import InputError
+from pazaak_cli.engine.game import END_TURN, STAND, Action, MatchState
+from pazaak_cli.engine.rules import KOTOR1, KOTOR2
+from pazaak_cli.runtime.savefile import (
     DATA_DIR_ENV,
     FORMAT,
     MAX_SAVE_BYTES,
@@ -37,7 +37,7 @@ from pazaak_cli.savefile import (
     set_aside,
     write_save,
 )
-from pazaak_cli.session import (
+from pazaak_cli.tools.session import (
     HUMAN,
     MatchSession,
     Seat,

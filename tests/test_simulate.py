@@ -23,16 +23,16 @@ from typing import Any, TypedDict
 import pytest
 from click.testing import CliRunner, Result
 
-from pazaak_cli import simulate as simulate_module
 from pazaak_cli.cli import main
 from pazaak_cli.commands import common
-from pazaak_cli.decks import load_deck
-from pazaak_cli.errors import PazaakError
-from pazaak_cli.executors import LocalProcesses
-from pazaak_cli.game import MatchState, Phase, deal_hand, new_match, set_outcome
-from pazaak_cli.players import POLICY_HELP, POLICY_NAMES, Player, make_player
-from pazaak_cli.rules import KOTOR1, KOTOR2
-from pazaak_cli.simulate import (
+from pazaak_cli.engine.decks import load_deck
+from pazaak_cli.engine.errors import PazaakError
+from pazaak_cli.engine.game import MatchState, Phase, deal_hand, new_match, set_outcome
+from pazaak_cli.engine.rules import KOTOR1, KOTOR2
+from pazaak_cli.players.roster import POLICY_HELP, POLICY_NAMES, Player, make_player
+from pazaak_cli.runtime.executors import LocalProcesses
+from pazaak_cli.tools import simulate as simulate_module
+from pazaak_cli.tools.simulate import (
     Entrant,
     Pairing,
     Tally,

@@ -15,12 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from reference_solver import solver_moves
 
-from pazaak_cli import executors
-from pazaak_cli import solver as set_solver
-from pazaak_cli.advice import advise, solve_question
-from pazaak_cli.cards import Card, all_cards, parse_cards
-from pazaak_cli.errors import PazaakError
-from pazaak_cli.game import (
+from pazaak_cli.engine.cards import Card, all_cards, parse_cards
+from pazaak_cli.engine.errors import PazaakError
+from pazaak_cli.engine.game import (
     END_TURN,
     FULL_DECK,
     STAND,
@@ -32,10 +29,13 @@ from pazaak_cli.game import (
     Side,
     TableCard,
 )
-from pazaak_cli.notation import parse_table
-from pazaak_cli.position_builder import PositionError, Question, build_question
-from pazaak_cli.rules import KOTOR2, parse_ruleset
-from pazaak_cli.solver import (
+from pazaak_cli.engine.notation import parse_table
+from pazaak_cli.engine.position_builder import PositionError, Question, build_question
+from pazaak_cli.engine.rules import KOTOR2, parse_ruleset
+from pazaak_cli.runtime import executors
+from pazaak_cli.solve import solver as set_solver
+from pazaak_cli.solve.advice import advise, solve_question
+from pazaak_cli.solve.solver import (
     BEST_TOLERANCE,
     Advice,
     Move,
@@ -661,7 +661,7 @@ def test_a_free_end_of_turn_offers_ending_then_standing() -> None:
 def test_the_match_solver_labels_its_ends_as_the_set_solver_does(spec: str) -> None:
     """Both solvers label a turn's ends from the one rule (solver.turn_end); their codes
     differ (the match solver interns busts and ninth-card wins as sides of their own)."""
-    from pazaak_cli.match_solver import MatchSolver
+    from pazaak_cli.solve.match_solver import MatchSolver
 
     rules = parse_ruleset(spec)
     set_side, match_solver = SetSolver(rules, fixed_draws=FULL_DECK), MatchSolver(rules)

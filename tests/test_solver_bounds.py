@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from pazaak_cli import solver as solver_module
-from pazaak_cli.cards import parse_cards
 from pazaak_cli.cli import main
-from pazaak_cli.errors import PazaakError
-from pazaak_cli.game import FULL_DECK, Side
-from pazaak_cli.notation import parse_table
-from pazaak_cli.rules import parse_ruleset
-from pazaak_cli.solver import (
+from pazaak_cli.engine.cards import parse_cards
+from pazaak_cli.engine.errors import PazaakError
+from pazaak_cli.engine.game import FULL_DECK, Side
+from pazaak_cli.engine.notation import parse_table
+from pazaak_cli.engine.rules import parse_ruleset
+from pazaak_cli.solve import solver as solver_module
+from pazaak_cli.solve.solver import (
     MAX_SUBHANDS,
     SetSolver,
     SolverTooLarge,

@@ -29,9 +29,8 @@ from reference_solver import (
     solver_moves,
 )
 
-from pazaak_cli.advice import solve_question
-from pazaak_cli.cards import Card, parse_cards
-from pazaak_cli.game import (
+from pazaak_cli.engine.cards import Card, parse_cards
+from pazaak_cli.engine.game import (
     END_TURN,
     FORFEIT,
     FULL_DECK,
@@ -43,13 +42,14 @@ from pazaak_cli.game import (
     Play,
     new_match,
 )
-from pazaak_cli.notation import parse_table
-from pazaak_cli.position_builder import Question, build_question, question_from_state
-from pazaak_cli.rules import KOTOR1_POOL, KOTOR2_POOL, MainDeck, Ruleset, parse_ruleset
-from pazaak_cli.solver import SetSolver, SolveOptions
+from pazaak_cli.engine.notation import parse_table
+from pazaak_cli.engine.position_builder import Question, build_question, question_from_state
+from pazaak_cli.engine.rules import KOTOR1_POOL, KOTOR2_POOL, MainDeck, Ruleset, parse_ruleset
+from pazaak_cli.solve.advice import solve_question
+from pazaak_cli.solve.solver import SetSolver, SolveOptions
 
 try:
-    from pazaak_cli import _fastsolve  # type: ignore[attr-defined]  # noqa: F401
+    from pazaak_cli.solve import _fastsolve  # type: ignore[attr-defined]  # noqa: F401
 
     HAVE_NATIVE = True
 except ImportError:  # pragma: no cover - depends on the installation
@@ -532,7 +532,7 @@ def test_both_drawing_on_a_finite_deck_uses_fixed_probabilities_when_the_exact_s
     """The default finite-deck solve with both players drawing answers with fixed
     probabilities (and says so) when the exact one would be too large; here "too large" is
     forced by lowering the probe size."""
-    import pazaak_cli.solver as solver_module
+    import pazaak_cli.solve.solver as solver_module
 
     monkeypatch.setattr(solver_module, "EXACT_PROBE_STATES", 0)
     question = ask("kotor1", "10 5", "-3", "9 8", "+2")

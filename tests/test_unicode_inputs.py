@@ -4,8 +4,8 @@ Arbitrary text of every Unicode category (lone surrogates too), and targeted tex
 parsers' own syntax with what broke them before: digits of other scripts that ``str.isdigit()``
 accepts and ``int()`` refuses or misreads (``²``, ``٣``, ``１``), terminal escape codes, numbers
 of thousands of digits, and deep nesting. A parser may accept the input or refuse it with a
-:class:`~pazaak_cli.errors.PazaakError` (a Click parameter type: with ``click.BadParameter``);
-any other exception is a bug that would reach the user as a traceback.
+:class:`~pazaak_cli.engine.errors.PazaakError` (a Click parameter type: with
+``click.BadParameter``); any other exception is a bug that would reach the user as a traceback.
 """
 
 from __future__ import annotations
@@ -20,18 +20,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pazaak_cli.cards import Card, parse_cards
 from pazaak_cli.commands.advise_cmd import MAIN_CARDS, SetsType
 from pazaak_cli.commands.common import RULESET, Seconds
-from pazaak_cli.decks import check_deck, parse_deck, read_deck
-from pazaak_cli.errors import PazaakError
-from pazaak_cli.game import Phase
-from pazaak_cli.notation import format_position, parse_position, parse_table
-from pazaak_cli.numbers import parse_in_range, parse_signed, parse_whole
-from pazaak_cli.position_builder import build_question
-from pazaak_cli.rules import KOTOR1, FlipTargets, parse_ruleset
-from pazaak_cli.savefile import FORMAT, VERSION, read_save
-from pazaak_cli.session import HUMAN, MatchSession, Seat, load_session, parse_command
+from pazaak_cli.engine.cards import Card, parse_cards
+from pazaak_cli.engine.decks import check_deck, parse_deck, read_deck
+from pazaak_cli.engine.errors import PazaakError
+from pazaak_cli.engine.game import Phase
+from pazaak_cli.engine.notation import format_position, parse_position, parse_table
+from pazaak_cli.engine.numbers import parse_in_range, parse_signed, parse_whole
+from pazaak_cli.engine.position_builder import build_question
+from pazaak_cli.engine.rules import KOTOR1, FlipTargets, parse_ruleset
+from pazaak_cli.runtime.savefile import FORMAT, VERSION, read_save
+from pazaak_cli.tools.session import HUMAN, MatchSession, Seat, load_session, parse_command
 
 FUZZ = settings(
     max_examples=100,

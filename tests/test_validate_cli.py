@@ -9,12 +9,12 @@ import click
 import pytest
 from click.testing import CliRunner, Result
 
-from pazaak_cli import decks
 from pazaak_cli.cli import main
 from pazaak_cli.commands.common import ruleset_option
 from pazaak_cli.commands.deck_option import DeckType, complete_decks, deck_option
-from pazaak_cli.decks import SideDeck, sample_names
-from pazaak_cli.rules import Ruleset
+from pazaak_cli.engine import decks
+from pazaak_cli.engine.decks import SideDeck, sample_names
+from pazaak_cli.engine.rules import Ruleset
 
 STARTER = "+1 +1 +2 +2 +3 +3 +4 +4 +5 +5"
 GOLD = "ruleset: kotor2\nD D F2/4 F2/4 F3/6 F3/6 T T ±1/2 ±1/2\n"

@@ -10,9 +10,6 @@ from typing import Any
 import click
 from tabulate import tabulate
 
-from pazaak_cli.advice import default_objective
-from pazaak_cli.budgeted import DEFAULT_SECONDS, answer, budgeted_objective, confidence_note
-from pazaak_cli.cards import Card, parse_cards
 from pazaak_cli.commands.common import (
     EXIT_CODES,
     WholeNumber,
@@ -24,15 +21,18 @@ from pazaak_cli.commands.common import (
     time_option,
 )
 from pazaak_cli.commands.deck_option import deck_option
-from pazaak_cli.decks import SideDeck, default_deck
-from pazaak_cli.errors import PazaakError
-from pazaak_cli.game import MAIN_VALUES, TableCard
-from pazaak_cli.match_advice import match_question_pairs
-from pazaak_cli.notation import format_position, parse_position, parse_table
-from pazaak_cli.numbers import parse_in_range, parse_whole
-from pazaak_cli.position_builder import Question, build_question, question_from_state
-from pazaak_cli.rules import DEFAULT_RULESET, MainDeck, Ruleset, parse_ruleset
-from pazaak_cli.solver import Advice, MoveResult, SolveOptions
+from pazaak_cli.engine.cards import Card, parse_cards
+from pazaak_cli.engine.decks import SideDeck, default_deck
+from pazaak_cli.engine.errors import PazaakError
+from pazaak_cli.engine.game import MAIN_VALUES, TableCard
+from pazaak_cli.engine.notation import format_position, parse_position, parse_table
+from pazaak_cli.engine.numbers import parse_in_range, parse_whole
+from pazaak_cli.engine.position_builder import Question, build_question, question_from_state
+from pazaak_cli.engine.rules import DEFAULT_RULESET, MainDeck, Ruleset, parse_ruleset
+from pazaak_cli.solve.advice import default_objective
+from pazaak_cli.solve.budgeted import DEFAULT_SECONDS, answer, budgeted_objective, confidence_note
+from pazaak_cli.solve.match_advice import match_question_pairs
+from pazaak_cli.solve.solver import Advice, MoveResult, SolveOptions
 
 
 class CardListType(click.ParamType):  # type: ignore[type-arg]

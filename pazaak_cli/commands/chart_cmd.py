@@ -11,19 +11,6 @@ from typing import Any
 
 import click
 
-from pazaak_cli.cards import Card
-from pazaak_cli.chart import (
-    CLOSE_CALL,
-    DEFAULT_CHART_SECONDS,
-    Cell,
-    Chart,
-    ChartSpec,
-    chart_keys,
-    compute_chart,
-    default_my_totals,
-    default_opp_totals,
-)
-from pazaak_cli.chart_svg import render_svg
 from pazaak_cli.commands.advise_cmd import CARDS, advise_command
 from pazaak_cli.commands.common import (
     EXIT_CODES,
@@ -38,11 +25,24 @@ from pazaak_cli.commands.common import (
     time_option,
 )
 from pazaak_cli.commands.deck_option import deck_option
-from pazaak_cli.decks import SideDeck, default_deck
-from pazaak_cli.notation import format_position
-from pazaak_cli.numbers import parse_whole
-from pazaak_cli.rules import DEFAULT_RULESET, MainDeck, Ruleset, parse_ruleset
-from pazaak_cli.solver import Move
+from pazaak_cli.engine.cards import Card
+from pazaak_cli.engine.decks import SideDeck, default_deck
+from pazaak_cli.engine.notation import format_position
+from pazaak_cli.engine.numbers import parse_whole
+from pazaak_cli.engine.rules import DEFAULT_RULESET, MainDeck, Ruleset, parse_ruleset
+from pazaak_cli.solve.solver import Move
+from pazaak_cli.tools.chart import (
+    CLOSE_CALL,
+    DEFAULT_CHART_SECONDS,
+    Cell,
+    Chart,
+    ChartSpec,
+    chart_keys,
+    compute_chart,
+    default_my_totals,
+    default_opp_totals,
+)
+from pazaak_cli.tools.chart_svg import render_svg
 
 MAX_TOTAL = 60
 """The largest total a range may name (the largest target, 50, and a draw of 10 beyond)."""
@@ -254,7 +254,7 @@ def chart_seconds(
 ) -> float | None:
     """The seconds a chart may take (``None``: the exact chart, or exactly ``--hands``
     hands, however long): ``--time`` as given (0: none); else, for a hidden hand on a terminal
-    (a person waits), :data:`~pazaak_cli.chart.DEFAULT_CHART_SECONDS`. ``--hands`` with
+    (a person waits), :data:`~pazaak_cli.tools.chart.DEFAULT_CHART_SECONDS`. ``--hands`` with
     ``--time`` is a usage error."""
     if sample_hands is not None:
         if time_budget is not None:

@@ -1,7 +1,7 @@
 """What every command shares: option decorators, parameter types, output and error handling.
 
 Exit codes: 0 success, 1 a domain failure (an invalid deck, an impossible position, an illegal
-move: any :class:`~pazaak_cli.errors.PazaakError`), 2 a usage error (a bad option, a missing
+move: any :class:`~pazaak_cli.engine.errors.PazaakError`), 2 a usage error (a bad option, a missing
 file), 130 interrupted (Ctrl-C, in every command). No traceback reaches the user.
 """
 
@@ -17,9 +17,9 @@ from typing import Any, TypeVar
 
 import click
 
-from pazaak_cli.errors import InputError, PazaakError
-from pazaak_cli.numbers import parse_whole
-from pazaak_cli.rules import DEFAULT_RULESET, PRESETS, Ruleset, parse_ruleset
+from pazaak_cli.engine.errors import InputError, PazaakError
+from pazaak_cli.engine.numbers import parse_whole
+from pazaak_cli.engine.rules import DEFAULT_RULESET, PRESETS, Ruleset, parse_ruleset
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -89,7 +89,8 @@ RULESET = RulesetType()
 class WholeNumber(click.IntRange):
     """Click's ``IntRange`` in ASCII digits only: Click's ``int`` takes ``٣`` for 3 and a number
     of thousands of digits to ``int()``; the text is read by
-    :func:`pazaak_cli.numbers.parse_whole` first (after a leading ``-``), then range-checked."""
+    :func:`pazaak_cli.engine.numbers.parse_whole` first (after a leading ``-``), then
+    range-checked."""
 
     name = "integer"
 

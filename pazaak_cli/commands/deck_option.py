@@ -12,8 +12,8 @@ Usage::
     @deck_option("--deck", default="kotor1-starter")
     def play(ruleset: Ruleset | None, deck: SideDeck) -> None: ...
 
-The command receives a :class:`~pazaak_cli.decks.SideDeck` already validated against the value of
-its ``ruleset`` parameter (``None``: the deck's own ``ruleset:`` header, else the default).
+The command receives a :class:`~pazaak_cli.engine.decks.SideDeck` already validated against the
+value of its ``ruleset`` parameter (``None``: the deck's own ``ruleset:`` header, else the default).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from typing import Any, TypeVar
 import click
 from click.shell_completion import CompletionItem
 
-from pazaak_cli.decks import (
+from pazaak_cli.engine.decks import (
     STDIN_SPEC,
     SideDeck,
     check_deck,
@@ -35,8 +35,8 @@ from pazaak_cli.decks import (
     sample_deck,
     sample_names,
 )
-from pazaak_cli.errors import InputError, PazaakError
-from pazaak_cli.rules import Ruleset
+from pazaak_cli.engine.errors import InputError, PazaakError
+from pazaak_cli.engine.rules import Ruleset
 
 F = TypeVar("F", bound=Callable[..., Any])
 

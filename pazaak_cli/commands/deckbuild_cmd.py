@@ -29,7 +29,11 @@ from pazaak_cli.commands.common import (
     style,
 )
 from pazaak_cli.commands.simulate_cmd import cluster_option
-from pazaak_cli.deckbuild import (
+from pazaak_cli.engine.decks import load_deck
+from pazaak_cli.engine.rules import Ruleset
+from pazaak_cli.players.roster import POLICY_NAMES
+from pazaak_cli.runtime.executors import available_cores, make_executor
+from pazaak_cli.tools.deckbuild import (
     DEFAULT_FIELD_POLICY,
     POOL_COPIES,
     Opponent,
@@ -42,11 +46,7 @@ from pazaak_cli.deckbuild import (
     read_pool,
     whole_pool,
 )
-from pazaak_cli.decks import load_deck
-from pazaak_cli.executors import available_cores, make_executor
-from pazaak_cli.players import POLICY_NAMES
-from pazaak_cli.rules import Ruleset
-from pazaak_cli.simulate import MAX_WORKERS
+from pazaak_cli.tools.simulate import MAX_WORKERS
 
 DEFAULT_BUDGET = 200_000
 

@@ -12,7 +12,7 @@ from tabulate import tabulate
 
 from pazaak_cli.commands.common import emit_json, json_option, ruleset_option, style
 from pazaak_cli.commands.validate_cmd import summary_table
-from pazaak_cli.decks import (
+from pazaak_cli.engine.decks import (
     DEFAULT_DECKS,
     SideDeck,
     card_counts,
@@ -20,7 +20,7 @@ from pazaak_cli.decks import (
     sample_decks,
     sample_names,
 )
-from pazaak_cli.rules import Ruleset
+from pazaak_cli.engine.rules import Ruleset
 
 
 class SampleName(click.ParamType):  # type: ignore[type-arg]

@@ -1,9 +1,9 @@
 """``pazaak follow``: mirror a match played in KOTOR, turn by turn, with the advice at each of
 your decisions and the cards counted for you.
 
-A thin layer over :mod:`pazaak_cli.follow` (which keeps the match and applies the rules): it
+A thin layer over :mod:`pazaak_cli.tools.follow` (which keeps the match and applies the rules): it
 reads lines, prints what happened, the board and the advice (the table of ``pazaak advise``),
-and saves after every event with :mod:`pazaak_cli.savefile`. Exit codes: 0 at the end of the
+and saves after every event with :mod:`pazaak_cli.runtime.savefile`. Exit codes: 0 at the end of the
 match, the input or ``quit``; 1 for a corrupt save or an invalid deck; 2 for usage errors; 130
 on Ctrl-C (the match is saved).
 """
@@ -19,8 +19,6 @@ from typing import Any
 
 import click
 
-from pazaak_cli.budgeted import DEFAULT_SECONDS, Refinement, refinement_note
-from pazaak_cli.cards import Card, CardKind
 from pazaak_cli.commands.advise_cmd import CARDS, _Progress, advice_json, render_advice
 from pazaak_cli.commands.common import fail, printable, ruleset_option, time_option
 from pazaak_cli.commands.deck_option import deck_option
@@ -31,9 +29,25 @@ from pazaak_cli.commands.play_cmd import (
     LineReader,
     stdin_is_terminal,
 )
-from pazaak_cli.decks import SideDeck, load_deck
-from pazaak_cli.errors import PazaakError
-from pazaak_cli.follow import (
+from pazaak_cli.engine.cards import Card, CardKind
+from pazaak_cli.engine.decks import SideDeck, load_deck
+from pazaak_cli.engine.errors import PazaakError
+from pazaak_cli.engine.game import Draw, MatchState, Open, Phase, Play, Stand, set_outcome
+from pazaak_cli.engine.notation import format_position
+from pazaak_cli.engine.position_builder import Question
+from pazaak_cli.engine.rules import DEFAULT_RULESET, Ruleset, parse_ruleset
+from pazaak_cli.runtime.savefile import (
+    SaveFileError,
+    SaveInUseError,
+    data_dir,
+    hold_save,
+    probe_save,
+    read_save,
+    write_save,
+)
+from pazaak_cli.solve.budgeted import DEFAULT_SECONDS, Refinement, refinement_note
+from pazaak_cli.solve.solver import Advice
+from pazaak_cli.tools.follow import (
     DEFAULT_OPP_DECKS,
     ME,
     MODELS,
@@ -52,21 +66,7 @@ from pazaak_cli.follow import (
     transitions,
     undo,
 )
-from pazaak_cli.game import Draw, MatchState, Open, Phase, Play, Stand, set_outcome
-from pazaak_cli.notation import format_position
-from pazaak_cli.position_builder import Question
-from pazaak_cli.rules import DEFAULT_RULESET, Ruleset, parse_ruleset
-from pazaak_cli.savefile import (
-    SaveFileError,
-    SaveInUseError,
-    data_dir,
-    hold_save,
-    probe_save,
-    read_save,
-    write_save,
-)
-from pazaak_cli.session import format_action
-from pazaak_cli.solver import Advice
+from pazaak_cli.tools.session import format_action
 
 DEFAULT_SAVE_NAME = "follow.json"
 """The save file in the data directory when --save is not given (``pazaak play`` uses

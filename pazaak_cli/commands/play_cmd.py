@@ -1,12 +1,12 @@
 """``pazaak play``: a line-based match in the shell, against the computer or a friend.
 
-This module reads options and typed lines, asks :mod:`pazaak_cli.session` to move the match on,
-saves after every event, and draws the screen. Exit codes: 0 when the match ends, when the
+This module reads options and typed lines, asks :mod:`pazaak_cli.tools.session` to move the match
+on, saves after every event, and draws the screen. Exit codes: 0 when the match ends, when the
 player quits (``quit``) and at the end of the input (Ctrl-D or the end of a piped script): the
 match is saved and can be resumed; 130 on Ctrl-C (saved too, the shell convention for an
 interrupt); 1 for a corrupt or foreign save file, a save that another ``pazaak play`` holds (see
-:func:`pazaak_cli.savefile.hold_save`), an unfinished match in the way, or an invalid deck; 2 for
-usage errors (a path that cannot be used included).
+:func:`pazaak_cli.runtime.savefile.hold_save`), an unfinished match in the way, or an invalid deck;
+2 for usage errors (a path that cannot be used included).
 """
 
 from __future__ import annotations
@@ -26,9 +26,6 @@ from typing import Any, Protocol
 
 import click
 
-from pazaak_cli.advice import hint_objective, solve_match_asked, solve_question
-from pazaak_cli.budgeted import DEFAULT_SECONDS, Refinement, budgeted_objective, refinement_note
-from pazaak_cli.cards import Card, CardKind
 from pazaak_cli.commands.advise_cmd import render_advice
 from pazaak_cli.commands.common import (
     EXIT_CODES,
@@ -43,9 +40,10 @@ from pazaak_cli.commands.common import (
 )
 from pazaak_cli.commands.common import EXIT_INTERRUPTED as EXIT_INTERRUPTED
 from pazaak_cli.commands.deck_option import complete_decks
-from pazaak_cli.decks import SideDeck, default_deck, load_deck, sample_decks, sample_names
-from pazaak_cli.errors import PazaakError
-from pazaak_cli.game import (
+from pazaak_cli.engine.cards import Card, CardKind
+from pazaak_cli.engine.decks import SideDeck, default_deck, load_deck, sample_decks, sample_names
+from pazaak_cli.engine.errors import PazaakError
+from pazaak_cli.engine.game import (
     FORFEIT,
     Action,
     Draw,
@@ -57,18 +55,26 @@ from pazaak_cli.game import (
     Stand,
     set_outcome,
 )
-from pazaak_cli.notation import format_position
-from pazaak_cli.players import MATCH_POLICIES, POLICY_NAMES, Player, make_player
-from pazaak_cli.position_builder import question_from_state
-from pazaak_cli.rules import DEFAULT_RULESET, PRESETS, Ruleset
-from pazaak_cli.savefile import (
+from pazaak_cli.engine.notation import format_position
+from pazaak_cli.engine.position_builder import question_from_state
+from pazaak_cli.engine.rules import DEFAULT_RULESET, PRESETS, Ruleset
+from pazaak_cli.players.roster import MATCH_POLICIES, POLICY_NAMES, Player, make_player
+from pazaak_cli.runtime.savefile import (
     SaveFileError,
     default_save_path,
     hold_save,
     probe_save,
     set_aside,
 )
-from pazaak_cli.session import (
+from pazaak_cli.solve.advice import hint_objective, solve_match_asked, solve_question
+from pazaak_cli.solve.budgeted import (
+    DEFAULT_SECONDS,
+    Refinement,
+    budgeted_objective,
+    refinement_note,
+)
+from pazaak_cli.solve.solver import SolveOptions
+from pazaak_cli.tools.session import (
     COMMANDS,
     HUMAN,
     Event,
@@ -79,7 +85,6 @@ from pazaak_cli.session import (
     load_session,
     parse_command,
 )
-from pazaak_cli.solver import SolveOptions
 
 YOU = "You"
 """The name of the person at the keyboard when the other seat is a computer."""
@@ -1091,9 +1096,9 @@ def hint_text(
     reply to its rule (over the match, the rule playing every set), against anyone else both
     playing for the match (with ``objective`` ``"match"`` against the KOTOR I computer, an
     optimal opponent where the rule's match answer is out of reach: see
-    :func:`~pazaak_cli.advice.solve_match_asked`). Within ``seconds`` (``None``: exact, however
-    long), the budgeted answer (:mod:`pazaak_cli.budgeted`), kept in ``refinements`` so that a
-    hint asked again at the same position goes on refining it."""
+    :func:`~pazaak_cli.solve.advice.solve_match_asked`). Within ``seconds`` (``None``: exact,
+    however long), the budgeted answer (:mod:`pazaak_cli.solve.budgeted`), kept in ``refinements``
+    so that a hint asked again at the same position goes on refining it."""
     view = session.view(seat)
     against_kotor = session.seats[1 - seat].kind == "kotor"
     options = SolveOptions(

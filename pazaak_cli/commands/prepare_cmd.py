@@ -16,11 +16,11 @@ from pazaak_cli.commands.common import (
     ruleset_option,
 )
 from pazaak_cli.commands.deck_option import deck_option
-from pazaak_cli.decks import SideDeck
-from pazaak_cli.match_advice import prepare_deck_pair
-from pazaak_cli.match_cache import cache_path
-from pazaak_cli.rules import Ruleset
-from pazaak_cli.solver import possible_hands
+from pazaak_cli.engine.decks import SideDeck
+from pazaak_cli.engine.rules import Ruleset
+from pazaak_cli.solve.match_advice import prepare_deck_pair
+from pazaak_cli.solve.match_cache import cache_path
+from pazaak_cli.solve.solver import possible_hands
 
 
 @click.command("prepare", epilog=EXIT_CODES)

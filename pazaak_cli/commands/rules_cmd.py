@@ -6,7 +6,7 @@ import click
 from tabulate import tabulate
 
 from pazaak_cli.commands.common import emit_json, json_option, ruleset_option, style
-from pazaak_cli.rules import Ruleset
+from pazaak_cli.engine.rules import Ruleset
 
 
 @click.command("rules")

@@ -22,11 +22,11 @@ from pazaak_cli.commands.common import (
     style,
 )
 from pazaak_cli.commands.deck_option import DeckSource, DeckType
-from pazaak_cli.decks import SideDeck, default_deck
-from pazaak_cli.executors import make_executor
-from pazaak_cli.players import POLICY_HELP, POLICY_NAMES
-from pazaak_cli.rules import Ruleset
-from pazaak_cli.simulate import (
+from pazaak_cli.engine.decks import SideDeck, default_deck
+from pazaak_cli.engine.rules import Ruleset
+from pazaak_cli.players.roster import POLICY_HELP, POLICY_NAMES
+from pazaak_cli.runtime.executors import make_executor
+from pazaak_cli.tools.simulate import (
     CHUNK_MATCHES,
     MAX_WORKERS,
     Entrant,

@@ -18,7 +18,7 @@ from pazaak_cli.commands.common import (
     style,
 )
 from pazaak_cli.commands.deck_option import complete_decks
-from pazaak_cli.decks import (
+from pazaak_cli.engine.decks import (
     BinaryInputError,
     DeckReport,
     SideDeck,
@@ -26,8 +26,8 @@ from pazaak_cli.decks import (
     check_deck,
     read_source,
 )
-from pazaak_cli.errors import InputError
-from pazaak_cli.rules import Ruleset
+from pazaak_cli.engine.errors import InputError
+from pazaak_cli.engine.rules import Ruleset
 
 
 class DeckArgument(click.ParamType):  # type: ignore[type-arg]

@@ -1,0 +1,292 @@
+"""Saved matches on disk: a small versioned JSON document, written atomically.
+
+A save file is never half-written: :func:`write_save` writes a temporary file in the same
+directory, flushes it to disk and renames it over the old one (``os.replace``), so a crash or a
+Ctrl-C at any moment leaves either the old match or the new one. :func:`read_save` tells a
+corrupt file (not JSON, cut short, wrong fields) from a foreign one (valid JSON or text that is not
+a pazaak save) and from a save made by a newer version; it never changes the file.
+
+A session holds its save with :func:`hold_save` (an exclusive ``flock`` on a hidden lock file
+next to it), so that two sessions never write one file in turn and drop each other's moves. Every
+path error (a name over 255 bytes, a directory that cannot be searched) is an
+:class:`~pazaak_cli.engine.errors.InputError`, never an ``OSError``; JSON that Python will not read
+(nested too deep, numbers of thousands of digits) is a :class:`SaveFileError` like any corrupt file.
+
+What the document holds is :mod:`pazaak_cli.tools.session`'s business; this module checks only the
+envelope: ``{"format": "pazaak-match", "version": 1, ...}``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import hashlib
+import json
+import os
+import stat
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from pazaak_cli.engine.errors import InputError, PazaakError
+
+FORMAT = "pazaak-match"
+"""The ``format`` field that marks a pazaak save file."""
+VERSION = 1
+"""The version of the document this module writes (and the newest it reads)."""
+MAX_SAVE_BYTES = 4 * 1024 * 1024
+"""A save file is tens of kilobytes; anything this large is refused before it is read."""
+DATA_DIR_ENV = "PAZAAK_DATA_DIR"
+"""Overrides the data directory (tests point it to a temporary directory)."""
+DEFAULT_SAVE_NAME = "match.json"
+
+
+class SaveFileError(PazaakError):
+    """A save file that cannot be used: corrupt, foreign, or from a newer version."""
+
+
+class SaveInUseError(PazaakError):
+    """A save file that another running ``pazaak play`` holds: two sessions writing one file
+    would each drop the other's moves."""
+
+
+def data_dir() -> Path:
+    """Where pazaak keeps its files: ``$PAZAAK_DATA_DIR``, else ``$XDG_DATA_HOME/pazaak``, else
+    ``~/.local/share/pazaak`` (the XDG default)."""
+    override = os.environ.get(DATA_DIR_ENV)
+    if override:
+        return Path(override).expanduser()
+    xdg = os.environ.get("XDG_DATA_HOME")
+    base = Path(xdg).expanduser() if xdg else Path.home() / ".local" / "share"
+    return base / "pazaak"
+
+
+def default_save_path() -> Path:
+    """The save file used when ``--save`` is not given."""
+    return data_dir() / DEFAULT_SAVE_NAME
+
+
+def write_save(path: Path, document: dict[str, Any]) -> None:
+    """Write ``document`` (given the envelope fields here) to ``path`` atomically.
+
+    The directory is created if needed. On any failure the old file is left as it was and the
+    temporary file is removed.
+    """
+    body = {"format": FORMAT, "version": VERSION, **document}
+    # One field a line: readable, diffable, and the long random states stay on one line each.
+    fields = [
+        f"{json.dumps(key)}: {json.dumps(value, ensure_ascii=False, separators=(',', ':'))}"
+        for key, value in body.items()
+    ]
+    text = "{\n " + ",\n ".join(fields) + "\n}\n"
+    directory = path.parent
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise InputError(f"cannot create the directory {directory}: {error.strerror}") from None
+    if _is_dir(path):
+        raise InputError(f"{path} is a directory, not a save file")
+    try:
+        # A short prefix: the temporary name must fit the 255 bytes a name may have.
+        prefix = f".{path.name[:64]}."
+        handle, temp_name = tempfile.mkstemp(dir=directory, prefix=prefix, suffix=".tmp")
+    except OSError as error:
+        raise InputError(f"cannot write a save file in {directory}: {error.strerror}") from None
+    temp = Path(temp_name)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temp, path)
+    except BaseException as error:
+        with contextlib.suppress(OSError):
+            temp.unlink()
+        if isinstance(error, OSError):
+            raise InputError(f"cannot write the save file {path}: {error.strerror}") from None
+        raise
+
+
+def read_save(path: Path) -> dict[str, Any]:
+    """Read a save file and check its envelope; raise :class:`SaveFileError` (corrupt, foreign,
+    newer) or :class:`InputError` (missing, a directory, unreadable). Never changes the file."""
+    if not _exists(path):
+        raise InputError(f"there is no saved match at {path}")
+    if _is_dir(path):
+        raise InputError(f"{path} is a directory, not a save file")
+    try:
+        status = path.stat()
+        if not stat.S_ISREG(status.st_mode):
+            raise InputError(f"{path} is not a save file: it is not a regular file")
+        size = status.st_size
+        if size > MAX_SAVE_BYTES:
+            raise SaveFileError(
+                f"{path} is not a pazaak save file: it holds {size:,} bytes, "
+                f"far more than a saved match (left untouched)"
+            )
+        with path.open("rb") as stream:
+            raw = stream.read(MAX_SAVE_BYTES + 1)
+        if len(raw) > MAX_SAVE_BYTES:
+            raise SaveFileError(
+                f"{path} is not a pazaak save file: it holds more than {MAX_SAVE_BYTES:,} "
+                "bytes, far more than a saved match (left untouched)"
+            )
+    except OSError as error:
+        raise InputError(f"cannot read {path}: {error.strerror}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise SaveFileError(
+            f"{path} is not a pazaak save file: it is not UTF-8 text (left untouched)"
+        ) from None
+    ours = text.lstrip().startswith("{") and '"pazaak-match"' in text
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as error:
+        if ours:
+            raise SaveFileError(
+                f"{path} is a corrupt pazaak save file: invalid JSON at line {error.lineno}, "
+                f"column {error.colno} ({error.msg}) (left untouched)"
+            ) from None
+        raise SaveFileError(
+            f"{path} is not a pazaak save file: it is not JSON (left untouched)"
+        ) from None
+    except (ValueError, RecursionError, MemoryError) as error:
+        # Valid JSON that Python will not read: nested too deep, an integer of thousands of
+        # digits. No save holds either.
+        why = "nested too deep" if isinstance(error, RecursionError) else "holds a number too long"
+        whose = "a corrupt pazaak save file" if ours else "not a pazaak save file"
+        raise SaveFileError(f"{path} is {whose}: its JSON {why} (left untouched)") from None
+    if not isinstance(document, dict) or document.get("format") != FORMAT:
+        raise SaveFileError(
+            f'{path} is not a pazaak save file: it has no "format": "{FORMAT}" field '
+            "(left untouched)"
+        )
+    version = document.get("version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise SaveFileError(
+            f"{path} is a corrupt pazaak save file: its version is {str(version)[:20]!r} "
+            "(left untouched)"
+        )
+    if version > VERSION:
+        raise SaveFileError(
+            f"{path} was saved by a newer pazaak (save format {version}; this one reads up to "
+            f"{VERSION}): upgrade pazaak to resume it (left untouched)"
+        )
+    return document
+
+
+def probe_save(path: Path) -> dict[str, Any] | None:
+    """The document at ``path`` if it is a readable pazaak save, ``None`` if there is no file;
+    raise :class:`SaveFileError` for anything else (so that it is never overwritten)."""
+    if not _exists(path):
+        return None
+    return read_save(path)
+
+
+def _exists(path: Path) -> bool:
+    """``Path.exists``, but a path that cannot be looked at (a name over 255 bytes, a directory
+    that cannot be searched) is an :class:`InputError`, not an ``OSError``."""
+    try:
+        return path.exists()
+    except OSError as error:
+        raise InputError(f"cannot use {path}: {error.strerror}") from None
+
+
+def _is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except OSError as error:
+        raise InputError(f"cannot use {path}: {error.strerror}") from None
+
+
+def lock_path(path: Path) -> Path:
+    """The lock file of the save at ``path``: a hidden file next to it. The save itself cannot
+    carry the lock: every write replaces it by a new file (a new inode)."""
+    name = f".{path.name}.lock"
+    if len(os.fsencode(name)) > 255:
+        name = f".{hashlib.sha256(os.fsencode(path.name)).hexdigest()[:32]}.lock"
+    return path.parent / name
+
+
+@contextlib.contextmanager
+def hold_save(path: Path, *, create_directory: bool = True) -> Iterator[None]:
+    """Hold the save at ``path`` for a whole session: an exclusive ``flock`` on its lock file
+    (:func:`lock_path`). Raise :class:`SaveInUseError` at once if another process (or another
+    session of this one) holds it. The kernel drops the lock when the process ends, however it
+    ends (even ``kill -9``), so a stale lock cannot block anyone; a clean end also removes the
+    lock file. Without ``create_directory``, a missing directory means there is no save."""
+    if _exists(path) and not path.is_file():
+        what = "a directory" if path.is_dir() else "not a regular file"
+        raise InputError(f"{path} is {what}, not a save file")
+    if not _exists(path.parent):
+        if not create_directory:
+            raise InputError(f"there is no saved match at {path}")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise InputError(
+                f"cannot create the directory {path.parent}: {error.strerror}"
+            ) from None
+    lock = lock_path(path)
+    handle = _take_lock(path, lock)
+    try:
+        yield
+    finally:
+        # Unlink while still holding the lock: whoever opened the old file finds, once it has
+        # the lock, that the name no longer leads to it, and starts again (see _take_lock).
+        with contextlib.suppress(OSError):
+            lock.unlink()
+        os.close(handle)
+
+
+def _take_lock(path: Path, lock: Path) -> int:
+    """Open and ``flock`` the lock file; retry if it was removed between the open and the lock
+    (a session that just ended removes it)."""
+    for _ in range(100):
+        try:
+            handle = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        except OSError as error:
+            raise InputError(f"cannot use {path}: {error.strerror}") from None
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as error:
+            os.close(handle)
+            if error.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                raise SaveInUseError(
+                    f"the match saved in {path} is open in another pazaak play: finish or quit "
+                    "that one first (two sessions on one save would lose each other's moves)"
+                ) from None
+            raise InputError(f"cannot lock {lock}: {error.strerror}") from None
+        try:
+            current = os.stat(lock)
+        except FileNotFoundError:
+            current = None
+        mine = os.fstat(handle)
+        if current is not None and (current.st_dev, current.st_ino) == (mine.st_dev, mine.st_ino):
+            return handle
+        os.close(handle)
+    raise InputError(f"cannot lock {lock}: it keeps changing")
+
+
+def set_aside(path: Path) -> Path:
+    """Rename an unreadable save to ``NAME.corrupt`` (``NAME.corrupt-2`` ... if taken), byte for
+    byte as it was, so that a new match can use the name; return the new path."""
+    for number in range(1, 1000):
+        suffix = ".corrupt" if number == 1 else f".corrupt-{number}"
+        aside = path.with_name(path.name[:200] + suffix)
+        try:
+            # A hard link never replaces an existing file; then the old name is removed.
+            os.link(path, aside)
+        except FileExistsError:
+            continue
+        except OSError as error:
+            raise InputError(f"cannot set {path} aside: {error.strerror}") from None
+        try:
+            path.unlink()
+        except OSError as error:
+            raise InputError(f"cannot set {path} aside: {error.strerror}") from None
+        return aside
+    raise InputError(f"cannot set {path} aside: too many {path.name}.corrupt files")

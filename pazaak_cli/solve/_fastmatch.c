@@ -1,0 +1,2335 @@
+/* The inner loop of pazaak_cli.solve.match_solver.MatchSolver, in C.
+ *
+ * Python keeps every rule: it interns the sides (kind, hand id, total, tiebreak flag), the
+ * candidate lists, the contexts (score, opener, deck model) and the match entries, and mirrors
+ * them here. This module runs MatchSolver.value_before_draw / _value_after_draw / _end /
+ * _set_over for every context: those whose deck model draws with fixed probabilities (one vector
+ * per model id), and a set in progress drawn exactly without replacement (a model whose draws
+ * depend on the deck: its positions carry a deck id, the deck's draws asked of Python once,
+ * `draws(model, deck) -> ((value, probability, deck after), ...)`). It calls back into Python
+ * the first time a side draws a value (`expand(side, value) -> list id`) and the first time a
+ * set ends in a match state whose value it does not hold (`entry(s0, s1, h0, h1, spec) ->
+ * float`, which may solve that state, re-entering this core).
+ *
+ * Values are pairs (value, slope): P(seat 0 wins the match) and its derivative in the value of
+ * the match state whose fixed point Python is iterating (the `iterating` values it sets here).
+ *
+ * Positions of an iterated match state (same score, same two hands, deck model 0, any opener)
+ * that read an iterated value live in a scratch table of their own while Python iterates:
+ * `forget` empties it for each Newton evaluation, `settle` moves it into the main table with
+ * slope 0 once the value converged, `drop_level` discards it when the solve failed. A position
+ * whose computation read no iterated value is final and goes to the main table at once.
+ *
+ * The groups of the score Python is solving have dense tables instead (see Dense below): their
+ * positions are indexed, not hashed; `forget` resets them, `settle` moves them along their
+ * slopes to the fixed point and drops the slopes.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+#ifdef __linux__
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
+
+/* Ask the memory for an address ahead of its read. (A macro: GCC drops a call to a function that
+ * only prefetches.) */
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH(address) __builtin_prefetch(address)
+#else
+#define PREFETCH(address) ((void)(address))
+#endif
+
+enum { PLAYING, STANDING, BUST, NINE_WIN };
+enum { PLAYER1, RANDOM, ALTERNATE, LOSER }; /* first-player rules */
+#define SPEC_RANDOM 2
+#define MAX_ITERATING 32
+/* Position keys pack (context, after-draw flag, mover, x, y) in 64 bits: 18 + 1 + 1 + 22 + 22. */
+#define ID_BITS 22
+#define MAX_ID ((1 << ID_BITS) - 1)
+#define MAX_CONTEXTS ((1 << 18) - 2)
+#define HAND_BITS 22
+#define MAX_HAND ((1 << HAND_BITS) - 1)
+/* How often a long search checks for Ctrl-C and reports its progress. */
+#define PROGRESS_EVERY 0x20000
+
+/* Keys are stored plus one, so that a zeroed slot is empty (calloc'ed tables). */
+#define EMPTY 0
+
+typedef struct {
+    uint64_t key;
+    double v, d;
+} Entry;
+
+typedef struct {
+    Entry *slots;
+    size_t cap, size;
+} Map;
+
+/* The process's memory is bounded without giving back what it will ask for again. glibc keeps
+ * what is freed in its heap for later allocations; but a question's tables are freed and made
+ * again in other sizes, and the space stays in the process in pieces: a `match-lite` run in
+ * kotor2 held 1.3 GB after 8 matches where its tables and memo held 0.2 GB, and its resident
+ * memory kept growing (1.8 GB within 30 matches, never trimmed). Giving the free pages back
+ * (malloc_trim) bounds it, but each page given back and used again costs a page fault and its
+ * zeroing: trimmed whenever a few hundred MB were free, such runs spent up to a third of their
+ * time in the kernel. So every CHECK_AFTER_BYTES freed, the heap is trimmed only if it holds more
+ * than KEEP_FREE_BYTES free and the process's resident memory is past TRIM_ABOVE_BYTES.
+ * Measured over the same 120 kotor2-average matches: trimmed at 384 MB free, 11.3 s of CPU a
+ * match (1.6 s of it system time) and a peak of 1.68 GB; past 1.25 GB resident, 10.1 s (0.6 s)
+ * and 1.74 GB; past 1.5 GB, 9.9 s (0.2 s) and 1.95 GB, too near the 2 GB bound. */
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+#define CAN_TRIM_HEAP 1
+#include <stdio.h>
+#include <unistd.h>
+#endif
+#define CHECK_AFTER_BYTES ((size_t)64 << 20)
+#define KEEP_FREE_BYTES ((size_t)384 << 20)
+#define TRIM_ABOVE_BYTES ((size_t)1280 << 20)
+static size_t freed_unchecked;
+
+#ifdef CAN_TRIM_HEAP
+/* The process's resident memory in bytes (SIZE_MAX when it cannot be read: trim as if large). */
+static size_t resident_bytes(void) {
+    FILE *statm = fopen("/proc/self/statm", "r");
+    if (!statm) return SIZE_MAX;
+    unsigned long pages, resident;
+    int read = fscanf(statm, "%lu %lu", &pages, &resident);
+    fclose(statm);
+    long page = sysconf(_SC_PAGESIZE);
+    return read == 2 && page > 0 ? (size_t)resident * (size_t)page : SIZE_MAX;
+}
+#endif
+
+static void heap_released(size_t bytes) {
+#ifdef CAN_TRIM_HEAP
+    freed_unchecked += bytes;
+    if (freed_unchecked >= CHECK_AFTER_BYTES) {
+        freed_unchecked = 0;
+        if (mallinfo2().fordblks > KEEP_FREE_BYTES && resident_bytes() > TRIM_ABOVE_BYTES)
+            malloc_trim(0);
+    }
+#else
+    (void)bytes;
+#endif
+}
+
+static int map_init(Map *m, size_t cap) {
+    m->slots = calloc(cap, sizeof(Entry));
+    if (!m->slots) return -1;
+    m->cap = cap;
+    m->size = 0;
+    return 0;
+}
+
+static void map_free(Map *m) {
+    free(m->slots);
+    heap_released(m->cap * sizeof(Entry));
+    m->slots = NULL;
+    m->cap = m->size = 0;
+}
+
+/* A full 64-bit mix (the keys' fields sit in separate bit ranges). */
+static inline size_t map_hash(uint64_t key, size_t cap) {
+    key ^= key >> 33;
+    key *= 0xFF51AFD7ED558CCDULL;
+    key ^= key >> 33;
+    key *= 0xC4CEB9FE1A85EC53ULL;
+    key ^= key >> 33;
+    return (size_t)key & (cap - 1);
+}
+
+/* The entry of `key` (plus one), or NULL. */
+static inline Entry *map_get(const Map *m, uint64_t key) {
+    if (!m->cap) return NULL;
+    size_t i = map_hash(key, m->cap);
+    for (;;) {
+        Entry *slot = &m->slots[i];
+        if (slot->key == key) return slot;
+        if (slot->key == EMPTY) return NULL;
+        i = (i + 1) & (m->cap - 1);
+    }
+}
+
+static inline Entry *map_slot(Map *m, uint64_t key) {
+    size_t i = map_hash(key, m->cap);
+    for (;;) {
+        Entry *slot = &m->slots[i];
+        if (slot->key == key || slot->key == EMPTY) return slot;
+        i = (i + 1) & (m->cap - 1);
+    }
+}
+
+static int map_grow(Map *m) {
+    Map bigger;
+    if (map_init(&bigger, m->cap ? m->cap * 2 : 1024) < 0) return -1;
+    for (size_t i = 0; i < m->cap; i++) {
+        if (m->slots[i].key != EMPTY) *map_slot(&bigger, m->slots[i].key) = m->slots[i];
+    }
+    bigger.size = m->size;
+    free(m->slots);
+    heap_released(m->cap * sizeof(Entry));
+    *m = bigger;
+    return 0;
+}
+
+/* Store a value (load at most one half). */
+static int map_put(Map *m, uint64_t key, double v, double d) {
+    if ((m->size + 1) * 2 > m->cap && map_grow(m) < 0) return -1;
+    Entry *slot = map_slot(m, key);
+    if (slot->key == EMPTY) m->size++;
+    slot->key = key;
+    slot->v = v;
+    slot->d = d;
+    return 0;
+}
+
+static void map_clear(Map *m) {
+    if (m->slots && m->size) memset(m->slots, 0, m->cap * sizeof(Entry));
+    m->size = 0;
+}
+
+typedef struct {
+    int s0, s1, h0, h1, spec;
+    double v, d;
+} Iterating;
+
+/* A match state being iterated and the scratch table of its positions. */
+typedef struct {
+    int s0, s1, h0, h1;
+    Map scratch;
+} Level;
+
+/* The draws from one deck: each value with its probability and the id of the deck after it (an
+ * exact model's; a fixed model's draws deplete nothing: deck 0 stays deck 0). */
+typedef struct {
+    int ndraws; /* 0: not asked yet (a deck always has a draw: an empty one is renewed) */
+    int value[10];
+    double p[10];
+    int rest[10];
+} Draws;
+
+typedef struct {
+    Draws fixed; /* a fixed model's draws */
+    int defined;
+    int exact;    /* drawn without replacement: each deck's draws, from Python (see `draws`) */
+    Draws *decks; /* exact: by deck id */
+    int ndecks;
+} Model;
+
+/* An exact model's positions are keyed by (context, deck): the pair is numbered (a "slot", in the
+ * context's place of the key) when first met, and slots are dropped only between searches. */
+#define MAX_SLOTS MAX_CONTEXTS
+
+/* A dense table holds each value negated, so that zero bits mean "not computed yet": a fresh
+ * table is calloc'ed memory, whose pages the system maps only when first written (a set in
+ * progress reads a small part of its tables). A value of the match solver is a probability,
+ * stored in [-1, -0.0]; were one ever -0.0 it would only be computed again. */
+static inline int dense_known(const double *slot) {
+    uint64_t bits;
+    memcpy(&bits, slot, sizeof bits);
+    return bits != 0;
+}
+
+/* A lazy table marks the pages it writes, a byte for each 2^PAGE_SHIFT values: when it is
+ * dropped its array is kept for a later question's table of the same size (a player's next
+ * decisions ask about the same hands; see LAZY_SPARE_BYTES), for which those pages are stale:
+ * read as unknown, and zeroed when that question first writes one. New memory costs the system
+ * a fault for every page written: a third of the match expert's time went to them. */
+#define PAGE_SHIFT 9 /* 512 doubles: 4 kB */
+enum { PAGE_ZERO, PAGE_WRITTEN, PAGE_STALE }; /* a lazy table's page: its `dirty` byte */
+
+static inline size_t dirty_pages(size_t nv) {
+    return ((nv + 1) >> PAGE_SHIFT) + 1; /* (a table holds nv + 1 values) */
+}
+
+/* The memory lazy arrays kept for later questions may hold (written pages): a question's tables
+ * are of the sizes of its pairs of sub-hands, a new pair's array would be new memory, zeroed
+ * whole by the heap, and the pairs of a set's questions come back (the hands sampled again). */
+#define LAZY_SPARE_BYTES ((size_t)128 << 20)
+
+/* A value array kept for the next table of its size (see dense_spare). */
+typedef struct {
+    double *v;
+    size_t nv;
+    unsigned char *dirty; /* a lazy table's pages written (NULL: not lazy) */
+    size_t held;          /* a lazy array's memory: its pages written since it was made */
+} Spare;
+
+typedef struct {
+    Spare *items;
+    int n, cap;
+} Spares;
+
+/* The dense table of a group (context, hand of seat 0, hand of seat 1): its before-draw positions
+ * indexed by the local numbers of the two sides (each side's rank among the sides of its hand, in
+ * the order `rank` gave, see before_index), then its after-draw positions by the other side's
+ * rank and the candidate list's, each negated (see dense_known); the slopes beside them only
+ * while the group's match state is iterated (NULL: every slope is 0). The groups of the set in
+ * progress get one too when its deck model draws with fixed probabilities. Python asks for one
+ * (`densify`) once it has interned every side a score level can reach: n0 and n1 are the sides of
+ * each hand then (a side interned later is held in the hash tables, as every position is without
+ * a dense table). */
+typedef struct {
+    int context, h0, h1, n0, n1;
+    int p0, p1;    /* the sides of each hand ranked first: the playing ones (see before_index) */
+    int lazy;      /* values made when first read (densify's lazy; see PAGE_SHIFT) */
+    int l0, l1;    /* candidate lists of each hand (after-draw positions, as for the sides) */
+    size_t nv;     /* before-draw positions, then after-draw ones */
+    double *v, *d;
+    size_t dcap;          /* the slopes' array holds this many (it may be a larger group's) */
+    unsigned char *dirty; /* a lazy table's pages written (see PAGE_SHIFT) */
+    size_t filled;
+} Dense;
+
+/* How many dense tables the core keeps at hand (a power of two): see found_dense. */
+#define DENSE_FOUND 64
+
+/* The match-state values set_over read last, by a hash of their key (0: none): the entries
+ * table holds tens of thousands, most outside the cache, and the ends of a set's positions read
+ * a few of them over and over (a third of set_over's time was that table's missed lookups).
+ * set_over alone writes that table, a value once and for good: the cache never goes stale. */
+#define RECENT_BITS 10
+#define RECENT_ENTRIES (1 << RECENT_BITS)
+typedef struct {
+    uint64_t key;
+    double v;
+} Recent;
+
+typedef struct {
+    PyObject_HEAD
+    int rule, sets_to_win;
+    Model *models; /* by model id: the fixed draw probabilities, if any */
+    int nmodels;
+    Map tables[3]; /* final positions: of later sets (deck model 0), of sets in progress drawn
+                      with fixed probabilities, of sets in progress drawn exactly (by slot) */
+    Map slots;     /* exact positions: (context, deck) -> slot */
+    int nslots;
+    Map exact_odds; /* the odds of exact positions, by slot (`odds` has the others') */
+    /* sides */
+    int nsides, capsides;
+    char *kind, *tiebreak;
+    int *hand, *total;
+    int *after; /* after[side * 11 + value]: candidate list id, or -1 */
+    /* candidate lists */
+    int nlists, caplists;
+    int *list_start, *list_len;
+    int ncodes, capcodes;
+    int *codes;
+    /* contexts */
+    int ncontexts, capcontexts;
+    int *ctx_s0, *ctx_s1, *ctx_opener, *ctx_model;
+    /* match states */
+    Map entries;
+    Iterating iterating[MAX_ITERATING];
+    int niterating;
+    Level *levels;
+    int nlevels, caplevels;
+    uint64_t reads;  /* iterated values read so far */
+    int read_unknown; /* MatchSolver._read_unknown */
+    uint64_t solved;  /* positions computed (again if forgotten) */
+    long long budget; /* raise too_large once the tables hold this many positions (-1: never) */
+    Map odds;         /* (P(seat 0 wins the set), P(tie)) along the match-optimal line */
+    double tolerance; /* match values this close are equally good (solver.BEST_TOLERANCE) */
+    int blind_seat;   /* the seat whose hand the later sets take as blind_hand, or -1 */
+    int blind_hand;   /* (MatchSolver.later_blind: the empty hand's id) */
+    PyObject *expand, *entry, *too_large, *progress, *draws;
+    /* dense tables */
+    int *local;  /* local[side]: its rank among the sides of its hand */
+    int *nlocal; /* nlocal[hand]: sides of that hand so far */
+    int *list_local;  /* list_local[list]: its rank among the lists of the hand that drew */
+    int *nlist_local; /* per hand: lists so far */
+    int *nfirst;      /* per hand: its sides ranked first (the playing ones, see `rank`) */
+    int caphands;
+    Dense **dense;
+    int ndense, capdense;
+    Map dense_index;     /* (context, h0, h1) -> index into dense, in v */
+    Spares spares;       /* value arrays kept for the next level (drop_dense(keep=True)) */
+    Spares lazy_spares;  /* lazy tables' arrays kept for later questions' (LAZY_SPARE_BYTES) */
+    size_t dense_filled; /* positions held in dense tables */
+    Dense *found_dense[DENSE_FOUND]; /* the tables found last, by a hash of their group: a
+                                        position reads its own group's and a few smaller ones' */
+    /* While `track` is set, every choice between ends of turn narrows [tlo, thi]: the offsets t
+     * from the iterated value x such that at x + t every choice made would be made again (each
+     * value being linear in x, as its slope says). On that interval the iterated function is
+     * linear: a Newton step that lands inside it lands on the fixed point. */
+    int track;
+    double tlo, thi;
+    double shift; /* settle's shift, for dense_match */
+    Recent recent[RECENT_ENTRIES];
+    /* The slopes' array of the last group settled, for the next one iterated (a level's groups
+     * are iterated one after the other): a fresh one cost its zeroing and its pages' faults
+     * every time. It needs no zeroing: a slope is read only where its value was written in the
+     * same evaluation. */
+    double *spare_d;
+    size_t spare_dcap;
+    /* The draws of model 0 (the later sets'), when fixed: read in place, not copied for each
+     * position (the models array may move when Python adds one). */
+    Draws later_draws;
+    int later_fixed;
+} Core;
+
+static size_t core_size(const Core *self) {
+    size_t n = 0;
+    n += self->tables[0].size + self->tables[1].size + self->tables[2].size + self->dense_filled;
+    for (int i = 0; i < self->nlevels; i++) n += self->levels[i].scratch.size;
+    return n;
+}
+
+static int grow(void **array, int count, size_t item) {
+    void *bigger = realloc(*array, (size_t)count * item);
+    if (!bigger) return -1;
+    *array = bigger;
+    return 0;
+}
+
+/* -- the recursion ----------------------------------------------------------------------------- */
+
+static inline uint64_t position_key(int context, int after, int mover, int x, int y) {
+    return (((uint64_t)context << 46) | ((uint64_t)after << 45) | ((uint64_t)mover << 44) |
+            ((uint64_t)x << ID_BITS) | (uint64_t)y) +
+           1;
+}
+
+static inline uint64_t dense_key(int context, int h0, int h1) {
+    return (((uint64_t)context << 44) | ((uint64_t)h0 << HAND_BITS) | (uint64_t)h1) + 1;
+}
+
+/* Where a before-draw position of a dense table is: seat 0's positions first, by rows of seat
+ * 1's sides, then seat 1's by rows of seat 0's. The positions one position reads (after each end
+ * of the mover's turn) differ only in the mover's side, so they share a row: the other seat's if
+ * it is playing (those of the first p sides, ranked first), the mover's own if the other seat
+ * stands (and the mover draws again). A bijection onto [0, 2 n0 n1) whatever p0, p1. */
+static inline size_t before_index(const Dense *g, int mover, int la, int lb) {
+    size_t n0 = (size_t)g->n0, n1 = (size_t)g->n1;
+    if (mover == 0)
+        return lb < g->p1 ? (size_t)la * g->p1 + lb
+                          : n0 * g->p1 + (size_t)(lb - g->p1) * n0 + la;
+    size_t base = n0 * n1;
+    return la < g->p0 ? base + (size_t)lb * g->p0 + la
+                      : base + n1 * g->p0 + (size_t)(la - g->p0) * n1 + lb;
+}
+
+static void dense_reset(Core *self, Dense *g) {
+    if (g->v) memset(g->v, 0, g->nv * sizeof(double));
+    if (g->dirty) memset(g->dirty, 0, dirty_pages(g->nv));
+    self->dense_filled -= g->filled;
+    g->filled = 0;
+}
+
+/* A kept lazy array for a new question: the pages written before are stale. */
+static void dirty_stale(Dense *g) {
+    size_t pages = dirty_pages(g->nv);
+    for (size_t page = 0; page < pages; page++)
+        if (g->dirty[page]) g->dirty[page] = PAGE_STALE;
+}
+
+/* Whether a dense table holds the value at `index` (a stale page holds none). */
+static inline int dense_has(const Dense *g, size_t index) {
+    if (g->dirty && g->dirty[index >> PAGE_SHIFT] == PAGE_STALE) return 0;
+    return dense_known(&g->v[index]);
+}
+
+/* Write a computed value into a dense table (negated: see dense_known), zeroing its page first
+ * if it is stale. */
+static inline void dense_write(Dense *g, size_t index, double value) {
+    if (g->dirty) {
+        size_t page = index >> PAGE_SHIFT;
+        if (g->dirty[page] == PAGE_STALE) {
+            size_t first = page << PAGE_SHIFT, end = first + ((size_t)1 << PAGE_SHIFT);
+            size_t values = g->nv + 1;
+            memset(&g->v[first], 0, ((end < values ? end : values) - first) * sizeof(double));
+        }
+        g->dirty[page] = PAGE_WRITTEN;
+    }
+    g->v[index] = -value;
+}
+
+/* Read a value a dense table holds (dense_has), with its slope while the group's match state
+ * is iterated (reading one counts as reading the iterated value). */
+static inline void dense_read(Core *self, const Dense *g, size_t index, double *v, double *d) {
+    *v = -g->v[index];
+    *d = 0.0;
+    if (g->d) {
+        *d = g->d[index];
+        self->reads++;
+    }
+}
+
+static int spares_take(Spares *spares, size_t nv, Spare *found);
+
+/* Map in at once the pages of a fresh array that will be written nearly whole (a score level's
+ * table): the system then maps them in one call, not at a fault for each page, and a page read
+ * before it is written is not mapped twice (once to the zero page, once to its own). */
+static void populate(void *start, size_t bytes) {
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t first = ((uintptr_t)start + page - 1) & ~(page - 1);
+    uintptr_t end = ((uintptr_t)start + bytes) & ~(page - 1);
+    if (end > first) (void)madvise((void *)first, end - first, MADV_POPULATE_WRITE);
+#else
+    (void)start;
+    (void)bytes;
+#endif
+}
+
+/* Give a table its values: an array kept from a table of its size if there is one (see
+ * dense_spare), zeroed (only its pages written, for a lazy table), else a new one: zero, the
+ * system maps its pages when first written (-1: no memory; a lazy table's positions then go to
+ * the hash tables). */
+static int dense_allocate(Core *self, Dense *g) {
+    Spare found;
+    if (spares_take(g->lazy ? &self->lazy_spares : &self->spares, g->nv, &found)) {
+        g->v = found.v;
+        g->dirty = found.dirty;
+        if (g->dirty)
+            dirty_stale(g);
+        else
+            dense_reset(self, g);
+        return 0;
+    }
+    g->v = calloc(g->nv + 1, sizeof(double)); /* (zero: nothing computed) */
+    if (g->v && !g->lazy) populate(g->v, (g->nv + 1) * sizeof(double));
+    if (g->v && g->lazy && !(g->dirty = calloc(dirty_pages(g->nv), 1))) {
+        free(g->v);
+        g->v = NULL;
+    }
+    return g->v ? 0 : -1;
+}
+
+/* The slot of found_dense that group (context, h0, h1) is kept in once found. */
+static inline Dense **found_slot(Core *self, int context, int h0, int h1) {
+    return &self->found_dense[((unsigned)h0 * 37u + (unsigned)h1 * 7u + (unsigned)context) &
+                              (DENSE_FOUND - 1)];
+}
+
+/* The dense table of group (context, h0, h1), or NULL. */
+static inline Dense *dense_of(Core *self, int context, int h0, int h1) {
+    if (!self->ndense) return NULL;
+    Dense **slot = found_slot(self, context, h0, h1);
+    Dense *kept = *slot;
+    if (kept && kept->context == context && kept->h0 == h0 && kept->h1 == h1) return kept;
+    Entry *e = map_get(&self->dense_index, dense_key(context, h0, h1));
+    if (!e) return NULL;
+    Dense *g = self->dense[(int)e->v];
+    if (!g->v && dense_allocate(self, g) < 0) return NULL;
+    return *slot = g;
+}
+
+static void dense_free(Core *self, Dense *g) {
+    self->dense_filled -= g->filled;
+    size_t bytes = ((g->v ? 1 : 0) + (g->d ? 1 : 0)) * (g->nv + 1) * sizeof(double);
+    free(g->v);
+    free(g->d);
+    free(g->dirty);
+    free(g);
+    heap_released(bytes);
+}
+
+static void spare_free(const Spare *kept) {
+    free(kept->v);
+    free(kept->dirty);
+    heap_released((kept->nv + 1) * sizeof(double));
+}
+
+/* Free the arrays kept (see dense_spare). */
+static void spares_empty(Spares *spares) {
+    for (int i = 0; i < spares->n; i++) spare_free(&spares->items[i]);
+    spares->n = 0;
+}
+
+static int spares_push(Spares *spares, Spare item) {
+    if (spares->n == spares->cap) {
+        int cap = spares->cap ? spares->cap * 2 : 256;
+        Spare *bigger = realloc(spares->items, (size_t)cap * sizeof(Spare));
+        if (!bigger) return -1;
+        spares->items = bigger;
+        spares->cap = cap;
+    }
+    spares->items[spares->n++] = item;
+    return 0;
+}
+
+/* Take a kept array of exactly nv values, the most recently kept first (0: none). */
+static int spares_take(Spares *spares, size_t nv, Spare *found) {
+    for (int i = spares->n - 1; i >= 0; i--) {
+        if (spares->items[i].nv == nv) {
+            *found = spares->items[i];
+            spares->items[i] = spares->items[--spares->n];
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Keep a dense table's value array for the next tables of its size: a score level's for the
+ * next level's (the same hand pairs; allocating and faulting in fresh memory for each of them
+ * took about 0.4 ms a group), a lazy table's for the next question's (see PAGE_SHIFT). */
+static void dense_spare(Core *self, Dense *g) {
+    if (g->v) {
+        Spare item = {g->v, g->nv, g->dirty, 0};
+        for (size_t page = 0; g->dirty && page < dirty_pages(g->nv); page++)
+            if (g->dirty[page]) item.held += (size_t)1 << (PAGE_SHIFT + 3);
+        if (spares_push(g->lazy ? &self->lazy_spares : &self->spares, item) == 0) {
+            g->v = NULL; /* (kept: not freed with the table) */
+            g->dirty = NULL;
+        }
+    }
+    dense_free(self, g);
+}
+
+/* Free the oldest kept lazy arrays past LAZY_SPARE_BYTES of memory held. */
+static void spares_trim(Spares *spares) {
+    size_t held = 0;
+    int first = spares->n; /* the oldest kept */
+    while (first > 0 && held + spares->items[first - 1].held <= LAZY_SPARE_BYTES)
+        held += spares->items[--first].held;
+    for (int i = 0; i < first; i++) spare_free(&spares->items[i]);
+    memmove(spares->items, &spares->items[first], (size_t)(spares->n - first) * sizeof(Spare));
+    spares->n -= first;
+}
+
+/* Free every dense table; `keep`: keep their value arrays for the tables to come (the level
+ * arrays kept before and not taken are freed; the lazy ones within LAZY_SPARE_BYTES stay). */
+static void dense_clear(Core *self, int keep) {
+    spares_empty(&self->spares);
+    if (!keep) spares_empty(&self->lazy_spares);
+    for (int i = 0; i < self->ndense; i++) {
+        if (keep)
+            dense_spare(self, self->dense[i]);
+        else
+            dense_free(self, self->dense[i]);
+    }
+    if (keep) spares_trim(&self->lazy_spares);
+    self->ndense = 0;
+    memset(self->found_dense, 0, sizeof self->found_dense);
+    map_free(&self->dense_index);
+}
+
+/* The table of final positions of a context: later sets', or the sets in progress'. */
+static inline Map *final_table(Core *self, int context) {
+    int model = self->ctx_model[context];
+    return &self->tables[self->models[model].exact ? 2 : model != 0];
+}
+
+/* The key of a position of `context` on deck `deck` (which only an exact model reads: its key
+ * holds the slot of (context, deck) in the context's place). -1: an error is set. */
+static int key_of(Core *self, int context, int deck, int after, int mover, int x, int y,
+                  uint64_t *key) {
+    if (!self->models[self->ctx_model[context]].exact) {
+        *key = position_key(context, after, mover, x, y);
+        return 0;
+    }
+    uint64_t pair = (((uint64_t)context << 32) | (uint32_t)deck) + 1;
+    Entry *found = map_get(&self->slots, pair);
+    int slot;
+    if (found) {
+        slot = (int)found->v;
+    } else {
+        if (self->nslots >= MAX_SLOTS) {
+            PyErr_SetString(self->too_large, "too many decks drawn exactly for the C core");
+            return -1;
+        }
+        slot = self->nslots++;
+        if (map_put(&self->slots, pair, (double)slot, 0.0) < 0) {
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
+    *key = position_key(slot, after, mover, x, y);
+    return 0;
+}
+
+/* The draws of `context`'s deck model from deck `deck`: a fixed model's own, an exact model's
+ * asked of Python the first time (a copy: Python may add models and decks meanwhile). */
+static int draws_of(Core *self, int context, int deck, Draws *out) {
+    int id = self->ctx_model[context];
+    const Model *model = &self->models[id];
+    if (!model->exact) {
+        *out = model->fixed;
+        return 0;
+    }
+    if (deck < model->ndecks && model->decks[deck].ndraws) {
+        *out = model->decks[deck];
+        return 0;
+    }
+    if (!self->draws) {
+        PyErr_SetString(PyExc_RuntimeError, "an exact deck model needs the draws callback");
+        return -1;
+    }
+    PyObject *result = PyObject_CallFunction(self->draws, "ii", id, deck);
+    if (!result) return -1;
+    PyObject *seq = PySequence_Fast(result, "draws returns a sequence");
+    Py_DECREF(result);
+    if (!seq) return -1;
+    Draws found = {0};
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    if (n < 1 || n > 10) {
+        Py_DECREF(seq);
+        PyErr_SetString(PyExc_ValueError, "a deck has 1 to 10 draws");
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int value, rest;
+        double p;
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, i), "idi", &value, &p, &rest)) {
+            Py_DECREF(seq);
+            return -1;
+        }
+        if (value < 1 || value > 10 || rest < 0 || !(p > 0.0 && p <= 1.0)) {
+            Py_DECREF(seq);
+            PyErr_SetString(PyExc_ValueError, "a draw is (value 1..10, probability, deck id)");
+            return -1;
+        }
+        found.value[found.ndraws] = value;
+        found.p[found.ndraws] = p;
+        found.rest[found.ndraws++] = rest;
+    }
+    Py_DECREF(seq);
+    Model *kept = &self->models[id];
+    if (deck >= kept->ndecks) {
+        int count = deck + 1 > 2 * kept->ndecks ? deck + 1 : 2 * kept->ndecks;
+        if (grow((void **)&kept->decks, count, sizeof(Draws)) < 0) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        memset(&kept->decks[kept->ndecks], 0, (size_t)(count - kept->ndecks) * sizeof(Draws));
+        kept->ndecks = count;
+    }
+    kept->decks[deck] = found;
+    *out = found;
+    return 0;
+}
+
+/* Forget every position drawn exactly (their slots with them). */
+static void clear_exact(Core *self) {
+    map_free(&self->tables[2]);
+    map_free(&self->slots);
+    map_free(&self->exact_odds);
+    self->nslots = 0;
+}
+
+static inline uint64_t match_key(int s0, int s1, int h0, int h1, int spec) {
+    return (((uint64_t)s0 << 54) | ((uint64_t)s1 << 46) | ((uint64_t)h0 << 24) |
+            ((uint64_t)h1 << 2) | (uint64_t)spec) +
+           1;
+}
+
+/* The level whose match state the positions of `context` with hands h0, h1 belong to. */
+static inline Level *level_of(Core *self, int context, int h0, int h1) {
+    if (!self->nlevels || self->ctx_model[context] != 0) return NULL;
+    int s0 = self->ctx_s0[context], s1 = self->ctx_s1[context];
+    for (int i = self->nlevels - 1; i >= 0; i--) {
+        Level *level = &self->levels[i];
+        if (level->h0 == h0 && level->h1 == h1 && level->s0 == s0 && level->s1 == s1)
+            return level;
+    }
+    return NULL;
+}
+
+static int find(Core *self, int context, int h0, int h1, uint64_t key, double *v, double *d) {
+    Level *level = level_of(self, context, h0, h1);
+    Entry *found = level ? map_get(&level->scratch, key) : NULL;
+    if (found)
+        self->reads++; /* it read an iterated value: so does every position that reads it */
+    else
+        found = map_get(final_table(self, context), key);
+    if (!found) return 0;
+    *v = found->v;
+    *d = found->d;
+    return 1;
+}
+
+/* Keep a computed value: in the scratch table of its level if it read an iterated value, else
+ * in the final table of its deck model (the tables may have moved: look them up again). */
+static int keep(Core *self, int context, int h0, int h1, uint64_t key, int read, double v,
+                double d) {
+    Level *level = read ? level_of(self, context, h0, h1) : NULL;
+    Map *table = level ? &level->scratch : final_table(self, context);
+    if (map_put(table, key, v, d) < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
+}
+
+/* The candidate list after `side` draws `drawn`, from Python the first time (-1: an error). */
+static int expand(Core *self, int side, int drawn) {
+    PyObject *result = PyObject_CallFunction(self->expand, "ii", side, drawn);
+    if (!result) return -1;
+    long list = PyLong_AsLong(result);
+    Py_DECREF(result);
+    if (list < 0 || list >= self->nlists) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "expand returned no list");
+        return -1;
+    }
+    self->after[side * 11 + drawn] = (int)list; /* (the array may have moved meanwhile) */
+    return (int)list;
+}
+
+static int before_draw(Core *self, int context, int mover, int a, int b, int deck, double *v,
+                       double *d);
+static int compute_before(Core *self, int context, int mover, int a, int b, int deck, Dense *g,
+                          size_t index, uint64_t key, double *v, double *d);
+
+static inline Recent *recent_slot(Core *self, uint64_t key) {
+    return &self->recent[(key * 0x9E3779B97F4A7C15ull) >> (64 - RECENT_BITS)];
+}
+
+static int set_over(Core *self, int context, int winner, int h0, int h1, double *v, double *d) {
+    int s0 = self->ctx_s0[context], s1 = self->ctx_s1[context], opener = self->ctx_opener[context];
+    *d = 0.0;
+    if (winner == 0 && ++s0 >= self->sets_to_win) {
+        *v = 1.0;
+        return 0;
+    }
+    if (winner == 1 && ++s1 >= self->sets_to_win) {
+        *v = 0.0;
+        return 0;
+    }
+    int spec;
+    switch (self->rule) {
+    case PLAYER1: spec = 0; break;
+    case RANDOM: spec = SPEC_RANDOM; break;
+    case ALTERNATE: spec = 1 - opener; break;
+    default: spec = winner < 0 ? opener : 1 - winner; /* the loser opens */
+    }
+    if (self->blind_seat == 0) h0 = self->blind_hand;
+    else if (self->blind_seat == 1) h1 = self->blind_hand;
+    for (int i = 0; i < self->niterating; i++) {
+        Iterating *it = &self->iterating[i];
+        if (it->s0 == s0 && it->s1 == s1 && it->h0 == h0 && it->h1 == h1 && it->spec == spec) {
+            self->reads++;
+            self->read_unknown = 1;
+            *v = it->v;
+            *d = it->d;
+            return 0;
+        }
+    }
+    uint64_t key = match_key(s0, s1, h0, h1, spec);
+    Recent *recent = recent_slot(self, key);
+    if (recent->key == key) {
+        *v = recent->v;
+        return 0;
+    }
+    Entry *found = map_get(&self->entries, key);
+    if (found) {
+        recent->key = key;
+        *v = recent->v = found->v;
+        return 0;
+    }
+    PyObject *result = PyObject_CallFunction(self->entry, "iiiii", s0, s1, h0, h1, spec);
+    if (!result) return -1;
+    double value = PyFloat_AsDouble(result);
+    Py_DECREF(result);
+    if (value == -1.0 && PyErr_Occurred()) return -1;
+    if (map_put(&self->entries, key, value, 0.0) < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    recent->key = key; /* (the slot lies in the core: the callback moved nothing) */
+    *v = recent->v = value;
+    return 0;
+}
+
+/* MatchSolver._end: seat `mover` ends its turn as side `code`, the other seat is `other`. */
+static int end_turn(Core *self, int context, int mover, int code, int other, int deck,
+                    double *v, double *d) {
+    int kind = self->kind[code];
+    int other_stands = self->kind[other] == STANDING;
+    if (kind == PLAYING || (kind == STANDING && !other_stands)) {
+        int a = mover == 0 ? code : other, b = mover == 0 ? other : code;
+        return before_draw(self, context, other_stands ? mover : 1 - mover, a, b, deck, v, d);
+    }
+    int h0 = self->hand[mover == 0 ? code : other], h1 = self->hand[mover == 0 ? other : code];
+    if (kind == BUST) return set_over(self, context, 1 - mover, h0, h1, v, d);
+    if (kind == NINE_WIN) return set_over(self, context, mover, h0, h1, v, d);
+    int winner;
+    if (self->total[code] != self->total[other])
+        winner = self->total[code] > self->total[other] ? mover : 1 - mover;
+    else if (self->tiebreak[code] != self->tiebreak[other])
+        winner = self->tiebreak[code] ? mover : 1 - mover;
+    else
+        winner = -1;
+    return set_over(self, context, winner, h0, h1, v, d);
+}
+
+/* At most this many candidates are kept for the interval of a choice (more: no interval). */
+#define MAX_TRACKED 64
+
+/* The mover's best end of turn in candidate list `list` against `other` (the first of equal
+ * values, in the list's order): MatchSolver._value_after_draw without its memo. Each
+ * candidate's place in a dense table found lately is looked up once: its read is asked for
+ * ahead (the reads of a list go to a few tables, far apart), and a value already computed is
+ * read there without the call that would find it again. */
+static int best_end(Core *self, int context, int mover, int list, int other, int deck,
+                    double *v, double *d) {
+    int start = self->list_start[list], len = self->list_len[list];
+    double best = mover == 0 ? -1.0 : 2.0, slope = 0.0;
+    double values[MAX_TRACKED], slopes[MAX_TRACKED];
+    Dense *places[MAX_TRACKED];
+    size_t at[MAX_TRACKED];
+    int seen = 0;
+    int other_stands = self->kind[other] == STANDING;
+    int next = other_stands ? mover : 1 - mover;
+    int known = len <= MAX_TRACKED ? len : 0; /* candidates whose places were looked up */
+    int other_hand = self->hand[other], other_local = self->local[other], last_hand = -1;
+    Dense *last = NULL; /* the table of last_hand's candidates (their hand and the other's) */
+    for (int i = 0; i < known; i++) {
+        int code = self->codes[start + i], kind = self->kind[code];
+        places[i] = NULL;
+        if (kind != PLAYING && (kind != STANDING || other_stands)) continue;
+        int hand = self->hand[code];
+        if (hand != last_hand) { /* (the table found lately: once for one hand's candidates) */
+            int h0 = mover == 0 ? hand : other_hand, h1 = mover == 0 ? other_hand : hand;
+            last_hand = hand;
+            last = *found_slot(self, context, h0, h1);
+            if (last && (last->context != context || last->h0 != h0 || last->h1 != h1))
+                last = NULL;
+        }
+        if (!last) continue;
+        int mine = self->local[code];
+        int la = mover == 0 ? mine : other_local, lb = mover == 0 ? other_local : mine;
+        if (la >= last->n0 || lb >= last->n1) continue;
+        places[i] = last;
+        at[i] = before_index(last, next, la, lb);
+        PREFETCH(&last->v[at[i]]);
+    }
+    for (int i = 0; i < len; i++) {
+        double cv, cd;
+        Dense *g = i < known ? places[i] : NULL;
+        if (g && dense_has(g, at[i])) {
+            dense_read(self, g, at[i], &cv, &cd);
+        } else {
+            double ev, ed; /* (cv and cd stay in registers) */
+            int code = self->codes[start + i];
+            if (g) { /* (end_turn's before_draw, its place found) */
+                int a = mover == 0 ? code : other, b = mover == 0 ? other : code;
+                if (compute_before(self, context, next, a, b, deck, g, at[i], 0, &ev, &ed) < 0)
+                    return -1;
+            } else if (end_turn(self, context, mover, code, other, deck, &ev, &ed) < 0) {
+                return -1;
+            }
+            cv = ev;
+            cd = ed;
+        }
+        if (seen < MAX_TRACKED) {
+            values[seen] = cv;
+            slopes[seen] = cd;
+        }
+        seen++;
+        if (mover == 0 ? cv > best : cv < best) {
+            best = cv;
+            slope = cd;
+            if (mover == 0 ? best >= 1.0 : best <= 0.0) break; /* (nothing beats a sure thing) */
+        }
+    }
+    if (self->track) {
+        if (seen > MAX_TRACKED) {
+            self->tlo = self->thi = 0.0;
+        } else {
+            double sign = mover == 0 ? 1.0 : -1.0;
+            for (int j = 0; j < seen; j++) {
+                /* the choice stands at x + t while sign * (best - value_j) >= gain * t */
+                double ahead = sign * (best - values[j]), gain = sign * (slopes[j] - slope);
+                if (gain > 0.0) {
+                    if (ahead / gain < self->thi) self->thi = ahead / gain;
+                } else if (gain < 0.0) {
+                    if (ahead / gain > self->tlo) self->tlo = ahead / gain;
+                }
+            }
+        }
+    }
+    *v = best;
+    *d = slope;
+    return 0;
+}
+
+/* MatchSolver._value_after_draw: the mover's best end of turn in candidate list `list` (the
+ * first of equal values, in the list's order); a, b: the sides before the draw. */
+static int after_draw(Core *self, int context, int mover, int list, int a, int b, int deck,
+                      double *v, double *d) {
+    int other = mover == 0 ? b : a;
+    int h0 = self->hand[a], h1 = self->hand[b];
+    uint64_t key;
+    if (key_of(self, context, deck, 1, mover, list, other, &key) < 0) return -1;
+    if (find(self, context, h0, h1, key, v, d)) return 0;
+    uint64_t reads = self->reads;
+    self->solved++;
+    double best, slope;
+    if (best_end(self, context, mover, list, other, deck, &best, &slope) < 0) return -1;
+    if (keep(self, context, h0, h1, key, self->reads != reads, best, slope) < 0) return -1;
+    *v = best;
+    *d = slope;
+    return 0;
+}
+
+/* MatchSolver.value_before_draw: seat `mover` is about to draw; a, b: the sides of seats 0, 1. */
+static int before_draw(Core *self, int context, int mover, int a, int b, int deck, double *v,
+                       double *d) {
+    int h0 = self->hand[a], h1 = self->hand[b];
+    Dense *g = dense_of(self, context, h0, h1);
+    size_t index = 0;
+    uint64_t key = 0;
+    if (g) {
+        int la = self->local[a], lb = self->local[b];
+        if (la < g->n0 && lb < g->n1) {
+            index = before_index(g, mover, la, lb);
+            if (dense_has(g, index)) {
+                dense_read(self, g, index, v, d);
+                return 0;
+            }
+        } else {
+            g = NULL;
+        }
+    }
+    if (!g) {
+        if (key_of(self, context, deck, 0, mover, a, b, &key) < 0) return -1;
+        if (find(self, context, h0, h1, key, v, d)) return 0;
+    }
+    return compute_before(self, context, mover, a, b, deck, g, index, key, v, d);
+}
+
+/* Compute before-draw position (mover, a, b), not held: at `index` of dense table `g`, or (g
+ * NULL) under `key` in the hash tables. */
+static int compute_before(Core *self, int context, int mover, int a, int b, int deck, Dense *g,
+                          size_t index, uint64_t key, double *v, double *d) {
+    if (self->budget >= 0 && (long long)core_size(self) >= self->budget) {
+        PyErr_SetString(self->too_large, "the exact solve exceeds its state budget");
+        return -1;
+    }
+    uint64_t started = self->solved++;
+    if ((started & (PROGRESS_EVERY - 1)) == PROGRESS_EVERY - 1) {
+        if (PyErr_CheckSignals() < 0) return -1; /* Ctrl-C in a long search */
+        if (self->progress) {
+            PyObject *result =
+                PyObject_CallFunction(self->progress, "K", (unsigned long long)self->solved);
+            if (!result) return -1;
+            Py_DECREF(result);
+        }
+    }
+    uint64_t reads = self->reads;
+    Draws copied;
+    const Draws *model = &self->later_draws; /* (the later sets' model: most positions) */
+    if (self->ctx_model[context] != 0 || !self->later_fixed) {
+        if (draws_of(self, context, deck, &copied) < 0) return -1;
+        model = &copied;
+    }
+    int side = mover == 0 ? a : b;
+    double value = 0.0, slope = 0.0;
+    if (g) {
+        /* the after-draw positions (list, other side): many draws lead to each; by rows of the
+         * other seat's side, the lists the mover's draws lead to sit in one row (near each
+         * other once `rank` has ordered them) */
+        size_t n0 = (size_t)g->n0, n1 = (size_t)g->n1, row;
+        int lists;
+        if (mover == 0) {
+            row = 2 * n0 * n1 + (size_t)self->local[b] * (size_t)g->l0;
+            lists = g->l0;
+        } else {
+            row = 2 * n0 * n1 + (size_t)g->l0 * n1 + (size_t)self->local[a] * (size_t)g->l1;
+            lists = g->l1;
+        }
+        /* (what a call below may move, in locals: read again after one) */
+        const int *after = self->after + (size_t)side * 11, *list_local = self->list_local;
+        const double *gv = g->v, *gd = g->d;
+        const unsigned char *dirty = g->dirty;
+        for (int i = 0; i < model->ndraws; i++) {
+            int list = after[model->value[i]];
+            if (list < 0) {
+                if ((list = expand(self, side, model->value[i])) < 0) return -1;
+                after = self->after + (size_t)side * 11;
+                list_local = self->list_local;
+            }
+            int ll = list_local[list];
+            size_t at = row + (size_t)ll;
+            double av, ad = 0.0;
+            if (ll < lists && !(dirty && dirty[at >> PAGE_SHIFT] == PAGE_STALE) &&
+                dense_known(&gv[at])) { /* (dense_has) */
+                av = -gv[at];
+                if (gd) {
+                    ad = gd[at];
+                    self->reads++;
+                }
+            } else {
+                double bv, bd; /* (av and ad stay in registers) */
+                if (best_end(self, context, mover, list, mover == 0 ? b : a, model->rest[i], &bv,
+                             &bd) < 0)
+                    return -1;
+                av = bv;
+                ad = bd;
+                if (ll < lists) {
+                    dense_write(g, at, av);
+                    if (g->d) g->d[at] = ad;
+                    g->filled++;
+                    self->dense_filled++;
+                }
+                after = self->after + (size_t)side * 11;
+                list_local = self->list_local;
+                gv = g->v;
+                gd = g->d;
+                dirty = g->dirty;
+            }
+            value += model->p[i] * av;
+            slope += model->p[i] * ad;
+        }
+    } else {
+        for (int i = 0; i < model->ndraws; i++) {
+            int drawn = model->value[i];
+            int list = self->after[side * 11 + drawn];
+            if (list < 0 && (list = expand(self, side, drawn)) < 0) return -1;
+            double av, ad;
+            if (after_draw(self, context, mover, list, a, b, model->rest[i], &av, &ad) < 0)
+                return -1;
+            value += model->p[i] * av;
+            slope += model->p[i] * ad;
+        }
+    }
+    if (g) {
+        dense_write(g, index, value);
+        if (g->d) g->d[index] = slope;
+        g->filled++;
+        self->dense_filled++;
+    } else if (keep(self, context, self->hand[a], self->hand[b], key, self->reads != reads, value,
+                    slope) < 0) {
+        return -1;
+    }
+    *v = value;
+    *d = slope;
+    return 0;
+}
+
+/* -- the set's odds along the match-optimal line (MatchSolver._odds_end / _odds_before /
+ * _choice); asked only outside an iteration, when every value is final. */
+
+static int odds_before(Core *self, int context, int mover, int a, int b, int deck, double *win,
+                       double *tie);
+
+static int odds_end(Core *self, int context, int mover, int code, int other, int deck,
+                    double *win, double *tie) {
+    int kind = self->kind[code];
+    int other_stands = self->kind[other] == STANDING;
+    if (kind == PLAYING || (kind == STANDING && !other_stands)) {
+        int a = mover == 0 ? code : other, b = mover == 0 ? other : code;
+        return odds_before(self, context, other_stands ? mover : 1 - mover, a, b, deck, win, tie);
+    }
+    *tie = 0.0;
+    if (kind == BUST) {
+        *win = mover == 1 ? 1.0 : 0.0;
+        return 0;
+    }
+    if (kind == NINE_WIN) {
+        *win = mover == 0 ? 1.0 : 0.0;
+        return 0;
+    }
+    int mine = self->total[code], theirs = self->total[other];
+    if (mine == theirs && self->tiebreak[code] == self->tiebreak[other]) {
+        *win = 0.0;
+        *tie = 1.0;
+        return 0;
+    }
+    int mover_wins = mine != theirs ? mine > theirs : self->tiebreak[code];
+    *win = mover_wins == (mover == 0) ? 1.0 : 0.0;
+    return 0;
+}
+
+/* The match-optimal end of the mover's turn in `list`; among ends of equal match value (within
+ * the tolerance), the first that keeps the most set equity for the mover. */
+static int choice(Core *self, int context, int mover, int list, int other, int deck,
+                  int *chosen) {
+    int start = self->list_start[list], len = self->list_len[list];
+    double sign = mover == 0 ? 1.0 : -1.0, best = 0.0;
+    double scored[64];
+    double *values = len <= 64 ? scored : malloc((size_t)len * sizeof(double));
+    if (!values) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    int result = -1;
+    for (int i = 0; i < len; i++) {
+        double d;
+        if (end_turn(self, context, mover, self->codes[start + i], other, deck, &values[i], &d) <
+            0)
+            goto done;
+        if (i == 0 || sign * values[i] > best) best = sign * values[i];
+    }
+    int near = 0, first = -1;
+    for (int i = 0; i < len; i++) {
+        if (sign * values[i] >= best - self->tolerance) {
+            near++;
+            if (first < 0) first = i;
+        }
+    }
+    *chosen = self->codes[start + first];
+    if (near > 1) {
+        double top = 0.0;
+        int found = 0;
+        for (int i = first; i < len; i++) {
+            if (!(sign * values[i] >= best - self->tolerance)) continue;
+            double win, tie;
+            int code = self->codes[start + i];
+            if (odds_end(self, context, mover, code, other, deck, &win, &tie) < 0) goto done;
+            double loss = 1.0 - win - tie;
+            double equity = sign * (win - loss);
+            if (!found || equity > top) {
+                top = equity;
+                *chosen = code;
+                found = 1;
+            }
+        }
+    }
+    result = 0;
+done:
+    if (values != scored) free(values);
+    return result;
+}
+
+static int odds_before(Core *self, int context, int mover, int a, int b, int deck, double *win,
+                       double *tie) {
+    uint64_t key;
+    if (key_of(self, context, deck, 0, mover, a, b, &key) < 0) return -1;
+    Map *odds = self->models[self->ctx_model[context]].exact ? &self->exact_odds : &self->odds;
+    Entry *found = map_get(odds, key);
+    if (found) {
+        *win = found->v;
+        *tie = found->d;
+        return 0;
+    }
+    if ((self->solved++ & (PROGRESS_EVERY - 1)) == PROGRESS_EVERY - 1 &&
+        PyErr_CheckSignals() < 0)
+        return -1;
+    Draws model;
+    if (draws_of(self, context, deck, &model) < 0) return -1;
+    int side = mover == 0 ? a : b, other = mover == 0 ? b : a;
+    double w = 0.0, t = 0.0;
+    for (int i = 0; i < model.ndraws; i++) {
+        int drawn = model.value[i];
+        int list = self->after[side * 11 + drawn];
+        if (list < 0 && (list = expand(self, side, drawn)) < 0) return -1;
+        int code;
+        double cw, ct;
+        if (choice(self, context, mover, list, other, model.rest[i], &code) < 0 ||
+            odds_end(self, context, mover, code, other, model.rest[i], &cw, &ct) < 0)
+            return -1;
+        w += model.p[i] * cw;
+        t += model.p[i] * ct;
+    }
+    if (map_put(odds, key, w, t) < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    *win = w;
+    *tie = t;
+    return 0;
+}
+
+/* -- the Python interface ------------------------------------------------------------------------ */
+
+static int core_traverse(Core *self, visitproc visit, void *arg) {
+    Py_VISIT(self->expand);
+    Py_VISIT(self->entry);
+    Py_VISIT(self->too_large);
+    Py_VISIT(self->progress);
+    Py_VISIT(self->draws);
+    return 0;
+}
+
+/* The solver that owns this core owns its callbacks too: a cycle the collector must break. */
+static int core_clear(Core *self) {
+    Py_CLEAR(self->expand);
+    Py_CLEAR(self->entry);
+    Py_CLEAR(self->too_large);
+    Py_CLEAR(self->progress);
+    Py_CLEAR(self->draws);
+    return 0;
+}
+
+static void drop_levels(Core *self) {
+    for (int i = 0; i < self->nlevels; i++) map_free(&self->levels[i].scratch);
+    self->nlevels = 0;
+}
+
+static void core_dealloc(Core *self) {
+    PyObject_GC_UnTrack(self);
+    core_clear(self);
+    free(self->kind);
+    free(self->tiebreak);
+    free(self->hand);
+    free(self->total);
+    free(self->local);
+    free(self->nlocal);
+    free(self->list_local);
+    free(self->nlist_local);
+    free(self->nfirst);
+    dense_clear(self, 0);
+    free(self->dense);
+    free(self->spares.items);
+    free(self->lazy_spares.items);
+    free(self->after);
+    free(self->list_start);
+    free(self->list_len);
+    free(self->codes);
+    free(self->ctx_s0);
+    free(self->ctx_s1);
+    free(self->ctx_opener);
+    free(self->ctx_model);
+    map_free(&self->tables[0]);
+    map_free(&self->tables[1]);
+    clear_exact(self);
+    for (int i = 0; i < self->nmodels; i++) free(self->models[i].decks);
+    free(self->models);
+    map_free(&self->entries);
+    map_free(&self->odds);
+    drop_levels(self);
+    free(self->levels);
+    free(self->spare_d);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *core_set_blind(Core *self, PyObject *args) {
+    int seat, hand;
+    if (!PyArg_ParseTuple(args, "ii", &seat, &hand)) return NULL;
+    if (seat < -1 || seat > 1 || hand < 0) {
+        PyErr_SetString(PyExc_ValueError, "set_blind(seat -1..1, hand id)");
+        return NULL;
+    }
+    self->blind_seat = seat;
+    self->blind_hand = hand;
+    Py_RETURN_NONE;
+}
+
+static int core_init(Core *self, PyObject *args, PyObject *kwds) {
+    (void)kwds;
+    int rule, sets_to_win;
+    PyObject *expand, *entry, *too_large, *draws = Py_None;
+    double tolerance = 1e-9;
+    if (!PyArg_ParseTuple(args, "iiOOO|dO", &rule, &sets_to_win, &expand, &entry, &too_large,
+                          &tolerance, &draws))
+        return -1;
+    if (rule < PLAYER1 || rule > LOSER || sets_to_win < 1 || sets_to_win > 100) {
+        PyErr_SetString(PyExc_ValueError, "a first-player rule 0..3 and sets to win 1..100");
+        return -1;
+    }
+    if (!PyCallable_Check(expand) || !PyCallable_Check(entry) ||
+        !PyExceptionClass_Check(too_large) || (draws != Py_None && !PyCallable_Check(draws))) {
+        PyErr_SetString(PyExc_TypeError,
+                        "expand, entry, draws: callables; too_large: an exception");
+        return -1;
+    }
+    if (self->expand) {
+        PyErr_SetString(PyExc_RuntimeError, "a core is initialised once");
+        return -1;
+    }
+    self->rule = rule;
+    self->sets_to_win = sets_to_win;
+    self->budget = -1;
+    self->tolerance = tolerance;
+    self->blind_seat = -1;
+    Py_INCREF(expand);
+    Py_INCREF(entry);
+    Py_INCREF(too_large);
+    self->expand = expand;
+    self->entry = entry;
+    self->too_large = too_large;
+    if (draws != Py_None) {
+        Py_INCREF(draws);
+        self->draws = draws;
+    }
+    return 0;
+}
+
+static PyObject *core_add_side(Core *self, PyObject *args) {
+    int kind, hand, total, tiebreak;
+    if (!PyArg_ParseTuple(args, "iiip", &kind, &hand, &total, &tiebreak)) return NULL;
+    if (kind < PLAYING || kind > NINE_WIN || hand < 0 || hand > MAX_HAND) {
+        PyErr_SetString(PyExc_ValueError, "a side kind 0..3 and a hand id in range");
+        return NULL;
+    }
+    if (self->nsides >= MAX_ID) {
+        PyErr_SetString(PyExc_OverflowError, "too many sides for the C core");
+        return NULL;
+    }
+    if (self->nsides == self->capsides) {
+        int cap = self->capsides ? self->capsides * 2 : 1024;
+        if (grow((void **)&self->kind, cap, 1) < 0 || grow((void **)&self->tiebreak, cap, 1) < 0 ||
+            grow((void **)&self->hand, cap, sizeof(int)) < 0 ||
+            grow((void **)&self->total, cap, sizeof(int)) < 0 ||
+            grow((void **)&self->local, cap, sizeof(int)) < 0 ||
+            grow((void **)&self->after, cap * 11, sizeof(int)) < 0)
+            return PyErr_NoMemory();
+        self->capsides = cap;
+    }
+    if (hand >= self->caphands) {
+        int cap = self->caphands ? self->caphands : 256;
+        while (cap <= hand) cap *= 2;
+        if (grow((void **)&self->nlocal, cap, sizeof(int)) < 0 ||
+            grow((void **)&self->nlist_local, cap, sizeof(int)) < 0 ||
+            grow((void **)&self->nfirst, cap, sizeof(int)) < 0)
+            return PyErr_NoMemory();
+        memset(&self->nlocal[self->caphands], 0, (size_t)(cap - self->caphands) * sizeof(int));
+        memset(&self->nfirst[self->caphands], 0, (size_t)(cap - self->caphands) * sizeof(int));
+        memset(&self->nlist_local[self->caphands], 0,
+               (size_t)(cap - self->caphands) * sizeof(int));
+        self->caphands = cap;
+    }
+    int id = self->nsides++;
+    self->local[id] = self->nlocal[hand]++;
+    self->kind[id] = (char)kind;
+    self->tiebreak[id] = (char)tiebreak;
+    self->hand[id] = hand;
+    self->total[id] = total;
+    for (int v = 0; v < 11; v++) self->after[id * 11 + v] = -1;
+    return PyLong_FromLong(id);
+}
+
+static PyObject *core_add_list(Core *self, PyObject *args) {
+    PyObject *codes;
+    if (!PyArg_ParseTuple(args, "O", &codes)) return NULL;
+    PyObject *seq = PySequence_Fast(codes, "codes must be a sequence");
+    if (!seq) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    if (self->nlists >= MAX_ID || n > INT_MAX - self->ncodes) {
+        Py_DECREF(seq);
+        PyErr_SetString(PyExc_OverflowError, "too many candidate lists for the C core");
+        return NULL;
+    }
+    if (self->nlists == self->caplists) {
+        int cap = self->caplists ? self->caplists * 2 : 1024;
+        if (grow((void **)&self->list_start, cap, sizeof(int)) < 0 ||
+            grow((void **)&self->list_local, cap, sizeof(int)) < 0 ||
+            grow((void **)&self->list_len, cap, sizeof(int)) < 0) {
+            Py_DECREF(seq);
+            return PyErr_NoMemory();
+        }
+        self->caplists = cap;
+    }
+    while (self->ncodes + n > self->capcodes) {
+        int cap = self->capcodes ? self->capcodes * 2 : 8192;
+        if (grow((void **)&self->codes, cap, sizeof(int)) < 0) {
+            Py_DECREF(seq);
+            return PyErr_NoMemory();
+        }
+        self->capcodes = cap;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        long code = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
+        if (code == -1 && PyErr_Occurred()) {
+            Py_DECREF(seq);
+            return NULL;
+        }
+        if (code < 0 || code >= self->nsides) {
+            Py_DECREF(seq);
+            PyErr_SetString(PyExc_IndexError, "a candidate names no side");
+            return NULL;
+        }
+        self->codes[self->ncodes + i] = (int)code;
+    }
+    Py_DECREF(seq);
+    int id = self->nlists++;
+    /* its first code ends the turn with no hand card played: the drawing side's hand */
+    self->list_local[id] = n ? self->nlist_local[self->hand[self->codes[self->ncodes]]]++ : INT_MAX;
+    self->list_start[id] = self->ncodes;
+    self->list_len[id] = (int)n;
+    self->ncodes += (int)n;
+    return PyLong_FromLong(id);
+}
+
+static PyObject *core_add_context(Core *self, PyObject *args) {
+    int s0, s1, opener, model;
+    if (!PyArg_ParseTuple(args, "iiii", &s0, &s1, &opener, &model)) return NULL;
+    if (s0 < 0 || s1 < 0 || s0 >= self->sets_to_win || s1 >= self->sets_to_win || opener < -1 ||
+        opener > 1 || model < 0) {
+        PyErr_SetString(PyExc_ValueError, "no such score, opener or deck model");
+        return NULL;
+    }
+    if (self->ncontexts >= MAX_CONTEXTS) {
+        PyErr_SetString(PyExc_OverflowError, "too many contexts for the C core");
+        return NULL;
+    }
+    if (self->ncontexts == self->capcontexts) {
+        int cap = self->capcontexts ? self->capcontexts * 2 : 64;
+        if (grow((void **)&self->ctx_s0, cap, sizeof(int)) < 0 ||
+            grow((void **)&self->ctx_s1, cap, sizeof(int)) < 0 ||
+            grow((void **)&self->ctx_opener, cap, sizeof(int)) < 0 ||
+            grow((void **)&self->ctx_model, cap, sizeof(int)) < 0)
+            return PyErr_NoMemory();
+        self->capcontexts = cap;
+    }
+    int id = self->ncontexts++;
+    self->ctx_s0[id] = s0;
+    self->ctx_s1[id] = s1;
+    self->ctx_opener[id] = opener;
+    self->ctx_model[id] = model;
+    return PyLong_FromLong(id);
+}
+
+/* set_model(model, probabilities or None, exact=False): the fixed draw probabilities of a deck
+ * model, or (exact) a model drawn without replacement, whose decks' draws come from the `draws`
+ * callback (None and not exact: not solved here). Redefining a model forgets every position of
+ * the sets in progress of its kind. */
+static PyObject *core_set_model(Core *self, PyObject *args) {
+    int model, exact = 0;
+    PyObject *probabilities;
+    if (!PyArg_ParseTuple(args, "iO|p", &model, &probabilities, &exact)) return NULL;
+    if (model < 0 || model >= MAX_CONTEXTS) {
+        PyErr_SetString(PyExc_ValueError, "no such deck model");
+        return NULL;
+    }
+    Model fresh = {0};
+    if (exact && probabilities != Py_None) {
+        PyErr_SetString(PyExc_ValueError, "an exact model's draws depend on the deck");
+        return NULL;
+    }
+    fresh.exact = exact;
+    fresh.defined = exact;
+    if (probabilities != Py_None) {
+        PyObject *seq = PySequence_Fast(probabilities, "probabilities must be a sequence");
+        if (!seq) return NULL;
+        if (PySequence_Fast_GET_SIZE(seq) != 10) {
+            Py_DECREF(seq);
+            PyErr_SetString(PyExc_ValueError, "ten probabilities, one per value 1..10");
+            return NULL;
+        }
+        for (int i = 0; i < 10; i++) {
+            double p = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(seq, i));
+            if (p == -1.0 && PyErr_Occurred()) {
+                Py_DECREF(seq);
+                return NULL;
+            }
+            if (p > 0) {
+                fresh.fixed.value[fresh.fixed.ndraws] = i + 1;
+                fresh.fixed.p[fresh.fixed.ndraws++] = p;
+            }
+        }
+        Py_DECREF(seq);
+        fresh.defined = 1;
+    }
+    if (model >= self->nmodels) {
+        int count = model + 1 > 2 * self->nmodels ? model + 1 : 2 * self->nmodels;
+        if (grow((void **)&self->models, count, sizeof(Model)) < 0) return PyErr_NoMemory();
+        memset(&self->models[self->nmodels], 0, (size_t)(count - self->nmodels) * sizeof(Model));
+        self->nmodels = count;
+    } else {
+        Model *old = &self->models[model];
+        if ((old->defined && !old->exact) || model == 0) {
+            map_clear(&self->tables[model != 0]);
+            map_clear(&self->odds);
+            /* their arrays serve the next tables: after clear_positions every model id is
+             * given again, and freeing them here made a match-lite player that changes seats
+             * every match (a clear each time) 15 % slower, their pages faulted in again */
+            dense_clear(self, 1);
+        }
+        if (old->exact) clear_exact(self);
+        free(old->decks);
+    }
+    self->models[model] = fresh;
+    if (model == 0) {
+        self->later_draws = fresh.fixed;
+        self->later_fixed = !fresh.exact && fresh.defined;
+    }
+    Py_RETURN_NONE;
+}
+
+static int check_context(Core *self, int context) {
+    if (context < 0 || context >= self->ncontexts) {
+        PyErr_SetString(PyExc_IndexError, "no such context");
+        return -1;
+    }
+    int model = self->ctx_model[context];
+    if (model >= self->nmodels || !self->models[model].defined) {
+        PyErr_SetString(PyExc_ValueError, "the context's deck model is not defined");
+        return -1;
+    }
+    return 0;
+}
+
+static int check_sides(Core *self, int x, int y) {
+    if (x < 0 || x >= self->nsides || y < 0 || y >= self->nsides) {
+        PyErr_SetString(PyExc_IndexError, "no such side");
+        return -1;
+    }
+    return 0;
+}
+
+static int check_deck(Core *self, int context, int deck) {
+    if (deck < 0 || (deck != 0 && !self->models[self->ctx_model[context]].exact)) {
+        PyErr_SetString(PyExc_ValueError, "no such deck (a fixed model has deck 0 only)");
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *core_before(Core *self, PyObject *args) {
+    int context, mover, a, b, deck = 0;
+    if (!PyArg_ParseTuple(args, "iiii|i", &context, &mover, &a, &b, &deck)) return NULL;
+    if (check_context(self, context) < 0 || check_sides(self, a, b) < 0 ||
+        check_deck(self, context, deck) < 0)
+        return NULL;
+    if ((mover != 0 && mover != 1) || self->kind[mover == 0 ? a : b] != PLAYING) {
+        PyErr_SetString(PyExc_ValueError, "the mover is a seat whose side is playing");
+        return NULL;
+    }
+    double v, d;
+    if (before_draw(self, context, mover, a, b, deck, &v, &d) < 0) return NULL;
+    return Py_BuildValue("(dd)", v, d);
+}
+
+static PyObject *core_after(Core *self, PyObject *args) {
+    int context, mover, list, a, b, deck = 0;
+    if (!PyArg_ParseTuple(args, "iiiii|i", &context, &mover, &list, &a, &b, &deck)) return NULL;
+    if (check_context(self, context) < 0 || check_sides(self, a, b) < 0 ||
+        check_deck(self, context, deck) < 0)
+        return NULL;
+    if ((mover != 0 && mover != 1) || list < 0 || list >= self->nlists) {
+        PyErr_SetString(PyExc_ValueError, "no such mover or candidate list");
+        return NULL;
+    }
+    double v, d;
+    if (after_draw(self, context, mover, list, a, b, deck, &v, &d) < 0) return NULL;
+    return Py_BuildValue("(dd)", v, d);
+}
+
+static int parse_end(Core *self, PyObject *args, int *context, int *mover, int *code, int *other,
+                     int *deck) {
+    *deck = 0;
+    if (!PyArg_ParseTuple(args, "iiii|i", context, mover, code, other, deck)) return -1;
+    if (check_context(self, *context) < 0 || check_sides(self, *code, *other) < 0 ||
+        check_deck(self, *context, *deck) < 0)
+        return -1;
+    if ((*mover != 0 && *mover != 1) || self->kind[*other] > STANDING) {
+        PyErr_SetString(PyExc_ValueError, "no such mover, or the other side's set is over");
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *core_end(Core *self, PyObject *args) {
+    int context, mover, code, other, deck;
+    if (parse_end(self, args, &context, &mover, &code, &other, &deck) < 0) return NULL;
+    double v, d;
+    if (end_turn(self, context, mover, code, other, deck, &v, &d) < 0) return NULL;
+    return Py_BuildValue("(dd)", v, d);
+}
+
+static PyObject *core_end_value(Core *self, PyObject *args) {
+    int context, mover, code, other, deck;
+    if (parse_end(self, args, &context, &mover, &code, &other, &deck) < 0) return NULL;
+    double v, d;
+    if (end_turn(self, context, mover, code, other, deck, &v, &d) < 0) return NULL;
+    return PyFloat_FromDouble(v);
+}
+
+static PyObject *core_odds_end(Core *self, PyObject *args) {
+    int context, mover, code, other, deck;
+    if (parse_end(self, args, &context, &mover, &code, &other, &deck) < 0) return NULL;
+    double win, tie;
+    if (odds_end(self, context, mover, code, other, deck, &win, &tie) < 0) return NULL;
+    return Py_BuildValue("(dd)", win, tie);
+}
+
+static PyObject *core_choice(Core *self, PyObject *args) {
+    int context, mover, list, other, deck = 0;
+    if (!PyArg_ParseTuple(args, "iiii|i", &context, &mover, &list, &other, &deck)) return NULL;
+    if (check_context(self, context) < 0 || check_sides(self, other, other) < 0 ||
+        check_deck(self, context, deck) < 0)
+        return NULL;
+    if ((mover != 0 && mover != 1) || list < 0 || list >= self->nlists) {
+        PyErr_SetString(PyExc_ValueError, "no such mover or candidate list");
+        return NULL;
+    }
+    int code;
+    if (choice(self, context, mover, list, other, deck, &code) < 0) return NULL;
+    return PyLong_FromLong(code);
+}
+
+static PyObject *core_clear_odds(Core *self, PyObject *unused) {
+    (void)unused;
+    map_clear(&self->odds);
+    map_clear(&self->exact_odds);
+    Py_RETURN_NONE;
+}
+
+static int check_match(const Iterating *it) {
+    if (it->s0 < 0 || it->s1 < 0 || it->s0 > 255 || it->s1 > 255 || it->h0 < 0 || it->h1 < 0 ||
+        it->h0 > MAX_HAND || it->h1 > MAX_HAND || it->spec < 0 || it->spec > 2) {
+        PyErr_SetString(PyExc_ValueError, "no such match state");
+        return -1;
+    }
+    return 0;
+}
+
+static int parse_match(PyObject *item, Iterating *it) {
+    if (!PyArg_ParseTuple(item, "iiiiidd", &it->s0, &it->s1, &it->h0, &it->h1, &it->spec, &it->v,
+                          &it->d))
+        return -1;
+    return check_match(it);
+}
+
+/* set_iterating(items): the values being iterated, (s0, s1, h0, h1, spec, value, slope) each,
+ * all of them (they replace the earlier ones). */
+static PyObject *core_set_iterating(Core *self, PyObject *args) {
+    PyObject *items;
+    if (!PyArg_ParseTuple(args, "O", &items)) return NULL;
+    PyObject *seq = PySequence_Fast(items, "items must be a sequence");
+    if (!seq) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    if (n > MAX_ITERATING) {
+        Py_DECREF(seq);
+        PyErr_SetString(PyExc_OverflowError, "too many values iterated at once");
+        return NULL;
+    }
+    Iterating fresh[MAX_ITERATING];
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (parse_match(PySequence_Fast_GET_ITEM(seq, i), &fresh[i]) < 0) {
+            Py_DECREF(seq);
+            return NULL;
+        }
+    }
+    Py_DECREF(seq);
+    memcpy(self->iterating, fresh, (size_t)n * sizeof(Iterating));
+    self->niterating = (int)n;
+    Py_RETURN_NONE;
+}
+
+static int parse_state(PyObject *args, int *s0, int *s1, int *h0, int *h1) {
+    return PyArg_ParseTuple(args, "iiii", s0, s1, h0, h1) ? 0 : -1;
+}
+
+static int find_level(Core *self, int s0, int s1, int h0, int h1) {
+    for (int i = 0; i < self->nlevels; i++) {
+        Level *level = &self->levels[i];
+        if (level->s0 == s0 && level->s1 == s1 && level->h0 == h0 && level->h1 == h1) return i;
+    }
+    return -1;
+}
+
+static void remove_level(Core *self, int i) {
+    map_free(&self->levels[i].scratch);
+    memmove(&self->levels[i], &self->levels[i + 1],
+            (size_t)(self->nlevels - i - 1) * sizeof(Level));
+    self->nlevels--;
+}
+
+/* What forget, settle and drop_level do to the dense tables of a match state (its groups in
+ * every later-set context of its score). */
+enum { DENSE_FORGET, DENSE_SETTLE, DENSE_DROP };
+
+static int dense_match(Core *self, int s0, int s1, int h0, int h1, int what) {
+    if (!self->ndense) return 0;
+    for (int c = 0; c < self->ncontexts; c++) {
+        if (self->ctx_s0[c] != s0 || self->ctx_s1[c] != s1 || self->ctx_model[c] != 0) continue;
+        Entry *e = map_get(&self->dense_index, dense_key(c, h0, h1));
+        if (!e) continue;
+        Dense *g = self->dense[(int)e->v];
+        if (what == DENSE_FORGET) {
+            if (g->filled || g->dirty) dense_reset(self, g); /* (a table written to since) */
+            if (!g->d) {
+                size_t need = g->nv + 1;
+                if (self->spare_d && self->spare_dcap >= need) {
+                    g->d = self->spare_d;
+                    g->dcap = self->spare_dcap;
+                    self->spare_d = NULL;
+                } else if ((g->d = malloc(need * sizeof(double)))) {
+                    g->dcap = need;
+                } else {
+                    PyErr_NoMemory();
+                    return -1;
+                }
+            }
+        } else {
+            if (what == DENSE_DROP) dense_reset(self, g);
+            if (what == DENSE_SETTLE && g->v && g->d && self->shift != 0.0) {
+                double shift = self->shift, *v = g->v;
+                const double *d = g->d;
+                if (g->dirty) {
+                    for (size_t i = 0; i < g->nv; i++)
+                        if (dense_has(g, i)) dense_write(g, i, -v[i] + d[i] * shift);
+                } else {
+                    for (size_t i = 0; i < g->nv; i++) /* (dense_write, as held: negated) */
+                        if (dense_known(&v[i])) v[i] = -(-v[i] + d[i] * shift);
+                }
+            }
+            if (g->d) {
+                if (!self->spare_d || g->dcap > self->spare_dcap) {
+                    free(self->spare_d);
+                    self->spare_d = g->d;
+                    self->spare_dcap = g->dcap;
+                } else {
+                    free(g->d);
+                }
+                g->d = NULL;
+            }
+        }
+    }
+    return 0;
+}
+
+/* forget(s0, s1, h0, h1): a new evaluation of that match state: its positions that read the
+ * iterated value are forgotten (the first time, it gets a scratch table). */
+static PyObject *core_forget(Core *self, PyObject *args) {
+    int s0, s1, h0, h1;
+    if (parse_state(args, &s0, &s1, &h0, &h1) < 0) return NULL;
+    if (dense_match(self, s0, s1, h0, h1, DENSE_FORGET) < 0) return NULL;
+    int i = find_level(self, s0, s1, h0, h1);
+    if (i >= 0) {
+        map_clear(&self->levels[i].scratch);
+        Py_RETURN_NONE;
+    }
+    if (self->nlevels == self->caplevels) {
+        int cap = self->caplevels ? self->caplevels * 2 : 4;
+        if (grow((void **)&self->levels, cap, sizeof(Level)) < 0) return PyErr_NoMemory();
+        self->caplevels = cap;
+    }
+    Level *level = &self->levels[self->nlevels];
+    level->s0 = s0;
+    level->s1 = s1;
+    level->h0 = h0;
+    level->h1 = h1;
+    if (map_init(&level->scratch, 1024) < 0) return PyErr_NoMemory();
+    self->nlevels++;
+    Py_RETURN_NONE;
+}
+
+/* settle(s0, s1, h0, h1, shift=0): the match state's value converged: its positions become
+ * final, with slope 0 (the value they depend on is no longer iterated), each moved along its
+ * slope by `shift` (the fixed point lies that far from the value they were computed with, on
+ * the linear piece they hold on). */
+static PyObject *core_settle(Core *self, PyObject *args) {
+    int s0, s1, h0, h1;
+    double shift = 0.0;
+    if (!PyArg_ParseTuple(args, "iiii|d", &s0, &s1, &h0, &h1, &shift)) return NULL;
+    self->shift = shift;
+    dense_match(self, s0, s1, h0, h1, DENSE_SETTLE);
+    int i = find_level(self, s0, s1, h0, h1);
+    if (i < 0) Py_RETURN_NONE;
+    Map *scratch = &self->levels[i].scratch;
+    Map *main = &self->tables[0];
+    for (size_t k = 0; k < scratch->cap; k++) {
+        Entry *e = &scratch->slots[k];
+        if (e->key != EMPTY && map_put(main, e->key, e->v + e->d * shift, 0.0) < 0) {
+            remove_level(self, i);
+            return PyErr_NoMemory();
+        }
+    }
+    remove_level(self, i);
+    Py_RETURN_NONE;
+}
+
+/* drop_level(s0, s1, h0, h1): a solve of that match state failed (an exception, Ctrl-C): its
+ * scratch positions are discarded. */
+static PyObject *core_drop_level(Core *self, PyObject *args) {
+    int s0, s1, h0, h1;
+    if (parse_state(args, &s0, &s1, &h0, &h1) < 0) return NULL;
+    dense_match(self, s0, s1, h0, h1, DENSE_DROP);
+    int i = find_level(self, s0, s1, h0, h1);
+    if (i >= 0) remove_level(self, i);
+    Py_RETURN_NONE;
+}
+
+/* drop_contexts(ids): forget the final positions of these contexts (between searches: Python
+ * knows it will not ask them again soon; they would be solved again, the same, if it did). */
+static PyObject *core_drop_contexts(Core *self, PyObject *args) {
+    PyObject *ids;
+    if (!PyArg_ParseTuple(args, "O", &ids)) return NULL;
+    PyObject *seq = PySequence_Fast(ids, "ids must be a sequence");
+    if (!seq) return NULL;
+    char *drop = calloc((size_t)self->ncontexts + 1, 1);
+    if (!drop) {
+        Py_DECREF(seq);
+        return PyErr_NoMemory();
+    }
+    int any = 0;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++) {
+        long id = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
+        if (id == -1 && PyErr_Occurred()) {
+            free(drop);
+            Py_DECREF(seq);
+            return NULL;
+        }
+        if (id >= 0 && id < self->ncontexts) drop[id] = any = 1;
+    }
+    Py_DECREF(seq);
+    if (any && self->ndense) {
+        int kept = 0;
+        map_clear(&self->dense_index);
+        memset(self->found_dense, 0, sizeof self->found_dense);
+        for (int i = 0; i < self->ndense; i++) {
+            Dense *g = self->dense[i];
+            if (drop[g->context]) {
+                dense_free(self, g);
+                continue;
+            }
+            self->dense[kept] = g;
+            map_put(&self->dense_index, dense_key(g->context, g->h0, g->h1), (double)kept, 0.0);
+            kept++;
+        }
+        self->ndense = kept;
+    }
+    for (int t = 0; any && t < 2; t++) {
+        Map *table = &self->tables[t];
+        Map kept;
+        if (map_init(&kept, 1024) < 0) {
+            free(drop);
+            return PyErr_NoMemory();
+        }
+        for (size_t k = 0; k < table->cap; k++) {
+            Entry *e = &table->slots[k];
+            if (e->key == EMPTY || drop[(e->key - 1) >> 46]) continue;
+            if (map_put(&kept, e->key, e->v, e->d) < 0) {
+                map_free(&kept);
+                free(drop);
+                return PyErr_NoMemory();
+            }
+        }
+        map_free(table);
+        *table = kept;
+    }
+    free(drop);
+    Py_RETURN_NONE;
+}
+
+/* clear_positions(): forget every position (between searches); sides, lists, contexts, models
+ * and match entries stay, and so do the tables' memory (emptied) and the lazy tables' arrays
+ * within LAZY_SPARE_BYTES, for the next questions (a match-lite player forgets its positions
+ * whenever it changes seats). */
+static PyObject *core_clear_positions(Core *self, PyObject *unused) {
+    (void)unused;
+    map_clear(&self->tables[0]);
+    map_clear(&self->tables[1]);
+    map_clear(&self->odds);
+    clear_exact(self);
+    drop_levels(self);
+    dense_clear(self, 1);
+    Py_RETURN_NONE;
+}
+
+/* clear_exact(): forget every position drawn exactly, their odds and slots (between searches:
+ * a search holds slot numbers in its keys). */
+static PyObject *core_clear_exact(Core *self, PyObject *unused) {
+    (void)unused;
+    clear_exact(self);
+    Py_RETURN_NONE;
+}
+
+/* track_interval(on): the interval starts whole; while on, every choice narrows it. */
+static PyObject *core_track_interval(Core *self, PyObject *args) {
+    int on;
+    if (!PyArg_ParseTuple(args, "p", &on)) return NULL;
+    self->track = on;
+    self->tlo = -HUGE_VAL;
+    self->thi = HUGE_VAL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *core_get_interval(Core *self, void *closure) {
+    (void)closure;
+    return Py_BuildValue("(dd)", self->tlo, self->thi);
+}
+
+static int core_set_interval(Core *self, PyObject *value, void *closure) {
+    (void)closure;
+    double lo, hi;
+    if (!value || !PyArg_ParseTuple(value, "dd", &lo, &hi)) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "an interval (low, high)");
+        return -1;
+    }
+    self->tlo = lo;
+    self->thi = hi;
+    return 0;
+}
+
+/* table_sizes(pairs) -> (before, after): the doubles the dense tables of these (h0, h1) groups
+ * would hold in one context, before-draw and after-draw positions, as `densify` sizes them. */
+static PyObject *core_table_sizes(Core *self, PyObject *args) {
+    PyObject *pairs;
+    if (!PyArg_ParseTuple(args, "O", &pairs)) return NULL;
+    PyObject *seq = PySequence_Fast(pairs, "pairs must be a sequence");
+    if (!seq) return NULL;
+    unsigned long long before = 0, after = 0;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++) {
+        int h0, h1;
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, i), "ii", &h0, &h1)) {
+            Py_DECREF(seq);
+            return NULL;
+        }
+        if (h0 < 0 || h1 < 0 || h0 >= self->caphands || h1 >= self->caphands) continue;
+        unsigned long long n0 = self->nlocal[h0], n1 = self->nlocal[h1];
+        before += 2 * n0 * n1;
+        after += (unsigned long long)self->nlist_local[h0] * n1 +
+                 (unsigned long long)self->nlist_local[h1] * n0;
+    }
+    Py_DECREF(seq);
+    return Py_BuildValue("(KK)", before, after);
+}
+
+/* drop_dense(keep=False): free every dense table (their positions would be solved again, the
+ * same, in the hash tables if asked); keep: their value arrays serve the next tables of the
+ * same sizes, until free_spares (a lazy table's: the later questions', see LAZY_SPARE_BYTES). */
+static PyObject *core_drop_dense(Core *self, PyObject *args) {
+    int keep = 0;
+    if (!PyArg_ParseTuple(args, "|p", &keep)) return NULL;
+    dense_clear(self, keep);
+    Py_RETURN_NONE;
+}
+
+/* free_spares(): free the value arrays kept and not taken (after a batch of densify calls; a
+ * lazy table takes its array when first read: the lazy ones stay, see LAZY_SPARE_BYTES). */
+static PyObject *core_free_spares(Core *self, PyObject *unused) {
+    (void)unused;
+    spares_empty(&self->spares);
+    Py_RETURN_NONE;
+}
+
+/* rank(sides, lists): number the sides of each hand present in `sides` anew, in the order
+ * given (each hand's sides all given), and the candidate lists likewise: the order of the dense
+ * tables' rows and columns, which Python chooses so that the positions one position reads sit
+ * near each other. Only while no dense table exists. */
+static int renumber(PyObject *ids, int count, int nhands, int *local, int *nlocal,
+                    const int *hand_of) {
+    PyObject *seq = PySequence_Fast(ids, "ids must be a sequence");
+    if (!seq) return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    int *given = malloc(((size_t)n + 1) * sizeof(int));
+    int *seen = calloc((size_t)count + 1, sizeof(int));
+    int *next = calloc((size_t)nhands + 1, sizeof(int)); /* per hand */
+    int result = -1;
+    if (!given || !seen || !next) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        long id = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
+        if (id == -1 && PyErr_Occurred()) goto done;
+        if (id < 0 || id >= count || seen[id]) {
+            PyErr_SetString(PyExc_ValueError, "rank: an id out of range or given twice");
+            goto done;
+        }
+        seen[id] = 1;
+        given[i] = (int)id;
+    }
+    /* every hand touched must be given whole: count its members given */
+    for (Py_ssize_t i = 0; i < n; i++) next[hand_of[given[i]]]++;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int h = hand_of[given[i]];
+        if (next[h] != nlocal[h]) {
+            PyErr_SetString(PyExc_ValueError, "rank: a hand's ids are not all given");
+            goto done;
+        }
+    }
+    memset(next, 0, ((size_t)nhands + 1) * sizeof(int));
+    for (Py_ssize_t i = 0; i < n; i++) local[given[i]] = next[hand_of[given[i]]]++;
+    result = 0;
+done:
+    free(given);
+    free(seen);
+    free(next);
+    Py_DECREF(seq);
+    return result;
+}
+
+static PyObject *core_rank(Core *self, PyObject *args) {
+    PyObject *sides, *lists;
+    if (!PyArg_ParseTuple(args, "OO", &sides, &lists)) return NULL;
+    if (self->ndense) {
+        PyErr_SetString(PyExc_RuntimeError, "rank: dense tables exist");
+        return NULL;
+    }
+    int *list_hand = malloc(((size_t)self->nlists + 1) * sizeof(int));
+    if (!list_hand) return PyErr_NoMemory();
+    for (int i = 0; i < self->nlists; i++)
+        list_hand[i] = self->list_len[i] ? self->hand[self->codes[self->list_start[i]]] : 0;
+    int ok = renumber(sides, self->nsides, self->caphands, self->local, self->nlocal,
+                      self->hand) == 0 &&
+             renumber(lists, self->nlists, self->caphands, self->list_local, self->nlist_local,
+                      list_hand) == 0;
+    free(list_hand);
+    if (!ok) return NULL;
+    /* the playing sides of each hand, if they were ranked first (else none is said to be) */
+    memset(self->nfirst, 0, (size_t)self->caphands * sizeof(int));
+    for (int side = 0; side < self->nsides; side++)
+        if (self->kind[side] == PLAYING) self->nfirst[self->hand[side]]++;
+    for (int side = 0; side < self->nsides; side++) {
+        int h = self->hand[side];
+        if ((self->kind[side] == PLAYING) != (self->local[side] < self->nfirst[h]))
+            self->nfirst[h] = 0;
+    }
+    Py_RETURN_NONE;
+}
+
+/* densify(context, h0, h1, after=True, lazy=False): give that group a dense table sized for the
+ * sides of its hands interned so far (nothing if it has one); `after`: for its after-draw
+ * positions too (else they are computed where needed, not kept); `lazy`: its values allocated
+ * when first read (a set in progress reaches few of its groups' positions; filling every table
+ * at once cost a match expert a fifth of its time), not for later sets' contexts (forget and
+ * settle walk their tables). */
+static PyObject *core_densify(Core *self, PyObject *args) {
+    int context, h0, h1, after = 1, lazy = 0;
+    if (!PyArg_ParseTuple(args, "iii|pp", &context, &h0, &h1, &after, &lazy)) return NULL;
+    if (check_context(self, context) < 0) return NULL;
+    if (h0 < 0 || h1 < 0 || h0 >= self->caphands || h1 >= self->caphands) {
+        PyErr_SetString(PyExc_ValueError, "two hands with sides");
+        return NULL;
+    }
+    if (self->dense_index.cap && map_get(&self->dense_index, dense_key(context, h0, h1)))
+        Py_RETURN_NONE;
+    if (self->ndense == self->capdense) {
+        int cap = self->capdense ? self->capdense * 2 : 256;
+        if (grow((void **)&self->dense, cap, sizeof(Dense *)) < 0) return PyErr_NoMemory();
+        self->capdense = cap;
+    }
+    if (!self->dense_index.cap && map_init(&self->dense_index, 1024) < 0) return PyErr_NoMemory();
+    Dense *g = calloc(1, sizeof(Dense));
+    if (!g) return PyErr_NoMemory();
+    g->context = context;
+    g->h0 = h0;
+    g->h1 = h1;
+    g->n0 = self->nlocal[h0];
+    g->n1 = self->nlocal[h1];
+    g->p0 = self->nfirst[h0] < g->n0 ? self->nfirst[h0] : g->n0;
+    g->p1 = self->nfirst[h1] < g->n1 ? self->nfirst[h1] : g->n1;
+    g->l0 = after ? self->nlist_local[h0] : 0; /* (0: no after-draw positions kept) */
+    g->l1 = after ? self->nlist_local[h1] : 0;
+    g->nv = (size_t)2 * g->n0 * g->n1 + (size_t)g->l0 * g->n1 + (size_t)g->l1 * g->n0;
+    g->lazy = lazy;
+    if (!lazy && dense_allocate(self, g) < 0) {
+        free(g);
+        return PyErr_NoMemory();
+    }
+    if (map_put(&self->dense_index, dense_key(context, h0, h1), self->ndense, 0.0) < 0) {
+        free(g->v);
+        free(g);
+        return PyErr_NoMemory();
+    }
+    self->dense[self->ndense++] = g;
+    Py_RETURN_NONE;
+}
+
+static PyObject *core_get_states(Core *self, void *closure) {
+    (void)closure;
+    return PyLong_FromSize_t(core_size(self));
+}
+
+static PyObject *core_get_exact_states(Core *self, void *closure) {
+    (void)closure;
+    return PyLong_FromSize_t(self->tables[2].size);
+}
+
+static PyObject *core_get_solved(Core *self, void *closure) {
+    (void)closure;
+    return PyLong_FromUnsignedLongLong(self->solved);
+}
+
+static PyObject *core_get_count(Core *self, void *closure) {
+    return PyLong_FromLong(*(int *)((char *)self + (Py_ssize_t)closure));
+}
+
+static PyObject *core_get_max_slots(Core *self, void *closure) {
+    (void)self;
+    (void)closure;
+    return PyLong_FromLong(MAX_SLOTS);
+}
+
+static PyObject *core_get_max_contexts(Core *self, void *closure) {
+    (void)self;
+    (void)closure;
+    return PyLong_FromLong(MAX_CONTEXTS);
+}
+
+static PyObject *core_get_memo_bytes(Core *self, void *closure) {
+    (void)closure;
+    size_t bytes = self->entries.cap * sizeof(Entry);
+    bytes += (self->tables[0].cap + self->tables[1].cap + self->tables[2].cap + self->odds.cap +
+              self->slots.cap + self->exact_odds.cap) *
+             sizeof(Entry);
+    for (int i = 0; i < self->nlevels; i++) bytes += self->levels[i].scratch.cap * sizeof(Entry);
+    bytes += self->dense_index.cap * sizeof(Entry);
+    for (int i = 0; i < self->ndense; i++) {
+        const Dense *g = self->dense[i];
+        if (g->v) bytes += g->nv * sizeof(double) * (g->d ? 2 : 1);
+    }
+    for (int i = 0; i < self->spares.n; i++) bytes += self->spares.items[i].nv * sizeof(double);
+    /* a kept lazy array by the pages written since it was made (stale ones included) */
+    for (int i = 0; i < self->lazy_spares.n; i++) bytes += self->lazy_spares.items[i].held;
+    return PyLong_FromSize_t(bytes);
+}
+
+static PyObject *core_get_read_unknown(Core *self, void *closure) {
+    (void)closure;
+    return PyBool_FromLong(self->read_unknown);
+}
+
+static int core_set_read_unknown(Core *self, PyObject *value, void *closure) {
+    (void)closure;
+    int flag = value ? PyObject_IsTrue(value) : 0;
+    if (flag < 0) return -1;
+    self->read_unknown = flag;
+    return 0;
+}
+
+static PyObject *core_get_budget(Core *self, void *closure) {
+    (void)closure;
+    if (self->budget < 0) Py_RETURN_NONE;
+    return PyLong_FromLongLong(self->budget);
+}
+
+static int core_set_budget(Core *self, PyObject *value, void *closure) {
+    (void)closure;
+    if (!value || value == Py_None) {
+        self->budget = -1;
+        return 0;
+    }
+    long long budget = PyLong_AsLongLong(value);
+    if (budget == -1 && PyErr_Occurred()) return -1;
+    self->budget = budget < 0 ? 0 : budget;
+    return 0;
+}
+
+static PyObject *core_get_progress(Core *self, void *closure) {
+    (void)closure;
+    if (!self->progress) Py_RETURN_NONE;
+    Py_INCREF(self->progress);
+    return self->progress;
+}
+
+static int core_set_progress(Core *self, PyObject *value, void *closure) {
+    (void)closure;
+    if (value == Py_None) value = NULL;
+    if (value && !PyCallable_Check(value)) {
+        PyErr_SetString(PyExc_TypeError, "progress must be callable or None");
+        return -1;
+    }
+    Py_XINCREF(value);
+    Py_XSETREF(self->progress, value);
+    return 0;
+}
+
+static PyMethodDef core_methods[] = {
+    {"add_side", (PyCFunction)core_add_side, METH_VARARGS,
+     "add_side(kind, hand, total, tiebreak) -> side id (ids are given in order)"},
+    {"add_list", (PyCFunction)core_add_list, METH_VARARGS, "add_list(codes) -> list id"},
+    {"add_context", (PyCFunction)core_add_context, METH_VARARGS,
+     "add_context(s0, s1, opener, model) -> context id (opener -1: not read)"},
+    {"set_model", (PyCFunction)core_set_model, METH_VARARGS,
+     "set_model(model, probabilities or None, exact=False): fixed draw probabilities of values "
+     "1..10, or (exact) draws without replacement, each deck's asked of the draws callback"},
+    {"before", (PyCFunction)core_before, METH_VARARGS,
+     "before(context, mover, a, b, deck=0) -> (value, slope) before seat mover draws"},
+    {"after", (PyCFunction)core_after, METH_VARARGS,
+     "after(context, mover, list, a, b, deck=0) -> (value, slope) of the mover's best "
+     "candidate"},
+    {"end", (PyCFunction)core_end, METH_VARARGS,
+     "end(context, mover, code, other, deck=0) -> (value, slope) once mover ends its turn as "
+     "code"},
+    {"end_value", (PyCFunction)core_end_value, METH_VARARGS,
+     "end_value(context, mover, code, other, deck=0) -> value (end's first half)"},
+    {"odds_end", (PyCFunction)core_odds_end, METH_VARARGS,
+     "odds_end(context, mover, code, other, deck=0) -> (P(seat 0 wins the set), P(tie)), both "
+     "playing the match-optimal line"},
+    {"choice", (PyCFunction)core_choice, METH_VARARGS,
+     "choice(context, mover, list, other, deck=0) -> the match-optimal end of turn "
+     "(MatchSolver._choice)"},
+    {"clear_odds", (PyCFunction)core_clear_odds, METH_NOARGS, "clear_odds(): forget the odds"},
+    {"set_blind", (PyCFunction)core_set_blind, METH_VARARGS,
+     "set_blind(seat, hand): the later sets take that seat's hand as `hand` (seat -1: none)"},
+    {"set_iterating", (PyCFunction)core_set_iterating, METH_VARARGS,
+     "set_iterating([(s0, s1, h0, h1, spec, value, slope), ...]): the values iterated now"},
+    {"forget", (PyCFunction)core_forget, METH_VARARGS,
+     "forget(s0, s1, h0, h1): forget the positions that read that state's iterated value"},
+    {"settle", (PyCFunction)core_settle, METH_VARARGS,
+     "settle(s0, s1, h0, h1, shift=0): that state converged: its positions are final (moved "
+     "by shift along their slopes), slope 0"},
+    {"drop_level", (PyCFunction)core_drop_level, METH_VARARGS,
+     "drop_level(s0, s1, h0, h1): its solve failed: discard its unsettled positions"},
+    {"drop_contexts", (PyCFunction)core_drop_contexts, METH_VARARGS,
+     "drop_contexts(ids): forget the final positions of these contexts (between searches)"},
+    {"track_interval", (PyCFunction)core_track_interval, METH_VARARGS,
+     "track_interval(on): the interval starts whole; while on, every choice narrows it"},
+    {"densify", (PyCFunction)core_densify, METH_VARARGS,
+     "densify(context, h0, h1, after=True, lazy=False): a dense table for that group (its sides "
+     "interned; after: with its after-draw positions; lazy: its values made when first read)"},
+    {"table_sizes", (PyCFunction)core_table_sizes, METH_VARARGS,
+     "table_sizes(pairs) -> (before, after): doubles of these groups' dense tables"},
+    {"rank", (PyCFunction)core_rank, METH_VARARGS,
+     "rank(sides, lists): number each hand's sides and lists anew in this order (no dense "
+     "table may exist)"},
+    {"drop_dense", (PyCFunction)core_drop_dense, METH_VARARGS,
+     "drop_dense(keep=False): free every dense table (keep: their value arrays, for tables of "
+     "the same sizes to come)"},
+    {"free_spares", (PyCFunction)core_free_spares, METH_NOARGS,
+     "free_spares(): free the level arrays kept by drop_dense(True) and not taken since"},
+    {"clear_exact", (PyCFunction)core_clear_exact, METH_NOARGS,
+     "clear_exact(): forget every position drawn exactly, and their slots (between searches)"},
+    {"clear_positions", (PyCFunction)core_clear_positions, METH_NOARGS,
+     "clear_positions(): forget every position (between searches)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef core_getset[] = {
+    {"states", (getter)core_get_states, NULL, "positions held now", NULL},
+    {"solved", (getter)core_get_solved, NULL, "positions computed so far (progress)", NULL},
+    {"exact_states", (getter)core_get_exact_states, NULL,
+     "positions drawn exactly held now (in one table: it doubles as it grows)", NULL},
+    {"nsides", (getter)core_get_count, NULL, "sides mirrored", (void *)offsetof(Core, nsides)},
+    {"nslots", (getter)core_get_count, NULL, "(context, deck) pairs drawn exactly, numbered",
+     (void *)offsetof(Core, nslots)},
+    {"max_slots", (getter)core_get_max_slots, NULL, "slots the core can number", NULL},
+    {"nlists", (getter)core_get_count, NULL, "lists mirrored", (void *)offsetof(Core, nlists)},
+    {"ncontexts", (getter)core_get_count, NULL, "contexts mirrored",
+     (void *)offsetof(Core, ncontexts)},
+    {"levels", (getter)core_get_count, NULL, "match states being iterated",
+     (void *)offsetof(Core, nlevels)},
+    {"max_contexts", (getter)core_get_max_contexts, NULL, "contexts the core can hold", NULL},
+    {"memo_bytes", (getter)core_get_memo_bytes, NULL, "bytes the tables (and the spare arrays kept) take now", NULL},
+    {"read_unknown", (getter)core_get_read_unknown, (setter)core_set_read_unknown,
+     "whether an iterated value was read (MatchSolver._read_unknown)", NULL},
+    {"track", (getter)core_get_count, NULL, "whether choices narrow the interval now",
+     (void *)offsetof(Core, track)},
+    {"interval", (getter)core_get_interval, (setter)core_set_interval,
+     "(low, high): offsets of the iterated value over which every choice tracked stands", NULL},
+    {"budget", (getter)core_get_budget, (setter)core_set_budget,
+     "raise too_large once this many positions are held (None: no budget)", NULL},
+    {"progress", (getter)core_get_progress, (setter)core_set_progress,
+     "progress(solved) is called every so many positions of a long search (or None)", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject CoreType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "pazaak_cli.solve._fastmatch.Core",
+    .tp_doc = "Core(rule, sets_to_win, expand, entry, too_large[, tolerance]): the match "
+              "recursion for fixed draw probabilities (see match_solver.py).",
+    .tp_basicsize = sizeof(Core),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_traverse = (traverseproc)core_traverse,
+    .tp_clear = (inquiry)core_clear,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)core_init,
+    .tp_dealloc = (destructor)core_dealloc,
+    .tp_methods = core_methods,
+    .tp_getset = core_getset,
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_fastmatch",
+    "The optional C inner loop of pazaak_cli.solve.match_solver (pure Python is used without it).", -1,
+    NULL, NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__fastmatch(void) {
+    if (PyType_Ready(&CoreType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (!m) return NULL;
+    Py_INCREF(&CoreType);
+    if (PyModule_AddObject(m, "Core", (PyObject *)&CoreType) < 0) {
+        Py_DECREF(&CoreType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

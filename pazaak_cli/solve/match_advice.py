@@ -1,0 +1,819 @@
+"""Match advice: every move of a position with its probability of winning the match.
+
+The question layer over the match solver (:mod:`pazaak_cli.solve.match_solver`, and its C core
+through
+:func:`pazaak_cli.solve.match_native.make_match_solver`): it checks that the position can occur in a
+match, averages a hidden opponent hand over its possible hands (each solved with both hands
+known), chooses the deck model of the set in progress, and returns an
+:class:`~pazaak_cli.solve.solver.Advice` whose moves carry their match-win probability. Against the
+KOTOR I rule (``options.opponent == "kotor"``) the same, solved by
+:mod:`pazaak_cli.solve.match_kotor` (:func:`solve_kotor_match_question`).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from typing import Literal, NamedTuple
+
+from pazaak_cli.engine.cards import Card, CardKind
+from pazaak_cli.engine.errors import PazaakError
+from pazaak_cli.engine.game import FULL_DECK, MatchState, Side
+from pazaak_cli.engine.position_builder import PositionError, Question
+from pazaak_cli.engine.rules import MainDeck, Ruleset
+from pazaak_cli.solve.match_cache import MAX_ENTRIES, load_entries, save_entries
+from pazaak_cli.solve.match_kotor import KotorMatchSolver, canonical_order, match_hand_orders
+from pazaak_cli.solve.match_native import make_match_solver
+from pazaak_cli.solve.match_solver import MatchMove, MatchSolver, clean_probability
+from pazaak_cli.solve.solver import (
+    BEST_TOLERANCE,
+    Advice,
+    HandsSolved,
+    Move,
+    MoveResult,
+    MoveRow,
+    Outcome,
+    SolveOptions,
+    SolverTooLarge,
+    check_hand_sizes,
+    deck_after_draw,
+    possible_hands,
+    rows_in_order,
+    subhand_count,
+    weighted_opponent_hands,
+)
+
+MATCH_MEMO_STATES = 30_000_000
+"""The match solver's memo is emptied between questions once it holds this many positions (the
+match-state values stay): a bound on its memory."""
+
+
+def check_match_position(state: MatchState) -> None:
+    """Refuse a position that no match can reach: a score that already ended the match, or a
+    hand larger than the ruleset deals."""
+    rules = state.ruleset
+    won = state.sets_won()
+    if max(won) >= rules.sets_to_win:
+        raise PositionError(
+            f"the score {won[0]}-{won[1]} has already ended a match to {rules.sets_to_win} sets "
+            "won: no move is left to advise"
+        )
+    for seat, side in enumerate(state.sides):
+        if len(side.hand) > rules.hand_size:
+            raise PositionError(
+                f"player {seat + 1} holds {len(side.hand)} hand cards, more than the "
+                f"{rules.hand_size} that {rules.spec} deals for a match"
+            )
+
+
+def match_other_hands(
+    side: Side, options: SolveOptions, ruleset: Ruleset
+) -> list[tuple[tuple[Card, ...], int]]:
+    """The opponent's possible hands with their weights. Unlike the set, the match needs them
+    even when the opponent stands: what it keeps is what it plays the later sets with."""
+    if side.hand_known:
+        return [(tuple(card for card in side.hand if card is not None), 1)]
+    if not side.standing:
+        return weighted_opponent_hands(side, options, ruleset)
+    hidden = side._replace(standing=False)
+    return weighted_opponent_hands(hidden, options, ruleset)
+
+
+QUICK_MATCH_PAIRS = 256
+"""The most (my sub-hand, opponent sub-hand) pairs a match answer solves by default: every
+question with both hands known and plain cards (four a side: 16 x 16 sub-hands). Each pair is a
+set solved from empty tables at every score; measured, the whole command on two cores
+(docs/advise.md): 4 v 4 plain cards about 4 s, all four ± cards a side about 7 s (6 and 12 s in
+one process), kotor2 hands with Tiebreakers and ±1/2 cards up to about 12 s. Beyond it (a
+hidden hand brings every sub-hand of every hand it may be) the default answer is the set's
+(:func:`match_is_quick`)."""
+
+QUICK_GOLD_MATCH_PAIRS = 6
+"""The same limit where either hand may hold a flip card or a Double (:data:`_MANY_SIDES`):
+they make many more sides (a flip remembers what it would turn over, and keeps the card count),
+about 1 s of CPU a pair (1 v 1 flips: 3.8 s; 2 v 2: 7 to 17 s)."""
+
+GOLD_PAIR_WEIGHT = 10
+"""How many times a set in progress with a flip card or a Double about counts against
+:data:`QUICK_SET_PAIRS` (its sides, as above)."""
+
+
+KOTOR_MATCH_BUDGET = 5_000_000
+"""The match answer against the KOTOR rule is pure Python: one question may hold this many
+positions more than it held before (and its memo is emptied between hidden hands past as
+many): at most about 1.5 GB; past that the question is refused with the reason, not left to run
+away."""
+
+QUICK_KOTOR_MATCH_PAIRS = 9
+"""The same limit for the match answer against the KOTOR I rule
+(:mod:`pazaak_cli.solve.match_kotor`, pure Python), measured at 1 to 2.5 s of CPU a pair (1 v 1
+cards: 4 pairs, 4.4 s; 2 v 1: 9 pairs, about 10 s; 2 v 2: 16 pairs, 18 s; 3 v 3: 64 pairs, 155 s):
+at most 9 pairs answer within about 10 s, as the largest quick answer against the optimal opponent
+does."""
+
+
+KOTOR_MATCH_REACH_PAIRS = 64
+"""The most pairs of sub-hands (counted with the orders that change the rule's choices) one
+hand of the opponent may bring to the match answer against the KOTOR rule: measured, 3 v 3
+known cards (64 pairs) answered in 155 s within :data:`KOTOR_MATCH_BUDGET`, while 3 and 4 cards
+against 4 known (96 and 192 pairs) were refused at that bound after 122 and 125 s. Past it the
+answer is refused at once instead of after minutes (the bound stays the guard)."""
+
+
+_MANY_SIDES = frozenset((CardKind.FLIP_2_4, CardKind.FLIP_3_6, CardKind.DOUBLE))
+"""The card kinds :data:`QUICK_GOLD_MATCH_PAIRS` and :data:`GOLD_PAIR_WEIGHT` are for."""
+
+
+def match_pairs(
+    my_hand: Sequence[Card],
+    other_hands: Sequence[tuple[tuple[Card, ...], int]],
+    *,
+    ordered: bool = False,
+) -> int:
+    """How many (my sub-hand, opponent sub-hand) pairs a match answer must solve: the measure
+    of its cost. ``ordered``: against the KOTOR rule, whose hands count with the orders of their
+    cards that change its choices."""
+    theirs: set[tuple[Card, ...]] = set()
+    for hand, _ in other_hands:
+        orders = match_hand_orders(hand) if ordered else [tuple(sorted(hand, key=str))]
+        for cards in orders:
+            for mask in range(1 << len(cards)):
+                sub = tuple(c for i, c in enumerate(cards) if mask >> i & 1)
+                theirs.add(canonical_order(sub) if ordered else sub)
+    return subhand_count(my_hand) * len(theirs)
+
+
+QUICK_SET_PAIRS = 16_384
+"""The most pairs of sub-hands, summed over the opponent's possible hands, whose set in progress
+a match answer solves by default once every later set's value is known (solved before in this
+process, or read from the disk cache): each possible hand's set in progress is solved on its
+own; measured at 2.2 s for a hidden 4-card `kotor1-starter` hand against four cards (45
+hands, 11,520 pairs; docs/advise.md)."""
+
+
+class MatchCost(NamedTuple):
+    """What a match answer costs, in pairs of sub-hands solved at every score."""
+
+    pairs: int
+    """The pairs of sub-hands of the question (:func:`match_pairs`)."""
+    left: int
+    """Those still to solve: the match states not solved before in this process nor read from
+    the disk cache, counted in pairs solved at every score (see :func:`_pairs_left`)."""
+    quick: int
+    """The most pairs left that answer in a few seconds: the default's limit."""
+
+
+def match_question_pairs(question: Question, options: SolveOptions) -> MatchCost:
+    """The pairs of sub-hands the match answer to ``question`` against ``options.opponent``
+    solves at every score (:func:`match_pairs`), those it still has to (less what the shared
+    solver already knows: see :func:`_pairs_left`), and the most it answers by default in a
+    few seconds (:data:`QUICK_MATCH_PAIRS`, :data:`QUICK_GOLD_MATCH_PAIRS` where a flip or a
+    Double is about; :data:`QUICK_KOTOR_MATCH_PAIRS` against the KOTOR rule)."""
+    state = question.state
+    me_side, other_side = state.sides[state.turn], state.sides[1 - state.turn]
+    other_hands = match_other_hands(other_side, options, state.ruleset)
+    my_hand = tuple(card for card in me_side.hand if card is not None)
+    if options.opponent == "kotor":
+        pairs = match_pairs(my_hand, other_hands, ordered=True)
+        return MatchCost(pairs, pairs, QUICK_KOTOR_MATCH_PAIRS)
+    cards = [*my_hand, *(card for hand, _ in other_hands for card in hand)]
+    gold = any(card.kind in _MANY_SIDES for card in cards)
+    weight = GOLD_PAIR_WEIGHT if gold else 1
+    pairs = match_pairs(my_hand, other_hands)
+    quick = QUICK_GOLD_MATCH_PAIRS if gold else QUICK_MATCH_PAIRS
+    left = pairs
+    if pairs > quick:
+        left = _pairs_left(state, my_hand, other_hands, pairs, QUICK_SET_PAIRS // weight)
+    return MatchCost(pairs, left, quick)
+
+
+def _pairs_left(
+    state: MatchState,
+    my_hand: tuple[Card, ...],
+    other_hands: Sequence[tuple[tuple[Card, ...], int]],
+    pairs: int,
+    set_limit: int,
+) -> int:
+    """The pairs of sub-hands still to solve, counted as :func:`match_pairs` counts them (a
+    pair solved at every score) from the match states the shared solver does not know yet:
+    ``pairs`` itself when the sets in progress of all the possible hands are more than
+    ``set_limit`` pairs (then the answer is slow whatever the later sets)."""
+    in_progress = subhand_count(my_hand) * sum(subhand_count(hand) for hand, _ in other_hands)
+    if in_progress > set_limit:
+        return pairs
+    solver = shared_match_solver(state.ruleset)
+    mine, theirs = [my_hand], [hand for hand, _ in other_hands]
+    seats = (mine, theirs) if state.turn == 0 else (theirs, mine)
+    missing, states = solver.unsolved(state.sets_won(), seats)
+    return -(-missing * pairs // states) if states else 0
+
+
+MATCH_PAIR_SECONDS = 0.016
+"""Wall seconds a pair of sub-hands costs the match answer, solved at every score on two
+cores: measured on the 4 v 4 first move (256 pairs, 4.2 s; docs/benchmarks.md). A flip card or
+a Double about multiplies it by :data:`GOLD_PAIR_WEIGHT`."""
+
+SET_PAIR_SECONDS = 2.2 / 11_520
+"""The same for a pair of sub-hands of a set in progress solved once the later sets are
+known (measured: :data:`QUICK_SET_PAIRS`)."""
+
+KOTOR_MATCH_PAIR_SECONDS = 2.0
+"""The same against the KOTOR I rule, pure Python (measured at 1.1 to 2.4 s a pair: see
+:data:`QUICK_KOTOR_MATCH_PAIRS`)."""
+
+
+def match_seconds(
+    question: Question, options: SolveOptions, hands: Sequence[tuple[tuple[Card, ...], int]]
+) -> float:
+    """The wall seconds the match answer to ``question`` is foreseen to take with the opponent
+    holding one of ``hands`` (its possible hands, or a sample of them), from the pairs of
+    sub-hands still to solve (:func:`match_question_pairs`' counts) at the measured rates; the
+    infinite where it would be refused."""
+    state = question.state
+    my_hand = tuple(card for card in state.sides[state.turn].hand if card is not None)
+    if options.opponent == "kotor":
+        largest = max(match_pairs(my_hand, [(hand, 1)], ordered=True) for hand, _ in hands)
+        if largest > KOTOR_MATCH_REACH_PAIRS:
+            return math.inf
+        return match_pairs(my_hand, hands, ordered=True) * KOTOR_MATCH_PAIR_SECONDS
+    cards = [*my_hand, *(card for hand, _ in hands for card in hand)]
+    weight = GOLD_PAIR_WEIGHT if any(card.kind in _MANY_SIDES for card in cards) else 1
+    pairs = match_pairs(my_hand, hands)
+    left = _pairs_left(state, my_hand, hands, pairs, QUICK_SET_PAIRS // weight)
+    in_progress = subhand_count(my_hand) * sum(subhand_count(hand) for hand, _ in hands)
+    return weight * (left * MATCH_PAIR_SECONDS + in_progress * SET_PAIR_SECONDS)
+
+
+def match_is_quick(question: Question, options: SolveOptions) -> bool:
+    """Whether the match answer to ``question`` against ``options.opponent`` is quick enough to
+    be the default (a few seconds): see :func:`match_question_pairs`."""
+    cost = match_question_pairs(question, options)
+    return cost.left <= cost.quick
+
+
+def solve_match_question(
+    question: Question,
+    options: SolveOptions | None = None,
+    *,
+    solver: MatchSolver | None = None,
+    full_deck_odds: bool = False,
+) -> Advice:
+    """Every move of the player who has just drawn ``question.drawn`` with its probability of
+    winning the match (both sides playing for the match from then on) and the set's odds along
+    the same line; an opponent hand that is hidden is averaged over its possible hands, each
+    solved with both hands known. ``solver``: one to reuse (its match-state values carry over).
+    ``full_deck_odds``: the set in progress too is drawn with a full deck's odds, as the later
+    sets are (the expert's shortcut: one model, one memo for every decision)."""
+    options = options or SolveOptions()
+    if options.opponent == "kotor":
+        return solve_kotor_match_question(question, options)
+    return _solve_match(question, options, solver, full_deck_odds, odds="all")
+
+
+def best_match_move(
+    question: Question,
+    options: SolveOptions,
+    *,
+    solver: MatchSolver | None = None,
+    full_deck_odds: bool = False,
+) -> Move:
+    """The move :func:`solve_match_question` ranks first, for a player that needs no more.
+
+    The set's odds along each line only order moves of exactly equal match value, so they are
+    computed only then (a fifth of the match expert's time went to them, docs/benchmarks.md):
+    the move is the same."""
+    if options.opponent == "kotor":
+        return solve_kotor_match_question(question, options).results[0].move
+    return _solve_match(question, options, solver, full_deck_odds, odds="ties").results[0].move
+
+
+def _solve_match(
+    question: Question,
+    options: SolveOptions,
+    solver: MatchSolver | None,
+    full_deck_odds: bool,
+    *,
+    odds: Literal["all", "ties"],
+) -> Advice:
+    """:func:`solve_match_question` (``odds="all"``); ``odds="ties"``: the set odds of the
+    moves only if two of them share the best match value (else NaN: see
+    :func:`best_match_move`)."""
+    hands = MatchHands(question, options, solver=solver, full_deck_odds=full_deck_odds)
+    other_hands = hands.other_hands
+    total_ways = sum(ways for _, ways in other_hands)
+    rows: list[tuple[float, list[MatchMove]]] = []
+    try:
+        hands.prepare(range(len(other_hands)))
+        for done, (_, ways) in enumerate(other_hands):
+            rows.append((ways / total_ways, hands.hand_moves(done, odds == "all")))
+            if options.progress is not None:
+                options.progress(done + 1, len(other_hands))
+        if odds == "ties" and _best_tied(rows):
+            weights = [weight for weight, _ in rows]
+            rows = [(weights[i], hands.hand_moves(i, True)) for i in range(len(other_hands))]
+    finally:
+        hands.release()
+    hands.save()
+    return _averaged(rows, hands)
+
+
+class MatchHands:
+    """The match answer against an optimal opponent, one possible opponent hand at a time:
+    what the exact average sums over every hand and the time-budgeted answer
+    (:mod:`pazaak_cli.solve.budgeted`) over a sample. Each hand is solved with both hands known, in
+    the shared solver (:func:`shared_match_solver`, unless ``solver`` is given), the set in
+    progress on the exact deck where that fits (``options.exact``, or the opponent standing),
+    else with the draw odds of the cards left."""
+
+    def __init__(
+        self,
+        question: Question,
+        options: SolveOptions,
+        *,
+        solver: MatchSolver | None = None,
+        full_deck_odds: bool = False,
+    ) -> None:
+        state, self.my_hand, self.other_hands, deck_after = _checked_question(question, options)
+        self.question, self.options = question, options
+        rules, other_side = state.ruleset, state.sides[1 - state.turn]
+        self.shared = solver is None
+        self.solver = solver or shared_match_solver(rules)
+        self._known = self.solver.entry_count
+        self.current: tuple[int, ...] | None = None
+        self.exact = False
+        if rules.main_deck is not MainDeck.INFINITE and not full_deck_odds:
+            self.current = deck_after if any(deck_after) else FULL_DECK
+            self.exact = options.exact or other_side.standing
+        self._models: dict[int, bool] = {}
+        """The deck model each hand was solved with (exact or not)."""
+        self._previous = self.solver.progress
+        self.solver.progress = options.positions
+        self.moves: list[Move] = []
+
+    @property
+    def model(self) -> str:
+        return describe_match_model(self.question.state, self.other_hands, self.current, self.exact)
+
+    @property
+    def fixed_probabilities(self) -> bool:
+        return self.current is not None and not self.exact
+
+    @property
+    def states(self) -> int:
+        return self.solver.states
+
+    def prepare(self, indices: Sequence[int]) -> None:
+        """Solve every score's match states of the hands ``indices`` at once, where they fit
+        in memory together (they share sub-hands), before their sets in progress."""
+        state = self.question.state
+        mine, theirs = [self.my_hand], [self.other_hands[i][0] for i in indices]
+        seats = (mine, theirs) if state.turn == 0 else (theirs, mine)
+        solver = self.solver
+        if len(theirs) > 1 and not solver.prepared(state.sets_won(), seats) and solver.fits(seats):
+            solver.prepare_all(state.sets_won(), seats)
+
+    def hand_moves(self, index: int, with_odds: bool) -> list[MatchMove]:
+        """Every move's values if the opponent holds hand ``index``."""
+        solver, question, hand = self.solver, self.question, self.other_hands[index][0]
+        solver.bound_memo()
+        if index in self._models:
+            return solver.solve_moves(
+                question, hand, current_deck=self.current, exact=self._models[index], odds=with_odds
+            )
+        try:
+            results = solver.solve_moves(
+                question,
+                hand,
+                current_deck=self.current,
+                exact=self.exact,
+                budget=None if self.options.exact or not self.exact else self.options.budget,
+                odds=with_odds,
+            )
+        except SolverTooLarge:
+            if self.options.exact:
+                raise  # (--exact: the exact deck or a refusal, never fixed draws)
+            self.exact = False  # the set in progress with fixed probabilities instead
+            results = solver.solve_moves(question, hand, current_deck=self.current, odds=with_odds)
+        self._models[index] = self.exact
+        self.moves = [result.move for result in results]
+        return results
+
+    def solve(
+        self,
+        indices: Sequence[int],
+        deadline: float | None,
+        solved: Callable[[int], None] | None = None,
+    ) -> HandsSolved:
+        """The rows of the hands ``indices`` solved before ``deadline``, in their order (a hand
+        begun is finished: the estimate of its cost decides whether to begin)."""
+        try:
+            self.prepare(indices)
+            done = rows_in_order(
+                indices,
+                deadline,
+                lambda index: match_row(self.hand_moves(index, True)),
+                solved,
+                at_least_one=True,
+            )
+        finally:
+            self.release(keep=True)
+        if not done.interrupted:
+            self.save()
+        return done
+
+    def release(self, *, keep: bool = False) -> None:
+        """Free the dense tables; ``keep``: more hands may still be asked for (else the solver's
+        progress callback is given back)."""
+        if not keep:
+            self.solver.progress = self._previous
+        self.solver.release_tables()
+
+    def save(self) -> None:
+        """Save what was solved to the disk cache (the shared solver only)."""
+        if self.shared and self.solver.entry_count > self._known:
+            save_entries(self.solver)
+            self._known = self.solver.entry_count
+
+
+def match_row(results: Sequence[MatchMove]) -> MoveRow:
+    """One hand's match moves as a row (:data:`~pazaak_cli.solve.solver.MoveRow`)."""
+    return tuple((r.match_win, r.set_win, r.set_tie, r.set_loss) for r in results)
+
+
+def _best_tied(rows: Sequence[tuple[float, Sequence[MatchMove]]]) -> bool:
+    """Whether two moves share the highest averaged match value (summed as
+    :func:`average_match_moves` sums it, so that equal there is equal here)."""
+    sums = [0.0] * len(rows[0][1])
+    for weight, results in rows:
+        for index, result in enumerate(results):
+            sums[index] += weight * result.match_win
+    return sums.count(max(sums)) > 1
+
+
+_SHARED: dict[Ruleset, MatchSolver] = {}
+"""The last ruleset's match solver, kept between questions (see :func:`shared_match_solver`)."""
+
+
+def shared_match_solver(rules: Ruleset) -> MatchSolver:
+    """The match solver the questions under ``rules`` share: the values at the start of a set
+    depend only on the ruleset, the score, both hands and the opener, so every hint of a
+    ``pazaak play`` match after the first finds the later sets solved (only the current score's
+    positions are solved again). One ruleset's solver is kept, with its match-state values and
+    its memo (bounded by :data:`MATCH_MEMO_STATES`); its dense tables are freed after each
+    question."""
+    solver = _SHARED.get(rules)
+    if solver is None:
+        _SHARED.clear()
+        solver = _SHARED[rules] = make_match_solver(rules, max_states=MATCH_MEMO_STATES)
+        load_entries(solver)  # (what earlier processes solved: docs/advise.md, the cache)
+    return solver
+
+
+PREPARE_SAVE_SECONDS = 120.0
+"""How often :func:`prepare_deck_pair` writes what it has solved to the disk cache (a long
+preparation stopped by Ctrl-C keeps all but the last minutes of its work)."""
+
+
+class Prepared(NamedTuple):
+    """What :func:`prepare_deck_pair` did."""
+
+    my_hands: int
+    """The hands my side deck can deal."""
+    their_hands: int
+    """The hands the other side deck can deal."""
+    states: int
+    """The match-state values of the deck pair: every sub-hand of mine against every one of
+    theirs, at every score, for every opener the rule leaves open."""
+    solved: int
+    """Of those, the ones solved now (the others were known: in the disk cache)."""
+    saved: bool
+    """Whether the disk cache holds them now (False: it is off, or could not be written)."""
+
+
+def prepare_deck_pair(
+    rules: Ruleset,
+    my_deck: Sequence[Card],
+    their_deck: Sequence[Card],
+    *,
+    seat: int = 0,
+    progress: Callable[[int, int], None] | None = None,
+) -> Prepared:
+    """Solve the value of every match state two side decks can meet (every hand mine deals
+    against every hand theirs deals, at every score, me in ``seat``) into the shared solver
+    and the disk cache, so that every later question of a match between them, from its first
+    move, answers for the match by default (only its set in progress is left to solve). One of
+    my hands at a time, within the solver's memory bound; ``progress(done, total)`` after each.
+    What is already known is not solved again, so a preparation stopped (Ctrl-C: what was
+    solved is saved first) goes on where it stopped when asked again. A deck pair whose values
+    the cache cannot hold (:data:`~pazaak_cli.solve.match_cache.MAX_ENTRIES`) is refused before any
+    solving."""
+    mine = [hand for hand, _ in possible_hands(my_deck, rules.hand_size)]
+    theirs = [hand for hand, _ in possible_hands(their_deck, rules.hand_size)]
+    solver = shared_match_solver(rules)
+    seats = (mine, theirs) if seat == 0 else (theirs, mine)
+    missing, states = solver.unsolved((0, 0), seats)
+    openers = len(solver.opener_specs)
+    if states * openers > MAX_ENTRIES:
+        raise PazaakError(
+            f"these decks meet in {states * openers:,} match states, more than the cache keeps "
+            f"({MAX_ENTRIES:,}): the match answer solves them question by question instead"
+        )
+    known = solver.entry_count
+    if known + missing * openers > MAX_ENTRIES:  # (else the work could never be saved)
+        raise PazaakError(
+            f"the cache already holds {known:,} match values and these decks would add "
+            f"{missing * openers:,}, more than it keeps ({MAX_ENTRIES:,}): give PAZAAK_CACHE_DIR "
+            "another directory, or delete the cache's files to start it afresh"
+        )
+    saved_at = time.monotonic()
+    try:
+        for done, hand in enumerate(mine, 1):
+            pair = ([hand], theirs) if seat == 0 else (theirs, [hand])
+            solver.bound_memo()
+            if solver.fits(pair):
+                solver.prepare_all((0, 0), pair)
+            else:  # (one of their hands at a time: hours for decks of gold cards)
+                for other in theirs:
+                    single = ([hand], [other]) if seat == 0 else ([other], [hand])
+                    solver.prepare_all((0, 0), single)
+            solver.release_tables()
+            if time.monotonic() - saved_at > PREPARE_SAVE_SECONDS:
+                save_entries(solver)
+                saved_at = time.monotonic()
+            if progress is not None:
+                progress(done, len(mine))
+    except BaseException:
+        solver.release_tables()
+        if solver.entry_count > known:
+            save_entries(solver)  # (Ctrl-C: the next preparation starts from here)
+        raise
+    saved = save_entries(solver)
+    return Prepared(len(mine), len(theirs), states * openers, solver.entry_count - known, saved)
+
+
+_SHARED_KOTOR: dict[tuple[Ruleset, int], KotorMatchSolver] = {}
+"""The same for the match answer against the KOTOR rule, per ruleset and advised seat."""
+
+
+def clear_shared_solvers() -> None:
+    """Drop the solvers kept between questions (their memory, and what they solved)."""
+    _SHARED.clear()
+    _SHARED_KOTOR.clear()
+
+
+def _shared_kotor_solver(rules: Ruleset, seat: int) -> KotorMatchSolver:
+    """The KOTOR match solver the questions of ``seat`` under ``rules`` share (as
+    :func:`shared_match_solver`; its memo is emptied past :data:`KOTOR_MATCH_BUDGET`
+    positions, between questions and between the match states a question prepares)."""
+    solver = _SHARED_KOTOR.get((rules, seat))
+    if solver is None:
+        _SHARED_KOTOR.clear()
+        solver = KotorMatchSolver(rules, seat, max_states=KOTOR_MATCH_BUDGET)
+        _SHARED_KOTOR[(rules, seat)] = solver
+    return solver
+
+
+def _checked_question(
+    question: Question, options: SolveOptions
+) -> tuple[MatchState, tuple[Card, ...], list[tuple[tuple[Card, ...], int]], tuple[int, ...]]:
+    """A match question checked (a possible score, hands the ruleset deals): its state, the
+    mover's hand, the other seat's possible hands with their weights, the deck after the draw."""
+    state = question.state
+    me_side, other_side = state.sides[state.turn], state.sides[1 - state.turn]
+    if not me_side.hand_known:
+        raise PazaakError("the hand of the player to move must be known")
+    check_match_position(state)
+    other_hands = match_other_hands(other_side, options, state.ruleset)
+    my_hand = tuple(card for card in me_side.hand if card is not None)
+    check_hand_sizes(state.ruleset, [my_hand], other_hands)
+    return state, my_hand, other_hands, deck_after_draw(state, question.drawn)
+
+
+def solve_kotor_match_question(question: Question, options: SolveOptions) -> Advice:
+    """As :func:`solve_match_question`, the opponent playing the KOTOR I rule (docs/rules.md §7)
+    in this set and every later one: every move with my exact probability of winning the match
+    when I play for it (:class:`~pazaak_cli.solve.match_kotor.KotorMatchSolver`), and the set's odds
+    along that line; a hidden hand is averaged over its possible hands and, within each, over
+    the orders of its cards that change the rule's choices."""
+    hands = KotorMatchHands(question, options)
+    other_hands = hands.other_hands
+    rows: list[tuple[float, list[MatchMove]]] = []
+    total_ways = sum(ways for _, ways in other_hands)
+    try:
+        for done, (_, ways) in enumerate(other_hands):
+            rows.append((ways / total_ways, hands.hand_moves(done)))
+            if options.progress is not None:
+                options.progress(done + 1, len(other_hands))
+    finally:
+        hands.release()
+    return _averaged(rows, hands)
+
+
+def _averaged(
+    rows: Sequence[tuple[float, Sequence[MatchMove]]], hands: MatchHands | KotorMatchHands
+) -> Advice:
+    """The exact average of every possible hand's moves (:func:`average_match_moves`)."""
+    return average_match_moves(
+        rows,
+        model=hands.model,
+        hands_averaged=len(hands.other_hands),
+        fixed_probabilities=hands.fixed_probabilities,
+        states=hands.states,
+    )
+
+
+class KotorMatchHands:
+    """The match answer against the KOTOR I rule, one possible opponent hand at a time (as
+    :class:`MatchHands`), in the solver the questions of this seat share. A question whose
+    largest possible hand brings more pairs of sub-hands than :data:`KOTOR_MATCH_REACH_PAIRS`
+    is refused here, before any solving."""
+
+    def __init__(self, question: Question, options: SolveOptions) -> None:
+        state, self.my_hand, self.other_hands, deck_after = _checked_question(question, options)
+        self.question, self.options = question, options
+        rules, other_side = state.ruleset, state.sides[1 - state.turn]
+        # each possible hand is solved on its own memory bound: the largest one decides
+        pairs = max(
+            match_pairs(self.my_hand, [(hand, 1)], ordered=True) for hand, _ in self.other_hands
+        )
+        if pairs > KOTOR_MATCH_REACH_PAIRS:
+            which = "for a possible hand of the opponent" if len(self.other_hands) > 1 else "here"
+            raise SolverTooLarge(
+                f"the match answer against the KOTOR rule would solve {pairs:,} pairs of "
+                f"sub-hands {which}, where {KOTOR_MATCH_REACH_PAIRS} fit its memory bound (the "
+                "set answer needs far less)"
+            )
+        self.solver = _shared_kotor_solver(rules, state.turn)
+        self.solver.progress = options.positions
+        self.current: tuple[int, ...] | None = None
+        self.exact = False
+        if rules.main_deck is not MainDeck.INFINITE:
+            self.current = deck_after if any(deck_after) else FULL_DECK
+            self.exact = options.exact or other_side.standing
+        self._hidden = not other_side.hand_known
+        self.moves: list[Move] = []
+
+    @property
+    def model(self) -> str:
+        return describe_match_model(
+            self.question.state, self.other_hands, self.current, self.exact, kotor=True
+        )
+
+    @property
+    def fixed_probabilities(self) -> bool:
+        return self.current is not None and not self.exact
+
+    @property
+    def states(self) -> int:
+        return self.solver.states
+
+    def hand_moves(self, index: int) -> list[MatchMove]:
+        """Every move's values if the opponent holds hand ``index`` (its orders averaged)."""
+        solver, question, hand = self.solver, self.question, self.other_hands[index][0]
+        solver.bound_memo()
+        results = None
+        if self.exact:
+            try:
+                results = solver.solve_moves(
+                    question,
+                    hand,
+                    current_deck=self.current,
+                    exact=True,
+                    budget=None if self.options.exact else self.options.budget,
+                    orders=self._hidden,
+                )
+            except SolverTooLarge:
+                if self.options.exact:
+                    raise  # (--exact: the exact deck or a refusal, never fixed draws)
+                self.exact = False  # the set in progress with fixed probabilities instead
+        if results is None:
+            try:
+                results = solver.solve_moves(
+                    question,
+                    hand,
+                    current_deck=self.current,
+                    orders=self._hidden,
+                    budget=KOTOR_MATCH_BUDGET,
+                )
+            except SolverTooLarge:
+                raise SolverTooLarge(
+                    "the match answer against the KOTOR rule for these hands needs more "
+                    f"than {KOTOR_MATCH_BUDGET:,} positions in memory (the set answer needs "
+                    "far less)"
+                ) from None
+        self.moves = [result.move for result in results]
+        return results
+
+    def solve(
+        self,
+        indices: Sequence[int],
+        deadline: float | None,
+        solved: Callable[[int], None] | None = None,
+    ) -> HandsSolved:
+        """The rows of the hands ``indices`` solved before ``deadline``, in their order (a hand
+        begun is finished)."""
+        return rows_in_order(
+            indices,
+            deadline,
+            lambda index: match_row(self.hand_moves(index)),
+            solved,
+            at_least_one=True,
+        )
+
+    def release(self) -> None:
+        self.solver.progress = None
+
+
+def average_match_moves(
+    rows: Sequence[tuple[float, Sequence[MatchMove]]],
+    *,
+    model: str,
+    hands_averaged: int,
+    fixed_probabilities: bool,
+    states: int,
+) -> Advice:
+    """The advice of match moves solved for each hidden hand, averaged by the hands' weights,
+    best first (ties of match value: more set wins over losses first)."""
+    moves = [result.move for result in rows[0][1]]
+    sums = [[0.0, 0.0, 0.0, 0.0] for _ in moves]
+    for weight, results in rows:
+        for row, result in zip(sums, results, strict=True):
+            row[0] += weight * result.match_win
+            row[1] += weight * result.set_win
+            row[2] += weight * result.set_tie
+            row[3] += weight * result.set_loss
+    best = max(row[0] for row in sums)
+    ranked = sorted(
+        zip(moves, sums, strict=True), key=lambda item: (-item[1][0], item[1][3] - item[1][1])
+    )
+    return Advice(
+        results=tuple(
+            MoveResult(
+                move,
+                Outcome(*(clean_probability(p) for p in row[1:])),
+                row[0] >= best - BEST_TOLERANCE,
+                match_win=clean_probability(row[0]),
+            )
+            for move, row in ranked
+        ),
+        model=model,
+        hands_averaged=hands_averaged,
+        fixed_probabilities=fixed_probabilities,
+        states=states,
+        objective="match",
+    )
+
+
+def describe_match_model(
+    state: MatchState,
+    other_hands: Sequence[tuple[tuple[Card, ...], int]],
+    current: tuple[int, ...] | None,
+    exact: bool,
+    *,
+    kotor: bool = False,
+) -> str:
+    """One sentence: which match model was solved (``kotor``: against the KOTOR I rule)."""
+    rules = state.ruleset
+    won = state.sets_won()
+    me = state.turn
+    score = f"match to {rules.sets_to_win} sets won, you lead {won[me]}-{won[1 - me]}"
+    if won[me] < won[1 - me]:
+        score = f"match to {rules.sets_to_win} sets won, you trail {won[me]}-{won[1 - me]}"
+    elif won[me] == won[1 - me]:
+        score = f"match to {rules.sets_to_win} sets won, {won[me]}-{won[1 - me]}"
+    other = state.sides[1 - me]
+    if kotor:
+        who = (
+            "opponent plays the KOTOR I rule (docs/rules.md §7) in this set and every later one, "
+            "you play for the match"
+        )
+        if other.hand_known:
+            who += "; its hand known, in the order given"
+        else:
+            orders = sum(len(match_hand_orders(hand)) for hand, _ in other_hands)
+            who += (
+                f"; its {len(other.hand)} hidden cards averaged over {len(other_hands)} possible "
+                "hands"
+            )
+            if orders > len(other_hands):
+                who += f" ({orders} with the orders that change its choices)"
+    elif other.hand_known:
+        who = "both hands known, both play for the match"
+    else:
+        who = (
+            f"opponent's {len(other.hand)} hidden cards averaged over {len(other_hands)} "
+            "possible hands (each solved with both hands known), both play for the match"
+        )
+    if current is None and state.ruleset.main_deck is not MainDeck.INFINITE:
+        deck = "every set drawn with a full deck's odds (uniform 1..10)"
+    elif current is None:
+        deck = "infinite deck (uniform 1..10)"
+    elif exact:
+        deck = f"this set on the exact {sum(current)}-card deck, later sets on a full deck's odds"
+    else:
+        deck = (
+            f"this set with the draw odds of the {sum(current)} cards left, later sets on a "
+            "full deck's odds"
+        )
+    return f"{rules.spec}: {score}; {who}; {deck}"

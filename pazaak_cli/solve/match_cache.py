@@ -1,0 +1,177 @@
+"""The match-state values on disk, so that the next ``pazaak advise`` finds the later sets solved.
+
+The value at the start of a set depends only on the ruleset, the score, both hands and who
+opens it; one ``pazaak advise`` process solves thousands of them, and the next question of the
+same match needs most of them again. They are kept in one file per ruleset under the user's
+cache directory (``$PAZAAK_CACHE_DIR``, else ``$XDG_CACHE_HOME/pazaak``, else
+``~/.cache/pazaak``; ``PAZAAK_CACHE_DIR=off`` turns it off).
+
+It must never make an answer wrong or a command fail:
+
+* the file names the cache format, the solver's :data:`SOLVER_VERSION` (raised whenever what a
+  value means changes) and the ruleset; a file that differs in any of them, cannot be read, is
+  not valid JSON or holds one value out of place (a score past the match, a hand the ruleset
+  would not deal, a probability outside 0..1) is ignored whole, and rewritten by the next save;
+* a save first reads the file's values into the solver (what another process added since is
+  kept), then writes a temporary file beside it and renames it over the old one: a reader sees
+  the old file or the new one, never half of one; of two processes saving at the same moment,
+  the values only the first one held may be lost (solved again when next needed);
+* a save that fails (a read-only or full disk) is given up silently;
+* at most :data:`MAX_ENTRIES` values are written (beyond, the file is left as it is).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from pazaak_cli.engine.cards import Card, parse_cards
+from pazaak_cli.engine.errors import PazaakError
+from pazaak_cli.engine.game import FULL_DECK
+from pazaak_cli.engine.rules import Ruleset
+from pazaak_cli.solve.match_solver import MatchSolver
+
+CACHE_DIR_ENV = "PAZAAK_CACHE_DIR"
+"""Where the cache lives (``off``: no cache)."""
+
+FORMAT = "pazaak-match-cache"
+SOLVER_VERSION = 1
+"""Raised whenever the meaning of a match-state value changes (the model of the later sets, a
+rule): every older file is then ignored."""
+
+MAX_ENTRIES = 500_000
+"""The most values one file holds (about 40 MB)."""
+
+
+def cache_dir() -> Path | None:
+    """The cache directory, or None when the cache is off."""
+    override = os.environ.get(CACHE_DIR_ENV)
+    if override == "off":
+        return None
+    if override:
+        return Path(override).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
+    return base / "pazaak"
+
+
+def cache_path(rules: Ruleset) -> Path | None:
+    """The file of ``rules``' values (named by a digest of the ruleset and the versions)."""
+    directory = cache_dir()
+    if directory is None:
+        return None
+    digest = hashlib.sha256(f"{FORMAT}/{SOLVER_VERSION}/{rules.spec}".encode()).hexdigest()
+    return directory / f"match-{digest[:20]}.json"
+
+
+def _solver_path(solver: MatchSolver) -> Path | None:
+    """The file of ``solver``'s values: none for a solver whose later sets are not drawn with a
+    full deck's odds (the values the file holds are of that model alone)."""
+    if solver.later_deck != FULL_DECK:
+        return None
+    return cache_path(solver.ruleset)
+
+
+def load_entries(solver: MatchSolver) -> int:
+    """Give ``solver`` the values its ruleset's file holds; how many (0 if none or unreadable)."""
+    path = _solver_path(solver)
+    if path is None:
+        return 0
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+        entries, hands = _checked(document, solver.ruleset)
+    except (OSError, UnicodeError, ValueError, TypeError, KeyError, PazaakError, RecursionError):
+        return 0  # (unreadable or not ours: ignored, rewritten by the next save)
+    ids = {text: solver.hands.intern(cards) for text, cards in hands.items()}
+    solver.add_entries((s0, s1, ids[a], ids[b], spec, v) for s0, s1, a, b, spec, v in entries)
+    return len(entries)
+
+
+def save_entries(solver: MatchSolver) -> bool:
+    """Write ``solver``'s match-state values to its ruleset's file, atomically; whether it did.
+    What the file holds that the solver lacks (another process's work since this one read it)
+    is read into the solver first, so that a save adds to the file and never drops from it."""
+    path = _solver_path(solver)
+    if path is None:
+        return False
+    load_entries(solver)
+    rows = [
+        [s0, s1, " ".join(map(str, cards0)), " ".join(map(str, cards1)), spec, value]
+        for (s0, s1), (cards0, cards1), spec, value in solver.known_entries()
+    ]
+    if len(rows) > MAX_ENTRIES:
+        return False
+    document = {
+        "format": FORMAT,
+        "solver": SOLVER_VERSION,
+        "ruleset": solver.ruleset.spec,
+        "entries": rows,
+    }
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(prefix=".match-", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as stream:
+                json.dump(document, stream, separators=(",", ":"))
+                stream.flush()
+                os.fsync(stream.fileno())
+            os.replace(temporary, path)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+    except OSError:
+        return False  # (a cache: the answer stands without it)
+    return True
+
+
+def _checked(
+    document: Any, rules: Ruleset
+) -> tuple[list[tuple[int, int, str, str, int, float]], dict[str, tuple[Card, ...]]]:
+    """The entries of a cache document and the hands they name (by their text, each read
+    once: a file holds a few hundred distinct hands), if every one of them is in place (else
+    ValueError)."""
+    if not isinstance(document, dict):
+        raise ValueError("not a cache document")
+    if (document.get("format"), document.get("solver"), document.get("ruleset")) != (
+        FORMAT,
+        SOLVER_VERSION,
+        rules.spec,
+    ):
+        raise ValueError("another format, solver or ruleset")
+    rows = document["entries"]
+    if not isinstance(rows, list) or len(rows) > MAX_ENTRIES:
+        raise ValueError("no list of entries")
+    hands: dict[str, tuple[Card, ...]] = {}
+
+    def hand_of(text: object) -> str:
+        if not isinstance(text, str):
+            raise ValueError("a hand that is not text")
+        if text not in hands:
+            cards = tuple(parse_cards(text))
+            if len(cards) > rules.hand_size:
+                raise ValueError("a hand the ruleset does not deal")
+            if not all(rules.allows(card) for card in cards):
+                raise ValueError("a card the ruleset does not allow")
+            hands[text] = cards
+        return text
+
+    checked = []
+    sets = rules.sets_to_win
+    for row in rows:
+        s0, s1, hand0, hand1, spec, value = row
+        # (a JSON number is an int or a float; true and false are bools, not ints here)
+        if type(s0) is not int or type(s1) is not int or type(spec) is not int:
+            raise ValueError("a score or opener that is not a whole number")
+        if not (0 <= s0 < sets and 0 <= s1 < sets and 0 <= spec <= 2):
+            raise ValueError("a score past the match")
+        if type(value) is not float or not 0.0 <= value <= 1.0:  # (NaN fails the range)
+            raise ValueError("a value that is not a probability")
+        checked.append((s0, s1, hand_of(hand0), hand_of(hand1), spec, value))
+    return checked, hands
+
+
+__all__ = ["cache_dir", "cache_path", "load_entries", "save_entries"]

@@ -1,0 +1,675 @@
+"""The match solver with its inner loop in C (:mod:`pazaak_cli.solve._fastmatch`).
+
+:class:`NativeMatchSolver` is :class:`~pazaak_cli.solve.match_solver.MatchSolver` with the recursion
+inside a set (``value_before_draw``, ``_value_after_draw``, ``_end``, ``_set_over``) run by the C
+core: every later set and the set in progress, drawn with fixed probabilities or exactly without
+replacement (then the core keys its positions by the deck too). Python keeps every rule: it
+interns the sides, candidate lists, contexts, decks and match entries, and mirrors them into the
+core, which calls back for a new candidate list (``expand``), for the draws from a deck it has
+not met (``draws``) and for a match state it does not hold (``entry``, which may solve that state
+and re-enter the core).
+
+Before it solves a score, it interns every side the later sets can reach and gives that score's
+groups dense tables in the core (:meth:`NativeMatchSolver._start_level`, within
+:data:`DENSE_LIMIT_BYTES`); a position outside them goes to the core's hash tables.
+
+The values are the same floats as in Python: the same sums in the same order, the same choice
+among equal values (a fixed point the core finds by the linear-piece shortcut agrees to 1e-13).
+:func:`make_match_solver` picks the native solver when the extension is built (and
+``PAZAAK_PURE_PYTHON`` is not set).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable, Sequence
+from functools import partial
+from typing import Any
+
+from pazaak_cli.engine.cards import Card
+from pazaak_cli.engine.game import FULL_DECK
+from pazaak_cli.engine.rules import FirstPlayer, Ruleset
+from pazaak_cli.runtime import executors
+from pazaak_cli.runtime.executors import (
+    WorkerLost,
+    fork_available,
+    resident_bytes,
+    solver_processes,
+)
+from pazaak_cli.solve.match_pipeline import Pipeline
+from pazaak_cli.solve.match_solver import _PLAYING, _STANDING, Level, MatchKey, MatchSolver, Pair
+from pazaak_cli.solve.solver import BEST_TOLERANCE, DeckDraws, SolverTooLarge
+
+_fastmatch: Any
+try:  # the optional C inner loop (setup.py builds it when a compiler is available)
+    from pazaak_cli.solve import _fastmatch  # type: ignore[attr-defined,no-redef]
+except ImportError:  # pragma: no cover - depends on the installation
+    _fastmatch = None
+
+DENSE_LIMIT_BYTES = 1_200_000_000
+"""The dense tables of one score level may take this much memory (the slopes of the match state
+being iterated come on top, a few MB): beyond, they keep only the before-draw positions, and a
+level that needs more than this even so is refused (a hand pair of gold cards each: flips make
+thousands of sides)."""
+
+FORK_MEMORY_BYTES = 1_600_000_000
+"""Scores are solved in forked processes only when this process's resident memory and the
+tables of a score for each process stay within this (the answer's whole peak is bounded at
+2 GB; a forked process also copies the pages of its parent's memory it writes to). Measured on
+the hidden `kotor2-average` match answer, whose parent holds 0.7 to 1.3 GB between hands and
+some of whose hands take 0.5 GB of tables a score: stopped after 200 s, the processes together
+peaked at 1.83 GB without this bound (2.1 GB in another run) and 1.42 GB with it."""
+
+EXACT_POSITION_BYTES = 160
+"""Bytes a position of the C core takes on an exact deck (the count
+:data:`pazaak_cli.solve.match_solver.EXACT_MEMORY_BYTES` caps such a solve by): its hash table holds
+24 bytes an entry at most half full, so 48 to 96 a position, and 144 while it doubles (the old
+array and the new one); the decks met (interned in Python with their draws, about 1.3 kB each:
+one deck for every 225 positions) add about 6. Measured on the kotor1 first move with two cards
+a side (29 million positions, no bound): the resident memory over the positions held was 76 to
+98 bytes, sampled every 100 MB (1.73 GB at 17.7 million, 1.87 GB at the end)."""
+
+FORK_MIN_PAIRS = 16
+"""Scores are solved in forked processes only when the ones dealt out hold this many match
+states at least (a fork, and the dense tables it sets up, cost a few tens of milliseconds)."""
+
+
+Counts = tuple[int, int, int]
+"""What a forked process's solves counted: fixed-point solves, shortcuts, positions (its values
+and shares pass through the pipeline's table)."""
+
+_RULE_CODES = {
+    FirstPlayer.PLAYER1: 0,
+    FirstPlayer.RANDOM: 1,
+    FirstPlayer.ALTERNATE: 2,
+    FirstPlayer.LOSER: 3,
+}
+"""The first-player rules as the C core numbers them."""
+
+
+def native_available() -> bool:
+    """Whether the C core is built and not switched off by ``PAZAAK_PURE_PYTHON``."""
+    return _fastmatch is not None and not os.environ.get("PAZAAK_PURE_PYTHON")
+
+
+def make_match_solver(ruleset: Ruleset, **options: Any) -> MatchSolver:
+    """The fastest match solver available: the native one when its C core is built."""
+    if native_available():
+        return NativeMatchSolver(ruleset, **options)
+    return MatchSolver(ruleset, **options)
+
+
+class _Iterating(dict[tuple[MatchKey, int], Pair]):
+    """MatchSolver._iterating, mirrored into the C core at every change (at most a few keys)."""
+
+    def __init__(self, core: Any) -> None:
+        super().__init__()
+        self._core = core
+
+    def _push(self) -> None:
+        self._core.set_iterating([(*match, spec, *pair) for (match, spec), pair in self.items()])
+
+    def __setitem__(self, key: tuple[MatchKey, int], value: Pair) -> None:
+        super().__setitem__(key, value)
+        self._push()
+
+    def __delitem__(self, key: tuple[MatchKey, int]) -> None:
+        super().__delitem__(key)
+        self._push()
+
+    def pop(self, key: tuple[MatchKey, int], *default: Any) -> Any:
+        try:
+            return super().pop(key, *default)
+        finally:
+            self._push()
+
+    def popitem(self) -> tuple[tuple[MatchKey, int], Pair]:
+        try:
+            return super().popitem()
+        finally:
+            self._push()
+
+    def clear(self) -> None:
+        super().clear()
+        self._push()
+
+    def setdefault(self, key: tuple[MatchKey, int], default: Pair = (0.0, 0.0)) -> Pair:
+        try:
+            return super().setdefault(key, default)
+        finally:
+            self._push()
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        super().update(*args, **kwargs)
+        self._push()
+
+
+class NativeMatchSolver(MatchSolver):
+    """A :class:`MatchSolver` whose fixed-probability positions are solved by the C core."""
+
+    def __init__(
+        self,
+        ruleset: Ruleset,
+        *,
+        max_states: int | None = None,
+        later_blind: int | None = None,
+        later_deck: Sequence[int] = FULL_DECK,
+    ) -> None:
+        if _fastmatch is None:  # pragma: no cover - depends on the installation
+            raise RuntimeError("the C match core (pazaak_cli.solve._fastmatch) is not built")
+        # the core first: the base constructors already set the attributes it mirrors
+        self._fast: Any = _fastmatch.Core(
+            _RULE_CODES[ruleset.first_player],
+            ruleset.sets_to_win,
+            self._expand,
+            self._entry_callback,
+            SolverTooLarge,
+            BEST_TOLERANCE,
+            self._draws_callback,
+        )
+        self._py_positions = 0
+        self._budget: int | None = None
+        super().__init__(
+            ruleset, max_states=max_states, later_blind=later_blind, later_deck=later_deck
+        )
+        self._fast.set_blind(-1 if later_blind is None else later_blind, self._empty_hand)
+        self._iterating = _Iterating(self._fast)
+        self._pushed: dict[int, DeckDraws] = {}
+        """The deck model of each model id as last given to the core."""
+        self._max_contexts = int(self._fast.max_contexts)
+        self._callbacks = 0
+        """How deep the core's entry callbacks are nested now (0: a question from outside)."""
+        self._lowest_total = 1 << 30
+        """The fewest sets played of a match state asked from outside so far."""
+        self._dense_level: tuple[int, int] | None = None
+        """The score level whose groups have dense tables now."""
+        self._ranked = (0, 0)
+        """How many sides and candidate lists the core had when it last ranked them."""
+        self.processes: int | None = None
+        """Processes :meth:`prepare_all` may solve scores in at once (two at most, see
+        :meth:`_prepare_pipelined`); None: as many as ``$PAZAAK_SOLVER_PROCESSES`` says when it
+        solves (read then, not now: a solver kept at module level reaches a pool's workers,
+        which forked it and say 1)."""
+        self._forked_positions = 0
+        """Positions computed by forked processes (for :attr:`positions_computed`)."""
+        self.exact_slots_kept = int(self._fast.max_slots) // 2
+        """:meth:`bound_memo` forgets the positions drawn exactly past this many slots."""
+
+    # -- state shared with the core ---------------------------------------------------------------
+
+    @property
+    def _positions(self) -> int:
+        """Positions held: the Python ones (a context past the core's) and the core's."""
+        return self._py_positions + int(self._fast.states)
+
+    @_positions.setter
+    def _positions(self, value: int) -> None:
+        self._py_positions = value - int(self._fast.states)
+
+    @property
+    def progress(self) -> Callable[[int], None] | None:
+        """Called with the positions computed so far every so many positions of a search."""
+        callback: Callable[[int], None] | None = self._fast.progress
+        return callback
+
+    @progress.setter
+    def progress(self, callback: Callable[[int], None] | None) -> None:
+        self._fast.progress = callback
+
+    @property
+    def budget(self) -> int | None:
+        """Fail a search past this many positions held (None: no budget)."""
+        return self._budget
+
+    @budget.setter
+    def budget(self, value: int | None) -> None:
+        self._budget = value
+        self._fast.budget = None if value is None else max(0, value - self._py_positions)
+
+    @property
+    def _read_unknown(self) -> bool:
+        """Whether an iterated value was read (the core reads them too)."""
+        return bool(self._fast.read_unknown)
+
+    @_read_unknown.setter
+    def _read_unknown(self, value: bool) -> None:
+        self._fast.read_unknown = value
+
+    @property
+    def positions_computed(self) -> int:
+        """Positions the core computed so far (again if forgotten), in this process and in the
+        ones it forked: a progress counter."""
+        return int(self._fast.solved) + self._forked_positions
+
+    @staticmethod
+    def _fixed_probabilities(decks: DeckDraws) -> list[float] | None:
+        """The draw probabilities of a fixed deck model, as DeckDraws.make computes them."""
+        if decks.fixed is None:
+            return None
+        total = sum(decks.fixed)
+        return [n / total for n in decks.fixed]
+
+    def _sync(self) -> None:
+        """Mirror into the core the sides, candidate lists and contexts Python interned since."""
+        fast = self._fast
+        start = fast.nsides
+        if start < len(self._hand_of):
+            kinds, hands, sides = self._kind, self._hand_of, self._sides
+            for index in range(start, len(hands)):
+                side: Any = sides[index]
+                kind = kinds[index]
+                if kind == 0:  # playing: (total, cards, hand, f24, f36, tiebreak)
+                    fast.add_side(0, hands[index], side[0], side[5])
+                elif kind == 1:  # standing: ("S", total, tiebreak, hand)
+                    fast.add_side(1, hands[index], side[1], side[2])
+                else:
+                    fast.add_side(kind, hands[index], 0, False)
+        start = fast.nlists
+        if start < len(self._candidates):
+            for codes in self._candidates[start:]:
+                fast.add_list(codes)
+        start = fast.ncontexts
+        if start < min(len(self._context_info), self._max_contexts):
+            for info in self._context_info[start : self._max_contexts]:
+                fast.add_context(*info)
+
+    def _native(self, context: int) -> bool:
+        """Whether the core solves ``context``: a context id the core can hold (the others
+        stay in Python)."""
+        model = self._context_info[context][3]
+        decks = self._models[model]
+        if self._pushed.get(model) is not decks:  # a new model, or an id given again
+            if model in self._pushed:
+                self._dense_level = None  # (the core frees its dense tables)
+            self._pushed[model] = decks
+            exact = decks.fixed is None
+            self._fast.set_model(model, self._fixed_probabilities(decks), exact)
+        return context < self._max_contexts
+
+    def _draws_callback(self, model: int, deck: int) -> tuple[tuple[int, float, int], ...]:
+        """The core's callback: the draws from deck ``deck`` of an exact model (value,
+        probability, the deck after)."""
+        decks = self._models[model]
+        return decks.table[deck] or decks.make(deck)
+
+    def _expand(self, side: int, drawn: int) -> int:
+        """The core's callback: the candidate list after ``side`` draws ``drawn``."""
+        found = self._after.get((side, drawn))
+        if found is None:
+            found = self._candidate_list(side, drawn)
+        self._sync()
+        return found
+
+    def _entry_callback(self, s0: int, s1: int, h0: int, h1: int, spec: int) -> float:
+        """The core's callback: the value of a match state it does not hold."""
+        self._callbacks += 1
+        try:
+            return self.entry((s0, s1, h0, h1), spec)
+        finally:
+            self._callbacks -= 1
+
+    def entry(self, match: MatchKey, spec: int) -> float:
+        """MatchSolver.entry; asked from outside (``prepare`` goes from the most sets played to
+        the fewest) for fewer sets played than ever, it first drops the positions of the later
+        sets' contexts with more sets played: only their match-state values are read from then
+        on, and the memory is that of one score level instead of every one (a position asked
+        again is solved again, the same)."""
+        total = match[0] + match[1]
+        if total < self._lowest_total and self._callbacks == 0 and not self._iterating:
+            self._lowest_total = total
+            drop = [
+                context
+                for context, (s0, s1, _, model) in enumerate(self._context_info)
+                if model == 0 and s0 + s1 > total and context < self._max_contexts
+            ]
+            if drop:
+                self._sync()
+                self._fast.drop_contexts(drop)
+        return super().entry(match, spec)
+
+    # -- dense tables for the later sets ----------------------------------------------------------
+
+    def prepare_all(
+        self,
+        scores: tuple[int, int],
+        hands: tuple[Sequence[Sequence[Card]], Sequence[Sequence[Card]]],
+    ) -> None:
+        """MatchSolver.prepare_all, after interning every side the later sets can reach from
+        these hands (so that each score level's groups get dense tables of the right size)."""
+        for seat_hands in hands:
+            for hand in seat_hands:
+                self._intern_later_sides(hand)
+        if not self._prepare_pipelined(scores, hands):
+            super().prepare_all(scores, hands)
+
+    def _prepare_pipelined(
+        self,
+        scores: tuple[int, int],
+        hands: tuple[Sequence[Sequence[Card]], Sequence[Sequence[Card]]],
+    ) -> bool:
+        """prepare_all in two processes at once, each taking every other score and solving
+        it as soon as what it reads is known (:mod:`pazaak_cli.solve.match_pipeline`), when there
+        are two cores, enough states for the other process (:data:`FORK_MIN_PAIRS`) and room for
+        two scores' tables; False: not done so (all solved here, then)."""
+        hands = self._later_hands(hands)
+        asked = self._asked(scores, hands)
+        if asked in self._prepared or not fork_available():
+            return False
+        if min(self.processes or solver_processes(), 2) < 2:
+            return False
+        pairs, specs, rounds = self._unsolved(scores, hands)
+        pipeline: Pipeline[Level] = Pipeline(rounds, pairs, dict(self._shares))
+        try:
+            if not self._worth_forking([pipeline.levels_of(1)], pairs):
+                return False
+            self._pipeline, self._share_base, self._share_writes = pipeline, {}, {}
+            try:
+                self._run_pipeline(pipeline, pairs, specs)
+                # what a forked process that died left: solved here (nothing to wait for now)
+                for levels in self._unsolved(scores, hands)[2]:
+                    self._solve_levels(levels, pairs, specs)
+            finally:
+                self._pipeline, self._share_base, self._share_writes = None, None, {}
+            self._shares = pipeline.shares()
+        finally:
+            pipeline.close()
+        self._prepared.add(asked)
+        return True
+
+    def _run_pipeline(
+        self, pipeline: Pipeline[Level], pairs: Sequence[tuple[int, int]], specs: Sequence[int]
+    ) -> None:
+        """Solve this process's scores while a forked one solves the others, and take what it
+        wrote (if it died first, the states it left are missing from ``_entries``)."""
+        try:
+            child: executors.ForkedCall | None = executors.ForkedCall(
+                partial(self._pipelined_child, pipeline, pairs, specs)
+            )
+        except OSError:
+            child = None
+        try:
+            pipeline.child = child.pid if child is not None else None
+            pipeline.lost = child is None
+            self._solve_levels(pipeline.mine(), pairs, specs)
+            if child is not None:
+                with contextlib.suppress(WorkerLost):  # (died: what it left is solved here)
+                    self._take_counts(child.result())
+            pipeline.lost = True  # (nothing more to wait for)
+            self._entries.update(pipeline.values(specs))
+        finally:
+            if child is not None:
+                child.stop()
+
+    def _pipelined_child(
+        self, pipeline: Pipeline[Level], pairs: Sequence[tuple[int, int]], specs: Sequence[int]
+    ) -> Counts:
+        """In the forked process: solve the pipeline's other scores; what the solves counted
+        (their values and shares pass through the pipeline's table)."""
+        pipeline.seat = 1
+        self.progress = None  # (the parent shows the progress)
+        counted = (self.fixed_point_solves, self.fixed_point_shortcuts, self.positions_computed)
+        self._solve_levels(pipeline.mine(), pairs, specs)
+        return (
+            self.fixed_point_solves - counted[0],
+            self.fixed_point_shortcuts - counted[1],
+            self.positions_computed - counted[2],
+        )
+
+    def release_tables(self) -> None:
+        """MatchSolver.release_tables; the arrays of one question's tables are kept for the
+        next question's (a player's next decision: the same hands or fewer, tables of the same
+        sizes), which frees those it does not take."""
+        self._fast.drop_dense(True)
+        self._dense_level = None
+
+    def fits(self, hands: tuple[Sequence[Sequence[Card]], Sequence[Sequence[Card]]]) -> bool:
+        """Whether one score of the match states below these hands has dense tables within
+        :data:`DENSE_LIMIT_BYTES`, after-draw positions included (interning their sides)."""
+        hands = self._later_hands(hands)
+        for seat_hands in hands:
+            for hand in seat_hands:
+                self._intern_later_sides(hand)
+        below0 = self._union_sub_hands(hands[0])
+        below1 = self._union_sub_hands(hands[1])
+        openers = 2 if self._reads_opener else 1
+        before, after = self._dense_bytes([(x, y) for x in below0 for y in below1], openers)
+        return before + after <= DENSE_LIMIT_BYTES
+
+    def _intern_later_sides(self, cards: Sequence[Card]) -> None:
+        super()._intern_later_sides(cards)
+        self._sync()
+
+    def _start_set(self, context: int, hands: tuple[Sequence[Card], Sequence[Card]]) -> None:
+        """The set in progress gets dense tables: a later set's context (the infinite deck)
+        those of its score; one on a deck of its own (fixed probabilities) its own, if they fit
+        beside the level's (else its positions stay in the hash tables). (A set in progress on
+        a deck of its own reads only match-state values once it ends: its score's later-set
+        tables would be of no use to it.)"""
+        if not self._native(context) or self._models[self._context_info[context][3]].fixed is None:
+            return  # (drawn exactly: its positions are keyed by the deck too, in hash tables)
+        h0, h1 = self.hands.intern(hands[0]), self.hands.intern(hands[1])
+        pairs = [(x, y) for x in self._sub_hands(h0) for y in self._sub_hands(h1)]
+        s0, s1, _, model = self._context_info[context]
+        if model == 0:
+            self._start_level(s0, s1, pairs)
+            return
+        self._sync()
+        self._fast.free_spares()  # (the level's arrays: lazy tables take the lazy ones)
+        before, after = self._dense_bytes(pairs, 1)
+        # (lazy: a table gets its values when first read, and marks the pages it writes: most
+        # positions of a set in progress are never read, and a later question's table of the
+        # same size takes its array, those pages stale until written again)
+        if self._fast.memo_bytes + before + after <= DENSE_LIMIT_BYTES:
+            for x, y in pairs:
+                self._fast.densify(context, x, y, True, True)
+        elif self._fast.memo_bytes + before <= DENSE_LIMIT_BYTES:
+            for x, y in pairs:
+                self._fast.densify(context, x, y, False, True)
+
+    def _worth_forking(
+        self, dealt: Sequence[Sequence[Level]], pairs: Sequence[tuple[int, int]]
+    ) -> bool:
+        """Whether the scores dealt out are enough work to fork for, and their dense tables
+        and this process's at once fit :data:`DENSE_LIMIT_BYTES`, and beside what this process
+        holds already, :data:`FORK_MEMORY_BYTES`."""
+        if (
+            not fork_available()
+            or sum(len(level.missing) for share in dealt for level in share) < FORK_MIN_PAIRS
+        ):
+            return False
+        self._sync()
+        openers = 2 if self._reads_opener else 1
+        before, after = self._dense_bytes(pairs, openers)
+        tables = (1 + len(dealt)) * (before + after)
+        return tables <= DENSE_LIMIT_BYTES and resident_bytes() + tables <= FORK_MEMORY_BYTES
+
+    def _take_counts(self, counts: Counts) -> None:
+        """Add what a forked process's solves counted to this solver's statistics."""
+        self.fixed_point_solves += counts[0]
+        self.fixed_point_shortcuts += counts[1]
+        self._forked_positions += counts[2]
+
+    def _rank(self) -> None:
+        """Order each hand's sides in the dense tables by table count, then total (standing
+        sides after the playing ones, by total), and each candidate list by its first side (the
+        draw placed, no hand card): the positions one position reads, after each draw and each
+        end of turn, then lie side by side in memory, not scattered in the order the sides were
+        found (the core's time goes mostly into those reads)."""
+        fast = self._fast
+        if self._ranked == (fast.nsides, fast.nlists):
+            return
+        sides = self._sides
+        kinds = self._kind
+
+        def side_order(side: int) -> tuple[int, int, int, int, int, int]:
+            found: Any = sides[side]
+            if kinds[side] == _PLAYING:  # (total, cards, hand, f24, f36, tiebreak)
+                return (0, found[1], found[0], found[3], found[4], found[5])
+            if kinds[side] == _STANDING:  # ("S", total, tiebreak, hand)
+                return (1, found[1], found[2], 0, 0, 0)
+            return (2 + kinds[side], 0, 0, 0, 0, 0)
+
+        order = sorted(range(fast.nsides), key=side_order)
+        rank = [0] * len(order)
+        for position, side in enumerate(order):
+            rank[side] = position
+        candidates = self._candidates
+        lists = sorted(range(fast.nlists), key=lambda found: rank[candidates[found][0]])
+        fast.rank(order, lists)
+        self._ranked = (fast.nsides, fast.nlists)
+
+    def _dense_bytes(self, pairs: Sequence[tuple[int, int]], contexts: int) -> tuple[int, int]:
+        """The bytes of the before-draw and of the after-draw positions of these groups' dense
+        tables, in each of ``contexts`` contexts."""
+        before, after = self._fast.table_sizes(pairs)
+        return before * contexts * 8, after * contexts * 8
+
+    def _start_level(self, s0: int, s1: int, pairs: Sequence[tuple[int, int]]) -> None:
+        """Give the groups of this score level dense tables, the other levels' being freed
+        first (from now on only their match-state values are read), within
+        :data:`DENSE_LIMIT_BYTES`: without the after-draw positions if that is what fits, else
+        refused (:class:`SolverTooLarge`)."""
+        openers = (0, 1) if self._reads_opener else (0,)
+        contexts = sorted(
+            context
+            for context in {self._context(s0, s1, opener, 0) for opener in openers}
+            if self._native(context)
+        )
+        self._sync()
+        if self._dense_level != (s0, s1):
+            self._fast.drop_dense(True)  # (its arrays serve this level's tables, of the same sizes)
+            self._rank()
+            self._dense_level = (s0, s1)
+        before, after = self._dense_bytes(pairs, len(contexts))
+        keep_after = before + after <= DENSE_LIMIT_BYTES
+        if before > DENSE_LIMIT_BYTES:
+            self._dense_level = None
+            self._fast.free_spares()
+            raise SolverTooLarge(
+                f"the match answer for these hands needs about {before / 1e9:.1f} GB of "
+                f"positions at each score, more than its bound of "
+                f"{DENSE_LIMIT_BYTES / 1e9:.1f} GB (the set answer needs far less)"
+            )
+        for context in contexts:
+            for x, y in pairs:
+                self._fast.densify(context, x, y, keep_after)
+        self._fast.free_spares()  # (the arrays these tables did not take)
+
+    # -- the recursion, in the core ---------------------------------------------------------------
+
+    def value_before_draw(self, context: int, mover: int, a: int, b: int, deck: int) -> Pair:
+        if not self._native(context):
+            return super().value_before_draw(context, mover, a, b, deck)
+        self._sync()
+        result: Pair = self._fast.before(context, mover, a, b, deck)
+        return result
+
+    def _value_after_draw(
+        self, context: int, mover: int, candidates: int, a: int, b: int, deck: int
+    ) -> Pair:
+        if not self._native(context):
+            return super()._value_after_draw(context, mover, candidates, a, b, deck)
+        self._sync()
+        result: Pair = self._fast.after(context, mover, candidates, a, b, deck)
+        return result
+
+    def _end(self, context: int, mover: int, code: int, other: int, deck: int) -> Pair:
+        if not self._native(context):
+            return super()._end(context, mover, code, other, deck)
+        self._sync()
+        result: Pair = self._fast.end(context, mover, code, other, deck)
+        return result
+
+    def value_of_end(self, context: int, mover: int, code: int, other: int, deck: int) -> float:
+        if not self._native(context):
+            return super().value_of_end(context, mover, code, other, deck)
+        self._sync()
+        value: float = self._fast.end_value(context, mover, code, other, deck)
+        return value
+
+    # -- the set's odds along the match-optimal line ----------------------------------------------
+
+    def _odds_end(
+        self, context: int, mover: int, code: int, other: int, deck: int
+    ) -> tuple[float, float]:
+        if not self._native(context):
+            return super()._odds_end(context, mover, code, other, deck)
+        self._sync()
+        result: tuple[float, float] = self._fast.odds_end(context, mover, code, other, deck)
+        return result
+
+    def _choice(self, context: int, mover: int, candidates: int, other: int, deck: int) -> int:
+        if not self._native(context):
+            return super()._choice(context, mover, candidates, other, deck)
+        self._sync()
+        code: int = self._fast.choice(context, mover, candidates, other, deck)
+        return code
+
+    # -- match states -----------------------------------------------------------------------------
+
+    def _forget(self, match: MatchKey) -> None:
+        super()._forget(match)  # (Python holds none of these positions: a no-op)
+        self._fast.forget(*match)
+
+    def _settle(self, match: MatchKey, shift: float = 0.0) -> None:
+        super()._settle(match, shift)
+        self._fast.settle(*match, shift)
+
+    def _evaluation(
+        self, evaluate: Callable[[float], Pair], x: float
+    ) -> tuple[Pair, tuple[float, float] | None]:
+        # the interval a nested fixed point's evaluations narrow is its own: the outer one's is
+        # put back after, as its evaluation goes on
+        saved = (self._fast.track, self._fast.interval)
+        self._fast.track_interval(True)
+        try:
+            pair = evaluate(x)
+            interval: tuple[float, float] = self._fast.interval
+        finally:
+            self._fast.track_interval(saved[0])
+            self._fast.interval = saved[1]
+        return pair, interval
+
+    def _solve_entry(self, match: MatchKey, spec: int) -> float:
+        try:
+            return super()._solve_entry(match, spec)
+        except BaseException:  # Ctrl-C, a budget: the unsettled positions would be wrong
+            self._fast.drop_level(*match)
+            raise
+
+    def _exact_position_bytes(self) -> int:
+        return EXACT_POSITION_BYTES
+
+    def _exact_held(self) -> int:
+        """The core's positions drawn exactly: one table, which a search adding to them may
+        double, copying them (so they count against its room as its own would)."""
+        return int(self._fast.exact_states)
+
+    def _forget_exact(self) -> None:
+        self._fast.clear_exact()
+
+    def bound_memo(self) -> None:
+        """Empty a bounded memo that is full (between searches only), as MatchSolver does; the
+        core forgets its positions too (the match-state values, sides and lists stay). Its
+        positions drawn exactly are forgotten too once their (context, deck) slots pass
+        :attr:`exact_slots_kept`: a search past the core's last slot would fail (and fall back
+        to the deck's odds), and the slots come before the positions' bound in a long run (about
+        465 slots and 5,200 positions a starter match)."""
+        clears = self._clears
+        super().bound_memo()
+        if self._clears == clears and self._fast.nslots > self.exact_slots_kept:
+            self._fast.clear_exact()
+
+    def forget_positions(self) -> None:
+        """MatchSolver.forget_positions; the core's too (and its odds and dense tables)."""
+        super().forget_positions()
+        self._fast.clear_positions()
+        self._dense_level = None
+        self._py_positions = 0
+        self._pushed.clear()  # the model ids are given anew
+
+    def blind_to(self, seat: int | None) -> None:
+        """MatchSolver.blind_to, told to the core."""
+        super().blind_to(seat)
+        self._fast.set_blind(-1 if seat is None else seat, self._empty_hand)

@@ -1,0 +1,1634 @@
+"""The exact set solver: win, tie and loss probabilities of every move, under optimal play.
+
+The solver answers one question: *it is my turn and I have drawn; for every legal move, what are
+the exact probabilities that I win, tie and lose this set if both sides then play as the model
+says?* It maximises the set equity P(win) - P(loss) for the player to move; among continuations
+of equal equity it prefers the higher P(win) (which, at equal equity, is also the opponent's
+preference: both prefer fewer ties), so the reported numbers are unique.
+
+Design (why it is fast):
+
+* A set is solved on its own compact state, not on :class:`~pazaak_cli.engine.game.MatchState`: each
+  side is a small tuple ``(total, cards, hand, f24p, f24n, f36p, f36n, tiebreak)`` (see
+  :class:`_Side`), a standing side is reduced to ``(total, tiebreak)``, hands are interned as small
+  integers, and the deck is a tuple of counts (or a constant for fixed probabilities).
+* Keys are canonical: a flip sum is kept only while its owner still holds that flip card, the
+  tiebreak flag only where the ruleset can use it, the hand as a sorted multiset. Positions that
+  differ only in what cannot matter share one memo entry.
+* Values are negamax pairs ``(equity, p_win)`` from the point of view of the player to move;
+  the other side's view is ``(-equity, p_win - equity)``. One memo table serves every move of the
+  root, every hand of a hidden-hand average and every later call on the same solver.
+
+The rules it applies are those of :mod:`pazaak_cli.engine.game` (the tests check the two against
+each other on thousands of positions, and against a slow exact-fraction reference).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any, NamedTuple
+
+from pazaak_cli.engine.cards import Card, CardKind
+from pazaak_cli.engine.errors import PazaakError
+from pazaak_cli.engine.game import (
+    FULL_DECK,
+    MatchState,
+    Phase,
+    Placed,
+    Side,
+    TableCard,
+    current_values,
+)
+from pazaak_cli.engine.position_builder import Question
+from pazaak_cli.engine.rules import FlipTargets, MainDeck, NineCards, Ruleset, Tiebreaker
+from pazaak_cli.runtime.executors import SharedDeal, fork_available, run_shared, solver_processes
+
+_fastsolve: Any
+try:  # the optional C inner loop (setup.py builds it when a compiler is available)
+    from pazaak_cli.solve import _fastsolve  # type: ignore[attr-defined,no-redef]
+except ImportError:  # pragma: no cover - depends on the installation
+    _fastsolve = None
+if os.environ.get("PAZAAK_PURE_PYTHON"):  # benchmarks compare the two paths
+    _fastsolve = None
+
+EPSILON = 1e-12
+"""Two equities closer than this are equal while searching (the float noise is far below)."""
+BEST_TOLERANCE = 1e-9
+"""Moves whose equities differ by at most this are all marked best."""
+
+# Internal values are pairs (equity, p_win) for the player to move.
+Value = tuple[float, float]
+WIN: Value = (1.0, 1.0)
+LOSS: Value = (-1.0, 0.0)
+TIE: Value = (0.0, 0.0)
+
+PROGRESS_MASK = 0x3FFF
+"""A Python search checks its bounds and reports progress every 16,384 positions (when
+``positions & PROGRESS_MASK`` is 0); the KOTOR reply and the match solvers too."""
+
+PLAIN, FLIP24, FLIP36, DOUBLE, TIEBREAKER = range(5)
+"""What playing a hand card does in the compact model (:data:`ACTION_KIND` of each card kind):
+add its value, flip the 2s and 4s or the 3s and 6s, copy the card before it, add ±1 as a
+tiebreaker. The KOTOR reply and the match solvers share them."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """Exact probabilities of winning, tying and losing the set."""
+
+    p_win: float
+    p_tie: float
+    p_loss: float
+
+    @property
+    def equity(self) -> float:
+        return self.p_win - self.p_loss
+
+    @staticmethod
+    def from_value(value: Value) -> Outcome:
+        """From (equity, p_win); rounding noise below 1e-13 (a sum of exact zeros in floating
+        point) is shown as the 0 it is."""
+        equity, p_win = value
+        p_loss = p_win - equity
+        p_tie = 1.0 - p_win - p_loss
+        return Outcome(*(0.0 if abs(p) < 1e-13 else p for p in (p_win, p_tie, p_loss)))
+
+
+@dataclass(frozen=True)
+class Move:
+    """One legal move of the player to act: an optional hand card, then end, stand or bust."""
+
+    card: Card | None
+    value: int | None
+    then: str
+    """``end``, ``stand`` or ``bust``."""
+    note: str = ""
+    """Why the move is forced, if it is (``automatic stand at 20``, ``ninth card`` ...)."""
+
+    def __str__(self) -> str:
+        if self.card is None:
+            head = {"end": "end turn", "stand": "stand", "bust": "end turn (bust)"}[self.then]
+            return head + (f" ({self.note})" if self.note else "")
+        shown = str(self.card)
+        if self.card.kind not in (CardKind.FLIP_2_4, CardKind.FLIP_3_6, CardKind.DOUBLE):
+            if len(self.card.values) > 1:
+                shown += f" as {self.value:+d}"
+        elif self.card.kind is CardKind.DOUBLE:
+            shown += f" (= {self.value:+d})"
+        tail = {"end": "end turn", "stand": "stand", "bust": "bust"}[self.then]
+        if self.note:
+            tail = self.note
+        return f"play {shown}, {tail}"
+
+
+@dataclass(frozen=True)
+class MoveResult:
+    move: Move
+    outcome: Outcome
+    """The current set's odds along the move's line."""
+    best: bool
+    match_win: float | None = None
+    """The probability of winning the match (match advice only)."""
+    margin: float | None = None
+    """A sampled answer's 95 % interval of the value the moves are ranked by (the match-win
+    probability, else the set's equity) is that value ± this; ``None`` in an exact answer."""
+
+
+@dataclass(frozen=True)
+class Advice:
+    """Every move of a position with its exact outcome, best first."""
+
+    results: tuple[MoveResult, ...]
+    model: str
+    """One sentence: which model was solved."""
+    hands_averaged: int
+    """How many possible opponent hands were averaged (1 when the hand is known or irrelevant)."""
+    fixed_probabilities: bool
+    """True when the deck was approximated by fixed draw probabilities."""
+    states: int
+    """Positions the solver evaluated (memo entries)."""
+    objective: str = "set"
+    """What the best move maximises: ``set`` (the set's equity) or ``match`` (P(win match))."""
+    exactness: str = "exact"
+    """``exact``: every possible opponent hand was solved; ``sampled``: a sample of them, drawn
+    by their deal weights (:mod:`pazaak_cli.solve.budgeted`), each move's value with its
+    interval."""
+    hands_solved: int | None = None
+    """How many distinct possible hands the answer rests on (``None``: as averaged)."""
+    draws: int | None = None
+    """A sampled answer: the draws of the opponent's hand (with replacement) it averages."""
+    seed: str | None = None
+    """A sampled answer: the seed its draws came from (``--seed``)."""
+    confidence: float | None = None
+    """A sampled answer: how sure it is that the move ranked first beats the second (the
+    probability from their paired differences over the draws)."""
+    gap: tuple[float, float] | None = None
+    """A sampled answer: the first move's lead over the second, and half its 95 % interval."""
+
+
+class SolverTooLarge(PazaakError):
+    """The exact solve would exceed its state budget."""
+
+
+# ------------------------------------------------------------------------------------------------
+# Hands: interned multisets with their precomputed plays.
+
+
+class _Hands:
+    """Interns hands (multisets of cards) as small integers and precomputes their plays."""
+
+    def __init__(self, ruleset: Ruleset) -> None:
+        self.ruleset = ruleset
+        self.ids: dict[tuple[Card, ...], int] = {}
+        """Hand id by its sorted cards, and by every order it was asked for in (a player's
+        questions ask for the same hands many times: they are not sorted again)."""
+        self.cards: list[tuple[Card, ...]] = []
+        self.plays: list[tuple[tuple[Card, int, int, int], ...]] = []
+        """Per hand: (card, value, action kind, hand id after) for each distinct play."""
+        self.facts: list[HandFacts] = []
+
+    def intern(self, hand: Iterable[Card]) -> int:
+        given = hand if isinstance(hand, tuple) else tuple(hand)
+        found = self.ids.get(given)
+        if found is not None:
+            return found
+        key = tuple(sorted(given, key=str))
+        found = self.ids.get(key)
+        if found is not None:
+            self.ids[given] = found
+            return found
+        hid = len(self.cards)
+        self.ids[key] = hid
+        self.cards.append(key)
+        self.plays.append(())
+        self.facts.append(hand_facts(key, self.ruleset))
+        plays: list[tuple[Card, int, int, int]] = []
+        for index, card in enumerate(key):
+            if index and key[index - 1] == card:
+                continue
+            rest = self.intern(key[:index] + key[index + 1 :])
+            kind = ACTION_KIND[card.kind]
+            values = (0,) if kind in (FLIP24, FLIP36, DOUBLE) else card.values
+            plays.extend((card, value, kind, rest) for value in values)
+        self.plays[hid] = tuple(plays)
+        return hid
+
+
+ACTION_KIND = {
+    CardKind.PLUS: PLAIN,
+    CardKind.MINUS: PLAIN,
+    CardKind.PLUS_MINUS: PLAIN,
+    CardKind.PLUS_MINUS_1_2: PLAIN,
+    CardKind.FLIP_2_4: FLIP24,
+    CardKind.FLIP_3_6: FLIP36,
+    CardKind.DOUBLE: DOUBLE,
+    CardKind.TIEBREAKER: TIEBREAKER,
+}
+"""The action of each card kind (see :data:`PLAIN`)."""
+
+# ------------------------------------------------------------------------------------------------
+# The compact set model.
+#
+# A playing side is the tuple (total, cards, hand, f24, f36, tiebreak):
+#   total     the table's total now
+#   cards     cards on the table (the one that fills it triggers the nine-card rule)
+#   hand      interned hand id
+#   f24       what a Flip 2&4 would turn over, kept only while the hand holds one: the sum of the
+#             values of magnitude 2 or 4 (all-signs flips), or of the positive ones only
+#             (positive-only flips, which never turn a negative card); f36 the same for 3 and 6
+#   tiebreak  any-played tiebreak rule: a Tiebreaker was played this set (else always False)
+# A standing side is the pair (total, tiebreak). Both kinds are interned as small integers
+# (side ids) so that memo keys are integers.
+_Playing = tuple[int, int, int, int, int, bool]
+_Standing = tuple[int, bool]
+_Deck = tuple[int, ...]
+
+_LOSS_MOVE = -1
+"""Candidate code: the move busts."""
+_WIN_MOVE = -2
+"""Candidate code: the move wins the set at once (nine cards, kotor2)."""
+
+FREE_END, BUST_END, NINTH_BUST_END, NINTH_WIN_END, NINTH_STAND_END, TARGET_STAND_END = range(6)
+"""How a turn can end once a side holds its last card of the turn (:func:`turn_end`): freely
+(end the turn, or stand), or forced: a bust, the ninth card over the target, winning or standing
+by the ninth card, an automatic stand on the target."""
+
+
+def turn_end(total: int, full: bool, target: int, nine_win: bool) -> int:
+    """Which way a turn ends on ``total`` (``full``: the side's table has its last card; its
+    ninth card wins the set if ``nine_win``). The one rule every solver's end codes follow."""
+    if full:
+        if total > target:
+            return NINTH_BUST_END
+        return NINTH_WIN_END if nine_win else NINTH_STAND_END
+    if total == target:
+        return TARGET_STAND_END
+    return BUST_END if total > target else FREE_END
+
+
+def label_turn_ends(kind: int, target: int, codes: Sequence[int]) -> list[tuple[str, str, int]]:
+    """(then, note, code) for each of ``codes``, the end codes of a turn that ends as ``kind``
+    says (two for a free end: ending the turn, then standing), labelled for the moves shown."""
+    if kind == FREE_END:
+        return [("end", "", codes[0]), ("stand", "", codes[1])]
+    label = {
+        BUST_END: ("bust", ""),
+        NINTH_BUST_END: ("bust", "ninth card over the target"),
+        NINTH_WIN_END: ("stand", "ninth card: wins the set"),
+        NINTH_STAND_END: ("stand", "ninth card: automatic stand"),
+        TARGET_STAND_END: ("stand", f"automatic stand at {target}"),
+    }[kind]
+    return [(*label, codes[0])]
+
+
+HandFacts = tuple[bool, bool, int]
+"""What placing a card needs to know of the hand left: (holds a Flip 2&4, holds a Flip 3&6,
+count slack; see :func:`hand_facts`)."""
+
+NO_SLACK = -1_000_000
+"""The count slack of a hand holding a flip card: its card count always matters."""
+
+
+def hand_facts(cards: Iterable[Card], ruleset: Ruleset) -> HandFacts:
+    """The :data:`HandFacts` of a hand.
+
+    The count slack says when a side's card count can no longer change anything: every later
+    card adds at least 1 (a draw, a plus card, a Double) or at least its lowest value (a minus,
+    ± or Tiebreaker card), so a side on ``total`` with ``count`` cards reaches its ninth card, or
+    a rescue just after it, on at least ``total + (table size - count) - drop``, where ``drop``
+    sums ``1 - lowest value`` over the hand's cards that can go below 1. When that exceeds the
+    target, the nine-card rule can only meet a side that has busted anyway, and the count is
+    dropped from the state (kept as 0: positions differing only in it share one memo entry).
+    That is ``count < total + slack`` with ``slack = table size - target - drop``. A flip can
+    bring a total down by more than its cards say: a hand holding one keeps the count.
+    """
+    flip24 = flip36 = False
+    drop = 0
+    for card in cards:
+        if card.kind is CardKind.FLIP_2_4:
+            flip24 = True
+        elif card.kind is CardKind.FLIP_3_6:
+            flip36 = True
+        elif card.kind is not CardKind.DOUBLE:  # a Double copies a draw: at least 1
+            drop += max(0, 1 - min(card.values))
+    if flip24 or flip36:
+        return (flip24, flip36, NO_SLACK)
+    return (False, False, ruleset.table_size - ruleset.target - drop)
+
+
+def place_card(side: _Playing, value: int, hand: int, facts: HandFacts, flip_all: bool) -> _Playing:
+    """A compact side with a card worth ``value`` placed, leaving ``hand`` (whose
+    :data:`HandFacts` are ``facts``); ``flip_all``: flips turn negative cards too."""
+    total, cards, _, f24, f36, tiebreak = side
+    flip24, flip36, slack = facts
+    magnitude = value if value > 0 else -value
+    counts = value > 0 or flip_all
+    if not flip24:
+        f24 = 0
+    elif counts and (magnitude == 2 or magnitude == 4):
+        f24 += value
+    if not flip36:
+        f36 = 0
+    elif counts and (magnitude == 3 or magnitude == 6):
+        f36 += value
+    total += value
+    cards += 1
+    if cards < total + slack:
+        cards = 0  # the count no longer matters (see hand_facts)
+    return (total, cards, hand, f24, f36, tiebreak)
+
+
+def place_flip(
+    side: _Playing, flips_2_4: bool, hand: int, facts: HandFacts, flip_all: bool
+) -> _Playing:
+    """A compact side after a flip card (placed as 0) turned its 2s and 4s (``flips_2_4``) or
+    its 3s and 6s over; the other arguments as for :func:`place_card`."""
+    total, cards, _, f24, f36, tiebreak = side
+    flip24, flip36, slack = facts
+    turned = f24 if flips_2_4 else f36
+    total -= 2 * turned
+    # all signs: the turned cards can be turned back; positive only: they never can
+    after = -turned if flip_all else 0
+    if flips_2_4:
+        f24 = after
+    else:
+        f36 = after
+    cards += 1
+    if cards < total + slack:
+        cards = 0
+    return (total, cards, hand, f24 if flip24 else 0, f36 if flip36 else 0, tiebreak)
+
+
+def compact_side(ruleset: Ruleset, side: Side, hand: int, facts: HandFacts) -> _Playing:
+    """The compact form of an engine side still playing, holding interned ``hand`` (whose
+    :data:`HandFacts` are ``facts``): the one conversion both set solvers start from."""
+    values = current_values(side.table, ruleset.flip_targets)
+    every = ruleset.flip_targets is FlipTargets.ALL_SIGNS
+
+    def flippable(magnitudes: tuple[int, int]) -> int:
+        return sum(v for v in values if abs(v) in magnitudes and (v > 0 or every))
+
+    f24 = flippable((2, 4)) if facts[0] else 0
+    f36 = flippable((3, 6)) if facts[1] else 0
+    tiebreak = ruleset.tiebreaker is Tiebreaker.ANY_PLAYED and any(
+        card.placed is Placed.TIEBREAKER for card in side.table
+    )
+    total, cards = sum(values), len(side.table)
+    if cards < total + facts[2]:
+        cards = 0
+    return (total, cards, hand, f24, f36, tiebreak)
+
+
+class DeckDraws:
+    """Interned main decks and their next draws, for the set solvers.
+
+    ``intern(deck)`` gives a small id for a deck (the remaining count of each value 1..10);
+    ``table[id]`` holds, once ``make(id)`` has run, the (value, probability, id of the deck after)
+    of every possible next draw. A shared deck that has run out is renewed by the draw. With
+    ``fixed`` counts the draws never deplete anything: every deck is one.
+    """
+
+    def __init__(self, fixed: tuple[int, ...] | None) -> None:
+        self.fixed = fixed
+        self._ids: dict[_Deck, int] = {}
+        self._decks: list[_Deck] = []
+        self.table: list[tuple[tuple[int, float, int], ...] | None] = []
+
+    def intern(self, deck: _Deck) -> int:
+        if self.fixed is not None:
+            deck = ()
+        found = self._ids.get(deck)
+        if found is None:
+            found = len(self._decks)
+            self._ids[deck] = found
+            self._decks.append(deck)
+            self.table.append(None)
+        return found
+
+    def make(self, deck_id: int) -> tuple[tuple[int, float, int], ...]:
+        """Compute (and keep) the draws from deck ``deck_id``."""
+        if self.fixed is not None:
+            total = sum(self.fixed)
+            draws = tuple((v + 1, n / total, deck_id) for v, n in enumerate(self.fixed) if n)
+        else:
+            deck = self._decks[deck_id]
+            source = deck if any(deck) else FULL_DECK
+            total = sum(source)
+            draws = tuple(
+                (v + 1, n / total, self.intern(source[:v] + (n - 1,) + source[v + 1 :]))
+                for v, n in enumerate(source)
+                if n
+            )
+        self.table[deck_id] = draws
+        return draws
+
+
+class DeckModels(list[DeckDraws]):
+    """The deck models of a match solver's sets in progress, by id: ``[0]`` the later sets'
+    (given), then one per deck drawn with fixed probabilities, and one that every deck drawn
+    exactly shares (its positions are keyed by the deck's composition, so once the opponent
+    stands a player's later questions of the set find their positions solved by the first)."""
+
+    def __init__(self, later: DeckDraws) -> None:
+        super().__init__([later])
+        self._ids: dict[tuple[_Deck, bool], int] = {}
+
+    def model(self, deck: _Deck, exact: bool) -> int:
+        """The id of the model of a set in progress on ``deck``: its composition drawn without
+        replacement (``exact``) or with fixed probabilities."""
+        key = (() if exact else deck, exact)
+        found = self._ids.get(key)
+        if found is None:
+            found = self._ids[key] = len(self)
+            self.append(DeckDraws(None if exact else deck))
+        return found
+
+    def forget(self) -> None:
+        """Keep only the later sets' model (a context of a dropped model finds a new one)."""
+        del self[1:]
+        self._ids.clear()
+
+
+class SetSolver:
+    """Solves sets under one ruleset and deck model, remembering every position it solved.
+
+    Internally a position before a draw is ``(mover side id, other side id, deck id)``; the
+    moves after each draw are precomputed once per (side, drawn value) as a *candidate list*
+    (the distinct sides the turn can end in), interned too, so that the position after a draw is
+    ``(candidate list id, other side id, deck id)``.
+    """
+
+    def __init__(
+        self,
+        ruleset: Ruleset,
+        *,
+        fixed_draws: Sequence[int] | None = None,
+        budget: int | None = None,
+        native: bool = True,
+        max_states: int | None = None,
+        progress: Callable[[int], None] | None = None,
+    ) -> None:
+        """``fixed_draws``: draw with these fixed counts of each value, without depletion (the
+        infinite deck is ``FULL_DECK``); ``None`` solves the finite deck exactly. ``native``:
+        use the C inner loop for fixed draws when it is installed (``False`` for the tests that
+        check one against the other). ``max_states``: bound the memo's memory. The C loop keeps
+        at most that many positions, a cache that forgets the cheapest ones to make room (a
+        forgotten one is solved again: slower, never wrong); in Python, :meth:`bound_memo`
+        (called between searches) empties a memo that is full, and a single search that would
+        outgrow it raises :class:`SolverTooLarge`. The sides and candidate lists, which cost far
+        less, are kept. ``budget`` instead fails a search past that many positions.
+        ``progress``: called with :attr:`solved` every so many positions of a long search."""
+        self.ruleset = ruleset
+        self.hands = _Hands(ruleset)
+        self.fixed = tuple(fixed_draws) if fixed_draws is not None else None
+        self.budget = budget
+        self.max_states = max_states
+        self.progress = progress
+        self._clears = 0
+        self._solved = 0
+        self._target = ruleset.target
+        self._size = ruleset.table_size
+        self._nine_win = ruleset.nine_cards is NineCards.WIN
+        self._any_tiebreak = ruleset.tiebreaker is Tiebreaker.ANY_PLAYED
+        self._flip_all = ruleset.flip_targets is FlipTargets.ALL_SIGNS
+        # interned sides
+        self._side_ids: dict[_Playing | _Standing, int] = {}
+        self._sides: list[_Playing | _Standing] = []
+        self._standing: list[bool] = []
+        # interned decks and their draws: (value, probability, deck id after)
+        self._decks = DeckDraws(self.fixed)
+        self._draws = self._decks.table
+        # candidate lists, per (side id, drawn value)
+        self._after: dict[tuple[int, int], int] = {}
+        self._candidate_ids: dict[tuple[int, ...], int] = {}
+        self._list_of_placed: dict[Any, int] = {}
+        """Candidate list id by the side after the draw (with the draw, for a Double)."""
+        self._double_in: dict[int, bool] = {}
+        """Per hand id: whether it holds a Double."""
+        self._candidates: list[tuple[int, ...]] = []
+        # memo tables
+        self._before: dict[int, Value] = {}
+        self._after_memo: dict[int, Value] = {}
+        # the C inner loop, for fixed draw probabilities when it was built
+        self._core: Any = None
+        if self.fixed is not None and _fastsolve is not None and native:
+            total = sum(self.fixed)
+            self._core = _fastsolve.Core(
+                [n / total for n in self.fixed], self._candidate_list, (max_states or 0) // 2
+            )
+            self._core.progress = progress
+            self.before_draw = self._native_before_draw  # type: ignore[method-assign]
+            self.candidate_value = self._native_candidate_value  # type: ignore[method-assign]
+
+    @property
+    def native(self) -> bool:
+        """Whether the C inner loop does the search."""
+        return self._core is not None
+
+    @property
+    def states(self) -> int:
+        """Positions solved so far (before and after a draw)."""
+        if self._core is not None:
+            return int(self._core.states)
+        return len(self._before) + len(self._after_memo)
+
+    @property
+    def memo_clears(self) -> int:
+        """How many times the bounded memo (``max_states``) was full and emptied."""
+        if self._core is not None:
+            return int(self._core.clears)
+        return self._clears
+
+    @property
+    def solved(self) -> int:
+        """Positions computed so far (one forgotten by the bounded memo and computed again
+        counts again): what :attr:`progress` reports."""
+        if self._core is not None:
+            return int(self._core.solved)
+        return self._solved
+
+    def reserve(self, positions: int) -> None:
+        """Make room in the C memo for about this many positions at once (within its bound):
+        a search known to be large skips the tables' doublings (a pure-Python memo ignores
+        it)."""
+        if self._core is not None:
+            self._core.reserve(positions // 2)  # (before and after a draw: a table each)
+
+    def bound_memo(self) -> None:
+        """Empty a bounded memo that is full. Only between searches: emptied in the middle of
+        one, the memo would make it redo its own work (exponentially, when it is too small).
+        The C loop's memo bounds itself (a cache)."""
+        if self.max_states is None or self.states < self.max_states or self._core is not None:
+            return
+        else:
+            self._before.clear()
+            self._after_memo.clear()
+            self._clears += 1
+
+    def _check_size(self) -> None:
+        """Every so many new positions of a Python search: stop at the memory bound, report
+        progress."""
+        if self.max_states is not None and self.states >= self.max_states:
+            raise SolverTooLarge(
+                f"the search needs more than {self.max_states:,} positions in memory"
+            )
+        if self.progress is not None:
+            self.progress(self._solved)
+
+    def _native_before_draw(self, mover: int, other: int, deck: int) -> Value:
+        result: Value = self._core.before_draw(mover, other)
+        return result
+
+    def _native_candidate_value(self, code: int, other: int, deck: int) -> Value:
+        result: Value = self._core.candidate_value(code, other)
+        return result
+
+    # -- interning ------------------------------------------------------------------------------
+
+    def side_id(self, side: _Playing | _Standing) -> int:
+        found = self._side_ids.get(side)
+        if found is None:
+            found = len(self._sides)
+            self._side_ids[side] = found
+            self._sides.append(side)
+            self._standing.append(len(side) == 2)
+            if self._core is not None:
+                self._check_native_ids(found, "sides")
+                self._core.add_side(len(side) == 2, side[-1], side[0])
+        return found
+
+    @staticmethod
+    def _check_native_ids(new_id: int, what: str) -> None:
+        """Refuse a search with more sides or lists than the C memo's keys can number."""
+        if new_id >= _fastsolve.MAX_IDS:
+            raise SolverTooLarge(
+                f"the search needs more than {_fastsolve.MAX_IDS:,} distinct {what}, more than "
+                "the C solver can number"
+            )
+
+    def deck_id(self, deck: _Deck) -> int:
+        """Intern a deck (remaining counts of 1..10); with fixed draws every deck is one."""
+        return self._decks.intern(deck)
+
+    # -- sides -----------------------------------------------------------------------------------
+
+    def _add(self, side: _Playing, value: int, hand: int) -> _Playing:
+        """``side`` with a card of ``value`` placed and ``hand`` left in hand."""
+        return place_card(side, value, hand, self.hands.facts[hand], self._flip_all)
+
+    def _flip(self, side: _Playing, kind: int, hand: int) -> _Playing:
+        """``side`` after playing a flip card (placed as 0), leaving ``hand``."""
+        return place_flip(side, kind == FLIP24, hand, self.hands.facts[hand], self._flip_all)
+
+    def _play(self, side: _Playing, drawn: int, card_play: tuple[Card, int, int, int]) -> _Playing:
+        _, value, kind, rest = card_play
+        if kind == PLAIN:
+            return self._add(side, value, rest)
+        if kind == DOUBLE:
+            return self._add(side, drawn, rest)
+        if kind == TIEBREAKER:
+            placed = self._add(side, value, rest)
+            if self._any_tiebreak:
+                placed = (*placed[:5], True)
+            return placed
+        return self._flip(side, kind, rest)
+
+    def _stands(self, side: _Playing, tiebreaker_last: bool) -> _Standing:
+        return (side[0], side[5] or (tiebreaker_last and not self._any_tiebreak))
+
+    def _end_codes(self, side: _Playing, tiebreaker_last: bool, full: bool) -> tuple[int, ...]:
+        """The candidate codes of the ways a turn can end once ``side`` holds its last card of
+        the turn (``full``: its table's last slot): :func:`turn_end` says which. A hot path:
+        no labels."""
+        if not full and side[0] < self._target:  # turn_end's FREE_END, the common case, inline
+            return (self.side_id(side), self.side_id(self._stands(side, tiebreaker_last)))
+        kind = turn_end(side[0], full, self._target, self._nine_win)
+        if kind in (BUST_END, NINTH_BUST_END):
+            return (_LOSS_MOVE,)
+        if kind == NINTH_WIN_END:
+            return (_WIN_MOVE,)
+        return (self.side_id(self._stands(side, tiebreaker_last)),)
+
+    def _turn_ends(
+        self, side: _Playing, tiebreaker_last: bool, full: bool
+    ) -> list[tuple[str, str, int]]:
+        """:meth:`_end_codes` with their labels: (then, note, candidate code) each."""
+        kind = turn_end(side[0], full, self._target, self._nine_win)
+        return label_turn_ends(kind, self._target, self._end_codes(side, tiebreaker_last, full))
+
+    def labelled_moves(
+        self, side: _Playing, drawn: int, played: bool, tiebreaker_last: bool, count: int
+    ) -> list[tuple[Move, int]]:
+        """Every move of a side that has just drawn ``drawn`` (on its table already), as
+        (move, candidate code). ``played``: a hand card (a Tiebreaker if ``tiebreaker_last``)
+        already followed the draw, so only ending the turn or standing is left. ``count``: the
+        cards on its table (the compact side may have dropped it; the moves offered may not)."""
+        full = count >= self._size
+        moves = [
+            (Move(None, None, then, note), code)
+            for then, note, code in self._turn_ends(side, tiebreaker_last, full)
+        ]
+        if played or full or side[0] == self._target:
+            return moves
+        full = count + 1 >= self._size
+        for card_play in self.hands.plays[side[2]]:
+            card, value, kind, _ = card_play
+            placed = self._play(side, drawn, card_play)
+            shown = drawn if kind == DOUBLE else None if kind in (FLIP24, FLIP36) else value
+            for then, note, code in self._turn_ends(placed, kind == TIEBREAKER, full):
+                moves.append((Move(card, shown, then, note), code))
+        return moves
+
+    def _undominated(self, codes: tuple[int, ...]) -> tuple[int, ...]:
+        """``codes`` less every stand but the best: for the set, a stand on a higher total, or
+        on the same total with a Tiebreaker, does at least as well against every way the other
+        side can go on (the hand left does not matter once standing), so the best of the list
+        is found without the others' values. (A match solver keeps them: there the hand left
+        matters.)"""
+        sides, standing = self._sides, self._standing
+        best = -1
+        for code in codes:
+            if code >= 0 and standing[code] and (best < 0 or sides[code] > sides[best]):
+                best = code
+        return tuple(code for code in codes if code < 0 or not standing[code] or code == best)
+
+    def place_draw(self, side: _Playing, drawn: int) -> _Playing:
+        """``side`` after drawing ``drawn``."""
+        return self._add(side, drawn, side[2])
+
+    def _candidate_list(self, side_id: int, drawn: int) -> int:
+        """The interned list of distinct ways the turn can end after ``side_id`` draws."""
+        side = self._sides[side_id]
+        assert len(side) == 6
+        placed = self._add(side, drawn, side[2])
+        # many draws lead to one side (5 then 3, 6 then 2): its list once (the draw counts too
+        # where the hand holds a Double, which copies it)
+        placed_key = (placed, drawn) if self._holds_double(placed[2]) else placed
+        found = self._list_of_placed.get(placed_key)
+        if found is None:
+            found = self._list_of_placed[placed_key] = self._placed_list(placed, drawn)
+        self._after[(side_id, drawn)] = found
+        if self._core is not None:
+            self._core.set_after(side_id, drawn, found)
+        return found
+
+    def _placed_list(self, placed: _Playing, drawn: int) -> int:
+        """The interned candidate list of a side holding the card it just drew (``drawn``)."""
+        ends = self._end_codes
+        # the same moves as labelled_moves, without building their labels (a hot path)
+        size = self._size
+        codes = list(ends(placed, False, placed[1] >= size))
+        if placed[1] < size and placed[0] != self._target:
+            play = self._play
+            for card_play in self.hands.plays[placed[2]]:
+                after = play(placed, drawn, card_play)
+                codes += ends(after, card_play[2] == TIEBREAKER, after[1] >= size)
+        unique = tuple(dict.fromkeys(codes))
+        found = self._candidate_ids.get(unique)
+        if found is None:
+            found = len(self._candidates)
+            self._candidate_ids[unique] = found
+            kept = self._undominated(unique)
+            self._candidates.append(kept)
+            if self._core is not None:
+                self._check_native_ids(found, "candidate lists")
+                self._core.add_list(kept)
+        return found
+
+    def _holds_double(self, hand: int) -> bool:
+        """Whether hand id ``hand`` holds a Double (its plays then depend on the draw)."""
+        found = self._double_in.get(hand)
+        if found is None:
+            found = self._double_in[hand] = any(
+                play[2] == DOUBLE for play in self.hands.plays[hand]
+            )
+        return found
+
+    # -- the recursion ----------------------------------------------------------------------------
+
+    def before_draw(self, mover: int, other: int, deck: int) -> Value:
+        """Value for ``mover`` (a playing side id), about to draw, against ``other`` (a playing
+        or standing side id), drawing from deck id ``deck``."""
+        key = (((mover << 32) | other) << 32) | deck  # ids stay far below 2**32
+        found = self._before.get(key)
+        if found is not None:
+            return found
+        if self.budget is not None and self.states >= self.budget:
+            raise SolverTooLarge("the exact solve exceeds its state budget")
+        self._solved += 1
+        if not self._solved & PROGRESS_MASK:
+            self._check_size()
+        after = self._after
+        after_draw = self.after_draw
+        equity = p_win = 0.0
+        draws = self._draws[deck] or self._decks.make(deck)
+        for value, probability, rest in draws:
+            candidates = after.get((mover, value))
+            if candidates is None:
+                candidates = self._candidate_list(mover, value)
+            e, w = after_draw(candidates, other, rest)
+            equity += probability * e
+            p_win += probability * w
+        result = (equity, p_win)
+        self._before[key] = result
+        return result
+
+    def after_draw(self, candidates: int, other: int, deck: int) -> Value:
+        """Value for the mover of the best candidate in list ``candidates``."""
+        key = (((candidates << 32) | other) << 32) | deck
+        found = self._after_memo.get(key)
+        if found is not None:
+            return found
+        value = self.candidate_value
+        best = LOSS
+        for code in self._candidates[candidates]:
+            e, w = value(code, other, deck)
+            if e > best[0] + EPSILON or (e > best[0] - EPSILON and w > best[1]):
+                best = (e, w)
+                if e >= 1.0 - EPSILON:
+                    break  # a certain win cannot be beaten
+        self._after_memo[key] = best
+        return best
+
+    def candidate_value(self, code: int, other: int, deck: int) -> Value:
+        """Value for the mover of ending its turn as ``code`` says, against ``other``."""
+        if code < 0:
+            return LOSS if code == _LOSS_MOVE else WIN
+        standing = self._standing
+        if standing[other]:
+            if not standing[code]:
+                return self.before_draw(code, other, deck)
+            mine, theirs = self._sides[code], self._sides[other]
+            if mine[0] != theirs[0]:
+                return WIN if mine[0] > theirs[0] else LOSS
+            if mine[1] != theirs[1]:
+                return WIN if mine[1] else LOSS
+            return TIE
+        e, w = self.before_draw(other, code, deck)
+        return (-e, w - e)
+
+
+# ------------------------------------------------------------------------------------------------
+# From engine states to the compact model.
+
+
+def playing_side(solver: SetSolver, side: Side, hand: Sequence[Card]) -> _Playing:
+    """The compact form of a side that is still playing, with ``hand`` as its hand."""
+    hid = solver.hands.intern(hand)
+    return compact_side(solver.ruleset, side, hid, solver.hands.facts[hid])
+
+
+def standing_side(ruleset: Ruleset, side: Side) -> _Standing:
+    if ruleset.tiebreaker is Tiebreaker.ANY_PLAYED:
+        tiebreak = any(card.placed is Placed.TIEBREAKER for card in side.table)
+    else:
+        tiebreak = bool(side.table) and side.table[-1].placed is Placed.TIEBREAKER
+    return (side.total, tiebreak)
+
+
+# ------------------------------------------------------------------------------------------------
+# Hidden hands.
+
+
+def possible_hands(
+    deck: Sequence[Card], size: int, played: Sequence[Card] = ()
+) -> list[tuple[tuple[Card, ...], int]]:
+    """Every hand of ``size`` cards drawn without replacement from ``deck`` less ``played``,
+    as (sorted hand, number of ways): the weights of the uniform prior over positions."""
+    remaining = Counter(deck)
+    for card in played:
+        if remaining[card] <= 0:
+            raise PazaakError(
+                f"the opponent played {card}, which its side deck does not hold (often enough)"
+            )
+        remaining[card] -= 1
+    kinds = sorted((card for card, count in remaining.items() if count > 0), key=str)
+    if size > sum(remaining.values()):
+        raise PazaakError(
+            f"the opponent's side deck has {sum(remaining.values())} cards left, "
+            f"fewer than the {size} hidden in its hand"
+        )
+    results: list[tuple[tuple[Card, ...], int]] = []
+
+    def extend(index: int, chosen: list[Card], ways: int) -> None:
+        if len(chosen) == size:
+            results.append((tuple(chosen), ways))
+            return
+        if index == len(kinds):
+            return
+        card = kinds[index]
+        for take in range(min(remaining[card], size - len(chosen)) + 1):
+            extend(index + 1, chosen + [card] * take, ways * _binomial(remaining[card], take))
+
+    extend(0, [], 1)
+    return results
+
+
+def _binomial(n: int, k: int) -> int:
+    result = 1
+    for i in range(k):
+        result = result * (n - i) // (i + 1)
+    return result
+
+
+# ------------------------------------------------------------------------------------------------
+# The public entry point.
+
+
+@dataclass
+class SolveOptions:
+    """How to model what the position does not say."""
+
+    opponent_deck: Sequence[Card] | None = None
+    """The prior of a hidden opponent hand: its side deck."""
+    opponent_played: Sequence[Card] = ()
+    """Cards the opponent played in earlier sets of this match (removed from the prior)."""
+    exact: bool = False
+    """Solve a finite deck without replacement whatever the size (else a budget applies)."""
+    budget: int = 400_000
+    """The state budget of an exact finite-deck solve before it falls back to fixed draws."""
+    progress: Callable[[int, int], None] | None = None
+    """Called as progress(done, total) while averaging hidden hands."""
+    positions: Callable[[int], None] | None = None
+    """Called as positions(solved) every so many positions of a long search (counting those of
+    every hand averaged so far): progress where there is no total to show."""
+    max_hands: int | None = None
+    """Average over at most this many of the opponent's possible hands, drawn by their weights
+    with ``sample_seed`` (the expert player's shortcut); ``None``: every hand, exactly."""
+    sample_seed: str = ""
+    opponent_hands: Sequence[tuple[tuple[Card, ...], int]] | None = None
+    """The hidden hands to average over, with their weights, when the caller chose them (the
+    expert keeps its samples through a set); used instead of the prior."""
+    solver: SetSolver | None = field(default=None, repr=False)
+    """A solver to reuse (its memo carries over), e.g. by the expert player."""
+    opponent: str = "optimal"
+    """How the opponent plays: ``optimal`` (minimises my equity) or ``kotor`` (the KOTOR I
+    computer opponent's rule, docs/rules.md §7: solved by :mod:`pazaak_cli.solve.kotor_reply`)."""
+    objective: str = "set"
+    """What to maximise: ``set`` (this set's equity) or ``match`` (the probability of winning
+    the match: :mod:`pazaak_cli.solve.match_solver`)."""
+
+
+def solve_set_question(question: Question, options: SolveOptions | None = None) -> Advice:
+    """Solve every move of the player who has just drawn ``question.drawn`` (see
+    :class:`~pazaak_cli.engine.position_builder.Question`), including the forced ones after a draw
+    to 20 or a ninth card, against an opponent who plays optimally (``options.opponent`` is not
+    read here: :func:`pazaak_cli.solve.advice.solve_question` chooses the solver by it)."""
+    options = options or SolveOptions()
+    state = question.state
+    me_side, other_side = state.sides[state.turn], state.sides[1 - state.turn]
+    if not me_side.hand_known:
+        raise PazaakError("the hand of the player to move must be known")
+    rules = state.ruleset
+    other_hands = weighted_opponent_hands(other_side, options, rules)
+    deck_after = deck_after_draw(state, question.drawn)
+    check_hand_sizes(rules, [tuple(c for c in me_side.hand if c is not None)], other_hands)
+    fixed = False
+    processes = _averaging_processes(other_hands)
+
+    def fixed_solver() -> SetSolver:
+        counts = deck_after if any(deck_after) else FULL_DECK
+        return _bounded_fixed_solver(rules, counts, options, processes)
+
+    if rules.main_deck is MainDeck.INFINITE:
+        solver = options.solver or fixed_solver()
+        results = _average(
+            question,
+            solver,
+            other_hands,
+            deck_after,
+            options,
+            processes=1 if options.solver else processes,
+        )
+    elif options.exact or other_side.standing:
+        solver = SetSolver(
+            rules,
+            budget=None if options.exact else options.budget,
+            max_states=EXACT_MEMO_STATES,
+            progress=options.positions,
+        )
+        try:
+            results = _average(question, solver, other_hands, deck_after, options)
+        except SolverTooLarge:
+            if options.exact:
+                raise SolverTooLarge(
+                    f"--exact: the solve without replacement needs more than "
+                    f"{EXACT_MEMO_STATES:,} positions in memory (over "
+                    f"{EXACT_MEMO_STATES * PYTHON_STATE_BYTES / 1e9:.1f} GB), too many to "
+                    "hold; drop --exact to solve it with fixed draw probabilities"
+                ) from None
+            fixed = True
+            solver = fixed_solver()
+            results = _average(
+                question, solver, other_hands, deck_after, options, processes=processes
+            )
+    else:
+        # Both still play: the exact without-replacement solve multiplies the positions by the
+        # deck's compositions. Solve with fixed draw probabilities first (fast); when that
+        # search was small, the exact one is affordable too and replaces it.
+        fixed = True
+        solver = fixed_solver()
+        results = _average(question, solver, other_hands, deck_after, options, processes=processes)
+        if solver.solved <= EXACT_PROBE_STATES:  # (computed: it never drops, see _average)
+            exact_solver = SetSolver(rules, budget=EXACT_BUDGET_FACTOR * max(solver.states, 1000))
+            try:
+                results = _average(question, exact_solver, other_hands, deck_after, options)
+                fixed, solver = False, exact_solver
+            except SolverTooLarge:
+                pass
+    return Advice(
+        results=ranked_set_results(results),
+        model=_describe_model(
+            state,
+            other_hands,
+            fixed,
+            deck_after,
+            sampled=options.max_hands is not None or options.opponent_hands is not None,
+        ),
+        hands_averaged=len(other_hands),
+        fixed_probabilities=fixed,
+        states=solver.states,
+    )
+
+
+def ranked_set_results(results: Sequence[tuple[Move, Outcome]]) -> tuple[MoveResult, ...]:
+    """A set answer's moves best first (by equity, then P(win)), those within
+    :data:`BEST_TOLERANCE` of the best equity marked best."""
+    best_equity = max(outcome.equity for _, outcome in results)
+    ranked = sorted(results, key=lambda item: (-item[1].equity, -item[1].p_win))
+    return tuple(
+        MoveResult(move, outcome, outcome.equity >= best_equity - BEST_TOLERANCE)
+        for move, outcome in ranked
+    )
+
+
+AVERAGE_MEMO_LIMIT = 20_000_000
+"""An average over hidden hands shares one memo between the hands (they reach many of the same
+positions); past this many positions it is emptied before the next hand, which bounds its
+memory (about 1.5 GB) at the cost of solving some positions again (the expert's shared solver;
+:func:`solve_set_question` bounds its own solvers by the limits below)."""
+NATIVE_MEMO_STATES = 1 << 25
+"""The C loop's memo holds at most this many positions (24 bytes each: 768 MiB), forgetting the
+cheapest ones to make room: a search that needs more runs slower, in the same memory (measured
+on a 4 v 4 first move: 1.2 times the work with room for 65 % of its positions, 17 times with
+30 %)."""
+PYTHON_MEMO_STATES = 3_000_000
+"""A pure-Python fixed-draw search (no C compiler) is refused past this many positions..."""
+EXACT_MEMO_STATES = 3_000_000
+"""...and so is an exact solve without replacement (``--exact``): at about
+:data:`PYTHON_STATE_BYTES` each, some 0.6 GB."""
+PYTHON_STATE_BYTES = 200
+"""Bytes a position takes in a Python memo (its key, its value pair and the dict's slot),
+measured: the figure the refusals quote."""
+MAX_SUBHANDS = 200_000
+"""A hand's every sub-hand (what it can hold after each play) is interned with its plays: a hand
+with more than this many (a ruleset's hand size of 40) is refused rather than hanging."""
+MAX_HIDDEN_HANDS = 100_000
+"""Averaging over more possible hidden hands than this is refused (give the hand, or sample)."""
+
+
+def _bounded_fixed_solver(
+    rules: Ruleset, counts: Sequence[int], options: SolveOptions, processes: int = 1
+) -> SetSolver:
+    """A solver with fixed draw probabilities whose memo has a bound that holds: in all, over
+    the ``processes`` that will share its work (each forked copy has its own memo)."""
+    bound = NATIVE_MEMO_STATES // processes if _fastsolve is not None else PYTHON_MEMO_STATES
+    return SetSolver(rules, fixed_draws=counts, max_states=bound, progress=options.positions)
+
+
+def _averaging_processes(other_hands: Sequence[object]) -> int:
+    """How many processes average over these possible hands (see :func:`_average`)."""
+    if len(other_hands) < FORK_MIN_HANDS or not fork_available():
+        return 1
+    return min(solver_processes(), len(other_hands))
+
+
+def hand_processes(other_hands: Sequence[object]) -> int:
+    """How many processes solve a budgeted answer's hands (:func:`solve_dealt`): those of an
+    exact average (:func:`_averaging_processes`), two at most (the only count measured: the
+    machines this was built on have two cores)."""
+    return min(_averaging_processes(other_hands), 2)
+
+
+def subhand_count(hand: Iterable[Card]) -> int:
+    """How many distinct sub-multisets ``hand`` has: what interning it costs."""
+    count = 1
+    for copies in Counter(hand).values():
+        count *= copies + 1
+    return count
+
+
+def check_hand_sizes(
+    rules: Ruleset,
+    mine: Sequence[Sequence[Card]],
+    others: Sequence[tuple[tuple[Card, ...], int]],
+) -> None:
+    """Refuse, with the reason, a solve whose hands are too large to explore (a variant with a
+    hand size of 40), or too many to average, instead of running out of time or memory."""
+    if len(others) > MAX_HIDDEN_HANDS:
+        raise SolverTooLarge(
+            f"the opponent's hidden hand could be any of {len(others):,} hands, more than the "
+            f"{MAX_HIDDEN_HANDS:,} an exact average can take; give its hand (--opp-hand)"
+        )
+    for whose, hand in [("your", h) for h in mine] + [("the opponent's", h) for h, _ in others]:
+        count = subhand_count(hand)
+        if count > MAX_SUBHANDS:
+            raise SolverTooLarge(
+                f"{whose} hand of {len(hand)} cards can be left in {count:,} ways as it is "
+                f"played, more than the {MAX_SUBHANDS:,} the solver can explore (hand size "
+                f"{rules.hand_size} in {rules.spec}); solve a ruleset with a smaller hand size"
+            )
+
+
+EXACT_PROBE_STATES = 20_000
+"""Both players still drawing from a finite deck: the exact solve is tried only when the solve
+with fixed draw probabilities needed at most this many positions..."""
+EXACT_BUDGET_FACTOR = 40
+"""...and it may then use at most this many times as many positions."""
+
+
+def hidden_hands(
+    side: Side,
+    deck: Sequence[Card],
+    earlier: Sequence[Card],
+    *,
+    earlier_table: Sequence[TableCard] = (),
+    ruleset: Ruleset | None = None,
+) -> tuple[list[tuple[tuple[Card, ...], int]], list[Card]]:
+    """Every hand ``side`` can be hiding, with its exact weight; and the cards it most likely
+    played in this set (:func:`played_cards`: the most specific card behind each value).
+
+    The deal is uniform: ``deck``'s positions, of which the hand cards played in earlier sets
+    (``earlier``, known cards; ``earlier_table``, only seen on the table) and in this one (read
+    from its table) are among the dealt ones. A value on a table can have come from several
+    cards of the deck (a +5 from a +5 or a ±5 card): every way counts, as :func:`played_posterior`
+    says. ``ruleset``: refuse a deck that could not be played under it (:func:`check_prior`)."""
+    if ruleset is not None:
+        check_prior(deck, ruleset)
+    prior = list(deck)
+    for card in earlier:
+        if card not in prior:
+            raise PazaakError(
+                f"the opponent played {card} in an earlier set, but its side deck holds no "
+                "such card (or not that many)"
+            )
+        prior.remove(card)
+    shown = [*earlier_table, *side.table]
+    played = played_cards(side.table, prior)
+    return played_posterior(shown, prior, len(side.hand)), played
+
+
+def played_posterior(
+    table: Sequence[TableCard], deck: Sequence[Card], size: int
+) -> list[tuple[tuple[Card, ...], int]]:
+    """The hands of ``size`` cards left to a player who played the hand cards on ``table`` from
+    the side deck ``deck``, each with its exact weight: the number of (deal, which dealt card
+    made each played value) pairs that leave it, for a uniform deal of ``size`` plus the played
+    cards distinct positions of ``deck``.
+
+    A value seen on a table may have come from several cards (+5: a +5 or a ±5; +1: a +1, a ±1 or
+    a ±1/2). Taking it for the most specific one would drop every deal where it was the other:
+    a ±5 still held would weigh as if no ±5 could have been played. So the assignments are
+    enumerated, merged by the cards they leave (a few states: the cards that could have made a
+    value), and each weighs the ordered ways to pick its played positions times the hands the
+    rest of the deck can deal (:func:`possible_hands`)."""
+    states: dict[tuple[tuple[Card, int], ...], int] = {
+        tuple(sorted(Counter(deck).items(), key=_by_card)): 1
+    }
+    for placed in table:
+        if placed.placed is Placed.MAIN:
+            continue
+        candidates = _candidates(placed.placed, placed.value)
+        after: dict[tuple[tuple[Card, int], ...], int] = {}
+        for counts, ways in states.items():
+            left = dict(counts)
+            for card in candidates:
+                held = left.get(card, 0)
+                if held:
+                    rest = tuple((c, n - (c == card)) for c, n in counts if n - (c == card))
+                    after[rest] = after.get(rest, 0) + ways * held
+        if not after:
+            raise PazaakError(
+                f"the opponent's table shows {placed}, which no card left in its side deck "
+                "could have made"
+            )
+        states = after
+    for counts in states:
+        found = hand_count([n for _, n in counts], size)
+        if found > MAX_HIDDEN_HANDS:
+            raise SolverTooLarge(
+                f"the opponent's {size} hidden cards could be any of {found:,} hands, more than "
+                f"the {MAX_HIDDEN_HANDS:,} an exact average can take; give its hand (--opp-hand)"
+            )
+    hands: dict[tuple[Card, ...], int] = {}
+    for counts, ways in states.items():
+        remaining = [card for card, count in counts for _ in range(count)]
+        for hand, dealt in possible_hands(remaining, size):
+            hands[hand] = hands.get(hand, 0) + ways * dealt
+    return list(hands.items())
+
+
+def hand_count(copies: Sequence[int], size: int) -> int:
+    """How many distinct hands of ``size`` cards a deck holding ``copies`` of each of its kinds
+    can deal (counted, not listed: a check before :func:`possible_hands` lists them)."""
+    ways = [1] + [0] * size  # ways[n]: distinct hands of n cards from the kinds so far
+    for count in copies:
+        ways = [sum(ways[n - take] for take in range(min(count, n) + 1)) for n in range(size + 1)]
+    return ways[size]
+
+
+def _by_card(item: tuple[Card, int]) -> str:
+    return str(item[0])
+
+
+def check_prior(deck: Sequence[Card], ruleset: Ruleset) -> None:
+    """Refuse a side deck given as the prior of a hidden hand that ``ruleset`` does not allow
+    (a KOTOR II deck under kotor1 would solve a game that cannot be played)."""
+    for card in deck:
+        if not ruleset.allows(card):
+            raise PazaakError(
+                f"the opponent's side deck holds {card}, which is not in the {ruleset.spec} card "
+                "pool: give a deck of that ruleset (or the ruleset of that deck)"
+            )
+
+
+def weighted_opponent_hands(
+    side: Side, options: SolveOptions, ruleset: Ruleset | None = None
+) -> list[tuple[tuple[Card, ...], int]]:
+    """The opponent's possible hands with their weights (one, if it is known or irrelevant);
+    a prior deck ``ruleset`` does not allow is refused."""
+    if side.standing or side.hand_known:
+        return [(tuple(card for card in side.hand if card is not None), 1)]
+    if options.opponent_hands is not None:
+        return list(options.opponent_hands)
+    if options.opponent_deck is None:
+        raise PazaakError("the opponent's hand is hidden: give its side deck as the prior")
+    hands, _ = hidden_hands(side, options.opponent_deck, options.opponent_played, ruleset=ruleset)
+    if options.max_hands is None or len(hands) <= options.max_hands:
+        return hands
+    rng = random.Random(options.sample_seed)
+    drawn = rng.choices(range(len(hands)), weights=[ways for _, ways in hands], k=options.max_hands)
+    return [(hands[index][0], drawn.count(index)) for index in sorted(set(drawn))]
+
+
+def deck_after_draw(state: MatchState, drawn: int) -> _Deck:
+    """The main deck once ``drawn`` is out of it (it already is after a played card)."""
+    if state.phase is Phase.AFTER_DRAW or state.ruleset.main_deck is MainDeck.INFINITE:
+        return state.deck
+    deck = state.draw_counts()
+    if deck[drawn - 1] == 0:
+        raise PazaakError(f"no {drawn} is left in the main deck to draw")
+    return deck[: drawn - 1] + (deck[drawn - 1] - 1,) + deck[drawn:]
+
+
+def played_cards(table: Sequence[TableCard], deck: Sequence[Card]) -> list[Card]:
+    """The side cards behind the hand cards on a table, as cards of the side deck ``deck``.
+
+    The table shows a played ± card only as its signed value, so a +3 on the table is taken to
+    be a +3 card if the deck holds one, else a ±3, else a ±1/2 (for ±1 and ±2): the most specific
+    card that could have produced it.
+    """
+    left = Counter(deck)
+    cards: list[Card] = []
+    for placed in table:
+        if placed.placed is Placed.MAIN:
+            continue
+        for candidate in _candidates(placed.placed, placed.value):
+            if left[candidate] > 0:
+                left[candidate] -= 1
+                cards.append(candidate)
+                break
+        else:
+            raise PazaakError(
+                f"the opponent's table shows {placed}, which no card left in its side deck "
+                "could have made"
+            )
+    return cards
+
+
+def _candidates(placed: Placed, value: int) -> list[Card]:
+    if placed is Placed.TIEBREAKER:
+        return [Card(CardKind.TIEBREAKER)]
+    if placed is Placed.FLIP_2_4:
+        return [Card(CardKind.FLIP_2_4)]
+    if placed is Placed.FLIP_3_6:
+        return [Card(CardKind.FLIP_3_6)]
+    if placed is Placed.DOUBLE:
+        return [Card(CardKind.DOUBLE)]
+    magnitude = abs(value)
+    exact = Card(CardKind.PLUS if value > 0 else CardKind.MINUS, magnitude)
+    found = [exact, Card(CardKind.PLUS_MINUS, magnitude)]
+    if magnitude <= 2:
+        found.append(Card(CardKind.PLUS_MINUS_1_2))
+    return found
+
+
+FORK_MIN_HANDS = 16
+"""A hidden hand is averaged in forked processes (one share of its possible hands each) only
+when it has this many possible hands at least."""
+
+
+def _average(
+    question: Question,
+    solver: SetSolver,
+    other_hands: list[tuple[tuple[Card, ...], int]],
+    deck_after: _Deck,
+    options: SolveOptions,
+    *,
+    processes: int = 1,
+) -> list[tuple[Move, Outcome]]:
+    """Every move's outcome, averaged over the opponent's possible hands, shared out among
+    ``processes`` (forked copies of the solver, each with its own memo: the solver must be this
+    question's own). Every hand's values come back and are summed here in the hands' order, so
+    the answer is the same to the last bit however many processes solved it. The first hands
+    are solved here until the search has computed more than :data:`EXACT_PROBE_STATES`
+    positions: a search that stays below (after which the exact solve is tried) is never
+    shared out, so whether it is tried does not depend on the processes either."""
+    moves = _root_moves(question, solver)
+    job = _HandJob(
+        question, solver, other_hands, [code for _, code in moves], solver.deck_id(deck_after)
+    )
+    values: list[list[tuple[float, float]]] = []
+    first = 0
+    while first < len(other_hands) and solver.solved <= EXACT_PROBE_STATES:
+        values += _hand_values(job, range(first, first + 1), options.progress)
+        first += 1
+    if first < len(other_hands):
+        # contiguous shares: neighbouring hands (in the prior's order) share the most positions
+        size = -(-(len(other_hands) - first) // processes)
+        if first:  # (a solver that had searched before solves no hand first: no estimate)
+            job = job._replace(reserve=solver.states * size // (first * HANDS_SHARING))
+        shares = [
+            range(start, min(start + size, len(other_hands)))
+            for start in range(first, len(other_hands), size)
+        ]
+        parts = run_shared(
+            shares,
+            partial(_hand_values, job, progress=options.progress, processes=len(shares)),
+            partial(_forked_hand_values, job),
+        )
+        values += [hand_values for part in parts for hand_values in part]
+    total_ways = sum(ways for _, ways in other_hands)
+    sums = [[0.0, 0.0] for _ in moves]
+    for (_, ways), hand_values in zip(other_hands, values, strict=True):
+        weight = ways / total_ways
+        for index, (equity, p_win) in enumerate(hand_values):
+            sums[index][0] += weight * equity
+            sums[index][1] += weight * p_win
+    return [
+        (move, Outcome.from_value((sums[i][0], sums[i][1]))) for i, (move, _) in enumerate(moves)
+    ]
+
+
+def _root_moves(question: Question, solver: SetSolver) -> list[tuple[Move, int]]:
+    """The mover's moves at the question's root, each with the end of turn it leads to."""
+    state = question.state
+    me_side = state.sides[state.turn]
+    my_hand = tuple(card for card in me_side.hand if card is not None)
+    me = playing_side(solver, me_side, my_hand)
+    if not state.played:
+        me = solver.place_draw(me, question.drawn)
+    tiebreaker_last = state.played and me_side.table[-1].placed is Placed.TIEBREAKER
+    return solver.labelled_moves(
+        me, question.drawn, state.played, tiebreaker_last, len(me_side.table) + (not state.played)
+    )
+
+
+class _HandJob(NamedTuple):
+    """What :func:`_hand_values` needs of a hidden-hand average, whichever share it solves."""
+
+    question: Question
+    solver: SetSolver
+    other_hands: list[tuple[tuple[Card, ...], int]]
+    codes: list[Any]
+    """The end of turn of every move."""
+    deck: int
+    reserve: int = 0
+    """Positions a share's memo makes room for at once (see :data:`HANDS_SHARING`)."""
+
+
+HANDS_SHARING = 8
+"""A share of an average's hands is foreseen to compute this many times fewer positions than
+its first hands did each, times its hands (they share positions). Measured on the hidden hands
+of ``kotor2-average`` on two processes: 1.1 M positions for the first hand, 21.8 and 22.5 M
+computed by the shares of 104 and 105 hands, whose memos filled their bound (about 15 M) on the
+way; the foreseen 14.4 M is within a doubling of it."""
+
+
+def _forked_hand_values(job: _HandJob, share: range) -> list[list[tuple[float, float]]]:
+    """:func:`_hand_values` in a forked child, silent (the parent shows the progress)."""
+    job.solver.progress = None
+    if job.solver._core is not None:
+        job.solver._core.progress = None
+    return _hand_values(job, share)
+
+
+def _hand_values(
+    job: _HandJob,
+    share: Sequence[int],
+    progress: Callable[[int, int], None] | None = None,
+    processes: int = 1,
+) -> list[list[tuple[float, float]]]:
+    """(equity, P(win)) of every move, for each of the hands ``job.other_hands[share]`` the
+    opponent may hold. ``progress``: told the hands done (those before the share, and this
+    share's times ``processes``: the others run alongside)."""
+    question, solver, other_hands, codes, deck, reserve = job
+    state = question.state
+    other_side = state.sides[1 - state.turn]
+    solver.reserve(reserve)
+    values = []
+    for done, index in enumerate(share):
+        solver.bound_memo()
+        if other_side.standing:
+            other = solver.side_id(standing_side(state.ruleset, other_side))
+        else:
+            other = solver.side_id(playing_side(solver, other_side, other_hands[index][0]))
+        values.append([solver.candidate_value(code, other, deck) for code in codes])
+        if progress is not None:
+            done_here = share[0] + (done + 1) * processes
+            progress(min(done_here, len(other_hands)), len(other_hands))
+    return values
+
+
+MoveRow = tuple[tuple[float, float, float, float], ...]
+"""One possible opponent hand's value of every move, in the moves' order: (the objective's
+value, P(win the set), P(tie), P(lose)); the objective's value is the set's equity in a set
+answer, the probability of winning the match in a match answer. What the time-budgeted answer
+(:mod:`pazaak_cli.solve.budgeted`) averages, one hand at a time."""
+
+
+class OutOfTime(Exception):
+    """The answer's deadline passed during a search: the hand being solved is dropped (the
+    solvers' memos hold only finished values, so they stay sound)."""
+
+
+class HandsSolved(NamedTuple):
+    """What one call of a hand-by-hand solver did."""
+
+    rows: dict[int, MoveRow]
+    """Each hand solved, by its index in the list of possible hands."""
+    interrupted: bool
+    """Ctrl-C stopped it: no more hands should be asked for."""
+
+
+def deadline_watch(
+    deadline: float | None, chained: Callable[[int], None] | None
+) -> Callable[[int], None] | None:
+    """A search's progress callback that raises :class:`OutOfTime` past ``deadline`` (a
+    :func:`time.monotonic` instant), after calling ``chained``."""
+    if deadline is None:
+        return chained
+
+    def watch(solved: int) -> None:
+        if chained is not None:
+            chained(solved)
+        if time.monotonic() >= deadline:
+            raise OutOfTime
+
+    return watch
+
+
+class SetHands:
+    """The set answer against an optimal opponent, one possible opponent hand at a time: the
+    unit of work of the time-budgeted answer (:mod:`pazaak_cli.solve.budgeted`).
+
+    One solver serves every hand asked for, so that later hands find the positions earlier ones
+    solved. The deck model is the one the exact average takes for any search past its probe:
+    fixed draw probabilities on a finite deck (the small searches, where the exact average
+    solves the deck without replacement, are answered exactly within any budget). With
+    several cores the hands asked for in one call are shared with a forked copy, each process
+    taking the next hand when it is free (:func:`solve_dealt`; the copy's memo is dropped with
+    it)."""
+
+    def __init__(
+        self,
+        question: Question,
+        options: SolveOptions,
+        other_hands: list[tuple[tuple[Card, ...], int]],
+    ) -> None:
+        state = question.state
+        rules = state.ruleset
+        deck_after = deck_after_draw(state, question.drawn)
+        counts = deck_after if any(deck_after) else FULL_DECK
+        self.processes = hand_processes(other_hands)
+        self.solver = _bounded_fixed_solver(rules, counts, options, self.processes)
+        moves = _root_moves(question, self.solver)
+        self.moves = [move for move, _ in moves]
+        self.fixed_probabilities = rules.main_deck is not MainDeck.INFINITE
+        self.model = _describe_model(state, other_hands, self.fixed_probabilities, deck_after)
+        self._job = _HandJob(
+            question,
+            self.solver,
+            other_hands,
+            [code for _, code in moves],
+            self.solver.deck_id(deck_after),
+        )
+        self._positions = options.positions
+
+    @property
+    def states(self) -> int:
+        return self.solver.states
+
+    def solve(
+        self,
+        indices: Sequence[int],
+        deadline: float | None,
+        solved: Callable[[int], None] | None = None,
+    ) -> HandsSolved:
+        """The rows of the hands ``indices`` solved before ``deadline``, in their order (a
+        prefix of each process's share); ``solved(index)`` after each one solved here."""
+        here = partial(
+            _timed_rows, self._job, deadline=deadline, positions=self._positions, solved=solved
+        )
+        there = partial(_timed_rows, self._job, deadline=deadline, positions=None)
+        return solve_dealt(indices, here, there, self.processes)
+
+
+HandsSolver = Callable[[Iterable[int]], HandsSolved]
+"""Solves the hands it is given, in their order, until its deadline: a process's work."""
+
+
+def solve_dealt(
+    indices: Sequence[int], here: HandsSolver, there: HandsSolver, processes: int
+) -> HandsSolved:
+    """The hands ``indices`` solved by ``here`` in this process and ``there`` in forked copies
+    of it (``processes`` in all), each taking the next hand when it is free
+    (:class:`~pazaak_cli.runtime.executors.SharedDeal`). The copies start at once, even from an
+    empty memo: the first two hands in parallel halve the wait for the least sample, where solving
+    one first so that the copy inherits its positions measured no faster (docs/benchmarks.md,
+    "Answers within a time budget")."""
+    indices = list(indices)
+    parts = []
+    if processes < 2 or len(indices) < 2:
+        parts.append(here(indices))
+    else:
+        deal = SharedDeal(len(indices))
+        try:
+            parts += run_shared([_Dealt(indices, deal)] * processes, here, there)
+        finally:
+            deal.close()
+    rows: dict[int, MoveRow] = {}
+    for part in parts:
+        rows.update(part.rows)
+    return HandsSolved(rows, any(part.interrupted for part in parts))
+
+
+class _Dealt:
+    """The hands of ``indices`` as a :class:`~pazaak_cli.runtime.executors.SharedDeal` deals
+    them."""
+
+    def __init__(self, indices: Sequence[int], deal: SharedDeal) -> None:
+        self.indices, self.deal = indices, deal
+
+    def __iter__(self) -> Iterator[int]:
+        while (taken := self.deal.take()) is not None and taken < len(self.indices):
+            yield self.indices[taken]
+
+
+def _timed_rows(
+    job: _HandJob,
+    indices: Iterable[int],
+    *,
+    deadline: float | None,
+    positions: Callable[[int], None] | None,
+    solved: Callable[[int], None] | None = None,
+) -> HandsSolved:
+    """The rows of as many of ``indices`` as are solved before ``deadline`` (or Ctrl-C), in
+    their order: the work of one process of :meth:`SetHands.solve`."""
+    solver = job.solver
+    watch = deadline_watch(deadline, positions)
+    solver.progress = watch
+    if solver._core is not None:
+        solver._core.progress = watch
+    try:
+        return rows_in_order(
+            indices,
+            deadline,
+            lambda index: tuple(set_row(value) for value in _hand_values(job, [index])[0]),
+            solved,
+        )
+    finally:
+        solver.progress = positions
+        if solver._core is not None:
+            solver._core.progress = positions
+
+
+def rows_in_order(
+    indices: Iterable[int],
+    deadline: float | None,
+    row_of: Callable[[int], MoveRow],
+    solved: Callable[[int], None] | None = None,
+    *,
+    at_least_one: bool = False,
+) -> HandsSolved:
+    """``row_of(index)`` for the hands ``indices`` in their order, until ``deadline`` (after one
+    row at least, if ``at_least_one``), a search out of time (:class:`OutOfTime`: that hand is
+    dropped) or Ctrl-C; ``solved(index)`` after each. The loop of every hand-by-hand solver."""
+    rows: dict[int, MoveRow] = {}
+    try:
+        for index in indices:
+            late = deadline is not None and time.monotonic() >= deadline
+            if late and (rows or not at_least_one):
+                break
+            try:
+                rows[index] = row_of(index)
+            except OutOfTime:
+                break
+            if solved is not None:
+                solved(index)
+    except KeyboardInterrupt:
+        return HandsSolved(rows, True)
+    return HandsSolved(rows, False)
+
+
+def set_row(value: Value) -> tuple[float, float, float, float]:
+    """A set value (equity, P(win)) as a row entry: (equity, P(win), P(tie), P(loss))."""
+    outcome = Outcome.from_value(value)
+    return (value[0], outcome.p_win, outcome.p_tie, outcome.p_loss)
+
+
+def _describe_model(
+    state: MatchState,
+    other_hands: list[tuple[tuple[Card, ...], int]],
+    fixed: bool,
+    deck_after: _Deck,
+    *,
+    sampled: bool = False,
+) -> str:
+    rules = state.ruleset
+    other = state.sides[1 - state.turn]
+    if other.standing:
+        who = f"opponent stood on {other.total}"
+    elif other.hand_known:
+        who = "both hands known, opponent plays optimally"
+    else:
+        who = (
+            f"opponent's {len(other.hand)} hidden cards averaged over {len(other_hands)} "
+            f"{'sampled' if sampled else 'possible'} hands (each solved with both hands known), "
+            "opponent plays optimally"
+        )
+    if rules.main_deck is MainDeck.INFINITE:
+        deck = "infinite deck (uniform 1..10)"
+    elif fixed:
+        deck = "deck approximated by fixed draw probabilities (exact solve too large; --exact)"
+    else:
+        deck = f"exact {sum(deck_after) or 40}-card deck, drawn without replacement"
+    return f"{rules.spec}: {who}; {deck}"
+
+
+__all__ = [
+    "Advice",
+    "Move",
+    "MoveResult",
+    "Outcome",
+    "SetSolver",
+    "SolveOptions",
+    "possible_hands",
+    "solve_set_question",
+]
