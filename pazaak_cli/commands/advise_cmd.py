@@ -12,7 +12,7 @@ from tabulate import tabulate
 
 from pazaak_cli.commands.common import (
     EXIT_CODES,
-    WholeNumber,
+    SolveProgress,
     emit_json,
     json_option,
     ruleset_option,
@@ -21,73 +21,26 @@ from pazaak_cli.commands.common import (
     time_option,
 )
 from pazaak_cli.commands.deck_option import deck_option
-from pazaak_cli.engine.cards import Card, parse_cards
+from pazaak_cli.commands.position_options import (
+    CARDS,
+    MAIN_CARDS,
+    main_deck_option,
+    opp_hand_option,
+    opp_hand_size_option,
+    opponent_option,
+    sets_option,
+)
+from pazaak_cli.engine.cards import Card
 from pazaak_cli.engine.decks import SideDeck, default_deck
 from pazaak_cli.engine.errors import PazaakError
-from pazaak_cli.engine.game import MAIN_VALUES, TableCard
+from pazaak_cli.engine.game import TableCard
 from pazaak_cli.engine.notation import format_position, parse_position, parse_table
-from pazaak_cli.engine.numbers import parse_in_range, parse_whole
 from pazaak_cli.engine.position_builder import Question, build_question, question_from_state
 from pazaak_cli.engine.rules import DEFAULT_RULESET, MainDeck, Ruleset, parse_ruleset
 from pazaak_cli.solve.advice import default_objective
 from pazaak_cli.solve.budgeted import DEFAULT_SECONDS, answer, budgeted_objective, confidence_note
 from pazaak_cli.solve.match_advice import match_question_pairs
 from pazaak_cli.solve.solver import Advice, MoveResult, SolveOptions
-
-
-class CardListType(click.ParamType):  # type: ignore[type-arg]
-    """A list of side cards separated by spaces or commas (``"+1 -2 ±3"``; ``""`` is none)."""
-
-    name = "cards"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        if isinstance(value, tuple):
-            return value
-        try:
-            return parse_cards(str(value))
-        except PazaakError as error:
-            self.fail(str(error), param, ctx)
-
-
-class MainCardListType(click.ParamType):  # type: ignore[type-arg]
-    """A list of main-deck values 1..10 (``--seen "5 10 2"``)."""
-
-    name = "values"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        if isinstance(value, tuple):
-            return value
-        values = []
-        for token in str(value).replace(",", " ").split():
-            number = parse_in_range(token, min(MAIN_VALUES), max(MAIN_VALUES))
-            if number is None:
-                shown = token if len(token) <= 20 else token[:17] + "..."
-                self.fail(f"{shown!r} is not a main-deck card: write 1 to 10", param, ctx)
-            values.append(number)
-        return tuple(values)
-
-
-class SetsType(click.ParamType):  # type: ignore[type-arg]
-    """Sets won so far, ``MINE-THEIRS`` (``1-2``)."""
-
-    name = "MINE-THEIRS"
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        if isinstance(value, tuple):
-            return value
-        text = str(value)
-        mine, sep, theirs = text.partition("-")
-        counts = (parse_whole(mine, max_digits=3), parse_whole(theirs, max_digits=3))
-        if not sep or counts[0] is None or counts[1] is None:
-            shown = text if len(text) <= 20 else text[:17] + "..."
-            self.fail(
-                f"{shown!r} is not MINE-THEIRS (two small whole numbers), e.g. 1-2", param, ctx
-            )
-        return counts
-
-
-CARDS = CardListType()
-MAIN_CARDS = MainCardListType()
 
 
 @click.command("advise", epilog=EXIT_CODES)
@@ -110,32 +63,15 @@ MAIN_CARDS = MainCardListType()
     help="The opponent's table in order.",
 )
 @click.option("--opp-stood", is_flag=True, help="The opponent stands.")
-@click.option(
-    "--opp-hand",
-    type=CARDS,
-    default=None,
-    metavar="CARDS",
-    help="The opponent's hand, if you know it (an empty string: no cards).",
-)
-@click.option(
-    "--opp-hand-size",
-    type=WholeNumber(0, 10),
-    default=None,
-    help="How many cards the opponent holds, values unknown (averaged over its deck).",
-)
+@opp_hand_option
+@opp_hand_size_option
 @deck_option(
     "--opp-deck",
     "opp_deck",
     help="The opponent's side deck, the prior of a hidden "
     "hand: a file or sample deck name (default: kotor1-starter / the preset's).",
 )
-@click.option(
-    "--opponent",
-    type=click.Choice(["optimal", "kotor"]),
-    default="optimal",
-    show_default=True,
-    help="How the opponent plays.",
-)
+@opponent_option
 @click.option(
     "--objective",
     type=click.Choice(["match", "set"]),
@@ -146,13 +82,7 @@ MAIN_CARDS = MainCardListType()
     "0, or not on a terminal) the match against an optimal opponent when it takes seconds, the "
     "set against --opponent kotor.",
 )
-@click.option(
-    "--sets",
-    type=SetsType(),
-    default="0-0",
-    show_default=True,
-    help="Sets won so far, yours first.",
-)
+@sets_option
 @click.option(
     "--seen",
     type=MAIN_CARDS,
@@ -160,12 +90,7 @@ MAIN_CARDS = MainCardListType()
     metavar="VALUES",
     help="Main-deck cards gone in earlier sets since the last shuffle.",
 )
-@click.option(
-    "--main-deck",
-    type=click.Choice([m.value for m in MainDeck]),
-    default=None,
-    help="Override the ruleset's main-deck model (infinite: uniform 1..10).",
-)
+@main_deck_option
 @click.option(
     "--exact",
     is_flag=True,
@@ -244,7 +169,7 @@ def advise_command(
     prior = None
     if not other.hand_known:  # (a standing opponent's hand still plays the later sets)
         prior = (opp_deck or default_deck(state.ruleset)).cards
-    progress = _Progress(enabled=not as_json)
+    progress = SolveProgress(enabled=not as_json)
     options = SolveOptions(
         opponent_deck=prior,
         exact=exact,
@@ -392,64 +317,6 @@ def _table(text: str, rules: Ruleset, option: str) -> tuple[TableCard, ...]:
         raise click.BadParameter(
             str(error).removeprefix(f"{option}: "), param_hint=f"'{option}'"
         ) from None
-
-
-class _Progress:
-    """One status line on standard error while a solve takes more than a second (on a terminal
-    only): the hidden hands averaged so far and the positions solved, so that a long search
-    shows it is moving (Ctrl-C stops it)."""
-
-    def __init__(self, *, enabled: bool) -> None:
-        self.enabled = enabled and sys.stderr.isatty()
-        self.started = time.monotonic()
-        self.hands = ""
-        self.solved = ""
-        self.width = 0
-        self.shown = False
-
-    def update(self, done: int, total: int) -> None:
-        """Hidden hands averaged: ``done`` of ``total``, with the time left foreseen from the
-        time they took."""
-        self.hands = ""
-        if done < total:
-            spent = time.monotonic() - self.started
-            left = spent * (total - done) / max(done, 1)
-            self.hands = f"{done}/{total} hidden hands, about {_duration(left)} left"
-        self._show()
-
-    def budget(self, solved: int, possible: int, left: float | None) -> None:
-        """Hidden hands solved within a time budget, and the budget's time left."""
-        if left is None:
-            self.update(solved, possible)
-            return
-        self.hands = f"{solved}/{possible} hidden hands, {_duration(left)} left"
-        self._show()
-
-    def positions(self, solved: int) -> None:
-        """Positions solved so far in this search."""
-        self.solved = f"{solved:,} positions"
-        self._show()
-
-    def _show(self) -> None:
-        if not self.enabled or time.monotonic() - self.started < 1.0:
-            return
-        line = "Solving: " + ", ".join(part for part in (self.hands, self.solved) if part)
-        self.width = max(self.width, len(line))
-        click.echo("\r" + line.ljust(self.width), nl=False, err=True)
-        self.shown = True
-
-    def close(self) -> None:
-        if self.shown:
-            click.echo("\r" + " " * self.width + "\r", nl=False, err=True)
-
-
-def _duration(seconds: float) -> str:
-    """``12 s``, ``3 min``, ``2 h``: a time left, as a person reads it."""
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 5400:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.0f} h"
 
 
 def _position_line(question: Question) -> str:

@@ -11,7 +11,6 @@ from typing import Any
 
 import click
 
-from pazaak_cli.commands.advise_cmd import CARDS, advise_command
 from pazaak_cli.commands.common import (
     EXIT_CODES,
     LazyProgress,
@@ -25,6 +24,14 @@ from pazaak_cli.commands.common import (
     time_option,
 )
 from pazaak_cli.commands.deck_option import deck_option
+from pazaak_cli.commands.position_options import (
+    CARDS,
+    main_deck_option,
+    opp_hand_option,
+    opp_hand_size_option,
+    opponent_option,
+    sets_option,
+)
 from pazaak_cli.engine.cards import Card
 from pazaak_cli.engine.decks import SideDeck, default_deck
 from pazaak_cli.engine.notation import format_position
@@ -85,6 +92,11 @@ TOTALS = TotalsType()
     metavar="CARDS",
     help='Your hand cards: "+2 -3 ±4" ("" for none: the plain stand-or-draw chart).',
 )
+@opp_hand_option
+@opp_hand_size_option
+@opponent_option
+@sets_option
+@main_deck_option
 @deck_option(
     "--opp-deck",
     "opp_deck",
@@ -120,7 +132,14 @@ TOTALS = TotalsType()
     metavar="FILE.svg",
     help="Also write the chart as an SVG picture (a browser shows it).",
 )
-@time_option("")  # (its help is the chart's own: below)
+@time_option(
+    f"Default: {DEFAULT_CHART_SECONDS:g} s for a hidden hand when the chart goes to a terminal, "
+    "else the exact chart.",
+    lead="Draw the chart within about this many seconds: exactly where every possible hand of "
+    "a hidden opponent hand is solved in time, else on the largest sample of them that fits "
+    "(drawn by their deal weights, doubled pass by pass). 0: the exact chart however long it "
+    "takes.",
+)
 @sample_options
 @json_option
 def chart_command(
@@ -230,23 +249,6 @@ def chart_command(
         click.echo("\n".join(textwrap.wrap(note, 79)))
     if out is not None:
         click.echo(f"Chart written to {out}.")
-
-
-ADVISE_OPTIONS = ("opp_hand", "opp_hand_size", "opponent", "sets", "main_deck")
-"""The options ``pazaak chart`` takes from ``pazaak advise`` as they are (the same parameter
-objects: one definition, one help text), listed after --hand."""
-_ADVISE_PARAMS = {param.name: param for param in advise_command.params}
-_AFTER_HAND = [param.name for param in chart_command.params].index("hand") + 1
-chart_command.params[_AFTER_HAND:_AFTER_HAND] = [_ADVISE_PARAMS[name] for name in ADVISE_OPTIONS]
-_TIME_PARAM = next(param for param in chart_command.params if param.name == "time_budget")
-assert isinstance(_TIME_PARAM, click.Option)
-_TIME_PARAM.help = (  # (the shared help speaks of one answer's intervals, which a chart has not)
-    "Draw the chart within about this many seconds: exactly where every possible hand of a "
-    "hidden opponent hand is solved in time, else on the largest sample of them that fits "
-    "(drawn by their deal weights, doubled pass by pass). 0: the exact chart however long it "
-    f"takes. Default: {DEFAULT_CHART_SECONDS:g} s for a hidden hand when the chart goes to a "
-    "terminal, else the exact chart."
-)
 
 
 def chart_seconds(

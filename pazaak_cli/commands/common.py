@@ -174,16 +174,17 @@ TIME_HELP = (
 )
 
 
-def time_option(default_help: str) -> Callable[[F], F]:
+def time_option(default_help: str, *, lead: str = TIME_HELP) -> Callable[[F], F]:
     """``--time SECONDS``: the time budget of an answer about a hidden hand.
-    ``default_help``: the budget the command takes when none is given."""
+    ``default_help``: the budget the command takes when none is given; ``lead``: what the
+    budget buys (a chart's differs from one answer's)."""
     return click.option(
         "--time",
         "time_budget",
         type=Seconds(0.0, MAX_BUDGET_SECONDS),
         default=None,
         metavar="SECONDS",
-        help=f"{TIME_HELP} {default_help}",
+        help=f"{lead} {default_help}",
     )
 
 
@@ -272,3 +273,69 @@ class LazyProgress:
         if self.bar is not None:
             self.bar.__exit__(None, None, None)
             self.bar = None
+
+
+class SolveProgress:
+    """One status line on standard error while a solve takes more than a second (on a terminal
+    only): the hidden hands averaged so far and the positions solved, so that a long search
+    shows it is moving (Ctrl-C stops it)."""
+
+    def __init__(self, *, enabled: bool) -> None:
+        self.enabled = enabled and sys.stderr.isatty()
+        self.started = time.monotonic()
+        self.hands = ""
+        self.solved = ""
+        self.width = 0
+        self.shown = False
+
+    def update(self, done: int, total: int) -> None:
+        """Hidden hands averaged: ``done`` of ``total``, with the time left foreseen from the
+        time they took."""
+        self.hands = ""
+        if done < total:
+            spent = time.monotonic() - self.started
+            left = spent * (total - done) / max(done, 1)
+            self.hands = f"{done}/{total} hidden hands, about {duration_text(left)} left"
+        self._show()
+
+    def budget(self, solved: int, possible: int, left: float | None) -> None:
+        """Hidden hands solved within a time budget, and the budget's time left."""
+        if left is None:
+            self.update(solved, possible)
+            return
+        self.hands = f"{solved}/{possible} hidden hands, {duration_text(left)} left"
+        self._show()
+
+    def positions(self, solved: int) -> None:
+        """Positions solved so far in this search."""
+        self.solved = f"{solved:,} positions"
+        self._show()
+
+    def _show(self) -> None:
+        if not self.enabled or time.monotonic() - self.started < 1.0:
+            return
+        line = "Solving: " + ", ".join(part for part in (self.hands, self.solved) if part)
+        self.width = max(self.width, len(line))
+        click.echo("\r" + line.ljust(self.width), nl=False, err=True)
+        self.shown = True
+
+    def close(self) -> None:
+        if self.shown:
+            click.echo("\r" + " " * self.width + "\r", nl=False, err=True)
+
+
+def duration_text(seconds: float) -> str:
+    """``12 s``, ``3 min``, ``2 h``: a time left, as a person reads it."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.0f} h"
+
+
+def elapsed_text(seconds: float) -> str:
+    """``12.3 s``, ``4 min 5 s``: how long a finished run took."""
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, rest = divmod(round(seconds), 60)
+    return f"{minutes} min {rest} s"

@@ -21,6 +21,7 @@ from tabulate import tabulate
 from pazaak_cli.commands.common import (
     LazyProgress,
     UsageFailure,
+    elapsed_text,
     emit_json,
     json_option,
     printable,
@@ -203,11 +204,6 @@ def _interval(low: float, high: float) -> str:
     return f"{100 * low:.1f}–{100 * high:.1f}%"
 
 
-def _duration(seconds: float) -> str:
-    minutes, rest = divmod(round(seconds), 60)
-    return f"{minutes} min {rest} s" if minutes else f"{seconds:.1f} s"
-
-
 def _report(result: SearchResult, where: str) -> str:
     field = ", ".join(printable(opponent.label) for opponent in result.field)
     lines = [
@@ -257,7 +253,7 @@ def _report(result: SearchResult, where: str) -> str:
         f"deck{'s' if result.candidates_tried != 1 else ''} tried "
         f"({result.climbs:,} neighbourhood race{'s' if result.climbs != 1 else ''}), "
         f"{result.matches_played:,} matches played (budget {result.budget:,}), "
-        f"{_duration(result.seconds)} on {where}",
+        f"{elapsed_text(result.seconds)} on {where}",
         f"stopped: {result.stopped}",
     ]
     return "\n".join(lines)

@@ -19,8 +19,8 @@ from typing import Any
 
 import click
 
-from pazaak_cli.commands.advise_cmd import CARDS, _Progress, advice_json, render_advice
-from pazaak_cli.commands.common import fail, printable, ruleset_option, time_option
+from pazaak_cli.commands.advise_cmd import advice_json, render_advice
+from pazaak_cli.commands.common import SolveProgress, fail, printable, ruleset_option, time_option
 from pazaak_cli.commands.deck_option import deck_option
 from pazaak_cli.commands.play_cmd import (
     EXIT_INTERRUPTED,
@@ -29,6 +29,7 @@ from pazaak_cli.commands.play_cmd import (
     LineReader,
     stdin_is_terminal,
 )
+from pazaak_cli.commands.position_options import CARDS
 from pazaak_cli.engine.cards import Card, CardKind
 from pazaak_cli.engine.decks import SideDeck, load_deck
 from pazaak_cli.engine.errors import PazaakError
@@ -413,7 +414,7 @@ class Loop:
         followed = self.followed
         was_sampled = False
 
-        def refined(progress: _Progress) -> tuple[Question, Advice]:
+        def refined(progress: SolveProgress) -> tuple[Question, Advice]:
             nonlocal was_sampled
             if followed.state not in self.refining:
                 self.refining.clear()  # (one decision's solver at a time: its memory is large)
@@ -431,11 +432,11 @@ class Loop:
             self.screen.note(note)
 
     def _solved(
-        self, solve: Callable[[_Progress], tuple[Question, Advice]]
+        self, solve: Callable[[SolveProgress], tuple[Question, Advice]]
     ) -> tuple[Question, Advice] | None:
         """``solve(progress)`` with a progress line; ``None`` (and a note why) when Ctrl-C
         cancelled it or the position has no answer."""
-        progress = _Progress(enabled=not self.screen.as_json)
+        progress = SolveProgress(enabled=not self.screen.as_json)
         try:
             return solve(progress)
         except KeyboardInterrupt:

@@ -10,6 +10,7 @@ import click
 from pazaak_cli.commands.common import (
     EXIT_CODES,
     LazyProgress,
+    elapsed_text,
     emit_json,
     fail,
     json_option,
@@ -109,16 +110,9 @@ def prepare_command(
         f"{prepared.my_hands} hands against {prepared.their_hands}, {prepared.states:,} match "
         f"values, {prepared.solved:,} solved now"
         + (f" ({known:,} known before)" if known > 0 else "")
-        + f", in {_duration(seconds)}."
+        + f", in {elapsed_text(seconds)}."
     )
     click.echo(
         "Questions of matches between these decks now answer for the match by default "
         "(pazaak advise, the hint of pazaak play, pazaak follow)."
     )
-
-
-def _duration(seconds: float) -> str:
-    if seconds < 60:
-        return f"{seconds:.1f} s"
-    minutes, rest = divmod(round(seconds), 60)
-    return f"{minutes} min {rest} s"
