@@ -24,27 +24,14 @@
  * positions are indexed, not hashed; `forget` resets them, `settle` moves them along their
  * slopes to the fixed point and drops the slopes.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "_core.h"
+
 #include <math.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
 #ifdef __linux__
-#include <sys/mman.h>
 #include <unistd.h>
-#endif
-
-/* Ask the memory for an address ahead of its read. (A macro: GCC drops a call to a function that
- * only prefetches.) */
-#if defined(__GNUC__) || defined(__clang__)
-#define PREFETCH(address) __builtin_prefetch(address)
-#else
-#define PREFETCH(address) ((void)(address))
 #endif
 
 enum { PLAYING, STANDING, BUST, NINE_WIN };
@@ -57,21 +44,17 @@ enum { PLAYER1, RANDOM, ALTERNATE, LOSER }; /* first-player rules */
 #define MAX_CONTEXTS ((1 << 18) - 2)
 #define HAND_BITS 22
 #define MAX_HAND ((1 << HAND_BITS) - 1)
-/* How often a long search checks for Ctrl-C and reports its progress. */
-#define PROGRESS_EVERY 0x20000
 
-/* Keys are stored plus one, so that a zeroed slot is empty (calloc'ed tables). */
-#define EMPTY 0
-
-typedef struct {
-    uint64_t key;
-    double v, d;
-} Entry;
-
-typedef struct {
-    Entry *slots;
-    size_t cap, size;
-} Map;
+/* The memo (see _core.h): whole 64-bit keys, no window (a table grows, at most half full), its
+ * memory from the heap. A full 64-bit mix: the keys' fields sit in separate bit ranges. */
+static inline uint64_t memo_mix(uint64_t key) {
+    key ^= key >> 33;
+    key *= 0xFF51AFD7ED558CCDULL;
+    key ^= key >> 33;
+    key *= 0xC4CEB9FE1A85EC53ULL;
+    key ^= key >> 33;
+    return key;
+}
 
 /* The process's memory is bounded without giving back what it will ask for again. glibc keeps
  * what is freed in its heap for later allocations; but a question's tables are freed and made
@@ -88,7 +71,6 @@ typedef struct {
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
 #define CAN_TRIM_HEAP 1
 #include <stdio.h>
-#include <unistd.h>
 #endif
 #define CHECK_AFTER_BYTES ((size_t)64 << 20)
 #define KEEP_FREE_BYTES ((size_t)384 << 20)
@@ -121,79 +103,9 @@ static void heap_released(size_t bytes) {
 #endif
 }
 
-static int map_init(Map *m, size_t cap) {
-    m->slots = calloc(cap, sizeof(Entry));
-    if (!m->slots) return -1;
-    m->cap = cap;
-    m->size = 0;
-    return 0;
-}
-
-static void map_free(Map *m) {
-    free(m->slots);
-    heap_released(m->cap * sizeof(Entry));
-    m->slots = NULL;
-    m->cap = m->size = 0;
-}
-
-/* A full 64-bit mix (the keys' fields sit in separate bit ranges). */
-static inline size_t map_hash(uint64_t key, size_t cap) {
-    key ^= key >> 33;
-    key *= 0xFF51AFD7ED558CCDULL;
-    key ^= key >> 33;
-    key *= 0xC4CEB9FE1A85EC53ULL;
-    key ^= key >> 33;
-    return (size_t)key & (cap - 1);
-}
-
-/* The entry of `key` (plus one), or NULL. */
-static inline Entry *map_get(const Map *m, uint64_t key) {
-    if (!m->cap) return NULL;
-    size_t i = map_hash(key, m->cap);
-    for (;;) {
-        Entry *slot = &m->slots[i];
-        if (slot->key == key) return slot;
-        if (slot->key == EMPTY) return NULL;
-        i = (i + 1) & (m->cap - 1);
-    }
-}
-
-static inline Entry *map_slot(Map *m, uint64_t key) {
-    size_t i = map_hash(key, m->cap);
-    for (;;) {
-        Entry *slot = &m->slots[i];
-        if (slot->key == key || slot->key == EMPTY) return slot;
-        i = (i + 1) & (m->cap - 1);
-    }
-}
-
-static int map_grow(Map *m) {
-    Map bigger;
-    if (map_init(&bigger, m->cap ? m->cap * 2 : 1024) < 0) return -1;
-    for (size_t i = 0; i < m->cap; i++) {
-        if (m->slots[i].key != EMPTY) *map_slot(&bigger, m->slots[i].key) = m->slots[i];
-    }
-    bigger.size = m->size;
-    free(m->slots);
-    heap_released(m->cap * sizeof(Entry));
-    *m = bigger;
-    return 0;
-}
-
-/* Store a value (load at most one half). */
-static int map_put(Map *m, uint64_t key, double v, double d) {
-    if ((m->size + 1) * 2 > m->cap && map_grow(m) < 0) return -1;
-    Entry *slot = map_slot(m, key);
-    if (slot->key == EMPTY) m->size++;
-    slot->key = key;
-    slot->v = v;
-    slot->d = d;
-    return 0;
-}
-
-static void map_clear(Map *m) {
-    if (m->slots && m->size) memset(m->slots, 0, m->cap * sizeof(Entry));
-    m->size = 0;
+/* The memo's tables freed count too. */
+static inline void memo_released(size_t bytes) {
+    heap_released(bytes);
 }
 
 typedef struct {
@@ -383,13 +295,6 @@ static size_t core_size(const Core *self) {
     return n;
 }
 
-static int grow(void **array, int count, size_t item) {
-    void *bigger = realloc(*array, (size_t)count * item);
-    if (!bigger) return -1;
-    *array = bigger;
-    return 0;
-}
-
 /* -- the recursion ----------------------------------------------------------------------------- */
 
 static inline uint64_t position_key(int context, int after, int mover, int x, int y) {
@@ -516,7 +421,7 @@ static inline Dense *dense_of(Core *self, int context, int h0, int h1) {
     Dense **slot = found_slot(self, context, h0, h1);
     Dense *kept = *slot;
     if (kept && kept->context == context && kept->h0 == h0 && kept->h1 == h1) return kept;
-    Entry *e = map_get(&self->dense_index, dense_key(context, h0, h1));
+    Entry *e = memo_get(&self->dense_index, dense_key(context, h0, h1));
     if (!e) return NULL;
     Dense *g = self->dense[(int)e->v];
     if (!g->v && dense_allocate(self, g) < 0) return NULL;
@@ -610,7 +515,7 @@ static void dense_clear(Core *self, int keep) {
     if (keep) spares_trim(&self->lazy_spares);
     self->ndense = 0;
     memset(self->found_dense, 0, sizeof self->found_dense);
-    map_free(&self->dense_index);
+    memo_free(&self->dense_index);
 }
 
 /* The table of final positions of a context: later sets', or the sets in progress'. */
@@ -628,20 +533,15 @@ static int key_of(Core *self, int context, int deck, int after, int mover, int x
         return 0;
     }
     uint64_t pair = (((uint64_t)context << 32) | (uint32_t)deck) + 1;
-    Entry *found = map_get(&self->slots, pair);
+    Entry *found = memo_get(&self->slots, pair);
     int slot;
     if (found) {
         slot = (int)found->v;
     } else {
-        if (self->nslots >= MAX_SLOTS) {
-            PyErr_SetString(self->too_large, "too many decks drawn exactly for the C core");
-            return -1;
-        }
+        if (self->nslots >= MAX_SLOTS)
+            return fail_status(self->too_large, "too many decks drawn exactly for the C core");
         slot = self->nslots++;
-        if (map_put(&self->slots, pair, (double)slot, 0.0) < 0) {
-            PyErr_NoMemory();
-            return -1;
-        }
+        if (memo_keep(&self->slots, pair, (double)slot, 0.0, 0) < 0) return -1;
     }
     *key = position_key(slot, after, mover, x, y);
     return 0;
@@ -660,10 +560,8 @@ static int draws_of(Core *self, int context, int deck, Draws *out) {
         *out = model->decks[deck];
         return 0;
     }
-    if (!self->draws) {
-        PyErr_SetString(PyExc_RuntimeError, "an exact deck model needs the draws callback");
-        return -1;
-    }
+    if (!self->draws)
+        return fail_status(PyExc_RuntimeError, "an exact deck model needs the draws callback");
     PyObject *result = PyObject_CallFunction(self->draws, "ii", id, deck);
     if (!result) return -1;
     PyObject *seq = PySequence_Fast(result, "draws returns a sequence");
@@ -671,11 +569,8 @@ static int draws_of(Core *self, int context, int deck, Draws *out) {
     if (!seq) return -1;
     Draws found = {0};
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-    if (n < 1 || n > 10) {
-        Py_DECREF(seq);
-        PyErr_SetString(PyExc_ValueError, "a deck has 1 to 10 draws");
-        return -1;
-    }
+    if (n < 1 || n > 10)
+        return fail_status_releasing(seq, PyExc_ValueError, "a deck has 1 to 10 draws");
     for (Py_ssize_t i = 0; i < n; i++) {
         int value, rest;
         double p;
@@ -683,11 +578,9 @@ static int draws_of(Core *self, int context, int deck, Draws *out) {
             Py_DECREF(seq);
             return -1;
         }
-        if (value < 1 || value > 10 || rest < 0 || !(p > 0.0 && p <= 1.0)) {
-            Py_DECREF(seq);
-            PyErr_SetString(PyExc_ValueError, "a draw is (value 1..10, probability, deck id)");
-            return -1;
-        }
+        if (value < 1 || value > 10 || rest < 0 || !(p > 0.0 && p <= 1.0))
+            return fail_status_releasing(seq, PyExc_ValueError,
+                                         "a draw is (value 1..10, probability, deck id)");
         found.value[found.ndraws] = value;
         found.p[found.ndraws] = p;
         found.rest[found.ndraws++] = rest;
@@ -710,9 +603,9 @@ static int draws_of(Core *self, int context, int deck, Draws *out) {
 
 /* Forget every position drawn exactly (their slots with them). */
 static void clear_exact(Core *self) {
-    map_free(&self->tables[2]);
-    map_free(&self->slots);
-    map_free(&self->exact_odds);
+    memo_free(&self->tables[2]);
+    memo_free(&self->slots);
+    memo_free(&self->exact_odds);
     self->nslots = 0;
 }
 
@@ -736,15 +629,11 @@ static inline Level *level_of(Core *self, int context, int h0, int h1) {
 
 static int find(Core *self, int context, int h0, int h1, uint64_t key, double *v, double *d) {
     Level *level = level_of(self, context, h0, h1);
-    Entry *found = level ? map_get(&level->scratch, key) : NULL;
-    if (found)
+    if (level && memo_read(&level->scratch, key, v, d)) {
         self->reads++; /* it read an iterated value: so does every position that reads it */
-    else
-        found = map_get(final_table(self, context), key);
-    if (!found) return 0;
-    *v = found->v;
-    *d = found->d;
-    return 1;
+        return 1;
+    }
+    return memo_read(final_table(self, context), key, v, d);
 }
 
 /* Keep a computed value: in the scratch table of its level if it read an iterated value, else
@@ -752,26 +641,14 @@ static int find(Core *self, int context, int h0, int h1, uint64_t key, double *v
 static int keep(Core *self, int context, int h0, int h1, uint64_t key, int read, double v,
                 double d) {
     Level *level = read ? level_of(self, context, h0, h1) : NULL;
-    Map *table = level ? &level->scratch : final_table(self, context);
-    if (map_put(table, key, v, d) < 0) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    return 0;
+    return memo_keep(level ? &level->scratch : final_table(self, context), key, v, d, 0);
 }
 
 /* The candidate list after `side` draws `drawn`, from Python the first time (-1: an error). */
 static int expand(Core *self, int side, int drawn) {
-    PyObject *result = PyObject_CallFunction(self->expand, "ii", side, drawn);
-    if (!result) return -1;
-    long list = PyLong_AsLong(result);
-    Py_DECREF(result);
-    if (list < 0 || list >= self->nlists) {
-        if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "expand returned no list");
-        return -1;
-    }
-    self->after[side * 11 + drawn] = (int)list; /* (the array may have moved meanwhile) */
-    return (int)list;
+    int list = call_expand(self->expand, side, drawn, &self->nlists);
+    if (list >= 0) self->after[side * 11 + drawn] = list; /* (the array may have moved meanwhile) */
+    return list;
 }
 
 static int before_draw(Core *self, int context, int mover, int a, int b, int deck, double *v,
@@ -819,7 +696,7 @@ static int set_over(Core *self, int context, int winner, int h0, int h1, double 
         *v = recent->v;
         return 0;
     }
-    Entry *found = map_get(&self->entries, key);
+    Entry *found = memo_get(&self->entries, key);
     if (found) {
         recent->key = key;
         *v = recent->v = found->v;
@@ -830,35 +707,46 @@ static int set_over(Core *self, int context, int winner, int h0, int h1, double 
     double value = PyFloat_AsDouble(result);
     Py_DECREF(result);
     if (value == -1.0 && PyErr_Occurred()) return -1;
-    if (map_put(&self->entries, key, value, 0.0) < 0) {
-        PyErr_NoMemory();
-        return -1;
-    }
+    if (memo_keep(&self->entries, key, value, 0.0, 0) < 0) return -1;
     recent->key = key; /* (the slot lies in the core: the callback moved nothing) */
     *v = recent->v = value;
     return 0;
 }
 
+/* Whether the set goes on once seat `mover` ends its turn as side `code` against `other`: then
+ * the sides of seats 0 and 1 in *a and *b, and the seat that draws next in *next. */
+static inline int set_goes_on(const Core *self, int mover, int code, int other, int *a, int *b,
+                              int *next) {
+    int kind = self->kind[code];
+    int other_stands = self->kind[other] == STANDING;
+    if (kind != PLAYING && (kind != STANDING || other_stands)) return 0;
+    *a = mover == 0 ? code : other;
+    *b = mover == 0 ? other : code;
+    *next = other_stands ? mover : 1 - mover;
+    return 1;
+}
+
+/* The winner (seat 0 or 1; -1: a tie) of the set that ends once seat `mover` ends its turn as
+ * side `code` against `other` (when it does not go on: see set_goes_on). */
+static inline int set_winner(const Core *self, int mover, int code, int other) {
+    int kind = self->kind[code];
+    if (kind == BUST) return 1 - mover;
+    if (kind == NINE_WIN) return mover;
+    if (self->total[code] != self->total[other])
+        return self->total[code] > self->total[other] ? mover : 1 - mover;
+    if (self->tiebreak[code] != self->tiebreak[other])
+        return self->tiebreak[code] ? mover : 1 - mover;
+    return -1;
+}
+
 /* MatchSolver._end: seat `mover` ends its turn as side `code`, the other seat is `other`. */
 static int end_turn(Core *self, int context, int mover, int code, int other, int deck,
                     double *v, double *d) {
-    int kind = self->kind[code];
-    int other_stands = self->kind[other] == STANDING;
-    if (kind == PLAYING || (kind == STANDING && !other_stands)) {
-        int a = mover == 0 ? code : other, b = mover == 0 ? other : code;
-        return before_draw(self, context, other_stands ? mover : 1 - mover, a, b, deck, v, d);
-    }
+    int a, b, next;
+    if (set_goes_on(self, mover, code, other, &a, &b, &next))
+        return before_draw(self, context, next, a, b, deck, v, d);
     int h0 = self->hand[mover == 0 ? code : other], h1 = self->hand[mover == 0 ? other : code];
-    if (kind == BUST) return set_over(self, context, 1 - mover, h0, h1, v, d);
-    if (kind == NINE_WIN) return set_over(self, context, mover, h0, h1, v, d);
-    int winner;
-    if (self->total[code] != self->total[other])
-        winner = self->total[code] > self->total[other] ? mover : 1 - mover;
-    else if (self->tiebreak[code] != self->tiebreak[other])
-        winner = self->tiebreak[code] ? mover : 1 - mover;
-    else
-        winner = -1;
-    return set_over(self, context, winner, h0, h1, v, d);
+    return set_over(self, context, set_winner(self, mover, code, other), h0, h1, v, d);
 }
 
 /* At most this many candidates are kept for the interval of a choice (more: no interval). */
@@ -1001,20 +889,9 @@ static int before_draw(Core *self, int context, int mover, int a, int b, int dec
  * NULL) under `key` in the hash tables. */
 static int compute_before(Core *self, int context, int mover, int a, int b, int deck, Dense *g,
                           size_t index, uint64_t key, double *v, double *d) {
-    if (self->budget >= 0 && (long long)core_size(self) >= self->budget) {
-        PyErr_SetString(self->too_large, "the exact solve exceeds its state budget");
-        return -1;
-    }
-    uint64_t started = self->solved++;
-    if ((started & (PROGRESS_EVERY - 1)) == PROGRESS_EVERY - 1) {
-        if (PyErr_CheckSignals() < 0) return -1; /* Ctrl-C in a long search */
-        if (self->progress) {
-            PyObject *result =
-                PyObject_CallFunction(self->progress, "K", (unsigned long long)self->solved);
-            if (!result) return -1;
-            Py_DECREF(result);
-        }
-    }
+    if (self->budget >= 0 && (long long)core_size(self) >= self->budget)
+        return fail_status(self->too_large, "the exact solve exceeds its state budget");
+    if (count_solved(&self->solved, self->progress) < 0) return -1; /* (Ctrl-C in a long search) */
     uint64_t reads = self->reads;
     Draws copied;
     const Draws *model = &self->later_draws; /* (the later sets' model: most positions) */
@@ -1114,29 +991,12 @@ static int odds_before(Core *self, int context, int mover, int a, int b, int dec
 
 static int odds_end(Core *self, int context, int mover, int code, int other, int deck,
                     double *win, double *tie) {
-    int kind = self->kind[code];
-    int other_stands = self->kind[other] == STANDING;
-    if (kind == PLAYING || (kind == STANDING && !other_stands)) {
-        int a = mover == 0 ? code : other, b = mover == 0 ? other : code;
-        return odds_before(self, context, other_stands ? mover : 1 - mover, a, b, deck, win, tie);
-    }
-    *tie = 0.0;
-    if (kind == BUST) {
-        *win = mover == 1 ? 1.0 : 0.0;
-        return 0;
-    }
-    if (kind == NINE_WIN) {
-        *win = mover == 0 ? 1.0 : 0.0;
-        return 0;
-    }
-    int mine = self->total[code], theirs = self->total[other];
-    if (mine == theirs && self->tiebreak[code] == self->tiebreak[other]) {
-        *win = 0.0;
-        *tie = 1.0;
-        return 0;
-    }
-    int mover_wins = mine != theirs ? mine > theirs : self->tiebreak[code];
-    *win = mover_wins == (mover == 0) ? 1.0 : 0.0;
+    int a, b, next;
+    if (set_goes_on(self, mover, code, other, &a, &b, &next))
+        return odds_before(self, context, next, a, b, deck, win, tie);
+    int winner = set_winner(self, mover, code, other);
+    *win = winner == 0 ? 1.0 : 0.0;
+    *tie = winner < 0 ? 1.0 : 0.0;
     return 0;
 }
 
@@ -1196,15 +1056,8 @@ static int odds_before(Core *self, int context, int mover, int a, int b, int dec
     uint64_t key;
     if (key_of(self, context, deck, 0, mover, a, b, &key) < 0) return -1;
     Map *odds = self->models[self->ctx_model[context]].exact ? &self->exact_odds : &self->odds;
-    Entry *found = map_get(odds, key);
-    if (found) {
-        *win = found->v;
-        *tie = found->d;
-        return 0;
-    }
-    if ((self->solved++ & (PROGRESS_EVERY - 1)) == PROGRESS_EVERY - 1 &&
-        PyErr_CheckSignals() < 0)
-        return -1;
+    if (memo_read(odds, key, win, tie)) return 0;
+    if (count_solved(&self->solved, NULL) < 0) return -1; /* (Ctrl-C only: no progress report) */
     Draws model;
     if (draws_of(self, context, deck, &model) < 0) return -1;
     int side = mover == 0 ? a : b, other = mover == 0 ? b : a;
@@ -1221,10 +1074,7 @@ static int odds_before(Core *self, int context, int mover, int a, int b, int dec
         w += model.p[i] * cw;
         t += model.p[i] * ct;
     }
-    if (map_put(odds, key, w, t) < 0) {
-        PyErr_NoMemory();
-        return -1;
-    }
+    if (memo_keep(odds, key, w, t, 0) < 0) return -1;
     *win = w;
     *tie = t;
     return 0;
@@ -1232,74 +1082,39 @@ static int odds_before(Core *self, int context, int mover, int a, int b, int dec
 
 /* -- the Python interface ------------------------------------------------------------------------ */
 
-static int core_traverse(Core *self, visitproc visit, void *arg) {
-    Py_VISIT(self->expand);
-    Py_VISIT(self->entry);
-    Py_VISIT(self->too_large);
-    Py_VISIT(self->progress);
-    Py_VISIT(self->draws);
-    return 0;
-}
-
-/* The solver that owns this core owns its callbacks too: a cycle the collector must break. */
-static int core_clear(Core *self) {
-    Py_CLEAR(self->expand);
-    Py_CLEAR(self->entry);
-    Py_CLEAR(self->too_large);
-    Py_CLEAR(self->progress);
-    Py_CLEAR(self->draws);
-    return 0;
-}
+#define CALLBACKS(X) X(expand) X(entry) X(too_large) X(progress) X(draws)
+CORE_GC(CALLBACKS)
 
 static void drop_levels(Core *self) {
-    for (int i = 0; i < self->nlevels; i++) map_free(&self->levels[i].scratch);
+    for (int i = 0; i < self->nlevels; i++) memo_free(&self->levels[i].scratch);
     self->nlevels = 0;
 }
 
 static void core_dealloc(Core *self) {
     PyObject_GC_UnTrack(self);
     core_clear(self);
-    free(self->kind);
-    free(self->tiebreak);
-    free(self->hand);
-    free(self->total);
-    free(self->local);
-    free(self->nlocal);
-    free(self->list_local);
-    free(self->nlist_local);
-    free(self->nfirst);
     dense_clear(self, 0);
-    free(self->dense);
-    free(self->spares.items);
-    free(self->lazy_spares.items);
-    free(self->after);
-    free(self->list_start);
-    free(self->list_len);
-    free(self->codes);
-    free(self->ctx_s0);
-    free(self->ctx_s1);
-    free(self->ctx_opener);
-    free(self->ctx_model);
-    map_free(&self->tables[0]);
-    map_free(&self->tables[1]);
     clear_exact(self);
-    for (int i = 0; i < self->nmodels; i++) free(self->models[i].decks);
-    free(self->models);
-    map_free(&self->entries);
-    map_free(&self->odds);
     drop_levels(self);
-    free(self->levels);
-    free(self->spare_d);
+    memo_free(&self->tables[0]);
+    memo_free(&self->tables[1]);
+    memo_free(&self->entries);
+    memo_free(&self->odds);
+    for (int i = 0; i < self->nmodels; i++) free(self->models[i].decks);
+    FREE_ALL(self->kind, self->tiebreak, self->hand, self->total, self->local, self->nlocal,
+             self->list_local, self->nlist_local, self->nfirst, self->dense, self->spares.items,
+             self->lazy_spares.items, self->after, self->list_start, self->list_len, self->codes,
+             self->ctx_s0, self->ctx_s1, self->ctx_opener, self->ctx_model, self->models,
+             self->levels, self->spare_d);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
+PyDoc_STRVAR(core_set_blind_doc, "set_blind(seat, hand): the later sets take that seat's hand as `hand` (seat -1: none)");
 static PyObject *core_set_blind(Core *self, PyObject *args) {
     int seat, hand;
     if (!PyArg_ParseTuple(args, "ii", &seat, &hand)) return NULL;
-    if (seat < -1 || seat > 1 || hand < 0) {
-        PyErr_SetString(PyExc_ValueError, "set_blind(seat -1..1, hand id)");
-        return NULL;
-    }
+    if (seat < -1 || seat > 1 || hand < 0)
+        return fail(PyExc_ValueError, "set_blind(seat -1..1, hand id)");
     self->blind_seat = seat;
     self->blind_hand = hand;
     Py_RETURN_NONE;
@@ -1313,20 +1128,15 @@ static int core_init(Core *self, PyObject *args, PyObject *kwds) {
     if (!PyArg_ParseTuple(args, "iiOOO|dO", &rule, &sets_to_win, &expand, &entry, &too_large,
                           &tolerance, &draws))
         return -1;
-    if (rule < PLAYER1 || rule > LOSER || sets_to_win < 1 || sets_to_win > 100) {
-        PyErr_SetString(PyExc_ValueError, "a first-player rule 0..3 and sets to win 1..100");
-        return -1;
-    }
+    if (rule < PLAYER1 || rule > LOSER || sets_to_win < 1 || sets_to_win > 100)
+        return fail_status(PyExc_ValueError, "a first-player rule 0..3 and sets to win 1..100");
     if (!PyCallable_Check(expand) || !PyCallable_Check(entry) ||
         !PyExceptionClass_Check(too_large) || (draws != Py_None && !PyCallable_Check(draws))) {
         PyErr_SetString(PyExc_TypeError,
                         "expand, entry, draws: callables; too_large: an exception");
         return -1;
     }
-    if (self->expand) {
-        PyErr_SetString(PyExc_RuntimeError, "a core is initialised once");
-        return -1;
-    }
+    if (self->expand) return fail_status(PyExc_RuntimeError, "a core is initialised once");
     self->rule = rule;
     self->sets_to_win = sets_to_win;
     self->budget = -1;
@@ -1345,17 +1155,13 @@ static int core_init(Core *self, PyObject *args, PyObject *kwds) {
     return 0;
 }
 
+PyDoc_STRVAR(core_add_side_doc, "add_side(kind, hand, total, tiebreak) -> side id (ids are given in order)");
 static PyObject *core_add_side(Core *self, PyObject *args) {
     int kind, hand, total, tiebreak;
     if (!PyArg_ParseTuple(args, "iiip", &kind, &hand, &total, &tiebreak)) return NULL;
-    if (kind < PLAYING || kind > NINE_WIN || hand < 0 || hand > MAX_HAND) {
-        PyErr_SetString(PyExc_ValueError, "a side kind 0..3 and a hand id in range");
-        return NULL;
-    }
-    if (self->nsides >= MAX_ID) {
-        PyErr_SetString(PyExc_OverflowError, "too many sides for the C core");
-        return NULL;
-    }
+    if (kind < PLAYING || kind > NINE_WIN || hand < 0 || hand > MAX_HAND)
+        return fail(PyExc_ValueError, "a side kind 0..3 and a hand id in range");
+    if (self->nsides >= MAX_ID) return fail(PyExc_OverflowError, "too many sides for the C core");
     if (self->nsides == self->capsides) {
         int cap = self->capsides ? self->capsides * 2 : 1024;
         if (grow((void **)&self->kind, cap, 1) < 0 || grow((void **)&self->tiebreak, cap, 1) < 0 ||
@@ -1389,17 +1195,13 @@ static PyObject *core_add_side(Core *self, PyObject *args) {
     return PyLong_FromLong(id);
 }
 
+PyDoc_STRVAR(core_add_list_doc, "add_list(codes) -> list id");
 static PyObject *core_add_list(Core *self, PyObject *args) {
-    PyObject *codes;
-    if (!PyArg_ParseTuple(args, "O", &codes)) return NULL;
-    PyObject *seq = PySequence_Fast(codes, "codes must be a sequence");
+    PyObject *seq = sequence_argument(args, "codes must be a sequence");
     if (!seq) return NULL;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-    if (self->nlists >= MAX_ID || n > INT_MAX - self->ncodes) {
-        Py_DECREF(seq);
-        PyErr_SetString(PyExc_OverflowError, "too many candidate lists for the C core");
-        return NULL;
-    }
+    if (self->nlists >= MAX_ID || n > INT_MAX - self->ncodes)
+        return fail_releasing(seq, PyExc_OverflowError, "too many candidate lists for the C core");
     if (self->nlists == self->caplists) {
         int cap = self->caplists ? self->caplists * 2 : 1024;
         if (grow((void **)&self->list_start, cap, sizeof(int)) < 0 ||
@@ -1410,26 +1212,11 @@ static PyObject *core_add_list(Core *self, PyObject *args) {
         }
         self->caplists = cap;
     }
-    while (self->ncodes + n > self->capcodes) {
-        int cap = self->capcodes ? self->capcodes * 2 : 8192;
-        if (grow((void **)&self->codes, cap, sizeof(int)) < 0) {
-            Py_DECREF(seq);
-            return PyErr_NoMemory();
-        }
-        self->capcodes = cap;
-    }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        long code = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
-        if (code == -1 && PyErr_Occurred()) {
-            Py_DECREF(seq);
-            return NULL;
-        }
-        if (code < 0 || code >= self->nsides) {
-            Py_DECREF(seq);
-            PyErr_SetString(PyExc_IndexError, "a candidate names no side");
-            return NULL;
-        }
-        self->codes[self->ncodes + i] = (int)code;
+    int read = self->ncodes; /* (the list is added once every code is read) */
+    if (codes_room(&self->codes, self->ncodes, &self->capcodes, n) < 0 ||
+        codes_read(seq, self->codes, &read, self->nsides) < 0) {
+        Py_DECREF(seq);
+        return NULL;
     }
     Py_DECREF(seq);
     int id = self->nlists++;
@@ -1441,18 +1228,15 @@ static PyObject *core_add_list(Core *self, PyObject *args) {
     return PyLong_FromLong(id);
 }
 
+PyDoc_STRVAR(core_add_context_doc, "add_context(s0, s1, opener, model) -> context id (opener -1: not read)");
 static PyObject *core_add_context(Core *self, PyObject *args) {
     int s0, s1, opener, model;
     if (!PyArg_ParseTuple(args, "iiii", &s0, &s1, &opener, &model)) return NULL;
     if (s0 < 0 || s1 < 0 || s0 >= self->sets_to_win || s1 >= self->sets_to_win || opener < -1 ||
-        opener > 1 || model < 0) {
-        PyErr_SetString(PyExc_ValueError, "no such score, opener or deck model");
-        return NULL;
-    }
-    if (self->ncontexts >= MAX_CONTEXTS) {
-        PyErr_SetString(PyExc_OverflowError, "too many contexts for the C core");
-        return NULL;
-    }
+        opener > 1 || model < 0)
+        return fail(PyExc_ValueError, "no such score, opener or deck model");
+    if (self->ncontexts >= MAX_CONTEXTS)
+        return fail(PyExc_OverflowError, "too many contexts for the C core");
     if (self->ncontexts == self->capcontexts) {
         int cap = self->capcontexts ? self->capcontexts * 2 : 64;
         if (grow((void **)&self->ctx_s0, cap, sizeof(int)) < 0 ||
@@ -1474,41 +1258,21 @@ static PyObject *core_add_context(Core *self, PyObject *args) {
  * model, or (exact) a model drawn without replacement, whose decks' draws come from the `draws`
  * callback (None and not exact: not solved here). Redefining a model forgets every position of
  * the sets in progress of its kind. */
+PyDoc_STRVAR(core_set_model_doc, "set_model(model, probabilities or None, exact=False): fixed draw probabilities of values 1..10, or (exact) draws without replacement, each deck's asked of the draws callback");
 static PyObject *core_set_model(Core *self, PyObject *args) {
     int model, exact = 0;
     PyObject *probabilities;
     if (!PyArg_ParseTuple(args, "iO|p", &model, &probabilities, &exact)) return NULL;
-    if (model < 0 || model >= MAX_CONTEXTS) {
-        PyErr_SetString(PyExc_ValueError, "no such deck model");
-        return NULL;
-    }
+    if (model < 0 || model >= MAX_CONTEXTS) return fail(PyExc_ValueError, "no such deck model");
     Model fresh = {0};
-    if (exact && probabilities != Py_None) {
-        PyErr_SetString(PyExc_ValueError, "an exact model's draws depend on the deck");
-        return NULL;
-    }
+    if (exact && probabilities != Py_None)
+        return fail(PyExc_ValueError, "an exact model's draws depend on the deck");
     fresh.exact = exact;
     fresh.defined = exact;
     if (probabilities != Py_None) {
-        PyObject *seq = PySequence_Fast(probabilities, "probabilities must be a sequence");
-        if (!seq) return NULL;
-        if (PySequence_Fast_GET_SIZE(seq) != 10) {
-            Py_DECREF(seq);
-            PyErr_SetString(PyExc_ValueError, "ten probabilities, one per value 1..10");
+        if (read_probabilities(probabilities, &fresh.fixed.ndraws, fresh.fixed.value,
+                               fresh.fixed.p) < 0)
             return NULL;
-        }
-        for (int i = 0; i < 10; i++) {
-            double p = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(seq, i));
-            if (p == -1.0 && PyErr_Occurred()) {
-                Py_DECREF(seq);
-                return NULL;
-            }
-            if (p > 0) {
-                fresh.fixed.value[fresh.fixed.ndraws] = i + 1;
-                fresh.fixed.p[fresh.fixed.ndraws++] = p;
-            }
-        }
-        Py_DECREF(seq);
         fresh.defined = 1;
     }
     if (model >= self->nmodels) {
@@ -1519,8 +1283,8 @@ static PyObject *core_set_model(Core *self, PyObject *args) {
     } else {
         Model *old = &self->models[model];
         if ((old->defined && !old->exact) || model == 0) {
-            map_clear(&self->tables[model != 0]);
-            map_clear(&self->odds);
+            memo_clear(&self->tables[model != 0]);
+            memo_clear(&self->odds);
             /* their arrays serve the next tables: after clear_positions every model id is
              * given again, and freeing them here made a match-lite player that changes seats
              * every match (a clear each time) 15 % slower, their pages faulted in again */
@@ -1538,130 +1302,125 @@ static PyObject *core_set_model(Core *self, PyObject *args) {
 }
 
 static int check_context(Core *self, int context) {
-    if (context < 0 || context >= self->ncontexts) {
-        PyErr_SetString(PyExc_IndexError, "no such context");
-        return -1;
-    }
+    if (context < 0 || context >= self->ncontexts)
+        return fail_status(PyExc_IndexError, "no such context");
     int model = self->ctx_model[context];
-    if (model >= self->nmodels || !self->models[model].defined) {
-        PyErr_SetString(PyExc_ValueError, "the context's deck model is not defined");
-        return -1;
-    }
+    if (model >= self->nmodels || !self->models[model].defined)
+        return fail_status(PyExc_ValueError, "the context's deck model is not defined");
     return 0;
 }
 
 static int check_sides(Core *self, int x, int y) {
-    if (x < 0 || x >= self->nsides || y < 0 || y >= self->nsides) {
-        PyErr_SetString(PyExc_IndexError, "no such side");
-        return -1;
-    }
+    if (x < 0 || x >= self->nsides || y < 0 || y >= self->nsides)
+        return fail_status(PyExc_IndexError, "no such side");
     return 0;
 }
 
 static int check_deck(Core *self, int context, int deck) {
-    if (deck < 0 || (deck != 0 && !self->models[self->ctx_model[context]].exact)) {
-        PyErr_SetString(PyExc_ValueError, "no such deck (a fixed model has deck 0 only)");
-        return -1;
-    }
+    if (deck < 0 || (deck != 0 && !self->models[self->ctx_model[context]].exact))
+        return fail_status(PyExc_ValueError, "no such deck (a fixed model has deck 0 only)");
     return 0;
 }
 
+/* The context, the sides of seats 0 and 1 (or a side twice) and the deck a method is asked of:
+ * -1 (an exception is set) unless each exists. */
+static int check_position(Core *self, int context, int a, int b, int deck) {
+    if (check_context(self, context) < 0 || check_sides(self, a, b) < 0 ||
+        check_deck(self, context, deck) < 0)
+        return -1;
+    return 0;
+}
+
+static int check_mover_list(Core *self, int mover, int list) {
+    if ((mover != 0 && mover != 1) || list < 0 || list >= self->nlists)
+        return fail_status(PyExc_ValueError, "no such mover or candidate list");
+    return 0;
+}
+
+PyDoc_STRVAR(core_before_doc, "before(context, mover, a, b, deck=0) -> (value, slope) before seat mover draws");
 static PyObject *core_before(Core *self, PyObject *args) {
     int context, mover, a, b, deck = 0;
     if (!PyArg_ParseTuple(args, "iiii|i", &context, &mover, &a, &b, &deck)) return NULL;
-    if (check_context(self, context) < 0 || check_sides(self, a, b) < 0 ||
-        check_deck(self, context, deck) < 0)
-        return NULL;
-    if ((mover != 0 && mover != 1) || self->kind[mover == 0 ? a : b] != PLAYING) {
-        PyErr_SetString(PyExc_ValueError, "the mover is a seat whose side is playing");
-        return NULL;
-    }
+    if (check_position(self, context, a, b, deck) < 0) return NULL;
+    if ((mover != 0 && mover != 1) || self->kind[mover == 0 ? a : b] != PLAYING)
+        return fail(PyExc_ValueError, "the mover is a seat whose side is playing");
     double v, d;
     if (before_draw(self, context, mover, a, b, deck, &v, &d) < 0) return NULL;
     return Py_BuildValue("(dd)", v, d);
 }
 
+PyDoc_STRVAR(core_after_doc, "after(context, mover, list, a, b, deck=0) -> (value, slope) of the mover's best candidate");
 static PyObject *core_after(Core *self, PyObject *args) {
     int context, mover, list, a, b, deck = 0;
     if (!PyArg_ParseTuple(args, "iiiii|i", &context, &mover, &list, &a, &b, &deck)) return NULL;
-    if (check_context(self, context) < 0 || check_sides(self, a, b) < 0 ||
-        check_deck(self, context, deck) < 0)
-        return NULL;
-    if ((mover != 0 && mover != 1) || list < 0 || list >= self->nlists) {
-        PyErr_SetString(PyExc_ValueError, "no such mover or candidate list");
-        return NULL;
-    }
+    if (check_position(self, context, a, b, deck) < 0) return NULL;
+    if (check_mover_list(self, mover, list) < 0) return NULL;
     double v, d;
     if (after_draw(self, context, mover, list, a, b, deck, &v, &d) < 0) return NULL;
     return Py_BuildValue("(dd)", v, d);
 }
 
-static int parse_end(Core *self, PyObject *args, int *context, int *mover, int *code, int *other,
-                     int *deck) {
-    *deck = 0;
-    if (!PyArg_ParseTuple(args, "iiii|i", context, mover, code, other, deck)) return -1;
-    if (check_context(self, *context) < 0 || check_sides(self, *code, *other) < 0 ||
-        check_deck(self, *context, *deck) < 0)
-        return -1;
-    if ((*mover != 0 && *mover != 1) || self->kind[*other] > STANDING) {
-        PyErr_SetString(PyExc_ValueError, "no such mover, or the other side's set is over");
-        return -1;
-    }
-    return 0;
+/* end_turn or odds_end (`of`) of the end of turn (context, mover, code, other, deck=0) the
+ * arguments of end, end_value and odds_end name: its two values (-1: an exception is set). */
+static int end_of(Core *self, PyObject *args,
+                  int (*of)(Core *, int, int, int, int, int, double *, double *), double *x,
+                  double *y) {
+    int context, mover, code, other, deck = 0;
+    if (!PyArg_ParseTuple(args, "iiii|i", &context, &mover, &code, &other, &deck)) return -1;
+    if (check_position(self, context, code, other, deck) < 0) return -1;
+    if ((mover != 0 && mover != 1) || self->kind[other] > STANDING)
+        return fail_status(PyExc_ValueError, "no such mover, or the other side's set is over");
+    return of(self, context, mover, code, other, deck, x, y);
 }
 
+/* end_of's two values, as a pair for Python (NULL: an exception is set). */
+static PyObject *end_pair(Core *self, PyObject *args,
+                          int (*of)(Core *, int, int, int, int, int, double *, double *)) {
+    double x, y;
+    if (end_of(self, args, of, &x, &y) < 0) return NULL;
+    return Py_BuildValue("(dd)", x, y);
+}
+
+PyDoc_STRVAR(core_end_doc, "end(context, mover, code, other, deck=0) -> (value, slope) once mover ends its turn as code");
 static PyObject *core_end(Core *self, PyObject *args) {
-    int context, mover, code, other, deck;
-    if (parse_end(self, args, &context, &mover, &code, &other, &deck) < 0) return NULL;
-    double v, d;
-    if (end_turn(self, context, mover, code, other, deck, &v, &d) < 0) return NULL;
-    return Py_BuildValue("(dd)", v, d);
+    return end_pair(self, args, end_turn);
 }
 
+PyDoc_STRVAR(core_end_value_doc, "end_value(context, mover, code, other, deck=0) -> value (end's first half)");
 static PyObject *core_end_value(Core *self, PyObject *args) {
-    int context, mover, code, other, deck;
-    if (parse_end(self, args, &context, &mover, &code, &other, &deck) < 0) return NULL;
     double v, d;
-    if (end_turn(self, context, mover, code, other, deck, &v, &d) < 0) return NULL;
+    if (end_of(self, args, end_turn, &v, &d) < 0) return NULL;
     return PyFloat_FromDouble(v);
 }
 
+PyDoc_STRVAR(core_odds_end_doc, "odds_end(context, mover, code, other, deck=0) -> (P(seat 0 wins the set), P(tie)), both playing the match-optimal line");
 static PyObject *core_odds_end(Core *self, PyObject *args) {
-    int context, mover, code, other, deck;
-    if (parse_end(self, args, &context, &mover, &code, &other, &deck) < 0) return NULL;
-    double win, tie;
-    if (odds_end(self, context, mover, code, other, deck, &win, &tie) < 0) return NULL;
-    return Py_BuildValue("(dd)", win, tie);
+    return end_pair(self, args, odds_end);
 }
 
+PyDoc_STRVAR(core_choice_doc, "choice(context, mover, list, other, deck=0) -> the match-optimal end of turn (MatchSolver._choice)");
 static PyObject *core_choice(Core *self, PyObject *args) {
     int context, mover, list, other, deck = 0;
     if (!PyArg_ParseTuple(args, "iiii|i", &context, &mover, &list, &other, &deck)) return NULL;
-    if (check_context(self, context) < 0 || check_sides(self, other, other) < 0 ||
-        check_deck(self, context, deck) < 0)
-        return NULL;
-    if ((mover != 0 && mover != 1) || list < 0 || list >= self->nlists) {
-        PyErr_SetString(PyExc_ValueError, "no such mover or candidate list");
-        return NULL;
-    }
+    if (check_position(self, context, other, other, deck) < 0) return NULL;
+    if (check_mover_list(self, mover, list) < 0) return NULL;
     int code;
     if (choice(self, context, mover, list, other, deck, &code) < 0) return NULL;
     return PyLong_FromLong(code);
 }
 
+PyDoc_STRVAR(core_clear_odds_doc, "clear_odds(): forget the odds");
 static PyObject *core_clear_odds(Core *self, PyObject *unused) {
     (void)unused;
-    map_clear(&self->odds);
-    map_clear(&self->exact_odds);
+    memo_clear(&self->odds);
+    memo_clear(&self->exact_odds);
     Py_RETURN_NONE;
 }
 
 static int check_match(const Iterating *it) {
     if (it->s0 < 0 || it->s1 < 0 || it->s0 > 255 || it->s1 > 255 || it->h0 < 0 || it->h1 < 0 ||
-        it->h0 > MAX_HAND || it->h1 > MAX_HAND || it->spec < 0 || it->spec > 2) {
-        PyErr_SetString(PyExc_ValueError, "no such match state");
-        return -1;
-    }
+        it->h0 > MAX_HAND || it->h1 > MAX_HAND || it->spec < 0 || it->spec > 2)
+        return fail_status(PyExc_ValueError, "no such match state");
     return 0;
 }
 
@@ -1674,18 +1433,14 @@ static int parse_match(PyObject *item, Iterating *it) {
 
 /* set_iterating(items): the values being iterated, (s0, s1, h0, h1, spec, value, slope) each,
  * all of them (they replace the earlier ones). */
+PyDoc_STRVAR(core_set_iterating_doc, "set_iterating([(s0, s1, h0, h1, spec, value, slope), ...]): the values iterated now");
 static PyObject *core_set_iterating(Core *self, PyObject *args) {
-    PyObject *items;
-    if (!PyArg_ParseTuple(args, "O", &items)) return NULL;
-    PyObject *seq = PySequence_Fast(items, "items must be a sequence");
+    Iterating fresh[MAX_ITERATING]; /* (all read before they replace the earlier ones) */
+    PyObject *seq = sequence_argument(args, "items must be a sequence");
     if (!seq) return NULL;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-    if (n > MAX_ITERATING) {
-        Py_DECREF(seq);
-        PyErr_SetString(PyExc_OverflowError, "too many values iterated at once");
-        return NULL;
-    }
-    Iterating fresh[MAX_ITERATING];
+    if (n > MAX_ITERATING)
+        return fail_releasing(seq, PyExc_OverflowError, "too many values iterated at once");
     for (Py_ssize_t i = 0; i < n; i++) {
         if (parse_match(PySequence_Fast_GET_ITEM(seq, i), &fresh[i]) < 0) {
             Py_DECREF(seq);
@@ -1711,7 +1466,7 @@ static int find_level(Core *self, int s0, int s1, int h0, int h1) {
 }
 
 static void remove_level(Core *self, int i) {
-    map_free(&self->levels[i].scratch);
+    memo_free(&self->levels[i].scratch);
     memmove(&self->levels[i], &self->levels[i + 1],
             (size_t)(self->nlevels - i - 1) * sizeof(Level));
     self->nlevels--;
@@ -1725,7 +1480,7 @@ static int dense_match(Core *self, int s0, int s1, int h0, int h1, int what) {
     if (!self->ndense) return 0;
     for (int c = 0; c < self->ncontexts; c++) {
         if (self->ctx_s0[c] != s0 || self->ctx_s1[c] != s1 || self->ctx_model[c] != 0) continue;
-        Entry *e = map_get(&self->dense_index, dense_key(c, h0, h1));
+        Entry *e = memo_get(&self->dense_index, dense_key(c, h0, h1));
         if (!e) continue;
         Dense *g = self->dense[(int)e->v];
         if (what == DENSE_FORGET) {
@@ -1773,13 +1528,14 @@ static int dense_match(Core *self, int s0, int s1, int h0, int h1, int what) {
 
 /* forget(s0, s1, h0, h1): a new evaluation of that match state: its positions that read the
  * iterated value are forgotten (the first time, it gets a scratch table). */
+PyDoc_STRVAR(core_forget_doc, "forget(s0, s1, h0, h1): forget the positions that read that state's iterated value");
 static PyObject *core_forget(Core *self, PyObject *args) {
     int s0, s1, h0, h1;
     if (parse_state(args, &s0, &s1, &h0, &h1) < 0) return NULL;
     if (dense_match(self, s0, s1, h0, h1, DENSE_FORGET) < 0) return NULL;
     int i = find_level(self, s0, s1, h0, h1);
     if (i >= 0) {
-        map_clear(&self->levels[i].scratch);
+        memo_clear(&self->levels[i].scratch);
         Py_RETURN_NONE;
     }
     if (self->nlevels == self->caplevels) {
@@ -1792,7 +1548,7 @@ static PyObject *core_forget(Core *self, PyObject *args) {
     level->s1 = s1;
     level->h0 = h0;
     level->h1 = h1;
-    if (map_init(&level->scratch, 1024) < 0) return PyErr_NoMemory();
+    if (memo_init(&level->scratch, 1024, 0) < 0) return PyErr_NoMemory();
     self->nlevels++;
     Py_RETURN_NONE;
 }
@@ -1801,6 +1557,7 @@ static PyObject *core_forget(Core *self, PyObject *args) {
  * final, with slope 0 (the value they depend on is no longer iterated), each moved along its
  * slope by `shift` (the fixed point lies that far from the value they were computed with, on
  * the linear piece they hold on). */
+PyDoc_STRVAR(core_settle_doc, "settle(s0, s1, h0, h1, shift=0): that state converged: its positions are final (moved by shift along their slopes), slope 0");
 static PyObject *core_settle(Core *self, PyObject *args) {
     int s0, s1, h0, h1;
     double shift = 0.0;
@@ -1813,7 +1570,8 @@ static PyObject *core_settle(Core *self, PyObject *args) {
     Map *main = &self->tables[0];
     for (size_t k = 0; k < scratch->cap; k++) {
         Entry *e = &scratch->slots[k];
-        if (e->key != EMPTY && map_put(main, e->key, e->v + e->d * shift, 0.0) < 0) {
+        uint64_t key = entry_key(e);
+        if (key != EMPTY && memo_put(main, key, e->v + e->d * shift, 0.0, 0) < 0) {
             remove_level(self, i);
             return PyErr_NoMemory();
         }
@@ -1824,6 +1582,7 @@ static PyObject *core_settle(Core *self, PyObject *args) {
 
 /* drop_level(s0, s1, h0, h1): a solve of that match state failed (an exception, Ctrl-C): its
  * scratch positions are discarded. */
+PyDoc_STRVAR(core_drop_level_doc, "drop_level(s0, s1, h0, h1): its solve failed: discard its unsettled positions");
 static PyObject *core_drop_level(Core *self, PyObject *args) {
     int s0, s1, h0, h1;
     if (parse_state(args, &s0, &s1, &h0, &h1) < 0) return NULL;
@@ -1835,10 +1594,9 @@ static PyObject *core_drop_level(Core *self, PyObject *args) {
 
 /* drop_contexts(ids): forget the final positions of these contexts (between searches: Python
  * knows it will not ask them again soon; they would be solved again, the same, if it did). */
+PyDoc_STRVAR(core_drop_contexts_doc, "drop_contexts(ids): forget the final positions of these contexts (between searches)");
 static PyObject *core_drop_contexts(Core *self, PyObject *args) {
-    PyObject *ids;
-    if (!PyArg_ParseTuple(args, "O", &ids)) return NULL;
-    PyObject *seq = PySequence_Fast(ids, "ids must be a sequence");
+    PyObject *seq = sequence_argument(args, "ids must be a sequence");
     if (!seq) return NULL;
     char *drop = calloc((size_t)self->ncontexts + 1, 1);
     if (!drop) {
@@ -1858,7 +1616,7 @@ static PyObject *core_drop_contexts(Core *self, PyObject *args) {
     Py_DECREF(seq);
     if (any && self->ndense) {
         int kept = 0;
-        map_clear(&self->dense_index);
+        memo_clear(&self->dense_index);
         memset(self->found_dense, 0, sizeof self->found_dense);
         for (int i = 0; i < self->ndense; i++) {
             Dense *g = self->dense[i];
@@ -1867,7 +1625,7 @@ static PyObject *core_drop_contexts(Core *self, PyObject *args) {
                 continue;
             }
             self->dense[kept] = g;
-            map_put(&self->dense_index, dense_key(g->context, g->h0, g->h1), (double)kept, 0.0);
+            memo_put(&self->dense_index, dense_key(g->context, g->h0, g->h1), (double)kept, 0.0, 0);
             kept++;
         }
         self->ndense = kept;
@@ -1875,20 +1633,21 @@ static PyObject *core_drop_contexts(Core *self, PyObject *args) {
     for (int t = 0; any && t < 2; t++) {
         Map *table = &self->tables[t];
         Map kept;
-        if (map_init(&kept, 1024) < 0) {
+        if (memo_init(&kept, 1024, 0) < 0) {
             free(drop);
             return PyErr_NoMemory();
         }
         for (size_t k = 0; k < table->cap; k++) {
             Entry *e = &table->slots[k];
-            if (e->key == EMPTY || drop[(e->key - 1) >> 46]) continue;
-            if (map_put(&kept, e->key, e->v, e->d) < 0) {
-                map_free(&kept);
+            uint64_t key = entry_key(e);
+            if (key == EMPTY || drop[(key - 1) >> 46]) continue;
+            if (memo_put(&kept, key, e->v, e->d, 0) < 0) {
+                memo_free(&kept);
                 free(drop);
                 return PyErr_NoMemory();
             }
         }
-        map_free(table);
+        memo_free(table);
         *table = kept;
     }
     free(drop);
@@ -1899,11 +1658,12 @@ static PyObject *core_drop_contexts(Core *self, PyObject *args) {
  * and match entries stay, and so do the tables' memory (emptied) and the lazy tables' arrays
  * within LAZY_SPARE_BYTES, for the next questions (a match-lite player forgets its positions
  * whenever it changes seats). */
+PyDoc_STRVAR(core_clear_positions_doc, "clear_positions(): forget every position (between searches)");
 static PyObject *core_clear_positions(Core *self, PyObject *unused) {
     (void)unused;
-    map_clear(&self->tables[0]);
-    map_clear(&self->tables[1]);
-    map_clear(&self->odds);
+    memo_clear(&self->tables[0]);
+    memo_clear(&self->tables[1]);
+    memo_clear(&self->odds);
     clear_exact(self);
     drop_levels(self);
     dense_clear(self, 1);
@@ -1912,6 +1672,7 @@ static PyObject *core_clear_positions(Core *self, PyObject *unused) {
 
 /* clear_exact(): forget every position drawn exactly, their odds and slots (between searches:
  * a search holds slot numbers in its keys). */
+PyDoc_STRVAR(core_clear_exact_doc, "clear_exact(): forget every position drawn exactly, and their slots (between searches)");
 static PyObject *core_clear_exact(Core *self, PyObject *unused) {
     (void)unused;
     clear_exact(self);
@@ -1919,6 +1680,7 @@ static PyObject *core_clear_exact(Core *self, PyObject *unused) {
 }
 
 /* track_interval(on): the interval starts whole; while on, every choice narrows it. */
+PyDoc_STRVAR(core_track_interval_doc, "track_interval(on): the interval starts whole; while on, every choice narrows it");
 static PyObject *core_track_interval(Core *self, PyObject *args) {
     int on;
     if (!PyArg_ParseTuple(args, "p", &on)) return NULL;
@@ -1947,10 +1709,9 @@ static int core_set_interval(Core *self, PyObject *value, void *closure) {
 
 /* table_sizes(pairs) -> (before, after): the doubles the dense tables of these (h0, h1) groups
  * would hold in one context, before-draw and after-draw positions, as `densify` sizes them. */
+PyDoc_STRVAR(core_table_sizes_doc, "table_sizes(pairs) -> (before, after): doubles of these groups' dense tables");
 static PyObject *core_table_sizes(Core *self, PyObject *args) {
-    PyObject *pairs;
-    if (!PyArg_ParseTuple(args, "O", &pairs)) return NULL;
-    PyObject *seq = PySequence_Fast(pairs, "pairs must be a sequence");
+    PyObject *seq = sequence_argument(args, "pairs must be a sequence");
     if (!seq) return NULL;
     unsigned long long before = 0, after = 0;
     for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++) {
@@ -1972,6 +1733,7 @@ static PyObject *core_table_sizes(Core *self, PyObject *args) {
 /* drop_dense(keep=False): free every dense table (their positions would be solved again, the
  * same, in the hash tables if asked); keep: their value arrays serve the next tables of the
  * same sizes, until free_spares (a lazy table's: the later questions', see LAZY_SPARE_BYTES). */
+PyDoc_STRVAR(core_drop_dense_doc, "drop_dense(keep=False): free every dense table (keep: their value arrays, for tables of the same sizes to come)");
 static PyObject *core_drop_dense(Core *self, PyObject *args) {
     int keep = 0;
     if (!PyArg_ParseTuple(args, "|p", &keep)) return NULL;
@@ -1981,6 +1743,7 @@ static PyObject *core_drop_dense(Core *self, PyObject *args) {
 
 /* free_spares(): free the value arrays kept and not taken (after a batch of densify calls; a
  * lazy table takes its array when first read: the lazy ones stay, see LAZY_SPARE_BYTES). */
+PyDoc_STRVAR(core_free_spares_doc, "free_spares(): free the level arrays kept by drop_dense(True) and not taken since");
 static PyObject *core_free_spares(Core *self, PyObject *unused) {
     (void)unused;
     spares_empty(&self->spares);
@@ -2034,13 +1797,11 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(core_rank_doc, "rank(sides, lists): number each hand's sides and lists anew in this order (no dense table may exist)");
 static PyObject *core_rank(Core *self, PyObject *args) {
     PyObject *sides, *lists;
     if (!PyArg_ParseTuple(args, "OO", &sides, &lists)) return NULL;
-    if (self->ndense) {
-        PyErr_SetString(PyExc_RuntimeError, "rank: dense tables exist");
-        return NULL;
-    }
+    if (self->ndense) return fail(PyExc_RuntimeError, "rank: dense tables exist");
     int *list_hand = malloc(((size_t)self->nlists + 1) * sizeof(int));
     if (!list_hand) return PyErr_NoMemory();
     for (int i = 0; i < self->nlists; i++)
@@ -2069,22 +1830,22 @@ static PyObject *core_rank(Core *self, PyObject *args) {
  * when first read (a set in progress reaches few of its groups' positions; filling every table
  * at once cost a match expert a fifth of its time), not for later sets' contexts (forget and
  * settle walk their tables). */
+PyDoc_STRVAR(core_densify_doc, "densify(context, h0, h1, after=True, lazy=False): a dense table for that group (its sides interned; after: with its after-draw positions; lazy: its values made when first read)");
 static PyObject *core_densify(Core *self, PyObject *args) {
     int context, h0, h1, after = 1, lazy = 0;
     if (!PyArg_ParseTuple(args, "iii|pp", &context, &h0, &h1, &after, &lazy)) return NULL;
     if (check_context(self, context) < 0) return NULL;
-    if (h0 < 0 || h1 < 0 || h0 >= self->caphands || h1 >= self->caphands) {
-        PyErr_SetString(PyExc_ValueError, "two hands with sides");
-        return NULL;
-    }
-    if (self->dense_index.cap && map_get(&self->dense_index, dense_key(context, h0, h1)))
+    if (h0 < 0 || h1 < 0 || h0 >= self->caphands || h1 >= self->caphands)
+        return fail(PyExc_ValueError, "two hands with sides");
+    if (self->dense_index.cap && memo_get(&self->dense_index, dense_key(context, h0, h1)))
         Py_RETURN_NONE;
     if (self->ndense == self->capdense) {
         int cap = self->capdense ? self->capdense * 2 : 256;
         if (grow((void **)&self->dense, cap, sizeof(Dense *)) < 0) return PyErr_NoMemory();
         self->capdense = cap;
     }
-    if (!self->dense_index.cap && map_init(&self->dense_index, 1024) < 0) return PyErr_NoMemory();
+    if (!self->dense_index.cap && memo_init(&self->dense_index, 1024, 0) < 0)
+        return PyErr_NoMemory();
     Dense *g = calloc(1, sizeof(Dense));
     if (!g) return PyErr_NoMemory();
     g->context = context;
@@ -2102,7 +1863,7 @@ static PyObject *core_densify(Core *self, PyObject *args) {
         free(g);
         return PyErr_NoMemory();
     }
-    if (map_put(&self->dense_index, dense_key(context, h0, h1), self->ndense, 0.0) < 0) {
+    if (memo_put(&self->dense_index, dense_key(context, h0, h1), self->ndense, 0.0, 0) < 0) {
         free(g->v);
         free(g);
         return PyErr_NoMemory();
@@ -2191,145 +1952,55 @@ static int core_set_budget(Core *self, PyObject *value, void *closure) {
     return 0;
 }
 
-static PyObject *core_get_progress(Core *self, void *closure) {
-    (void)closure;
-    if (!self->progress) Py_RETURN_NONE;
-    Py_INCREF(self->progress);
-    return self->progress;
-}
-
-static int core_set_progress(Core *self, PyObject *value, void *closure) {
-    (void)closure;
-    if (value == Py_None) value = NULL;
-    if (value && !PyCallable_Check(value)) {
-        PyErr_SetString(PyExc_TypeError, "progress must be callable or None");
-        return -1;
-    }
-    Py_XINCREF(value);
-    Py_XSETREF(self->progress, value);
-    return 0;
-}
-
 static PyMethodDef core_methods[] = {
-    {"add_side", (PyCFunction)core_add_side, METH_VARARGS,
-     "add_side(kind, hand, total, tiebreak) -> side id (ids are given in order)"},
-    {"add_list", (PyCFunction)core_add_list, METH_VARARGS, "add_list(codes) -> list id"},
-    {"add_context", (PyCFunction)core_add_context, METH_VARARGS,
-     "add_context(s0, s1, opener, model) -> context id (opener -1: not read)"},
-    {"set_model", (PyCFunction)core_set_model, METH_VARARGS,
-     "set_model(model, probabilities or None, exact=False): fixed draw probabilities of values "
-     "1..10, or (exact) draws without replacement, each deck's asked of the draws callback"},
-    {"before", (PyCFunction)core_before, METH_VARARGS,
-     "before(context, mover, a, b, deck=0) -> (value, slope) before seat mover draws"},
-    {"after", (PyCFunction)core_after, METH_VARARGS,
-     "after(context, mover, list, a, b, deck=0) -> (value, slope) of the mover's best "
-     "candidate"},
-    {"end", (PyCFunction)core_end, METH_VARARGS,
-     "end(context, mover, code, other, deck=0) -> (value, slope) once mover ends its turn as "
-     "code"},
-    {"end_value", (PyCFunction)core_end_value, METH_VARARGS,
-     "end_value(context, mover, code, other, deck=0) -> value (end's first half)"},
-    {"odds_end", (PyCFunction)core_odds_end, METH_VARARGS,
-     "odds_end(context, mover, code, other, deck=0) -> (P(seat 0 wins the set), P(tie)), both "
-     "playing the match-optimal line"},
-    {"choice", (PyCFunction)core_choice, METH_VARARGS,
-     "choice(context, mover, list, other, deck=0) -> the match-optimal end of turn "
-     "(MatchSolver._choice)"},
-    {"clear_odds", (PyCFunction)core_clear_odds, METH_NOARGS, "clear_odds(): forget the odds"},
-    {"set_blind", (PyCFunction)core_set_blind, METH_VARARGS,
-     "set_blind(seat, hand): the later sets take that seat's hand as `hand` (seat -1: none)"},
-    {"set_iterating", (PyCFunction)core_set_iterating, METH_VARARGS,
-     "set_iterating([(s0, s1, h0, h1, spec, value, slope), ...]): the values iterated now"},
-    {"forget", (PyCFunction)core_forget, METH_VARARGS,
-     "forget(s0, s1, h0, h1): forget the positions that read that state's iterated value"},
-    {"settle", (PyCFunction)core_settle, METH_VARARGS,
-     "settle(s0, s1, h0, h1, shift=0): that state converged: its positions are final (moved "
-     "by shift along their slopes), slope 0"},
-    {"drop_level", (PyCFunction)core_drop_level, METH_VARARGS,
-     "drop_level(s0, s1, h0, h1): its solve failed: discard its unsettled positions"},
-    {"drop_contexts", (PyCFunction)core_drop_contexts, METH_VARARGS,
-     "drop_contexts(ids): forget the final positions of these contexts (between searches)"},
-    {"track_interval", (PyCFunction)core_track_interval, METH_VARARGS,
-     "track_interval(on): the interval starts whole; while on, every choice narrows it"},
-    {"densify", (PyCFunction)core_densify, METH_VARARGS,
-     "densify(context, h0, h1, after=True, lazy=False): a dense table for that group (its sides "
-     "interned; after: with its after-draw positions; lazy: its values made when first read)"},
-    {"table_sizes", (PyCFunction)core_table_sizes, METH_VARARGS,
-     "table_sizes(pairs) -> (before, after): doubles of these groups' dense tables"},
-    {"rank", (PyCFunction)core_rank, METH_VARARGS,
-     "rank(sides, lists): number each hand's sides and lists anew in this order (no dense "
-     "table may exist)"},
-    {"drop_dense", (PyCFunction)core_drop_dense, METH_VARARGS,
-     "drop_dense(keep=False): free every dense table (keep: their value arrays, for tables of "
-     "the same sizes to come)"},
-    {"free_spares", (PyCFunction)core_free_spares, METH_NOARGS,
-     "free_spares(): free the level arrays kept by drop_dense(True) and not taken since"},
-    {"clear_exact", (PyCFunction)core_clear_exact, METH_NOARGS,
-     "clear_exact(): forget every position drawn exactly, and their slots (between searches)"},
-    {"clear_positions", (PyCFunction)core_clear_positions, METH_NOARGS,
-     "clear_positions(): forget every position (between searches)"},
+    /* what Python mirrors here */
+    METHOD(add_side, VARARGS), METHOD(add_list, VARARGS), METHOD(add_context, VARARGS),
+    METHOD(set_model, VARARGS),
+    /* values, the odds of a set and the match-optimal choice */
+    METHOD(before, VARARGS), METHOD(after, VARARGS), METHOD(end, VARARGS),
+    METHOD(end_value, VARARGS),
+    METHOD(odds_end, VARARGS), METHOD(choice, VARARGS), METHOD(clear_odds, NOARGS),
+    /* the match states iterated */
+    METHOD(set_blind, VARARGS), METHOD(set_iterating, VARARGS), METHOD(forget, VARARGS),
+    METHOD(settle, VARARGS), METHOD(drop_level, VARARGS),
+    METHOD(drop_contexts, VARARGS), METHOD(track_interval, VARARGS),
+    /* the dense tables */
+    METHOD(densify, VARARGS), METHOD(table_sizes, VARARGS), METHOD(rank, VARARGS),
+    METHOD(drop_dense, VARARGS), METHOD(free_spares, NOARGS),
+    /* between searches */
+    METHOD(clear_exact, NOARGS), METHOD(clear_positions, NOARGS),
     {NULL, NULL, 0, NULL},
 };
 
 static PyGetSetDef core_getset[] = {
-    {"states", (getter)core_get_states, NULL, "positions held now", NULL},
-    {"solved", (getter)core_get_solved, NULL, "positions computed so far (progress)", NULL},
-    {"exact_states", (getter)core_get_exact_states, NULL,
-     "positions drawn exactly held now (in one table: it doubles as it grows)", NULL},
-    {"nsides", (getter)core_get_count, NULL, "sides mirrored", (void *)offsetof(Core, nsides)},
-    {"nslots", (getter)core_get_count, NULL, "(context, deck) pairs drawn exactly, numbered",
-     (void *)offsetof(Core, nslots)},
-    {"max_slots", (getter)core_get_max_slots, NULL, "slots the core can number", NULL},
-    {"nlists", (getter)core_get_count, NULL, "lists mirrored", (void *)offsetof(Core, nlists)},
-    {"ncontexts", (getter)core_get_count, NULL, "contexts mirrored",
-     (void *)offsetof(Core, ncontexts)},
-    {"levels", (getter)core_get_count, NULL, "match states being iterated",
-     (void *)offsetof(Core, nlevels)},
-    {"max_contexts", (getter)core_get_max_contexts, NULL, "contexts the core can hold", NULL},
-    {"memo_bytes", (getter)core_get_memo_bytes, NULL, "bytes the tables (and the spare arrays kept) take now", NULL},
-    {"read_unknown", (getter)core_get_read_unknown, (setter)core_set_read_unknown,
-     "whether an iterated value was read (MatchSolver._read_unknown)", NULL},
-    {"track", (getter)core_get_count, NULL, "whether choices narrow the interval now",
-     (void *)offsetof(Core, track)},
-    {"interval", (getter)core_get_interval, (setter)core_set_interval,
-     "(low, high): offsets of the iterated value over which every choice tracked stands", NULL},
-    {"budget", (getter)core_get_budget, (setter)core_set_budget,
-     "raise too_large once this many positions are held (None: no budget)", NULL},
-    {"progress", (getter)core_get_progress, (setter)core_set_progress,
-     "progress(solved) is called every so many positions of a long search (or None)", NULL},
+    GETTER(states, "positions held now"),
+    GETTER(solved, "positions computed so far (progress)"),
+    GETTER(exact_states, "positions drawn exactly held now (in one table: it doubles as it grows)"),
+    COUNT(nsides, nsides, "sides mirrored"),
+    COUNT(nslots, nslots, "(context, deck) pairs drawn exactly, numbered"),
+    GETTER(max_slots, "slots the core can number"),
+    COUNT(nlists, nlists, "lists mirrored"),
+    COUNT(ncontexts, ncontexts, "contexts mirrored"),
+    COUNT(levels, nlevels, "match states being iterated"),
+    GETTER(max_contexts, "contexts the core can hold"),
+    GETTER(memo_bytes, "bytes the tables (and the spare arrays kept) take now"),
+    ATTRIBUTE(read_unknown, "whether an iterated value was read (MatchSolver._read_unknown)"),
+    COUNT(track, track, "whether choices narrow the interval now"),
+    ATTRIBUTE(interval, "(low, high): offsets of the iterated value over which every choice tracked stands"),
+    ATTRIBUTE(budget, "raise too_large once this many positions are held (None: no budget)"),
+    PROGRESS_ATTRIBUTE("progress(solved) is called every so many positions of a long search (or None)"),
     {NULL, NULL, NULL, NULL, NULL},
 };
 
-static PyTypeObject CoreType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "pazaak_cli.solve._fastmatch.Core",
-    .tp_doc = "Core(rule, sets_to_win, expand, entry, too_large[, tolerance]): the match "
-              "recursion for fixed draw probabilities (see match_solver.py).",
-    .tp_basicsize = sizeof(Core),
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
-    .tp_traverse = (traverseproc)core_traverse,
-    .tp_clear = (inquiry)core_clear,
-    .tp_new = PyType_GenericNew,
-    .tp_init = (initproc)core_init,
-    .tp_dealloc = (destructor)core_dealloc,
-    .tp_methods = core_methods,
-    .tp_getset = core_getset,
-};
+static PyTypeObject CoreType =
+    CORE_TYPE("pazaak_cli.solve._fastmatch.Core",
+              "Core(rule, sets_to_win, expand, entry, too_large[, tolerance]): the match "
+              "recursion for fixed draw probabilities (see match_solver.py).");
 
-static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "_fastmatch",
-    "The optional C inner loop of pazaak_cli.solve.match_solver (pure Python is used without it).", -1,
-    NULL, NULL, NULL, NULL, NULL,
-};
+static struct PyModuleDef module = CORE_MODULE(
+    "_fastmatch",
+    "The optional C inner loop of pazaak_cli.solve.match_solver (pure Python is used without it).");
 
 PyMODINIT_FUNC PyInit__fastmatch(void) {
-    if (PyType_Ready(&CoreType) < 0) return NULL;
-    PyObject *m = PyModule_Create(&module);
-    if (!m) return NULL;
-    Py_INCREF(&CoreType);
-    if (PyModule_AddObject(m, "Core", (PyObject *)&CoreType) < 0) {
-        Py_DECREF(&CoreType);
-        Py_DECREF(m);
-        return NULL;
-    }
-    return m;
+    return core_module(&module, &CoreType);
 }

@@ -1,0 +1,520 @@
+/* What the two C inner loops of the exact solvers share: _fastsolve.c (the set solver's) and
+ * _fastmatch.c (the match solver's) each include this header once.
+ *
+ * It holds the memo (an open-addressing hash table of positions, and its memory), the count of
+ * positions solved with its Ctrl-C check and progress callback, what both cores ask of Python
+ * (the `expand` callback, a deck's ten probabilities, a candidate list's codes, a sequence
+ * argument; errors raised), and the boilerplate of their Python type and module.
+ *
+ * A header of static functions and macros, not a .c of its own: each extension is a shared
+ * object built from one translation unit, so a shared .c would be compiled into both anyway;
+ * and the memo's lookups and inserts, on the hot path of both recursions, must inline into
+ * their callers (static inline, at the same -O2), which a function in another object file would
+ * not without link-time optimisation. What is not hot (growing a table, the progress report) is
+ * plain static, as it was in each file. Every function here is marked as possibly unused: an
+ * extension needs only part of them.
+ *
+ * The two memos differ, and each includer says how before including this header:
+ *   MEMO_KEY_BITS         an entry's tag holds its key in these low bits and, above them, the
+ *                         work it cost to compute (default 64: the whole tag is the key);
+ *   MEMO_WINDOW           a key lies within this many slots of its home; a full window gives
+ *                         its cheapest entry's slot to a new key (default 0: no window, a key
+ *                         probes on until it finds its slot or an empty one);
+ *   MEMO_HUGE_PAGES       1: a large table is mapped from the system at once, in huge pages
+ *                         where Linux has them (default 0: calloc);
+ * and after it defines two functions: memo_mix(key), the 64-bit mix of a key whose low bits
+ * are its home slot, and memo_released(bytes), told of the memory of each table freed.
+ */
+#ifndef PAZAAK_CORE_H
+#define PAZAAK_CORE_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
+#ifndef MEMO_KEY_BITS
+#define MEMO_KEY_BITS 64
+#endif
+#ifndef MEMO_WINDOW
+#define MEMO_WINDOW 0
+#endif
+#ifndef MEMO_HUGE_PAGES
+#define MEMO_HUGE_PAGES 0
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define CORE_UNUSED __attribute__((unused))
+#else
+#define CORE_UNUSED
+#endif
+/* A function of this header: static, and no warning where an extension does not call it. */
+#define SHARED static CORE_UNUSED
+#define SHARED_INLINE static inline CORE_UNUSED
+
+/* Ask the memory for an address ahead of its read: a position's reads lie at random in the
+ * memo, and asked for together they overlap instead of following one another. (A macro: GCC
+ * drops a call to a function that only prefetches, as a call without effect.) */
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH(address) __builtin_prefetch(address)
+#else
+#define PREFETCH(address) ((void)(address))
+#endif
+
+/* -- errors ------------------------------------------------------------------------------------ */
+
+/* Raise `type` with `message`: fail gives NULL, for a function that returns an object, and
+ * fail_status -1, for one that returns a status. */
+SHARED PyObject *fail(PyObject *type, const char *message) {
+    PyErr_SetString(type, message);
+    return NULL;
+}
+
+SHARED int fail_status(PyObject *type, const char *message) {
+    PyErr_SetString(type, message);
+    return -1;
+}
+
+/* The same, once the reference `held` (the failing function's) is released. */
+SHARED PyObject *fail_releasing(PyObject *held, PyObject *type, const char *message) {
+    Py_DECREF(held);
+    return fail(type, message);
+}
+
+SHARED int fail_status_releasing(PyObject *held, PyObject *type, const char *message) {
+    Py_DECREF(held);
+    return fail_status(type, message);
+}
+
+/* -- the memo ---------------------------------------------------------------------------------- */
+
+/* Keys are stored plus one, so that a zeroed slot is empty: calloc'ed tables cost memory only
+ * where they are written. */
+#define EMPTY 0
+/* A table doubles before it is more than half full (unless it is at its largest). */
+#define MEMO_LOAD_NUM 5
+#define MEMO_LOAD_DEN 10
+
+/* A position's key (plus one) and its two values: the set solver's (equity, p_win), the match
+ * solver's (value, slope), or whatever else a table of a core maps a key to. */
+typedef struct {
+    uint64_t tag; /* key | work << MEMO_KEY_BITS */
+    double v, d;
+} Entry;
+
+typedef struct {
+    Entry *slots;
+    size_t cap, size;
+    size_t max_cap;  /* the largest it may grow to (0: no bound); there it is a cache */
+    size_t replaced; /* entries forgotten to make room (a window full) */
+} Map;
+
+#if MEMO_KEY_BITS < 64
+#define MEMO_KEY_MASK ((((uint64_t)1) << MEMO_KEY_BITS) - 1)
+#define MEMO_WORK_MAX ((((uint64_t)1) << (64 - MEMO_KEY_BITS)) - 1)
+
+SHARED_INLINE uint64_t entry_key(const Entry *slot) {
+    return slot->tag & MEMO_KEY_MASK;
+}
+
+/* What forgetting the entry would cost (the positions solved to compute it, counted up to
+ * MEMO_WORK_MAX, past which every entry is as dear). */
+SHARED_INLINE uint64_t entry_work(const Entry *slot) {
+    return slot->tag >> MEMO_KEY_BITS;
+}
+
+SHARED_INLINE uint64_t work_bits(uint64_t work) {
+    return (work < MEMO_WORK_MAX ? work : MEMO_WORK_MAX) << MEMO_KEY_BITS;
+}
+#else
+SHARED_INLINE uint64_t entry_key(const Entry *slot) {
+    return slot->tag;
+}
+
+SHARED_INLINE uint64_t entry_work(const Entry *slot) {
+    (void)slot;
+    return 0;
+}
+
+SHARED_INLINE uint64_t work_bits(uint64_t work) {
+    (void)work;
+    return 0;
+}
+#endif
+
+/* The including file's: told of the bytes of each table freed (with calloc'ed tables, the heap
+ * may then hold much that is free). */
+static inline void memo_released(size_t bytes);
+
+/* A large table's memory is asked of the system directly (zeroed, mapped when first written),
+ * in huge pages where Linux offers them: the search reads it at random, and with 4 kB pages
+ * nearly every read also misses the address cache (TLB). */
+#define HUGE_BYTES ((size_t)1 << 22)
+#if MEMO_HUGE_PAGES && defined(__linux__) && defined(MADV_HUGEPAGE)
+#define MEMO_MAPS 1
+#else
+#define MEMO_MAPS 0
+#endif
+
+SHARED Entry *slots_alloc(size_t cap) {
+#if MEMO_MAPS
+    size_t bytes = cap * sizeof(Entry);
+    if (bytes >= HUGE_BYTES) {
+        void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) return NULL;
+        madvise(p, bytes, MADV_HUGEPAGE);
+        return p;
+    }
+#endif
+    return calloc(cap, sizeof(Entry));
+}
+
+SHARED void slots_free(Entry *slots, size_t cap) {
+    if (!slots) return;
+#if MEMO_MAPS
+    if (cap * sizeof(Entry) >= HUGE_BYTES) {
+        munmap(slots, cap * sizeof(Entry));
+        return;
+    }
+#endif
+    free(slots);
+    memo_released(cap * sizeof(Entry));
+}
+
+/* An empty table of `cap` slots (a power of two; at most max_cap, 0: no bound). */
+SHARED int memo_init(Map *m, size_t cap, size_t max_cap) {
+    if (max_cap && cap > max_cap) cap = max_cap;
+    m->slots = slots_alloc(cap);
+    if (!m->slots) return -1;
+    m->cap = cap;
+    m->max_cap = max_cap;
+    m->size = 0;
+    m->replaced = 0;
+    return 0;
+}
+
+SHARED void memo_free(Map *m) {
+    slots_free(m->slots, m->cap);
+    m->slots = NULL;
+    m->cap = m->size = 0;
+}
+
+/* The mix of a key's bits whose low bits are its home slot: the including file's. */
+static inline uint64_t memo_mix(uint64_t key);
+
+/* Where `key`'s window starts. */
+SHARED_INLINE size_t memo_index(const Map *m, uint64_t key) {
+    return (size_t)memo_mix(key) & (m->cap - 1);
+}
+
+/* Ask ahead for both cache lines the home slot of `key` may lie across (24 bytes: one entry in
+ * four crosses a line). A macro, as PREFETCH. */
+#define MEMO_PREFETCH(m, key)                                                                  \
+    do {                                                                                       \
+        const Entry *home_ = &(m)->slots[memo_index((m), (key))];                              \
+        PREFETCH(home_);                                                                       \
+        PREFETCH((const char *)home_ + sizeof(Entry) - 1);                                     \
+    } while (0)
+
+/* The slot of `key` (already plus one), or the empty slot where it would go, or NULL when its
+ * window is full of other keys (never without a window). */
+SHARED_INLINE Entry *memo_find(const Map *m, uint64_t key) {
+    size_t i = memo_index(m, key);
+    for (int n = 0; MEMO_WINDOW == 0 || n < MEMO_WINDOW; n++) {
+        Entry *slot = &m->slots[i];
+        uint64_t found = entry_key(slot);
+        if (found == key || found == EMPTY) return slot;
+        i = (i + 1) & (m->cap - 1);
+    }
+    return NULL;
+}
+
+/* The entry of `key` (plus one), or NULL. */
+SHARED_INLINE Entry *memo_get(const Map *m, uint64_t key) {
+    if (!m->cap) return NULL;
+    Entry *slot = memo_find(m, key);
+    return slot && entry_key(slot) == key ? slot : NULL;
+}
+
+/* Whether `key` is held: its two values then in *v and *d. */
+SHARED_INLINE int memo_read(const Map *m, uint64_t key, double *v, double *d) {
+    const Entry *found = memo_get(m, key);
+    if (!found) return 0;
+    *v = found->v;
+    *d = found->d;
+    return 1;
+}
+
+/* Where `key` goes: its slot, an empty one, or the cheapest entry of its window (replaced). */
+SHARED_INLINE Entry *memo_place(Map *m, uint64_t key) {
+    Entry *slot = memo_find(m, key);
+    if (slot) {
+        if (entry_key(slot) == EMPTY) m->size++;
+        return slot;
+    }
+    size_t i = memo_index(m, key);
+    Entry *cheapest = &m->slots[i];
+    for (int n = 1; n < MEMO_WINDOW; n++) {
+        Entry *other = &m->slots[(i + n) & (m->cap - 1)];
+        if (entry_work(other) < entry_work(cheapest)) cheapest = other;
+    }
+    m->replaced++;
+    return cheapest;
+}
+
+/* Move every entry into a table of `cap` slots (at most max_cap). */
+SHARED int memo_resize(Map *m, size_t cap) {
+    Map bigger;
+    if (memo_init(&bigger, cap, m->max_cap) < 0) return -1;
+    bigger.replaced = m->replaced;
+    for (size_t i = 0; i < m->cap; i++) {
+        const Entry *old = &m->slots[i];
+        uint64_t key = entry_key(old);
+        if (key == EMPTY) continue;
+        Entry *slot = memo_place(&bigger, key);
+        if (entry_key(slot) != EMPTY && entry_work(slot) >= entry_work(old)) continue;
+        *slot = *old;
+    }
+    slots_free(m->slots, m->cap);
+    *m = bigger;
+    return 0;
+}
+
+/* Store a value; the slot may move when the table grows (from 1024 slots, if it has none), so
+ * look it up again. A table at its largest replaces the cheapest entry of the key's window when
+ * that window is full. */
+SHARED_INLINE int memo_put(Map *m, uint64_t key, double v, double d, uint64_t work) {
+    if ((m->size + 1) * MEMO_LOAD_DEN > m->cap * MEMO_LOAD_NUM &&
+        (!m->max_cap || m->cap < m->max_cap) && memo_resize(m, m->cap ? m->cap * 2 : 1024) < 0)
+        return -1;
+    Entry *slot = memo_place(m, key);
+    slot->tag = key | work_bits(work);
+    slot->v = v;
+    slot->d = d;
+    return 0;
+}
+
+/* memo_put, with Python's MemoryError set when it fails (-1). */
+SHARED_INLINE int memo_keep(Map *m, uint64_t key, double v, double d, uint64_t work) {
+    if (memo_put(m, key, v, d, work) < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
+}
+
+/* Make room at once for `entries` keys (within the table's bound): a search known to be large
+ * then skips the doublings on the way, each of which moves every entry into fresh memory the
+ * system must zero. */
+SHARED int memo_reserve(Map *m, size_t entries) {
+    size_t cap = m->cap;
+    while ((!m->max_cap || cap < m->max_cap) && cap * MEMO_LOAD_NUM < entries * MEMO_LOAD_DEN)
+        cap *= 2;
+    return cap > m->cap ? memo_resize(m, cap) : 0;
+}
+
+/* Forget every entry, keeping the table's size. */
+SHARED void memo_clear(Map *m) {
+    if (m->slots && m->size) memset(m->slots, 0, m->cap * sizeof(Entry));
+    m->size = 0;
+}
+
+/* -- the search's progress --------------------------------------------------------------------- */
+
+/* How often a long search checks for Ctrl-C and reports its progress (a few times a second). */
+#define PROGRESS_EVERY 0x20000
+
+/* Ctrl-C in a long search, and `progress(solved)` (progress NULL: none). -1: an exception. */
+SHARED int progress_report(PyObject *progress, uint64_t solved) {
+    if (PyErr_CheckSignals() < 0) return -1;
+    if (progress) {
+        PyObject *result = PyObject_CallFunction(progress, "K", (unsigned long long)solved);
+        if (!result) return -1;
+        Py_DECREF(result);
+    }
+    return 0;
+}
+
+/* Count one more position solved; every PROGRESS_EVERY positions, progress_report. */
+SHARED_INLINE int count_solved(uint64_t *solved, PyObject *progress) {
+    if ((++*solved & (PROGRESS_EVERY - 1)) != 0) return 0;
+    return progress_report(progress, *solved);
+}
+
+/* The `progress` attribute of a core: its callback or None; `closure` is the field's offset. */
+SHARED PyObject *progress_get(PyObject *self, void *closure) {
+    PyObject *progress = *(PyObject **)((char *)self + (Py_ssize_t)closure);
+    if (!progress) Py_RETURN_NONE;
+    Py_INCREF(progress);
+    return progress;
+}
+
+SHARED int progress_set(PyObject *self, PyObject *value, void *closure) {
+    if (value == Py_None) value = NULL;
+    if (value && !PyCallable_Check(value))
+        return fail_status(PyExc_TypeError, "progress must be callable or None");
+    Py_XINCREF(value);
+    Py_XSETREF(*(PyObject **)((char *)self + (Py_ssize_t)closure), value);
+    return 0;
+}
+
+#define PROGRESS_ATTRIBUTE(doc)                                                                \
+    {"progress", progress_get, progress_set, doc, (void *)offsetof(Core, progress)}
+
+/* -- what both cores ask of Python ------------------------------------------------------------- */
+
+/* Free every array named (any of them may be NULL). */
+#define FREE_ALL(...)                                                                          \
+    free_all((void *[]){__VA_ARGS__}, sizeof((void *[]){__VA_ARGS__}) / sizeof(void *))
+
+SHARED void free_all(void *arrays[], size_t count) {
+    for (size_t i = 0; i < count; i++) free(arrays[i]);
+}
+
+/* Make an array hold `count` items of `item` bytes (-1: no memory, the array unchanged). */
+SHARED int grow(void **array, int count, size_t item) {
+    void *bigger = realloc(*array, (size_t)count * item);
+    if (!bigger) return -1;
+    *array = bigger;
+    return 0;
+}
+
+/* The candidate list after `side` draws `value`, asked of Python's `expand` the first time
+ * (which adds it, so `nlists` is read after the call). -1: an exception is set. */
+SHARED int call_expand(PyObject *expand, int side, int value, const int *nlists) {
+    PyObject *result = PyObject_CallFunction(expand, "ii", side, value);
+    if (!result) return -1;
+    long list = PyLong_AsLong(result);
+    Py_DECREF(result);
+    if (list < 0 || list >= *nlists) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "expand returned no list");
+        return -1;
+    }
+    return (int)list;
+}
+
+/* A deck drawn with fixed probabilities: `probabilities` gives one for each value 1..10; the
+ * values of those above 0, in order, go to value[] and p[], their count to *ndraws. -1: an
+ * exception is set. */
+SHARED int read_probabilities(PyObject *probabilities, int *ndraws, int value[10], double p[10]) {
+    PyObject *seq = PySequence_Fast(probabilities, "probabilities must be a sequence");
+    if (!seq) return -1;
+    if (PySequence_Fast_GET_SIZE(seq) != 10)
+        return fail_status_releasing(seq, PyExc_ValueError,
+                                     "ten probabilities, one per value 1..10");
+    *ndraws = 0;
+    for (int i = 0; i < 10; i++) {
+        double probability = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(seq, i));
+        if (probability == -1.0 && PyErr_Occurred()) {
+            Py_DECREF(seq);
+            return -1;
+        }
+        if (probability > 0) {
+            value[*ndraws] = i + 1;
+            p[(*ndraws)++] = probability;
+        }
+    }
+    Py_DECREF(seq);
+    return 0;
+}
+
+/* Room in the codes array (`*capcodes` of them, doubled from 8192) for `n` more after `ncodes`.
+ * -1: no memory (an exception is set). */
+SHARED int codes_room(int **codes, int ncodes, int *capcodes, Py_ssize_t n) {
+    while (ncodes + n > *capcodes) {
+        int cap = *capcodes ? *capcodes * 2 : 8192;
+        if (grow((void **)codes, cap, sizeof(int)) < 0) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        *capcodes = cap;
+    }
+    return 0;
+}
+
+/* Append the ints of `seq` (a PySequence_Fast, room made) to codes, counting them in *ncodes as
+ * they are read; each names a side below `nsides` (else an IndexError), or anything if nsides
+ * is negative. -1: an exception is set. */
+SHARED int codes_read(PyObject *seq, int *codes, int *ncodes, int nsides) {
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++) {
+        long code = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
+        if (code == -1 && PyErr_Occurred()) return -1;
+        if (nsides >= 0 && (code < 0 || code >= nsides)) {
+            PyErr_SetString(PyExc_IndexError, "a candidate names no side");
+            return -1;
+        }
+        codes[(*ncodes)++] = (int)code;
+    }
+    return 0;
+}
+
+/* The one argument of a method that takes a sequence, as a PySequence_Fast (NULL: an exception
+ * is set; `message` if it is no sequence). */
+SHARED PyObject *sequence_argument(PyObject *args, const char *message) {
+    PyObject *items;
+    if (!PyArg_ParseTuple(args, "O", &items)) return NULL;
+    return PySequence_Fast(items, message);
+}
+
+/* -- the Python type and module ---------------------------------------------------------------- */
+
+/* The rows of a core's tables of methods and attributes: a method `name` is the function
+ * core_name (flags VARARGS or NOARGS), its doc core_name_doc (a PyDoc_STRVAR beside it); an
+ * attribute's getter core_get_name, its setter (if it has one) core_set_name; a COUNT reads the
+ * int `field` of the core. */
+#define METHOD(name, flags) {#name, (PyCFunction)core_##name, METH_##flags, core_##name##_doc}
+#define GETTER(name, doc) {#name, (getter)core_get_##name, NULL, doc, NULL}
+#define ATTRIBUTE(name, doc) {#name, (getter)core_get_##name, (setter)core_set_##name, doc, NULL}
+#define COUNT(name, field, doc)                                                                \
+    {#name, (getter)core_get_count, NULL, doc, (void *)offsetof(Core, field)}
+
+/* The Python objects a core holds (its callbacks), listed as CALLBACKS(X): X(name) for each.
+ * The solver that owns a core also owns them: a reference cycle the garbage collector must be
+ * able to break, with the core_traverse and core_clear this defines. */
+#define CORE_GC(CALLBACKS)                                                                     \
+    static int core_traverse(Core *self, visitproc visit, void *arg) {                         \
+        CALLBACKS(CORE_VISIT)                                                                  \
+        return 0;                                                                              \
+    }                                                                                          \
+    static int core_clear(Core *self) {                                                        \
+        CALLBACKS(CORE_CLEAR)                                                                  \
+        return 0;                                                                              \
+    }
+#define CORE_VISIT(name) Py_VISIT(self->name);
+#define CORE_CLEAR(name) Py_CLEAR(self->name);
+
+/* A core's type: the functions core_traverse ... core_dealloc and the tables core_methods and
+ * core_getset of the including file. */
+#define CORE_TYPE(qualified_name, doc)                                                         \
+    {                                                                                          \
+        PyVarObject_HEAD_INIT(NULL, 0).tp_name = qualified_name, .tp_doc = doc,                \
+        .tp_basicsize = sizeof(Core), .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,     \
+        .tp_traverse = (traverseproc)core_traverse, .tp_clear = (inquiry)core_clear,           \
+        .tp_new = PyType_GenericNew, .tp_init = (initproc)core_init,                           \
+        .tp_dealloc = (destructor)core_dealloc, .tp_methods = core_methods,                    \
+        .tp_getset = core_getset,                                                              \
+    }
+
+/* A core's module: its name and doc. */
+#define CORE_MODULE(name, doc) {PyModuleDef_HEAD_INIT, .m_name = name, .m_doc = doc, .m_size = -1}
+
+/* The module of `definition`, holding `type` as Core (NULL: an exception is set). */
+SHARED PyObject *core_module(PyModuleDef *definition, PyTypeObject *type) {
+    if (PyType_Ready(type) < 0) return NULL;
+    PyObject *module = PyModule_Create(definition);
+    if (!module) return NULL;
+    Py_INCREF(type);
+    if (PyModule_AddObject(module, "Core", (PyObject *)type) < 0) {
+        Py_DECREF(type);
+        Py_DECREF(module);
+        return NULL;
+    }
+    return module;
+}
+
+#endif /* PAZAAK_CORE_H */
