@@ -56,7 +56,8 @@ from pazaak_cli.engine.rules import MainDeck, Ruleset, parse_ruleset
 from pazaak_cli.players.roster import KotorPlayer
 from pazaak_cli.solve import kotor_reply
 from pazaak_cli.solve.advice import solve_question
-from pazaak_cli.solve.kotor_reply import KotorReplySolver, hand_orders, rule_hand
+from pazaak_cli.solve.kotor_reply import KotorReplySolver, hand_orders
+from pazaak_cli.solve.rule_opponent import rule_hand
 from pazaak_cli.solve.solver import ACTION_KIND, DOUBLE, Advice, Move, SolveOptions, SolverTooLarge
 
 KOTOR = "opponent plays the KOTOR I rule"
@@ -414,13 +415,12 @@ def test_the_compact_side_keeps_the_engines_total_through_any_flips(
                 side,
                 table[-2].value,
                 (Card.parse("D"), 0, DOUBLE, flips, False),
-                False,
             )
         else:
             card = Card.parse(str(value))
             placed = Placed.FLIP_2_4 if value == "F2/4" else Placed.FLIP_3_6
             table.append(TableCard(placed, 0))
-            side = seat.play(side, 0, (card, 0, ACTION_KIND[card.kind], flips, False), False)
+            side = seat.play(side, 0, (card, 0, ACTION_KIND[card.kind], flips, False))
         assert side[0] == table_total(table, rules.flip_targets)
         assert side[1] == len(table)
 

@@ -214,7 +214,7 @@ def kotor_rule(
     after that card: ``mine`` and ``tries`` are then those of the position after the card (the
     hand without it; docs/rules.md §7.3, step 4). Returns the index of the try to play,
     :data:`KOTOR_END_TURN` or :data:`KOTOR_STAND`. :class:`~pazaak_cli.players.roster.KotorPlayer`
-    and the solver's KOTOR opponent (:mod:`pazaak_cli.solve.kotor_reply`) both decide through this
+    and the solver's KOTOR opponent (:mod:`pazaak_cli.solve.rule_opponent`) both decide through this
     one function.
 
     The thresholds 20, 19, 18, 16, 14 and 12 are read relative to the ruleset's target (they are

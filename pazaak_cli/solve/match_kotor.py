@@ -3,9 +3,9 @@
 ``pazaak advise --objective match --opponent kotor``: for every move of the advised player, the
 probability of winning the match when the opponent plays the KOTOR I rule (docs/rules.md §7) in
 this set and in every later one, and the advised player plays to win the match. It joins the two
-exact solvers: the opponent decides as in :mod:`pazaak_cli.solve.kotor_reply` (through the very
-function :func:`pazaak_cli.policies.kotor_rule.kotor_rule`, its hand read in order), the match is
-modelled as in :mod:`pazaak_cli.solve.match_solver`:
+exact solvers: the opponent decides as in :mod:`pazaak_cli.solve.kotor_reply`, through the same
+seat and turn (:class:`pazaak_cli.solve.rule_opponent.RuleSeat`, over a match: its sides keep their
+hands), the match is modelled as in :mod:`pazaak_cli.solve.match_solver`:
 
 * Values are P(the advised player wins the match); only he chooses (the rule is deterministic),
   so the value of a match state is a maximum of averages, not a minimax.
@@ -18,16 +18,18 @@ modelled as in :mod:`pazaak_cli.solve.match_solver`:
 * A set tied with no hand card played comes back to the same match state: its value is the fixed
   point of a piecewise-linear, nondecreasing, convex function of slope below 1, found by Newton's
   method on (value, slope) pairs inside a bracket, to :data:`FIXED_POINT_TOLERANCE`.
-* The opponent's hand is an ordered tuple in a *canonical order*: only the relative order of cards
-  that can reach the same total matters to the rule (on equal totals it keeps the first fixed card
-  or the last ± card). Unlike :func:`pazaak_cli.solve.kotor_reply.hand_orders`, which reasons inside
-  one set (after such a play the rule stands, so which card made the total does not matter), over a
-  match the card kept does matter in later sets: so a Double before or after a plus card, a flip
-  before or after another fixed card are different hands here (:func:`may_tie_in_match`), and no
-  copy of a plus card is dropped (:func:`pazaak_cli.solve.kotor_reply.rule_hand` does that for one
-  set). For KOTOR I's cards no order matters. A hidden hand is averaged over its multisets (by the
-  caller, :mod:`pazaak_cli.solve.match_advice`) and over every order of each that can change the
-  rule's choice, equally likely (:func:`match_hand_orders`).
+* The opponent's hand is an ordered tuple in a *canonical order*
+  (:func:`~pazaak_cli.solve.rule_opponent.canonical_order`): only the relative order of cards that
+  can reach the same total matters to the rule (on equal totals it keeps the first fixed card or
+  the last ± card). Unlike one set, where after such a play the rule stands, so which card made the
+  total does not matter, over a match the card kept does matter in later sets: so a Double before
+  or after a plus card, a flip before or after another fixed card are different hands here
+  (:func:`~pazaak_cli.solve.rule_opponent.may_tie`), and no copy of a plus card is dropped
+  (:func:`~pazaak_cli.solve.rule_opponent.rule_hand` does that for one set). For KOTOR I's cards
+  no order matters. A hidden hand is averaged over its multisets (by the caller,
+  :mod:`pazaak_cli.solve.match_advice`) and over every order of each that can change the rule's
+  choice, equally likely (:func:`~pazaak_cli.solve.rule_opponent.match_hand_orders`, which this
+  module gives the match answer with :func:`~pazaak_cli.solve.rule_opponent.canonical_order`).
 
 Positions are memoised per *group* ``(context, my hand, its hand)``, the context being the score,
 the opener of the set where the first-player rule reads it, and the deck model; only the group of
@@ -36,57 +38,39 @@ the match state whose fixed point is being iterated is solved again.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, NamedTuple
 
-from pazaak_cli.engine.cards import Card, CardKind
+from pazaak_cli.engine.cards import Card
 from pazaak_cli.engine.errors import PazaakError
-from pazaak_cli.engine.game import FULL_DECK, Placed, Side
+from pazaak_cli.engine.game import FULL_DECK
 from pazaak_cli.engine.position_builder import Question
-from pazaak_cli.engine.rules import FirstPlayer, FlipTargets, NineCards, Ruleset, Tiebreaker
-from pazaak_cli.policies.kotor_rule import (
-    FLEXIBLE,
-    KOTOR_END_TURN,
-    KOTOR_STAND,
-    DecisionRule,
-    kotor_rule,
-)
-from pazaak_cli.solve.kotor_reply import hand_plays
+from pazaak_cli.engine.rules import FirstPlayer, Ruleset
+from pazaak_cli.policies.kotor_rule import DecisionRule, kotor_rule
 from pazaak_cli.solve.match_solver import (
     Evaluation,
     MatchMove,
+    capped_search,
     clean_probability,
-    end_codes,
-    exact_deck_refusal,
     exact_room,
     solve_fixed_point,
-    standing_side,
+)
+from pazaak_cli.solve.rule_opponent import (
+    BUST,
+    PLAYING,
+    STANDING,
+    RuleSeat,
+    Seat,
+    canonical_order,
+    match_hand_orders,
 )
 from pazaak_cli.solve.solver import (
     BEST_TOLERANCE,
     PROGRESS_MASK,
     DeckDraws,
     DeckModels,
-    HandFacts,
-    Move,
     SolverTooLarge,
-    compact_side,
-    hand_facts,
-    label_turn_ends,
-    place_card,
-    place_flip,
-    turn_end,
+    root_moves,
 )
-from pazaak_cli.solve.solver import DOUBLE as _DOUBLE
-from pazaak_cli.solve.solver import FLIP24 as _FLIP24
-from pazaak_cli.solve.solver import FLIP36 as _FLIP36
-from pazaak_cli.solve.solver import PLAIN as _PLAIN
-from pazaak_cli.solve.solver import TIEBREAKER as _TIEBREAKER
-
-_PLAYING, _STANDING, _BUST, _NINE_WIN = range(4)
-"""What a side id stands for: still playing, standing, busted, won by its ninth card."""
-
 
 ME, OPP, RANDOM = 0, 1, 2
 """Who opens a set (a *spec*): the advised player, the KOTOR opponent, or a coin."""
@@ -103,202 +87,6 @@ _NO_PAIR: Pair = (-1.0, 0.0)
 
 MatchKey = tuple[int, int, int, int]
 """(sets won by me, sets won by the opponent, my hand id, its hand id)."""
-
-_Play = tuple[Card, int, int, int, bool]
-"""(card, value, action kind, hand id after, flexible)."""
-
-
-# ------------------------------------------------------------------------------------------------
-# The opponent's hand order.
-
-
-def may_tie_in_match(a: Card, b: Card) -> bool:
-    """Whether the order of the distinct cards ``a`` and ``b`` in the opponent's hand can change
-    which of them the rule plays (over a match, where the card kept matters later).
-
-    The rule picks by order only between cards reaching the same total: the first fixed card,
-    or the last ± card (a fixed card beats a ± card in either order). Two ± cards can tie when
-    they share a value; two fixed cards when one is a flip (it can reach any total), or a Double
-    (a copy of the card just drawn, 1..10) and a plus card. Two plus or minus cards of different
-    values never reach the same total, nor a Double and a minus card.
-    """
-    if a == b:
-        return False
-    if (a.kind in FLEXIBLE) != (b.kind in FLEXIBLE):
-        return False
-    if a.kind in FLEXIBLE:
-        return bool(set(a.values) & set(b.values))
-    kinds = {a.kind, b.kind}
-    plain = kinds <= {CardKind.PLUS, CardKind.MINUS}
-    return not plain and kinds != {CardKind.DOUBLE, CardKind.MINUS}
-
-
-def _tying(cards: Sequence[Card]) -> tuple[list[Card], list[Card], list[Card]]:
-    """The cards that may tie with another card of ``cards``, fixed and ± apart (each in the
-    order given), and the others."""
-    fixed: list[Card] = []
-    signed: list[Card] = []
-    rest: list[Card] = []
-    for card in cards:
-        if any(may_tie_in_match(card, other) for other in cards):
-            (signed if card.kind in FLEXIBLE else fixed).append(card)
-        else:
-            rest.append(card)
-    return fixed, signed, rest
-
-
-def canonical_order(cards: Sequence[Card]) -> tuple[Card, ...]:
-    """One representative of every order of ``cards`` that the rule plays alike: the fixed cards
-    that may tie, in their order, then the ± cards that may tie, in theirs, then the others
-    sorted (their place never changes a choice)."""
-    fixed, signed, rest = _tying(cards)
-    return (*fixed, *signed, *sorted(rest, key=str))
-
-
-def match_hand_orders(hand: Sequence[Card]) -> list[tuple[Card, ...]]:
-    """The canonical orders of ``hand`` that can make the rule choose differently, each standing
-    for an equal share of all its orders (a hand is dealt in a uniformly random order)."""
-    fixed, signed, rest = _tying(sorted(hand, key=str))
-    tail = tuple(sorted(rest, key=str))
-    return [
-        (*first, *second, *tail)
-        for first in dict.fromkeys(itertools.permutations(fixed))
-        for second in dict.fromkeys(itertools.permutations(signed))
-    ]
-
-
-# ------------------------------------------------------------------------------------------------
-# One player's hands and sides.
-
-
-class _Seat:
-    """One player's hands and sides, interned as small integers. ``ordered``: the KOTOR seat,
-    whose hands keep their (canonical) order and list their plays in the rule's order; else a
-    hand is a multiset whose plays are its distinct (card, value) pairs."""
-
-    def __init__(self, ruleset: Ruleset, *, ordered: bool) -> None:
-        self.ruleset = ruleset
-        self.ordered = ordered
-        self.flip_all = ruleset.flip_targets is FlipTargets.ALL_SIGNS
-        self.any_tiebreak = ruleset.tiebreaker is Tiebreaker.ANY_PLAYED
-        self.hand_ids: dict[tuple[Card, ...], int] = {}
-        self.hands: list[tuple[Card, ...]] = []
-        self.facts: list[HandFacts] = []
-        self.plays: list[tuple[_Play, ...]] = []
-        self.side_ids: dict[Any, int] = {}
-        self.sides: list[Any] = []
-        self.kind: list[int] = []
-        self.hand_of: list[int] = []
-        self.total: list[int] = []
-        self.standing: list[bool] = []
-
-    def hand(self, cards: Sequence[Card]) -> int:
-        key = canonical_order(cards) if self.ordered else tuple(sorted(cards, key=str))
-        found = self.hand_ids.get(key)
-        if found is not None:
-            return found
-        hid = len(self.hands)
-        self.hand_ids[key] = hid
-        self.hands.append(key)
-        self.facts.append(hand_facts(key, self.ruleset))
-        self.plays.append(())
-        self.plays[hid] = hand_plays(key, self.hand, ordered=self.ordered)
-        return hid
-
-    def sub_hands(self, hand: int) -> list[int]:
-        """Every hand ``hand`` can leave after playing cards (itself included)."""
-        found: dict[int, None] = {hand: None}
-        stack = [hand]
-        while stack:
-            for play in self.plays[stack.pop()]:
-                if play[3] not in found:
-                    found[play[3]] = None
-                    stack.append(play[3])
-        return list(found)
-
-    def side(self, side: Any) -> int:
-        """Intern a side: playing ``(total, cards, hand, f24, f36, tiebreak)``, standing
-        ``("S", total, tiebreak, hand)``, busted ``("B", hand)``, won by nine ``("W", hand)``."""
-        found = self.side_ids.get(side)
-        if found is None:
-            found = len(self.sides)
-            self.side_ids[side] = found
-            self.sides.append(side)
-            tag = side[0]
-            if not isinstance(tag, str):
-                self.kind.append(_PLAYING)
-                self.hand_of.append(side[2])
-                self.total.append(side[0])
-            else:
-                self.kind.append({"S": _STANDING, "B": _BUST, "W": _NINE_WIN}[tag])
-                self.hand_of.append(side[-1])
-                self.total.append(side[1] if tag == "S" else 0)
-            self.standing.append(tag == "S")
-        return found
-
-    def add(self, side: Any, value: int, hand: int) -> Any:
-        return place_card(side, value, hand, self.facts[hand], self.flip_all)
-
-    def play(self, side: Any, drawn: int, play: _Play) -> Any:
-        """``side`` after playing a hand card right after drawing ``drawn``."""
-        _, value, kind, rest, _ = play
-        if kind == _PLAIN:
-            return self.add(side, value, rest)
-        if kind == _DOUBLE:
-            return self.add(side, drawn, rest)
-        if kind == _TIEBREAKER:
-            placed = self.add(side, value, rest)
-            return (*placed[:5], True) if self.any_tiebreak else placed
-        return place_flip(side, kind == _FLIP24, rest, self.facts[rest], self.flip_all)
-
-    def stands(self, side: Any, tiebreaker_last: bool) -> Any:
-        return standing_side(side, tiebreaker_last, any_tiebreak=self.any_tiebreak)
-
-    def turn_ends(self, side: Any, tiebreaker_last: bool, full: bool) -> list[tuple[str, str, int]]:
-        """(then, note, side id) for each way the turn can end (the optimal solver's)."""
-        rules = self.ruleset
-        kind = turn_end(side[0], full, rules.target, rules.nine_cards is NineCards.WIN)
-        codes = self.end_codes(side, tiebreaker_last, full)
-        return label_turn_ends(kind, rules.target, codes)
-
-    def end_codes(self, side: Any, tiebreaker_last: bool, full: bool) -> tuple[int, ...]:
-        """The side ids alone of :meth:`turn_ends` (a hot path)."""
-        return end_codes(side, tiebreaker_last, full, self.ruleset, self.side, self.any_tiebreak)
-
-    def engine_side(self, side: Side, hand: Sequence[Card]) -> int:
-        """The id of an engine side (playing or standing) holding ``hand``."""
-        hid = self.hand(hand)
-        if side.standing:
-            if self.any_tiebreak:
-                tiebreak = any(card.placed is Placed.TIEBREAKER for card in side.table)
-            else:
-                tiebreak = bool(side.table) and side.table[-1].placed is Placed.TIEBREAKER
-            return self.side(("S", side.total, tiebreak, hid))
-        return self.side(compact_side(self.ruleset, side, hid, self.facts[hid]))
-
-
-class _OppPlay(NamedTuple):
-    """One card the rule may play after its draw, and where it leads."""
-
-    total: int
-    forced: int | None
-    """The side id the rules force after the card (a ninth card, the target), else ``None``."""
-    end: int
-    stand: int
-    left: tuple[tuple[int, bool], ...]
-    """(total reached, flexible) for each try of the hand left: step 4's best-down."""
-
-
-class _OppTurn(NamedTuple):
-    """The opponent's choices after a draw that the rules leave open."""
-
-    total: int
-    end: int
-    """Ending the turn with no card (busting over the target)."""
-    stand: int
-    """Standing with no card (-1 over the target)."""
-    tries: tuple[tuple[int, bool], ...]
-    plays: tuple[_OppPlay, ...]
 
 
 EXACT_POSITION_BYTES = 250
@@ -330,15 +118,13 @@ class KotorMatchSolver:
         rule: DecisionRule = kotor_rule,
     ) -> None:
         self.ruleset = ruleset
-        self.decide = rule
-        """The opponent's rule: the KOTOR I rule, or another with its inputs (the benchmark's
-        ceiling against ``heuristic``; its hands are still read in the KOTOR rule's order)."""
         self.me_seat = me_seat
         self.max_states = max_states
-        self.me = _Seat(ruleset, ordered=False)
-        self.opp = _Seat(ruleset, ordered=True)
-        self._target = ruleset.target
-        self._size = ruleset.table_size
+        self.me = Seat(ruleset, over_match=True)
+        self.opp = RuleSeat(ruleset, rule, over_match=True)
+        """The opponent's seat, deciding by ``rule``: the KOTOR I rule, or another with its
+        inputs (the benchmark's ceiling against ``heuristic``; its hands are still read in the
+        KOTOR rule's order)."""
         self._sets_to_win = ruleset.sets_to_win
         self._rule = ruleset.first_player
         self._reads_opener = self._rule in (FirstPlayer.ALTERNATE, FirstPlayer.LOSER)
@@ -360,11 +146,6 @@ class KotorMatchSolver:
         later = DeckDraws(FULL_DECK)
         later.intern(FULL_DECK)
         self._models = DeckModels(later)
-        self._my_after: dict[int, int] = {}
-        self._list_ids: dict[tuple[int, ...], int] = {}
-        self._lists: list[tuple[int, ...]] = []
-        self._opp_turns: dict[int, int | _OppTurn] = {}
-        self._replies: dict[int, tuple[int, ...]] = {}
         self._odds_memo: dict[tuple[int, ...], tuple[float, float]] = {}
         self._positions = 0
         self.budget: int | None = None
@@ -435,118 +216,6 @@ class KotorMatchSolver:
         every deck drawn exactly shares one model: :class:`DeckModels`)."""
         return self._models.model(deck, exact)
 
-    # -- the turns ---------------------------------------------------------------------------------
-
-    def labelled_moves(
-        self, side: Any, drawn: int, played: bool, tiebreaker_last: bool, count: int
-    ) -> list[tuple[Move, int]]:
-        """Every move of the advised side that has just drawn ``drawn`` (on its table already),
-        as (move, side id), in the optimal solvers' order and wording."""
-        seat = self.me
-        full = count >= self._size
-        moves = [
-            (Move(None, None, then, note), code)
-            for then, note, code in seat.turn_ends(side, tiebreaker_last, full)
-        ]
-        if played or full or side[0] == self._target:
-            return moves
-        full = count + 1 >= self._size
-        for play in seat.plays[side[2]]:
-            card, value, kind, _, _ = play
-            placed = seat.play(side, drawn, play)
-            shown = drawn if kind == _DOUBLE else None if kind in (_FLIP24, _FLIP36) else value
-            for then, note, code in seat.turn_ends(placed, kind == _TIEBREAKER, full):
-                moves.append((Move(card, shown, then, note), code))
-        return moves
-
-    def _my_list(self, me: int, drawn: int) -> int:
-        """The interned list of distinct ways my turn can end after side ``me`` draws."""
-        seat = self.me
-        side = seat.sides[me]
-        placed = seat.add(side, drawn, side[2])
-        size = self._size
-        codes = list(seat.end_codes(placed, False, placed[1] >= size))
-        if placed[1] < size and placed[0] != self._target:
-            for play in seat.plays[placed[2]]:
-                after = seat.play(placed, drawn, play)
-                codes += seat.end_codes(after, play[2] == _TIEBREAKER, after[1] >= size)
-        unique = tuple(dict.fromkeys(codes))
-        found = self._list_ids.get(unique)
-        if found is None:
-            found = self._list_ids[unique] = len(self._lists)
-            self._lists.append(unique)
-        self._my_after[me * 16 + drawn] = found
-        return found
-
-    def _opp_turn(self, opp: int, drawn: int) -> int | _OppTurn:
-        """What the opponent's side ``opp`` can do after drawing ``drawn``: a side id when the
-        rules leave no choice, else its choices for the rule."""
-        seat = self.opp
-        side = seat.sides[opp]
-        placed = seat.add(side, drawn, side[2])
-        total, hand = placed[0], placed[2]
-        target = self._target
-        if placed[1] >= self._size or total == target:
-            return seat.end_codes(placed, False, placed[1] >= self._size)[0]
-        over = total > target
-        end = seat.side(("B", hand)) if over else seat.side(placed)
-        stand = -1 if over else seat.side(seat.stands(placed, False))
-        tries: list[tuple[int, bool]] = []
-        plays: list[_OppPlay] = []
-        for play in seat.plays[hand]:
-            after = seat.play(placed, drawn, play)
-            tries.append((after[0], play[4]))
-            tiebreaker = play[2] == _TIEBREAKER
-            if after[1] >= self._size or after[0] >= target:
-                forced = seat.end_codes(after, tiebreaker, after[1] >= self._size)[0]
-                plays.append(_OppPlay(after[0], forced, -1, -1, ()))
-                continue
-            kind = play[2]
-            last = drawn if kind == _DOUBLE else 0 if kind in (_FLIP24, _FLIP36) else play[1]
-            left = tuple(
-                (seat.play(after, last, rest)[0], rest[4]) for rest in seat.plays[after[2]]
-            )
-            stood = seat.side(seat.stands(after, tiebreaker))
-            plays.append(_OppPlay(after[0], None, seat.side(after), stood, left))
-        return _OppTurn(total, end, stand, tuple(tries), tuple(plays))
-
-    def _opp_reply(self, opp: int, drawn: int, theirs: int, they_stand: bool, sets: int) -> int:
-        """The side id the KOTOR rule ends its turn as, from side ``opp`` after drawing
-        ``drawn``, facing my total ``theirs`` (standing or not) and my ``sets`` won."""
-        key = opp * 16 + drawn
-        turn = self._opp_turns.get(key)
-        if turn is None:
-            turn = self._opp_turns[key] = self._opp_turn(opp, drawn)
-        if isinstance(turn, int):
-            return turn
-        total, end, stand, tries, plays = turn
-        rules = self.ruleset
-        choice = self.decide(total, theirs, they_stand, sets, tries, False, rules)
-        if choice == KOTOR_END_TURN:
-            return end
-        if choice == KOTOR_STAND:
-            assert stand >= 0, "the rule never stands over the target"
-            return stand
-        after = plays[choice]
-        if after.forced is not None:
-            return after.forced
-        then = self.decide(after.total, theirs, they_stand, sets, after.left, True, rules)
-        return after.end if then == KOTOR_END_TURN else after.stand
-
-    def _replies_of(self, context: int, me: int, opp: int) -> tuple[int, ...]:
-        """The rule's turn end after each draw 1..10 (index 0 unused)."""
-        theirs = self.me.total[me]
-        they_stand = self.me.standing[me]
-        sets = self._context_info[context][0]
-        key = (((((opp << 12) | (theirs + 1024)) << 8) | sets) << 1) | they_stand
-        replies = self._replies.get(key)
-        if replies is None:
-            replies = self._replies[key] = tuple(
-                self._opp_reply(opp, value, theirs, they_stand, sets) if value else 0
-                for value in range(11)
-            )
-        return replies
-
     # -- the recursion inside a set ----------------------------------------------------------------
 
     # Memo keys: ((side ids) << 28 | deck) << 2 | tag; tag 0: I am to draw, 1: the opponent is
@@ -563,18 +232,19 @@ class KotorMatchSolver:
             return found
         self._new_position()
         live = self._is_live(context, me, opp)
-        after = self._my_after
-        lists = self._lists
-        kinds = self.me.kind
+        mine = self.me
+        after = mine.after
+        lists = mine.lists
+        kinds = mine.kind
         they_stand = self.opp.standing[opp]
-        end = self._end_mine
+        end = self._turn_ended
         mine_next = self.my_before_draw
         theirs_next = self.opp_before_draw
         value = slope = 0.0
         for drawn, probability, rest in self._draws_of(context, deck):
             number = after.get(me * 16 + drawn)
             if number is None:
-                number = self._my_list(me, drawn)
+                number = mine.ends_after_draw(me, drawn)
             choice_key = ((((number << 28) | opp) << 28) | rest) << 2 | 2
             best = memo.get(choice_key)
             if best is None:
@@ -582,16 +252,16 @@ class KotorMatchSolver:
                 seen: list[Pair] | None = [] if live else None
                 for code in lists[number]:
                     kind = kinds[code]
-                    if kind == _PLAYING and they_stand:
+                    if kind == PLAYING and they_stand:
                         pair = memo.get(((((code << 28) | opp) << 28) | rest) << 2)
                         if pair is None:
                             pair = mine_next(context, code, opp, rest)
-                    elif kind <= _STANDING and not they_stand:
+                    elif kind <= STANDING and not they_stand:
                         pair = memo.get((((((code << 28) | opp) << 28) | rest) << 2) | 1)
                         if pair is None:
                             pair = theirs_next(context, code, opp, rest)
                     else:
-                        pair = end(context, code, opp, rest)
+                        pair = end(context, ME, code, opp, rest)
                     if seen is not None:
                         seen.append(pair)
                     if pair[0] > best[0]:
@@ -605,11 +275,7 @@ class KotorMatchSolver:
                     self._narrow(best, seen)
             value += probability * best[0]
             slope += probability * best[1]
-        result = (value, slope)
-        memo[key] = result
-        if live:
-            self._live_keys.append((memo, key))
-        return result
+        return self._solved(memo, key, (value, slope), live)
 
     def opp_before_draw(self, context: int, me: int, opp: int, deck: int) -> Pair:
         """The opponent (side ``opp``, playing) is about to draw against my side ``me``."""
@@ -620,13 +286,16 @@ class KotorMatchSolver:
             return found
         self._new_position()
         live = self._is_live(context, me, opp)
-        replies = self._replies_of(context, me, opp)
-        theirs = self.opp
+        mine, theirs = self.me, self.opp
+        i_stand = mine.standing[me]
+        sets = self._context_info[context][0]
+        replies = theirs.replies(opp, mine.total[me], i_stand, sets)
         kinds = theirs.kind
-        i_stand = self.me.standing[me]
-        end = self._end_theirs
+        end = self._turn_ended
         if i_stand:  # the sets it can end, read inline: (winner, my hand) as _set_over keys them
-            _, my_total, my_tiebreak, my_hand = self.me.sides[me]
+            stood = mine.sides[me]
+            assert len(stood) == 4
+            _, my_total, my_tiebreak, my_hand = stood
             overs = self._overs[context]
             sides = theirs.sides
             hand_of = theirs.hand_of
@@ -638,12 +307,12 @@ class KotorMatchSolver:
             code = replies[drawn]
             kind = kinds[code]
             if i_stand:
-                if kind == _PLAYING:
+                if kind == PLAYING:
                     pair = memo.get((((((me << 28) | code) << 28) | rest) << 2) | 1)
                     if pair is None:
                         pair = self.opp_before_draw(context, me, code, rest)
                 else:
-                    if kind == _STANDING:
+                    if kind == STANDING:
                         side = sides[code]
                         if side[1] != my_total:
                             over = i_win if my_total > side[1] else it_wins
@@ -652,55 +321,47 @@ class KotorMatchSolver:
                         else:
                             over = tied
                     else:
-                        over = i_win if kind == _BUST else it_wins
+                        over = i_win if kind == BUST else it_wins
                     pair = overs.get(over | hand_of[code])
                     if pair is None:
-                        pair = end(context, me, code, rest)
-            elif kind <= _STANDING:
+                        pair = end(context, OPP, me, code, rest)
+            elif kind <= STANDING:
                 pair = memo.get(((((me << 28) | code) << 28) | rest) << 2)
                 if pair is None:
                     pair = self.my_before_draw(context, me, code, rest)
             else:
-                pair = end(context, me, code, rest)
+                pair = end(context, OPP, me, code, rest)
             value += probability * pair[0]
             slope += probability * pair[1]
-        result = (value, slope)
+        return self._solved(memo, key, (value, slope), live)
+
+    def _solved(self, memo: dict[int, Pair], key: int, result: Pair, live: bool) -> Pair:
+        """Remember a position's value ``result`` under ``key``, and, where it depends on the
+        value being iterated (``live``), where to forget or settle it (:meth:`_forget`)."""
         memo[key] = result
         if live:
             self._live_keys.append((memo, key))
         return result
 
-    def _end_mine(self, context: int, code: int, opp: int, deck: int) -> Pair:
-        """The value once my turn ended as side ``code``, against side ``opp``."""
+    def _turn_ended(self, context: int, mover: int, me: int, opp: int, deck: int) -> Pair:
+        """The value once ``mover``'s turn ended, my side ``me`` against its side ``opp``: the
+        other player draws next while he still plays, else the mover while it still plays;
+        once neither does, or a side busted or won by its ninth card, the set is over."""
         mine, theirs = self.me, self.opp
-        kind = mine.kind[code]
-        they_stand = theirs.standing[opp]
-        if kind == _PLAYING:
-            if they_stand:
-                return self.my_before_draw(context, code, opp, deck)
-            return self.opp_before_draw(context, code, opp, deck)
-        if kind == _STANDING:
-            if not they_stand:
-                return self.opp_before_draw(context, code, opp, deck)
-            return self._judge(context, code, opp)
-        winner = OPP if kind == _BUST else ME
-        return self._set_over(context, winner, mine.hand_of[code], theirs.hand_of[opp])
-
-    def _end_theirs(self, context: int, me: int, code: int, deck: int) -> Pair:
-        """The value once the opponent's turn ended as side ``code``, against my side ``me``."""
-        mine, theirs = self.me, self.opp
-        kind = theirs.kind[code]
-        i_stand = mine.standing[me]
-        if kind == _PLAYING:
-            if i_stand:
-                return self.opp_before_draw(context, me, code, deck)
-            return self.my_before_draw(context, me, code, deck)
-        if kind == _STANDING:
-            if not i_stand:
-                return self.my_before_draw(context, me, code, deck)
-            return self._judge(context, me, code)
-        winner = ME if kind == _BUST else OPP
-        return self._set_over(context, winner, mine.hand_of[me], theirs.hand_of[code])
+        if mover == ME:
+            kind, other_stands = mine.kind[me], theirs.standing[opp]
+        else:
+            kind, other_stands = theirs.kind[opp], mine.standing[me]
+        if kind <= STANDING and not other_stands:
+            mover = 1 - mover
+        elif kind == STANDING:
+            return self._judge(context, me, opp)
+        elif kind != PLAYING:
+            winner = 1 - mover if kind == BUST else mover
+            return self._set_over(context, winner, mine.hand_of[me], theirs.hand_of[opp])
+        if mover == ME:
+            return self.my_before_draw(context, me, opp, deck)
+        return self.opp_before_draw(context, me, opp, deck)
 
     def _winner(self, me: int, opp: int) -> int | None:
         """Both stand: the higher total wins; equal totals go to a lone tiebreaker."""
@@ -976,35 +637,30 @@ class KotorMatchSolver:
         self.budget = None if budget is None else self._positions + budget
         self._budget_held = capped is not None
         try:
-            self.prepare(scores, my_hand, its_hands)  # (the later sets count in the budget)
-            if current_deck is None:
-                model, deck = _LATER, 0
-            else:
-                model = self.deck_model(current_deck, exact)
-                deck = self._models[model].intern(current_deck)
-            opener = ME if state.opener == mover else OPP
-            context = self._context(scores[0], scores[1], opener, model)
-            hid = my_hand
-            me = compact_side(self.ruleset, me_side, hid, self.me.facts[hid])
-            if not state.played:
-                me = self.me.add(me, question.drawn, hid)
-            tiebreaker_last = state.played and me_side.table[-1].placed is Placed.TIEBREAKER
-            count = len(me_side.table) + (not state.played)
-            moves = self.labelled_moves(me, question.drawn, state.played, tiebreaker_last, count)
-            sums = [[0.0, 0.0, 0.0] for _ in moves]
-            for hand in hands:
-                other = self.opp.engine_side(other_side, hand)
-                for row, (_, code) in zip(sums, moves, strict=True):
-                    row[0] += self._end_mine(context, code, other, deck)[0]
-                    win, tie = self._odds_mine(context, code, other, deck)
-                    row[1] += win
-                    row[2] += tie
-        except SolverTooLarge:
-            if capped is None:  # (the budget given, below the cap: the caller falls back)
-                raise
-            assert current_deck is not None
-            room, resident = capped
-            raise exact_deck_refusal(current_deck, room, resident, EXACT_POSITION_BYTES) from None
+            with capped_search(capped, current_deck, EXACT_POSITION_BYTES):
+                self.prepare(scores, my_hand, its_hands)  # (the later sets count in the budget)
+                if current_deck is None:
+                    model, deck = _LATER, 0
+                else:
+                    model = self.deck_model(current_deck, exact)
+                    deck = self._models[model].intern(current_deck)
+                opener = ME if state.opener == mover else OPP
+                context = self._context(scores[0], scores[1], opener, model)
+                me = self.me.playing_side(me_side, my_cards)
+                moves = root_moves(
+                    question,
+                    me,
+                    lambda side, drawn: self.me.add(side, drawn, my_hand),
+                    self.me.labelled_moves,
+                )
+                sums = [[0.0, 0.0, 0.0] for _ in moves]
+                for hand in hands:
+                    other = self.opp.engine_side(other_side, hand)
+                    for row, (_, code) in zip(sums, moves, strict=True):
+                        row[0] += self._turn_ended(context, ME, code, other, deck)[0]
+                        win, tie = self._odds_ended(context, ME, code, other, deck)
+                        row[1] += win
+                        row[2] += tie
         finally:
             self.budget, self._budget_held = saved_budget, saved_held
         share = 1.0 / len(hands)
@@ -1024,33 +680,21 @@ class KotorMatchSolver:
 
     # -- the set's odds along the chosen line ------------------------------------------------------
 
-    def _odds_mine(self, context: int, code: int, opp: int, deck: int) -> tuple[float, float]:
-        """(P(I win the set), P(tie)) once my turn ended as ``code``, both then playing on (I
-        for the match, the opponent by its rule)."""
-        kind = self.me.kind[code]
-        they_stand = self.opp.standing[opp]
-        if kind == _PLAYING or (kind == _STANDING and not they_stand):
-            if kind == _PLAYING and they_stand:
-                return self._odds_before(context, ME, code, opp, deck)
-            return self._odds_before(context, OPP, code, opp, deck)
-        if kind == _BUST:
-            return (0.0, 0.0)
-        if kind == _NINE_WIN:
-            return (1.0, 0.0)
-        return _judged(self._winner(code, opp))
-
-    def _odds_theirs(self, context: int, me: int, code: int, deck: int) -> tuple[float, float]:
-        kind = self.opp.kind[code]
-        i_stand = self.me.standing[me]
-        if kind == _PLAYING or (kind == _STANDING and not i_stand):
-            if kind == _PLAYING and i_stand:
-                return self._odds_before(context, OPP, me, code, deck)
-            return self._odds_before(context, ME, me, code, deck)
-        if kind == _BUST:
-            return (1.0, 0.0)
-        if kind == _NINE_WIN:
-            return (0.0, 0.0)
-        return _judged(self._winner(me, code))
+    def _odds_ended(
+        self, context: int, mover: int, me: int, opp: int, deck: int
+    ) -> tuple[float, float]:
+        """(P(I win the set), P(tie)) once ``mover``'s turn ended, my side ``me`` against its
+        side ``opp``, both then playing on (I for the match, the opponent by its rule), in the
+        order :meth:`_turn_ended` says."""
+        mine, theirs = self.me, self.opp
+        kind = mine.kind[me] if mover == ME else theirs.kind[opp]
+        other_stands = theirs.standing[opp] if mover == ME else mine.standing[me]
+        if kind == PLAYING or (kind == STANDING and not other_stands):
+            drawer = mover if kind == PLAYING and other_stands else 1 - mover
+            return self._odds_before(context, drawer, me, opp, deck)
+        if kind == STANDING:
+            return _judged(self._winner(me, opp))
+        return _judged(1 - mover if kind == BUST else mover)
 
     def _odds_before(
         self, context: int, mover: int, me: int, opp: int, deck: int
@@ -1061,19 +705,21 @@ class KotorMatchSolver:
             return found
         win = tie = 0.0
         draws = self._draws_of(context, deck)
+        mine = self.me
         if mover == OPP:
-            replies = self._replies_of(context, me, opp)
+            sets = self._context_info[context][0]
+            replies = self.opp.replies(opp, mine.total[me], mine.standing[me], sets)
             for drawn, probability, rest in draws:
-                w, t = self._odds_theirs(context, me, replies[drawn], rest)
+                w, t = self._odds_ended(context, OPP, me, replies[drawn], rest)
                 win += probability * w
                 tie += probability * t
         else:
             for drawn, probability, rest in draws:
-                number = self._my_after.get(me * 16 + drawn)
+                number = mine.after.get(me * 16 + drawn)
                 if number is None:
-                    number = self._my_list(me, drawn)
+                    number = mine.ends_after_draw(me, drawn)
                 code = self._choice(context, number, opp, rest)
-                w, t = self._odds_mine(context, code, opp, rest)
+                w, t = self._odds_ended(context, ME, code, opp, rest)
                 win += probability * w
                 tie += probability * t
         self._odds_memo[key] = (win, tie)
@@ -1083,7 +729,8 @@ class KotorMatchSolver:
         """My match-best turn end among list ``number``; among ends of equal match value
         (within :data:`BEST_TOLERANCE`), the one that keeps the most set equity."""
         scored = [
-            (self._end_mine(context, code, opp, deck)[0], code) for code in self._lists[number]
+            (self._turn_ended(context, ME, code, opp, deck)[0], code)
+            for code in self.me.lists[number]
         ]
         best = max(value for value, _ in scored)
         near = [code for value, code in scored if value >= best - BEST_TOLERANCE]
@@ -1091,13 +738,14 @@ class KotorMatchSolver:
             return near[0]
 
         def set_equity(code: int) -> float:
-            win, tie = self._odds_mine(context, code, opp, deck)
+            win, tie = self._odds_ended(context, ME, code, opp, deck)
             return 2.0 * win + tie - 1.0
 
         return max(near, key=set_equity)
 
 
 def _judged(winner: int | None) -> tuple[float, float]:
+    """(P(I win the set), P(tie)) once it is decided: ``winner`` (``None``: a tie)."""
     if winner is None:
         return (0.0, 1.0)
     return (1.0, 0.0) if winner == ME else (0.0, 0.0)
@@ -1110,5 +758,4 @@ __all__ = [
     "KotorMatchSolver",
     "canonical_order",
     "match_hand_orders",
-    "may_tie_in_match",
 ]
