@@ -26,8 +26,9 @@ from pazaak_cli.engine.rules import parse_ruleset
 from pazaak_cli.solve import budgeted
 from pazaak_cli.solve.advice import solve_question
 from pazaak_cli.solve.budgeted import MIN_HANDS, Refinement, answer, budgeted_objective
+from pazaak_cli.solve.hand_rows import HandRows, HandsSolved
 from pazaak_cli.solve.sampling import HandDraws, estimate, student_t_cdf, student_t_quantile
-from pazaak_cli.solve.solver import Advice, HandsSolved, SetHands, SolveOptions
+from pazaak_cli.solve.solver import Advice, SolveOptions
 
 INFINITE = "kotor1/main-deck=infinite"
 
@@ -169,16 +170,16 @@ def test_a_tiny_budget_still_gives_the_least_sample_and_asking_again_refines() -
 
 
 def test_ctrl_c_keeps_the_answer_so_far(monkeypatch: pytest.MonkeyPatch) -> None:
-    real = SetHands.solve
+    real = HandRows.solve
     calls = []
 
-    def interrupted_later(self: SetHands, indices: Any, *args: Any, **kwargs: Any) -> HandsSolved:
+    def interrupted_later(self: HandRows, indices: Any, *args: Any, **kwargs: Any) -> HandsSolved:
         calls.append(indices)
         if len(calls) == 1:
             return real(self, indices[:MIN_HANDS], None)
         return HandsSolved({}, True)
 
-    monkeypatch.setattr(SetHands, "solve", interrupted_later)
+    monkeypatch.setattr(HandRows, "solve", interrupted_later)
     refinement = Refinement(question("8 5", "+1 -2", "10", 4), options("kotor1-starter"))
     advice = refinement.refine(60.0)
     assert refinement.interrupted

@@ -24,9 +24,10 @@ from pazaak_cli.players import expert
 from pazaak_cli.players.expert import ExpertPlayer, MatchExpertPlayer, SetExpertPlayer
 from pazaak_cli.players.roster import KotorPlayer
 from pazaak_cli.solve import match_advice
+from pazaak_cli.solve.hand_rows import MoveRow
 from pazaak_cli.solve.match_advice import solve_match_question
 from pazaak_cli.solve.match_cache import cache_path
-from pazaak_cli.solve.match_solver import MatchMove, MatchSolver
+from pazaak_cli.solve.match_solver import MatchSolver
 from pazaak_cli.solve.solver import Move, SolveOptions
 
 
@@ -243,7 +244,7 @@ def test_the_match_expert_moves_as_the_match_advice_ranks_first(
     compared, tied = 0, 0
     real = match_advice._best_tied
 
-    def counting(rows: Sequence[tuple[float, Sequence[MatchMove]]]) -> bool:
+    def counting(rows: Sequence[tuple[float, MoveRow]]) -> bool:
         nonlocal tied
         found = real(rows)
         tied += found

@@ -20,8 +20,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pazaak_cli.commands.advise_cmd import MAIN_CARDS, SetsType
 from pazaak_cli.commands.common import RULESET, Seconds
+from pazaak_cli.commands.position_options import MAIN_CARDS, SetsType
 from pazaak_cli.engine.cards import Card, parse_cards
 from pazaak_cli.engine.decks import check_deck, parse_deck, read_deck
 from pazaak_cli.engine.errors import PazaakError

@@ -23,32 +23,28 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Protocol
 
 from pazaak_cli.engine.errors import PazaakError
 from pazaak_cli.engine.position_builder import Question
 from pazaak_cli.solve.advice import solve_question
-from pazaak_cli.solve.kotor_reply import KotorSetHands
+from pazaak_cli.solve.hand_rows import HandRows, HandsSolved, MoveRow, set_hands
 from pazaak_cli.solve.match_advice import (
-    KotorMatchHands,
-    MatchHands,
     average_match_moves,
+    match_hands,
     match_other_hands,
     match_seconds,
 )
-from pazaak_cli.solve.match_solver import MatchMove, clean_probability
+from pazaak_cli.solve.match_solver import clean_probability
 from pazaak_cli.solve.sampling import Estimate, HandDraws, estimate
 from pazaak_cli.solve.solver import (
     BEST_TOLERANCE,
     EXACT_PROBE_STATES,
     Advice,
-    HandsSolved,
     Move,
     MoveResult,
-    MoveRow,
     Outcome,
-    SetHands,
     SolveOptions,
+    averaged_outcomes,
     ranked_set_results,
     weighted_opponent_hands,
 )
@@ -64,32 +60,6 @@ even past the budget: a question whose single hand takes longer says so by takin
 DEFAULT_SEED = "0"
 """The draws' seed when none is given: the same question, budget and machine speed give the
 same answer (``--seed`` with ``--hands`` replays any answer exactly, whatever the speed)."""
-
-
-class HandSolver(Protocol):
-    """A question's moves valued one possible opponent hand at a time (the solvers'
-    ``SetHands``, ``KotorSetHands``, ``MatchHands``, ``KotorMatchHands``)."""
-
-    @property
-    def moves(self) -> list[Move]:
-        """Every move of the question, in the rows' order (known once a hand is solved)."""
-        ...
-
-    @property
-    def model(self) -> str: ...
-
-    @property
-    def fixed_probabilities(self) -> bool: ...
-
-    @property
-    def states(self) -> int: ...
-
-    def solve(
-        self,
-        indices: Sequence[int],
-        deadline: float | None,
-        solved: Callable[[int], None] | None = None,
-    ) -> HandsSolved: ...
 
 
 Progress = Callable[[int, int, "float | None"], None]
@@ -120,7 +90,7 @@ class Refinement:
         self.rows: dict[int, MoveRow] = {}
         self.advice: Advice | None = None
         self.interrupted = False
-        self._solver: HandSolver | None = None
+        self._solver: HandRows | None = None
 
     @property
     def possible(self) -> int:
@@ -218,19 +188,14 @@ class Refinement:
                 high = middle - 1
         return batch[:low]
 
-    def _hand_solver(self) -> HandSolver:
+    def _hand_solver(self) -> HandRows:
+        """The question's moves valued one possible hand at a time, for its objective against
+        its opponent model (made once, on first use: its solver keeps what it solved)."""
         if self._solver is None:
-            question, options = self.question, self.options
-            solver: HandSolver
-            if options.objective == "match" and options.opponent == "kotor":
-                solver = KotorMatchHands(question, options)
-            elif options.objective == "match":
-                solver = MatchHands(question, options)
-            elif options.opponent == "kotor":
-                solver = KotorSetHands(question, options, self.hands)
+            if self.options.objective == "match":
+                self._solver = match_hands(self.question, self.options)
             else:
-                solver = SetHands(question, options, self.hands)
-            self._solver = solver
+                self._solver = set_hands(self.question, self.options, self.hands)
         return self._solver
 
     def _answer(self) -> Advice:
@@ -250,16 +215,14 @@ class Refinement:
         found = estimate(self.rows, self.draws.usable_draws(prefix))
         return self._sampled_answer(solver, moves, found, prefix)
 
-    def _exact_answer(self, solver: HandSolver, moves: Sequence[Move]) -> Advice:
-        """Every hand's rows summed by their weights, in the order of the possible hands (as
-        the exact average sums them)."""
+    def _exact_answer(self, solver: HandRows, moves: Sequence[Move]) -> Advice:
+        """Every hand's rows summed by their weights, in the order of the possible hands (by
+        the functions the exact averages sum with)."""
         total = sum(ways for _, ways in self.hands)
+        rows = [(ways / total, self.rows[index]) for index, (_, ways) in enumerate(self.hands)]
         if self.options.objective == "match":
-            rows = [
-                (ways / total, [MatchMove(m, *v) for m, v in zip(moves, self.rows[i], strict=True)])
-                for i, (_, ways) in enumerate(self.hands)
-            ]
             advice = average_match_moves(
+                moves,
                 rows,
                 model=solver.model,
                 hands_averaged=self.possible,
@@ -267,17 +230,8 @@ class Refinement:
                 states=solver.states,
             )
             return replace(advice, hands_solved=self.possible)
-        sums = [[0.0, 0.0] for _ in moves]
-        for index, (_, ways) in enumerate(self.hands):
-            for row, values in zip(sums, self.rows[index], strict=True):
-                row[0] += ways / total * values[0]
-                row[1] += ways / total * values[1]
-        outcomes = [
-            (move, Outcome.from_value((row[0], row[1])))
-            for move, row in zip(moves, sums, strict=True)
-        ]
         return Advice(
-            ranked_set_results(outcomes),
+            ranked_set_results(averaged_outcomes(moves, rows)),
             model=solver.model,
             hands_averaged=self.possible,
             fixed_probabilities=solver.fixed_probabilities,
@@ -286,7 +240,7 @@ class Refinement:
         )
 
     def _sampled_answer(
-        self, solver: HandSolver, moves: Sequence[Move], found: Estimate, prefix: int
+        self, solver: HandRows, moves: Sequence[Move], found: Estimate, prefix: int
     ) -> Advice:
         match = self.options.objective == "match"
         top = found.moves[0].means[0]

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Literal, NamedTuple
 
 from pazaak_cli.engine.cards import Card, CardKind
@@ -22,6 +23,7 @@ from pazaak_cli.engine.errors import PazaakError
 from pazaak_cli.engine.game import FULL_DECK, MatchState, Side
 from pazaak_cli.engine.position_builder import PositionError, Question
 from pazaak_cli.engine.rules import MainDeck, Ruleset
+from pazaak_cli.solve.hand_rows import HandRows, HandsSolved, MoveRow
 from pazaak_cli.solve.match_cache import MAX_ENTRIES, load_entries, save_entries
 from pazaak_cli.solve.match_kotor import KotorMatchSolver, canonical_order, match_hand_orders
 from pazaak_cli.solve.match_native import make_match_solver
@@ -29,19 +31,17 @@ from pazaak_cli.solve.match_solver import MatchMove, MatchSolver, clean_probabil
 from pazaak_cli.solve.solver import (
     BEST_TOLERANCE,
     Advice,
-    HandsSolved,
     Move,
     MoveResult,
-    MoveRow,
     Outcome,
     SolveOptions,
     SolverTooLarge,
     check_hand_sizes,
     deck_after_draw,
     possible_hands,
-    rows_in_order,
     subhand_count,
     weighted_opponent_hands,
+    weighted_sums,
 )
 
 MATCH_MEMO_STATES = 30_000_000
@@ -300,25 +300,51 @@ def _solve_match(
     moves only if two of them share the best match value (else NaN: see
     :func:`best_match_move`)."""
     hands = MatchHands(question, options, solver=solver, full_deck_odds=full_deck_odds)
-    other_hands = hands.other_hands
-    total_ways = sum(ways for _, ways in other_hands)
-    rows: list[tuple[float, list[MatchMove]]] = []
     try:
-        hands.prepare(range(len(other_hands)))
-        for done, (_, ways) in enumerate(other_hands):
-            rows.append((ways / total_ways, hands.hand_moves(done, odds == "all")))
-            if options.progress is not None:
-                options.progress(done + 1, len(other_hands))
+        hands.prepare(range(len(hands.other_hands)))
+        rows = _every_hand(hands, partial(hands.row, with_odds=odds == "all"), options.progress)
         if odds == "ties" and _best_tied(rows):
-            weights = [weight for weight, _ in rows]
-            rows = [(weights[i], hands.hand_moves(i, True)) for i in range(len(other_hands))]
+            rows = _every_hand(hands, partial(hands.row, with_odds=True), None)
     finally:
         hands.release()
     hands.save()
     return _averaged(rows, hands)
 
 
-class MatchHands:
+class _MatchHands:
+    """What the match answer's two hand-by-hand solvers share: the question checked
+    (:func:`_checked_question`), the opponent's possible hands, the deck model of the set in
+    progress (``current``: its deck, ``None`` for a full deck's odds; ``exact``: drawn without
+    replacement), the moves of the last hand solved, and the model line."""
+
+    kotor = False
+    """Against the KOTOR I rule (else an optimal opponent)."""
+
+    def __init__(
+        self, question: Question, options: SolveOptions, *, full_deck_odds: bool = False
+    ) -> None:
+        state, self.my_hand, self.other_hands, deck_after = _checked_question(question, options)
+        self.question, self.options = question, options
+        self.current: tuple[int, ...] | None = None
+        self.exact = False
+        if state.ruleset.main_deck is not MainDeck.INFINITE and not full_deck_odds:
+            self.current = deck_after if any(deck_after) else FULL_DECK
+            self.exact = options.exact or state.sides[1 - state.turn].standing
+        self.moves: list[Move] = []
+
+    @property
+    def model(self) -> str:
+        state = self.question.state
+        return describe_match_model(
+            state, self.other_hands, self.current, self.exact, kotor=self.kotor
+        )
+
+    @property
+    def fixed_probabilities(self) -> bool:
+        return self.current is not None and not self.exact
+
+
+class MatchHands(_MatchHands):
     """The match answer against an optimal opponent, one possible opponent hand at a time:
     what the exact average sums over every hand and the time-budgeted answer
     (:mod:`pazaak_cli.solve.budgeted`) over a sample. Each hand is solved with both hands known, in
@@ -334,34 +360,14 @@ class MatchHands:
         solver: MatchSolver | None = None,
         full_deck_odds: bool = False,
     ) -> None:
-        state, self.my_hand, self.other_hands, deck_after = _checked_question(question, options)
-        self.question, self.options = question, options
-        rules, other_side = state.ruleset, state.sides[1 - state.turn]
+        super().__init__(question, options, full_deck_odds=full_deck_odds)
         self.shared = solver is None
-        self.solver = solver or shared_match_solver(rules)
+        self.solver = solver or shared_match_solver(question.state.ruleset)
         self._known = self.solver.entry_count
-        self.current: tuple[int, ...] | None = None
-        self.exact = False
-        if rules.main_deck is not MainDeck.INFINITE and not full_deck_odds:
-            self.current = deck_after if any(deck_after) else FULL_DECK
-            self.exact = options.exact or other_side.standing
         self._models: dict[int, bool] = {}
         """The deck model each hand was solved with (exact or not)."""
         self._previous = self.solver.progress
         self.solver.progress = options.positions
-        self.moves: list[Move] = []
-
-    @property
-    def model(self) -> str:
-        return describe_match_model(self.question.state, self.other_hands, self.current, self.exact)
-
-    @property
-    def fixed_probabilities(self) -> bool:
-        return self.current is not None and not self.exact
-
-    @property
-    def states(self) -> int:
-        return self.solver.states
 
     def prepare(self, indices: Sequence[int]) -> None:
         """Solve every score's match states of the hands ``indices`` at once, where they fit
@@ -373,14 +379,16 @@ class MatchHands:
         if len(theirs) > 1 and not solver.prepared(state.sets_won(), seats) and solver.fits(seats):
             solver.prepare_all(state.sets_won(), seats)
 
-    def hand_moves(self, index: int, with_odds: bool) -> list[MatchMove]:
-        """Every move's values if the opponent holds hand ``index``."""
+    def row(self, index: int, with_odds: bool) -> MoveRow:
+        """Every move's values if the opponent holds hand ``index`` (``with_odds``: the set's
+        odds too, else NaN)."""
         solver, question, hand = self.solver, self.question, self.other_hands[index][0]
         solver.bound_memo()
         if index in self._models:
-            return solver.solve_moves(
+            results = solver.solve_moves(
                 question, hand, current_deck=self.current, exact=self._models[index], odds=with_odds
             )
+            return match_row(results)
         try:
             results = solver.solve_moves(
                 question,
@@ -397,25 +405,17 @@ class MatchHands:
             results = solver.solve_moves(question, hand, current_deck=self.current, odds=with_odds)
         self._models[index] = self.exact
         self.moves = [result.move for result in results]
-        return results
+        return match_row(results)
 
-    def solve(
-        self,
-        indices: Sequence[int],
-        deadline: float | None,
-        solved: Callable[[int], None] | None = None,
+    def batch(
+        self, indices: Sequence[int], solve: Callable[[Sequence[int]], HandsSolved]
     ) -> HandsSolved:
-        """The rows of the hands ``indices`` solved before ``deadline``, in their order (a hand
-        begun is finished: the estimate of its cost decides whether to begin)."""
+        """The hands ``indices`` solved by ``solve`` (:class:`HandRows`' ``batch``): their later
+        sets first, together (:meth:`prepare`); then the dense tables freed, and what was
+        solved saved unless Ctrl-C stopped it."""
         try:
             self.prepare(indices)
-            done = rows_in_order(
-                indices,
-                deadline,
-                lambda index: match_row(self.hand_moves(index, True)),
-                solved,
-                at_least_one=True,
-            )
+            done = solve(indices)
         finally:
             self.release(keep=True)
         if not done.interrupted:
@@ -437,17 +437,14 @@ class MatchHands:
 
 
 def match_row(results: Sequence[MatchMove]) -> MoveRow:
-    """One hand's match moves as a row (:data:`~pazaak_cli.solve.solver.MoveRow`)."""
+    """One hand's match moves as a row (:data:`~pazaak_cli.solve.hand_rows.MoveRow`)."""
     return tuple((r.match_win, r.set_win, r.set_tie, r.set_loss) for r in results)
 
 
-def _best_tied(rows: Sequence[tuple[float, Sequence[MatchMove]]]) -> bool:
+def _best_tied(rows: Sequence[tuple[float, MoveRow]]) -> bool:
     """Whether two moves share the highest averaged match value (summed as
     :func:`average_match_moves` sums it, so that equal there is equal here)."""
-    sums = [0.0] * len(rows[0][1])
-    for weight, results in rows:
-        for index, result in enumerate(results):
-            sums[index] += weight * result.match_win
+    sums = [row[0] for row in weighted_sums(rows, 1, len(rows[0][1]))]
     return sums.count(max(sums)) > 1
 
 
@@ -597,42 +594,55 @@ def solve_kotor_match_question(question: Question, options: SolveOptions) -> Adv
     along that line; a hidden hand is averaged over its possible hands and, within each, over
     the orders of its cards that change the rule's choices."""
     hands = KotorMatchHands(question, options)
-    other_hands = hands.other_hands
-    rows: list[tuple[float, list[MatchMove]]] = []
-    total_ways = sum(ways for _, ways in other_hands)
     try:
-        for done, (_, ways) in enumerate(other_hands):
-            rows.append((ways / total_ways, hands.hand_moves(done)))
-            if options.progress is not None:
-                options.progress(done + 1, len(other_hands))
+        rows = _every_hand(hands, hands.row, options.progress)
     finally:
         hands.release()
     return _averaged(rows, hands)
 
 
-def _averaged(
-    rows: Sequence[tuple[float, Sequence[MatchMove]]], hands: MatchHands | KotorMatchHands
-) -> Advice:
-    """The exact average of every possible hand's moves (:func:`average_match_moves`)."""
+def _every_hand(
+    hands: MatchHands | KotorMatchHands,
+    row_of: Callable[[int], MoveRow],
+    progress: Callable[[int, int], None] | None,
+) -> list[tuple[float, MoveRow]]:
+    """Every possible hand's row (``row_of``) with its weight, in the hands' order: the exact
+    average's hands, solved one at a time as the time-budgeted answer solves its sample
+    (:class:`HandRows`); ``progress(done, total)`` after each; Ctrl-C raised on."""
+    count = len(hands.other_hands)
+    told = None if progress is None else lambda index: progress(index + 1, count)
+    done = HandRows(hands.solver, row_of, hands).solve(range(count), None, told)
+    if done.interrupted:
+        raise KeyboardInterrupt
+    total_ways = sum(ways for _, ways in hands.other_hands)
+    return [
+        (ways / total_ways, done.rows[index]) for index, (_, ways) in enumerate(hands.other_hands)
+    ]
+
+
+def _averaged(rows: Sequence[tuple[float, MoveRow]], hands: MatchHands | KotorMatchHands) -> Advice:
+    """The exact average of every possible hand's rows (:func:`average_match_moves`)."""
     return average_match_moves(
+        hands.moves,
         rows,
         model=hands.model,
         hands_averaged=len(hands.other_hands),
         fixed_probabilities=hands.fixed_probabilities,
-        states=hands.states,
+        states=hands.solver.states,
     )
 
 
-class KotorMatchHands:
+class KotorMatchHands(_MatchHands):
     """The match answer against the KOTOR I rule, one possible opponent hand at a time (as
     :class:`MatchHands`), in the solver the questions of this seat share. A question whose
     largest possible hand brings more pairs of sub-hands than :data:`KOTOR_MATCH_REACH_PAIRS`
     is refused here, before any solving."""
 
+    kotor = True
+
     def __init__(self, question: Question, options: SolveOptions) -> None:
-        state, self.my_hand, self.other_hands, deck_after = _checked_question(question, options)
-        self.question, self.options = question, options
-        rules, other_side = state.ruleset, state.sides[1 - state.turn]
+        super().__init__(question, options)
+        state = question.state
         # each possible hand is solved on its own memory bound: the largest one decides
         pairs = max(
             match_pairs(self.my_hand, [(hand, 1)], ordered=True) for hand, _ in self.other_hands
@@ -644,31 +654,11 @@ class KotorMatchHands:
                 f"sub-hands {which}, where {KOTOR_MATCH_REACH_PAIRS} fit its memory bound (the "
                 "set answer needs far less)"
             )
-        self.solver = _shared_kotor_solver(rules, state.turn)
+        self.solver = _shared_kotor_solver(state.ruleset, state.turn)
         self.solver.progress = options.positions
-        self.current: tuple[int, ...] | None = None
-        self.exact = False
-        if rules.main_deck is not MainDeck.INFINITE:
-            self.current = deck_after if any(deck_after) else FULL_DECK
-            self.exact = options.exact or other_side.standing
-        self._hidden = not other_side.hand_known
-        self.moves: list[Move] = []
+        self._hidden = not state.sides[1 - state.turn].hand_known
 
-    @property
-    def model(self) -> str:
-        return describe_match_model(
-            self.question.state, self.other_hands, self.current, self.exact, kotor=True
-        )
-
-    @property
-    def fixed_probabilities(self) -> bool:
-        return self.current is not None and not self.exact
-
-    @property
-    def states(self) -> int:
-        return self.solver.states
-
-    def hand_moves(self, index: int) -> list[MatchMove]:
+    def row(self, index: int) -> MoveRow:
         """Every move's values if the opponent holds hand ``index`` (its orders averaged)."""
         solver, question, hand = self.solver, self.question, self.other_hands[index][0]
         solver.bound_memo()
@@ -703,46 +693,36 @@ class KotorMatchHands:
                     "far less)"
                 ) from None
         self.moves = [result.move for result in results]
-        return results
-
-    def solve(
-        self,
-        indices: Sequence[int],
-        deadline: float | None,
-        solved: Callable[[int], None] | None = None,
-    ) -> HandsSolved:
-        """The rows of the hands ``indices`` solved before ``deadline``, in their order (a hand
-        begun is finished)."""
-        return rows_in_order(
-            indices,
-            deadline,
-            lambda index: match_row(self.hand_moves(index)),
-            solved,
-            at_least_one=True,
-        )
+        return match_row(results)
 
     def release(self) -> None:
         self.solver.progress = None
 
 
+def match_hands(question: Question, options: SolveOptions) -> HandRows:
+    """The match answer one possible opponent hand at a time, against ``options.opponent``:
+    the time-budgeted answer's unit of work (a hand begun is finished: the estimate of its cost
+    decides whether to begin, :func:`match_seconds`)."""
+    if options.opponent == "kotor":
+        kotor = KotorMatchHands(question, options)
+        return HandRows(kotor.solver, kotor.row, kotor)
+    hands = MatchHands(question, options)
+    return HandRows(hands.solver, partial(hands.row, with_odds=True), hands, batch=hands.batch)
+
+
 def average_match_moves(
-    rows: Sequence[tuple[float, Sequence[MatchMove]]],
+    moves: Sequence[Move],
+    rows: Sequence[tuple[float, MoveRow]],
     *,
     model: str,
     hands_averaged: int,
     fixed_probabilities: bool,
     states: int,
 ) -> Advice:
-    """The advice of match moves solved for each hidden hand, averaged by the hands' weights,
-    best first (ties of match value: more set wins over losses first)."""
-    moves = [result.move for result in rows[0][1]]
-    sums = [[0.0, 0.0, 0.0, 0.0] for _ in moves]
-    for weight, results in rows:
-        for row, result in zip(sums, results, strict=True):
-            row[0] += weight * result.match_win
-            row[1] += weight * result.set_win
-            row[2] += weight * result.set_tie
-            row[3] += weight * result.set_loss
+    """The advice of ``moves`` valued for each hidden hand (``rows``: each hand's weight and
+    row), averaged by the hands' weights, best first (ties of match value: more set wins over
+    losses first)."""
+    sums = weighted_sums(rows, 4, len(moves))
     best = max(row[0] for row in sums)
     ranked = sorted(
         zip(moves, sums, strict=True), key=lambda item: (-item[1][0], item[1][3] - item[1][1])

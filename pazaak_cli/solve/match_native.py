@@ -25,10 +25,9 @@ import contextlib
 import os
 from collections.abc import Callable, Sequence
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from pazaak_cli.engine.cards import Card
-from pazaak_cli.engine.game import FULL_DECK
 from pazaak_cli.engine.rules import FirstPlayer, Ruleset
 from pazaak_cli.runtime import executors
 from pazaak_cli.runtime.executors import (
@@ -38,14 +37,12 @@ from pazaak_cli.runtime.executors import (
     solver_processes,
 )
 from pazaak_cli.solve.match_pipeline import Pipeline
-from pazaak_cli.solve.match_solver import _PLAYING, _STANDING, Level, MatchKey, MatchSolver, Pair
+from pazaak_cli.solve.match_solver import PLAYING, STANDING, Level, MatchKey, MatchSolver, Pair
 from pazaak_cli.solve.solver import BEST_TOLERANCE, DeckDraws, SolverTooLarge
 
-_fastmatch: Any
-try:  # the optional C inner loop (setup.py builds it when a compiler is available)
+_fastmatch: Any = None
+with contextlib.suppress(ImportError):  # the optional C inner loop (setup.py builds it)
     from pazaak_cli.solve import _fastmatch  # type: ignore[attr-defined,no-redef]
-except ImportError:  # pragma: no cover - depends on the installation
-    _fastmatch = None
 
 DENSE_LIMIT_BYTES = 1_200_000_000
 """The dense tables of one score level may take this much memory (the slopes of the match state
@@ -145,17 +142,28 @@ class _Iterating(dict[tuple[MatchKey, int], Pair]):
         self._push()
 
 
+_Entry = TypeVar("_Entry", bound=Callable[..., Any])
+
+
+def _in_core(python: _Entry, core_name: str) -> _Entry:
+    """An entry of the recursion (``python``, MatchSolver's method) run by the core's method
+    ``core_name`` once the core is in sync, where the core solves the context; by Python
+    where it does not (a context id past the core's). One spelling for every entry."""
+
+    def entry(self: NativeMatchSolver, context: int, *args: int) -> Any:
+        if not self._native(context):
+            return python(self, context, *args)
+        self._sync()
+        return getattr(self._fast, core_name)(context, *args)
+
+    return cast(_Entry, entry)
+
+
 class NativeMatchSolver(MatchSolver):
     """A :class:`MatchSolver` whose fixed-probability positions are solved by the C core."""
 
-    def __init__(
-        self,
-        ruleset: Ruleset,
-        *,
-        max_states: int | None = None,
-        later_blind: int | None = None,
-        later_deck: Sequence[int] = FULL_DECK,
-    ) -> None:
+    def __init__(self, ruleset: Ruleset, **options: Any) -> None:
+        """``options`` as :class:`~pazaak_cli.solve.match_solver.MatchSolver` takes them."""
         if _fastmatch is None:  # pragma: no cover - depends on the installation
             raise RuntimeError("the C match core (pazaak_cli.solve._fastmatch) is not built")
         # the core first: the base constructors already set the attributes it mirrors
@@ -170,10 +178,9 @@ class NativeMatchSolver(MatchSolver):
         )
         self._py_positions = 0
         self._budget: int | None = None
-        super().__init__(
-            ruleset, max_states=max_states, later_blind=later_blind, later_deck=later_deck
-        )
-        self._fast.set_blind(-1 if later_blind is None else later_blind, self._empty_hand)
+        super().__init__(ruleset, **options)
+        blind = self.later_blind
+        self._fast.set_blind(-1 if blind is None else blind, self._empty_hand)
         self._iterating = _Iterating(self._fast)
         self._pushed: dict[int, DeckDraws] = {}
         """The deck model of each model id as last given to the core."""
@@ -504,9 +511,9 @@ class NativeMatchSolver(MatchSolver):
 
         def side_order(side: int) -> tuple[int, int, int, int, int, int]:
             found: Any = sides[side]
-            if kinds[side] == _PLAYING:  # (total, cards, hand, f24, f36, tiebreak)
+            if kinds[side] == PLAYING:  # (total, cards, hand, f24, f36, tiebreak)
                 return (0, found[1], found[0], found[3], found[4], found[5])
-            if kinds[side] == _STANDING:  # ("S", total, tiebreak, hand)
+            if kinds[side] == STANDING:  # ("S", total, tiebreak, hand)
                 return (1, found[1], found[2], 0, 0, 0)
             return (2 + kinds[side], 0, 0, 0, 0, 0)
 
@@ -558,53 +565,15 @@ class NativeMatchSolver(MatchSolver):
 
     # -- the recursion, in the core ---------------------------------------------------------------
 
-    def value_before_draw(self, context: int, mover: int, a: int, b: int, deck: int) -> Pair:
-        if not self._native(context):
-            return super().value_before_draw(context, mover, a, b, deck)
-        self._sync()
-        result: Pair = self._fast.before(context, mover, a, b, deck)
-        return result
-
-    def _value_after_draw(
-        self, context: int, mover: int, candidates: int, a: int, b: int, deck: int
-    ) -> Pair:
-        if not self._native(context):
-            return super()._value_after_draw(context, mover, candidates, a, b, deck)
-        self._sync()
-        result: Pair = self._fast.after(context, mover, candidates, a, b, deck)
-        return result
-
-    def _end(self, context: int, mover: int, code: int, other: int, deck: int) -> Pair:
-        if not self._native(context):
-            return super()._end(context, mover, code, other, deck)
-        self._sync()
-        result: Pair = self._fast.end(context, mover, code, other, deck)
-        return result
-
-    def value_of_end(self, context: int, mover: int, code: int, other: int, deck: int) -> float:
-        if not self._native(context):
-            return super().value_of_end(context, mover, code, other, deck)
-        self._sync()
-        value: float = self._fast.end_value(context, mover, code, other, deck)
-        return value
+    value_before_draw = _in_core(MatchSolver.value_before_draw, "before")
+    _value_after_draw = _in_core(MatchSolver._value_after_draw, "after")
+    _end = _in_core(MatchSolver._end, "end")
+    value_of_end = _in_core(MatchSolver.value_of_end, "end_value")
 
     # -- the set's odds along the match-optimal line ----------------------------------------------
 
-    def _odds_end(
-        self, context: int, mover: int, code: int, other: int, deck: int
-    ) -> tuple[float, float]:
-        if not self._native(context):
-            return super()._odds_end(context, mover, code, other, deck)
-        self._sync()
-        result: tuple[float, float] = self._fast.odds_end(context, mover, code, other, deck)
-        return result
-
-    def _choice(self, context: int, mover: int, candidates: int, other: int, deck: int) -> int:
-        if not self._native(context):
-            return super()._choice(context, mover, candidates, other, deck)
-        self._sync()
-        code: int = self._fast.choice(context, mover, candidates, other, deck)
-        return code
+    _odds_end = _in_core(MatchSolver._odds_end, "odds_end")
+    _choice = _in_core(MatchSolver._choice, "choice")
 
     # -- match states -----------------------------------------------------------------------------
 

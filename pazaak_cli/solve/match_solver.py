@@ -33,6 +33,7 @@ The model:
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -57,6 +58,7 @@ from pazaak_cli.solve.solver import (
     SetSolver,
     SolverTooLarge,
     compact_side,
+    root_moves,
     turn_end,
 )
 
@@ -80,7 +82,7 @@ EXACT_POSITION_BYTES = 250
 million positions of a kotor1 first move with one card a side, 1.0 GB at the end), the rest
 for a table's growth (a dict doubles)."""
 
-_PLAYING, _STANDING, _BUST, _NINE_WIN = range(4)
+PLAYING, STANDING, BUST, NINE_WIN = range(4)
 """What a side id stands for: still playing, standing, busted, won by its ninth card."""
 
 _OPENER_FREE = -1
@@ -130,6 +132,25 @@ def exact_deck_refusal(
         f"{EXACT_MEMORY_BYTES / 1e9:.1f} GB): drop --exact for the answer that draws it with "
         "the fixed odds of the cards left"
     )
+
+
+@contextlib.contextmanager
+def capped_search(
+    capped: tuple[int, int] | None, deck: Sequence[int] | None, position_bytes: int
+) -> Iterator[None]:
+    """Around a search of the set in progress: stopped at the exact deck's memory cap
+    (``capped``: the room :func:`exact_room` gave it and the resident memory then; ``None``:
+    no cap), it is refused with the reason (:func:`exact_deck_refusal`); stopped at a budget
+    the caller gave, it is raised on as it is (the caller falls back to the deck's odds). What
+    every match solver's ``solve_moves`` wraps its search in."""
+    try:
+        yield
+    except SolverTooLarge:
+        if capped is None:
+            raise
+        assert deck is not None
+        room, resident = capped
+        raise exact_deck_refusal(deck, room, resident, position_bytes) from None
 
 
 def standing_side(side: Any, tiebreaker_last: bool, *, any_tiebreak: bool) -> Any:
@@ -267,11 +288,11 @@ class MatchSolver(SetSolver):
             self._sides.append(side)
             kind = side[0] if isinstance(side[0], str) else None
             if kind is None:
-                self._kind.append(_PLAYING)
+                self._kind.append(PLAYING)
                 self._hand_of.append(side[2])
                 self._standing.append(False)
             else:
-                self._kind.append({"S": _STANDING, "B": _BUST, "W": _NINE_WIN}[kind])
+                self._kind.append({"S": STANDING, "B": BUST, "W": NINE_WIN}[kind])
                 self._hand_of.append(side[-1])
                 self._standing.append(kind == "S")
         return found
@@ -436,7 +457,7 @@ class MatchSolver(SetSolver):
 
     def _end(self, context: int, mover: int, code: int, other: int, deck: int) -> Pair:
         kind = self._kind[code]
-        if kind == _PLAYING or (kind == _STANDING and not self._standing[other]):
+        if kind == PLAYING or (kind == STANDING and not self._standing[other]):
             a, b = (code, other) if mover == 0 else (other, code)
             if self._standing[other]:
                 return self.value_before_draw(context, mover, a, b, deck)
@@ -444,9 +465,9 @@ class MatchSolver(SetSolver):
         hands = (self._hand_of[code], self._hand_of[other])
         if mover == 1:
             hands = (hands[1], hands[0])
-        if kind == _BUST:
+        if kind == BUST:
             return self._set_over(context, 1 - mover, hands)
-        if kind == _NINE_WIN:
+        if kind == NINE_WIN:
             return self._set_over(context, mover, hands)
         mine: Any = self._sides[code]
         theirs: Any = self._sides[other]
@@ -925,7 +946,7 @@ class MatchSolver(SetSolver):
                 for code in candidates[found]:
                     if code not in seen:
                         seen.add(code)
-                        if kinds[code] == _PLAYING:
+                        if kinds[code] == PLAYING:
                             stack.append(code)
 
     def _union_sub_hands(self, hands: Sequence[Sequence[Card]]) -> list[int]:
@@ -982,29 +1003,18 @@ class MatchSolver(SetSolver):
         saved_budget = self.budget
         self.budget = None if budget is None else self._positions + budget
         try:
-            me = self._compact(me_side, my_hand)
-            if not state.played:
-                me = self.place_draw(me, question.drawn)
-            tiebreaker_last = state.played and me_side.table[-1].placed is Placed.TIEBREAKER
-            count = len(me_side.table) + (not state.played)
-            moves = self.labelled_moves(me, question.drawn, state.played, tiebreaker_last, count)
-            other = self.side_id(self._engine_side(other_side, tuple(other_hand)))
-            results = []
-            for move, code in moves:
-                value = self.value_of_end(context, mover, code, other, deck)
-                line = _NO_ODDS
-                if odds:
-                    line = self._line_odds(context, mover, code, other, deck, mover)
-                match_win = value if mover == 0 else 1.0 - value
-                results.append(MatchMove(move, clean_probability(match_win), *line))
-        except SolverTooLarge:
-            if capped is None:  # (the budget given, below the cap: the caller falls back)
-                raise
-            assert current_deck is not None
-            room, resident = capped
-            raise exact_deck_refusal(
-                current_deck, room, resident, self._exact_position_bytes()
-            ) from None
+            with capped_search(capped, current_deck, self._exact_position_bytes()):
+                me = self._compact(me_side, my_hand)
+                moves = root_moves(question, me, self.place_draw, self.labelled_moves)
+                other = self.side_id(self._engine_side(other_side, tuple(other_hand)))
+                results = []
+                for move, code in moves:
+                    value = self.value_of_end(context, mover, code, other, deck)
+                    line = _NO_ODDS
+                    if odds:
+                        line = self._line_odds(context, mover, code, other, deck, mover)
+                    match_win = value if mover == 0 else 1.0 - value
+                    results.append(MatchMove(move, clean_probability(match_win), *line))
         finally:
             self.budget = saved_budget
         return results
@@ -1070,13 +1080,13 @@ class MatchSolver(SetSolver):
     ) -> tuple[float, float]:
         """(P(seat 0 wins the set), P(tie)) once ``mover`` ends its turn as ``code``."""
         kind = self._kind[code]
-        if kind == _PLAYING or (kind == _STANDING and not self._standing[other]):
+        if kind == PLAYING or (kind == STANDING and not self._standing[other]):
             a, b = (code, other) if mover == 0 else (other, code)
             nxt = mover if self._standing[other] else 1 - mover
             return self._odds_before(context, nxt, a, b, deck)
-        if kind == _BUST:
+        if kind == BUST:
             return (1.0, 0.0) if mover == 1 else (0.0, 0.0)
-        if kind == _NINE_WIN:
+        if kind == NINE_WIN:
             return (1.0, 0.0) if mover == 0 else (0.0, 0.0)
         mine: Any = self._sides[code]
         theirs: Any = self._sides[other]

@@ -27,7 +27,7 @@ from typing import NamedTuple
 
 Row = tuple[tuple[float, ...], ...]
 """One hand's values of every move: a tuple per move whose first item is what the moves are
-ranked by (the solvers' :data:`~pazaak_cli.solve.solver.MoveRow`)."""
+ranked by (the solvers' :data:`~pazaak_cli.solve.hand_rows.MoveRow`)."""
 
 DRAW_BLOCK = 256
 """Draws are made this many at a time (the generator's sequence is the same whatever the

@@ -25,11 +25,11 @@ each other on thousands of positions, and against a slow exact-fraction referenc
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
-import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, NamedTuple
@@ -47,13 +47,11 @@ from pazaak_cli.engine.game import (
 )
 from pazaak_cli.engine.position_builder import Question
 from pazaak_cli.engine.rules import FlipTargets, MainDeck, NineCards, Ruleset, Tiebreaker
-from pazaak_cli.runtime.executors import SharedDeal, fork_available, run_shared, solver_processes
+from pazaak_cli.runtime.executors import fork_available, run_shared, solver_processes
 
-_fastsolve: Any
-try:  # the optional C inner loop (setup.py builds it when a compiler is available)
+_fastsolve: Any = None
+with contextlib.suppress(ImportError):  # the optional C inner loop (setup.py builds it)
     from pazaak_cli.solve import _fastsolve  # type: ignore[attr-defined,no-redef]
-except ImportError:  # pragma: no cover - depends on the installation
-    _fastsolve = None
 if os.environ.get("PAZAAK_PURE_PYTHON"):  # benchmarks compare the two paths
     _fastsolve = None
 
@@ -581,6 +579,13 @@ class SetSolver:
         if self.progress is not None:
             self.progress(self._solved)
 
+    def watch(self, progress: Callable[[int], None] | None) -> None:
+        """Report to ``progress`` from now on (:attr:`progress`), the C loop's searches too: what
+        a caller that watches the searches for a while sets, and sets back."""
+        self.progress = progress
+        if self._core is not None:
+            self._core.progress = progress
+
     def _native_before_draw(self, mover: int, other: int, deck: int) -> Value:
         result: Value = self._core.before_draw(mover, other)
         return result
@@ -934,7 +939,7 @@ def solve_set_question(question: Question, options: SolveOptions | None = None) 
 
     def fixed_solver() -> SetSolver:
         counts = deck_after if any(deck_after) else FULL_DECK
-        return _bounded_fixed_solver(rules, counts, options, processes)
+        return bounded_fixed_solver(rules, counts, options, processes)
 
     if rules.main_deck is MainDeck.INFINITE:
         solver = options.solver or fixed_solver()
@@ -984,7 +989,7 @@ def solve_set_question(question: Question, options: SolveOptions | None = None) 
                 pass
     return Advice(
         results=ranked_set_results(results),
-        model=_describe_model(
+        model=describe_model(
             state,
             other_hands,
             fixed,
@@ -1033,7 +1038,7 @@ MAX_HIDDEN_HANDS = 100_000
 """Averaging over more possible hidden hands than this is refused (give the hand, or sample)."""
 
 
-def _bounded_fixed_solver(
+def bounded_fixed_solver(
     rules: Ruleset, counts: Sequence[int], options: SolveOptions, processes: int = 1
 ) -> SetSolver:
     """A solver with fixed draw probabilities whose memo has a bound that holds: in all, over
@@ -1050,7 +1055,8 @@ def _averaging_processes(other_hands: Sequence[object]) -> int:
 
 
 def hand_processes(other_hands: Sequence[object]) -> int:
-    """How many processes solve a budgeted answer's hands (:func:`solve_dealt`): those of an
+    """How many processes solve a budgeted answer's hands
+    (:func:`~pazaak_cli.solve.hand_rows.solve_dealt`): those of an
     exact average (:func:`_averaging_processes`), two at most (the only count measured: the
     machines this was built on have two cores)."""
     return min(_averaging_processes(other_hands), 2)
@@ -1290,14 +1296,14 @@ def _average(
     are solved here until the search has computed more than :data:`EXACT_PROBE_STATES`
     positions: a search that stays below (after which the exact solve is tried) is never
     shared out, so whether it is tried does not depend on the processes either."""
-    moves = _root_moves(question, solver)
-    job = _HandJob(
+    moves = question_moves(question, solver)
+    job = HandJob(
         question, solver, other_hands, [code for _, code in moves], solver.deck_id(deck_after)
     )
     values: list[list[tuple[float, float]]] = []
     first = 0
     while first < len(other_hands) and solver.solved <= EXACT_PROBE_STATES:
-        values += _hand_values(job, range(first, first + 1), options.progress)
+        values += hand_values(job, range(first, first + 1), options.progress)
         first += 1
     if first < len(other_hands):
         # contiguous shares: neighbouring hands (in the prior's order) share the most positions
@@ -1310,38 +1316,75 @@ def _average(
         ]
         parts = run_shared(
             shares,
-            partial(_hand_values, job, progress=options.progress, processes=len(shares)),
+            partial(hand_values, job, progress=options.progress, processes=len(shares)),
             partial(_forked_hand_values, job),
         )
-        values += [hand_values for part in parts for hand_values in part]
+        values += [hand for part in parts for hand in part]
     total_ways = sum(ways for _, ways in other_hands)
-    sums = [[0.0, 0.0] for _ in moves]
-    for (_, ways), hand_values in zip(other_hands, values, strict=True):
-        weight = ways / total_ways
-        for index, (equity, p_win) in enumerate(hand_values):
-            sums[index][0] += weight * equity
-            sums[index][1] += weight * p_win
+    weighted = [
+        (ways / total_ways, hand) for (_, ways), hand in zip(other_hands, values, strict=True)
+    ]
+    return averaged_outcomes([move for move, _ in moves], weighted)
+
+
+def weighted_sums(
+    weighted: Iterable[tuple[float, Sequence[Sequence[float]]]], width: int, count: int
+) -> list[list[float]]:
+    """The first ``width`` values of each of ``count`` moves summed over the hands, each times
+    its hand's weight (``weighted``: the weight and the values of every move, hand by hand).
+    The exact averages of the set answer against an optimal opponent and of the match answers
+    sum here, in the hands' order, as the budgeted answer does once every hand is solved: the
+    same values give the same bits however they were solved (at once, forked, hand by hand)."""
+    sums = [[0.0] * width for _ in range(count)]
+    for weight, values in weighted:
+        for row, value in zip(sums, values, strict=True):
+            for column in range(width):
+                row[column] += weight * value[column]
+    return sums
+
+
+def averaged_outcomes(
+    moves: Sequence[Move], weighted: Iterable[tuple[float, Sequence[Sequence[float]]]]
+) -> list[tuple[Move, Outcome]]:
+    """Each move's set outcome averaged over the hands (``weighted``: each hand's weight and
+    every move's equity and P(win) first, :func:`weighted_sums`): the set answers' exact
+    average, whether its hands were solved at once or one at a time."""
+    sums = weighted_sums(weighted, 2, len(moves))
     return [
-        (move, Outcome.from_value((sums[i][0], sums[i][1]))) for i, (move, _) in enumerate(moves)
+        (move, Outcome.from_value((row[0], row[1]))) for move, row in zip(moves, sums, strict=True)
     ]
 
 
-def _root_moves(question: Question, solver: SetSolver) -> list[tuple[Move, int]]:
+def question_moves(question: Question, solver: SetSolver) -> list[tuple[Move, int]]:
     """The mover's moves at the question's root, each with the end of turn it leads to."""
     state = question.state
     me_side = state.sides[state.turn]
     my_hand = tuple(card for card in me_side.hand if card is not None)
     me = playing_side(solver, me_side, my_hand)
+    return root_moves(question, me, solver.place_draw, solver.labelled_moves)
+
+
+def root_moves(
+    question: Question,
+    me: Any,
+    place_draw: Callable[[Any, int], Any],
+    labelled_moves: Callable[[Any, int, bool, bool, int], list[tuple[Move, Any]]],
+) -> list[tuple[Move, Any]]:
+    """The mover's moves at the question's root from its compact side ``me``, each with the
+    end of turn it leads to: ``place_draw(me, drawn)`` puts the card drawn on it when no hand
+    card followed yet, ``labelled_moves`` lists them (each solver has its own side and its
+    own of both, the question's root is read the same way by all)."""
+    state = question.state
+    me_side = state.sides[state.turn]
     if not state.played:
-        me = solver.place_draw(me, question.drawn)
+        me = place_draw(me, question.drawn)
     tiebreaker_last = state.played and me_side.table[-1].placed is Placed.TIEBREAKER
-    return solver.labelled_moves(
-        me, question.drawn, state.played, tiebreaker_last, len(me_side.table) + (not state.played)
-    )
+    count = len(me_side.table) + (not state.played)
+    return labelled_moves(me, question.drawn, state.played, tiebreaker_last, count)
 
 
-class _HandJob(NamedTuple):
-    """What :func:`_hand_values` needs of a hidden-hand average, whichever share it solves."""
+class HandJob(NamedTuple):
+    """What :func:`hand_values` needs of a hidden-hand average, whichever share it solves."""
 
     question: Question
     solver: SetSolver
@@ -1361,16 +1404,14 @@ computed by the shares of 104 and 105 hands, whose memos filled their bound (abo
 way; the foreseen 14.4 M is within a doubling of it."""
 
 
-def _forked_hand_values(job: _HandJob, share: range) -> list[list[tuple[float, float]]]:
-    """:func:`_hand_values` in a forked child, silent (the parent shows the progress)."""
-    job.solver.progress = None
-    if job.solver._core is not None:
-        job.solver._core.progress = None
-    return _hand_values(job, share)
+def _forked_hand_values(job: HandJob, share: range) -> list[list[tuple[float, float]]]:
+    """:func:`hand_values` in a forked child, silent (the parent shows the progress)."""
+    job.solver.watch(None)
+    return hand_values(job, share)
 
 
-def _hand_values(
-    job: _HandJob,
+def hand_values(
+    job: HandJob,
     share: Sequence[int],
     progress: Callable[[int, int], None] | None = None,
     processes: int = 1,
@@ -1396,204 +1437,7 @@ def _hand_values(
     return values
 
 
-MoveRow = tuple[tuple[float, float, float, float], ...]
-"""One possible opponent hand's value of every move, in the moves' order: (the objective's
-value, P(win the set), P(tie), P(lose)); the objective's value is the set's equity in a set
-answer, the probability of winning the match in a match answer. What the time-budgeted answer
-(:mod:`pazaak_cli.solve.budgeted`) averages, one hand at a time."""
-
-
-class OutOfTime(Exception):
-    """The answer's deadline passed during a search: the hand being solved is dropped (the
-    solvers' memos hold only finished values, so they stay sound)."""
-
-
-class HandsSolved(NamedTuple):
-    """What one call of a hand-by-hand solver did."""
-
-    rows: dict[int, MoveRow]
-    """Each hand solved, by its index in the list of possible hands."""
-    interrupted: bool
-    """Ctrl-C stopped it: no more hands should be asked for."""
-
-
-def deadline_watch(
-    deadline: float | None, chained: Callable[[int], None] | None
-) -> Callable[[int], None] | None:
-    """A search's progress callback that raises :class:`OutOfTime` past ``deadline`` (a
-    :func:`time.monotonic` instant), after calling ``chained``."""
-    if deadline is None:
-        return chained
-
-    def watch(solved: int) -> None:
-        if chained is not None:
-            chained(solved)
-        if time.monotonic() >= deadline:
-            raise OutOfTime
-
-    return watch
-
-
-class SetHands:
-    """The set answer against an optimal opponent, one possible opponent hand at a time: the
-    unit of work of the time-budgeted answer (:mod:`pazaak_cli.solve.budgeted`).
-
-    One solver serves every hand asked for, so that later hands find the positions earlier ones
-    solved. The deck model is the one the exact average takes for any search past its probe:
-    fixed draw probabilities on a finite deck (the small searches, where the exact average
-    solves the deck without replacement, are answered exactly within any budget). With
-    several cores the hands asked for in one call are shared with a forked copy, each process
-    taking the next hand when it is free (:func:`solve_dealt`; the copy's memo is dropped with
-    it)."""
-
-    def __init__(
-        self,
-        question: Question,
-        options: SolveOptions,
-        other_hands: list[tuple[tuple[Card, ...], int]],
-    ) -> None:
-        state = question.state
-        rules = state.ruleset
-        deck_after = deck_after_draw(state, question.drawn)
-        counts = deck_after if any(deck_after) else FULL_DECK
-        self.processes = hand_processes(other_hands)
-        self.solver = _bounded_fixed_solver(rules, counts, options, self.processes)
-        moves = _root_moves(question, self.solver)
-        self.moves = [move for move, _ in moves]
-        self.fixed_probabilities = rules.main_deck is not MainDeck.INFINITE
-        self.model = _describe_model(state, other_hands, self.fixed_probabilities, deck_after)
-        self._job = _HandJob(
-            question,
-            self.solver,
-            other_hands,
-            [code for _, code in moves],
-            self.solver.deck_id(deck_after),
-        )
-        self._positions = options.positions
-
-    @property
-    def states(self) -> int:
-        return self.solver.states
-
-    def solve(
-        self,
-        indices: Sequence[int],
-        deadline: float | None,
-        solved: Callable[[int], None] | None = None,
-    ) -> HandsSolved:
-        """The rows of the hands ``indices`` solved before ``deadline``, in their order (a
-        prefix of each process's share); ``solved(index)`` after each one solved here."""
-        here = partial(
-            _timed_rows, self._job, deadline=deadline, positions=self._positions, solved=solved
-        )
-        there = partial(_timed_rows, self._job, deadline=deadline, positions=None)
-        return solve_dealt(indices, here, there, self.processes)
-
-
-HandsSolver = Callable[[Iterable[int]], HandsSolved]
-"""Solves the hands it is given, in their order, until its deadline: a process's work."""
-
-
-def solve_dealt(
-    indices: Sequence[int], here: HandsSolver, there: HandsSolver, processes: int
-) -> HandsSolved:
-    """The hands ``indices`` solved by ``here`` in this process and ``there`` in forked copies
-    of it (``processes`` in all), each taking the next hand when it is free
-    (:class:`~pazaak_cli.runtime.executors.SharedDeal`). The copies start at once, even from an
-    empty memo: the first two hands in parallel halve the wait for the least sample, where solving
-    one first so that the copy inherits its positions measured no faster (docs/benchmarks.md,
-    "Answers within a time budget")."""
-    indices = list(indices)
-    parts = []
-    if processes < 2 or len(indices) < 2:
-        parts.append(here(indices))
-    else:
-        deal = SharedDeal(len(indices))
-        try:
-            parts += run_shared([_Dealt(indices, deal)] * processes, here, there)
-        finally:
-            deal.close()
-    rows: dict[int, MoveRow] = {}
-    for part in parts:
-        rows.update(part.rows)
-    return HandsSolved(rows, any(part.interrupted for part in parts))
-
-
-class _Dealt:
-    """The hands of ``indices`` as a :class:`~pazaak_cli.runtime.executors.SharedDeal` deals
-    them."""
-
-    def __init__(self, indices: Sequence[int], deal: SharedDeal) -> None:
-        self.indices, self.deal = indices, deal
-
-    def __iter__(self) -> Iterator[int]:
-        while (taken := self.deal.take()) is not None and taken < len(self.indices):
-            yield self.indices[taken]
-
-
-def _timed_rows(
-    job: _HandJob,
-    indices: Iterable[int],
-    *,
-    deadline: float | None,
-    positions: Callable[[int], None] | None,
-    solved: Callable[[int], None] | None = None,
-) -> HandsSolved:
-    """The rows of as many of ``indices`` as are solved before ``deadline`` (or Ctrl-C), in
-    their order: the work of one process of :meth:`SetHands.solve`."""
-    solver = job.solver
-    watch = deadline_watch(deadline, positions)
-    solver.progress = watch
-    if solver._core is not None:
-        solver._core.progress = watch
-    try:
-        return rows_in_order(
-            indices,
-            deadline,
-            lambda index: tuple(set_row(value) for value in _hand_values(job, [index])[0]),
-            solved,
-        )
-    finally:
-        solver.progress = positions
-        if solver._core is not None:
-            solver._core.progress = positions
-
-
-def rows_in_order(
-    indices: Iterable[int],
-    deadline: float | None,
-    row_of: Callable[[int], MoveRow],
-    solved: Callable[[int], None] | None = None,
-    *,
-    at_least_one: bool = False,
-) -> HandsSolved:
-    """``row_of(index)`` for the hands ``indices`` in their order, until ``deadline`` (after one
-    row at least, if ``at_least_one``), a search out of time (:class:`OutOfTime`: that hand is
-    dropped) or Ctrl-C; ``solved(index)`` after each. The loop of every hand-by-hand solver."""
-    rows: dict[int, MoveRow] = {}
-    try:
-        for index in indices:
-            late = deadline is not None and time.monotonic() >= deadline
-            if late and (rows or not at_least_one):
-                break
-            try:
-                rows[index] = row_of(index)
-            except OutOfTime:
-                break
-            if solved is not None:
-                solved(index)
-    except KeyboardInterrupt:
-        return HandsSolved(rows, True)
-    return HandsSolved(rows, False)
-
-
-def set_row(value: Value) -> tuple[float, float, float, float]:
-    """A set value (equity, P(win)) as a row entry: (equity, P(win), P(tie), P(loss))."""
-    outcome = Outcome.from_value(value)
-    return (value[0], outcome.p_win, outcome.p_tie, outcome.p_loss)
-
-
-def _describe_model(
+def describe_model(
     state: MatchState,
     other_hands: list[tuple[tuple[Card, ...], int]],
     fixed: bool,
@@ -1613,13 +1457,17 @@ def _describe_model(
             f"{'sampled' if sampled else 'possible'} hands (each solved with both hands known), "
             "opponent plays optimally"
         )
+    return f"{rules.spec}: {who}; {deck_model_said(rules, fixed, deck_after)}"
+
+
+def deck_model_said(rules: Ruleset, fixed: bool, deck_after: Sequence[int]) -> str:
+    """How a set answer drew the main deck, as its model line says it (``fixed``: with the
+    fixed odds of the cards left): the same words against every opponent model."""
     if rules.main_deck is MainDeck.INFINITE:
-        deck = "infinite deck (uniform 1..10)"
-    elif fixed:
-        deck = "deck approximated by fixed draw probabilities (exact solve too large; --exact)"
-    else:
-        deck = f"exact {sum(deck_after) or 40}-card deck, drawn without replacement"
-    return f"{rules.spec}: {who}; {deck}"
+        return "infinite deck (uniform 1..10)"
+    if fixed:
+        return "deck approximated by fixed draw probabilities (exact solve too large; --exact)"
+    return f"exact {sum(deck_after) or 40}-card deck, drawn without replacement"
 
 
 __all__ = [
