@@ -47,12 +47,11 @@ from pazaak_cli.engine.position_builder import Question
 from pazaak_cli.engine.rules import FirstPlayer, Ruleset
 from pazaak_cli.policies.kotor_rule import DecisionRule, kotor_rule
 from pazaak_cli.solve.match_solver import (
-    Evaluation,
     MatchMove,
+    MatchStates,
     capped_search,
     clean_probability,
     exact_room,
-    solve_fixed_point,
 )
 from pazaak_cli.solve.rule_opponent import (
     BUST,
@@ -104,7 +103,7 @@ without the bound it answered after 321 s, at 1.94 GB)."""
 # The solver.
 
 
-class KotorMatchSolver:
+class KotorMatchSolver(MatchStates):
     """Solves matches of the advised player (seat ``me_seat``, maximising P(win the match))
     against the KOTOR I rule, remembering every position and match state it solved (shared by
     every move, every hidden hand and order averaged)."""
@@ -125,12 +124,7 @@ class KotorMatchSolver:
         """The opponent's seat, deciding by ``rule``: the KOTOR I rule, or another with its
         inputs (the benchmark's ceiling against ``heuristic``; its hands are still read in the
         KOTOR rule's order)."""
-        self._sets_to_win = ruleset.sets_to_win
-        self._rule = ruleset.first_player
-        self._reads_opener = self._rule in (FirstPlayer.ALTERNATE, FirstPlayer.LOSER)
-        self._player1 = ME if me_seat == 0 else OPP
-        self._contexts: dict[tuple[int, int, int, int], int] = {}
-        self._context_info: list[tuple[int, int, int, int]] = []
+        self._init_match_states(ruleset, ME if me_seat == 0 else OPP)
         self._memos: list[dict[int, Pair]] = []
         """The positions solved, one table per context."""
         self._overs: list[dict[int, Pair]] = []
@@ -142,7 +136,6 @@ class KotorMatchSolver:
         self._live_keys: list[tuple[dict[int, Pair], int]] = []
         self._entries: dict[tuple[MatchKey, int], float] = {}
         self._iterating: dict[tuple[MatchKey, int], Pair] = {}
-        self._read_unknown = False
         later = DeckDraws(FULL_DECK)
         later.intern(FULL_DECK)
         self._models = DeckModels(later)
@@ -154,10 +147,6 @@ class KotorMatchSolver:
         memo emptied makes room again) rather than those solved."""
         self.progress: Callable[[int], None] | None = None
         """Called with :attr:`states` every 16,384 new positions."""
-        self.fixed_point_solves = 0
-        """How many times the card-free positions of a match state were solved (statistics)."""
-        self.fixed_point_shortcuts = 0
-        """Fixed points found by a Newton step inside the interval where F is linear."""
         self._interval = (-1.0, 1.0)
         """The offsets from the value iterated over which every choice made stands."""
 
@@ -185,16 +174,11 @@ class KotorMatchSolver:
 
     # -- contexts, groups, decks -------------------------------------------------------------------
 
-    def _context(self, mine: int, theirs: int, opener: int, model: int) -> int:
-        key = (mine, theirs, opener if self._reads_opener else _OPENER_FREE, model)
-        found = self._contexts.get(key)
-        if found is None:
-            found = self._contexts[key] = len(self._context_info)
-            self._context_info.append(key)
-            self._memos.append({})
-            self._overs.append({})
-            self._context_decks.append(self._models[model])
-        return found
+    def _new_context(self, model: int) -> None:
+        """A new context's tables: its positions, its ends of a set, its deck model."""
+        self._memos.append({})
+        self._overs.append({})
+        self._context_decks.append(self._models[model])
 
     def _is_live(self, context: int, me: int, opp: int) -> bool:
         """Whether the position (``me``, ``opp``) of ``context`` is a card-free position of the
@@ -397,25 +381,14 @@ class KotorMatchSolver:
                 return _LOST
         match = (mine, theirs, my_hand, its_hand)
         spec = self._next_opener(winner, opener)
-        found = self._iterating.get((match, spec))
+        found = self._iterated(match, spec)
         if found is not None:
-            self._read_unknown = True
             return found
         value = self._entries.get((match, spec))
         if value is None:
             value = self._solve_entry(match, spec)
         result = overs[over_key] = (value, 0.0)  # (a final value: never the one iterated)
         return result
-
-    def _next_opener(self, winner: int | None, opener: int) -> int:
-        rule = self._rule
-        if rule is FirstPlayer.PLAYER1:
-            return self._player1
-        if rule is FirstPlayer.RANDOM:
-            return RANDOM
-        if rule is FirstPlayer.ALTERNATE:
-            return 1 - opener
-        return opener if winner is None else 1 - winner  # the loser opens
 
     def entry(self, match: MatchKey, spec: int) -> float:
         """P(I win the match) when a set starts in ``match`` and ``spec`` says who opens it."""
@@ -529,25 +502,14 @@ class KotorMatchSolver:
         lost = self._set_over(context, OPP, my_hand, its_hand)[0]
         return 0.5 * (won + lost)
 
-    def _fixed_point(self, evaluate: Callable[[float], Pair], guess: float) -> tuple[float, float]:
-        """:func:`~pazaak_cli.solve.match_solver.solve_fixed_point` of ``evaluate``; an evaluation
-        also finds the interval around its x on which every choice it made stands
-        (:meth:`_narrow`)."""
-        reads_before = self._read_unknown
-
-        def once(x: float) -> Evaluation:
-            self._read_unknown = False
-            self._interval = (-1.0, 1.0)
-            value, slope = evaluate(x)
-            self.fixed_point_solves += 1
-            return Evaluation(value, slope, self._read_unknown, self._interval)
-
-        try:
-            x, shift = solve_fixed_point(once, guess)
-        finally:
-            self._read_unknown = reads_before
-        self.fixed_point_shortcuts += shift != 0.0
-        return x, shift
+    def _evaluation(
+        self, evaluate: Callable[[float], Pair], x: float
+    ) -> tuple[Pair, tuple[float, float] | None]:
+        """``evaluate(x)``, and the interval around x on which every choice it made stands
+        (narrowed by :meth:`_narrow` as the evaluation goes)."""
+        self._interval = (-1.0, 1.0)
+        value = evaluate(x)
+        return value, self._interval
 
     # -- questions ---------------------------------------------------------------------------------
 
@@ -639,11 +601,7 @@ class KotorMatchSolver:
         try:
             with capped_search(capped, current_deck, EXACT_POSITION_BYTES):
                 self.prepare(scores, my_hand, its_hands)  # (the later sets count in the budget)
-                if current_deck is None:
-                    model, deck = _LATER, 0
-                else:
-                    model = self.deck_model(current_deck, exact)
-                    deck = self._models[model].intern(current_deck)
+                model, deck = self._set_deck(current_deck, exact)
                 opener = ME if state.opener == mover else OPP
                 context = self._context(scores[0], scores[1], opener, model)
                 me = self.me.playing_side(me_side, my_cards)

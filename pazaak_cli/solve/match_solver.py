@@ -194,7 +194,108 @@ class MatchMove:
     set_loss: float
 
 
-class MatchSolver(SetSolver):
+class MatchStates:
+    """What both match solvers (against an optimal opponent, :class:`MatchSolver`, and against
+    a rule, :class:`~pazaak_cli.solve.match_kotor.KotorMatchSolver`) keep of the match above
+    its sets: the contexts a set is played in (the score, the opener where the first-player
+    rule reads it, the deck model), who opens the next set, and the fixed point of a match
+    state's value (a tied set replays it). Each solver's own recursion values the sets."""
+
+    def _init_match_states(self, ruleset: Ruleset, player1: int) -> None:
+        """The match-level state; ``player1``: the spec of the seat that opens every set under
+        :attr:`FirstPlayer.PLAYER1`."""
+        self._rule = ruleset.first_player
+        self._reads_opener = self._rule in (FirstPlayer.ALTERNATE, FirstPlayer.LOSER)
+        self._sets_to_win = ruleset.sets_to_win
+        self._player1 = player1
+        self._contexts: dict[tuple[int, int, int, int], int] = {}
+        self._context_info: list[tuple[int, int, int, int]] = []
+        self._read_unknown = False
+        self.fixed_point_solves = 0
+        """How many times the card-free positions of a match state were solved (statistics)."""
+        self.fixed_point_shortcuts = 0
+        """Fixed points found by a Newton step inside the interval where F is linear."""
+
+    def _context(self, s0: int, s1: int, opener: int, model: int) -> int:
+        """The id of the context (scores, opener, deck model); a new one gets its tables
+        (:meth:`_new_context`)."""
+        key = (s0, s1, opener if self._reads_opener else _OPENER_FREE, model)
+        found = self._contexts.get(key)
+        if found is None:
+            found = self._contexts[key] = len(self._context_info)
+            self._context_info.append(key)
+            self._new_context(model)
+        return found
+
+    _iterating: dict[tuple[MatchKey, int], Pair]
+    """The match states whose fixed point is being iterated, with the value tried."""
+
+    def _iterated(self, match: MatchKey, spec: int) -> Pair | None:
+        """The value tried for ``match`` (``spec`` opening) if its fixed point is being
+        iterated (then the evaluation under way read it), else None."""
+        found = self._iterating.get((match, spec))
+        if found is not None:
+            self._read_unknown = True
+        return found
+
+    def _new_context(self, model: int) -> None:
+        """The tables a solver keeps per context, made for a new one (none here)."""
+
+    _models: DeckModels
+
+    def deck_model(self, deck: tuple[int, ...], exact: bool) -> int:
+        """The id of the deck model of the set in progress drawing from ``deck``."""
+        raise NotImplementedError
+
+    def _set_deck(self, current_deck: tuple[int, ...] | None, exact: bool) -> tuple[int, int]:
+        """The deck model and deck id of the set in progress (``None``: the later sets'
+        full-deck odds)."""
+        if current_deck is None:
+            return _LATER, 0
+        model = self.deck_model(current_deck, exact)
+        return model, self._models[model].intern(current_deck)
+
+    def _next_opener(self, winner: int | None, opener: int) -> int:
+        """Who opens the set after one that ``opener`` opened and ``winner`` won (a spec)."""
+        rule = self._rule
+        if rule is FirstPlayer.PLAYER1:
+            return self._player1
+        if rule is FirstPlayer.RANDOM:
+            return _RANDOM
+        if rule is FirstPlayer.ALTERNATE:
+            return 1 - opener
+        return opener if winner is None else 1 - winner  # the loser opens
+
+    def _fixed_point(
+        self, evaluate: Callable[[float], Pair], guess: float = 0.5
+    ) -> tuple[float, float]:
+        """:func:`solve_fixed_point` of ``evaluate``, each evaluation telling whether it read
+        the value iterated and, where the solver can say (:meth:`_evaluation`), on which
+        interval around its x every choice it made stands."""
+        reads_before = self._read_unknown
+
+        def once(x: float) -> Evaluation:
+            self._read_unknown = False
+            (value, slope), interval = self._evaluation(evaluate, x)
+            self.fixed_point_solves += 1
+            return Evaluation(value, slope, self._read_unknown, interval)
+
+        try:
+            x, shift = solve_fixed_point(once, guess)
+        finally:
+            self._read_unknown = reads_before
+        self.fixed_point_shortcuts += shift != 0.0
+        return x, shift
+
+    def _evaluation(
+        self, evaluate: Callable[[float], Pair], x: float
+    ) -> tuple[Pair, tuple[float, float] | None]:
+        """``evaluate(x)``, and the offsets from x over which every choice it made stands, if
+        known (none here)."""
+        return evaluate(x), None
+
+
+class MatchSolver(SetSolver, MatchStates):
     """Solves matches under one ruleset, remembering every position and match state it solved.
 
     It reuses the set solver's compact sides, hands and candidate lists (a subclass), with its
@@ -226,25 +327,17 @@ class MatchSolver(SetSolver):
         decks: hours of solving) values its own cards over the match against a card-less
         opponent: the match states it needs are then its sub-hands against the empty hand."""
         self._empty_hand = self.hands.intern(())
-        rule = ruleset.first_player
-        self._reads_opener = rule in (FirstPlayer.ALTERNATE, FirstPlayer.LOSER)
-        self._rule = rule
-        self._sets_to_win = ruleset.sets_to_win
+        self._init_match_states(ruleset, 0)
         self._kind: list[int] = []
         self._hand_of: list[int] = []
-        self._contexts: dict[tuple[int, int, int, int], int] = {}
-        self._context_info: list[tuple[int, int, int, int]] = []
         self._groups: dict[int, dict[int, Pair]] = {}
         self._entries: dict[tuple[MatchKey, int], float] = {}
         self._iterating: dict[tuple[MatchKey, int], Pair] = {}
-        self._read_unknown = False
         self._models = DeckModels(self._decks)
         """The deck models by id (see :data:`_LATER`)."""
         self._odds_memo: dict[tuple[int, int, int, int, int], tuple[float, float]] = {}
         self._decks.intern(self.later_deck)  # later sets: deck id 0, fixed probabilities
         self._positions = 0
-        self.fixed_point_solves = 0
-        """How many times the card-free positions of a match state were solved (statistics)."""
         self._shares: dict[tuple[int, int, int], float] = {}
         """Per (hand, hand, opener spec): where the last fixed point of those hands lay between
         losing and winning its set, (x - lost) / (won - lost): the start of the next one."""
@@ -275,8 +368,6 @@ class MatchSolver(SetSolver):
         """The (score, hands, hands) :meth:`prepare_all` has solved everything below."""
         self._kept_cards: dict[tuple[int, int], bool] = {}
         """(hand id, hand id): whether the first holds every card of the second."""
-        self.fixed_point_shortcuts = 0
-        """Fixed points found by a Newton step inside the interval where F is linear."""
 
     # -- interning --------------------------------------------------------------------------------
 
@@ -295,14 +386,6 @@ class MatchSolver(SetSolver):
                 self._kind.append({"S": STANDING, "B": BUST, "W": NINE_WIN}[kind])
                 self._hand_of.append(side[-1])
                 self._standing.append(kind == "S")
-        return found
-
-    def _context(self, s0: int, s1: int, opener: int, model: int) -> int:
-        key = (s0, s1, opener if self._reads_opener else _OPENER_FREE, model)
-        found = self._contexts.get(key)
-        if found is None:
-            found = self._contexts[key] = len(self._context_info)
-            self._context_info.append(key)
         return found
 
     @property
@@ -500,22 +583,10 @@ class MatchSolver(SetSolver):
             h1 = self._empty_hand
         match = (s0, s1, h0, h1)
         spec = self._next_opener(winner, opener)
-        found = self._iterating.get((match, spec))
+        found = self._iterated(match, spec)
         if found is not None:
-            self._read_unknown = True
             return found
         return (self.entry(match, spec), 0.0)
-
-    def _next_opener(self, winner: int | None, opener: int) -> int:
-        """Who opens the set after one that ``opener`` opened and ``winner`` won (a spec)."""
-        rule = self._rule
-        if rule is FirstPlayer.PLAYER1:
-            return 0
-        if rule is FirstPlayer.RANDOM:
-            return _RANDOM
-        if rule is FirstPlayer.ALTERNATE:
-            return 1 - opener
-        return opener if winner is None else 1 - winner  # the loser opens
 
     def entry(self, match: MatchKey, spec: int) -> float:
         """P(seat 0 wins the match) when a set starts in match state ``match`` and ``spec`` says
@@ -691,34 +762,6 @@ class MatchSolver(SetSolver):
         won = self._set_over(context, 0, (h0, h1))[0]
         lost = self._set_over(context, 1, (h0, h1))[0]
         return won, lost
-
-    def _fixed_point(
-        self, evaluate: Callable[[float], Pair], guess: float = 0.5
-    ) -> tuple[float, float]:
-        """:func:`solve_fixed_point` of ``evaluate``, each evaluation telling whether it read
-        the value iterated and, where this solver can say (:meth:`_evaluation`), on which
-        interval around its x every choice it made stands."""
-        reads_before = self._read_unknown
-
-        def once(x: float) -> Evaluation:
-            self._read_unknown = False
-            (value, slope), interval = self._evaluation(evaluate, x)
-            self.fixed_point_solves += 1
-            return Evaluation(value, slope, self._read_unknown, interval)
-
-        try:
-            x, shift = solve_fixed_point(once, guess)
-        finally:
-            self._read_unknown = reads_before
-        self.fixed_point_shortcuts += shift != 0.0
-        return x, shift
-
-    def _evaluation(
-        self, evaluate: Callable[[float], Pair], x: float
-    ) -> tuple[Pair, tuple[float, float] | None]:
-        """``evaluate(x)``, and the offsets from x over which every choice it made stands, if
-        known (the native solver's core tracks them; this solver does not)."""
-        return evaluate(x), None
 
     # -- questions --------------------------------------------------------------------------------
 
@@ -988,11 +1031,7 @@ class MatchSolver(SetSolver):
         hands = (my_hand, tuple(other_hand)) if mover == 0 else (tuple(other_hand), my_hand)
         scores = state.sets_won()
         self.prepare(scores, hands)
-        if current_deck is None:
-            model, deck = _LATER, 0
-        else:
-            model = self.deck_model(current_deck, exact)
-            deck = self._models[model].intern(current_deck)
+        model, deck = self._set_deck(current_deck, exact)
         context = self._context(scores[0], scores[1], state.opener, model)
         self._start_set(context, hands)
         capped = None  # (room, resident) when the exact deck's memory cap is the bound
