@@ -206,3 +206,21 @@ def test_every_import_goes_to_its_own_layer_or_below() -> None:
         if i.module in layer and i.target in layer and layer[i.target] > layer[i.module]
     ]
     assert upward == []
+
+
+COMPILED = ("_fastsolve", "_fastmatch")
+"""The C extensions: modules with a leading underscore by convention, imported by name."""
+
+
+def test_no_private_name_is_imported_from_another_module() -> None:
+    """A module uses another's public names only: a private helper two modules need is made
+    public where it lives, so that its users are visible."""
+    private = [
+        f"{module}:{node.lineno} imports {alias.name} from {node.module}"
+        for module, path in MODULES.items()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(PACKAGE)
+        for alias in node.names
+        if alias.name.startswith("_") and alias.name not in ("__version__", *COMPILED)
+    ]
+    assert private == []
