@@ -18,6 +18,7 @@ import random
 from collections import Counter
 from collections.abc import Sequence
 from fractions import Fraction
+from functools import partial
 from typing import Any, ClassVar
 
 import pytest
@@ -53,7 +54,8 @@ from pazaak_cli.engine.game import (
 from pazaak_cli.engine.notation import parse_position, parse_table
 from pazaak_cli.engine.position_builder import Question, build_question, question_from_state
 from pazaak_cli.engine.rules import MainDeck, Ruleset, parse_ruleset
-from pazaak_cli.players.roster import KotorPlayer
+from pazaak_cli.players.roster import HeuristicPlayer, KotorPlayer, Player
+from pazaak_cli.policies.heuristic_rule import heuristic_rule
 from pazaak_cli.solve import kotor_reply
 from pazaak_cli.solve.advice import solve_question
 from pazaak_cli.solve.kotor_reply import KotorReplySolver, hand_orders
@@ -73,7 +75,7 @@ class KotorReference(Reference):
 
     def __init__(self, me: int, *, draws: Sequence[int] | None = None) -> None:
         super().__init__(me, draws=draws)
-        self.kotor = KotorPlayer()
+        self.kotor: Player = KotorPlayer()
 
     def value(self, state: MatchState) -> tuple[Fraction, Fraction]:
         if state.phase is Phase.AFTER_DRAW and state.turn != self.me:
@@ -90,11 +92,16 @@ class KotorReference(Reference):
 
 
 def reference(
-    question: Question, *, draws: Sequence[int] | None = None, limit: int | None = None
+    question: Question,
+    *,
+    draws: Sequence[int] | None = None,
+    limit: int | None = None,
+    opponent: type[KotorReference] | None = None,
 ) -> dict[MoveKey, ExactOutcome]:
-    """Every move of the question, valued exactly against the KOTOR rule."""
+    """Every move of the question, valued exactly against the KOTOR rule (or the player of
+    ``opponent``, a reference whose opponent plays another rule)."""
     state = question.state
-    ref = KotorReference(state.turn, draws=draws)
+    ref = (opponent or KotorReference)(state.turn, draws=draws)
     if state.phase is Phase.BEFORE_DRAW:
         return move_outcomes(state, question.drawn, reference=ref, limit=limit)
     return move_outcomes(state, reference=ref, limit=limit)
@@ -702,3 +709,43 @@ def test_advise_opponent_kotor_averages_a_hidden_hand_and_says_so() -> None:
     assert "hidden cards averaged over" in result.output
     assert "best" in result.output
     assert "Traceback" not in result.output
+
+
+# Another rule through the same solver (docs/architecture.md's worked example) ------------------
+
+
+class HeuristicReference(KotorReference):
+    """The reference with the opponent playing as the ``heuristic`` player does."""
+
+    def __init__(self, me: int, *, draws: Sequence[int] | None = None) -> None:
+        super().__init__(me, draws=draws)
+        self.kotor = HeuristicPlayer()
+
+
+def test_the_set_reply_to_another_rule_agrees_with_that_player(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The opponent's rule is a knob of the set solver: given ``heuristic_rule``, its values
+    are those of the reference playing against the real HeuristicPlayer (plain and ± cards,
+    whose order the heuristic reads as the KOTOR rule does)."""
+    monkeypatch.setattr(
+        kotor_reply, "KotorReplySolver", partial(kotor_reply.KotorReplySolver, rule=heuristic_rule)
+    )
+    rules = parse_ruleset("kotor1/main-deck=infinite")
+    pool = parse_cards("+1 +2 +3 -1 -2 -3 ±1 ±2 ±3 +4 -4 ±4")
+    rng = random.Random(12)
+    checked = differs = 0
+    while checked < 25:
+        state = random_position(rng, rules, pool, 2)
+        question = question_from_state(state)
+        try:
+            exact = reference(question, limit=6000, opponent=HeuristicReference)
+            kotor = reference(question, limit=6000)
+        except ReferenceTooLarge:
+            continue
+        advice = kotor_advice(question)
+        problems = disagreements(exact, solver_moves(advice.results))
+        assert not problems, f"{state}\n" + "\n".join(problems)
+        differs += exact != kotor
+        checked += 1
+    assert differs  # (the two rules really differ on some of these positions)
