@@ -310,7 +310,7 @@ def set_hands(
         job = _KotorJob(kotor, other_side, other_hands, codes, kotor.deck_id(deck_after))
         row_of = partial(_kotor_row, job)
         model = describe_kotor_model(state, other_hands, fixed, deck_after, sampled=None)
-        solver, watch = kotor, partial(_watch_kotor, kotor)
+        solver, watch = kotor, kotor.watch
     else:
         optimal = bounded_fixed_solver(rules, fresh, options, processes)
         moves = question_moves(question, optimal)
@@ -357,11 +357,6 @@ def _kotor_row(job: _KotorJob, index: int) -> MoveRow:
     finally:
         solver.trim()
     return tuple(set_row((equity, p_win)) for equity, p_win in sums)
-
-
-def _watch_kotor(solver: KotorReplySolver, progress: Progress | None) -> None:
-    """Hand the KOTOR reply solver a progress callback (:class:`HandRows`' ``watch``)."""
-    solver.progress = progress
 
 
 __all__ = [

@@ -32,14 +32,12 @@ from typing import Any
 
 from pazaak_cli.engine.cards import Card
 from pazaak_cli.engine.errors import PazaakError
-from pazaak_cli.engine.game import FULL_DECK, MatchState, Placed, Side
+from pazaak_cli.engine.game import FULL_DECK, MatchState, Side
 from pazaak_cli.engine.position_builder import Question
 from pazaak_cli.engine.rules import MainDeck, Ruleset
 from pazaak_cli.policies.kotor_rule import DecisionRule, kotor_rule
 from pazaak_cli.solve.rule_opponent import (
     BUSTS,
-    Ended,
-    Playing,
     RuleSeat,
     Seat,
     hand_orders,
@@ -56,6 +54,7 @@ from pazaak_cli.solve.solver import (
     deck_after_draw,
     deck_model_said,
     ranked_set_results,
+    root_moves,
     weighted_opponent_hands,
 )
 
@@ -122,14 +121,6 @@ class KotorReplySolver:
     def deck_id(self, deck: tuple[int, ...]) -> int:
         """Intern a deck (remaining counts of 1..10); with fixed draws every deck is one."""
         return self._decks.intern(deck)
-
-    def root_moves(
-        self, side: Playing, drawn: int, played: bool, tiebreaker_last: bool, count: int
-    ) -> list[tuple[Move, int]]:
-        """Every move of the advised side that has just drawn ``drawn`` (on its table already),
-        as (move, turn-end code), in the optimal solver's order and wording
-        (:meth:`~pazaak_cli.solve.rule_opponent.Seat.labelled_moves`)."""
-        return self.me.labelled_moves(side, drawn, played, tiebreaker_last, count)
 
     # -- the recursion -----------------------------------------------------------------------------
 
@@ -250,6 +241,11 @@ class KotorReplySolver:
         table[me] = result
         return result
 
+    def watch(self, progress: Callable[[int], None] | None) -> None:
+        """Report to ``progress`` from now on, as :meth:`SetSolver.watch
+        <pazaak_cli.solve.solver.SetSolver.watch>` does (the hand-by-hand answers set it)."""
+        self.progress = progress
+
     def trim(self) -> None:
         """Forget the solved positions once more than :data:`MEMO_LIMIT` were added since the
         last trim (between the hands of an average, whose positions rarely recur): the memory
@@ -282,14 +278,6 @@ class KotorReplySolver:
             )
 
     # -- from engine sides -------------------------------------------------------------------------
-
-    def playing_side(self, seat: Seat, side: Side, hand: Sequence[Card]) -> Playing:
-        """The compact form of an engine side of ``seat`` still playing, holding ``hand``."""
-        return seat.playing_side(side, hand)
-
-    def standing_side(self, side: Side) -> Ended:
-        """The set's form of an engine side that stands (its hand forgotten)."""
-        return self.opp.standing_side(side)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -391,15 +379,13 @@ def _average(
 
 def question_moves(question: Question, solver: KotorReplySolver) -> list[tuple[Move, Any]]:
     """The mover's moves at the question's root, each with the end of turn it leads to."""
-    state = question.state
-    me_side = state.sides[state.turn]
-    my_hand = tuple(card for card in me_side.hand if card is not None)
-    me = solver.playing_side(solver.me, me_side, my_hand)
-    if not state.played:
-        me = solver.me.add(me, question.drawn, me[2])
-    tiebreaker_last = state.played and me_side.table[-1].placed is Placed.TIEBREAKER
-    return solver.root_moves(
-        me, question.drawn, state.played, tiebreaker_last, len(me_side.table) + (not state.played)
+    me_side = question.state.sides[question.state.turn]
+    me = solver.me.playing_side(me_side, tuple(card for card in me_side.hand if card is not None))
+    return root_moves(
+        question,
+        me,
+        lambda side, drawn: solver.me.add(side, drawn, side[2]),
+        solver.me.labelled_moves,
     )
 
 
@@ -407,10 +393,10 @@ def opponent_sides(solver: KotorReplySolver, other_side: Side, hand: tuple[Card,
     """The rule's side for one possible hand: one per order of its cards that changes the
     rule's choices when the hand is hidden (each as likely), the hand as given when known."""
     if other_side.standing:
-        return [solver.opp.side(solver.standing_side(other_side))]
+        return [solver.opp.side(solver.opp.standing_side(other_side))]
     hidden = not other_side.hand_known
     orders = hand_orders(hand) if hidden else [hand]
-    return [solver.opp.side(solver.playing_side(solver.opp, other_side, h)) for h in orders]
+    return [solver.opp.side(solver.opp.playing_side(other_side, h)) for h in orders]
 
 
 def describe_model(

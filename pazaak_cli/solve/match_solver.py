@@ -41,9 +41,9 @@ from typing import Any, NamedTuple
 
 from pazaak_cli.engine.cards import Card
 from pazaak_cli.engine.errors import PazaakError
-from pazaak_cli.engine.game import FULL_DECK, Placed, Side
+from pazaak_cli.engine.game import FULL_DECK, Side
 from pazaak_cli.engine.position_builder import Question
-from pazaak_cli.engine.rules import FirstPlayer, NineCards, Ruleset, Tiebreaker
+from pazaak_cli.engine.rules import FirstPlayer, NineCards, Ruleset
 from pazaak_cli.runtime.executors import resident_bytes
 from pazaak_cli.solve.match_pipeline import PeerLost, Pipeline
 from pazaak_cli.solve.solver import (
@@ -61,6 +61,7 @@ from pazaak_cli.solve.solver import (
     root_moves,
     turn_end,
 )
+from pazaak_cli.solve.solver import standing_side as engine_standing
 
 FIXED_POINT_TOLERANCE = 1e-13
 """A match state's value is accepted once ``|F(x) - x|`` is at most this."""
@@ -1095,12 +1096,7 @@ class MatchSolver(SetSolver, MatchStates):
         """The compact form of the other seat's engine side (standing or playing)."""
         if not side.standing:
             return self._compact(side, hand)
-        hid = self.hands.intern(hand)
-        if self.ruleset.tiebreaker is Tiebreaker.ANY_PLAYED:
-            tiebreak = any(card.placed is Placed.TIEBREAKER for card in side.table)
-        else:
-            tiebreak = bool(side.table) and side.table[-1].placed is Placed.TIEBREAKER
-        return ("S", side.total, tiebreak, hid)
+        return ("S", *engine_standing(self.ruleset, side), self.hands.intern(hand))
 
     # -- the set's odds along the match-optimal line ----------------------------------------------
 

@@ -38,7 +38,7 @@ from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from pazaak_cli.engine.cards import Card, CardKind
-from pazaak_cli.engine.game import Placed, Side
+from pazaak_cli.engine.game import Side
 from pazaak_cli.engine.rules import FlipTargets, NineCards, Ruleset, Tiebreaker
 from pazaak_cli.policies.kotor_rule import (
     FLEXIBLE,
@@ -64,6 +64,7 @@ from pazaak_cli.solve.solver import (
     label_turn_ends,
     place_card,
     place_flip,
+    standing_side,
     turn_end,
 )
 
@@ -446,11 +447,8 @@ class Seat:
     def standing_side(self, side: Side, hand: int = NO_HAND) -> Ended:
         """The form of an engine side that stands, holding hand id ``hand`` (kept over a match
         only)."""
-        if self.any_tiebreak:
-            tiebreak = any(card.placed is Placed.TIEBREAKER for card in side.table)
-        else:
-            tiebreak = bool(side.table) and side.table[-1].placed is Placed.TIEBREAKER
-        return ("S", side.total, tiebreak, hand if self.over_match else NO_HAND)
+        total, tiebreak = standing_side(self.ruleset, side)
+        return ("S", total, tiebreak, hand if self.over_match else NO_HAND)
 
     def engine_side(self, side: Side, hand: Sequence[Card]) -> int:
         """The id of an engine side (playing or standing) holding ``hand``."""
