@@ -17,266 +17,79 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-KOTOR2_HIDDEN = ["--ruleset", "kotor2", "--opp-hand-size", "4", "--opp-deck", "kotor2-average"]
-
 QUESTIONS: dict[str, list[str]] = {
-    "set, optimal, known 4 v 4": [
-        "advise",
-        "--objective",
-        "set",
-        "--table",
-        "8 5",
-        "--hand",
-        "+1 -2 ±3 +4",
-        "--opp-table",
-        "10 7",
-        "--opp-hand",
-        "+2 -1 ±4 +3",
-    ],
-    "set, optimal, opponent stood": [
-        "advise",
-        "--objective",
-        "set",
-        "--table",
-        "8 5",
-        "--hand",
-        "+1 -2 ±3 +4",
-        "--opp-table",
-        "10 7",
-        "--opp-stood",
-    ],
-    "set, optimal, hidden 4 of kotor1-starter": [
-        "advise",
-        "--objective",
-        "set",
-        "--table",
-        "6",
-        "--hand",
-        "+1 -2 ±3 +4",
-        "--opp-hand-size",
-        "4",
-    ],
-    "set, optimal, hidden 3 of kotor2-average, shared deck seen cards": [
-        "advise",
-        "--objective",
-        "set",
-        "--ruleset",
-        "kotor2",
-        "--table",
-        "9 4",
-        "--hand",
-        "±1 ±2 D",
-        "--opp-table",
-        "7",
-        "--opp-hand-size",
-        "3",
-        "--opp-deck",
-        "kotor2-average",
-        "--seen",
-        "3 5 10",
-    ],
-    "set, optimal, sampled 8 of hidden 4 kotor2-average": [
-        "advise",
-        "--objective",
-        "set",
-        *KOTOR2_HIDDEN,
-        "--table",
-        "6",
-        "--hand",
-        "±1 ±2 +3 D",
-        "--hands",
-        "8",
-        "--seed",
-        "3",
-    ],
-    "set, kotor, known 4 v 4": [
-        "advise",
-        "--objective",
-        "set",
-        "--opponent",
-        "kotor",
-        "--table",
-        "8 5",
-        "--hand",
-        "+1 -2 ±3 +4",
-        "--opp-table",
-        "10 7",
-        "--opp-hand",
-        "+2 -1 +4 +3",
-    ],
-    "set, kotor, hidden 4 of kotor1-starter": [
-        "advise",
-        "--objective",
-        "set",
-        "--opponent",
-        "kotor",
-        "--table",
-        "6",
-        "--hand",
-        "+1 -2 ±3 +4",
-        "--opp-hand-size",
-        "4",
-    ],
-    "set, kotor, sampled 4 of hidden 4 kotor2-average": [
-        "advise",
-        "--objective",
-        "set",
-        "--opponent",
-        "kotor",
-        *KOTOR2_HIDDEN,
-        "--table",
-        "6",
-        "--hand",
-        "±1 ±2 +3 D",
-        "--hands",
-        "4",
-        "--seed",
-        "1",
-    ],
-    "match, optimal, known 2 v 2 at 1-1": [
-        "advise",
-        "--objective",
-        "match",
-        "--sets",
-        "1-1",
-        "--table",
-        "7 5",
-        "--hand",
-        "+1 -3",
-        "--opp-table",
-        "9 2",
-        "--opp-hand",
-        "+2 -1",
-    ],
-    "match, optimal, known 3 v 3 infinite deck": [
-        "advise",
-        "--objective",
-        "match",
-        "--main-deck",
-        "infinite",
-        "--table",
-        "6",
-        "--hand",
-        "+1 +2 -3",
-        "--opp-hand",
-        "+2 +3 -1",
-    ],
-    "match, optimal, hidden 2 of kotor1-starter at 2-1": [
-        "advise",
-        "--objective",
-        "match",
-        "--sets",
-        "2-1",
-        "--table",
-        "8 6",
-        "--hand",
-        "+1 -2",
-        "--opp-table",
-        "10 2",
-        "--opp-hand-size",
-        "2",
-    ],
-    "match, optimal, sampled 3 of hidden 3 kotor1-average": [
-        "advise",
-        "--objective",
-        "match",
-        "--table",
-        "7 4",
-        "--hand",
-        "+1 -2 ±3",
-        "--opp-table",
-        "9",
-        "--opp-hand-size",
-        "3",
-        "--opp-deck",
-        "kotor1-average",
-        "--hands",
-        "3",
-        "--seed",
-        "2",
-    ],
-    "match, kotor, known 2 v 2 at 2-2": [
-        "advise",
-        "--objective",
-        "match",
-        "--opponent",
-        "kotor",
-        "--sets",
-        "2-2",
-        "--table",
-        "7 5",
-        "--hand",
-        "+1 -3",
-        "--opp-table",
-        "9 2",
-        "--opp-hand",
-        "+2 -1",
-    ],
-    "match, kotor, hidden 1 of kotor1-starter at 2-2": [
-        "advise",
-        "--objective",
-        "match",
-        "--opponent",
-        "kotor",
-        "--sets",
-        "2-2",
-        "--table",
-        "7 5",
-        "--hand",
-        "+1 -3",
-        "--opp-table",
-        "9 2",
-        "--opp-hand-size",
-        "1",
-    ],
-    "position notation, match, optimal": [
-        "advise",
-        "--position",
-        "kotor1 3,2,5 10,7 +1,-2,±3,+4 - -S - 4334343443 a1 1",
-    ],
-    "chart, set, known hand": [
-        "chart",
-        "--ruleset",
-        "kotor1/main-deck=infinite",
-        "--hand",
-        "+2 -3 ±4",
-        "--opp-hand",
-        "-1 +3",
-    ],
-    "chart, set, sampled hidden hand": [
-        "chart",
-        "--hand",
-        "+1 -2",
-        "--opp-hand-size",
-        "2",
-        "--hands",
-        "4",
-        "--seed",
-        "5",
-        "--my-totals",
-        "14-19",
-        "--opp-totals",
-        "15-20",
-    ],
-    "simulate, solver players": [
-        "simulate",
-        "--p1",
-        "expert",
-        "--p2",
-        "kotor",
-        "--p1",
-        "set-expert",
-        "--matches",
-        "6",
-        "--seed",
-        "11",
-        "--json",
-    ],
+    "set, optimal, known 4 v 4": shlex.split(
+        "advise --objective set --table '8 5' --hand '+1 -2 ±3 +4' --opp-table '10 7' "
+        "--opp-hand '+2 -1 ±4 +3'"
+    ),
+    "set, optimal, opponent stood": shlex.split(
+        "advise --objective set --table '8 5' --hand '+1 -2 ±3 +4' --opp-table '10 7' --opp-stood"
+    ),
+    "set, optimal, hidden 4 of kotor1-starter": shlex.split(
+        "advise --objective set --table 6 --hand '+1 -2 ±3 +4' --opp-hand-size 4"
+    ),
+    "set, optimal, hidden 3 of kotor2-average, shared deck seen cards": shlex.split(
+        "advise --objective set --ruleset kotor2 --table '9 4' --hand '±1 ±2 D' --opp-table 7 "
+        "--opp-hand-size 3 --opp-deck kotor2-average --seen '3 5 10'"
+    ),
+    "set, optimal, sampled 8 of hidden 4 kotor2-average": shlex.split(
+        "advise --objective set --ruleset kotor2 --opp-hand-size 4 --opp-deck kotor2-average "
+        "--table 6 --hand '±1 ±2 +3 D' --hands 8 --seed 3"
+    ),
+    "set, kotor, known 4 v 4": shlex.split(
+        "advise --objective set --opponent kotor --table '8 5' --hand '+1 -2 ±3 +4' "
+        "--opp-table '10 7' --opp-hand '+2 -1 +4 +3'"
+    ),
+    "set, kotor, hidden 4 of kotor1-starter": shlex.split(
+        "advise --objective set --opponent kotor --table 6 --hand '+1 -2 ±3 +4' --opp-hand-size 4"
+    ),
+    "set, kotor, sampled 4 of hidden 4 kotor2-average": shlex.split(
+        "advise --objective set --opponent kotor --ruleset kotor2 --opp-hand-size 4 "
+        "--opp-deck kotor2-average --table 6 --hand '±1 ±2 +3 D' --hands 4 --seed 1"
+    ),
+    "match, optimal, known 2 v 2 at 1-1": shlex.split(
+        "advise --objective match --sets 1-1 --table '7 5' --hand '+1 -3' --opp-table '9 2' "
+        "--opp-hand '+2 -1'"
+    ),
+    "match, optimal, known 3 v 3 infinite deck": shlex.split(
+        "advise --objective match --main-deck infinite --table 6 --hand '+1 +2 -3' --opp-hand "
+        "'+2 +3 -1'"
+    ),
+    "match, optimal, hidden 2 of kotor1-starter at 2-1": shlex.split(
+        "advise --objective match --sets 2-1 --table '8 6' --hand '+1 -2' --opp-table '10 2' "
+        "--opp-hand-size 2"
+    ),
+    "match, optimal, sampled 3 of hidden 3 kotor1-average": shlex.split(
+        "advise --objective match --table '7 4' --hand '+1 -2 ±3' --opp-table 9 "
+        "--opp-hand-size 3 --opp-deck kotor1-average --hands 3 --seed 2"
+    ),
+    "match, kotor, known 2 v 2 at 2-2": shlex.split(
+        "advise --objective match --opponent kotor --sets 2-2 --table '7 5' --hand '+1 -3' "
+        "--opp-table '9 2' --opp-hand '+2 -1'"
+    ),
+    "match, kotor, hidden 1 of kotor1-starter at 2-2": shlex.split(
+        "advise --objective match --opponent kotor --sets 2-2 --table '7 5' --hand '+1 -3' "
+        "--opp-table '9 2' --opp-hand-size 1"
+    ),
+    "position notation, match, optimal": shlex.split(
+        "advise --position 'kotor1 3,2,5 10,7 +1,-2,±3,+4 - -S - 4334343443 a1 1'"
+    ),
+    "chart, set, known hand": shlex.split(
+        "chart --ruleset kotor1/main-deck=infinite --hand '+2 -3 ±4' --opp-hand '-1 +3'"
+    ),
+    "chart, set, sampled hidden hand": shlex.split(
+        "chart --hand '+1 -2' --opp-hand-size 2 --hands 4 --seed 5 --my-totals 14-19 "
+        "--opp-totals 15-20"
+    ),
+    "simulate, solver players": shlex.split(
+        "simulate --p1 expert --p2 kotor --p1 set-expert --matches 6 --seed 11 --json"
+    ),
 }
 
 
