@@ -1,10 +1,9 @@
 """Match advice: every move of a position with its probability of winning the match.
 
 The question layer over the match solver (:mod:`pazaak_cli.solve.match_solver`, and its C core
-through
-:func:`pazaak_cli.solve.match_native.make_match_solver`): it checks that the position can occur in a
-match, averages a hidden opponent hand over its possible hands (each solved with both hands
-known), chooses the deck model of the set in progress, and returns an
+through :func:`pazaak_cli.solve.match_native.make_match_solver`): it checks that the position can
+occur in a match, averages a hidden opponent hand over its possible hands (each solved with both
+hands known), chooses the deck model of the set in progress, and returns an
 :class:`~pazaak_cli.solve.solver.Advice` whose moves carry their match-win probability. Against the
 KOTOR I rule (``options.opponent == "kotor"``) the same, solved by
 :mod:`pazaak_cli.solve.match_kotor` (:func:`solve_kotor_match_question`).
