@@ -27,6 +27,8 @@ winning by the ninth card are negative codes, and the memo keys say whose turn i
 
 from __future__ import annotations
 
+import contextlib
+import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -35,10 +37,13 @@ from pazaak_cli.engine.errors import PazaakError
 from pazaak_cli.engine.game import FULL_DECK, MatchState, Side
 from pazaak_cli.engine.position_builder import Question
 from pazaak_cli.engine.rules import MainDeck, Ruleset
+from pazaak_cli.policies.heuristic_rule import heuristic_rule
 from pazaak_cli.policies.kotor_rule import DecisionRule, kotor_rule
 from pazaak_cli.solve.rule_opponent import (
     BUSTS,
+    CompactSide,
     RuleSeat,
+    RuleTurn,
     Seat,
     hand_orders,
 )
@@ -58,6 +63,12 @@ from pazaak_cli.solve.solver import (
     weighted_opponent_hands,
 )
 
+_fastreply: Any = None
+with contextlib.suppress(ImportError):  # the optional C inner loop (setup.py builds it)
+    from pazaak_cli.solve import _fastreply  # type: ignore[attr-defined,no-redef]
+if os.environ.get("PAZAAK_PURE_PYTHON"):  # benchmarks compare the two paths
+    _fastreply = None
+
 Value = tuple[float, float]
 """(equity, p_win) for the advised player."""
 _WIN: Value = (1.0, 1.0)
@@ -74,6 +85,43 @@ STATE_BYTES = 280
 """Bytes a position takes, measured: a search refused at :data:`SEARCH_LIMIT` (the kotor1 first
 move with ±1 ±2 ±3 ±4 a side, on its exact deck, ``--exact``) peaked at 1.13 GB after 101 s:
 the whole process, within the 2 GB every answer keeps to."""
+
+
+NATIVE_RULES: dict[DecisionRule, int] = (
+    {}
+    if _fastreply is None
+    else {kotor_rule: _fastreply.RULE_KOTOR, heuristic_rule: _fastreply.RULE_HEURISTIC}
+)
+"""The rules the C loop decides by itself, line for line as their Python functions."""
+NATIVE_MEMO_ENTRIES = 1 << 22
+"""Positions each of the C loop's three memo tables holds at most (24 bytes each: 288 MiB in
+all); past that it forgets the cheapest (a cache: never wrong, at most slower)."""
+NATIVE_RULE_SIDES = 1_000_000
+"""The rule's sides kept between two hands of an average before they are forgotten (each hand
+adds its own)."""
+
+
+def _tiebreak(side: CompactSide) -> bool:
+    """Whether a side, playing or ended, has its tiebreak."""
+    return bool(side[5] if len(side) == 6 else side[2])
+
+
+def flat_turn(turn: int | RuleTurn) -> list[int]:
+    """The rule's turn after a draw as the C loop reads it (see ``_fastreply.c``): ``[0, code]``
+    when the rules force its end, else its choices with each try's play, each play's place
+    counted from the start."""
+    if isinstance(turn, int):
+        return [0, turn]
+    total, end, stand, tries, plays = turn
+    head = [1, total, end, stand, len(tries), *(x for t in tries for x in (t[0], int(t[1])))]
+    body: list[int] = []
+    starts: list[int] = []
+    for play in plays:
+        starts.append(len(head) + len(plays) + len(body))
+        forced = 0 if play.forced is None else play.forced
+        body += [play.total, int(play.forced is not None), forced, play.end, play.stand]
+        body += [len(play.left), *(x for t in play.left for x in (t[0], int(t[1])))]
+    return head + starts + body
 
 
 class KotorReplySolver:
@@ -96,9 +144,12 @@ class KotorReplySolver:
         fixed_draws: Sequence[int] | None = None,
         budget: int | None = None,
         rule: DecisionRule = kotor_rule,
+        native: bool = True,
     ) -> None:
         """``rule``: the opponent's decision (the KOTOR I rule, or another with its inputs, its
-        hand still read in the KOTOR rule's order)."""
+        hand still read in the KOTOR rule's order). ``native``: with fixed draws and a rule the
+        C loop knows (:data:`NATIVE_RULES`), search in C when it was built (``False``: always
+        in Python, the reference the tests compare it with)."""
         self.ruleset = ruleset
         self.their_sets = their_sets
         self.fixed = tuple(fixed_draws) if fixed_draws is not None else None
@@ -113,8 +164,100 @@ class KotorReplySolver:
         self.states = 0
         """Positions solved so far (before a draw, either player's)."""
         self._trimmed_at = 0
-        self.progress: Callable[[int], None] | None = None
+        self._progress: Callable[[int], None] | None = None
+        self._core: Any = None
+        self._turn_of_placed: dict[Any, int] = {}
+        """The C loop's turn id by the rule's side after its draw (see :meth:`_expand_turn`)."""
+        rule_id = NATIVE_RULES.get(rule)
+        if native and rule_id is not None and self.fixed is not None and budget is None:
+            self._start_core(rule_id)  # (NATIVE_RULES is empty when the C loop is not built)
+
+    # -- the C inner loop ----------------------------------------------------------------------
+
+    def _start_core(self, rule_id: int) -> None:
+        """Hand the search to the C loop (fixed draws, a rule it knows): it asks this solver's
+        seats for each new list of the advised player's turn ends and each new turn of the
+        rule's side, and decides the rule's replies itself."""
+        assert self.fixed is not None
+        total = sum(self.fixed)
+        rules = self.ruleset
+        self._core = _fastreply.Core(
+            [n / total for n in self.fixed],
+            self._expand_mine,
+            self._expand_turn,
+            rule_id,
+            rules.target,
+            rules.sets_to_win,
+            self.their_sets,
+            NATIVE_MEMO_ENTRIES,
+        )
+        self.after_my_turn = self._native_after_my_turn  # type: ignore[method-assign]
+
+    @property
+    def native(self) -> bool:
+        """Whether the C inner loop does the search."""
+        return self._core is not None
+
+    @property
+    def progress(self) -> Callable[[int], None] | None:
         """Called with :attr:`states` every so many positions of a long search."""
+        return self._progress
+
+    @progress.setter
+    def progress(self, progress: Callable[[int], None] | None) -> None:
+        self._progress = progress
+        if self._core is not None:
+            self._core.progress = progress
+
+    def _sync(self) -> None:
+        """Tell the C loop of the sides and lists the seats interned since it last heard."""
+        core = self._core
+        for seat, known, add in (
+            (self.me, core.mine_sides, core.add_mine),
+            (self.opp, core.their_sides, core.add_theirs),
+        ):
+            for side_id in range(known, len(seat.sides)):
+                if side_id >= _fastreply.MAX_IDS:
+                    raise SolverTooLarge(
+                        f"the search needs more than {_fastreply.MAX_IDS:,} distinct sides, "
+                        "more than the C solver can number"
+                    )
+                add(seat.standing[side_id], _tiebreak(seat.sides[side_id]), seat.total[side_id])
+        for codes in self.me.lists[core.lists :]:
+            core.add_list(codes)
+
+    def _expand_mine(self, me: int, drawn: int) -> int:
+        """The C loop's callback: the list of the advised side's turn ends after ``drawn``."""
+        number = self.me.after.get(me * 16 + drawn)
+        if number is None:
+            number = self.me.ends_after_draw(me, drawn)
+        self._sync()
+        self._core.set_list(me, drawn, number)
+        return number
+
+    def _expand_turn(self, opp: int, drawn: int) -> int:
+        """The C loop's callback: the rule side's turn after ``drawn``, flattened, worked out
+        once for every side that draws to the same table (with the draw, where the hand holds
+        a Double, which copies it)."""
+        seat = self.opp
+        side = seat.sides[opp]
+        assert len(side) == 6
+        placed = seat.add(side, drawn, side[2])
+        key = (placed, drawn) if seat.holds_double(placed[2]) else placed
+        found = self._turn_of_placed.get(key)
+        if found is None:
+            turn = seat.turn(opp, drawn)
+            self._sync()
+            found = self._turn_of_placed[key] = self._core.add_turn(flat_turn(turn))
+        self._core.set_turn(opp, drawn, found)
+        return found
+
+    def _native_after_my_turn(self, code: int, opp: int, deck: int) -> Value:
+        self._sync()
+        self.states = int(self._core.solved)
+        result: Value = self._core.after_my_turn(code, opp)
+        self.states = int(self._core.solved)
+        return result
 
     # -- decks and moves ---------------------------------------------------------------------------
 
@@ -243,13 +386,22 @@ class KotorReplySolver:
 
     def watch(self, progress: Callable[[int], None] | None) -> None:
         """Report to ``progress`` from now on, as :meth:`SetSolver.watch
-        <pazaak_cli.solve.solver.SetSolver.watch>` does (the hand-by-hand answers set it)."""
+        <pazaak_cli.solve.solver.SetSolver.watch>` does (the hand-by-hand answers set it), the
+        C loop's searches too."""
         self.progress = progress
 
     def trim(self) -> None:
         """Forget the solved positions once more than :data:`MEMO_LIMIT` were added since the
         last trim (between the hands of an average, whose positions rarely recur): the memory
         stays bounded, the numbers do not change."""
+        if self._core is not None:
+            # the C memo bounds itself (a cache); the rule's sides, which every hand adds to,
+            # are forgotten in both once there are many
+            if len(self.opp.sides) > NATIVE_RULE_SIDES:
+                self.opp.forget_sides()
+                self._core.forget_theirs()
+                self._turn_of_placed.clear()
+            return
         if self.states - self._trimmed_at > MEMO_LIMIT:
             self._my_before.clear()
             self._opp_before.clear()

@@ -297,6 +297,11 @@ class Seat:
         self.plays[hid] = hand_plays(key, self.hand, ordered=self.ordered)
         return hid
 
+    def holds_double(self, hand: int) -> bool:
+        """Whether hand id ``hand`` holds a Double (a turn after a draw then depends on the
+        card drawn, which it copies, not only on the table it leaves)."""
+        return any(play[2] == DOUBLE for play in self.plays[hand])
+
     def sub_hands(self, hand: int) -> list[int]:
         """Every hand ``hand`` can leave after playing cards (itself included)."""
         found: dict[int, None] = {hand: None}

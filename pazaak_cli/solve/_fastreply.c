@@ -1,0 +1,693 @@
+/* The inner loop of pazaak_cli.solve.kotor_reply.KotorReplySolver, in C: the exact best reply,
+ * over one set with fixed draw probabilities, to an opponent that follows a fixed decision rule.
+ *
+ * Python keeps the table's rules: it interns both seats' sides (small integer ids), lists the
+ * advised player's ways to end a turn after a draw (`expand_mine(side, value) -> list id`), and
+ * works out once what the rule's side can do after a draw (`expand_turn(side, value) -> turn id`:
+ * a turn-end code the rules force, or the rule's choices as RuleSeat.turn gives them). The
+ * rule's decision itself is made here, beside the maximising nodes: the KOTOR I rule and the
+ * heuristic player's rule (pazaak_cli/policies), line for line, from the same inputs.
+ *
+ * Values are pairs (equity, p_win) for the advised player. The recursion, its tie rule between
+ * moves (higher equity beyond EPSILON, then higher p_win) and the order of every sum are those of
+ * KotorReplySolver's Python methods, so both give the same numbers to the last bit.
+ */
+#define EPSILON 1e-12
+
+/* The memo (see _core.h): a key is two ids of ID_BITS each, plus one; an entry packs the work it
+ * cost beside its key, and a full window forgets its cheapest entry, so that a table at its bound
+ * is a cache (values are pure functions of their keys: a forgotten one is computed again). */
+#define ID_BITS 24
+#define MAX_ID (((uint32_t)1 << ID_BITS) - 1)
+#define MEMO_KEY_BITS (2 * ID_BITS + 1)
+#define MEMO_WINDOW 8
+#define MEMO_HUGE_PAGES 1
+#include "_core.h"
+
+/* The codes of a turn's end that are not sides (rule_opponent.BUSTS and NINE_WINS). */
+#define BUSTS (-1)
+#define NINE_WINS (-2)
+/* What a rule answers besides a try's index (policies.kotor_rule.KOTOR_END_TURN, KOTOR_STAND). */
+#define END_TURN (-1)
+#define STAND (-2)
+#define NO_STAND (-1)
+/* What the KOTOR rule counts a total over the target as (policies.kotor_rule.BUST). */
+#define RULE_BUST (-1000000)
+
+/* The rules this core can decide by (RULE_NAMES in kotor_reply.py names them). */
+#define RULE_KOTOR 0
+#define RULE_HEURISTIC 1
+
+static inline uint64_t memo_mix(uint64_t key) {
+    key ^= key >> 31;
+    key *= 0x9E3779B97F4A7C15ULL;
+    key ^= key >> 29;
+    return key;
+}
+
+static inline void memo_released(size_t bytes) {
+    (void)bytes;
+}
+
+/* memo_keep, but a table below its bound grows rather than forget an entry of a full window: so
+ * that a search within the bound computes each position once, as the Python one does (the
+ * positions it counts are then the same, and so is what is decided from that count). */
+static inline int keep(Map *m, uint64_t key, double v, double d, uint64_t work) {
+    while (m->cap < m->max_cap && !memo_find(m, key)) {
+        if (memo_resize(m, m->cap * 2) < 0) {
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
+    return memo_keep(m, key, v, d, work);
+}
+
+static inline uint64_t pair_key(int first, int second) {
+    return (((uint64_t)(uint32_t)first << ID_BITS) | (uint32_t)second) + 1;
+}
+
+/* One seat's sides: whether each stands, its total and its tiebreak (a standing side's), and per
+ * (side, value drawn) what Python worked out for it (a list id, or a turn id; -1: not yet). */
+typedef struct {
+    int n, cap;
+    char *standing;
+    int *total;
+    char *tiebreak;
+    int *after;
+} Sides;
+
+/* A turn of the rule's side after a draw, flattened into `data` at its offset:
+ *   forced:  0, code
+ *   choices: 1, total, end, stand, ntries, (total, flexible) * ntries, then where each play
+ *            starts (counted from the turn's own start) * ntries
+ *   a play:  total, forced (0/1), forced code, end, stand, nleft, (total, flexible) * nleft
+ */
+typedef struct {
+    PyObject_HEAD
+    int ndraws;
+    int draw_value[10];
+    double draw_p[10];
+    int rule, target, sets_to_win, their_sets;
+    Sides mine, theirs;
+    /* the advised player's candidate lists */
+    int nlists, caplists;
+    int *list_start, *list_len;
+    int ncodes, capcodes;
+    int *codes;
+    /* the rule's turns, and its replies: per (side, total faced, standing) the ten codes */
+    int nturns, capturns;
+    int *turn_at;
+    int ndata, capdata;
+    int *data;
+    int nrows, caprows;
+    int *rows;
+    Map row_of;
+    Map my_before, my_choice, opp_before;
+    uint64_t solved; /* positions computed before a draw, either player's (as Python counts) */
+    PyObject *expand_mine, *expand_turn;
+    PyObject *progress;
+    int failed;
+} Core;
+
+#define CALLBACKS(X) X(expand_mine) X(expand_turn) X(progress)
+CORE_GC(CALLBACKS)
+
+static void sides_free(Sides *s) {
+    FREE_ALL(s->standing, s->total, s->tiebreak, s->after);
+    memset(s, 0, sizeof(*s));
+}
+
+static int sides_add(Sides *s, int standing, int tiebreak, int total) {
+    if (s->n >= (int)MAX_ID) return fail_status(PyExc_OverflowError, "more sides than the C core's keys can hold");
+    if (s->n == s->cap) {
+        int cap = s->cap ? s->cap * 2 : 1024;
+        if (grow((void **)&s->standing, cap, 1) < 0 || grow((void **)&s->total, cap, sizeof(int)) < 0 ||
+            grow((void **)&s->tiebreak, cap, 1) < 0 || grow((void **)&s->after, cap * 11, sizeof(int)) < 0) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        s->cap = cap;
+    }
+    int id = s->n++;
+    s->standing[id] = (char)standing;
+    s->tiebreak[id] = (char)tiebreak;
+    s->total[id] = total;
+    for (int v = 0; v < 11; v++) s->after[id * 11 + v] = -1;
+    return id;
+}
+
+static void core_dealloc(Core *self) {
+    PyObject_GC_UnTrack(self);
+    core_clear(self);
+    sides_free(&self->mine);
+    sides_free(&self->theirs);
+    FREE_ALL(self->list_start, self->list_len, self->codes, self->turn_at, self->data, self->rows);
+    memo_free(&self->row_of);
+    memo_free(&self->my_before);
+    memo_free(&self->my_choice);
+    memo_free(&self->opp_before);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int core_init(Core *self, PyObject *args, PyObject *kwds) {
+    (void)kwds;
+    PyObject *probabilities, *expand_mine, *expand_turn;
+    int rule, target, sets_to_win, their_sets;
+    Py_ssize_t max_entries = 0; /* per memo table; 0: unbounded */
+    if (!PyArg_ParseTuple(args, "OOOiiii|n", &probabilities, &expand_mine, &expand_turn, &rule,
+                          &target, &sets_to_win, &their_sets, &max_entries))
+        return -1;
+    if (rule != RULE_KOTOR && rule != RULE_HEURISTIC)
+        return fail_status(PyExc_ValueError, "no such rule in the C core");
+    if (!PyCallable_Check(expand_mine) || !PyCallable_Check(expand_turn))
+        return fail_status(PyExc_TypeError, "expand_mine and expand_turn must be callable");
+    if (read_probabilities(probabilities, &self->ndraws, self->draw_value, self->draw_p) < 0)
+        return -1;
+    size_t max_cap = (size_t)1 << 62;
+    if (max_entries > 0) {
+        max_cap = 1 << 10; /* the largest power of two within the bound (at least 1024) */
+        while (max_cap * 2 <= (size_t)max_entries) max_cap *= 2;
+    }
+    self->rule = rule;
+    self->target = target;
+    self->sets_to_win = sets_to_win;
+    self->their_sets = their_sets;
+    Py_INCREF(expand_mine);
+    Py_XSETREF(self->expand_mine, expand_mine);
+    Py_INCREF(expand_turn);
+    Py_XSETREF(self->expand_turn, expand_turn);
+    Map *maps[] = {&self->my_before, &self->my_choice, &self->opp_before};
+    for (int i = 0; i < 3; i++) {
+        memo_free(maps[i]);
+        if (memo_init(maps[i], 1 << 12, max_cap) < 0) {
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
+    memo_free(&self->row_of);
+    if (memo_init(&self->row_of, 1 << 12, (size_t)1 << 62) < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
+}
+
+/* -- what Python adds ------------------------------------------------------------------------- */
+
+static PyObject *add_side(Sides *sides, PyObject *args) {
+    int standing, tiebreak, total;
+    if (!PyArg_ParseTuple(args, "ppi", &standing, &tiebreak, &total)) return NULL;
+    int id = sides_add(sides, standing, tiebreak, total);
+    return id < 0 ? NULL : PyLong_FromLong(id);
+}
+
+PyDoc_STRVAR(core_add_mine_doc, "add_mine(standing, tiebreak, total) -> the advised player's next side id");
+static PyObject *core_add_mine(Core *self, PyObject *args) {
+    return add_side(&self->mine, args);
+}
+
+PyDoc_STRVAR(core_add_theirs_doc, "add_theirs(standing, tiebreak, total) -> the rule's next side id");
+static PyObject *core_add_theirs(Core *self, PyObject *args) {
+    return add_side(&self->theirs, args);
+}
+
+PyDoc_STRVAR(core_add_list_doc, "add_list(codes) -> the advised player's next candidate list id");
+static PyObject *core_add_list(Core *self, PyObject *args) {
+    PyObject *seq = sequence_argument(args, "codes must be a sequence");
+    if (!seq) return NULL;
+    if (self->nlists >= (int)MAX_ID)
+        return fail_releasing(seq, PyExc_OverflowError, "more candidate lists than the C core's keys can hold");
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    if (self->nlists == self->caplists) {
+        int cap = self->caplists ? self->caplists * 2 : 1024;
+        if (grow((void **)&self->list_start, cap, sizeof(int)) < 0 ||
+            grow((void **)&self->list_len, cap, sizeof(int)) < 0) {
+            Py_DECREF(seq);
+            return PyErr_NoMemory();
+        }
+        self->caplists = cap;
+    }
+    if (codes_room(&self->codes, self->ncodes, &self->capcodes, n) < 0) {
+        Py_DECREF(seq);
+        return NULL;
+    }
+    int start = self->ncodes;
+    int read = codes_read(seq, self->codes, &self->ncodes, -1);
+    Py_DECREF(seq);
+    if (read < 0) return NULL;
+    int id = self->nlists++;
+    self->list_start[id] = start;
+    self->list_len[id] = (int)n;
+    return PyLong_FromLong(id);
+}
+
+PyDoc_STRVAR(core_set_list_doc, "set_list(side, value, list): the advised side's candidate list after drawing value");
+static PyObject *core_set_list(Core *self, PyObject *args) {
+    int side, value, list;
+    if (!PyArg_ParseTuple(args, "iii", &side, &value, &list)) return NULL;
+    if (side < 0 || side >= self->mine.n || value < 1 || value > 10 || list < 0 || list >= self->nlists)
+        return fail(PyExc_IndexError, "no such side, value or list");
+    self->mine.after[side * 11 + value] = list;
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(core_add_turn_doc,
+             "add_turn(data) -> turn id: a turn of the rule's side after a draw, flattened (see "
+             "_fastreply.c)");
+static PyObject *core_add_turn(Core *self, PyObject *args) {
+    PyObject *seq = sequence_argument(args, "a turn is a sequence of ints");
+    if (!seq) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    if (n < 2) return fail_releasing(seq, PyExc_ValueError, "a turn holds at least two ints");
+    if (codes_room(&self->data, self->ndata, &self->capdata, n) < 0 ||
+        codes_room(&self->turn_at, self->nturns, &self->capturns, 1) < 0) {
+        Py_DECREF(seq);
+        return NULL;
+    }
+    int start = self->ndata;
+    int read = codes_read(seq, self->data, &self->ndata, -1);
+    Py_DECREF(seq);
+    if (read < 0) {
+        self->ndata = start;
+        return NULL;
+    }
+    int id = self->nturns++;
+    self->turn_at[id] = start;
+    return PyLong_FromLong(id);
+}
+
+PyDoc_STRVAR(core_set_turn_doc, "set_turn(side, value, turn): the rule side's turn after drawing value");
+static PyObject *core_set_turn(Core *self, PyObject *args) {
+    int side, value, turn;
+    if (!PyArg_ParseTuple(args, "iii", &side, &value, &turn)) return NULL;
+    if (side < 0 || side >= self->theirs.n || value < 1 || value > 10 || turn < 0 || turn >= self->nturns)
+        return fail(PyExc_IndexError, "no such side, value or turn");
+    self->theirs.after[side * 11 + value] = turn;
+    Py_RETURN_NONE;
+}
+
+/* -- the rules' decisions (policies/kotor_rule.py, policies/heuristic_rule.py) ---------------- */
+
+/* Best-up (and the try reaching it, -1 if none improves) and best-down of the KOTOR rule, over
+ * `n` tries given as (total, flexible) pairs. */
+static void kotor_best_cards(int mine, int target, const int *tries, int n, int *best_up, int *up,
+                             int *best_down) {
+    if (mine > target) mine = RULE_BUST;
+    int bu = mine, bd = mine, index = -1, up_flexible = 0;
+    for (int i = 0; i < n; i++) {
+        int total = tries[2 * i], flexible = tries[2 * i + 1];
+        if (total > target) continue;
+        if (total > bu || (total == bu && up_flexible)) {
+            bu = total;
+            index = i;
+            up_flexible = flexible;
+        }
+        if (total < bd) bd = total;
+    }
+    *best_up = bu;
+    *up = index;
+    *best_down = bd;
+}
+
+static int kotor_step4(int mine, int theirs, int they_stand, int best_down, int target) {
+    if (they_stand && mine < theirs) return END_TURN;
+    if (mine < target - 2 && best_down < target - 4) return END_TURN;
+    return STAND;
+}
+
+static int kotor_decide(const Core *self, int mine, int theirs, int they_stand, const int *tries,
+                        int n, int played) {
+    int target = self->target, raw = mine;
+    if (mine > target) mine = RULE_BUST;
+    if (theirs > target) {
+        theirs = RULE_BUST;
+        they_stand = 1;
+    }
+    int best_up, up, best_down;
+    kotor_best_cards(raw, target, tries, n, &best_up, &up, &best_down);
+    if (played) return kotor_step4(mine, theirs, they_stand, best_down, target);
+    if (they_stand && theirs < mine) return STAND; /* step 1 */
+    if (up >= 0 && theirs <= best_up && best_up >= target - 2 &&
+        (best_up == target || (best_up == target - 1 && best_down >= target - 8) ||
+         best_down >= target - 6))
+        return up; /* step 2 */
+    if (raw > target) { /* step 3 */
+        if (self->their_sets < self->sets_to_win - 1 && theirs >= target - 2 && best_up < theirs)
+            return END_TURN;
+        if (up >= 0) return up;
+    }
+    return kotor_step4(mine, theirs, they_stand, best_down, target);
+}
+
+/* The heuristic's try for `total`: the first fixed-sign card reaching it, else the first ± card
+ * (-1: none reaches it). */
+static int first_reaching(const int *tries, int n, int total) {
+    int found = -1;
+    for (int i = 0; i < n; i++) {
+        if (tries[2 * i] != total) continue;
+        if (found < 0 || (tries[2 * found + 1] && !tries[2 * i + 1])) found = i;
+    }
+    return found;
+}
+
+/* The heuristic's try leaving the highest total in (above, target], or -1. */
+static int highest_reaching(const int *tries, int n, int above, int target) {
+    int best = -1;
+    for (int i = 0; i < n; i++) {
+        int total = tries[2 * i];
+        if (total > above && total <= target && (best < 0 || total > tries[2 * best])) best = i;
+    }
+    return best < 0 ? -1 : first_reaching(tries, n, tries[2 * best]);
+}
+
+static int heuristic_decide(const Core *self, int mine, int theirs, int they_stand, const int *tries,
+                            int n, int played) {
+    int target = self->target;
+    if (!played) {
+        int exact = first_reaching(tries, n, target);
+        if (exact >= 0) return exact;
+        if (mine > target) {
+            int rescue = highest_reaching(tries, n, RULE_BUST, target);
+            return rescue < 0 ? END_TURN : rescue;
+        }
+        if (they_stand && mine <= theirs) {
+            int passing = highest_reaching(tries, n, theirs, target);
+            if (passing >= 0) return passing;
+        }
+    }
+    if (mine > target) return END_TURN;
+    if (they_stand) {
+        if (mine > theirs) return STAND;
+        if (mine < theirs) return END_TURN;
+    }
+    return mine >= target - 2 ? STAND : END_TURN;
+}
+
+static inline int decide(const Core *self, int mine, int theirs, int they_stand, const int *tries,
+                         int n, int played) {
+    if (self->rule == RULE_HEURISTIC)
+        return heuristic_decide(self, mine, theirs, they_stand, tries, n, played);
+    return kotor_decide(self, mine, theirs, they_stand, tries, n, played);
+}
+
+/* -- the rule's replies ------------------------------------------------------------------------ */
+
+/* The turn-end code the rule reaches from its side `opp` after drawing `value`, facing the
+ * advised player's total `theirs` (standing or not), as RuleSeat.reply; -2 on failure. */
+static int reply(Core *self, int opp, int value, int theirs, int they_stand) {
+    int turn = self->theirs.after[opp * 11 + value];
+    if (turn < 0) {
+        PyObject *result = PyObject_CallFunction(self->expand_turn, "ii", opp, value);
+        if (!result) return -2;
+        long id = PyLong_AsLong(result);
+        Py_DECREF(result);
+        if (id < 0 || id >= self->nturns) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "expand_turn returned no turn");
+            return -2;
+        }
+        turn = (int)id;
+    }
+    const int *t = self->data + self->turn_at[turn];
+    if (t[0] == 0) return t[1];
+    int total = t[1], end = t[2], stand = t[3], ntries = t[4];
+    const int *tries = t + 5;
+    int choice = decide(self, total, theirs, they_stand, tries, ntries, 0);
+    if (choice == END_TURN) return end;
+    if (choice == STAND) return stand;
+    const int *play = t + t[5 + 2 * ntries + choice];
+    if (play[1]) return play[2];
+    int then = decide(self, play[0], theirs, they_stand, play + 6, play[5], 1);
+    return then == END_TURN ? play[3] : play[4];
+}
+
+/* The rule's ten codes (index 1..10) from `opp` facing (theirs, they_stand); NULL on failure. */
+static const int *replies(Core *self, int opp, int theirs, int they_stand) {
+    uint64_t key = (((((uint64_t)(uint32_t)opp << 12) | (uint32_t)(theirs + 1024)) << 1) | (uint64_t)they_stand) + 1;
+    double found, unused;
+    if (memo_read(&self->row_of, key, &found, &unused)) return self->rows + (size_t)found * 11;
+    int codes[11] = {0};
+    for (int i = 0; i < self->ndraws; i++) {
+        int value = self->draw_value[i];
+        int code = reply(self, opp, value, theirs, they_stand);
+        if (code == -2 && PyErr_Occurred()) return NULL;
+        codes[value] = code;
+    }
+    if (self->nrows == self->caprows) {
+        int cap = self->caprows ? self->caprows * 2 : 1024;
+        if (grow((void **)&self->rows, cap * 11, sizeof(int)) < 0) {
+            PyErr_NoMemory();
+            return NULL;
+        }
+        self->caprows = cap;
+    }
+    int row = self->nrows++;
+    memcpy(self->rows + (size_t)row * 11, codes, sizeof(codes));
+    if (keep(&self->row_of, key, (double)row, 0.0, 0) < 0) return NULL;
+    return self->rows + (size_t)row * 11;
+}
+
+/* -- the recursion (KotorReplySolver.my_before_draw, opp_before_draw, after_my_turn) ----------- */
+
+static void opp_before(Core *self, int me, int opp, double *e, double *w);
+
+/* Both stand: the higher total wins; equal totals go to a lone tiebreaker. */
+static inline void judge(const Core *self, int me, int opp, double *e, double *w) {
+    int a = self->mine.total[me], b = self->theirs.total[opp];
+    if (a != b) {
+        *e = a > b ? 1.0 : -1.0;
+        *w = a > b ? 1.0 : 0.0;
+    } else if (self->mine.tiebreak[me] != self->theirs.tiebreak[opp]) {
+        *e = self->mine.tiebreak[me] ? 1.0 : -1.0;
+        *w = self->mine.tiebreak[me] ? 1.0 : 0.0;
+    } else {
+        *e = 0.0;
+        *w = 0.0;
+    }
+}
+
+static int count_position(Core *self) {
+    if (count_solved(&self->solved, self->progress) < 0) {
+        self->failed = 1;
+        return -1;
+    }
+    return 0;
+}
+
+static void my_before(Core *self, int me, int opp, double *e, double *w) {
+    uint64_t key = pair_key(me, opp);
+    if (memo_read(&self->my_before, key, e, w)) return;
+    uint64_t started = self->solved;
+    if (count_position(self) < 0) return;
+    int opp_stands = self->theirs.standing[opp];
+    double equity = 0.0, p_win = 0.0;
+    for (int i = 0; i < self->ndraws; i++) {
+        int value = self->draw_value[i];
+        int list = self->mine.after[me * 11 + value];
+        if (list < 0 && (list = call_expand(self->expand_mine, me, value, &self->nlists)) < 0) {
+            self->failed = 1;
+            return;
+        }
+        uint64_t choice_key = pair_key(list, opp);
+        double be, bw;
+        if (!memo_read(&self->my_choice, choice_key, &be, &bw)) {
+            uint64_t choice_started = self->solved;
+            be = -1.0;
+            bw = 0.0;
+            int start = self->list_start[list], len = self->list_len[list];
+            for (int k = 0; k < len; k++) {
+                int code = self->codes[start + k];
+                double ce, cw;
+                if (code < 0) {
+                    ce = code == BUSTS ? -1.0 : 1.0;
+                    cw = code == BUSTS ? 0.0 : 1.0;
+                } else if (opp_stands && self->mine.standing[code]) {
+                    judge(self, code, opp, &ce, &cw);
+                } else {
+                    if (opp_stands)
+                        my_before(self, code, opp, &ce, &cw);
+                    else
+                        opp_before(self, code, opp, &ce, &cw);
+                    if (self->failed) return;
+                }
+                if (ce > be + EPSILON || (ce > be - EPSILON && cw > bw)) {
+                    be = ce;
+                    bw = cw;
+                    if (be >= 1.0 - EPSILON) break; /* a certain win cannot be beaten */
+                }
+            }
+            if (keep(&self->my_choice, choice_key, be, bw, self->solved - choice_started) < 0) {
+                self->failed = 1;
+                return;
+            }
+        }
+        equity += self->draw_p[i] * be;
+        p_win += self->draw_p[i] * bw;
+    }
+    if (keep(&self->my_before, key, equity, p_win, self->solved - started) < 0) {
+        self->failed = 1;
+        return;
+    }
+    *e = equity;
+    *w = p_win;
+}
+
+static void opp_before(Core *self, int me, int opp, double *e, double *w) {
+    uint64_t key = pair_key(me, opp);
+    if (memo_read(&self->opp_before, key, e, w)) return;
+    uint64_t started = self->solved;
+    if (count_position(self) < 0) return;
+    int they_stand = self->mine.standing[me];
+    const int *row = replies(self, opp, self->mine.total[me], they_stand);
+    if (!row) {
+        self->failed = 1;
+        return;
+    }
+    int codes[11];
+    memcpy(codes, row, sizeof(codes)); /* (the rows may move as the recursion adds some) */
+    double equity = 0.0, p_win = 0.0;
+    for (int i = 0; i < self->ndraws; i++) {
+        int code = codes[self->draw_value[i]];
+        double ce, cw;
+        if (code < 0) {
+            ce = code == BUSTS ? 1.0 : -1.0;
+            cw = code == BUSTS ? 1.0 : 0.0;
+        } else if (they_stand && self->theirs.standing[code]) {
+            judge(self, me, code, &ce, &cw);
+        } else {
+            if (they_stand)
+                opp_before(self, me, code, &ce, &cw);
+            else
+                my_before(self, me, code, &ce, &cw);
+            if (self->failed) return;
+        }
+        equity += self->draw_p[i] * ce;
+        p_win += self->draw_p[i] * cw;
+    }
+    if (keep(&self->opp_before, key, equity, p_win, self->solved - started) < 0) {
+        self->failed = 1;
+        return;
+    }
+    *e = equity;
+    *w = p_win;
+}
+
+PyDoc_STRVAR(core_after_my_turn_doc,
+             "after_my_turn(code, opp) -> (equity, p_win) once the advised player's turn ended as code");
+static PyObject *core_after_my_turn(Core *self, PyObject *args) {
+    int code, opp;
+    if (!PyArg_ParseTuple(args, "ii", &code, &opp)) return NULL;
+    if (opp < 0 || opp >= self->theirs.n || code >= self->mine.n || code < NINE_WINS)
+        return fail(PyExc_IndexError, "no such side");
+    double e = 0.0, w = 0.0;
+    self->failed = 0;
+    if (code < 0) {
+        e = code == BUSTS ? -1.0 : 1.0;
+        w = code == BUSTS ? 0.0 : 1.0;
+    } else if (self->theirs.standing[opp]) {
+        if (self->mine.standing[code])
+            judge(self, code, opp, &e, &w);
+        else
+            my_before(self, code, opp, &e, &w);
+    } else {
+        opp_before(self, code, opp, &e, &w);
+    }
+    if (self->failed) return NULL;
+    return Py_BuildValue("(dd)", e, w);
+}
+
+PyDoc_STRVAR(core_decide_doc,
+             "decide(mine, theirs, they_stand, tries, played) -> the rule's choice: a try's index, "
+             "-1 end the turn, -2 stand (the rule's own inputs; for the tests)");
+static PyObject *core_decide(Core *self, PyObject *args) {
+    int mine, theirs, they_stand, played;
+    PyObject *items;
+    if (!PyArg_ParseTuple(args, "iipOp", &mine, &theirs, &they_stand, &items, &played)) return NULL;
+    PyObject *seq = PySequence_Fast(items, "tries must be a sequence");
+    if (!seq) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    int *tries = malloc(sizeof(int) * (size_t)(2 * n + 1));
+    if (!tries) {
+        Py_DECREF(seq);
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int total, flexible;
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, i), "ip", &total, &flexible)) {
+            free(tries);
+            Py_DECREF(seq);
+            return NULL;
+        }
+        tries[2 * i] = total;
+        tries[2 * i + 1] = flexible;
+    }
+    Py_DECREF(seq);
+    int choice = decide(self, mine, theirs, they_stand, tries, (int)n, played);
+    free(tries);
+    return PyLong_FromLong(choice);
+}
+
+PyDoc_STRVAR(core_forget_theirs_doc,
+             "forget_theirs(): drop the rule's sides, turns and replies, and every value (keyed by them)");
+static PyObject *core_forget_theirs(Core *self, PyObject *unused) {
+    (void)unused;
+    self->theirs.n = 0;
+    self->nturns = self->ndata = self->nrows = 0;
+    memo_clear(&self->row_of);
+    memo_clear(&self->my_before);
+    memo_clear(&self->my_choice);
+    memo_clear(&self->opp_before);
+    Py_RETURN_NONE;
+}
+
+static PyObject *core_get_solved(Core *self, void *closure) {
+    (void)closure;
+    return PyLong_FromUnsignedLongLong(self->solved);
+}
+
+static PyObject *core_get_replaced(Core *self, void *closure) {
+    (void)closure;
+    return PyLong_FromSize_t(self->my_before.replaced + self->my_choice.replaced + self->opp_before.replaced);
+}
+
+static PyObject *core_get_memo_bytes(Core *self, void *closure) {
+    (void)closure;
+    return PyLong_FromSize_t((self->my_before.cap + self->my_choice.cap + self->opp_before.cap) * sizeof(Entry));
+}
+
+static PyObject *core_get_count(Core *self, void *closure) {
+    return PyLong_FromLong(*(int *)((char *)self + (Py_ssize_t)closure));
+}
+
+static PyGetSetDef core_getset[] = {
+    GETTER(solved, "positions computed before a draw so far (again if forgotten)"),
+    GETTER(replaced, "memo entries forgotten to bound the memory"),
+    GETTER(memo_bytes, "bytes the three memo tables take now"),
+    COUNT(mine_sides, mine.n, "the advised player's sides added"),
+    COUNT(their_sides, theirs.n, "the rule's sides added"),
+    COUNT(lists, nlists, "candidate lists added"),
+    PROGRESS_ATTRIBUTE("progress(solved) is called every so many positions in a long search (or None)"),
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyMethodDef core_methods[] = {
+    METHOD(add_mine, VARARGS),      METHOD(add_theirs, VARARGS),   METHOD(add_list, VARARGS),
+    METHOD(set_list, VARARGS),      METHOD(add_turn, VARARGS),     METHOD(set_turn, VARARGS),     METHOD(after_my_turn, VARARGS),
+    METHOD(decide, VARARGS),        METHOD(forget_theirs, NOARGS), {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject CoreType =
+    CORE_TYPE("pazaak_cli.solve._fastreply.Core",
+              "The memoised best reply over a set to a fixed rule, fixed draw probabilities (see kotor_reply.py).");
+
+static struct PyModuleDef module = CORE_MODULE(
+    "_fastreply",
+    "The optional C inner loop of pazaak_cli.solve.kotor_reply (pure Python is used without it).");
+
+PyMODINIT_FUNC PyInit__fastreply(void) {
+    PyObject *m = core_module(&module, &CoreType);
+    if (m && (PyModule_AddIntConstant(m, "MAX_IDS", (long)MAX_ID) < 0 ||
+              PyModule_AddIntConstant(m, "RULE_KOTOR", RULE_KOTOR) < 0 ||
+              PyModule_AddIntConstant(m, "RULE_HEURISTIC", RULE_HEURISTIC) < 0))
+        Py_CLEAR(m);
+    return m;
+}
