@@ -41,14 +41,9 @@ PRIORS = {
 
 def _core(rule: DecisionRule, spec: str, their_sets: int) -> Any:
     rules = parse_ruleset(spec)
+    shape = (rules.target, rules.sets_to_win, rules.table_size, False, True, False)
     return _fastreply.Core(
-        [0.1] * 10,
-        lambda *_: 0,
-        lambda *_: 0,
-        kotor_reply.NATIVE_RULES[rule],
-        rules.target,
-        rules.sets_to_win,
-        their_sets,
+        [0.1] * 10, lambda *_: 0, kotor_reply.NATIVE_RULES[rule], shape, their_sets
     )
 
 
@@ -121,6 +116,9 @@ def _moves(advice: Advice) -> list[tuple[str, float, float]]:
         ("kotor1", "kotor", True, 4),
         ("kotor2", "kotor", True, 5),
         ("kotor2/main-deck=infinite", "heuristic", True, 6),
+        ("kotor2/main-deck=infinite,flip-targets=positive-only,nine-cards=win", "kotor", False, 7),
+        ("kotor2/main-deck=infinite,tiebreaker=any-played,table-size=5", "kotor", False, 8),
+        ("kotor2/main-deck=infinite,target=30", "heuristic", False, 9),
     ],
 )
 def test_the_search_in_c_gives_the_numbers_of_the_python_search(

@@ -1,12 +1,14 @@
 /* The inner loop of pazaak_cli.solve.kotor_reply.KotorReplySolver, in C: the exact best reply,
  * over one set with fixed draw probabilities, to an opponent that follows a fixed decision rule.
  *
- * Python keeps the table's rules: it interns both seats' sides (small integer ids), lists the
- * advised player's ways to end a turn after a draw (`expand_mine(side, value) -> list id`), and
- * works out once what the rule's side can do after a draw (`expand_turn(side, value) -> turn id`:
- * a turn-end code the rules force, or the rule's choices as RuleSeat.turn gives them). The
- * rule's decision itself is made here, beside the maximising nodes: the KOTOR I rule and the
- * heuristic player's rule (pazaak_cli/policies), line for line, from the same inputs.
+ * Python keeps the advised player's seat: it interns his sides (small integer ids) and lists his
+ * ways to end a turn after a draw (`expand_mine(side, value) -> list id`). The rule's seat is
+ * here whole, beside the maximising nodes: its hands come from Python once (each with the plays
+ * the rule tries, in its order, and what placing a card needs to know of the hand left), and
+ * this module places its cards on the compact side (solver.place_card, place_flip), interns its
+ * sides, works out its turn after each draw (rule_opponent.RuleSeat.turn) and makes the rule's
+ * decision: the KOTOR I rule and the heuristic player's rule (pazaak_cli/policies), line for
+ * line, from the same inputs.
  *
  * Values are pairs (equity, p_win) for the advised player. The recursion, its tie rule between
  * moves (higher equity beyond EPSILON, then higher p_win) and the order of every sum are those of
@@ -33,6 +35,17 @@
 #define NO_STAND (-1)
 /* What the KOTOR rule counts a total over the target as (policies.kotor_rule.BUST). */
 #define RULE_BUST (-1000000)
+
+/* How a hand card is played (solver.PLAIN, FLIP24, FLIP36, DOUBLE, TIEBREAKER). */
+#define PLAIN 0
+#define FLIP24 1
+#define FLIP36 2
+#define DOUBLE 3
+#define TIEBREAKER 4
+/* A hand's plays are (value, kind, hand left, flexible). */
+#define PLAY_INTS 4
+/* Hand ids fit in this many bits of a side's packed key. */
+#define HAND_BITS 18
 
 /* The rules this core can decide by (RULE_NAMES in kotor_reply.py names them). */
 #define RULE_KOTOR 0
@@ -76,6 +89,12 @@ typedef struct {
     int *after;
 } Sides;
 
+/* A side of the rule's seat still playing: solver.py's compact (total, cards, hand, f24, f36,
+ * tiebreak). */
+typedef struct {
+    int total, cards, hand, f24, f36, tiebreak;
+} Playing;
+
 /* A turn of the rule's side after a draw, flattened into `data` at its offset:
  *   forced:  0, code
  *   choices: 1, total, end, stand, ntries, (total, flexible) * ntries, then where each play
@@ -88,7 +107,16 @@ typedef struct {
     int draw_value[10];
     double draw_p[10];
     int rule, target, sets_to_win, their_sets;
+    int size, nine_win, flip_all, any_tiebreak;
     Sides mine, theirs;
+    Playing *playing; /* the rule's sides as placed (a standing side's: its total, tiebreak) */
+    int capplaying;
+    Map side_of;      /* a rule side's packed key -> its id */
+    /* the rule's hands: what placing a card needs to know of each, and its plays */
+    int nhands, caphands;
+    int *flip24, *flip36, *slack, *plays_at, *nplays;
+    int nplayints, capplayints;
+    int *play_ints;
     /* the advised player's candidate lists */
     int nlists, caplists;
     int *list_start, *list_len;
@@ -104,12 +132,12 @@ typedef struct {
     Map row_of;
     Map my_before, my_choice, opp_before;
     uint64_t solved; /* positions computed before a draw, either player's (as Python counts) */
-    PyObject *expand_mine, *expand_turn;
+    PyObject *expand_mine;
     PyObject *progress;
     int failed;
 } Core;
 
-#define CALLBACKS(X) X(expand_mine) X(expand_turn) X(progress)
+#define CALLBACKS(X) X(expand_mine) X(progress)
 CORE_GC(CALLBACKS)
 
 static void sides_free(Sides *s) {
@@ -141,8 +169,11 @@ static void core_dealloc(Core *self) {
     core_clear(self);
     sides_free(&self->mine);
     sides_free(&self->theirs);
-    FREE_ALL(self->list_start, self->list_len, self->codes, self->turn_at, self->data, self->rows);
+    FREE_ALL(self->list_start, self->list_len, self->codes, self->turn_at, self->data, self->rows,
+             self->playing, self->flip24, self->flip36, self->slack, self->plays_at, self->nplays,
+             self->play_ints);
     memo_free(&self->row_of);
+    memo_free(&self->side_of);
     memo_free(&self->my_before);
     memo_free(&self->my_choice);
     memo_free(&self->opp_before);
@@ -151,16 +182,21 @@ static void core_dealloc(Core *self) {
 
 static int core_init(Core *self, PyObject *args, PyObject *kwds) {
     (void)kwds;
-    PyObject *probabilities, *expand_mine, *expand_turn;
-    int rule, target, sets_to_win, their_sets;
+    PyObject *probabilities, *expand_mine, *rules;
+    int rule, their_sets;
     Py_ssize_t max_entries = 0; /* per memo table; 0: unbounded */
-    if (!PyArg_ParseTuple(args, "OOOiiii|n", &probabilities, &expand_mine, &expand_turn, &rule,
-                          &target, &sets_to_win, &their_sets, &max_entries))
+    if (!PyArg_ParseTuple(args, "OOiOi|n", &probabilities, &expand_mine, &rule, &rules,
+                          &their_sets, &max_entries))
         return -1;
     if (rule != RULE_KOTOR && rule != RULE_HEURISTIC)
         return fail_status(PyExc_ValueError, "no such rule in the C core");
-    if (!PyCallable_Check(expand_mine) || !PyCallable_Check(expand_turn))
-        return fail_status(PyExc_TypeError, "expand_mine and expand_turn must be callable");
+    if (!PyCallable_Check(expand_mine))
+        return fail_status(PyExc_TypeError, "expand_mine must be callable");
+    /* the ruleset: (target, sets to win, table size, nine cards win, flips turn every sign,
+     * any tiebreaker played counts) */
+    if (!PyArg_ParseTuple(rules, "iiippp", &self->target, &self->sets_to_win, &self->size,
+                          &self->nine_win, &self->flip_all, &self->any_tiebreak))
+        return -1;
     if (read_probabilities(probabilities, &self->ndraws, self->draw_value, self->draw_p) < 0)
         return -1;
     size_t max_cap = (size_t)1 << 62;
@@ -169,13 +205,9 @@ static int core_init(Core *self, PyObject *args, PyObject *kwds) {
         while (max_cap * 2 <= (size_t)max_entries) max_cap *= 2;
     }
     self->rule = rule;
-    self->target = target;
-    self->sets_to_win = sets_to_win;
     self->their_sets = their_sets;
     Py_INCREF(expand_mine);
     Py_XSETREF(self->expand_mine, expand_mine);
-    Py_INCREF(expand_turn);
-    Py_XSETREF(self->expand_turn, expand_turn);
     Map *maps[] = {&self->my_before, &self->my_choice, &self->opp_before};
     for (int i = 0; i < 3; i++) {
         memo_free(maps[i]);
@@ -183,6 +215,11 @@ static int core_init(Core *self, PyObject *args, PyObject *kwds) {
             PyErr_NoMemory();
             return -1;
         }
+    }
+    memo_free(&self->side_of);
+    if (memo_init(&self->side_of, 1 << 12, (size_t)1 << 62) < 0) {
+        PyErr_NoMemory();
+        return -1;
     }
     memo_free(&self->row_of);
     if (memo_init(&self->row_of, 1 << 12, (size_t)1 << 62) < 0) {
@@ -204,11 +241,6 @@ static PyObject *add_side(Sides *sides, PyObject *args) {
 PyDoc_STRVAR(core_add_mine_doc, "add_mine(standing, tiebreak, total) -> the advised player's next side id");
 static PyObject *core_add_mine(Core *self, PyObject *args) {
     return add_side(&self->mine, args);
-}
-
-PyDoc_STRVAR(core_add_theirs_doc, "add_theirs(standing, tiebreak, total) -> the rule's next side id");
-static PyObject *core_add_theirs(Core *self, PyObject *args) {
-    return add_side(&self->theirs, args);
 }
 
 PyDoc_STRVAR(core_add_list_doc, "add_list(codes) -> the advised player's next candidate list id");
@@ -251,39 +283,231 @@ static PyObject *core_set_list(Core *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-PyDoc_STRVAR(core_add_turn_doc,
-             "add_turn(data) -> turn id: a turn of the rule's side after a draw, flattened (see "
-             "_fastreply.c)");
-static PyObject *core_add_turn(Core *self, PyObject *args) {
-    PyObject *seq = sequence_argument(args, "a turn is a sequence of ints");
+PyDoc_STRVAR(core_add_hand_doc,
+             "add_hand(flip24, flip36, slack, plays) -> the rule's next hand id; plays: (value, "
+             "kind, hand left, flexible) for each try, in the rule's order");
+static PyObject *core_add_hand(Core *self, PyObject *args) {
+    int flip24, flip36, slack;
+    PyObject *items;
+    if (!PyArg_ParseTuple(args, "ppiO", &flip24, &flip36, &slack, &items)) return NULL;
+    if (self->nhands >= (1 << HAND_BITS) - 1)
+        return fail(PyExc_OverflowError, "more hands than the C core's keys can hold");
+    PyObject *seq = PySequence_Fast(items, "plays must be a sequence");
     if (!seq) return NULL;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-    if (n < 2) return fail_releasing(seq, PyExc_ValueError, "a turn holds at least two ints");
-    if (codes_room(&self->data, self->ndata, &self->capdata, n) < 0 ||
-        codes_room(&self->turn_at, self->nturns, &self->capturns, 1) < 0) {
+    if (self->nhands == self->caphands) {
+        int cap = self->caphands ? self->caphands * 2 : 256;
+        if (grow((void **)&self->flip24, cap, sizeof(int)) < 0 ||
+            grow((void **)&self->flip36, cap, sizeof(int)) < 0 ||
+            grow((void **)&self->slack, cap, sizeof(int)) < 0 ||
+            grow((void **)&self->plays_at, cap, sizeof(int)) < 0 ||
+            grow((void **)&self->nplays, cap, sizeof(int)) < 0) {
+            Py_DECREF(seq);
+            return PyErr_NoMemory();
+        }
+        self->caphands = cap;
+    }
+    if (codes_room(&self->play_ints, self->nplayints, &self->capplayints, n * PLAY_INTS) < 0) {
         Py_DECREF(seq);
         return NULL;
     }
-    int start = self->ndata;
-    int read = codes_read(seq, self->data, &self->ndata, -1);
-    Py_DECREF(seq);
-    if (read < 0) {
-        self->ndata = start;
-        return NULL;
+    int start = self->nplayints;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int *play = self->play_ints + start + i * PLAY_INTS;
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, i), "iiip", &play[0], &play[1],
+                              &play[2], &play[3])) {
+            Py_DECREF(seq);
+            return NULL;
+        }
+        if (play[1] < PLAIN || play[1] > TIEBREAKER || play[2] < 0 ||
+            play[2] >= (1 << HAND_BITS) - 1) {
+            Py_DECREF(seq);
+            return fail(PyExc_ValueError, "a play names no kind or no hand");
+        }
     }
-    int id = self->nturns++;
-    self->turn_at[id] = start;
+    Py_DECREF(seq);
+    self->nplayints = start + (int)n * PLAY_INTS;
+    int id = self->nhands++;
+    self->flip24[id] = flip24;
+    self->flip36[id] = flip36;
+    self->slack[id] = slack;
+    self->plays_at[id] = start;
+    self->nplays[id] = (int)n;
     return PyLong_FromLong(id);
 }
 
-PyDoc_STRVAR(core_set_turn_doc, "set_turn(side, value, turn): the rule side's turn after drawing value");
-static PyObject *core_set_turn(Core *self, PyObject *args) {
-    int side, value, turn;
-    if (!PyArg_ParseTuple(args, "iii", &side, &value, &turn)) return NULL;
-    if (side < 0 || side >= self->theirs.n || value < 1 || value > 10 || turn < 0 || turn >= self->nturns)
-        return fail(PyExc_IndexError, "no such side, value or turn");
-    self->theirs.after[side * 11 + value] = turn;
-    Py_RETURN_NONE;
+/* -- the rule's seat: its sides, its cards placed (solver.place_card, place_flip) -------------- */
+
+/* The id of the rule's side (playing, or standing when `standing`), interned; -1 on failure. */
+static int their_side(Core *self, const Playing *side, int standing) {
+    /* (8 bits a number, offset by 128: totals and flippable sums stay within -128..127) */
+    int fields[3] = {side->total, standing ? 0 : side->f24, standing ? 0 : side->f36};
+    for (int i = 0; i < 3; i++)
+        if (fields[i] < -128 || fields[i] > 127) {
+            PyErr_SetString(PyExc_OverflowError, "a total beyond what the C core's keys can hold");
+            return -1;
+        }
+    uint64_t key = standing ? 0 : (((uint64_t)side->hand << 4) | (uint64_t)side->cards);
+    for (int i = 0; i < 3; i++) key = (key << 8) | (uint64_t)(fields[i] + 128);
+    key = ((key << 2) | ((uint64_t)side->tiebreak << 1) | (uint64_t)standing) + 1;
+    double found, unused;
+    if (memo_read(&self->side_of, key, &found, &unused)) return (int)found;
+    int id = sides_add(&self->theirs, standing, side->tiebreak, side->total);
+    if (id < 0) return -1;
+    if (self->theirs.n > self->capplaying) {
+        int cap = self->theirs.cap;
+        if (grow((void **)&self->playing, cap, sizeof(Playing)) < 0) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        self->capplaying = cap;
+    }
+    self->playing[id] = *side;
+    if (keep(&self->side_of, key, (double)id, 0.0, 0) < 0) return -1;
+    return id;
+}
+
+static Playing place_card(const Core *self, const Playing *side, int value, int hand) {
+    Playing p = *side;
+    int magnitude = value > 0 ? value : -value;
+    int counts = value > 0 || self->flip_all;
+    if (!self->flip24[hand])
+        p.f24 = 0;
+    else if (counts && (magnitude == 2 || magnitude == 4))
+        p.f24 += value;
+    if (!self->flip36[hand])
+        p.f36 = 0;
+    else if (counts && (magnitude == 3 || magnitude == 6))
+        p.f36 += value;
+    p.total += value;
+    p.cards += 1;
+    if (p.cards < p.total + self->slack[hand]) p.cards = 0; /* the count no longer matters */
+    p.hand = hand;
+    return p;
+}
+
+static Playing place_flip(const Core *self, const Playing *side, int flips_2_4, int hand) {
+    Playing p = *side;
+    int turned = flips_2_4 ? p.f24 : p.f36;
+    p.total -= 2 * turned;
+    int after = self->flip_all ? -turned : 0;
+    if (flips_2_4)
+        p.f24 = after;
+    else
+        p.f36 = after;
+    p.cards += 1;
+    if (p.cards < p.total + self->slack[hand]) p.cards = 0;
+    if (!self->flip24[hand]) p.f24 = 0;
+    if (!self->flip36[hand]) p.f36 = 0;
+    p.hand = hand;
+    return p;
+}
+
+/* A side after playing `play` (a hand's PLAY_INTS) right after drawing `drawn`. */
+static Playing play_card(const Core *self, const Playing *side, int drawn, const int *play) {
+    int value = play[0], kind = play[1], rest = play[2];
+    if (kind == PLAIN) return place_card(self, side, value, rest);
+    if (kind == DOUBLE) return place_card(self, side, drawn, rest);
+    if (kind == TIEBREAKER) {
+        Playing p = place_card(self, side, value, rest);
+        if (self->any_tiebreak) p.tiebreak = 1;
+        return p;
+    }
+    return place_flip(self, side, kind == FLIP24, rest);
+}
+
+/* The standing form of a playing side (its hand no longer matters in a set). */
+static int stands(Core *self, const Playing *side, int tiebreaker_last) {
+    Playing p = {side->total, 0, 0, 0, 0, side->tiebreak || (tiebreaker_last && !self->any_tiebreak)};
+    return their_side(self, &p, 1);
+}
+
+/* The first of the end codes of RuleSeat.end_codes (the one the rules force where they do);
+ * with `stand`, also the code of standing on a free end. -3 on failure. */
+static int end_code(Core *self, const Playing *side, int tiebreaker_last, int full, int *stand) {
+    int target = self->target;
+    if (!full && side->total < target) {
+        int ends = their_side(self, side, 0);
+        if (ends < 0) return -3;
+        if (stand && (*stand = stands(self, side, tiebreaker_last)) < 0) return -3;
+        return ends;
+    }
+    if (side->total > target) return BUSTS; /* (over the target, on the ninth card or not) */
+    if (full && self->nine_win) return NINE_WINS;
+    int code = stands(self, side, tiebreaker_last);
+    return code < 0 ? -3 : code;
+}
+
+/* Append ints to the turns' data (-1: no memory, an exception set). */
+static int put(Core *self, const int *ints, int n) {
+    if (codes_room(&self->data, self->ndata, &self->capdata, n) < 0) return -1;
+    memcpy(self->data + self->ndata, ints, sizeof(int) * (size_t)n);
+    self->ndata += n;
+    return 0;
+}
+
+/* The rule side `opp`'s turn after drawing `value` (RuleSeat.turn), flattened into `data` as
+ * described above; its id, or -1 on failure. */
+static int build_turn(Core *self, int opp, int value) {
+    Playing placed = place_card(self, &self->playing[opp], value, self->playing[opp].hand);
+    int target = self->target, size = self->size, total = placed.total, hand = placed.hand;
+    if (codes_room(&self->turn_at, self->nturns, &self->capturns, 1) < 0) return -1;
+    int start = self->ndata;
+    if (placed.cards >= size || total == target) {
+        int code = end_code(self, &placed, 0, placed.cards >= size, NULL);
+        int forced[2] = {0, code};
+        if (code == -3 || put(self, forced, 2) < 0) return -1;
+    } else {
+        int over = total > target, end = BUSTS, stand = NO_STAND;
+        if (!over && ((end = their_side(self, &placed, 0)) < 0 || (stand = stands(self, &placed, 0)) < 0))
+            return -1;
+        int n = self->nplays[hand];
+        const int *plays = self->play_ints + self->plays_at[hand];
+        int head = 5 + 3 * n;
+        if (codes_room(&self->data, self->ndata, &self->capdata, head) < 0) return -1;
+        int *t = self->data + start;
+        t[0] = 1;
+        t[1] = total;
+        t[2] = end;
+        t[3] = stand;
+        t[4] = n;
+        self->ndata += head;
+        for (int i = 0; i < n; i++) {
+            const int *play = plays + i * PLAY_INTS;
+            Playing after = play_card(self, &placed, value, play);
+            int kind = play[1], tiebreaker = kind == TIEBREAKER;
+            int at = self->ndata - start;
+            if (after.cards >= size || after.total >= target) {
+                int forced = end_code(self, &after, tiebreaker, after.cards >= size, NULL);
+                if (forced == -3) return -1;
+                int row[6] = {after.total, 1, forced, NO_STAND, NO_STAND, 0};
+                if (put(self, row, 6) < 0) return -1;
+            } else {
+                int last = kind == DOUBLE ? value : (kind == FLIP24 || kind == FLIP36) ? 0 : play[0];
+                int stood = stands(self, &after, tiebreaker);
+                int ends = stood < 0 ? -1 : their_side(self, &after, 0);
+                if (ends < 0) return -1;
+                int nleft = self->nplays[after.hand];
+                const int *rests = self->play_ints + self->plays_at[after.hand];
+                int row[6] = {after.total, 0, 0, ends, stood, nleft};
+                if (put(self, row, 6) < 0) return -1;
+                for (int k = 0; k < nleft; k++) {
+                    const int *rest = rests + k * PLAY_INTS;
+                    Playing then = play_card(self, &after, last, rest);
+                    int pair[2] = {then.total, rest[3]};
+                    if (put(self, pair, 2) < 0) return -1;
+                }
+            }
+            t = self->data + start; /* (the data may have moved) */
+            t[5 + 2 * i] = after.total;
+            t[6 + 2 * i] = play[3];
+            t[5 + 2 * n + i] = at;
+        }
+    }
+    int id = self->nturns++;
+    self->turn_at[id] = start;
+    self->theirs.after[opp * 11 + value] = id;
+    return id;
 }
 
 /* -- the rules' decisions (policies/kotor_rule.py, policies/heuristic_rule.py) ---------------- */
@@ -396,17 +620,7 @@ static inline int decide(const Core *self, int mine, int theirs, int they_stand,
  * advised player's total `theirs` (standing or not), as RuleSeat.reply; -2 on failure. */
 static int reply(Core *self, int opp, int value, int theirs, int they_stand) {
     int turn = self->theirs.after[opp * 11 + value];
-    if (turn < 0) {
-        PyObject *result = PyObject_CallFunction(self->expand_turn, "ii", opp, value);
-        if (!result) return -2;
-        long id = PyLong_AsLong(result);
-        Py_DECREF(result);
-        if (id < 0 || id >= self->nturns) {
-            if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "expand_turn returned no turn");
-            return -2;
-        }
-        turn = (int)id;
-    }
+    if (turn < 0 && (turn = build_turn(self, opp, value)) < 0) return -2;
     const int *t = self->data + self->turn_at[turn];
     if (t[0] == 0) return t[1];
     int total = t[1], end = t[2], stand = t[3], ntries = t[4];
@@ -626,12 +840,29 @@ static PyObject *core_decide(Core *self, PyObject *args) {
     return PyLong_FromLong(choice);
 }
 
+PyDoc_STRVAR(core_their_side_doc,
+             "their_side(total, cards, hand, f24, f36, tiebreak, standing) -> the id of the rule's "
+             "side (a standing side: its total and tiebreak)");
+static PyObject *core_their_side(Core *self, PyObject *args) {
+    Playing side;
+    int standing;
+    if (!PyArg_ParseTuple(args, "iiiiipp", &side.total, &side.cards, &side.hand, &side.f24,
+                          &side.f36, &side.tiebreak, &standing))
+        return NULL;
+    if (!standing && (side.hand < 0 || side.hand >= self->nhands || side.cards < 0 || side.cards > 15))
+        return fail(PyExc_IndexError, "no such hand, or a count out of range");
+    if (standing) side.hand = side.cards = side.f24 = side.f36 = 0;
+    int id = their_side(self, &side, standing);
+    return id < 0 ? NULL : PyLong_FromLong(id);
+}
+
 PyDoc_STRVAR(core_forget_theirs_doc,
              "forget_theirs(): drop the rule's sides, turns and replies, and every value (keyed by them)");
 static PyObject *core_forget_theirs(Core *self, PyObject *unused) {
     (void)unused;
     self->theirs.n = 0;
     self->nturns = self->ndata = self->nrows = 0;
+    memo_clear(&self->side_of);
     memo_clear(&self->row_of);
     memo_clear(&self->my_before);
     memo_clear(&self->my_choice);
@@ -663,16 +894,17 @@ static PyGetSetDef core_getset[] = {
     GETTER(replaced, "memo entries forgotten to bound the memory"),
     GETTER(memo_bytes, "bytes the three memo tables take now"),
     COUNT(mine_sides, mine.n, "the advised player's sides added"),
-    COUNT(their_sides, theirs.n, "the rule's sides added"),
+    COUNT(their_sides, theirs.n, "the rule's sides interned"),
+    COUNT(hands, nhands, "the rule's hands added"),
     COUNT(lists, nlists, "candidate lists added"),
     PROGRESS_ATTRIBUTE("progress(solved) is called every so many positions in a long search (or None)"),
     {NULL, NULL, NULL, NULL, NULL},
 };
 
 static PyMethodDef core_methods[] = {
-    METHOD(add_mine, VARARGS),      METHOD(add_theirs, VARARGS),   METHOD(add_list, VARARGS),
-    METHOD(set_list, VARARGS),      METHOD(add_turn, VARARGS),     METHOD(set_turn, VARARGS),     METHOD(after_my_turn, VARARGS),
-    METHOD(decide, VARARGS),        METHOD(forget_theirs, NOARGS), {NULL, NULL, 0, NULL},
+    METHOD(add_mine, VARARGS),   METHOD(add_list, VARARGS),      METHOD(set_list, VARARGS),
+    METHOD(add_hand, VARARGS),   METHOD(their_side, VARARGS),    METHOD(after_my_turn, VARARGS),
+    METHOD(decide, VARARGS),     METHOD(forget_theirs, NOARGS),  {NULL, NULL, 0, NULL},
 };
 
 static PyTypeObject CoreType =

@@ -36,14 +36,13 @@ from pazaak_cli.engine.cards import Card
 from pazaak_cli.engine.errors import PazaakError
 from pazaak_cli.engine.game import FULL_DECK, MatchState, Side
 from pazaak_cli.engine.position_builder import Question
-from pazaak_cli.engine.rules import MainDeck, Ruleset
+from pazaak_cli.engine.rules import FlipTargets, MainDeck, NineCards, Ruleset, Tiebreaker
 from pazaak_cli.policies.heuristic_rule import heuristic_rule
 from pazaak_cli.policies.kotor_rule import DecisionRule, kotor_rule
 from pazaak_cli.solve.rule_opponent import (
     BUSTS,
     CompactSide,
     RuleSeat,
-    RuleTurn,
     Seat,
     hand_orders,
 )
@@ -106,24 +105,6 @@ def _tiebreak(side: CompactSide) -> bool:
     return bool(side[5] if len(side) == 6 else side[2])
 
 
-def flat_turn(turn: int | RuleTurn) -> list[int]:
-    """The rule's turn after a draw as the C loop reads it (see ``_fastreply.c``): ``[0, code]``
-    when the rules force its end, else its choices with each try's play, each play's place
-    counted from the start."""
-    if isinstance(turn, int):
-        return [0, turn]
-    total, end, stand, tries, plays = turn
-    head = [1, total, end, stand, len(tries), *(x for t in tries for x in (t[0], int(t[1])))]
-    body: list[int] = []
-    starts: list[int] = []
-    for play in plays:
-        starts.append(len(head) + len(plays) + len(body))
-        forced = 0 if play.forced is None else play.forced
-        body += [play.total, int(play.forced is not None), forced, play.end, play.stand]
-        body += [len(play.left), *(x for t in play.left for x in (t[0], int(t[1])))]
-    return head + starts + body
-
-
 class KotorReplySolver:
     """Solves sets of the advised player (to maximise) against the KOTOR I rule.
 
@@ -166,8 +147,6 @@ class KotorReplySolver:
         self._trimmed_at = 0
         self._progress: Callable[[int], None] | None = None
         self._core: Any = None
-        self._turn_of_placed: dict[Any, int] = {}
-        """The C loop's turn id by the rule's side after its draw (see :meth:`_expand_turn`)."""
         rule_id = NATIVE_RULES.get(rule)
         if native and rule_id is not None and self.fixed is not None and budget is None:
             self._start_core(rule_id)  # (NATIVE_RULES is empty when the C loop is not built)
@@ -176,18 +155,23 @@ class KotorReplySolver:
 
     def _start_core(self, rule_id: int) -> None:
         """Hand the search to the C loop (fixed draws, a rule it knows): it asks this solver's
-        seats for each new list of the advised player's turn ends and each new turn of the
-        rule's side, and decides the rule's replies itself."""
+        seat for each new list of the advised player's turn ends, and holds the rule's seat
+        itself (its hands from :attr:`opp`, its sides, its turns and its replies)."""
         assert self.fixed is not None
         total = sum(self.fixed)
         rules = self.ruleset
         self._core = _fastreply.Core(
             [n / total for n in self.fixed],
             self._expand_mine,
-            self._expand_turn,
             rule_id,
-            rules.target,
-            rules.sets_to_win,
+            (
+                rules.target,
+                rules.sets_to_win,
+                rules.table_size,
+                rules.nine_cards is NineCards.WIN,
+                rules.flip_targets is FlipTargets.ALL_SIGNS,
+                rules.tiebreaker is Tiebreaker.ANY_PLAYED,
+            ),
             self.their_sets,
             NATIVE_MEMO_ENTRIES,
         )
@@ -210,21 +194,40 @@ class KotorReplySolver:
             self._core.progress = progress
 
     def _sync(self) -> None:
-        """Tell the C loop of the sides and lists the seats interned since it last heard."""
+        """Tell the C loop of the advised player's sides and lists, and the rule's hands,
+        interned since it last heard."""
         core = self._core
-        for seat, known, add in (
-            (self.me, core.mine_sides, core.add_mine),
-            (self.opp, core.their_sides, core.add_theirs),
-        ):
-            for side_id in range(known, len(seat.sides)):
-                if side_id >= _fastreply.MAX_IDS:
-                    raise SolverTooLarge(
-                        f"the search needs more than {_fastreply.MAX_IDS:,} distinct sides, "
-                        "more than the C solver can number"
-                    )
-                add(seat.standing[side_id], _tiebreak(seat.sides[side_id]), seat.total[side_id])
-        for codes in self.me.lists[core.lists :]:
+        mine = self.me
+        for side_id in range(core.mine_sides, len(mine.sides)):
+            if side_id >= _fastreply.MAX_IDS:
+                raise SolverTooLarge(
+                    f"the search needs more than {_fastreply.MAX_IDS:,} distinct sides, "
+                    "more than the C solver can number"
+                )
+            core.add_mine(
+                mine.standing[side_id], _tiebreak(mine.sides[side_id]), mine.total[side_id]
+            )
+        for codes in mine.lists[core.lists :]:
             core.add_list(codes)
+        theirs = self.opp
+        for hand in range(core.hands, len(theirs.hands)):
+            plays = [
+                (value, kind, rest, flexible)
+                for _, value, kind, rest, flexible in theirs.plays[hand]
+            ]
+            core.add_hand(*theirs.facts[hand], plays)
+
+    def rule_side(self, side: CompactSide) -> int:
+        """The id of a side of the rule's seat, interned where the search keeps them (the C
+        loop's, or :attr:`opp`'s)."""
+        if self._core is None:
+            return self.opp.side(side)
+        self._sync()
+        if len(side) == 6:
+            total, cards, hand, f24, f36, tiebreak = side
+            return int(self._core.their_side(total, cards, hand, f24, f36, tiebreak, False))
+        _, total, tiebreak, _ = side
+        return int(self._core.their_side(total, 0, 0, 0, 0, tiebreak, True))
 
     def _expand_mine(self, me: int, drawn: int) -> int:
         """The C loop's callback: the list of the advised side's turn ends after ``drawn``."""
@@ -234,23 +237,6 @@ class KotorReplySolver:
         self._sync()
         self._core.set_list(me, drawn, number)
         return number
-
-    def _expand_turn(self, opp: int, drawn: int) -> int:
-        """The C loop's callback: the rule side's turn after ``drawn``, flattened, worked out
-        once for every side that draws to the same table (with the draw, where the hand holds
-        a Double, which copies it)."""
-        seat = self.opp
-        side = seat.sides[opp]
-        assert len(side) == 6
-        placed = seat.add(side, drawn, side[2])
-        key = (placed, drawn) if seat.holds_double(placed[2]) else placed
-        found = self._turn_of_placed.get(key)
-        if found is None:
-            turn = seat.turn(opp, drawn)
-            self._sync()
-            found = self._turn_of_placed[key] = self._core.add_turn(flat_turn(turn))
-        self._core.set_turn(opp, drawn, found)
-        return found
 
     def _native_after_my_turn(self, code: int, opp: int, deck: int) -> Value:
         self._sync()
@@ -397,10 +383,8 @@ class KotorReplySolver:
         if self._core is not None:
             # the C memo bounds itself (a cache); the rule's sides, which every hand adds to,
             # are forgotten in both once there are many
-            if len(self.opp.sides) > NATIVE_RULE_SIDES:
-                self.opp.forget_sides()
+            if self._core.their_sides > NATIVE_RULE_SIDES:
                 self._core.forget_theirs()
-                self._turn_of_placed.clear()
             return
         if self.states - self._trimmed_at > MEMO_LIMIT:
             self._my_before.clear()
@@ -545,10 +529,10 @@ def opponent_sides(solver: KotorReplySolver, other_side: Side, hand: tuple[Card,
     """The rule's side for one possible hand: one per order of its cards that changes the
     rule's choices when the hand is hidden (each as likely), the hand as given when known."""
     if other_side.standing:
-        return [solver.opp.side(solver.opp.standing_side(other_side))]
+        return [solver.rule_side(solver.opp.standing_side(other_side))]
     hidden = not other_side.hand_known
     orders = hand_orders(hand) if hidden else [hand]
-    return [solver.opp.side(solver.opp.playing_side(other_side, h)) for h in orders]
+    return [solver.rule_side(solver.opp.playing_side(other_side, h)) for h in orders]
 
 
 def describe_model(
