@@ -147,6 +147,9 @@ class KotorReplySolver:
         self._trimmed_at = 0
         self._progress: Callable[[int], None] | None = None
         self._core: Any = None
+        self._list_of_placed: dict[Any, int] = {}
+        """The C loop's list of turn ends by the advised side after its draw (see
+        :meth:`_expand_mine`)."""
         rule_id = NATIVE_RULES.get(rule)
         if native and rule_id is not None and self.fixed is not None and budget is None:
             self._start_core(rule_id)  # (NATIVE_RULES is empty when the C loop is not built)
@@ -230,11 +233,18 @@ class KotorReplySolver:
         return int(self._core.their_side(total, 0, 0, 0, 0, tiebreak, True))
 
     def _expand_mine(self, me: int, drawn: int) -> int:
-        """The C loop's callback: the list of the advised side's turn ends after ``drawn``."""
-        number = self.me.after.get(me * 16 + drawn)
+        """The C loop's callback: the list of the advised side's turn ends after ``drawn``,
+        worked out once for every side that draws to the same table (with the draw, where the
+        hand holds a Double, which copies it)."""
+        seat = self.me
+        side = seat.sides[me]
+        assert len(side) == 6
+        placed = seat.add(side, drawn, side[2])
+        key = (placed, drawn) if seat.holds_double(placed[2]) else placed
+        number = self._list_of_placed.get(key)
         if number is None:
-            number = self.me.ends_after_draw(me, drawn)
-        self._sync()
+            number = self._list_of_placed[key] = seat.ends_after_draw(me, drawn)
+            self._sync()
         self._core.set_list(me, drawn, number)
         return number
 

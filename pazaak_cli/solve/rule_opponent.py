@@ -266,6 +266,7 @@ class Seat:
         self.hands: list[tuple[Card, ...]] = []
         self.facts: list[HandFacts] = []
         self.plays: list[tuple[Play, ...]] = []
+        self._doubles: dict[int, bool] = {}
         self.side_ids: dict[CompactSide, int] = {}
         self.sides: list[CompactSide] = []
         self.kind: list[int] = []
@@ -300,7 +301,10 @@ class Seat:
     def holds_double(self, hand: int) -> bool:
         """Whether hand id ``hand`` holds a Double (a turn after a draw then depends on the
         card drawn, which it copies, not only on the table it leaves)."""
-        return any(play[2] == DOUBLE for play in self.plays[hand])
+        found = self._doubles.get(hand)
+        if found is None:
+            found = self._doubles[hand] = any(play[2] == DOUBLE for play in self.plays[hand])
+        return found
 
     def sub_hands(self, hand: int) -> list[int]:
         """Every hand ``hand`` can leave after playing cards (itself included)."""
