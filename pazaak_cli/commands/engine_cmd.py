@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import sys
 
 import click
@@ -25,11 +26,12 @@ def engine_command() -> None:
     output = io.TextIOWrapper(
         sys.stdout.buffer, encoding="utf-8", newline="\n", line_buffering=True
     )
-    try:
-        code = serve(sys.stdin.buffer, output)
-    finally:
-        output.detach()
-    sys.exit(code)
+    code = serve(sys.stdin.buffer, output)
+    output.flush()
+    sys.stderr.flush()
+    # The reader thread may still be waiting on standard input (after quit): ending the
+    # interpreter normally would wait for its lock on the stream and abort.
+    os._exit(code)
 
 
 __all__ = ["PROTOCOL_VERSION", "engine_command"]
