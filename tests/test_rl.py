@@ -4,7 +4,11 @@ the same matches as ``pazaak simulate``."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import random
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -188,3 +192,13 @@ def test_two_agents_see_only_their_own_hands_and_end_with_opposite_rewards() -> 
             check_invariants(env.table.state, env.table, seat)
             env.step(int(picker.choice(np.flatnonzero(observation["action_mask"]))))
         assert sorted(totals.values()) == [-1.0, 1.0]
+
+
+def test_the_example_of_the_rl_page_runs() -> None:
+    page = (Path(__file__).resolve().parent.parent / "docs" / "rl.md").read_text(encoding="utf-8")
+    code = re.search(r"```python\n(.*?)```", page, re.DOTALL)
+    assert code is not None
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile(code.group(1), "docs/rl.md", "exec"), {})
+    assert re.fullmatch(r"(won|lost) \(\d, \d\)", printed.getvalue().strip())
