@@ -29,14 +29,14 @@ WILDCARD = "..."
 class Client:
     """A ``pazaak engine`` process and the replies it writes."""
 
-    def __init__(self, env: dict[str, str] | None = None) -> None:
+    def __init__(self, env: dict[str, str] | None = None, cwd: Path = ROOT) -> None:
         environment = dict(os.environ, PYTHONPATH=str(ROOT), **(env or {}))
         self.process = subprocess.Popen(
             [sys.executable, "-m", "pazaak_cli", "engine"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            cwd=ROOT,
+            cwd=cwd,
             env=environment,
         )
         self.count = 0
@@ -214,25 +214,23 @@ def test_save_and_load_resume_the_same_match(client: Client, tmp_path: Path) -> 
 
 
 def test_stop_cuts_a_long_advise_short_with_the_answer_so_far() -> None:
-    # One solver process: the stop then ends the search at once (with two, the forked helper
-    # finishes its batch first; docs/protocol.md, "stop").
-    client = Client(env={"PAZAAK_SOLVER_PROCESSES": "1"})
+    client = Client()  # (two solver processes where there are two cores: both stop)
     position = "kotor2 6,9 10 D,T,±1/2,+3 ?,?,?,? -- - 4443434433 a1 1"
-    started = time.monotonic()
     asked = client.send(
         "advise", position=position, opp_deck="kotor2-hard", time=120, objective="set"
     )
     time.sleep(2.0)
     stop = client.send("stop")
+    stopped_at = time.monotonic()
     first, second = client.read(), client.read()
-    elapsed = time.monotonic() - started
+    waited = time.monotonic() - stopped_at
     assert first == {"id": stop, "ok": True, "result": {"stopped": True}}
     assert second["id"] == asked and second["ok"], second
     answer = second["result"]
     assert answer["stopped"] is True and answer["exactness"] == "sampled"
     assert 2 <= answer["hands_solved"] < answer["hands_possible"]
     assert all(move["interval"] is not None for move in answer["moves"])
-    assert elapsed < 10, elapsed
+    assert waited < 3, waited  # (the exact answer takes about 7 s on 2 cores)
     # the engine goes on, and a stop with nothing to stop says so
     assert client.ok("stop") == {"stopped": False}
     assert client.ok("hello")["protocol"] == "1"
@@ -331,8 +329,7 @@ def test_the_protocol_page_has_examples_of_every_command() -> None:
         for kind, text in items
         if kind == ">" and text.startswith("{")
     }
-    assert set(COMMANDS) - sent <= {"play-opponent", "save", "load"} - sent
-    assert {"hello", "new", "view", "legal", "move", "undo", "advise", "stop", "quit"} <= sent
+    assert sent - {"fly"} == set(COMMANDS)  # (fly: the unknown command of "Errors")
     assert len(BLOCKS) >= 8
 
 
@@ -346,9 +343,9 @@ def test_the_wildcards_match_what_they_say_and_nothing_else() -> None:
 
 @pytest.mark.parametrize("start, items", BLOCKS, ids=[f"protocol.md:{s}" for s, _ in BLOCKS])
 def test_every_example_of_the_protocol_page_runs_as_shown(
-    start: int, items: list[tuple[str, str]]
+    start: int, items: list[tuple[str, str]], tmp_path: Path
 ) -> None:
-    client = Client()
+    client = Client(cwd=tmp_path)  # (a save example writes match.json there)
     for kind, text in items:
         if kind == ">":
             client.send_line(text)
