@@ -148,6 +148,12 @@ def test_bad_lines_get_one_error_each_and_change_nothing(client: Client) -> None
     assert _error(client.read())[0] == "bad_json"
     client.send_line('"hello"')
     assert _error(client.read())[0] == "bad_request"
+    client.send_line('{"id": NaN, "cmd": "hello"}')
+    assert _error(client.read())[0] == "bad_json"
+    client.send_line('{"id": 1e999, "cmd": "hello"}')
+    assert _error(client.read())[0] == "bad_request"
+    client.send_line('{"id": [1], "cmd": "hello"}')
+    assert _error(client.read()) == ("bad_request", "field 'id' is [1]: a string or a number")
     checks = [
         (("warp", {}), "unknown_command", "warp"),
         (("view", {"game": "nope", "seat": 1}), "unknown_game", "nope"),

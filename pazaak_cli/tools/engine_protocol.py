@@ -311,7 +311,7 @@ class Engine:
     def reply_line(self, line: str) -> dict[str, Any]:
         """The reply to one line of text (a JSON object)."""
         try:
-            data = json.loads(line)
+            data = json.loads(line, parse_constant=_no_constant)
         except (ValueError, RecursionError):
             shown = line.strip()
             shown = shown if len(shown) <= 40 else shown[:37] + "..."
@@ -325,8 +325,10 @@ class Engine:
                 None, "bad_request", f"a request is a JSON object, not {_shown(data)}"
             )
         request_id = data.get("id")
-        if not (request_id is None or isinstance(request_id, str | int | float)) or isinstance(
-            request_id, bool
+        if (
+            not (request_id is None or isinstance(request_id, str | int | float))
+            or isinstance(request_id, bool)
+            or (isinstance(request_id, float) and not math.isfinite(request_id))
         ):
             return error_reply(
                 None, "bad_request", f"field 'id' is {_shown(request_id)}: a string or a number"
@@ -385,6 +387,11 @@ class Engine:
                 "too_many_games", f"the engine holds {MAX_GAMES} games: close one first"
             )
         return name
+
+
+def _no_constant(name: str) -> Any:
+    """``NaN`` and ``Infinity`` are not JSON (Python's reader takes them; no reply may)."""
+    raise ValueError(f"{name} is not JSON")
 
 
 def error_reply(request_id: Any, code: str, message: str) -> dict[str, Any]:
