@@ -385,3 +385,20 @@ def test_the_example_client_plays_a_match_to_its_end() -> None:
     lines = done.stdout.splitlines()
     assert lines[0].startswith("engine ") and lines[1].startswith("advice (")
     assert re.fullmatch(r"seat [12] wins \d-\d", lines[-1])
+
+
+def test_an_undo_replays_a_random_guest_players_choices_too() -> None:
+    engine = Engine()
+
+    def ask(cmd: str, **fields: Any) -> dict[str, Any]:
+        reply = engine.reply({"id": 0, "cmd": cmd, **fields})
+        assert reply["ok"], reply
+        result: dict[str, Any] = reply["result"]
+        return result
+
+    game = ask("new", seed=8, decks=["kotor1-strongest", "kotor1-strongest"])["game"]
+    first = [ask("play-opponent", game=game, player="random") for _ in range(6)]
+    ask("undo", game=game, moves=6)
+    again = [ask("play-opponent", game=game, player="random") for _ in range(6)]
+    assert again == first
+    assert len({json.dumps(r["move"]) for r in first}) > 1  # (it did choose among moves)

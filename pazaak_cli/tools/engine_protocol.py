@@ -146,6 +146,10 @@ class Snapshot:
     state: MatchState
     actions: int
     streams: tuple[Any, ...]
+    """The chance stream's state and the computer seats'."""
+    guests: dict[tuple[int, str], Any]
+    """Each guest player's stream (a guest met later is dropped by an undo to here, and made
+    afresh when asked again: the same stream from its seed)."""
 
 
 @dataclass
@@ -160,22 +164,27 @@ class Game:
 
     def streams(self) -> list[random.Random]:
         session = self.session
-        found = [session.chance_rng, *(r for r in session.seat_rngs if r is not None)]
-        return found + [rng for _, rng in self.guests.values()]
+        return [session.chance_rng, *(r for r in session.seat_rngs if r is not None)]
 
     def snapshot(self) -> Snapshot:
         return Snapshot(
             self.session.state,
             len(self.session.actions),
             tuple(rng.getstate() for rng in self.streams()),
+            {key: rng.getstate() for key, (_, rng) in self.guests.items()},
         )
 
     def restore(self, snapshot: Snapshot) -> None:
         session = self.session
         session.state = snapshot.state
         del session.actions[snapshot.actions :]
-        for rng, saved in zip(self.streams(), snapshot.streams, strict=False):
+        for rng, saved in zip(self.streams(), snapshot.streams, strict=True):
             rng.setstate(saved)
+        for key in list(self.guests):
+            if key in snapshot.guests:
+                self.guests[key][1].setstate(snapshot.guests[key])
+            else:
+                del self.guests[key]
 
 
 def _player_factory(
@@ -651,10 +660,11 @@ def _move(engine: Engine, request: Request) -> dict[str, Any]:
     return _play(game, action)
 
 
-def _play(game: Game, action: Action) -> dict[str, Any]:
-    """Carry out one player's action and the chance events after it (all or nothing)."""
+def _play(game: Game, action: Action, before: Snapshot | None = None) -> dict[str, Any]:
+    """Carry out one player's action and the chance events after it (all or nothing);
+    ``before``: the game as the undo will bring it back (default: as it is now)."""
     session = game.session
-    before = game.snapshot()
+    before = before or game.snapshot()
     try:
         events = [_commit(session, action)]
         events += _run_chance(session)
@@ -703,6 +713,7 @@ def _play_opponent(engine: Engine, request: Request) -> dict[str, Any]:
             "unknown_player",
             f"unknown player {_shown(name)}; choose one of {', '.join(POLICY_NAMES)}",
         )
+    before = game.snapshot()  # (before the player draws from its stream, or is made)
     player = session.players[seat] if name == own else None
     if player is None:
         guest = game.guests.get((seat, name))
@@ -713,8 +724,12 @@ def _play_opponent(engine: Engine, request: Request) -> dict[str, Any]:
             )
             guest = game.guests[(seat, name)] = (made, rng)
         player = guest[0]
-    action = player.choose(session.view(seat))
-    reply = _play(game, action)
+    try:
+        action = player.choose(session.view(seat))
+    except BaseException:
+        game.restore(before)  # (its stream as it was: a failed request changes nothing)
+        raise
+    reply = _play(game, action, before)
     return {"player": name, "move": move_json(action), **reply}
 
 
