@@ -6,6 +6,7 @@ cannot drift from what the engine replies.
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -19,7 +20,7 @@ from typing import Any
 import pytest
 
 from pazaak_cli.engine.notation import parse_position
-from pazaak_cli.tools.engine_protocol import COMMANDS, Engine
+from pazaak_cli.tools.engine_protocol import COMMANDS, ERROR_CODES, Engine
 
 ROOT = Path(__file__).resolve().parent.parent
 PROTOCOL_DOC = ROOT / "docs" / "protocol.md"
@@ -402,3 +403,21 @@ def test_an_undo_replays_a_random_guest_players_choices_too() -> None:
     again = [ask("play-opponent", game=game, player="random") for _ in range(6)]
     assert again == first
     assert len({json.dumps(r["move"]) for r in first}) > 1  # (it did choose among moves)
+
+
+def test_the_error_table_of_the_page_lists_exactly_the_codes_the_engine_gives() -> None:
+    source = ROOT / "pazaak_cli" / "tools" / "engine_protocol.py"
+    given = set(ERROR_CODES.values()) | {"domain"}
+    for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            place = {"ProtocolError": 0, "error_reply": 1}.get(node.func.id)
+            if place is not None and isinstance(node.args[place], ast.Constant):
+                given.add(node.args[place].value)
+    table = PROTOCOL_DOC.read_text(encoding="utf-8").split("## Errors", 1)[1].split("```", 1)[0]
+    listed = set(
+        re.findall(
+            r"`([a-z_]+)`",
+            "\n".join(line.split("|")[1] for line in table.splitlines() if line.startswith("| `")),
+        )
+    )
+    assert listed == given

@@ -50,7 +50,7 @@ class PazaakEnv(gymnasium.Env[Observation, np.int64]):
     raises with ``strict=True``.
     """
 
-    metadata: dict[str, Any] = {"render_modes": ["ansi"]}  # noqa: RUF012 (Gymnasium's)
+    metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 4}  # noqa: RUF012
 
     def __init__(
         self,
