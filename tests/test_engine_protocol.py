@@ -411,8 +411,9 @@ def test_the_error_table_of_the_page_lists_exactly_the_codes_the_engine_gives() 
     for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
             place = {"ProtocolError": 0, "error_reply": 1}.get(node.func.id)
-            if place is not None and isinstance(node.args[place], ast.Constant):
-                given.add(node.args[place].value)
+            code = node.args[place] if place is not None else None
+            if isinstance(code, ast.Constant) and isinstance(code.value, str):
+                given.add(code.value)
     table = PROTOCOL_DOC.read_text(encoding="utf-8").split("## Errors", 1)[1].split("```", 1)[0]
     listed = set(
         re.findall(
