@@ -642,9 +642,8 @@ def read_move(request: Request, state: MatchState) -> Action:
     return Play(slot, held, value)
 
 
-def _move(engine: Engine, request: Request) -> dict[str, Any]:
-    game = engine.game(request)
-    session = game.session
+def _decision(session: MatchSession) -> MatchState:
+    """The game's state, at a seat's decision (else the reason there is none)."""
     state = session.state
     if state.phase is not Phase.AFTER_DRAW:
         raise IllegalActionError(
@@ -652,6 +651,13 @@ def _move(engine: Engine, request: Request) -> dict[str, Any]:
             if state.is_terminal()
             else "nobody is to move now"
         )
+    return state
+
+
+def _move(engine: Engine, request: Request) -> dict[str, Any]:
+    game = engine.game(request)
+    session = game.session
+    state = _decision(session)
     if request.has("seat") and request.seat() != state.turn:
         raise ProtocolError(
             "not_your_turn", f"it is seat {state.turn + 1}'s move, not seat {request.seat() + 1}'s"
@@ -692,13 +698,7 @@ def _undo(engine: Engine, request: Request) -> dict[str, Any]:
 def _play_opponent(engine: Engine, request: Request) -> dict[str, Any]:
     game = engine.game(request)
     session = game.session
-    state = session.state
-    if state.phase is not Phase.AFTER_DRAW:
-        raise IllegalActionError(
-            "the match is over: no move is possible"
-            if state.is_terminal()
-            else "nobody is to move now"
-        )
+    state = _decision(session)
     seat = state.turn
     own = session.seats[seat].kind
     name = request.text("player") if request.has("player") else own
