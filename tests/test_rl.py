@@ -32,6 +32,7 @@ from pazaak_cli.tools.simulate import Entrant, Pairing, play_matches  # noqa: E4
 
 VARIANTS = [
     ("kotor1", "kotor1-strong", "kotor"),
+    ("kotor1/sets-to-win=2,hand-size=3", "kotor1-strongest", "kotor"),
     ("kotor2", "kotor2-very-hard", "heuristic"),
     ("kotor2/main-deck=infinite,tiebreaker=any-played", "kotor2-hard", "random"),
     ("kotor1/first-player=alternate,nine-cards=win,main-deck=per-set", "kotor1-average", "kotor"),
@@ -91,11 +92,20 @@ def check_invariants(state: MatchState, table: Table, seat: int) -> None:
 
 @pytest.mark.parametrize("ruleset, deck, opponent", VARIANTS)
 def test_seeded_random_episodes_keep_every_rule(ruleset: str, deck: str, opponent: str) -> None:
-    env = PazaakEnv(
-        ruleset=ruleset, opponent=opponent, deck=deck, opponent_deck=deck, set_reward=0.1
+    seat_one, seat_two = (
+        PazaakEnv(
+            ruleset=ruleset,
+            opponent=opponent,
+            deck=deck,
+            opponent_deck=deck,
+            set_reward=0.1,
+            seat=seat,
+        )
+        for seat in (1, 2)
     )
     picker = np.random.default_rng(1)
     for episode in range(40):
+        env = [seat_one, seat_two][episode % 2]
         obs, info = env.reset(seed=episode)
         total = 0.0
         done = False
