@@ -422,3 +422,21 @@ def test_the_error_table_of_the_page_lists_exactly_the_codes_the_engine_gives() 
         )
     )
     assert listed == given
+
+
+def test_the_same_advise_asked_again_goes_on_refining_the_answer() -> None:
+    engine = Engine()
+    question = {
+        "cmd": "advise",
+        "position": "kotor2 6,9 10 D,T,±1/2,+3 ?,?,?,? -- - 4443434433 a1 1",
+        "opp_deck": "kotor2-hard",
+        "objective": "set",
+        "time": 0.5,
+    }
+    first = engine.reply({"id": 1, **question})["result"]
+    again = engine.reply({"id": 2, **question})["result"]
+    assert (first["continued"], again["continued"]) == (False, True)
+    assert first["exactness"] == "sampled"
+    assert again["hands_solved"] > first["hands_solved"]
+    other = engine.reply({"id": 3, **question, "seed": 1})["result"]
+    assert other["continued"] is False and other["seed"] == "1"

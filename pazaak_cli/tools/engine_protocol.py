@@ -311,6 +311,9 @@ class Engine:
         self.games: dict[str, Game] = {}
         self._numbered = 0
         self.quitting = False
+        self.refinement: tuple[tuple[Any, ...], Refinement] | None = None
+        """The last answer, by its question and options: the same ``advise`` asked again goes
+        on refining it (as the hint of ``pazaak play`` does)."""
         self.advising: Callable[[Callable[[], Advice]], tuple[Advice, bool]] = _uninterrupted
         """Runs an answer and says whether a ``stop`` cut it short (:func:`serve` makes it
         interruptible)."""
@@ -778,17 +781,34 @@ def _advise(engine: Engine, request: Request) -> dict[str, Any]:
     question = question_from_state(state)
     budget = seconds or None
     started = time.monotonic()
-    if objective is not None:
-        options.objective = objective
-    elif budget is not None:
-        options.objective, _ = budgeted_objective(question, options, budget, seed=seed)
+    key = (
+        game_id,
+        format_position(state),
+        options.opponent,
+        objective,
+        seed,
+        tuple(options.opponent_deck or ()),
+        tuple(options.opponent_played),
+    )
+    kept = engine.refinement
+    continued = kept is not None and kept[0] == key
+    if kept is not None and continued:
+        refinement = kept[1]
     else:
-        options.objective = default_objective(question, options)
-    refinement = Refinement(question, options, seed=seed)
+        engine.refinement = None  # (one answer's solver at a time: its memo is large)
+        if objective is not None:
+            options.objective = objective
+        elif budget is not None:
+            options.objective, _ = budgeted_objective(question, options, budget, seed=seed)
+        else:
+            options.objective = default_objective(question, options)
+        refinement = Refinement(question, options, seed=seed)
     advice, stopped = engine.advising(lambda: refinement.refine(budget, started=started))
+    engine.refinement = (key, refinement)
     return {
         "game": game_id,
         "stopped": stopped or refinement.interrupted,
+        "continued": continued,
         "time_budget": budget,
         "seconds": round(time.monotonic() - started, 3),
         **advice_json(advice, question),
