@@ -18,7 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
+from pazaak_cli.cli import main
 from pazaak_cli.engine.notation import parse_position
 from pazaak_cli.tools.engine_protocol import COMMANDS, ERROR_CODES, Engine
 
@@ -440,3 +442,14 @@ def test_the_same_advise_asked_again_goes_on_refining_the_answer() -> None:
     assert again["hands_solved"] > first["hands_solved"]
     other = engine.reply({"id": 3, **question, "seed": 1})["result"]
     assert other["continued"] is False and other["seed"] == "1"
+
+
+def test_the_command_runs_in_process_too() -> None:
+    """Click's test runner (a program calling the command in its own process): the input's
+    end ends it with exit 0 and the process goes on."""
+    result = CliRunner().invoke(
+        main, ["engine"], input='{"id": 1, "cmd": "hello"}\nnot json\n{"id": 2, "cmd": "quit"}\n'
+    )
+    assert result.exit_code == 0, result.output
+    replies = [json.loads(line) for line in result.output.splitlines()]
+    assert [(r["id"], r["ok"]) for r in replies] == [(1, True), (None, False), (2, True)]

@@ -9,7 +9,7 @@ import sys
 import click
 
 from pazaak_cli.commands.common import EXIT_CODES
-from pazaak_cli.tools.engine_protocol import PROTOCOL_VERSION, serve
+from pazaak_cli.tools.engine_protocol import PROTOCOL_VERSION, reader_waiting, serve
 
 
 @click.command("engine", epilog=EXIT_CODES)
@@ -26,12 +26,17 @@ def engine_command() -> None:
     output = io.TextIOWrapper(
         sys.stdout.buffer, encoding="utf-8", newline="\n", line_buffering=True
     )
-    code = serve(sys.stdin.buffer, output)
-    output.flush()
-    sys.stderr.flush()
-    # The reader thread may still be waiting on standard input (after quit): ending the
-    # interpreter normally would wait for its lock on the stream and abort.
-    os._exit(code)
+    try:
+        code = serve(sys.stdin.buffer, output)
+    finally:
+        output.flush()
+        output.detach()  # (standard output stays open for whoever else writes to it)
+    if reader_waiting():
+        # after quit, the reader thread still waits on standard input: a normal exit would
+        # wait for the stream's lock at shutdown and abort
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)
 
 
 __all__ = ["PROTOCOL_VERSION", "engine_command"]

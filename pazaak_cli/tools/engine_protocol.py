@@ -80,6 +80,7 @@ MAX_LINE_BYTES = 1024 * 1024
 """A request is a few hundred bytes; a longer line is refused (and skipped) unread."""
 MAX_BUDGET = 3600.0
 """The longest time budget an ``advise`` may ask (an hour); ``0`` asks for the exact answer."""
+READER_THREAD = "pazaak-engine-reader"
 MAX_GAMES = 1000
 """Games one engine holds at once (``close`` frees one)."""
 OPPONENT_MODELS = ("optimal", "kotor")
@@ -1009,7 +1010,7 @@ def serve(input_stream: IO[bytes], output: IO[str], engine: Engine | None = None
         finally:
             served.lines.put(None)
 
-    thread = threading.Thread(target=reader, name="pazaak-engine-reader", daemon=True)
+    thread = threading.Thread(target=reader, name=READER_THREAD, daemon=True)
     thread.start()
     try:
         while not engine.quitting:
@@ -1027,7 +1028,14 @@ def serve(input_stream: IO[bytes], output: IO[str], engine: Engine | None = None
             served.write(reply)
     finally:
         signal.signal(signal.SIGINT, previous)
+    thread.join(timeout=0.2)  # (at the end of the input it ends at once; after quit it may wait)
     return 0
+
+
+def reader_waiting() -> bool:
+    """Whether a :func:`serve` reader thread still waits on its input (after ``quit``): the
+    interpreter's normal exit would then wait for the input stream's lock, and abort."""
+    return any(t.name == READER_THREAD and t.is_alive() for t in threading.enumerate())
 
 
 __all__ = [
@@ -1040,5 +1048,6 @@ __all__ = [
     "error_code",
     "move_json",
     "read_move",
+    "reader_waiting",
     "serve",
 ]
