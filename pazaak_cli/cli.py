@@ -26,6 +26,7 @@ COMMANDS = {
     "simulate": ("pazaak_cli.commands.simulate_cmd", "simulate_command"),
     "deckbuild": ("pazaak_cli.commands.deckbuild_cmd", "deckbuild_command"),
     "rules": ("pazaak_cli.commands.rules_cmd", "rules_command"),
+    "engine": ("pazaak_cli.commands.engine_cmd", "engine_command"),
 }
 """Every command: (module, attribute), in the order ``--help`` lists them."""
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import signal
+import time
+from collections.abc import Iterable
 
 import pytest
 
@@ -11,11 +13,13 @@ from pazaak_cli.engine.errors import PazaakError
 from pazaak_cli.runtime.executors import (
     SOLVER_PROCESSES_VARIABLE,
     ForkedCall,
+    SharedDeal,
     WorkerLost,
     _worker_started,
     fork_available,
     run_shared,
 )
+from pazaak_cli.solve.hand_rows import HandsSolved, MoveRow, solve_dealt
 
 pytestmark = pytest.mark.skipif(not fork_available(), reason="no fork on this system")
 
@@ -133,3 +137,36 @@ def test_a_ctrl_c_during_the_fork_is_raised_not_lost(recwarn: pytest.WarningsRec
         _CTRL_C_AFTER_FORK.clear()
         signal.signal(signal.SIGINT, previous)
     assert not [w for w in recwarn if "Exception ignored" in str(w.message)]
+
+
+def test_a_ctrl_c_here_leaves_the_copies_only_the_piece_they_hold() -> None:
+    """solve_dealt: once this process's share stops (Ctrl-C, or the engine's stop), the deal
+    is drained, so the forked copy finishes its hand and takes no other (without it the copy
+    would deal itself all 200: 4 s here)."""
+    row: MoveRow = ((0.0, 0.0, 0.0, 0.0),)
+
+    def here(share: Iterable[int]) -> HandsSolved:
+        first = next(iter(share))
+        time.sleep(0.1)  # (the copy has started its first hands)
+        return HandsSolved({first: row}, True)
+
+    def there(share: Iterable[int]) -> HandsSolved:
+        rows = {}
+        for index in share:
+            time.sleep(0.02)
+            rows[index] = row
+        return HandsSolved(rows, False)
+
+    started = time.monotonic()
+    done = solve_dealt(range(200), here, there, 2)
+    assert done.interrupted and 2 <= len(done.rows) <= 20
+    assert time.monotonic() - started < 2
+
+
+def test_a_drained_deal_deals_nothing_more() -> None:
+    deal = SharedDeal(5)
+    assert deal.take() == 0
+    deal.drain()
+    assert deal.take() is None
+    deal.close()
+    deal.drain()  # (closed: nothing to do)

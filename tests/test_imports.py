@@ -119,11 +119,11 @@ SCANS = {module: _scan(module) for module in MODULES}
 IMPORTS = [found for imports, _ in SCANS.values() for found in imports]
 
 
-LAYERS = ("engine", "runtime", "policies", "solve", "players", "tools", "commands")
-"""The layer packages, from the bottom up; ``cli`` and ``__main__`` stand above them all and
-the package's ``__init__`` (its version) below."""
+LAYERS = ("engine", "runtime", "policies", "solve", "players", "tools", "rl", "commands")
+"""The layer packages, from the bottom up; ``cli``, ``__main__`` and ``api`` stand above them
+all and the package's ``__init__`` (its version) below."""
 
-TOP = ("cli", "__main__")
+TOP = ("cli", "__main__", "api")
 
 
 def _layers() -> dict[str, int]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import sys
 import time
-from typing import Any
 
 import click
 from tabulate import tabulate
@@ -34,13 +33,14 @@ from pazaak_cli.engine.cards import Card
 from pazaak_cli.engine.decks import SideDeck, default_deck
 from pazaak_cli.engine.errors import PazaakError
 from pazaak_cli.engine.game import TableCard
-from pazaak_cli.engine.notation import format_position, parse_position, parse_table
+from pazaak_cli.engine.notation import parse_position, parse_table
 from pazaak_cli.engine.position_builder import Question, build_question, question_from_state
 from pazaak_cli.engine.rules import DEFAULT_RULESET, MainDeck, Ruleset, parse_ruleset
 from pazaak_cli.solve.advice import default_objective
 from pazaak_cli.solve.budgeted import DEFAULT_SECONDS, answer, budgeted_objective, confidence_note
 from pazaak_cli.solve.match_advice import match_question_pairs
-from pazaak_cli.solve.solver import Advice, MoveResult, SolveOptions
+from pazaak_cli.solve.solver import Advice, SolveOptions
+from pazaak_cli.tools.advice_report import advice_json
 
 
 @click.command("advise", epilog=EXIT_CODES)
@@ -364,51 +364,3 @@ def render_advice(advice: Advice) -> str:
     )
     verdict = confidence_note(advice)
     return f"Model: {advice.model}.\n{table}" + (f"\n{verdict}" if verdict else "")
-
-
-def advice_json(advice: Advice, question: Question) -> dict[str, Any]:
-    """The JSON document of ``pazaak advise --json``."""
-    return {
-        "ruleset": question.state.ruleset.spec,
-        "objective": advice.objective,
-        "model": advice.model,
-        "hands_averaged": advice.hands_averaged,
-        "exactness": advice.exactness,
-        "hands_possible": advice.hands_averaged,
-        "hands_solved": (
-            advice.hands_averaged if advice.hands_solved is None else advice.hands_solved
-        ),
-        "draws": advice.draws,
-        "seed": advice.seed,
-        "confidence": advice.confidence,
-        "fixed_probabilities": advice.fixed_probabilities,
-        "position": format_position(question.state),
-        "drawn": question.drawn,
-        "moves": [
-            {
-                "card": None if r.move.card is None else str(r.move.card),
-                "value": r.move.value,
-                "then": r.move.then,
-                "note": r.move.note or None,
-                "match_win": r.match_win,
-                "p_win": r.outcome.p_win,
-                "p_tie": r.outcome.p_tie,
-                "p_loss": r.outcome.p_loss,
-                "equity": r.outcome.equity,
-                "interval": _interval(r, advice.objective),
-                "best": r.best,
-            }
-            for r in advice.results
-        ],
-    }
-
-
-def _interval(result: MoveResult, objective: str) -> list[float] | None:
-    """A sampled move's 95 % interval of the value it is ranked by (the match-win probability,
-    else the set's equity); ``None`` in an exact answer."""
-    if result.margin is None:
-        return None
-    value = result.match_win if objective == "match" else result.outcome.equity
-    assert value is not None
-    low = 0.0 if objective == "match" else -1.0  # (what the value can be, at most 1)
-    return [max(value - result.margin, low), min(value + result.margin, 1.0)]

@@ -19,7 +19,7 @@ from typing import Any
 
 import click
 
-from pazaak_cli.commands.advise_cmd import advice_json, render_advice
+from pazaak_cli.commands.advise_cmd import render_advice
 from pazaak_cli.commands.common import SolveProgress, fail, printable, ruleset_option, time_option
 from pazaak_cli.commands.deck_option import deck_option
 from pazaak_cli.commands.play_cmd import (
@@ -48,6 +48,7 @@ from pazaak_cli.runtime.savefile import (
 )
 from pazaak_cli.solve.budgeted import DEFAULT_SECONDS, Refinement, refinement_note
 from pazaak_cli.solve.solver import Advice
+from pazaak_cli.tools.advice_report import advice_json
 from pazaak_cli.tools.follow import (
     DEFAULT_OPP_DECKS,
     ME,

@@ -520,6 +520,14 @@ class SharedDeal:
         data = os.read(self._read, 4)
         return int.from_bytes(data, "little") if len(data) == 4 else None
 
+    def drain(self) -> None:
+        """Take every number left, so that no process takes another (after a Ctrl-C: the
+        copies finish the piece they hold and stop, instead of dealing out the rest)."""
+        if self._read is None:
+            return
+        while os.read(self._read, 4 * 1024):
+            pass
+
     def close(self) -> None:
         if self._read is not None:
             os.close(self._read)

@@ -94,15 +94,22 @@ def solve_dealt(
     (:class:`~pazaak_cli.runtime.executors.SharedDeal`). The copies start at once, even from an
     empty memo: the first two hands in parallel halve the wait for the least sample, where solving
     one first so that the copy inherits its positions measured no faster (docs/benchmarks.md,
-    "Answers within a time budget")."""
+    "Answers within a time budget"). Ctrl-C here leaves the copies only the hand each holds."""
     indices = list(indices)
     parts = []
     if processes < 2 or len(indices) < 2:
         parts.append(here(indices))
     else:
         deal = SharedDeal(len(indices))
+
+        def here_first(share: Iterable[int]) -> HandsSolved:
+            part = here(share)
+            if part.interrupted:  # Ctrl-C (or the engine's stop): the copies take no more
+                deal.drain()
+            return part
+
         try:
-            parts += run_shared([_Dealt(indices, deal)] * processes, here, there)
+            parts += run_shared([_Dealt(indices, deal)] * processes, here_first, there)
         finally:
             deal.close()
     rows: dict[int, MoveRow] = {}
