@@ -461,6 +461,50 @@ SHARED PyObject *sequence_argument(PyObject *args, const char *message) {
     return PySequence_Fast(items, message);
 }
 
+/* A core's candidate lists (the distinct ways a turn can end after a draw, as codes): the fields
+ * CANDIDATE_LISTS puts in its Core, and the method CORE_ADD_LIST defines over them,
+ * `add_list(codes) -> list id` (any code: a side or a move). */
+#define CANDIDATE_LISTS                                                                        \
+    int nlists, caplists;                                                                      \
+    int *list_start, *list_len;                                                                \
+    int ncodes, capcodes;                                                                      \
+    int *codes;
+
+#define CORE_ADD_LIST(max_lists)                                                               \
+    PyDoc_STRVAR(core_add_list_doc, "add_list(codes) -> the next candidate list id");          \
+    static PyObject *core_add_list(Core *self, PyObject *args) {                               \
+        PyObject *seq = sequence_argument(args, "codes must be a sequence");                   \
+        if (!seq) return NULL;                                                                 \
+        if (self->nlists >= (int)(max_lists))                                                  \
+            return fail_releasing(seq, PyExc_OverflowError,                                    \
+                                  "more candidate lists than the C core's keys can hold");     \
+        Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);                                          \
+        if (self->nlists == self->caplists) {                                                  \
+            int cap = self->caplists ? self->caplists * 2 : 1024;                              \
+            if (grow((void **)&self->list_start, cap, sizeof(int)) < 0 ||                     \
+                grow((void **)&self->list_len, cap, sizeof(int)) < 0) {                        \
+                Py_DECREF(seq);                                                                \
+                return PyErr_NoMemory();                                                       \
+            }                                                                                  \
+            self->caplists = cap;                                                              \
+        }                                                                                      \
+        if (codes_room(&self->codes, self->ncodes, &self->capcodes, n) < 0) {                  \
+            Py_DECREF(seq);                                                                    \
+            return NULL;                                                                       \
+        }                                                                                      \
+        int start = self->ncodes;                                                              \
+        int read = codes_read(seq, self->codes, &self->ncodes, -1);                            \
+        Py_DECREF(seq);                                                                        \
+        if (read < 0) {                                                                        \
+            self->ncodes = start;                                                              \
+            return NULL;                                                                       \
+        }                                                                                      \
+        int id = self->nlists++;                                                               \
+        self->list_start[id] = start;                                                          \
+        self->list_len[id] = (int)n;                                                           \
+        return PyLong_FromLong(id);                                                            \
+    }
+
 /* -- the Python type and module ---------------------------------------------------------------- */
 
 /* The rows of a core's tables of methods and attributes: a method `name` is the function

@@ -118,10 +118,7 @@ typedef struct {
     int nplayints, capplayints;
     int *play_ints;
     /* the advised player's candidate lists */
-    int nlists, caplists;
-    int *list_start, *list_len;
-    int ncodes, capcodes;
-    int *codes;
+    CANDIDATE_LISTS
     /* the rule's turns, and its replies: per (side, total faced, standing) the ten codes */
     int nturns, capturns;
     int *turn_at;
@@ -243,35 +240,7 @@ static PyObject *core_add_mine(Core *self, PyObject *args) {
     return add_side(&self->mine, args);
 }
 
-PyDoc_STRVAR(core_add_list_doc, "add_list(codes) -> the advised player's next candidate list id");
-static PyObject *core_add_list(Core *self, PyObject *args) {
-    PyObject *seq = sequence_argument(args, "codes must be a sequence");
-    if (!seq) return NULL;
-    if (self->nlists >= (int)MAX_ID)
-        return fail_releasing(seq, PyExc_OverflowError, "more candidate lists than the C core's keys can hold");
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-    if (self->nlists == self->caplists) {
-        int cap = self->caplists ? self->caplists * 2 : 1024;
-        if (grow((void **)&self->list_start, cap, sizeof(int)) < 0 ||
-            grow((void **)&self->list_len, cap, sizeof(int)) < 0) {
-            Py_DECREF(seq);
-            return PyErr_NoMemory();
-        }
-        self->caplists = cap;
-    }
-    if (codes_room(&self->codes, self->ncodes, &self->capcodes, n) < 0) {
-        Py_DECREF(seq);
-        return NULL;
-    }
-    int start = self->ncodes;
-    int read = codes_read(seq, self->codes, &self->ncodes, -1);
-    Py_DECREF(seq);
-    if (read < 0) return NULL;
-    int id = self->nlists++;
-    self->list_start[id] = start;
-    self->list_len[id] = (int)n;
-    return PyLong_FromLong(id);
-}
+CORE_ADD_LIST(MAX_ID)
 
 PyDoc_STRVAR(core_set_list_doc, "set_list(side, value, list): the advised side's candidate list after drawing value");
 static PyObject *core_set_list(Core *self, PyObject *args) {

@@ -58,10 +58,7 @@ typedef struct {
     char *tiebreak;
     int *after; /* after[side * 11 + value]: candidate list id, or -1 */
     /* candidate lists */
-    int nlists, caplists;
-    int *list_start, *list_len;
-    int ncodes, capcodes;
-    int *codes;
+    CANDIDATE_LISTS
     Map before, after_memo;
     size_t clears;
     uint64_t solved; /* positions computed (a forgotten one computed again counts again) */
@@ -131,35 +128,7 @@ static PyObject *core_add_side(Core *self, PyObject *args) {
     return PyLong_FromLong(id);
 }
 
-PyDoc_STRVAR(core_add_list_doc, "add_list(codes) -> candidate list id");
-static PyObject *core_add_list(Core *self, PyObject *args) {
-    PyObject *codes;
-    if (!PyArg_ParseTuple(args, "O", &codes)) return NULL;
-    if (self->nlists >= (int)MAX_ID)
-        return fail(PyExc_OverflowError, "more candidate lists than the C core's keys can hold");
-    PyObject *seq = PySequence_Fast(codes, "codes must be a sequence");
-    if (!seq) return NULL;
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-    if (self->nlists == self->caplists) {
-        int cap = self->caplists ? self->caplists * 2 : 1024;
-        if (grow((void **)&self->list_start, cap, sizeof(int)) < 0 ||
-            grow((void **)&self->list_len, cap, sizeof(int)) < 0) {
-            Py_DECREF(seq);
-            return PyErr_NoMemory();
-        }
-        self->caplists = cap;
-    }
-    if (codes_room(&self->codes, self->ncodes, &self->capcodes, n) < 0) {
-        Py_DECREF(seq);
-        return NULL;
-    }
-    int id = self->nlists++;
-    self->list_start[id] = self->ncodes;
-    self->list_len[id] = (int)n;
-    int read = codes_read(seq, self->codes, &self->ncodes, -1); /* (any code: a side or a move) */
-    Py_DECREF(seq);
-    return read < 0 ? NULL : PyLong_FromLong(id);
-}
+CORE_ADD_LIST(MAX_ID)
 
 PyDoc_STRVAR(core_set_after_doc, "set_after(side, value, list): the candidate list after side draws value");
 static PyObject *core_set_after(Core *self, PyObject *args) {
