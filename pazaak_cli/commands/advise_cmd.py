@@ -19,6 +19,7 @@ from pazaak_cli.commands.common import (
     sample_options,
     style,
     time_option,
+    wrap_lines,
 )
 from pazaak_cli.commands.deck_option import deck_option
 from pazaak_cli.commands.position_options import (
@@ -38,7 +39,17 @@ from pazaak_cli.engine.notation import format_position, parse_position, parse_ta
 from pazaak_cli.engine.position_builder import Question, build_question, question_from_state
 from pazaak_cli.engine.rules import DEFAULT_RULESET, MainDeck, Ruleset, parse_ruleset
 from pazaak_cli.solve.advice import default_objective
-from pazaak_cli.solve.budgeted import DEFAULT_SECONDS, answer, budgeted_objective, confidence_note
+from pazaak_cli.solve.budgeted import (
+    ADVISE_ASKS,
+    DEFAULT_SECONDS,
+    Asks,
+    SampledAdvice,
+    answer,
+    budgeted_objective,
+    confidence_note,
+    overrun_note,
+    repeat_note,
+)
 from pazaak_cli.solve.match_advice import match_question_pairs
 from pazaak_cli.solve.solver import Advice, MoveResult, SolveOptions
 
@@ -224,16 +235,16 @@ def advise_command(
             "The opponent's hand was not given: the match answer takes it to keep no hand cards "
             "for the later sets (--opp-hand or --opp-hand-size says what it holds)."
         )
+    taken = time.monotonic() - started
     if as_json:
         document = advice_json(advice, question)
         document["note"] = note
         document["time_budget"] = seconds
         emit_json(document)
         return
-    click.echo(_position_line(question))
-    if note:
-        click.echo(note)
-    click.echo(render_advice(advice))
+    lines = [_position_line(question), note, render_advice(advice)]
+    lines += [repeat_note(advice) if sample_hands is None else None, overrun_note(taken, seconds)]
+    click.echo(wrap_lines("\n".join(line for line in lines if line)))
 
 
 def _budget(time_budget: float | None, exact: bool, sample_hands: int | None) -> float | None:
@@ -331,43 +342,96 @@ def _position_line(question: Question) -> str:
     return f"Your table {table}; opponent's {opp}{stood}."
 
 
-def render_advice(advice: Advice) -> str:
-    """The human table of moves, best first (``pazaak play``'s hint shows the same): for match
-    advice the match-win column first, then the set's odds along the same line."""
+OBJECTIVE_LINES = {
+    "set": "Best for this set only: a card you play now is gone for the rest of the match.",
+    "match": "Best for the whole match: the odds of winning it, the cards kept for later "
+    "sets counted.",
+}
+"""The first line of every table of moves: what the best move maximises, in plain words."""
+
+FIXED_DECK_SAID = "(exact solve too large; --exact)"
+"""What the set solver's model line says of a deck drawn with fixed odds (read here to put it in
+plain words and name only what the command takes)."""
+
+ANY_VALUE = "(any)"
+"""The ± of a value whose interval spans every value it can take: no information."""
+
+
+def model_text(model: str, exact_option: str | None) -> str:
+    """A model line as the player reads it: the deck drawn with fixed odds said in plain
+    words, naming ``exact_option`` (what asks for the exact deck there) only where the
+    command takes one."""
+    plain = "(counting every card drawn is too large to solve"
+    plain += f"; {exact_option} tries it)" if exact_option else ")"
+    return model.replace(FIXED_DECK_SAID, plain)
+
+
+def render_advice(advice: Advice, asks: Asks = ADVISE_ASKS) -> str:
+    """The human table of moves, best first (``pazaak play``'s hint and ``pazaak follow``
+    show the same, with ``asks`` naming what the user can type there): what the best move
+    maximises first, for match advice the match-win column first, then the set's odds along
+    the same line. In a sampled answer, a value the same in every hand solved has no ±, and a
+    ± whose interval spans every value the column can take says :data:`ANY_VALUE`."""
     match = advice.objective == "match"
     sampled = advice.exactness == "sampled"
+    same = advice.same if isinstance(advice, SampledAdvice) else ()
     rows = []
-    for result in advice.results:
+    blank = spans = False
+    for place, result in enumerate(advice.results):
         o = result.outcome
         mark = style("best", bold=True, fg="green") if result.best else ""
         row = [mark, str(result.move)]
+        value = (result.match_win or 0.0) if match else o.equity
+        low = 0.0 if match else -1.0
+        margin = result.margin or 0.0
+        if place < len(same) and same[place]:
+            shown, blank = "", True
+        elif value - margin <= low and value + margin >= 1.0:
+            shown, spans = ANY_VALUE, True
+        else:
+            shown = f"{100 * margin:.2f}"
         if match:
-            row.append(f"{100 * (result.match_win or 0.0):.2f}")
+            row.append(f"{100 * value:.2f}")
             if sampled:
-                row.append(f"{100 * (result.margin or 0.0):.2f}")
+                row.append(shown)
         row += [f"{100 * o.p_win:.2f}", f"{100 * o.p_tie:.2f}", f"{100 * o.p_loss:.2f}"]
         if not match:
-            row.append(f"{o.equity:+.4f}")
+            row.append(f"{100 * o.equity:+.2f}")
             if sampled:
-                row.append(f"{result.margin or 0.0:.4f}")
+                row.append(shown)
         rows.append(row)
     if match:
         headers = ["", "move", "match win %", *(["±"] if sampled else []), "set win %"]
         headers += ["tie %", "loss %"]
     else:
-        headers = ["", "move", "win %", "tie %", "loss %", "equity", *(["±"] if sampled else [])]
+        headers = ["", "move", "win %", "tie %", "loss %", "win-loss", *(["±"] if sampled else [])]
     table = tabulate(
         rows,
         headers=headers,
         disable_numparse=True,
         colalign=("left", "left", *("right",) * (len(headers) - 2)),
     )
-    verdict = confidence_note(advice)
-    return f"Model: {advice.model}.\n{table}" + (f"\n{verdict}" if verdict else "")
+    lines = [
+        OBJECTIVE_LINES.get(advice.objective, ""),
+        f"Model: {model_text(advice.model, asks.exact)}.",
+        table,
+    ]
+    if blank:
+        solved = advice.hands_solved
+        lines.append(f"No ±: the same value in every one of the {solved} hands solved.")
+    if spans:
+        lines.append(
+            f"{ANY_VALUE}: too few hands for an interval; it could be any value the column takes."
+        )
+    verdict = confidence_note(advice, asks)
+    if verdict:
+        lines.append(verdict)
+    return "\n".join(line for line in lines if line)
 
 
 def advice_json(advice: Advice, question: Question) -> dict[str, Any]:
     """The JSON document of ``pazaak advise --json``."""
+    same = advice.same if isinstance(advice, SampledAdvice) else ()
     return {
         "ruleset": question.state.ruleset.spec,
         "objective": advice.objective,
@@ -396,9 +460,10 @@ def advice_json(advice: Advice, question: Question) -> dict[str, Any]:
                 "p_loss": r.outcome.p_loss,
                 "equity": r.outcome.equity,
                 "interval": _interval(r, advice.objective),
+                "same_in_every_hand_solved": same[place] if place < len(same) else None,
                 "best": r.best,
             }
-            for r in advice.results
+            for place, r in enumerate(advice.results)
         ],
     }
 

@@ -37,6 +37,7 @@ from pazaak_cli.engine.decks import SideDeck, default_deck
 from pazaak_cli.engine.notation import format_position
 from pazaak_cli.engine.numbers import parse_whole
 from pazaak_cli.engine.rules import DEFAULT_RULESET, MainDeck, Ruleset, parse_ruleset
+from pazaak_cli.solve.budgeted import OVERRUN_SLACK, overrun_note
 from pazaak_cli.solve.solver import Move
 from pazaak_cli.tools.chart import (
     CLOSE_CALL,
@@ -108,7 +109,8 @@ TOTALS = TotalsType()
     type=click.Choice(["set", "match"]),
     default="set",
     show_default=True,
-    help="What the best move maximises: this set's equity (quick), or the probability of "
+    help="What the best move maximises: this set's win odds less its loss odds (quick), or the "
+    "probability of "
     "winning the match (hand cards kept for the whole match; slower).",
 )
 @click.option(
@@ -240,13 +242,14 @@ def chart_command(
             out.write_text(render_svg(chart, _title(spec)), encoding="utf-8")
         except OSError as error:
             raise UsageFailure(f"cannot write {out}: {error.strerror or error}") from None
+    taken = time.monotonic() - started
     if as_json:
         emit_json({**chart_json(chart), "time_budget": seconds})
         return
     click.echo(render_chart(chart))
-    note = _sample_note(chart, seconds)
-    if note:
-        click.echo("\n".join(textwrap.wrap(note, 79)))
+    for note in (_sample_note(chart, seconds, taken), overrun_note(taken, seconds)):
+        if note:
+            click.echo("\n".join(textwrap.wrap(note, 79)))
     if out is not None:
         click.echo(f"Chart written to {out}.")
 
@@ -290,8 +293,9 @@ class _PassProgress:
         self.bar.close()
 
 
-def _sample_note(chart: Chart, seconds: float | None) -> str | None:
-    """What a sampled or stopped chart says under its legend."""
+def _sample_note(chart: Chart, seconds: float | None, taken: float) -> str | None:
+    """What a sampled or stopped chart says under its legend: how many hands, whether in the
+    budget (the time measured, ``taken``), and how to get it again."""
     sample = chart.sample
     if chart.interrupted:
         return (
@@ -300,11 +304,14 @@ def _sample_note(chart: Chart, seconds: float | None) -> str | None:
         )
     if sample.exactness != "sampled":
         return None
-    within = f" within the {seconds:g} s budget" if seconds is not None else ""
+    within = ""
+    if seconds is not None and taken <= seconds * OVERRUN_SLACK:
+        within = f" within the {seconds:g} s budget"
+    speed = " (how many fit depends on the machine's speed)" if seconds is not None else ""
     return (
-        f"Sampled: {sample.hands_solved:,} of {sample.hands_possible:,} possible hands{within} "
-        f"(--hands {sample.hands_solved} --seed {sample.seed} gives this chart again; --time 0 "
-        "the exact one)."
+        f"Sampled: {sample.hands_solved:,} of {sample.hands_possible:,} possible hands{within}"
+        f"{speed}; --hands {sample.hands_solved} --seed {sample.seed} gives this chart again, "
+        "--time 0 the exact one."
     )
 
 
@@ -348,7 +355,7 @@ def render_chart(chart: Chart) -> str:
     lines += _legend_lines(chart, width)
     lines += textwrap.wrap(
         "Upper case: the best move leads the next by a point or more "
-        f"(of {'match-win probability' if chart.spec.objective == 'match' else 'equity'}); "
+        f"(of {'match win' if chart.spec.objective == 'match' else 'win-loss'}); "
         f"lower case: by less (a close call, under {100 * CLOSE_CALL:g}); blank: no table "
         "fits those totals.",
         79,

@@ -10,7 +10,9 @@ from __future__ import annotations
 import json
 import math
 import os
+import shutil
 import sys
+import textwrap
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -233,6 +235,36 @@ def printable(text: str) -> str:
     if text.isprintable():
         return text
     return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)
+
+
+def terminal_width() -> int | None:
+    """The width of the terminal standard output goes to (``None``: not a terminal, whose
+    reader gets every line whole)."""
+    if not sys.stdout.isatty():
+        return None
+    return shutil.get_terminal_size().columns
+
+
+def wrap_lines(text: str, width: int | None = None) -> str:
+    """``text`` with each line of prose longer than ``width`` (default: the terminal's; not a
+    terminal: none) wrapped at spaces, its continuation lines indented by two; a table's lines
+    (a run of two spaces, or a rule of dashes) are left as they are."""
+    width = terminal_width() if width is None else width
+    if width is None:
+        return text
+    lines = []
+    for line in text.split("\n"):
+        if len(click.unstyle(line)) <= width or "  " in line or line.startswith("--"):
+            lines.append(line)
+            continue
+        lines += textwrap.wrap(
+            line,
+            width=max(width - 1, 20),
+            subsequent_indent="  ",
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+    return "\n".join(lines)
 
 
 def style(text: str, **styles: Any) -> str:

@@ -46,7 +46,7 @@ from pazaak_cli.runtime.savefile import (
     read_save,
     write_save,
 )
-from pazaak_cli.solve.budgeted import DEFAULT_SECONDS, Refinement, refinement_note
+from pazaak_cli.solve.budgeted import DEFAULT_SECONDS, FOLLOW_ASKS, Refinement, refined_note
 from pazaak_cli.solve.solver import Advice
 from pazaak_cli.tools.follow import (
     DEFAULT_OPP_DECKS,
@@ -427,7 +427,7 @@ class Loop:
         if found is None:
             return
         self.screen.advice(*found)
-        note = refinement_note(self.refining[followed.state][1], was_sampled, "type hint")
+        note = refined_note(self.refining[followed.state][1], was_sampled, "type hint")
         if note:
             self.screen.note(note)
 
@@ -677,7 +677,7 @@ class Screen:
                 f"loss {100 * o.p_loss:.1f} %)."
             )
             return
-        self.say(render_advice(advice))
+        self.say(render_advice(advice, FOLLOW_ASKS))
 
 
 def _model(opponent: str) -> str:

@@ -18,7 +18,6 @@ import random
 import shlex
 import shutil
 import sys
-import textwrap
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -37,6 +36,7 @@ from pazaak_cli.commands.common import (
     seed_option,
     style,
     time_option,
+    wrap_lines,
 )
 from pazaak_cli.commands.common import EXIT_INTERRUPTED as EXIT_INTERRUPTED
 from pazaak_cli.commands.deck_option import complete_decks
@@ -69,9 +69,10 @@ from pazaak_cli.runtime.savefile import (
 from pazaak_cli.solve.advice import hint_objective, solve_match_asked, solve_question
 from pazaak_cli.solve.budgeted import (
     DEFAULT_SECONDS,
+    PLAY_ASKS,
     Refinement,
     budgeted_objective,
-    refinement_note,
+    refined_note,
 )
 from pazaak_cli.solve.solver import SolveOptions
 from pazaak_cli.tools.session import (
@@ -1120,20 +1121,23 @@ def hint_text(
             key = (format_position(view), seat)
             refinement = (refinements or {}).get(key)
             if refinement is None:
-                options.objective, _ = budgeted_objective(question, options, seconds)
+                options.objective, why = budgeted_objective(
+                    question, options, seconds, asks=PLAY_ASKS
+                )
                 refinement = Refinement(question, options)
+                refinement.objective_note = why
                 if refinements is not None:
                     refinements.clear()  # (one position's solver at a time: its memo is large)
                     refinements[key] = refinement
             was_sampled = refinement.advice is not None and not refinement.exact
             advice = refinement.refine(seconds, progress=progress)
-            note = refinement_note(refinement, was_sampled, "h")
-        table = render_advice(advice) + (f"\n{note}" if note else "")
+            note = refined_note(refinement, was_sampled, "h")
+        table = render_advice(advice, PLAY_ASKS) + (f"\n{note}" if note else "")
     except PazaakError as error:
         return f"No hint: {error}."
     except Exception as error:  # a failing hint must not end the match
         return f"No hint: the solver failed ({type(error).__name__}: {error}); please report it."
-    return wrap_first_line(table, shutil.get_terminal_size().columns)
+    return wrap_lines(table, shutil.get_terminal_size().columns)
 
 
 def _hint_seconds() -> float | None:
@@ -1143,18 +1147,3 @@ def _hint_seconds() -> float | None:
     if time_budget is None:
         return DEFAULT_SECONDS
     return time_budget or None
-
-
-def wrap_first_line(text: str, width: int) -> str:
-    """``text`` with its first line (the hint's model line, often longer than a terminal) wrapped
-    at spaces to ``width`` columns, its continuation lines indented by two; the table below is
-    left as it is."""
-    first, newline, rest = text.partition("\n")
-    wrapped = textwrap.fill(
-        first,
-        width=max(width, 20),
-        subsequent_indent="  ",
-        break_long_words=False,
-        break_on_hyphens=False,
-    )
-    return wrapped + newline + rest

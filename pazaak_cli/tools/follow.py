@@ -42,7 +42,7 @@ from pazaak_cli.engine.notation import format_position
 from pazaak_cli.engine.position_builder import Question, question_from_state
 from pazaak_cli.engine.rules import FirstPlayer, MainDeck, Ruleset, parse_ruleset
 from pazaak_cli.solve.advice import default_objective, solve_match_asked, solve_question
-from pazaak_cli.solve.budgeted import Refinement, budgeted_objective
+from pazaak_cli.solve.budgeted import FOLLOW_ASKS, Refinement, budgeted_objective
 from pazaak_cli.solve.solver import Advice, SolveOptions
 from pazaak_cli.tools.session import format_action, parse_action
 
@@ -542,8 +542,10 @@ def start_refinement(followed: Followed, seconds: float) -> tuple[Question, Refi
     fits ``seconds``, else for the set (:func:`~pazaak_cli.solve.budgeted.budgeted_objective`)."""
     question = question_for(followed)
     options = options_for(followed)
-    options.objective, _ = budgeted_objective(question, options, seconds)
-    return question, Refinement(question, options)
+    options.objective, why = budgeted_objective(question, options, seconds, asks=FOLLOW_ASKS)
+    refinement = Refinement(question, options)
+    refinement.objective_note = why
+    return question, refinement
 
 
 # Saving ----------------------------------------------------------------------------------------
