@@ -92,7 +92,9 @@ def test_the_exact_answer_that_fits_is_solved_the_exact_averages_way(
     calls: list[dict[str, Any]] = []
     solve = HandRows.solve
 
-    def recorded(self: HandRows, indices: Any, deadline: Any, solved: Any = None, **how: Any) -> Any:
+    def recorded(
+        self: HandRows, indices: Any, deadline: Any, solved: Any = None, **how: Any
+    ) -> Any:
         calls.append({"hands": len(indices), **how})
         return solve(self, indices, deadline, solved, **how)
 
