@@ -25,6 +25,7 @@ from pazaak_cli.commands.deck_option import deck_option
 from pazaak_cli.commands.position_options import (
     CARDS,
     MAIN_CARDS,
+    check_cards,
     main_deck_option,
     opp_hand_option,
     opp_hand_size_option,
@@ -38,7 +39,7 @@ from pazaak_cli.engine.game import TableCard
 from pazaak_cli.engine.notation import format_position, parse_position, parse_table
 from pazaak_cli.engine.position_builder import Question, build_question, question_from_state
 from pazaak_cli.engine.rules import DEFAULT_RULESET, MainDeck, Ruleset, parse_ruleset
-from pazaak_cli.solve.advice import default_objective
+from pazaak_cli.solve.advice import FallbackAdvice, default_objective
 from pazaak_cli.solve.budgeted import (
     ADVISE_ASKS,
     DEFAULT_SECONDS,
@@ -88,10 +89,10 @@ from pazaak_cli.solve.solver import Advice, MoveResult, SolveOptions
     type=click.Choice(["match", "set"]),
     default=None,
     help="What the best move maximises: the probability of winning the match (hand cards are "
-    "kept for the whole match) or this set's equity. Default: the match where its answer (or "
-    "a sample of it) fits the time budget, else the set, with a note; with no budget (--time "
-    "0, or not on a terminal) the match against an optimal opponent when it takes seconds, the "
-    "set against --opponent kotor.",
+    "kept for the whole match) or this set's win odds less its loss odds. Default: the match "
+    "where its answer (or a sample of it) fits the time budget, else the set, with a note; "
+    "with no budget (--time 0, or not on a terminal) the match against an optimal opponent "
+    "when it takes seconds, the set against --opponent kotor.",
 )
 @sets_option
 @click.option(
@@ -157,9 +158,9 @@ def advise_command(
 
     A hidden hand (--opp-hand-size) is averaged over every hand the opponent's deck can deal.
     On a terminal the answer comes within --time (2 s): exact if every possible hand is solved
-    in time, else from a sample of them drawn by their deal weights, each move with its 95 %
-    interval (the model line and the JSON say "sampled"); --exact or --time 0 wait for the
-    exact answer.
+    in time, else from a sample of them, each drawn as often as the deck deals it, each move
+    with its 95 % interval (the model line and the JSON say "sampled"); --time 0 waits for the
+    exact answer, --exact counts every card drawn too.
     """
     started = time.monotonic()
     question = _question(
@@ -306,9 +307,7 @@ def _question(
                 "the opponent still plays: give its hand with --opp-hand, or its size with "
                 "--opp-hand-size (its deck with --opp-deck), or say --opp-stood"
             )
-    for card in hand:
-        if not rules.allows(card):
-            raise click.BadParameter(f"{card} is not a {rules.name} card", param_hint="'--hand'")
+    check_cards(hand, rules, "'--hand'")
     return build_question(
         rules,
         table=table,
@@ -349,7 +348,7 @@ OBJECTIVE_LINES = {
 }
 """The first line of every table of moves: what the best move maximises, in plain words."""
 
-FIXED_DECK_SAID = "(exact solve too large; --exact)"
+FIXED_DECK_SAID = "deck approximated by fixed draw probabilities (exact solve too large; --exact)"
 """What the set solver's model line says of a deck drawn with fixed odds (read here to put it in
 plain words and name only what the command takes)."""
 
@@ -361,8 +360,8 @@ def model_text(model: str, exact_option: str | None) -> str:
     """A model line as the player reads it: the deck drawn with fixed odds said in plain
     words, naming ``exact_option`` (what asks for the exact deck there) only where the
     command takes one."""
-    plain = "(counting every card drawn is too large to solve"
-    plain += f"; {exact_option} tries it)" if exact_option else ")"
+    plain = "cards drawn at the odds of the deck as it is now (counting each card as it goes "
+    plain += f"is too large to solve; {exact_option} tries it)" if exact_option else "is too large)"
     return model.replace(FIXED_DECK_SAID, plain)
 
 
@@ -413,7 +412,7 @@ def render_advice(advice: Advice, asks: Asks = ADVISE_ASKS) -> str:
     )
     lines = [
         OBJECTIVE_LINES.get(advice.objective, ""),
-        f"Model: {model_text(advice.model, asks.exact)}.",
+        f"Model: {model_text(advice.model, asks.exact_deck)}.",
         table,
     ]
     if blank:
@@ -431,8 +430,7 @@ def render_advice(advice: Advice, asks: Asks = ADVISE_ASKS) -> str:
 
 def advice_json(advice: Advice, question: Question) -> dict[str, Any]:
     """The JSON document of ``pazaak advise --json``."""
-    same = advice.same if isinstance(advice, SampledAdvice) else ()
-    return {
+    document: dict[str, Any] = {
         "ruleset": question.state.ruleset.spec,
         "objective": advice.objective,
         "model": advice.model,
@@ -460,12 +458,17 @@ def advice_json(advice: Advice, question: Question) -> dict[str, Any]:
                 "p_loss": r.outcome.p_loss,
                 "equity": r.outcome.equity,
                 "interval": _interval(r, advice.objective),
-                "same_in_every_hand_solved": same[place] if place < len(same) else None,
                 "best": r.best,
             }
-            for place, r in enumerate(advice.results)
+            for r in advice.results
         ],
     }
+    if isinstance(advice, SampledAdvice):  # (the precise terms: exact answers keep their keys)
+        for move, same in zip(document["moves"], advice.same, strict=True):
+            move["same_in_every_hand_solved"] = same
+    if isinstance(advice, FallbackAdvice):
+        document["not_solved"] = advice.not_solved
+    return document
 
 
 def _interval(result: MoveResult, objective: str) -> list[float] | None:

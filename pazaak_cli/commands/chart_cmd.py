@@ -26,6 +26,7 @@ from pazaak_cli.commands.common import (
 from pazaak_cli.commands.deck_option import deck_option
 from pazaak_cli.commands.position_options import (
     CARDS,
+    check_cards,
     main_deck_option,
     opp_hand_option,
     opp_hand_size_option,
@@ -139,8 +140,8 @@ TOTALS = TotalsType()
     "else the exact chart.",
     lead="Draw the chart within about this many seconds: exactly where every possible hand of "
     "a hidden opponent hand is solved in time, else on the largest sample of them that fits "
-    "(drawn by their deal weights, doubled pass by pass). 0: the exact chart however long it "
-    "takes.",
+    "(each drawn as often as the deck deals it, doubled pass by pass). 0: the exact chart "
+    "however long it takes.",
 )
 @sample_options
 @json_option
@@ -171,9 +172,10 @@ def chart_command(
     or more; lower case: a close call. The opponent's hand is hidden unless --opp-hand gives it.
 
     A hidden hand is averaged over every hand the opponent's deck can deal; on a terminal the
-    chart comes within --time (10 s): the whole grid on a sample of those hands drawn by their
-    deal weights, twice as many each pass, the last pass that fits shown (the model line says
-    "sampled"), or exact if every hand is in. --hands N --seed S: exactly the first N hands.
+    chart comes within --time (10 s): the whole grid on a sample of those hands, each drawn as
+    often as the deck deals it, twice as many each pass, the last pass that fits shown (the
+    model line says "sampled"), or exact if every hand is in. --hands N --seed S: exactly the
+    first N hands.
 
     \b
     Examples:
@@ -200,11 +202,7 @@ def chart_command(
     if main_deck is not None:
         rules = dataclasses.replace(rules, main_deck=MainDeck(main_deck))
     for option, cards in (("--hand", hand), ("--opp-hand", opp_hand or ())):
-        for card in cards:
-            if not rules.allows(card):
-                raise click.BadParameter(
-                    f"{card} is not a {rules.name} card", param_hint=f"'{option}'"
-                )
+        check_cards(cards, rules, f"'{option}'")
     prior = None
     if opp_hand is None:
         prior = opp_deck or default_deck(rules)

@@ -42,11 +42,29 @@ class PazaakGroup(click.Group):
     """A group that turns library errors into one clean line and exit code 1, and that turns
     colour off when ``NO_COLOR`` is set."""
 
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: click.Context | None = None,
+        **extra: Any,
+    ) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.exceptions.NoArgsIsHelpError:
+            raise
+        except click.UsageError as error:
+            raise one_line_usage(error) from None
+
     def invoke(self, ctx: click.Context) -> Any:
         if os.environ.get("NO_COLOR"):
             ctx.color = False
         try:
             return super().invoke(ctx)
+        except click.exceptions.NoArgsIsHelpError:
+            raise
+        except click.UsageError as error:
+            raise one_line_usage(error) from None
         except KeyboardInterrupt:
             # Click would say "Aborted!" and exit 1, the code of a domain failure.
             click.echo("\nInterrupted.", err=True)
@@ -62,6 +80,16 @@ class UsageFailure(click.ClickException):
     files that cannot be read."""
 
     exit_code = EXIT_USAGE
+
+
+def one_line_usage(error: click.UsageError) -> UsageFailure:
+    """A usage error as one line (exit 2), as every error is: what was wrong, and where the
+    command's options are listed (Click would print its usage banner over four lines)."""
+    where = error.ctx.command_path if error.ctx is not None else "pazaak"
+    message = error.format_message()
+    if isinstance(error, click.BadParameter) and not isinstance(error, click.MissingParameter):
+        return UsageFailure(message)  # (it says what was wrong with the value given)
+    return UsageFailure(f"{message.rstrip('.')} (`{where} --help` lists what it takes).")
 
 
 class RulesetType(click.ParamType):  # type: ignore[type-arg]

@@ -75,6 +75,7 @@ from pazaak_cli.solve.budgeted import (
     refined_note,
 )
 from pazaak_cli.solve.solver import SolveOptions
+from pazaak_cli.tools.board import board_head, seen_text, table_text
 from pazaak_cli.tools.session import (
     COMMANDS,
     HUMAN,
@@ -666,6 +667,9 @@ class Screen:
             self.help()
         elif command is Meta.STATE:
             click.echo(format_position(view))
+        elif command is Meta.BOARD:
+            for line in board_text(self.session, seat):
+                click.echo(line)
         elif command is Meta.HINT:
             self.hint(seat)
         elif command is Meta.MATCH_HINT:
@@ -1047,10 +1051,13 @@ def match_over_lines(session: MatchSession) -> list[str]:
         lines.append("No wager was at stake.")
     sets_played = len(state.set_winners)
     ties = state.ties()
+    # (the score said the winner's first, as a person says it: "kotor beat You 3-2")
     if state.forfeited is not None:
-        summary = f"Summary: {loser.name} forfeited to {champ.name} at {won[0]}-{won[1]}"
+        summary = (
+            f"Summary: {loser.name} forfeited to {champ.name} at {won[1 - winner]}-{won[winner]}"
+        )
     else:
-        summary = f"Summary: {champ.name} beat {loser.name} {won[0]}-{won[1]}"
+        summary = f"Summary: {champ.name} beat {loser.name} {won[winner]}-{won[1 - winner]}"
     summary += f" in {sets_played} set{'s' if sets_played != 1 else ''}"
     if ties:
         summary += f" ({ties} tie{'s' if ties != 1 else ''})"
@@ -1062,6 +1069,25 @@ def match_over_lines(session: MatchSession) -> list[str]:
     )
     lines.append(summary)
     return lines
+
+
+def board_text(session: MatchSession, seat: int) -> list[str]:
+    """The board as ``seat`` sees it (``board``): the lines ``pazaak follow``'s ``board``
+    shows (:mod:`pazaak_cli.tools.board`), the other hand face down."""
+    view = session.view(seat)
+    names = tuple(printable(s.name) for s in session.seats)
+    ordered = (names[seat], names[1 - seat]) if seat == 0 else (names[1], names[0])
+    head = board_head(view, session.set_number(), (names[0], names[1]))
+    mine, theirs = view.sides[seat], view.sides[1 - seat]
+    hand = " ".join(str(card) for card in mine.hand if card is not None) or "none"
+    played = seen_text(session.cards_played(1 - seat))
+    width = max(len(name) for name in ordered) + 1
+    return [
+        head + ".",
+        f"  {(ordered[0] + ':').ljust(width)} {table_text(mine)}; hand {hand}",
+        f"  {(ordered[1] + ':').ljust(width)} {table_text(theirs)}; {len(theirs.hand)} hand "
+        f"cards face down; played {played}",
+    ]
 
 
 def _resume_command(path: Path) -> str:
@@ -1112,6 +1138,7 @@ def hint_text(
     try:
         question = question_from_state(view)
         note = None
+        lead = ""
         if objective == "match":
             advice = solve_match_asked(question, options)
         elif seconds is None:
@@ -1132,7 +1159,9 @@ def hint_text(
             was_sampled = refinement.advice is not None and not refinement.exact
             advice = refinement.refine(seconds, progress=progress)
             note = refined_note(refinement, was_sampled, "h")
-        table = render_advice(advice, PLAY_ASKS) + (f"\n{note}" if note else "")
+            if refinement.objective_note and not was_sampled:  # (said above the table)
+                lead = refinement.objective_note + "\n"
+        table = lead + render_advice(advice, PLAY_ASKS) + (f"\n{note}" if note else "")
     except PazaakError as error:
         return f"No hint: {error}."
     except Exception as error:  # a failing hint must not end the match

@@ -118,9 +118,11 @@ class Asks(NamedTuple):
     more_time: str
     match: str | None
     exact: str | None
+    exact_deck: str | None = None
+    """What counts every card drawn where the answer drew them with fixed odds."""
 
 
-ADVISE_ASKS = Asks("--time for more time", "--objective match", "--time 0")
+ADVISE_ASKS = Asks("--time for more time", "--objective match", "--time 0", "--exact")
 """``pazaak advise``'s options."""
 PLAY_ASKS = Asks("h again for more time", "h m", None)
 """What ``pazaak play`` takes at its prompt."""
@@ -489,9 +491,10 @@ def overrun_note(taken: float | None, seconds: float | None) -> str | None:
     ``None`` within it."""
     if taken is None or seconds is None or taken <= seconds * OVERRUN_SLACK:
         return None
+    shown = f"{taken:.1f}" if taken >= 0.1 else f"{taken:.3f}"
     return (
-        f"This took {taken:.1f} s, over the {seconds:g} s budget: the fewest hands an answer "
-        f"rests on ({MIN_HANDS}) take that long here."
+        f"This took {shown} s, over the {seconds:g} s budget: the fewest hands an answer rests "
+        f"on ({MIN_HANDS}) take that long here."
     )
 
 
@@ -531,7 +534,6 @@ def refined_note(refinement: Refinement, was_sampled: bool, again: str) -> str |
     """:func:`refinement_note`, and the overrun of the call's budget if it had one
     (:func:`overrun_note`)."""
     notes = [
-        refinement.objective_note if refinement.advice is not None and not was_sampled else None,
         refinement_note(refinement, was_sampled, again),
         overrun_note(refinement.seconds, refinement.budget),
     ]
