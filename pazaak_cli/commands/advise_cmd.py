@@ -243,7 +243,7 @@ def advise_command(
         document["time_budget"] = seconds
         emit_json(document)
         return
-    lines = [_position_line(question), note, render_advice(advice)]
+    lines: list[str | None] = [_position_line(question), render_advice(advice, note=note)]
     lines += [repeat_note(advice) if sample_hands is None else None, overrun_note(taken, seconds)]
     click.echo(wrap_lines("\n".join(line for line in lines if line)))
 
@@ -365,11 +365,12 @@ def model_text(model: str, exact_option: str | None) -> str:
     return model.replace(FIXED_DECK_SAID, plain)
 
 
-def render_advice(advice: Advice, asks: Asks = ADVISE_ASKS) -> str:
+def render_advice(advice: Advice, asks: Asks = ADVISE_ASKS, note: str | None = None) -> str:
     """The human table of moves, best first (``pazaak play``'s hint and ``pazaak follow``
     show the same, with ``asks`` naming what the user can type there): what the best move
     maximises first, for match advice the match-win column first, then the set's odds along
-    the same line. In a sampled answer, a value the same in every hand solved has no ±, and a
+    the same line; ``note`` (why this objective) right under the first line. In a sampled
+    answer, a value the same in every hand solved has no ±, and a
     ± whose interval spans every value the column can take says :data:`ANY_VALUE`."""
     match = advice.objective == "match"
     sampled = advice.exactness == "sampled"
@@ -412,6 +413,7 @@ def render_advice(advice: Advice, asks: Asks = ADVISE_ASKS) -> str:
     )
     lines = [
         OBJECTIVE_LINES.get(advice.objective, ""),
+        note or "",
         f"Model: {model_text(advice.model, asks.exact_deck)}.",
         table,
     ]

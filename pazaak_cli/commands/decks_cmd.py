@@ -91,7 +91,9 @@ def _wrapped_widths(rows: list[list[str]], headers: list[str], columns: int) -> 
     """The widths of the cards and description columns that fit a terminal ``columns`` wide
     beside the name and ruleset (two spaces between columns): the cards wrapped five or more
     to a line where they must, the description taking the rest (20 at least)."""
-    name, ruleset = (max(len(row[i]) for row in [headers, *rows]) for i in range(2))
+    name, ruleset = (  # (tabulate pads a header 2 past its text)
+        max(len(headers[i]) + 2, *(len(row[i]) for row in rows)) for i in range(2)
+    )
     left = columns - 1 - (name + 2) - (ruleset + 2) - 2
     cards = max(len(row[2]) for row in rows)
     if cards + 30 > left:

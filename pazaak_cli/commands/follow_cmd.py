@@ -428,9 +428,7 @@ class Loop:
         if found is None:
             return
         refinement = self.refining[followed.state][1]
-        if refinement.objective_note and not was_sampled:
-            self.screen.note(refinement.objective_note)
-        self.screen.advice(*found)
+        self.screen.advice(*found, None if was_sampled else refinement.objective_note)
         note = refined_note(refinement, was_sampled, "type hint")
         if note:
             self.screen.note(note)
@@ -669,8 +667,11 @@ class Screen:
         for line in board_lines(followed):
             self.say(line)
 
-    def advice(self, question: Any, advice: Advice) -> None:
+    def advice(self, question: Any, advice: Advice, note: str | None = None) -> None:
+        """The table of moves (``note``: why its objective, under its first line)."""
         if self.as_json:
+            if note:
+                self.emit("note", message=note)
             self.emit("advice", **advice_json(advice, question))
             return
         if self.quiet:
@@ -681,7 +682,7 @@ class Screen:
                 f"loss {100 * o.p_loss:.1f} %)."
             )
             return
-        self.say(render_advice(advice, FOLLOW_ASKS))
+        self.say(render_advice(advice, FOLLOW_ASKS, note))
 
 
 def _model(opponent: str) -> str:

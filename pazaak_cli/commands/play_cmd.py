@@ -1137,8 +1137,7 @@ def hint_text(
     )
     try:
         question = question_from_state(view)
-        note = None
-        lead = ""
+        note = lead = None
         if objective == "match":
             advice = solve_match_asked(question, options)
         elif seconds is None:
@@ -1159,9 +1158,9 @@ def hint_text(
             was_sampled = refinement.advice is not None and not refinement.exact
             advice = refinement.refine(seconds, progress=progress)
             note = refined_note(refinement, was_sampled, "h")
-            if refinement.objective_note and not was_sampled:  # (said above the table)
-                lead = refinement.objective_note + "\n"
-        table = lead + render_advice(advice, PLAY_ASKS) + (f"\n{note}" if note else "")
+            if not was_sampled:  # (why this objective: said once, under the first line)
+                lead = refinement.objective_note
+        table = render_advice(advice, PLAY_ASKS, lead) + (f"\n{note}" if note else "")
     except PazaakError as error:
         return f"No hint: {error}."
     except Exception as error:  # a failing hint must not end the match
