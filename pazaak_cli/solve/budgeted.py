@@ -440,15 +440,16 @@ def budgeted_objective(
         return "match", None
     if foreseen <= seconds:
         return "match", None
-    if math.isinf(foreseen):
-        why = "is out of reach against this opponent model here"
-    else:
-        who = "one hand" if len(possible) == 1 else f"{len(sample)} of the opponent's hands"
-        why = f"would take about {foreseen:.0f} s for {who}"
     ask = f" ({asks.match} asks for the match however long it takes)" if asks.match else ""
+    if math.isinf(foreseen):
+        return "set", (
+            f"The match answer against this opponent is too large to solve here: the best move "
+            f"for this set only instead{ask}."
+        )
+    who = "one hand" if len(possible) == 1 else f"{len(sample)} of the opponent's hands"
     return "set", (
-        f"The match answer {why}, beyond the {seconds:g} s budget: the best move for this set "
-        f"only instead{ask}."
+        f"The match answer would take about {foreseen:.0f} s for {who}, beyond the "
+        f"{seconds:g} s budget: the best move for this set only instead{ask}."
     )
 
 
