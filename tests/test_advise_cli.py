@@ -58,25 +58,28 @@ def test_the_table_states_the_position_and_model_then_lists_every_move_best_firs
     lines = result.stdout.splitlines()
     assert lines[0] == "Your table 8 5; opponent's 10 7, stands."
     assert lines[1] == (
+        "Best for this set only: a card you play now is gone for the rest of the match."
+    )
+    assert lines[2] == (
         "Model: kotor1: opponent stood on 17; exact 36-card deck, drawn without replacement."
     )
-    assert lines[2].split() == ["move", "win", "%", "tie", "%", "loss", "%", "equity"]
-    rows = lines[4:]
+    assert lines[3].split() == ["move", "win", "%", "tie", "%", "loss", "%", "win-loss"]
+    rows = lines[5:]
     assert len(rows) == 12  # end, stand, and 5 plays (±3 both ways) each with end or stand
     assert rows[0].split()[:3] == ["best", "end", "turn"]
     assert rows[1].startswith("best  play -2, end turn")
-    assert rows[0].split()[-4:] == ["100.00", "0.00", "0.00", "+1.0000"]
+    assert rows[0].split()[-4:] == ["100.00", "0.00", "0.00", "+100.00"]
     assert not any(row.startswith("best") for row in rows[2:])
     equities = [float(row.split()[-1]) for row in rows]
     assert equities == sorted(equities, reverse=True)
     assert any("play ±3 as -3, end turn" in row for row in rows)
-    assert any(row.split()[-4:] == ["0.00", "100.00", "0.00", "+0.0000"] for row in rows)  # 17-17
+    assert any(row.split()[-4:] == ["0.00", "100.00", "0.00", "+0.00"] for row in rows)  # 17-17
 
 
 def test_a_forced_draw_to_20_has_one_move_that_says_why() -> None:
     result = advise("--table", "10 10", "--hand", "+1", "--opp-table", "10", "--opp-stood")
     assert result.exit_code == 0
-    rows = result.stdout.splitlines()[4:]
+    rows = result.stdout.splitlines()[5:]
     assert len(rows) == 1
     assert rows[0].split()[:5] == ["best", "stand", "(automatic", "stand", "at"]
 

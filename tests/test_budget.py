@@ -302,7 +302,7 @@ def test_the_sampled_table_shows_the_interval_and_the_verdict() -> None:
     result = advise(*HIDDEN, "--hands", "6")
     assert result.exit_code == 0, result.output
     assert "sampled: 6 of its 45 possible hands solved" in " ".join(result.output.split())
-    header = next(line for line in result.output.splitlines() if "equity" in line)
+    header = next(line for line in result.output.splitlines() if "win-loss" in line)
     assert header.split()[-1] == "±"
     last = result.output.strip().splitlines()[-1]
     assert "confidence" in last or last.startswith("Too close to call")

@@ -284,11 +284,12 @@ def test_a_budget_past_at_once_shows_the_least_sample() -> None:
     assert least["exactness"] == "sampled" and least["hands_solved"] == MIN_HANDS
     replay = chart_json(*HIDDEN, *HIDDEN_TOTALS, "--hands", str(MIN_HANDS), "--seed", "0")
     assert least["cells"] == replay["cells"] and least["model"] == replay["model"]
-    shown = run("chart", *HIDDEN, *HIDDEN_TOTALS, "--time", "0.001").stdout
-    assert " ".join(shown.splitlines()[-2:]) == (
-        "Sampled: 2 of 19 possible hands within the 0.001 s budget (--hands 2 --seed 0 "
-        "gives this chart again; --time 0 the exact one)."
-    )
+    shown = " ".join(run("chart", *HIDDEN, *HIDDEN_TOTALS, "--time", "0.001").stdout.split())
+    assert (
+        "Sampled: 2 of 19 possible hands (how many fit depends on the machine's speed); "
+        "--hands 2 --seed 0 gives this chart again, --time 0 the exact one."
+    ) in shown
+    assert "over the 0.001 s budget" in shown  # (two hands take longer: said, not hidden)
 
 
 def test_a_pass_costs_its_new_hands_the_earlier_ones_are_memoised() -> None:

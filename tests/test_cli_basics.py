@@ -102,7 +102,7 @@ def test_rules_refuses_a_bad_override_naming_it() -> None:
 
 def test_rules_help_has_examples() -> None:
     code, out, _ = invoke("rules", "--help")
-    assert code == 0 and "Examples:" in out and "pazaak rules --ruleset kotor2" in out
+    assert code == 0 and "Examples:" in out and "pazaak rules kotor2" in out
 
 
 def test_colour_is_used_on_a_terminal() -> None:

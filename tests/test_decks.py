@@ -230,6 +230,22 @@ def test_a_variant_deck_size_changes_the_count_checked() -> None:
 # --- located problems -----------------------------------------------------------------------
 
 
+KOTOR1_CARDS = (
+    "valid kotor1 cards are +1..+6, -1..-6, ±1..±6 (or +-n, *n) (KOTOR II adds gold cards)"
+)
+"""What a kotor1 deck's typo lists: its own cards only (issue 46: it listed KOTOR II's)."""
+
+
+def test_a_typo_lists_only_the_cards_of_the_decks_ruleset() -> None:
+    """A kotor1 deck's typo names the kotor1 cards; a kotor2 deck's, every card."""
+    assert problems_of("+1 +2 +3 +4 +5 -1 -2 -3 -4 +7x") == [
+        f"d.deck:1:28: '+7x' is not a card; {KOTOR1_CARDS}"
+    ]
+    assert problems_of("ruleset: kotor2\n+1 +2 +3 +4 +5 -1 -2 -3 -4 +7x") == [
+        f"d.deck:2:28: '+7x' is not a card; valid cards are {CARD_SYNTAX}"
+    ]
+
+
 def test_every_problem_is_reported_at_once_sorted_by_place() -> None:
     text = "name: bad\n+1 7 F2/4\n  x, +7 ±1/2\n+2"
     assert problems_of(text) == [
@@ -237,7 +253,7 @@ def test_every_problem_is_reported_at_once_sorted_by_place() -> None:
         "(+n, -n or ±n)",
         "d.deck:2:6: 'F2/4' (flip 2&4) is a KOTOR II gold card, not in the kotor1 card pool "
         "(+1..+6, -1..-6, ±1..±6); for KOTOR II write the header 'ruleset: kotor2'",
-        f"d.deck:3:3: 'x' is not a card; valid cards are {CARD_SYNTAX}",
+        f"d.deck:3:3: 'x' is not a card; {KOTOR1_CARDS}",
         "d.deck:3:6: '+7' is not a side card: the number must be 1 to 6",
         "d.deck:3:9: '±1/2' (plus/minus 1/2) is a KOTOR II gold card, not in the kotor1 card "
         "pool (+1..+6, -1..-6, ±1..±6); for KOTOR II write the header 'ruleset: kotor2'",
@@ -266,9 +282,7 @@ def test_a_huge_number_is_a_located_problem_not_a_crash() -> None:
 
 def test_a_long_token_is_shortened_in_the_message() -> None:
     problems = problems_of("x" * 10_000)
-    assert problems[0] == (
-        f"d.deck:1:1: '{'x' * 37}...' is not a card; valid cards are {CARD_SYNTAX}"
-    )
+    assert problems[0] == (f"d.deck:1:1: '{'x' * 37}...' is not a card; {KOTOR1_CARDS}")
 
 
 def test_too_many_cards_points_at_the_first_card_too_many() -> None:

@@ -28,7 +28,12 @@ from pazaak_cli.engine.rules import parse_ruleset
 from pazaak_cli.players.expert import action_for
 from pazaak_cli.players.roster import KotorPlayer
 from pazaak_cli.solve import match_advice
-from pazaak_cli.solve.advice import hint_objective, solve_match_asked, solve_question
+from pazaak_cli.solve.advice import (
+    FallbackAdvice,
+    hint_objective,
+    solve_match_asked,
+    solve_question,
+)
 from pazaak_cli.solve.match_advice import match_is_quick, solve_match_question
 from pazaak_cli.solve.match_kotor import (
     ME,
@@ -269,9 +274,10 @@ def test_advise_answers_for_the_match_against_the_kotor_rule() -> None:
     code, output = advise(*SMALL, "--opp-hand", "-2", "--sets", "1-1", *KOTOR_MATCH)
     assert code == 0, output
     lines = output.splitlines()
-    assert "match to 2 sets won, 1-1" in lines[1]
-    assert "opponent plays the KOTOR I rule (docs/rules.md §7) in this set and every" in lines[1]
-    assert lines[2].split()[:4] == ["move", "match", "win", "%"]
+    assert lines[1].startswith("Best for the whole match")
+    assert "match to 2 sets won, 1-1" in lines[2]
+    assert "opponent plays the KOTOR I rule (docs/rules.md §7) in this set and every" in lines[2]
+    assert lines[3].split()[:4] == ["move", "match", "win", "%"]
 
 
 def test_advise_json_gives_the_match_win_against_the_rule() -> None:
@@ -354,9 +360,13 @@ def test_the_match_answer_asked_for_against_kotor_is_the_optimal_one_out_of_reac
     asked = solve_match_asked(question, options)
     optimal = solve_question(question, SolveOptions(objective="match"))
     assert asked.model == (
-        f"{optimal.model}; not solved: the match answer against the KOTOR rule would solve 4 "
-        "pairs of sub-hands here, where 1 fit its memory bound (the set answer needs far less); "
-        "this one is against an optimal opponent"
+        f"{optimal.model}; against the KOTOR rule the match answer is too large to solve here, "
+        "so this one is against an opponent who plays the match perfectly"
+    )
+    assert isinstance(asked, FallbackAdvice)  # (the precise reason kept for --json and docs)
+    assert asked.not_solved == (
+        "the match answer against the KOTOR rule would solve 4 pairs of sub-hands here, where 1 "
+        "fit its memory bound (the set answer needs far less)"
     )
     assert [(r.move, r.outcome) for r in asked.results] == [
         (r.move, r.outcome) for r in optimal.results

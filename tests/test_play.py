@@ -25,7 +25,8 @@ from hypothesis import strategies as st
 
 from pazaak_cli.cli import main
 from pazaak_cli.commands import play_cmd
-from pazaak_cli.commands.play_cmd import CLEAR_SCREEN, RECAP, computer_player, wrap_first_line
+from pazaak_cli.commands.common import wrap_lines
+from pazaak_cli.commands.play_cmd import CLEAR_SCREEN, RECAP, computer_player
 from pazaak_cli.engine.cards import Card, parse_cards
 from pazaak_cli.engine.decks import load_deck
 from pazaak_cli.engine.errors import IllegalActionError
@@ -330,7 +331,7 @@ def test_hint_shows_the_solvers_table_for_the_players_view(monkeypatch: pytest.M
         return "advice"
 
     monkeypatch.setattr(play_cmd, "solve_question", fake_advise)
-    monkeypatch.setattr(play_cmd, "render_advice", lambda advice: f"TABLE OF {advice}")
+    monkeypatch.setattr(play_cmd, "render_advice", lambda advice, asks: f"TABLE OF {advice}")
     result = play(["--deck", "kotor1-starter", "--seed", "22", "--time", "0"], ["hint", "q"])
     assert "> hint\nTABLE OF advice\n" in result.stdout
     assert seen["view"].sides[1].hand == (None, None, None, None)
@@ -348,13 +349,14 @@ def test_hint_with_the_real_solver_ranks_every_move_of_the_position(tmp_path: Pa
         ["--deck", "kotor1-starter", "--seed", "22", "--save", str(save)], [*commands, "h"]
     )
     hint = result.stdout.split("> h\n")[1].split("\n> ")[0].splitlines()
-    assert hint[0].startswith("Model: kotor1: opponent plays the KOTOR I rule")
-    assert f"stood on {state.sides[1].total}" in " ".join(hint[:3])
+    assert hint[0].startswith("Best for ")
+    assert hint[1].startswith("Model: kotor1: opponent plays the KOTOR I rule")
+    assert f"stood on {state.sides[1].total}" in " ".join(hint[:4])
     rule = next(i for i, line in enumerate(hint) if line.startswith("----"))
-    moves = [line for line in hint[rule + 1 :] if line.strip()]
+    moves = [line for line in hint[rule + 1 :] if line.startswith(("best ", "      "))]
     assert moves[0].startswith("best ")
     assert any("end turn" in line for line in moves) and any("stand" in line for line in moves)
-    assert all(re.search(r"(\d+\.\d\d +){3}[+-]\d\.\d{4}$", line) for line in moves)
+    assert all(re.search(r"(\d+\.\d\d +){3}[+-]\d+\.\d\d$", line) for line in moves)
 
 
 def test_the_hints_model_line_is_wrapped_to_the_terminal_width() -> None:
@@ -365,18 +367,18 @@ def test_the_hints_model_line_is_wrapped_to_the_terminal_width() -> None:
     args = ["--deck", "kotor1-starter", "--seed", "22", "--time", "0"]
     result = play(args, [*commands, "h"], COLUMNS="50")
     hint = result.stdout.split("> h\n")[1].split("\n> ")[0].splitlines()
+    start = next(i for i, line in enumerate(hint) if line.startswith("Model: "))
     cut = next(i for i, line in enumerate(hint) if line.split()[:1] == ["move"])
-    said = " ".join(line.strip() for line in hint[:cut])
+    said = " ".join(line.strip() for line in hint[start:cut])
     assert said.startswith("Model: kotor1: opponent plays the KOTOR I rule")
     assert "hidden cards averaged over 61 possible hands" in said
-    assert said.endswith(
-        "deck approximated by fixed draw probabilities (exact solve too large; --exact)."
-    )
+    assert said.endswith("(counting each card as it goes is too large).")
+    assert "--exact" not in said  # (play has no such option)
     table = "\n".join(hint[cut:])
     for columns, shown in (
-        (50, "\n".join(hint)),
-        (80, wrap_first_line(f"{said}\n{table}", 80)),
-        (120, wrap_first_line(f"{said}\n{table}", 120)),
+        (50, "\n".join(hint[start:])),
+        (80, wrap_lines(f"{said}\n{table}", 80)),
+        (120, wrap_lines(f"{said}\n{table}", 120)),
     ):
         lines = shown.splitlines()
         model = lines[: next(i for i, line in enumerate(lines) if line.split()[:1] == ["move"])]
@@ -401,7 +403,7 @@ def test_hint_match_answers_for_the_match_and_later_hints_reuse_it(
     parts = re.split(r"\n> (?:h|h m|HINT MATCH)\n", result.stdout)[1:]
     hints = [part.split("\n> ")[0] for part in parts]
     columns = [next(line.split() for line in hint.splitlines() if "move" in line) for hint in hints]
-    assert columns[0] == ["move", "win", "%", "tie", "%", "loss", "%", "equity"]
+    assert columns[0] == ["move", "win", "%", "tie", "%", "loss", "%", "win-loss"]
     match = ["move", "match", "win", "%", "set", "win", "%", "tie", "%", "loss", "%"]
     assert columns[1:] == [match, match, match]
     assert hints[1].split("\n", 1)[1] == hints[2].split("\n", 1)[1] == hints[3].split("\n", 1)[1]
@@ -838,7 +840,11 @@ def test_play_resolves_numbers_card_names_and_signs(line: str, played: str) -> N
         ("p 2 +", "±1/2 can be played in more ways: write p 2 +1 or p 2 +2 or p 2 -1 or p 2 -2"),
         ("p 2 +3", "±1/2 cannot be played as +3: write p 2 +1 or p 2 +2 or p 2 -1 or p 2 -2"),
         ("p 5", "T needs a sign: write p 5 + or p 5 -"),
-        ("p 4 +", "F2/4 can only be played as 0: write p 4"),
+        (
+            "p 4 +",
+            "F2/4 takes no sign: it flips the signs of the 2s and 4s on your table: write p 4",
+        ),
+        ("p 3 -", "D takes no sign: it doubles your last card (= +5 here): write p 3"),
         ("p ±3- -", "'±3-' already says the sign; write p ±3 - or p N -"),
         ("p -1", "you hold no -1 but several cards can make -1: p 2 -1 (±1/2) or p 5 -1 (T)"),
         ("p ±6 +", "you hold no ±6: your hand is 1) ±3  2) ±1/2  3) D  4) F2/4  5) T"),

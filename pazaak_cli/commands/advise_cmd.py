@@ -18,11 +18,13 @@ from pazaak_cli.commands.common import (
     sample_options,
     style,
     time_option,
+    wrap_lines,
 )
 from pazaak_cli.commands.deck_option import deck_option
 from pazaak_cli.commands.position_options import (
     CARDS,
     MAIN_CARDS,
+    check_cards,
     main_deck_option,
     opp_hand_option,
     opp_hand_size_option,
@@ -37,7 +39,17 @@ from pazaak_cli.engine.notation import parse_position, parse_table
 from pazaak_cli.engine.position_builder import Question, build_question, question_from_state
 from pazaak_cli.engine.rules import DEFAULT_RULESET, MainDeck, Ruleset, parse_ruleset
 from pazaak_cli.solve.advice import default_objective
-from pazaak_cli.solve.budgeted import DEFAULT_SECONDS, answer, budgeted_objective, confidence_note
+from pazaak_cli.solve.budgeted import (
+    ADVISE_ASKS,
+    DEFAULT_SECONDS,
+    Asks,
+    SampledAdvice,
+    answer,
+    budgeted_objective,
+    confidence_note,
+    overrun_note,
+    repeat_note,
+)
 from pazaak_cli.solve.match_advice import match_question_pairs
 from pazaak_cli.solve.solver import Advice, SolveOptions
 from pazaak_cli.tools.advice_report import advice_json
@@ -77,10 +89,10 @@ from pazaak_cli.tools.advice_report import advice_json
     type=click.Choice(["match", "set"]),
     default=None,
     help="What the best move maximises: the probability of winning the match (hand cards are "
-    "kept for the whole match) or this set's equity. Default: the match where its answer (or "
-    "a sample of it) fits the time budget, else the set, with a note; with no budget (--time "
-    "0, or not on a terminal) the match against an optimal opponent when it takes seconds, the "
-    "set against --opponent kotor.",
+    "kept for the whole match) or this set's win odds less its loss odds. Default: the match "
+    "where its answer (or a sample of it) fits the time budget, else the set, with a note; "
+    "with no budget (--time 0, or not on a terminal) the match against an optimal opponent "
+    "when it takes seconds, the set against --opponent kotor.",
 )
 @sets_option
 @click.option(
@@ -146,9 +158,9 @@ def advise_command(
 
     A hidden hand (--opp-hand-size) is averaged over every hand the opponent's deck can deal.
     On a terminal the answer comes within --time (2 s): exact if every possible hand is solved
-    in time, else from a sample of them drawn by their deal weights, each move with its 95 %
-    interval (the model line and the JSON say "sampled"); --exact or --time 0 wait for the
-    exact answer.
+    in time, else from a sample of them, each drawn as often as the deck deals it, each move
+    with its 95 % interval (the model line and the JSON say "sampled"); --time 0 waits for the
+    exact answer, --exact counts every card drawn too.
     """
     started = time.monotonic()
     question = _question(
@@ -224,16 +236,16 @@ def advise_command(
             "The opponent's hand was not given: the match answer takes it to keep no hand cards "
             "for the later sets (--opp-hand or --opp-hand-size says what it holds)."
         )
+    taken = time.monotonic() - started
     if as_json:
         document = advice_json(advice, question)
         document["note"] = note
         document["time_budget"] = seconds
         emit_json(document)
         return
-    click.echo(_position_line(question))
-    if note:
-        click.echo(note)
-    click.echo(render_advice(advice))
+    lines: list[str | None] = [_position_line(question), render_advice(advice, note=note)]
+    lines += [repeat_note(advice) if sample_hands is None else None, overrun_note(taken, seconds)]
+    click.echo(wrap_lines("\n".join(line for line in lines if line)))
 
 
 def _budget(time_budget: float | None, exact: bool, sample_hands: int | None) -> float | None:
@@ -295,9 +307,7 @@ def _question(
                 "the opponent still plays: give its hand with --opp-hand, or its size with "
                 "--opp-hand-size (its deck with --opp-deck), or say --opp-stood"
             )
-    for card in hand:
-        if not rules.allows(card):
-            raise click.BadParameter(f"{card} is not a {rules.name} card", param_hint="'--hand'")
+    check_cards(hand, rules, "'--hand'")
     return build_question(
         rules,
         table=table,
@@ -331,36 +341,90 @@ def _position_line(question: Question) -> str:
     return f"Your table {table}; opponent's {opp}{stood}."
 
 
-def render_advice(advice: Advice) -> str:
-    """The human table of moves, best first (``pazaak play``'s hint shows the same): for match
-    advice the match-win column first, then the set's odds along the same line."""
+OBJECTIVE_LINES = {
+    "set": "Best for this set only: a card you play now is gone for the rest of the match.",
+    "match": "Best for the whole match: the odds of winning it, the cards kept for later "
+    "sets counted.",
+}
+"""The first line of every table of moves: what the best move maximises, in plain words."""
+
+FIXED_DECK_SAID = "deck approximated by fixed draw probabilities (exact solve too large; --exact)"
+"""What the set solver's model line says of a deck drawn with fixed odds (read here to put it in
+plain words and name only what the command takes)."""
+
+ANY_VALUE = "(any)"
+"""The ± of a value whose interval spans every value it can take: no information."""
+
+
+def model_text(model: str, exact_option: str | None) -> str:
+    """A model line as the player reads it: the deck drawn with fixed odds said in plain
+    words, naming ``exact_option`` (what asks for the exact deck there) only where the
+    command takes one."""
+    plain = "cards drawn at the odds of the deck as it is now (counting each card as it goes "
+    plain += f"is too large to solve; {exact_option} tries it)" if exact_option else "is too large)"
+    return model.replace(FIXED_DECK_SAID, plain)
+
+
+def render_advice(advice: Advice, asks: Asks = ADVISE_ASKS, note: str | None = None) -> str:
+    """The human table of moves, best first (``pazaak play``'s hint and ``pazaak follow``
+    show the same, with ``asks`` naming what the user can type there): what the best move
+    maximises first, for match advice the match-win column first, then the set's odds along
+    the same line; ``note`` (why this objective) right under the first line. In a sampled
+    answer, a value the same in every hand solved has no ±, and a
+    ± whose interval spans every value the column can take says :data:`ANY_VALUE`."""
     match = advice.objective == "match"
     sampled = advice.exactness == "sampled"
+    same = advice.same if isinstance(advice, SampledAdvice) else ()
     rows = []
-    for result in advice.results:
+    blank = spans = False
+    for place, result in enumerate(advice.results):
         o = result.outcome
         mark = style("best", bold=True, fg="green") if result.best else ""
         row = [mark, str(result.move)]
+        value = (result.match_win or 0.0) if match else o.equity
+        low = 0.0 if match else -1.0
+        margin = result.margin or 0.0
+        if place < len(same) and same[place]:
+            shown, blank = "", True
+        elif value - margin <= low and value + margin >= 1.0:
+            shown, spans = ANY_VALUE, True
+        else:
+            shown = f"{100 * margin:.2f}"
         if match:
-            row.append(f"{100 * (result.match_win or 0.0):.2f}")
+            row.append(f"{100 * value:.2f}")
             if sampled:
-                row.append(f"{100 * (result.margin or 0.0):.2f}")
+                row.append(shown)
         row += [f"{100 * o.p_win:.2f}", f"{100 * o.p_tie:.2f}", f"{100 * o.p_loss:.2f}"]
         if not match:
-            row.append(f"{o.equity:+.4f}")
+            row.append(f"{100 * o.equity:+.2f}")
             if sampled:
-                row.append(f"{result.margin or 0.0:.4f}")
+                row.append(shown)
         rows.append(row)
     if match:
         headers = ["", "move", "match win %", *(["±"] if sampled else []), "set win %"]
         headers += ["tie %", "loss %"]
     else:
-        headers = ["", "move", "win %", "tie %", "loss %", "equity", *(["±"] if sampled else [])]
+        headers = ["", "move", "win %", "tie %", "loss %", "win-loss", *(["±"] if sampled else [])]
     table = tabulate(
         rows,
         headers=headers,
         disable_numparse=True,
         colalign=("left", "left", *("right",) * (len(headers) - 2)),
     )
-    verdict = confidence_note(advice)
-    return f"Model: {advice.model}.\n{table}" + (f"\n{verdict}" if verdict else "")
+    lines = [
+        OBJECTIVE_LINES.get(advice.objective, ""),
+        note or "",
+        f"Model: {model_text(advice.model, asks.exact_deck)}.",
+        table,
+    ]
+    if blank:
+        solved = advice.hands_solved
+        lines.append(f"No ±: the same value in every one of the {solved} hands solved.")
+    if spans:
+        lines.append(
+            f"{ANY_VALUE}: too few hands for an interval; it could be any value the column takes."
+        )
+    verdict = confidence_note(advice, asks)
+    if verdict:
+        lines.append(verdict)
+    return "\n".join(line for line in lines if line)

@@ -26,6 +26,7 @@ from pazaak_cli.commands.common import (
 from pazaak_cli.commands.deck_option import deck_option
 from pazaak_cli.commands.position_options import (
     CARDS,
+    check_cards,
     main_deck_option,
     opp_hand_option,
     opp_hand_size_option,
@@ -37,6 +38,7 @@ from pazaak_cli.engine.decks import SideDeck, default_deck
 from pazaak_cli.engine.notation import format_position
 from pazaak_cli.engine.numbers import parse_whole
 from pazaak_cli.engine.rules import DEFAULT_RULESET, MainDeck, Ruleset, parse_ruleset
+from pazaak_cli.solve.budgeted import OVERRUN_SLACK, overrun_note
 from pazaak_cli.solve.solver import Move
 from pazaak_cli.tools.chart import (
     CLOSE_CALL,
@@ -108,7 +110,8 @@ TOTALS = TotalsType()
     type=click.Choice(["set", "match"]),
     default="set",
     show_default=True,
-    help="What the best move maximises: this set's equity (quick), or the probability of "
+    help="What the best move maximises: this set's win odds less its loss odds (quick), or the "
+    "probability of "
     "winning the match (hand cards kept for the whole match; slower).",
 )
 @click.option(
@@ -137,8 +140,8 @@ TOTALS = TotalsType()
     "else the exact chart.",
     lead="Draw the chart within about this many seconds: exactly where every possible hand of "
     "a hidden opponent hand is solved in time, else on the largest sample of them that fits "
-    "(drawn by their deal weights, doubled pass by pass). 0: the exact chart however long it "
-    "takes.",
+    "(each drawn as often as the deck deals it, doubled pass by pass). 0: the exact chart "
+    "however long it takes.",
 )
 @sample_options
 @json_option
@@ -169,9 +172,10 @@ def chart_command(
     or more; lower case: a close call. The opponent's hand is hidden unless --opp-hand gives it.
 
     A hidden hand is averaged over every hand the opponent's deck can deal; on a terminal the
-    chart comes within --time (10 s): the whole grid on a sample of those hands drawn by their
-    deal weights, twice as many each pass, the last pass that fits shown (the model line says
-    "sampled"), or exact if every hand is in. --hands N --seed S: exactly the first N hands.
+    chart comes within --time (10 s): the whole grid on a sample of those hands, each drawn as
+    often as the deck deals it, twice as many each pass, the last pass that fits shown (the
+    model line says "sampled"), or exact if every hand is in. --hands N --seed S: exactly the
+    first N hands.
 
     \b
     Examples:
@@ -198,11 +202,7 @@ def chart_command(
     if main_deck is not None:
         rules = dataclasses.replace(rules, main_deck=MainDeck(main_deck))
     for option, cards in (("--hand", hand), ("--opp-hand", opp_hand or ())):
-        for card in cards:
-            if not rules.allows(card):
-                raise click.BadParameter(
-                    f"{card} is not a {rules.name} card", param_hint=f"'{option}'"
-                )
+        check_cards(cards, rules, f"'{option}'")
     prior = None
     if opp_hand is None:
         prior = opp_deck or default_deck(rules)
@@ -240,13 +240,14 @@ def chart_command(
             out.write_text(render_svg(chart, _title(spec)), encoding="utf-8")
         except OSError as error:
             raise UsageFailure(f"cannot write {out}: {error.strerror or error}") from None
+    taken = time.monotonic() - started
     if as_json:
         emit_json({**chart_json(chart), "time_budget": seconds})
         return
     click.echo(render_chart(chart))
-    note = _sample_note(chart, seconds)
-    if note:
-        click.echo("\n".join(textwrap.wrap(note, 79)))
+    for note in (_sample_note(chart, seconds, taken), overrun_note(taken, seconds)):
+        if note:
+            click.echo("\n".join(textwrap.wrap(note, 79)))
     if out is not None:
         click.echo(f"Chart written to {out}.")
 
@@ -290,8 +291,9 @@ class _PassProgress:
         self.bar.close()
 
 
-def _sample_note(chart: Chart, seconds: float | None) -> str | None:
-    """What a sampled or stopped chart says under its legend."""
+def _sample_note(chart: Chart, seconds: float | None, taken: float) -> str | None:
+    """What a sampled or stopped chart says under its legend: how many hands, whether in the
+    budget (the time measured, ``taken``), and how to get it again."""
     sample = chart.sample
     if chart.interrupted:
         return (
@@ -300,11 +302,14 @@ def _sample_note(chart: Chart, seconds: float | None) -> str | None:
         )
     if sample.exactness != "sampled":
         return None
-    within = f" within the {seconds:g} s budget" if seconds is not None else ""
+    within = ""
+    if seconds is not None and taken <= seconds * OVERRUN_SLACK:
+        within = f" within the {seconds:g} s budget"
+    speed = " (how many fit depends on the machine's speed)" if seconds is not None else ""
     return (
-        f"Sampled: {sample.hands_solved:,} of {sample.hands_possible:,} possible hands{within} "
-        f"(--hands {sample.hands_solved} --seed {sample.seed} gives this chart again; --time 0 "
-        "the exact one)."
+        f"Sampled: {sample.hands_solved:,} of {sample.hands_possible:,} possible hands{within}"
+        f"{speed}; --hands {sample.hands_solved} --seed {sample.seed} gives this chart again, "
+        "--time 0 the exact one."
     )
 
 
@@ -348,7 +353,7 @@ def render_chart(chart: Chart) -> str:
     lines += _legend_lines(chart, width)
     lines += textwrap.wrap(
         "Upper case: the best move leads the next by a point or more "
-        f"(of {'match-win probability' if chart.spec.objective == 'match' else 'equity'}); "
+        f"(of {'match win' if chart.spec.objective == 'match' else 'win-loss'}); "
         f"lower case: by less (a close call, under {100 * CLOSE_CALL:g}); blank: no table "
         "fits those totals.",
         79,

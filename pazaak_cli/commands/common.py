@@ -10,7 +10,9 @@ from __future__ import annotations
 import json
 import math
 import os
+import shutil
 import sys
+import textwrap
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -40,11 +42,29 @@ class PazaakGroup(click.Group):
     """A group that turns library errors into one clean line and exit code 1, and that turns
     colour off when ``NO_COLOR`` is set."""
 
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: click.Context | None = None,
+        **extra: Any,
+    ) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.exceptions.NoArgsIsHelpError:
+            raise
+        except click.UsageError as error:
+            raise one_line_usage(error) from None
+
     def invoke(self, ctx: click.Context) -> Any:
         if os.environ.get("NO_COLOR"):
             ctx.color = False
         try:
             return super().invoke(ctx)
+        except click.exceptions.NoArgsIsHelpError:
+            raise
+        except click.UsageError as error:
+            raise one_line_usage(error) from None
         except KeyboardInterrupt:
             # Click would say "Aborted!" and exit 1, the code of a domain failure.
             click.echo("\nInterrupted.", err=True)
@@ -60,6 +80,16 @@ class UsageFailure(click.ClickException):
     files that cannot be read."""
 
     exit_code = EXIT_USAGE
+
+
+def one_line_usage(error: click.UsageError) -> UsageFailure:
+    """A usage error as one line (exit 2), as every error is: what was wrong, and where the
+    command's options are listed (Click would print its usage banner over four lines)."""
+    where = error.ctx.command_path if error.ctx is not None else "pazaak"
+    message = error.format_message()
+    if isinstance(error, click.BadParameter) and not isinstance(error, click.MissingParameter):
+        return UsageFailure(message)  # (it says what was wrong with the value given)
+    return UsageFailure(f"{message.rstrip('.')} (`{where} --help` lists what it takes).")
 
 
 class RulesetType(click.ParamType):  # type: ignore[type-arg]
@@ -233,6 +263,36 @@ def printable(text: str) -> str:
     if text.isprintable():
         return text
     return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)
+
+
+def terminal_width() -> int | None:
+    """The width of the terminal standard output goes to (``None``: not a terminal, whose
+    reader gets every line whole)."""
+    if not sys.stdout.isatty():
+        return None
+    return shutil.get_terminal_size().columns
+
+
+def wrap_lines(text: str, width: int | None = None) -> str:
+    """``text`` with each line of prose longer than ``width`` (default: the terminal's; not a
+    terminal: none) wrapped at spaces, its continuation lines indented by two; a table's lines
+    (a run of two spaces, or a rule of dashes) are left as they are."""
+    width = terminal_width() if width is None else width
+    if width is None:
+        return text
+    lines = []
+    for line in text.split("\n"):
+        if len(click.unstyle(line)) <= width or "  " in line or line.startswith("--"):
+            lines.append(line)
+            continue
+        lines += textwrap.wrap(
+            line,
+            width=max(width - 1, 20),
+            subsequent_indent="  ",
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+    return "\n".join(lines)
 
 
 def style(text: str, **styles: Any) -> str:

@@ -10,7 +10,7 @@ import click
 from click.shell_completion import CompletionItem
 from tabulate import tabulate
 
-from pazaak_cli.commands.common import emit_json, json_option, ruleset_option, style
+from pazaak_cli.commands.common import emit_json, json_option, ruleset_option, style, wrap_lines
 from pazaak_cli.commands.validate_cmd import summary_table
 from pazaak_cli.engine.decks import (
     DEFAULT_DECKS,
@@ -74,16 +74,31 @@ def decks_command(names: tuple[str, ...], ruleset: Ruleset | None, as_json: bool
     headers = ["name", "ruleset", "cards", "description"]
     rows = [[deck.name, deck.ruleset or "", str(deck), deck.description] for deck in decks]
     widths: list[int | None] = [None] * 4
-    if sys.stdout.isatty():  # wrap descriptions to the terminal; a pipe gets one line a deck
-        fixed = sum(max(len(row[i]) for row in [headers, *rows]) + 2 for i in range(3))
-        widths[3] = max(30, shutil.get_terminal_size().columns - fixed)
+    if sys.stdout.isatty():  # wrap to the terminal; a pipe gets one line a deck
+        widths[2], widths[3] = _wrapped_widths(rows, headers, shutil.get_terminal_size().columns)
     table = tabulate(rows, headers=headers, maxcolwidths=widths)
     click.echo(table)
     defaults = sorted(set(DEFAULT_DECKS.values()))
     click.echo(
-        f"\nUse a name wherever a deck is asked for: pazaak validate NAME, --deck NAME. "
-        f"Default deck: {', '.join(defaults)}."
+        wrap_lines(
+            f"\nUse a name wherever a deck is asked for: pazaak validate NAME, --deck NAME. "
+            f"Default deck: {', '.join(defaults)}."
+        )
     )
+
+
+def _wrapped_widths(rows: list[list[str]], headers: list[str], columns: int) -> tuple[int, int]:
+    """The widths of the cards and description columns that fit a terminal ``columns`` wide
+    beside the name and ruleset (two spaces between columns): the cards wrapped five or more
+    to a line where they must, the description taking the rest (20 at least)."""
+    name, ruleset = (  # (tabulate pads a header 2 past its text)
+        max(len(headers[i]) + 2, *(len(row[i]) for row in rows)) for i in range(2)
+    )
+    left = columns - 1 - (name + 2) - (ruleset + 2) - 2
+    cards = max(len(row[2]) for row in rows)
+    if cards + 30 > left:
+        cards = max(14, min(cards, left // 3))
+    return cards, max(20, left - cards)
 
 
 def _print_deck(deck: SideDeck) -> None:

@@ -46,9 +46,10 @@ from pazaak_cli.runtime.savefile import (
     read_save,
     write_save,
 )
-from pazaak_cli.solve.budgeted import DEFAULT_SECONDS, Refinement, refinement_note
+from pazaak_cli.solve.budgeted import DEFAULT_SECONDS, FOLLOW_ASKS, Refinement, refined_note
 from pazaak_cli.solve.solver import Advice
 from pazaak_cli.tools.advice_report import advice_json
+from pazaak_cli.tools.board import board_head, seen_text, table_text
 from pazaak_cli.tools.follow import (
     DEFAULT_OPP_DECKS,
     ME,
@@ -427,8 +428,9 @@ class Loop:
         found = self._solved(refined)
         if found is None:
             return
-        self.screen.advice(*found)
-        note = refinement_note(self.refining[followed.state][1], was_sampled, "type hint")
+        refinement = self.refining[followed.state][1]
+        self.screen.advice(*found, None if was_sampled else refinement.objective_note)
+        note = refined_note(refinement, was_sampled, "type hint")
         if note:
             self.screen.note(note)
 
@@ -666,8 +668,11 @@ class Screen:
         for line in board_lines(followed):
             self.say(line)
 
-    def advice(self, question: Any, advice: Advice) -> None:
+    def advice(self, question: Any, advice: Advice, note: str | None = None) -> None:
+        """The table of moves (``note``: why its objective, under its first line)."""
         if self.as_json:
+            if note:
+                self.emit("note", message=note)
             self.emit("advice", **advice_json(advice, question))
             return
         if self.quiet:
@@ -678,7 +683,7 @@ class Screen:
                 f"loss {100 * o.p_loss:.1f} %)."
             )
             return
-        self.say(render_advice(advice))
+        self.say(render_advice(advice, FOLLOW_ASKS, note))
 
 
 def _model(opponent: str) -> str:
@@ -702,7 +707,10 @@ def _describe(before: MatchState, after: MatchState, action: Any) -> str:
             if before.ruleset.main_deck.value == "shared" and not any(before.deck)
             else ""
         )
-        return f"{who} draw{'s' if mover else ''} {action.value}: total {side.total}.{renewed}"
+        stood = _stood(before, after)
+        return (
+            f"{who} draw{'s' if mover else ''} {action.value}: total {side.total}.{renewed}{stood}"
+        )
     if isinstance(action, Play):
         card = action.card
         what = str(card)
@@ -710,10 +718,29 @@ def _describe(before: MatchState, after: MatchState, action: Any) -> str:
             what += f" (= {action.value:+d})"
         elif len(card.values) > 1:
             what += f" as {action.value:+d}"
-        return f"{who} play{'s' if mover else ''} {what}: total {side.total}."
+        return (
+            f"{who} play{'s' if mover else ''} {what}: total {side.total}.{_stood(before, after)}"
+        )
     if isinstance(action, Stand):
         return f"{who} stand{'s' if mover else ''} on {side.total}."
     return f"{who} end{'s' if mover else ''} the turn on {side.total}."
+
+
+def _stood(before: MatchState, after: MatchState) -> str:
+    """`` The opponent stands automatically at 20.`` where a draw or a card made the mover stand
+    without an ``s``
+    (the target always stands, and so does a full table), else nothing."""
+    mover = before.turn
+    side = after.sides[mover]
+    if before.sides[mover].standing or not (side.standing or after.phase is Phase.SET_OVER):
+        return ""
+    rules = before.ruleset
+    said = "You stand" if mover == ME else "The opponent stands"
+    if side.total == rules.target:
+        return f" {said} automatically at {rules.target}."
+    if len(side.table) >= rules.table_size and side.total < rules.target:
+        return f" {said} automatically: a full table of {rules.table_size} cards."
+    return ""
 
 
 def _set_result(state: MatchState) -> str:
@@ -736,26 +763,13 @@ def board_lines(followed: Followed) -> list[str]:
     """The board for ``board`` and after an undo."""
     state = followed.state
     me, them = state.sides
-    won = state.sets_won()
-    ties = state.ties()
-    head = f"Set {followed.set_number}; sets: you {won[0]}, opponent {won[1]}"
-    if ties:
-        head += f", {ties} tie{'s' if ties != 1 else ''}"
-    if state.ruleset.main_deck.value != "infinite":
-        counts = " ".join(f"{v}:{n}" for v, n in enumerate(state.draw_counts(), start=1))
-        head += f"; main deck {sum(state.draw_counts())} left ({counts})"
-
-    def table(side: Any) -> str:
-        cards = " ".join(str(card) for card in side.table) or "-"
-        stands = ", stands" if side.standing else ""
-        return f"{cards} = {side.total}{stands}"
-
+    head = board_head(state, followed.set_number, ("you", "opponent"))
     hand = " ".join(str(card) for card in me.hand if card is not None) or "none"
-    played = " ".join(f"{card} (set {n + 1})" for n, card in followed.opp_played) or "none"
+    played = seen_text(followed.opp_played)
     lines = [
         head + ".",
-        f"  You:      {table(me)}; hand {hand}",
-        f"  Opponent: {table(them)}; {len(them.hand)} hidden hand cards; played {played}",
+        f"  You:      {table_text(me)}; hand {hand}",
+        f"  Opponent: {table_text(them)}; {len(them.hand)} hidden hand cards; played {played}",
     ]
     if state.is_terminal():
         lines.append(f"Match over: {describe_result(followed)}.")

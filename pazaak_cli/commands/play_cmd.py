@@ -18,7 +18,6 @@ import random
 import shlex
 import shutil
 import sys
-import textwrap
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -37,6 +36,7 @@ from pazaak_cli.commands.common import (
     seed_option,
     style,
     time_option,
+    wrap_lines,
 )
 from pazaak_cli.commands.common import EXIT_INTERRUPTED as EXIT_INTERRUPTED
 from pazaak_cli.commands.deck_option import complete_decks
@@ -69,11 +69,13 @@ from pazaak_cli.runtime.savefile import (
 from pazaak_cli.solve.advice import hint_objective, solve_match_asked, solve_question
 from pazaak_cli.solve.budgeted import (
     DEFAULT_SECONDS,
+    PLAY_ASKS,
     Refinement,
     budgeted_objective,
-    refinement_note,
+    refined_note,
 )
 from pazaak_cli.solve.solver import SolveOptions
+from pazaak_cli.tools.board import board_head, seen_text, table_text
 from pazaak_cli.tools.session import (
     COMMANDS,
     HUMAN,
@@ -665,6 +667,9 @@ class Screen:
             self.help()
         elif command is Meta.STATE:
             click.echo(format_position(view))
+        elif command is Meta.BOARD:
+            for line in board_text(self.session, seat):
+                click.echo(line)
         elif command is Meta.HINT:
             self.hint(seat)
         elif command is Meta.MATCH_HINT:
@@ -1046,10 +1051,13 @@ def match_over_lines(session: MatchSession) -> list[str]:
         lines.append("No wager was at stake.")
     sets_played = len(state.set_winners)
     ties = state.ties()
+    # (the score said the winner's first, as a person says it: "kotor beat You 3-2")
     if state.forfeited is not None:
-        summary = f"Summary: {loser.name} forfeited to {champ.name} at {won[0]}-{won[1]}"
+        summary = (
+            f"Summary: {loser.name} forfeited to {champ.name} at {won[1 - winner]}-{won[winner]}"
+        )
     else:
-        summary = f"Summary: {champ.name} beat {loser.name} {won[0]}-{won[1]}"
+        summary = f"Summary: {champ.name} beat {loser.name} {won[winner]}-{won[1 - winner]}"
     summary += f" in {sets_played} set{'s' if sets_played != 1 else ''}"
     if ties:
         summary += f" ({ties} tie{'s' if ties != 1 else ''})"
@@ -1061,6 +1069,25 @@ def match_over_lines(session: MatchSession) -> list[str]:
     )
     lines.append(summary)
     return lines
+
+
+def board_text(session: MatchSession, seat: int) -> list[str]:
+    """The board as ``seat`` sees it (``board``): the lines ``pazaak follow``'s ``board``
+    shows (:mod:`pazaak_cli.tools.board`), the other hand face down."""
+    view = session.view(seat)
+    names = tuple(printable(s.name) for s in session.seats)
+    ordered = (names[seat], names[1 - seat]) if seat == 0 else (names[1], names[0])
+    head = board_head(view, session.set_number(), (names[0], names[1]))
+    mine, theirs = view.sides[seat], view.sides[1 - seat]
+    hand = " ".join(str(card) for card in mine.hand if card is not None) or "none"
+    played = seen_text(session.cards_played(1 - seat))
+    width = max(len(name) for name in ordered) + 1
+    return [
+        head + ".",
+        f"  {(ordered[0] + ':').ljust(width)} {table_text(mine)}; hand {hand}",
+        f"  {(ordered[1] + ':').ljust(width)} {table_text(theirs)}; {len(theirs.hand)} hand "
+        f"cards face down; played {played}",
+    ]
 
 
 def _resume_command(path: Path) -> str:
@@ -1110,7 +1137,7 @@ def hint_text(
     )
     try:
         question = question_from_state(view)
-        note = None
+        note = lead = None
         if objective == "match":
             advice = solve_match_asked(question, options)
         elif seconds is None:
@@ -1120,20 +1147,25 @@ def hint_text(
             key = (format_position(view), seat)
             refinement = (refinements or {}).get(key)
             if refinement is None:
-                options.objective, _ = budgeted_objective(question, options, seconds)
+                options.objective, why = budgeted_objective(
+                    question, options, seconds, asks=PLAY_ASKS
+                )
                 refinement = Refinement(question, options)
+                refinement.objective_note = why
                 if refinements is not None:
                     refinements.clear()  # (one position's solver at a time: its memo is large)
                     refinements[key] = refinement
             was_sampled = refinement.advice is not None and not refinement.exact
             advice = refinement.refine(seconds, progress=progress)
-            note = refinement_note(refinement, was_sampled, "h")
-        table = render_advice(advice) + (f"\n{note}" if note else "")
+            note = refined_note(refinement, was_sampled, "h")
+            if not was_sampled:  # (why this objective: said once, under the first line)
+                lead = refinement.objective_note
+        table = render_advice(advice, PLAY_ASKS, lead) + (f"\n{note}" if note else "")
     except PazaakError as error:
         return f"No hint: {error}."
     except Exception as error:  # a failing hint must not end the match
         return f"No hint: the solver failed ({type(error).__name__}: {error}); please report it."
-    return wrap_first_line(table, shutil.get_terminal_size().columns)
+    return wrap_lines(table, shutil.get_terminal_size().columns)
 
 
 def _hint_seconds() -> float | None:
@@ -1143,18 +1175,3 @@ def _hint_seconds() -> float | None:
     if time_budget is None:
         return DEFAULT_SECONDS
     return time_budget or None
-
-
-def wrap_first_line(text: str, width: int) -> str:
-    """``text`` with its first line (the hint's model line, often longer than a terminal) wrapped
-    at spaces to ``width`` columns, its continuation lines indented by two; the table below is
-    left as it is."""
-    first, newline, rest = text.partition("\n")
-    wrapped = textwrap.fill(
-        first,
-        width=max(width, 20),
-        subsequent_indent="  ",
-        break_long_words=False,
-        break_on_hyphens=False,
-    )
-    return wrapped + newline + rest

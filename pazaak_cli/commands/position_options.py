@@ -8,11 +8,23 @@ from typing import Any
 import click
 
 from pazaak_cli.commands.common import WholeNumber
-from pazaak_cli.engine.cards import parse_cards
+from pazaak_cli.engine.cards import Card, parse_cards
 from pazaak_cli.engine.errors import PazaakError
 from pazaak_cli.engine.game import MAIN_VALUES
 from pazaak_cli.engine.numbers import parse_in_range, parse_whole
-from pazaak_cli.engine.rules import MainDeck
+from pazaak_cli.engine.rules import PRESETS, MainDeck, Ruleset, parse_ruleset
+
+
+def check_cards(cards: tuple[Card, ...], rules: Ruleset, option: str) -> None:
+    """Refuse (a usage error) a card the ruleset's pool does not hold, saying which preset has
+    it, as ``validate`` does: ``D is not a kotor1 card: it is a KOTOR II card (--ruleset
+    kotor2)``."""
+    for card in cards:
+        if rules.allows(card):
+            continue
+        found = [name for name in PRESETS if parse_ruleset(name).allows(card)]
+        where = f": {', '.join(found)} has it (--ruleset {found[0]})" if found else ""
+        raise click.BadParameter(f"{card} is not a {rules.name} card{where}", param_hint=option)
 
 
 class CardListType(click.ParamType):  # type: ignore[type-arg]

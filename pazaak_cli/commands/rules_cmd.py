@@ -5,21 +5,26 @@ from __future__ import annotations
 import click
 from tabulate import tabulate
 
-from pazaak_cli.commands.common import emit_json, json_option, ruleset_option, style
-from pazaak_cli.engine.rules import Ruleset
+from pazaak_cli.commands.common import RULESET, emit_json, json_option, ruleset_option, style
+from pazaak_cli.engine.rules import DEFAULT_RULESET, Ruleset, parse_ruleset
 
 
 @click.command("rules")
-@ruleset_option()
+@click.argument("named", required=False, type=RULESET, metavar="[RULESET]")
+@ruleset_option(default=None)
 @json_option
-def rules_command(ruleset: Ruleset, as_json: bool) -> None:
-    """Show every field of a ruleset (a preset, optionally with overrides).
+def rules_command(named: Ruleset | None, ruleset: Ruleset | None, as_json: bool) -> None:
+    """Show every field of a ruleset (a preset, optionally with overrides), named as an
+    argument (as `pazaak decks NAME` takes a deck) or with --ruleset; kotor1 by default.
 
     \b
     Examples:
-      pazaak rules --ruleset kotor2
+      pazaak rules kotor2
       pazaak rules --ruleset kotor1/main-deck=infinite --json
     """
+    if named is not None and ruleset is not None and named.spec != ruleset.spec:
+        raise click.UsageError(f"give the ruleset once: {named.spec} or --ruleset {ruleset.spec}")
+    ruleset = named or ruleset or parse_ruleset(DEFAULT_RULESET)
     rows = ruleset.fields()
     if as_json:
         data: dict[str, object] = {"ruleset": ruleset.spec, "preset": ruleset.name}

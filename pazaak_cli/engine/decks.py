@@ -26,7 +26,7 @@ import stat
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache, cached_property
 from importlib import resources
 from importlib.abc import Traversable
@@ -38,6 +38,9 @@ from pazaak_cli.engine.cards import CARD_SYNTAX, FIXED_TOKENS, MAX_MAGNITUDE, Ca
 from pazaak_cli.engine.errors import CardError, DeckError, InputError, PazaakError
 from pazaak_cli.engine.numbers import parse_in_range
 from pazaak_cli.engine.rules import DEFAULT_RULESET, KOTOR2_POOL, PRESETS, Ruleset, parse_ruleset
+
+NUMBERED_SYNTAX = "+1..+6, -1..-6, ±1..±6 (or +-n, *n)"
+"""The numbered side cards, the whole KOTOR I pool, as an error message says them."""
 
 MAX_DECK_BYTES = 1024 * 1024
 """A deck file larger than this (1 MiB) is refused before it is read: a 10-card deck with
@@ -558,6 +561,14 @@ def _pool_problems(
     """The parse problems, then the first ``limit`` cards ``rules`` does not allow as
     problems, in file order; and how many such cards there are in all."""
     problems = list(parsed.problems)
+    if not any(card.is_gold for card in rules.card_pool):  # (list only the cards it can hold)
+        said = f"valid {rules.spec} cards are {NUMBERED_SYNTAX} (KOTOR II adds gold cards)"
+        problems = [
+            replace(
+                problem, message=problem.message.replace(f"valid cards are {CARD_SYNTAX}", said)
+            )
+            for problem in problems
+        ]
     outside = {token for token, card in parsed.cards.items() if not rules.allows(card)}
     for entry in parsed.find_entries(outside, limit):
         problems.append(
@@ -618,6 +629,12 @@ def read_source(spec: str) -> tuple[str, bytes, str | None]:
     missing, a directory, larger than :data:`MAX_DECK_BYTES`, unreadable, or binary."""
     if spec == STDIN_SPEC:
         return STDIN_SOURCE, _read_limited(sys.stdin.buffer, STDIN_SOURCE), None
+    if not spec.strip():
+        raise InputError(
+            f"{spec!r} names no deck: give a deck file, a sample deck's name (`pazaak decks` "
+            "lists them) or - for standard input",
+            token=spec,
+        )
     if spec.startswith(SAMPLE_PREFIX):
         name = spec[len(SAMPLE_PREFIX) :]
         return SAMPLE_PREFIX + name, _sample_bytes(name), name

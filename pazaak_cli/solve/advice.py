@@ -18,7 +18,7 @@ It sits above both solvers and imports them; neither imports it.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from pazaak_cli.engine.errors import PazaakError
 from pazaak_cli.engine.game import MatchState
@@ -82,10 +82,19 @@ def solve_match_asked(question: Question, options: SolveOptions) -> Advice:
             raise
         reason = str(refused)
     advice = solve_question(question, replace(options, opponent="optimal"))
-    return replace(
-        advice,
-        model=f"{advice.model}; not solved: {reason}; this one is against an optimal opponent",
+    said = (
+        f"{advice.model}; against the KOTOR rule the match answer is too large to solve here, "
+        "so this one is against an opponent who plays the match perfectly"
     )
+    return FallbackAdvice(**{**vars(advice), "model": said, "not_solved": reason})
+
+
+@dataclass(frozen=True)
+class FallbackAdvice(Advice):
+    """An answer given instead of the one asked for, with the precise reason the one asked for
+    was not solved (for ``--json`` and the docs; the model line says it in plain words)."""
+
+    not_solved: str = ""
 
 
 def advise(state: MatchState, options: SolveOptions | None = None) -> Advice:
@@ -97,6 +106,7 @@ def advise(state: MatchState, options: SolveOptions | None = None) -> Advice:
 
 
 __all__ = [
+    "FallbackAdvice",
     "advise",
     "default_objective",
     "hint_objective",

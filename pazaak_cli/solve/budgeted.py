@@ -22,7 +22,8 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from pazaak_cli.engine.errors import PazaakError
 from pazaak_cli.engine.position_builder import Question
@@ -39,6 +40,7 @@ from pazaak_cli.solve.sampling import Estimate, HandDraws, estimate
 from pazaak_cli.solve.solver import (
     BEST_TOLERANCE,
     EXACT_PROBE_STATES,
+    HANDS_SHARING,
     Advice,
     Move,
     MoveResult,
@@ -60,6 +62,72 @@ even past the budget: a question whose single hand takes longer says so by takin
 DEFAULT_SEED = "0"
 """The draws' seed when none is given: the same question, budget and machine speed give the
 same answer (``--seed`` with ``--hands`` replays any answer exactly, whatever the speed)."""
+
+
+PROBE_SHARE = 0.15
+"""Once the least sample is in, a set answer's next hands are solved in this process alone for
+this share of the time left: the hands of many questions share most of their positions, and
+one memo then goes faster than two processes that each solve them again (kotor2-average's 210
+hands at one position: 1.7 s in one process, 3.1 to 3.4 s dealt to two, on a machine with one
+core busy). If the rest is foreseen to fit the budget at the rate measured, they stay here;
+else they are dealt to the cores."""
+
+
+def _exact_fits(first: float, batch: Sequence[int], solver: HandRows, deadline: float) -> bool:
+    """Whether the hands ``batch`` are foreseen to be solved before ``deadline`` in runs shared
+    out among the solver's processes, the least sample having taken ``first`` seconds: each
+    later hand foreseen at :data:`~pazaak_cli.solve.solver.HANDS_SHARING` times fewer positions
+    than a first one (they share the rest)."""
+    foreseen = first * len(batch) / (HANDS_SHARING * solver.processes)
+    return time.monotonic() + foreseen <= deadline
+
+
+def _alone_fits(solved: int, asked: int, spent: float, deadline: float) -> bool:
+    """Whether the ``asked - solved`` hands left of a probe that solved ``solved`` in
+    ``spent`` seconds are foreseen to be solved in this process before ``deadline``."""
+    if solved == 0:
+        return False
+    left = deadline - time.monotonic()
+    return spent * (asked - solved) / solved <= left
+
+
+VERDICT_MIN_HANDS = 3
+"""A verdict states a confidence only from this many distinct hands (the fewest the coverage of
+the interval was measured at, docs/advise.md); from fewer, it says in how many the first move
+led, and that they are too few."""
+
+OVERRUN_SLACK = 1.05
+"""An answer that took longer than its budget times this says by how much."""
+
+
+@dataclass(frozen=True)
+class SampledAdvice(Advice):
+    """A sampled answer, with what a player reads of its sample beside the numbers."""
+
+    same: tuple[bool, ...] = ()
+    """Per result: the value it is ranked by was the same in every hand solved (shown
+    without ±)."""
+    leads: int = 0
+    """In how many of the distinct hands solved the first move led the second."""
+
+
+class Asks(NamedTuple):
+    """What the user can type where an answer is shown, as the notes name it: more time, the
+    match answer, the exact answer (``None``: nothing to type there)."""
+
+    more_time: str
+    match: str | None
+    exact: str | None
+    exact_deck: str | None = None
+    """What counts every card drawn where the answer drew them with fixed odds."""
+
+
+ADVISE_ASKS = Asks("--time for more time", "--objective match", "--time 0", "--exact")
+"""``pazaak advise``'s options."""
+PLAY_ASKS = Asks("h again for more time", "h m", None)
+"""What ``pazaak play`` takes at its prompt."""
+FOLLOW_ASKS = Asks("hint again for more time", "hint match", None)
+"""What ``pazaak follow`` takes at its prompt."""
 
 
 Progress = Callable[[int, int, "float | None"], None]
@@ -90,6 +158,13 @@ class Refinement:
         self.rows: dict[int, MoveRow] = {}
         self.advice: Advice | None = None
         self.interrupted = False
+        self.seconds: float | None = None
+        """How long the last :meth:`refine` took, measured from its ``started``..."""
+        self.budget: float | None = None
+        """...and the budget it was given (``None``: none)."""
+        self.objective_note: str | None = None
+        """Why the set's answer where the match's was not asked for, if the caller says
+        (:func:`budgeted_objective`)."""
         self._solver: HandRows | None = None
 
     @property
@@ -122,14 +197,17 @@ class Refinement:
         instant, default now; ``seconds`` ``None``: no limit), or until the first ``hands`` of
         the draws' order are solved, and return the answer they give. Ctrl-C ends the call
         with the answer so far (raised on if there is none yet)."""
+        if started is None:
+            started = time.monotonic()
+        self.budget = seconds
         if self.exact:
             assert self.advice is not None
+            self.seconds = time.monotonic() - started
             return self.advice
         if self.possible == 1:
             self.advice = replace(solve_question(self.question, self.options), hands_solved=1)
+            self.seconds = time.monotonic() - started
             return self.advice
-        if started is None:
-            started = time.monotonic()
         deadline = None if seconds is None else started + seconds
         target = self.possible if hands is None else max(min(hands, self.possible), MIN_HANDS)
         solver = self._hand_solver()
@@ -141,6 +219,9 @@ class Refinement:
 
         self.interrupted = False
         before = self.solved_prefix()
+        shared = deadline is not None and self.options.objective == "set" and solver.processes > 1
+        alone: bool | None = None  # (whether this call's hands stay in this process: probed)
+        first: float | None = None  # (the least sample's seconds, when this call solved it)
         while not self.interrupted:
             prefix = self.solved_prefix()
             if prefix >= target:
@@ -151,7 +232,8 @@ class Refinement:
                 break
             order = self.draws.distinct(target)
             batch = [hand for hand in order if hand not in self.rows]
-            until = deadline
+            until, processes = deadline, None
+            probing = contiguous = exact_try = False
             if late:  # what every call owes, past the budget if need be: the least sample, and
                 # one hand more than the call before (so that asking again always refines)
                 need = max(MIN_HANDS, before + 1)
@@ -159,15 +241,40 @@ class Refinement:
                 until = None
             elif self.options.objective == "match" and deadline is not None:
                 batch = self._match_batch(batch, deadline - now)
+            elif shared and prefix < MIN_HANDS:
+                batch = [hand for hand in order[:MIN_HANDS] if hand not in self.rows]
+            elif (
+                shared
+                and first is not None
+                and deadline is not None
+                and _exact_fits(first, batch, solver, deadline)
+            ):
+                # the rest of the hands foreseen to fit: solved as the exact average solves them
+                first, batch, contiguous, exact_try = None, sorted(batch), True, True
+            elif shared and alone is None and deadline is not None:
+                first, probing = None, True
+                until, processes = now + PROBE_SHARE * (deadline - now), 1
+            elif alone:
+                processes = 1
+            began = time.monotonic()
             try:
-                done = solver.solve(batch, until, solved_one)
+                done = solver.solve(
+                    batch, until, solved_one, processes=processes, contiguous=contiguous
+                )
             except KeyboardInterrupt:
                 done = HandsSolved({}, True)
             self.rows.update(done.rows)
             self.interrupted = done.interrupted
-            if not done.rows and until is None:
+            if shared and prefix < MIN_HANDS and first is None and alone is None:
+                first = time.monotonic() - began
+            if exact_try:
+                alone = False  # (out of time after all: the rest dealt as they are drawn)
+            if probing and deadline is not None:
+                alone = _alone_fits(len(done.rows), len(batch), time.monotonic() - began, deadline)
+            elif not done.rows and until is None:
                 break  # (nothing more can be solved: never loop on it)
         self.advice = self._answer()
+        self.seconds = time.monotonic() - started
         return self.advice
 
     def _match_batch(self, batch: list[int], seconds: float) -> list[int]:
@@ -256,7 +363,7 @@ class Refinement:
                     margin=move.margin,
                 )
             )
-        return Advice(
+        return SampledAdvice(
             results=tuple(results),
             model=sampled_model(solver.model, self.possible, prefix, self.seed),
             hands_averaged=self.possible,
@@ -269,6 +376,8 @@ class Refinement:
             seed=self.seed,
             confidence=found.confidence,
             gap=(found.gap, found.gap_margin),
+            same=tuple(move.same for move in found.moves),
+            leads=found.leads,
         )
 
 
@@ -277,8 +386,8 @@ def sampled_model(model: str, possible: int, solved: int, seed: str) -> str:
     solved, how they were drawn, and the seed."""
     said = f"averaged over {possible:,} possible hands"
     instead = (
-        f"sampled: {solved:,} of its {possible:,} possible hands solved, drawn by their deal "
-        f"weights (seed {seed}), ± a 95 % interval"
+        f"sampled: {solved:,} of its {possible:,} possible hands solved, each drawn as often as "
+        f"its deck deals it (seed {seed}), ± a 95 % interval"
     )
     if said in model:
         return model.replace(said, instead, 1)
@@ -305,7 +414,12 @@ def answer(
 
 
 def budgeted_objective(
-    question: Question, options: SolveOptions, seconds: float, *, seed: str = DEFAULT_SEED
+    question: Question,
+    options: SolveOptions,
+    seconds: float,
+    *,
+    seed: str = DEFAULT_SEED,
+    asks: Asks = ADVISE_ASKS,
 ) -> tuple[str, str | None]:
     """The objective to answer within ``seconds`` when the user named none: the match when
     the match answer for the least sample (:data:`MIN_HANDS` of the draws' first hands, or the
@@ -326,44 +440,77 @@ def budgeted_objective(
         return "match", None
     if foreseen <= seconds:
         return "match", None
+    ask = f" ({asks.match} asks for the match however long it takes)" if asks.match else ""
     if math.isinf(foreseen):
-        why = "is out of reach against this opponent model here"
-    else:
-        who = "one hand" if len(possible) == 1 else f"{len(sample)} of the opponent's hands"
-        why = f"would take about {foreseen:.0f} s for {who}"
+        return "set", (
+            f"The match answer against this opponent is too large to solve here: the best move "
+            f"for this set only instead{ask}."
+        )
+    who = "one hand" if len(possible) == 1 else f"{len(sample)} of the opponent's hands"
     return "set", (
-        f"The match answer {why}, beyond the {seconds:g} s budget: this set's odds instead "
-        "(--objective match asks for the match, --time for more time)."
+        f"The match answer would take about {foreseen:.0f} s for {who}, beyond the "
+        f"{seconds:g} s budget: the best move for this set only instead{ask}."
     )
 
 
-def confidence_note(advice: Advice) -> str | None:
-    """A sampled answer's verdict on its first move, in one sentence: how sure it is, or that
-    it is too close to call; ``None`` for an exact answer."""
+def confidence_note(advice: Advice, asks: Asks = ADVISE_ASKS) -> str | None:
+    """A sampled answer's verdict on its first move, in one sentence that says how many hands
+    it rests on: how sure it is, that it is too close to call, or (from fewer than
+    :data:`VERDICT_MIN_HANDS`) in how many hands it led; ``None`` for an exact answer."""
     if advice.exactness != "sampled" or advice.confidence is None or advice.gap is None:
         return None
     if len(advice.results) < 2:
         return None
     first, second = advice.results[0].move, advice.results[1].move
     gap, margin = advice.gap
-    unit = 100.0 if advice.objective == "match" else 1.0
-    shown = (
-        f"{unit * gap:.2f} points of match win"
-        if advice.objective == "match"
-        else f"{gap:.3f} of equity"
-    )
-    spread = f"{unit * margin:.2f}" if advice.objective == "match" else f"{margin:.3f}"
-    sure = advice.confidence
-    if gap - margin > 0:
-        percent = min(sure * 100, 99.9)
+    unit = "points of match win" if advice.objective == "match" else "points of win-loss"
+    solved = advice.hands_solved or 0
+    rests = f"{solved:,} of {advice.hands_averaged:,} possible hands"
+    more = asks.more_time if asks.exact is None else f"{asks.more_time}, {asks.exact} for all"
+    if solved < VERDICT_MIN_HANDS:
+        leads = advice.leads if isinstance(advice, SampledAdvice) else 0
+        led = "both" if leads == solved == 2 else f"{leads} of the {solved}"
         return (
-            f"{first} is best with {percent:.1f} % confidence (ahead of {second} by {shown}, "
-            f"± {spread})."
+            f"{first} leads {second} by {100 * gap:.2f} {unit} in {led} hands solved (of "
+            f"{advice.hands_averaged:,}): too few hands to say how sure ({more})."
+        )
+    if gap - margin > 0:
+        percent = min(advice.confidence * 100, 99.9)
+        return (
+            f"{first} is best with {percent:.1f} % confidence, from {rests} (ahead of {second} "
+            f"by {100 * gap:.2f} {unit}, ± {100 * margin:.2f})."
         )
     return (
-        f"Too close to call: {first} leads {second} by {shown}, ± {spread}; more time (--time) "
-        "or --exact settles it."
+        f"Too close to call from {rests}: {first} leads {second} by {100 * gap:.2f} {unit}, ± "
+        f"{100 * margin:.2f} ({more})."
     )
+
+
+def overrun_note(taken: float | None, seconds: float | None) -> str | None:
+    """What an answer says when it took longer than its budget (measured, ``taken`` seconds):
+    by how much, and why (the least sample, two hands, is solved past the budget if need be);
+    ``None`` within it."""
+    if taken is None or seconds is None or taken <= seconds * OVERRUN_SLACK:
+        return None
+    shown = f"{taken:.1f}" if taken >= 0.1 else f"{taken:.3f}"
+    return (
+        f"This took {shown} s, over the {seconds:g} s budget: the fewest hands an answer rests "
+        f"on ({MIN_HANDS}) take that long here."
+    )
+
+
+def repeat_note(advice: Advice, asks_hands: bool = True) -> str | None:
+    """A sampled answer's word that how many hands fit a budget depends on the machine's speed,
+    with the options that give the same answer again (``asks_hands``: the command has
+    ``--hands``)."""
+    if advice.exactness != "sampled" or advice.hands_solved is None:
+        return None
+    again = (
+        f": --hands {advice.hands_solved} --seed {advice.seed} gives this answer again"
+        if asks_hands
+        else ""
+    )
+    return f"How many hands fit the time depends on the machine's speed{again}."
 
 
 def refinement_note(refinement: Refinement, was_sampled: bool, again: str) -> str | None:
@@ -384,13 +531,31 @@ def refinement_note(refinement: Refinement, was_sampled: bool, again: str) -> st
     return None
 
 
+def refined_note(refinement: Refinement, was_sampled: bool, again: str) -> str | None:
+    """:func:`refinement_note`, and the overrun of the call's budget if it had one
+    (:func:`overrun_note`)."""
+    notes = [
+        refinement_note(refinement, was_sampled, again),
+        overrun_note(refinement.seconds, refinement.budget),
+    ]
+    return "\n".join(note for note in notes if note) or None
+
+
 __all__ = [
+    "ADVISE_ASKS",
     "DEFAULT_SECONDS",
+    "FOLLOW_ASKS",
     "MIN_HANDS",
+    "PLAY_ASKS",
+    "Asks",
     "Refinement",
+    "SampledAdvice",
     "answer",
     "budgeted_objective",
     "confidence_note",
+    "overrun_note",
+    "refined_note",
     "refinement_note",
+    "repeat_note",
     "sampled_model",
 ]

@@ -87,18 +87,30 @@ HandsSolver = Callable[[Iterable[int]], HandsSolved]
 
 
 def solve_dealt(
-    indices: Sequence[int], here: HandsSolver, there: HandsSolver, processes: int
+    indices: Sequence[int],
+    here: HandsSolver,
+    there: HandsSolver,
+    processes: int,
+    *,
+    contiguous: bool = False,
 ) -> HandsSolved:
     """The hands ``indices`` solved by ``here`` in this process and ``there`` in forked copies
     of it (``processes`` in all), each taking the next hand when it is free
     (:class:`~pazaak_cli.runtime.executors.SharedDeal`). The copies start at once, even from an
     empty memo: the first two hands in parallel halve the wait for the least sample, where solving
     one first so that the copy inherits its positions measured no faster (docs/benchmarks.md,
-    "Answers within a time budget"). Ctrl-C here leaves the copies only the hand each holds."""
+    "Answers within a time budget"). Ctrl-C here leaves the copies only the hand each holds.
+    ``contiguous``: each process takes one run of ``indices`` instead, in order, as the exact
+    average shares its hands (neighbouring hands of the prior's order share the most positions:
+    the fastest way to solve every hand)."""
     indices = list(indices)
     parts = []
     if processes < 2 or len(indices) < 2:
         parts.append(here(indices))
+    elif contiguous:
+        size = -(-len(indices) // processes)
+        runs = [indices[start : start + size] for start in range(0, len(indices), size)]
+        parts += run_shared(runs, here, there)
     else:
         deal = SharedDeal(len(indices))
 
@@ -255,10 +267,22 @@ class HandRows:
         indices: Sequence[int],
         deadline: float | None,
         solved: Callable[[int], None] | None = None,
+        *,
+        processes: int | None = None,
+        contiguous: bool = False,
     ) -> HandsSolved:
         """The rows of the hands ``indices`` solved before ``deadline``, in their order (a
-        prefix of each process's share); ``solved(index)`` after each one solved here."""
-        dealt = partial(self._dealt, deadline=deadline, solved=solved)
+        prefix of each process's share); ``solved(index)`` after each one solved here.
+        ``processes``: how many share them this time (default :attr:`processes`; 1 keeps every
+        hand in this process's memo, where hands that share most of their positions go
+        fastest); ``contiguous``: shared in runs (:func:`solve_dealt`)."""
+        dealt = partial(
+            self._dealt,
+            deadline=deadline,
+            solved=solved,
+            processes=self.processes if processes is None else processes,
+            contiguous=contiguous,
+        )
         return dealt(indices) if self._batch is None else self._batch(indices, dealt)
 
     def _dealt(
@@ -267,11 +291,13 @@ class HandRows:
         *,
         deadline: float | None,
         solved: Callable[[int], None] | None,
+        processes: int,
+        contiguous: bool,
     ) -> HandsSolved:
-        """:meth:`solve` without its batch: the hands shared among the processes."""
+        """:meth:`solve` without its batch: the hands shared among ``processes``."""
         here = partial(self._rows, deadline=deadline, positions=self._positions, solved=solved)
         there = partial(self._rows, deadline=deadline, positions=None)
-        return solve_dealt(indices, here, there, self.processes)
+        return solve_dealt(indices, here, there, processes, contiguous=contiguous)
 
     def _rows(
         self,

@@ -124,7 +124,10 @@ class MoveEstimate(NamedTuple):
     means: tuple[float, ...]
     """The mean over the draws of each of the move's values."""
     margin: float
-    """Half the width of the 95 % interval of the first value (0 when every draw agrees)."""
+    """Half the width of the 95 % interval of the first value (shrunk toward the other moves'
+    spread: not 0 when every draw agrees, see :data:`SHRINK`)."""
+    same: bool = False
+    """Every draw gave the first value the same number (what a player reads as "no spread")."""
 
 
 class Estimate(NamedTuple):
@@ -142,6 +145,9 @@ class Estimate(NamedTuple):
     """The first-ranked move's lead over the second, as estimated."""
     gap_margin: float
     """Half the width of the 95 % interval of that lead."""
+    leads: int = 0
+    """In how many of the distinct hands the first-ranked move is ahead of the second (what a
+    verdict from too few hands for a confidence can still say)."""
 
 
 def estimate(rows: Mapping[int, Row], draws: Sequence[int]) -> Estimate:
@@ -178,6 +184,7 @@ def estimate(rows: Mapping[int, Row], draws: Sequence[int]) -> Estimate:
             move,
             means[move],
             quantile * math.sqrt((spread + SHRINK * pooled) / (n - 1 + SHRINK) / n),
+            spread <= 1e-18,
         )
         for move, spread in enumerate(spreads)
     ]
@@ -188,11 +195,12 @@ def estimate(rows: Mapping[int, Row], draws: Sequence[int]) -> Estimate:
     differences = {hand: rows[hand][best][0] - rows[hand][second][0] for hand in counts}
     gap = sum(count * differences[hand] for hand, count in counts.items()) / n
     error = math.sqrt(squares(differences, gap) / (n - 1) / n)
+    leads = sum(1 for difference in differences.values() if difference > 1e-12)
     if error <= 1e-15:
         confidence = 1.0 if gap > 1e-12 else 0.5
     else:
         confidence = student_t_cdf(gap / error, max(len(counts) - 1, 1))
-    return Estimate(tuple(ranked), n, len(counts), confidence, gap, quantile * error)
+    return Estimate(tuple(ranked), n, len(counts), confidence, gap, quantile * error, leads)
 
 
 def student_t_cdf(t: float, df: int) -> float:

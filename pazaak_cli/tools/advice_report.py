@@ -7,12 +7,14 @@ from typing import Any
 
 from pazaak_cli.engine.notation import format_position
 from pazaak_cli.engine.position_builder import Question
+from pazaak_cli.solve.advice import FallbackAdvice
+from pazaak_cli.solve.budgeted import SampledAdvice
 from pazaak_cli.solve.solver import Advice, MoveResult
 
 
 def advice_json(advice: Advice, question: Question) -> dict[str, Any]:
     """The JSON document of ``pazaak advise --json``."""
-    return {
+    document: dict[str, Any] = {
         "ruleset": question.state.ruleset.spec,
         "objective": advice.objective,
         "model": advice.model,
@@ -45,6 +47,12 @@ def advice_json(advice: Advice, question: Question) -> dict[str, Any]:
             for r in advice.results
         ],
     }
+    if isinstance(advice, SampledAdvice):  # (the precise terms: exact answers keep their keys)
+        for move, same in zip(document["moves"], advice.same, strict=True):
+            move["same_in_every_hand_solved"] = same
+    if isinstance(advice, FallbackAdvice):
+        document["not_solved"] = advice.not_solved
+    return document
 
 
 def _interval(result: MoveResult, objective: str) -> list[float] | None:

@@ -579,7 +579,10 @@ def describe_chart(spec: ChartSpec, cells: Sequence[Cell], sample: ChartSample) 
             "match, later sets drawn with a full deck's odds)"
         )
     else:
-        objective = "best move for this set (its equity; --objective match: for the match)"
+        objective = (
+            "best move for this set only (its win odds less its loss odds; --objective match: "
+            "for the match)"
+        )
     if spec.opponent == "kotor":
         where = " in this set and every later one" if spec.objective == "match" else ""
         opponent = f"opponent plays the KOTOR I rule (docs/rules.md §7){where}"

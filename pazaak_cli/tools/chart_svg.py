@@ -109,7 +109,7 @@ def cell_tooltip(cell: Cell, objective: str) -> str:
     value = (
         f"match win {_percent(cell.best.match_win)}, "
         if objective == "match" and cell.best.match_win is not None
-        else f"equity {outcome.equity:+.4f}, "
+        else f"win-loss {100 * outcome.equity:+.2f}, "
     )
     text = (
         f"You {cell.my_total} ({table}), opponent {cell.opp_total} ({theirs}), it {state}. "
@@ -151,8 +151,11 @@ def render_svg(chart: Chart, title: str) -> str:
     parts.extend(legend)
     height = y + PAD
     head = (
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" font-family={_attr(FONT)} fill="#111111">'
+        # (no size in pixels: the viewBox alone lets a window narrower than the chart scale it
+        # down, never up past its own size)
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="100%" '
+        f'style="max-width: {width}px; height: auto" viewBox="0 0 {width} {height}" '
+        f'font-family={_attr(FONT)} fill="#111111">'
     )
     background = f'<rect width="{width}" height="{height}" fill="#ffffff"/>'
     return "\n".join(
@@ -227,7 +230,7 @@ def _legend(chart: Chart, palette: dict[str, str], top: int, width: int) -> tupl
             f'<text x="{x + 24:g}" y="{y + 12}" font-size="12">{_clean(text)}</text>'
         )
     y += 34
-    unit = "match-win probability" if chart.spec.objective == "match" else "equity"
+    unit = "match win" if chart.spec.objective == "match" else "win-loss (set win less set loss)"
     parts.append(
         f'<text x="{PAD}" y="{y + 12}" font-size="12">Shade: how far the best move leads the '
         f"next, in points of {unit} (a forced move in full; a close call, under 1, pale)</text>"

@@ -42,7 +42,7 @@ from pazaak_cli.engine.notation import format_position
 from pazaak_cli.engine.position_builder import Question, question_from_state
 from pazaak_cli.engine.rules import FirstPlayer, MainDeck, Ruleset, parse_ruleset
 from pazaak_cli.solve.advice import default_objective, solve_match_asked, solve_question
-from pazaak_cli.solve.budgeted import Refinement, budgeted_objective
+from pazaak_cli.solve.budgeted import FOLLOW_ASKS, Refinement, budgeted_objective
 from pazaak_cli.solve.solver import Advice, SolveOptions
 from pazaak_cli.tools.session import format_action, parse_action
 
@@ -321,10 +321,45 @@ def apply_line(followed: Followed, line: str) -> tuple[Followed, tuple[Followed,
         raise FollowError("the line holds no event")
     states: list[Followed] = []
     current = followed
-    for event in events:
-        current = apply(current, event)
+    for number, event in enumerate(events):
+        try:
+            current = apply(current, event)
+        except FollowError as error:
+            if len(events) == 1:
+                raise
+            before = states[-2] if len(states) > 1 else followed
+            cause = automatic_end(before, current, events[number - 1]) if number else None
+            reason = cause or str(error)
+            raise FollowError(
+                f"{reason}; the whole line was dropped, nothing of it is taken: type it again "
+                "without that"
+            ) from None
         states.append(current)
     return current, tuple(states)
+
+
+def automatic_end(before: Followed, after: Followed, event: Typed) -> str | None:
+    """Why the turn passed by itself after ``event`` (no ``e`` or ``s`` typed), in words: a side
+    at the target, or with a full table, stands by itself, so what the line typed next for it
+    cannot follow; ``None`` if the turn did not pass by itself."""
+    if isinstance(event, (TypedEnd, TypedStand, TypedOpener)):
+        return None
+    mover = before.state.turn
+    side = after.state.sides[mover]
+    if not side.standing or before.state.sides[mover].standing:
+        return None
+    rules = after.state.ruleset
+    who = _who(mover)
+    if side.total == rules.target:
+        why = f"{rules.target} always stands"
+    elif len(side.table) >= rules.table_size:
+        why = "a full table always stands"
+    else:
+        return None
+    return (
+        f"{who} reached {side.total} with {event.token!r} and stood by itself ({why}): nothing "
+        f"more is typed for {who} this set"
+    )
 
 
 def undo(followed: Followed) -> Followed:
@@ -542,8 +577,10 @@ def start_refinement(followed: Followed, seconds: float) -> tuple[Question, Refi
     fits ``seconds``, else for the set (:func:`~pazaak_cli.solve.budgeted.budgeted_objective`)."""
     question = question_for(followed)
     options = options_for(followed)
-    options.objective, _ = budgeted_objective(question, options, seconds)
-    return question, Refinement(question, options)
+    options.objective, why = budgeted_objective(question, options, seconds, asks=FOLLOW_ASKS)
+    refinement = Refinement(question, options)
+    refinement.objective_note = why
+    return question, refinement
 
 
 # Saving ----------------------------------------------------------------------------------------

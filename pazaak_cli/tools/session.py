@@ -178,6 +178,17 @@ class MatchSession:
             return (0, 0)
         return settle_wager(self.state, self.wager)
 
+    def cards_played(self, seat: int) -> tuple[tuple[int, Card], ...]:
+        """Every hand card ``seat`` played in this match, with the set (from 0) it was played
+        in: public, as the board shows them."""
+        state = new_match(self.ruleset, self.hands)
+        played: list[tuple[int, Card]] = []
+        for action in self.actions:
+            if isinstance(action, Play) and state.turn == seat:
+                played.append((len(state.set_winners), action.card))
+            state = state.child(action)
+        return tuple(played)
+
     def cards_played_in_earlier_sets(self, seat: int) -> tuple[Card, ...]:
         """The hand cards ``seat`` played in the sets before the current one: public, and gone
         from the hand it still holds (the solver's prior over a hidden hand needs them)."""
@@ -430,6 +441,8 @@ class Meta(enum.Enum):
     MATCH_HINT = "hint match"
     """The hint for the match whatever it costs (the plain hint may answer for the set)."""
     STATE = "state"
+    BOARD = "board"
+    """The score, the main deck's cards left, both tables and hands, the cards seen."""
     FORFEIT = "forfeit"
     """Asks to forfeit; the screen confirms before the move is made."""
     QUIT = "quit"
@@ -458,6 +471,11 @@ COMMANDS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "hint match",
         "the odds of winning the match, however long they take (Ctrl-C cancels)",
     ),
+    (
+        ("board", "b"),
+        "board",
+        "the score, the main deck's cards left by value, both tables, the cards played",
+    ),
     (("state",), "state", "the position in the project's one-line notation"),
     (("help", "?"), "help", "this list"),
     (("forfeit",), "forfeit", "give up the match (asks first)"),
@@ -469,6 +487,8 @@ _META_WORDS = {
     "hint": Meta.HINT,
     "h": Meta.HINT,
     "state": Meta.STATE,
+    "board": Meta.BOARD,
+    "b": Meta.BOARD,
     "help": Meta.HELP,
     "?": Meta.HELP,
     "forfeit": Meta.FORFEIT,
@@ -632,9 +652,7 @@ def _pick_value(state: MatchState, index: int, spec: str | None) -> Play:
         return matching[0]
     if not matching:
         if len(plays) == 1:
-            raise CommandError(
-                f"{card} can only be played as {_shown_value(plays[0])}: write p {number}"
-            )
+            raise CommandError(f"{_one_way(plays[0])}: write p {number}")
         raise CommandError(f"{card} cannot be played as {spec}: {_value_choices(plays, number)}")
     raise CommandError(f"{card} can be played in more ways: {_value_choices(plays, number)}")
 
@@ -664,6 +682,19 @@ def _play_by_value(state: MatchState, card: Card) -> Play:
         raise CommandError(f"you hold no {card}: {_hand_choices(state)}")
     options = " or ".join(f"p {p.index + 1} {p.value:+d} ({p.card})" for p in plays)
     raise CommandError(f"you hold no {card} but several cards can make {wanted:+d}: {options}")
+
+
+def _one_way(play: Play) -> str:
+    """What a card played only one way does, as the refusal of a sign for it says (a flip card
+    has no value of its own: "played as 0" would say it wrongly)."""
+    card = play.card
+    if card.kind is CardKind.FLIP_2_4:
+        return f"{card} takes no sign: it flips the signs of the 2s and 4s on your table"
+    if card.kind is CardKind.FLIP_3_6:
+        return f"{card} takes no sign: it flips the signs of the 3s and 6s on your table"
+    if card.kind is CardKind.DOUBLE:
+        return f"{card} takes no sign: it doubles your last card (= {_shown_value(play)} here)"
+    return f"{card} can only be played as {_shown_value(play)}"
 
 
 def _shown_value(play: Play) -> str:

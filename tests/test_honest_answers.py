@@ -1,0 +1,168 @@
+"""What a time-budgeted answer says of itself (issue 46, items 1 to 3): a budget kept or its
+overrun said, the exact answer given the exact average's way where it fits, no ± on a value
+the same in every hand solved nor a ± that spans every value, a verdict that says how many
+hands it rests on, and the word that a budget's sample depends on the machine's speed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from pazaak_cli.cli import main
+from pazaak_cli.commands.advise_cmd import ANY_VALUE, render_advice
+from pazaak_cli.engine.cards import parse_cards
+from pazaak_cli.engine.decks import sample_deck
+from pazaak_cli.engine.notation import parse_table
+from pazaak_cli.engine.position_builder import build_question
+from pazaak_cli.engine.rules import parse_ruleset
+from pazaak_cli.solve import budgeted
+from pazaak_cli.solve.advice import solve_question
+from pazaak_cli.solve.budgeted import Refinement, SampledAdvice
+from pazaak_cli.solve.hand_rows import HandRows
+from pazaak_cli.solve.solver import Move, MoveResult, Outcome, SolveOptions
+
+HIDDEN = ["--table", "8 5", "--hand", "+1 -2 ±3", "--opp-table", "10", "--opp-hand-size", "4"]
+HIDDEN += ["--opp-deck", "kotor1-starter", "--objective", "set", "--main-deck", "infinite"]
+
+
+def run(*args: str) -> Any:
+    return CliRunner().invoke(main, list(args), env={"NO_COLOR": "1"})
+
+
+def said(output: str) -> str:
+    return " ".join(output.split())
+
+
+def test_an_answer_past_its_budget_says_the_time_it_took() -> None:
+    """The least sample (two hands) is solved past a budget too short for it: the answer says
+    so, with the time measured, instead of keeping silent."""
+    result = run("advise", *HIDDEN, "--time", "0.001")
+    assert result.exit_code == 0, result.output
+    text = said(result.output)
+    assert "over the 0.001 s budget" in text
+    assert "This took " in text
+
+
+def test_a_chart_past_its_budget_does_not_say_within_it() -> None:
+    """Item 1: a chart whose least sample takes longer than the budget said "within the budget";
+    now it says the time it took."""
+    args = ["chart", "--ruleset", "kotor1/main-deck=infinite", "--hand", "+1"]
+    args += ["--opp-hand-size", "2", "--opp-deck", "kotor1-starter", "--my-totals", "15-16"]
+    args += ["--opp-totals", "15-16", "--time", "0.001"]
+    result = run(*args)
+    assert result.exit_code == 0, result.output
+    text = said(result.output)
+    assert "Sampled: 2 of" in text
+    assert "within the 0.001 s budget" not in text
+    assert "over the 0.001 s budget" in text
+    assert "depends on the machine's speed" in text
+
+
+def test_a_sampled_answer_says_that_its_hand_count_depends_on_the_machine() -> None:
+    """The same question and seed under a budget may rest on more or fewer hands on another
+    run: the answer says so and gives the options that repeat it exactly."""
+    result = run("advise", *HIDDEN, "--time", "0.001")
+    text = said(result.output)
+    assert "sampled: 2 of its 45 possible hands solved" in text
+    assert "depends on the machine's speed: --hands 2 --seed 0 gives this answer again" in text
+    replay = said(run("advise", *HIDDEN, "--hands", "2").output)
+    assert "depends on the machine's speed" not in replay  # (a replay is the same every time)
+
+
+def test_the_exact_answer_that_fits_is_solved_the_exact_averages_way(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Item 2: where the rest of the hands is foreseen to fit the budget, they are shared out
+    in runs of the prior's order, as the exact average does (two processes dealt hand by hand
+    from the first were measured 1.5 to 2 times slower); the answer is the exact one."""
+    rules = parse_ruleset("kotor1/main-deck=infinite")
+    question = build_question(
+        rules,
+        table=parse_table("8 5", rules.flip_targets),
+        hand=parse_cards("+1 -2 ±3"),
+        opp_table=parse_table("10", rules.flip_targets),
+        opp_stood=False,
+        opp_hand=(None,) * 4,
+        sets=(0, 0),
+        seen=(),
+    )
+    options = SolveOptions(opponent_deck=sample_deck("kotor1-starter").cards, objective="set")
+    calls: list[dict[str, Any]] = []
+    solve = HandRows.solve
+
+    def recorded(
+        self: HandRows, indices: Any, deadline: Any, solved: Any = None, **how: Any
+    ) -> Any:
+        calls.append({"hands": len(indices), **how})
+        return solve(self, indices, deadline, solved, **how)
+
+    monkeypatch.setattr(HandRows, "solve", recorded)
+    refinement = Refinement(question, options)
+    if refinement._hand_solver().processes < 2:
+        pytest.skip("one process here: nothing is shared out")
+    advice = refinement.refine(60.0)
+    assert advice.exactness == "exact"
+    assert calls[0]["hands"] == budgeted.MIN_HANDS
+    assert calls[1]["contiguous"] is True
+    assert len(calls) == 2
+    exact = solve_question(question, options)
+    for got, want in zip(advice.results, exact.results, strict=True):
+        assert got.move == want.move
+        assert got.outcome.equity == pytest.approx(want.outcome.equity, abs=1e-12)
+
+
+def test_a_value_the_same_in_every_hand_has_no_interval_and_the_verdict_counts_hands() -> None:
+    """Item 3: standing at 13 against 10 loses in every hand: no ± on it (a note says why); the
+    verdict names the hands it rests on."""
+    result = run("advise", *HIDDEN, "--hands", "6")
+    assert result.exit_code == 0, result.output
+    rows = {line[6:31].strip(): line for line in result.output.splitlines()}
+    assert rows["stand"].split()[-1] == "-100.00"  # (the ± column left blank)
+    assert rows["end turn"].split()[-2:] == ["+10.32", "9.86"]
+    text = said(result.output)
+    assert "No ±: the same value in every one of the 6 hands solved." in text
+    assert "best with 99.9 % confidence, from 6 of 45 possible hands" in text
+
+
+def test_a_verdict_from_two_hands_states_no_confidence() -> None:
+    """From two hands, no percentage: in how many of them the first move led, and that they are
+    too few."""
+    result = run("advise", *HIDDEN, "--hands", "2")
+    text = said(result.output)
+    assert "confidence" not in text
+    assert "hands solved (of 45): too few hands to say how sure" in text
+
+
+def test_an_interval_that_spans_every_value_is_not_shown_as_information() -> None:
+    """A match-win of 69.83 ± 75.05 (from two hands) covers 0 to 100 %: shown as "(any)", with
+    the note that says why, not as a number; a narrower one keeps its number."""
+    outcome = Outcome(0.5, 0.2, 0.3)
+    wide = MoveResult(Move(None, None, "end"), outcome, True, match_win=0.6983, margin=0.7505)
+    narrow = MoveResult(Move(None, None, "stand"), outcome, False, match_win=0.5726, margin=0.1)
+    advice = SampledAdvice(
+        results=(wide, narrow),
+        model="a model",
+        hands_averaged=61,
+        fixed_probabilities=False,
+        states=1,
+        objective="match",
+        exactness="sampled",
+        hands_solved=2,
+        draws=2,
+        seed="0",
+        confidence=0.99,
+        gap=(0.1257, 0.01),
+        same=(False, False),
+        leads=2,
+    )
+    shown = render_advice(advice)
+    lines = shown.splitlines()
+    assert lines[0].startswith("Best for the whole match")
+    end = next(line for line in lines if "end turn" in line and "69.83" in line)
+    assert ANY_VALUE in end
+    stand = next(line for line in lines if line.split()[:1] == ["stand"])
+    assert "10.00" in stand and ANY_VALUE not in stand
+    assert "too few hands for an interval" in shown
+    assert "in both hands solved (of 61): too few hands to say how sure" in said(shown)
