@@ -239,7 +239,9 @@ def test_stop_cuts_a_long_advise_short_with_the_answer_so_far() -> None:
     assert answer["stopped"] is True and answer["exactness"] == "sampled"
     assert 2 <= answer["hands_solved"] < answer["hands_possible"]
     assert all(move["interval"] is not None for move in answer["moves"])
-    assert waited < 3, waited  # (the exact answer takes about 7 s on 2 cores)
+    assert waited < 5, (
+        waited
+    )  # (the exact answer takes about 7 s on 2 cores; a hand under way ends first)
     # the engine goes on, and a stop with nothing to stop says so
     assert client.ok("stop") == {"stopped": False}
     assert client.ok("hello")["protocol"] == "1"

@@ -313,8 +313,9 @@ def test_advise_answers_for_the_match_by_default() -> None:
     code, output = advise(*SMALL, "--opp-hand", "-2", "--sets", "1-1")
     assert code == 0, output
     lines = output.splitlines()
-    assert lines[1].startswith("Model: kotor1/") and "match to 2 sets won, 1-1" in lines[1]
-    assert lines[2].split() == [
+    at = next(i for i, line in enumerate(lines) if line.startswith("Model: "))
+    assert lines[at].startswith("Model: kotor1/") and "match to 2 sets won, 1-1" in lines[at]
+    assert lines[at + 1].split() == [
         "move",
         "match",
         "win",

@@ -331,7 +331,9 @@ def test_hint_shows_the_solvers_table_for_the_players_view(monkeypatch: pytest.M
         return "advice"
 
     monkeypatch.setattr(play_cmd, "solve_question", fake_advise)
-    monkeypatch.setattr(play_cmd, "render_advice", lambda advice, asks: f"TABLE OF {advice}")
+    monkeypatch.setattr(
+        play_cmd, "render_advice", lambda advice, asks, note=None: f"TABLE OF {advice}"
+    )
     result = play(["--deck", "kotor1-starter", "--seed", "22", "--time", "0"], ["hint", "q"])
     assert "> hint\nTABLE OF advice\n" in result.stdout
     assert seen["view"].sides[1].hand == (None, None, None, None)
@@ -350,8 +352,9 @@ def test_hint_with_the_real_solver_ranks_every_move_of_the_position(tmp_path: Pa
     )
     hint = result.stdout.split("> h\n")[1].split("\n> ")[0].splitlines()
     assert hint[0].startswith("Best for ")
-    assert hint[1].startswith("Model: kotor1: opponent plays the KOTOR I rule")
-    assert f"stood on {state.sides[1].total}" in " ".join(hint[:4])
+    model = next(i for i, line in enumerate(hint) if line.startswith("Model: "))
+    assert hint[model].startswith("Model: kotor1: opponent plays the KOTOR I rule")
+    assert f"stood on {state.sides[1].total}" in " ".join(hint[model : model + 4])
     rule = next(i for i, line in enumerate(hint) if line.startswith("----"))
     moves = [line for line in hint[rule + 1 :] if line.startswith(("best ", "      "))]
     assert moves[0].startswith("best ")
