@@ -9,7 +9,8 @@ names are the library's own, gathered in one place:
 - a match with its seats and save files (:class:`MatchSession`), and the engine protocol
   in-process (:class:`Engine`);
 - the computer players (:func:`make_player`);
-- the answers: :func:`answer` within a time budget, :func:`solve_question` exact;
+- the answers: :func:`answer` to an :class:`AnswerRequest` within a :class:`TimeBudget`,
+  against one of :data:`OPPONENT_MODELS`; :func:`solve_question` exact;
 - tournaments (:func:`simulate`).
 
 The Gymnasium and PettingZoo environments are in :mod:`pazaak_cli.rl` (the ``rl`` extra), so
@@ -57,8 +58,11 @@ from pazaak_cli.engine.position_builder import Question, build_question, questio
 from pazaak_cli.engine.rules import KOTOR1, KOTOR2, PRESETS, Ruleset, parse_ruleset
 from pazaak_cli.players.roster import POLICY_NAMES, Player, make_player
 from pazaak_cli.solve.advice import advise, solve_question
-from pazaak_cli.solve.budgeted import Refinement, answer
+from pazaak_cli.solve.answers import Answer, AnswerRequest, answer
+from pazaak_cli.solve.budgeted import Refinement
+from pazaak_cli.solve.models import OPPONENT_MODELS, Objective, OpponentModel, opponent_model
 from pazaak_cli.solve.solver import Advice, Move, MoveResult, Outcome, SolveOptions
+from pazaak_cli.solve.time_budget import TimeBudget
 from pazaak_cli.tools.advice_report import advice_json
 from pazaak_cli.tools.engine_protocol import PROTOCOL_VERSION, Engine, serve
 from pazaak_cli.tools.session import MatchSession, Seat
@@ -70,6 +74,7 @@ __all__ = [
     "FORFEIT",
     "KOTOR1",
     "KOTOR2",
+    "OPPONENT_MODELS",
     "POLICY_NAMES",
     "PRESETS",
     "PROTOCOL_VERSION",
@@ -77,6 +82,8 @@ __all__ = [
     "TERMINAL",
     "Action",
     "Advice",
+    "Answer",
+    "AnswerRequest",
     "Card",
     "CardError",
     "CardKind",
@@ -93,7 +100,9 @@ __all__ = [
     "Move",
     "MoveResult",
     "NotationError",
+    "Objective",
     "Open",
+    "OpponentModel",
     "Outcome",
     "Pairing",
     "PairingResult",
@@ -112,6 +121,7 @@ __all__ = [
     "SolveOptions",
     "Stand",
     "TableCard",
+    "TimeBudget",
     "__version__",
     "advice_json",
     "advise",
@@ -123,6 +133,7 @@ __all__ = [
     "load_deck",
     "make_player",
     "new_match",
+    "opponent_model",
     "parse_cards",
     "parse_position",
     "parse_ruleset",

@@ -1,30 +1,31 @@
-"""Advice: the one entry point for "what are the odds of every move here?".
+"""Advice: the exact answer to "what are the odds of every move here?", by objective and model.
 
-``pazaak advise``, the hint of ``pazaak play`` and the expert player ask through this module.
-It chooses the solver by the objective (:attr:`SolveOptions.objective`) and the opponent model
-(:attr:`SolveOptions.opponent`):
+It chooses the solver by the objective (:attr:`SolveOptions.objective`, an
+:class:`~pazaak_cli.solve.models.Objective`) and whether the opponent model has a rule
+(:attr:`SolveOptions.rule`):
 
-- objective ``"match"``, opponent ``"optimal"``: the exact match solver, both sides playing to
-  win the match (:func:`pazaak_cli.solve.match_advice.solve_match_question`);
-- objective ``"match"``, opponent ``"kotor"``: the exact best reply over the match to the KOTOR
-  I rule played in every set (:func:`pazaak_cli.solve.match_advice.solve_kotor_match_question`);
-- objective ``"set"``, opponent ``"optimal"``: the exact set solver, the opponent minimising my
-  equity (:func:`pazaak_cli.solve.solver.solve_set_question`);
-- objective ``"set"``, opponent ``"kotor"``: the exact best reply to the KOTOR I rule in this set
+- the match against an optimal opponent, both sides playing to win the match, or the best
+  reply over the match to a rule played in every set:
+  :func:`pazaak_cli.solve.match_advice.solve_match_question` (it reads the model);
+- the set against an optimal opponent, who minimises my equity:
+  :func:`pazaak_cli.solve.solver.solve_set_question`;
+- the set against a rule: the exact best reply to it in this set
   (:func:`pazaak_cli.solve.kotor_reply.solve_kotor_question`).
 
-It sits above both solvers and imports them; neither imports it.
+Which objective to answer, within which time, is the answer service's choice
+(:mod:`pazaak_cli.solve.answers`), which asks here. It sits above the solvers and imports them;
+none imports it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from pazaak_cli.engine.errors import PazaakError
 from pazaak_cli.engine.game import MatchState
 from pazaak_cli.engine.position_builder import Question, question_from_state
 from pazaak_cli.solve.kotor_reply import solve_kotor_question
-from pazaak_cli.solve.match_advice import match_is_quick, solve_match_question
+from pazaak_cli.solve.match_advice import solve_match_question
+from pazaak_cli.solve.models import OPTIMAL, Objective, objective_named
 from pazaak_cli.solve.solver import Advice, SolveOptions, SolverTooLarge, solve_set_question
 
 
@@ -33,57 +34,31 @@ def solve_question(question: Question, options: SolveOptions | None = None) -> A
     :class:`~pazaak_cli.engine.position_builder.Question`), including the forced ones after a draw
     to 20 or a ninth card, with its exact win, tie and loss odds against ``options.opponent``."""
     options = options or SolveOptions()
-    if options.objective not in ("set", "match"):
-        raise PazaakError(f"unknown objective {options.objective!r}; choose match or set")
-    if options.opponent not in ("optimal", "kotor"):
-        raise PazaakError(f"unknown opponent model {options.opponent!r}; choose optimal or kotor")
-    if options.objective == "match":
-        return solve_match_question(question, options)  # (it reads options.opponent)
-    if options.opponent == "kotor":
+    objective = objective_named(options.objective)
+    rule = options.rule  # (a PazaakError naming the models if there is none of that name)
+    if objective is Objective.MATCH:
+        return solve_match_question(question, options)
+    if rule is not None:
         return solve_kotor_question(question, options)
     return solve_set_question(question, options)
 
 
-def default_objective(question: Question, options: SolveOptions) -> str:
-    """The objective to answer when the user named none: the match against an optimal opponent
-    when that answer is quick (:func:`pazaak_cli.solve.match_advice.match_is_quick`), else the set
-    (against the KOTOR I rule, always the set)."""
-    if options.opponent != "optimal":
-        return "set"
-    try:
-        return "match" if match_is_quick(question, options) else "set"
-    except PazaakError:
-        return "match"  # (the match solve itself then says what is wrong)
-
-
-def hint_objective(question: Question, options: SolveOptions) -> str:
-    """The objective of ``pazaak play``'s hint: the match, against the opponent model of the
-    seat it faces (the KOTOR I rule included), when that answer is quick
-    (:func:`pazaak_cli.solve.match_advice.match_is_quick`, which has its own limit for the KOTOR
-    rule); else :func:`default_objective`'s choice."""
-    if options.opponent != "kotor":
-        return default_objective(question, options)
-    try:
-        return "match" if match_is_quick(question, options) else "set"
-    except PazaakError:
-        return "set"  # (the set solve then says what is wrong, as before)
-
-
 def solve_match_asked(question: Question, options: SolveOptions) -> Advice:
     """The match answer asked for by name (``hint match`` in ``pazaak play`` and ``pazaak
-    follow``), however long it takes; against the KOTOR I rule where that answer is out of reach
+    follow``), however long it takes; against a rule where that answer is out of reach
     (refused: :data:`~pazaak_cli.solve.match_advice.KOTOR_MATCH_REACH_PAIRS`, or its memory bound),
     the match answer against an optimal opponent, its model line saying why."""
-    options = replace(options, objective="match")
+    options = replace(options, objective=Objective.MATCH)
     try:
         return solve_question(question, options)
     except SolverTooLarge as refused:
-        if options.opponent != "kotor":
+        if options.rule is None:
             raise
         reason = str(refused)
-    advice = solve_question(question, replace(options, opponent="optimal"))
+    model = options.model
+    advice = solve_question(question, replace(options, opponent=OPTIMAL.name))
     said = (
-        f"{advice.model}; against the KOTOR rule the match answer is too large to solve here, "
+        f"{advice.model}; against {model.short} the match answer is too large to solve here, "
         "so this one is against an opponent who plays the match perfectly"
     )
     return FallbackAdvice(**{**vars(advice), "model": said, "not_solved": reason})
@@ -108,8 +83,6 @@ def advise(state: MatchState, options: SolveOptions | None = None) -> Advice:
 __all__ = [
     "FallbackAdvice",
     "advise",
-    "default_objective",
-    "hint_objective",
     "solve_match_asked",
     "solve_question",
 ]

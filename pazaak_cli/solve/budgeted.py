@@ -19,13 +19,11 @@ sample of it fits the budget (from the counts the match solver keeps), else the 
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
-from pazaak_cli.engine.errors import PazaakError
 from pazaak_cli.engine.position_builder import Question
 from pazaak_cli.solve.advice import solve_question
 from pazaak_cli.solve.hand_rows import HandRows, HandsSolved, MoveRow, set_hands
@@ -36,6 +34,7 @@ from pazaak_cli.solve.match_advice import (
     match_seconds,
 )
 from pazaak_cli.solve.match_solver import clean_probability
+from pazaak_cli.solve.models import objective_named
 from pazaak_cli.solve.sampling import Estimate, HandDraws, estimate
 from pazaak_cli.solve.solver import (
     BEST_TOLERANCE,
@@ -50,6 +49,7 @@ from pazaak_cli.solve.solver import (
     ranked_set_results,
     weighted_opponent_hands,
 )
+from pazaak_cli.solve.time_budget import TimeBudget
 
 DEFAULT_SECONDS = 2.0
 """The budget where a person waits at the table (``pazaak follow``, the hint of ``pazaak
@@ -120,13 +120,16 @@ class Asks(NamedTuple):
     exact: str | None
     exact_deck: str | None = None
     """What counts every card drawn where the answer drew them with fixed odds."""
+    again: str | None = None
+    """What asks the same question again to refine its answer (``None``: a command asked once,
+    whose notes say how to get the same answer again instead)."""
 
 
 ADVISE_ASKS = Asks("--time for more time", "--objective match", "--time 0", "--exact")
 """``pazaak advise``'s options."""
-PLAY_ASKS = Asks("h again for more time", "h m", None)
+PLAY_ASKS = Asks("h again for more time", "h m", None, again="h")
 """What ``pazaak play`` takes at its prompt."""
-FOLLOW_ASKS = Asks("hint again for more time", "hint match", None)
+FOLLOW_ASKS = Asks("hint again for more time", "hint match", None, again="type hint")
 """What ``pazaak follow`` takes at its prompt."""
 
 
@@ -143,8 +146,7 @@ class Refinement:
     in a set answer) is answered exactly at once."""
 
     def __init__(self, question: Question, options: SolveOptions, *, seed: str = DEFAULT_SEED):
-        if options.objective not in ("set", "match"):
-            raise PazaakError(f"unknown objective {options.objective!r}; choose match or set")
+        objective_named(options.objective)  # (a PazaakError naming the choices)
         self.question = question
         self.options = options
         self.seed = seed
@@ -187,28 +189,26 @@ class Refinement:
 
     def refine(
         self,
-        seconds: float | None,
+        budget: TimeBudget | None = None,
         *,
         hands: int | None = None,
         progress: Progress | None = None,
-        started: float | None = None,
     ) -> Advice:
-        """Solve more hands until about ``seconds`` after ``started`` (a :func:`time.monotonic`
-        instant, default now; ``seconds`` ``None``: no limit), or until the first ``hands`` of
-        the draws' order are solved, and return the answer they give. Ctrl-C ends the call
-        with the answer so far (raised on if there is none yet)."""
-        if started is None:
-            started = time.monotonic()
-        self.budget = seconds
+        """Solve more hands until ``budget``'s deadline (``None``: no limit, counted from now),
+        or until the first ``hands`` of the draws' order are solved, and return the answer they
+        give. Ctrl-C ends the call with the answer so far (raised on if there is none yet)."""
+        if budget is None:
+            budget = TimeBudget()
+        self.budget = budget.seconds
         if self.exact:
             assert self.advice is not None
-            self.seconds = time.monotonic() - started
+            self.seconds = budget.spent()
             return self.advice
         if self.possible == 1:
             self.advice = replace(solve_question(self.question, self.options), hands_solved=1)
-            self.seconds = time.monotonic() - started
+            self.seconds = budget.spent()
             return self.advice
-        deadline = None if seconds is None else started + seconds
+        deadline = budget.deadline
         target = self.possible if hands is None else max(min(hands, self.possible), MIN_HANDS)
         solver = self._hand_solver()
 
@@ -274,7 +274,7 @@ class Refinement:
             elif not done.rows and until is None:
                 break  # (nothing more can be solved: never loop on it)
         self.advice = self._answer()
-        self.seconds = time.monotonic() - started
+        self.seconds = budget.spent()
         return self.advice
 
     def _match_batch(self, batch: list[int], seconds: float) -> list[int]:
@@ -394,65 +394,6 @@ def sampled_model(model: str, possible: int, solved: int, seed: str) -> str:
     return f"{model}; {instead}"
 
 
-def answer(
-    question: Question,
-    options: SolveOptions,
-    seconds: float | None,
-    *,
-    seed: str = DEFAULT_SEED,
-    hands: int | None = None,
-    progress: Progress | None = None,
-    started: float | None = None,
-) -> Advice:
-    """The answer to ``question`` within about ``seconds`` from ``started`` (default now;
-    ``None``: exact, however long it takes), ``options.objective`` set; ``hands``: exactly the
-    first this many hands of the draws, whatever the time (a replay)."""
-    if seconds is None and hands is None:
-        return solve_question(question, options)
-    refinement = Refinement(question, options, seed=seed)
-    return refinement.refine(seconds, hands=hands, progress=progress, started=started)
-
-
-def budgeted_objective(
-    question: Question,
-    options: SolveOptions,
-    seconds: float,
-    *,
-    seed: str = DEFAULT_SEED,
-    asks: Asks = ADVISE_ASKS,
-) -> tuple[str, str | None]:
-    """The objective to answer within ``seconds`` when the user named none: the match when
-    the match answer for the least sample (:data:`MIN_HANDS` of the draws' first hands, or the
-    one hand the opponent may hold) is foreseen to fit (:func:`~pazaak_cli.solve.match_advice.
-    match_seconds`), else the set; with the sentence that says why the set, if it is."""
-    state = question.state
-    other = state.sides[1 - state.turn]
-    match_options = replace(options, objective="match")
-    try:
-        possible = match_other_hands(other, match_options, state.ruleset)
-    except PazaakError:
-        return "match", None  # (the match solve itself then says what is wrong)
-    draws = HandDraws([ways for _, ways in possible], seed)
-    sample = [possible[index] for index in draws.distinct(MIN_HANDS)]
-    try:
-        foreseen = match_seconds(question, match_options, sample)
-    except PazaakError:
-        return "match", None
-    if foreseen <= seconds:
-        return "match", None
-    ask = f" ({asks.match} asks for the match however long it takes)" if asks.match else ""
-    if math.isinf(foreseen):
-        return "set", (
-            f"The match answer against this opponent is too large to solve here: the best move "
-            f"for this set only instead{ask}."
-        )
-    who = "one hand" if len(possible) == 1 else f"{len(sample)} of the opponent's hands"
-    return "set", (
-        f"The match answer would take about {foreseen:.0f} s for {who}, beyond the "
-        f"{seconds:g} s budget: the best move for this set only instead{ask}."
-    )
-
-
 def confidence_note(advice: Advice, asks: Asks = ADVISE_ASKS) -> str | None:
     """A sampled answer's verdict on its first move, in one sentence that says how many hands
     it rests on: how sure it is, that it is too close to call, or (from fewer than
@@ -550,8 +491,6 @@ __all__ = [
     "Asks",
     "Refinement",
     "SampledAdvice",
-    "answer",
-    "budgeted_objective",
     "confidence_note",
     "overrun_note",
     "refined_note",

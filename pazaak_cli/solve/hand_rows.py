@@ -335,14 +335,18 @@ def set_hands(
     fixed = rules.main_deck is not MainDeck.INFINITE
     solver: Counting
     watch: Callable[[Progress | None], None]
-    if options.opponent == "kotor":
-        kotor = KotorReplySolver(rules, state.set_winners.count(state.turn), fixed_draws=fresh)
+    if options.rule is not None:
+        kotor = KotorReplySolver(
+            rules, state.set_winners.count(state.turn), fixed_draws=fresh, rule=options.rule
+        )
         moves = kotor_question_moves(question, kotor)
         codes = [code for _, code in moves]
         other_side = state.sides[1 - state.turn]
         job = _KotorJob(kotor, other_side, other_hands, codes, kotor.deck_id(deck_after))
         row_of = partial(_kotor_row, job)
-        model = describe_kotor_model(state, other_hands, fixed, deck_after, sampled=None)
+        model = describe_kotor_model(
+            state, other_hands, fixed, deck_after, sampled=None, model=options.model
+        )
         solver, watch = kotor, kotor.watch
     else:
         optimal = bounded_fixed_solver(rules, fresh, options, processes)

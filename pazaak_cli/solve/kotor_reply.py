@@ -39,6 +39,7 @@ from pazaak_cli.engine.position_builder import Question
 from pazaak_cli.engine.rules import FlipTargets, MainDeck, NineCards, Ruleset, Tiebreaker
 from pazaak_cli.policies.heuristic_rule import heuristic_rule
 from pazaak_cli.policies.kotor_rule import DecisionRule, kotor_rule
+from pazaak_cli.solve.models import KOTOR, OpponentModel
 from pazaak_cli.solve.rule_opponent import (
     BUSTS,
     CompactSide,
@@ -419,15 +420,15 @@ class KotorReplySolver:
             self.progress(self.states)
         if self.states - self._trimmed_at > SEARCH_LIMIT:
             raise SolverTooLarge(
-                f"the best reply to the KOTOR rule needs more than {SEARCH_LIMIT:,} positions in "
-                "memory here (over 1 GB); ask about --opponent optimal, or a smaller hand"
+                f"the best reply to the opponent's rule needs more than {SEARCH_LIMIT:,} positions "
+                "in memory here (over 1 GB); ask about --opponent optimal, or a smaller hand"
             )
 
     # -- from engine sides -------------------------------------------------------------------------
 
 
 # ------------------------------------------------------------------------------------------------
-# The entry point (advice.solve_question dispatches here for ``opponent="kotor"``).
+# The entry point (advice.solve_question dispatches here for a model with a rule).
 
 EXACT_PROBE_STATES = 20_000
 """Both players still drawing from a finite deck: the exact without-replacement solve is tried
@@ -451,7 +452,9 @@ def solve_kotor_question(question: Question, options: SolveOptions) -> Advice:
     fresh = deck_after if any(deck_after) else FULL_DECK
 
     def solve(fixed: Sequence[int] | None, budget: int | None) -> tuple[list[_Row], int]:
-        solver = KotorReplySolver(rules, their_sets, fixed_draws=fixed, budget=budget)
+        solver = KotorReplySolver(
+            rules, their_sets, fixed_draws=fixed, budget=budget, rule=options.rule or kotor_rule
+        )
         solver.progress = options.positions
         return _average(question, solver, other_hands, deck_after, options), solver.states
 
@@ -465,9 +468,9 @@ def solve_kotor_question(question: Question, options: SolveOptions) -> Advice:
             if options.exact:  # (the exact deck or a refusal, never fixed draws)
                 raise SolverTooLarge(
                     f"this set drawn without replacement from its exact {sum(fresh)}-card deck "
-                    f"needs more than {SEARCH_LIMIT:,} positions in memory against the KOTOR "
-                    f"rule (over {SEARCH_LIMIT * STATE_BYTES / 1e9:.1f} GB): drop --exact for "
-                    "the answer that draws it with the fixed odds of the cards left"
+                    f"needs more than {SEARCH_LIMIT:,} positions in memory against "
+                    f"{options.model.short} (over {SEARCH_LIMIT * STATE_BYTES / 1e9:.1f} GB): drop "
+                    "--exact for the answer that draws it with the fixed odds of the cards left"
                 ) from None
             fixed = True
             results, states = solve(fresh, None)
@@ -484,7 +487,9 @@ def solve_kotor_question(question: Question, options: SolveOptions) -> Advice:
                 pass
     return Advice(
         results=ranked_set_results(results),
-        model=describe_model(state, other_hands, fixed, deck_after, sampled=options.max_hands),
+        model=describe_model(
+            state, other_hands, fixed, deck_after, sampled=options.max_hands, model=options.model
+        ),
         hands_averaged=len(other_hands),
         fixed_probabilities=fixed,
         states=states,
@@ -552,13 +557,15 @@ def describe_model(
     deck_after: tuple[int, ...],
     *,
     sampled: int | None,
+    model: OpponentModel = KOTOR,
 ) -> str:
-    """The model line of a set answer against the KOTOR rule: whom the rule sees, how the hidden
-    hand is averaged, how the deck is drawn (the exact and the time-budgeted answers share it)."""
+    """The model line of a set answer against a rule (``model``'s): whom the rule sees, how the
+    hidden hand is averaged, how the deck is drawn (the exact and the time-budgeted answers share
+    it)."""
     rules = state.ruleset
     other = state.sides[1 - state.turn]
     sets = state.set_winners.count(state.turn)
-    who = f"opponent plays the KOTOR I rule (docs/rules.md §7), seeing you have won {sets} set"
+    who = f"opponent plays {model.plays}, seeing you have won {sets} set"
     who += "" if sets == 1 else "s"
     if other.standing:
         who += f"; it stood on {other.total}"

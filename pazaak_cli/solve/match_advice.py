@@ -4,8 +4,8 @@ The question layer over the match solver (:mod:`pazaak_cli.solve.match_solver`, 
 through :func:`pazaak_cli.solve.match_native.make_match_solver`): it checks that the position can
 occur in a match, averages a hidden opponent hand over its possible hands (each solved with both
 hands known), chooses the deck model of the set in progress, and returns an
-:class:`~pazaak_cli.solve.solver.Advice` whose moves carry their match-win probability. Against the
-KOTOR I rule (``options.opponent == "kotor"``) the same, solved by
+:class:`~pazaak_cli.solve.solver.Advice` whose moves carry their match-win probability. Against a
+model with a rule (``options.rule``: the KOTOR I rule, the heuristic) the same, solved by
 :mod:`pazaak_cli.solve.match_kotor` (:func:`solve_kotor_match_question`).
 """
 
@@ -22,11 +22,13 @@ from pazaak_cli.engine.errors import PazaakError
 from pazaak_cli.engine.game import FULL_DECK, MatchState, Side
 from pazaak_cli.engine.position_builder import PositionError, Question
 from pazaak_cli.engine.rules import MainDeck, Ruleset
+from pazaak_cli.policies.kotor_rule import DecisionRule
 from pazaak_cli.solve.hand_rows import HandRows, HandsSolved, MoveRow
 from pazaak_cli.solve.match_cache import MAX_ENTRIES, load_entries, save_entries
 from pazaak_cli.solve.match_kotor import KotorMatchSolver, canonical_order, match_hand_orders
 from pazaak_cli.solve.match_native import make_match_solver
 from pazaak_cli.solve.match_solver import MatchMove, MatchSolver, clean_probability
+from pazaak_cli.solve.models import OPTIMAL, OpponentModel
 from pazaak_cli.solve.solver import (
     BEST_TOLERANCE,
     Advice,
@@ -173,7 +175,7 @@ def match_question_pairs(question: Question, options: SolveOptions) -> MatchCost
     me_side, other_side = state.sides[state.turn], state.sides[1 - state.turn]
     other_hands = match_other_hands(other_side, options, state.ruleset)
     my_hand = tuple(card for card in me_side.hand if card is not None)
-    if options.opponent == "kotor":
+    if options.rule is not None:
         pairs = match_pairs(my_hand, other_hands, ordered=True)
         return MatchCost(pairs, pairs, QUICK_KOTOR_MATCH_PAIRS)
     cards = [*my_hand, *(card for hand, _ in other_hands for card in hand)]
@@ -231,7 +233,7 @@ def match_seconds(
     infinite where it would be refused."""
     state = question.state
     my_hand = tuple(card for card in state.sides[state.turn].hand if card is not None)
-    if options.opponent == "kotor":
+    if options.rule is not None:
         largest = max(match_pairs(my_hand, [(hand, 1)], ordered=True) for hand, _ in hands)
         if largest > KOTOR_MATCH_REACH_PAIRS:
             return math.inf
@@ -265,7 +267,7 @@ def solve_match_question(
     ``full_deck_odds``: the set in progress too is drawn with a full deck's odds, as the later
     sets are (the expert's shortcut: one model, one memo for every decision)."""
     options = options or SolveOptions()
-    if options.opponent == "kotor":
+    if options.rule is not None:
         return solve_kotor_match_question(question, options)
     return _solve_match(question, options, solver, full_deck_odds, odds="all")
 
@@ -282,7 +284,7 @@ def best_match_move(
     The set's odds along each line only order moves of exactly equal match value, so they are
     computed only then (a fifth of the match expert's time went to them, docs/benchmarks.md):
     the move is the same."""
-    if options.opponent == "kotor":
+    if options.rule is not None:
         return solve_kotor_match_question(question, options).results[0].move
     return _solve_match(question, options, solver, full_deck_odds, odds="ties").results[0].move
 
@@ -316,9 +318,6 @@ class _MatchHands:
     progress (``current``: its deck, ``None`` for a full deck's odds; ``exact``: drawn without
     replacement), the moves of the last hand solved, and the model line."""
 
-    kotor = False
-    """Against the KOTOR I rule (else an optimal opponent)."""
-
     def __init__(
         self, question: Question, options: SolveOptions, *, full_deck_odds: bool = False
     ) -> None:
@@ -335,7 +334,7 @@ class _MatchHands:
     def model(self) -> str:
         state = self.question.state
         return describe_match_model(
-            state, self.other_hands, self.current, self.exact, kotor=self.kotor
+            state, self.other_hands, self.current, self.exact, model=self.options.model
         )
 
     @property
@@ -548,8 +547,8 @@ def prepare_deck_pair(
     return Prepared(len(mine), len(theirs), states * openers, solver.entry_count - known, saved)
 
 
-_SHARED_KOTOR: dict[tuple[Ruleset, int], KotorMatchSolver] = {}
-"""The same for the match answer against the KOTOR rule, per ruleset and advised seat."""
+_SHARED_KOTOR: dict[tuple[Ruleset, int, DecisionRule], KotorMatchSolver] = {}
+"""The same for the match answer against a rule, per ruleset, advised seat and rule."""
 
 
 def clear_shared_solvers() -> None:
@@ -558,15 +557,15 @@ def clear_shared_solvers() -> None:
     _SHARED_KOTOR.clear()
 
 
-def _shared_kotor_solver(rules: Ruleset, seat: int) -> KotorMatchSolver:
-    """The KOTOR match solver the questions of ``seat`` under ``rules`` share (as
+def _shared_kotor_solver(rules: Ruleset, seat: int, rule: DecisionRule) -> KotorMatchSolver:
+    """The match solver against ``rule`` the questions of ``seat`` under ``rules`` share (as
     :func:`shared_match_solver`; its memo is emptied past :data:`KOTOR_MATCH_BUDGET`
     positions, between questions and between the match states a question prepares)."""
-    solver = _SHARED_KOTOR.get((rules, seat))
+    solver = _SHARED_KOTOR.get((rules, seat, rule))
     if solver is None:
         _SHARED_KOTOR.clear()
-        solver = KotorMatchSolver(rules, seat, max_states=KOTOR_MATCH_BUDGET)
-        _SHARED_KOTOR[(rules, seat)] = solver
+        solver = KotorMatchSolver(rules, seat, max_states=KOTOR_MATCH_BUDGET, rule=rule)
+        _SHARED_KOTOR[(rules, seat, rule)] = solver
     return solver
 
 
@@ -637,8 +636,6 @@ class KotorMatchHands(_MatchHands):
     largest possible hand brings more pairs of sub-hands than :data:`KOTOR_MATCH_REACH_PAIRS`
     is refused here, before any solving."""
 
-    kotor = True
-
     def __init__(self, question: Question, options: SolveOptions) -> None:
         super().__init__(question, options)
         state = question.state
@@ -649,11 +646,12 @@ class KotorMatchHands(_MatchHands):
         if pairs > KOTOR_MATCH_REACH_PAIRS:
             which = "for a possible hand of the opponent" if len(self.other_hands) > 1 else "here"
             raise SolverTooLarge(
-                f"the match answer against the KOTOR rule would solve {pairs:,} pairs of "
+                f"the match answer against {options.model.short} would solve {pairs:,} pairs of "
                 f"sub-hands {which}, where {KOTOR_MATCH_REACH_PAIRS} fit its memory bound (the "
                 "set answer needs far less)"
             )
-        self.solver = _shared_kotor_solver(state.ruleset, state.turn)
+        assert options.rule is not None
+        self.solver = _shared_kotor_solver(state.ruleset, state.turn, options.rule)
         self.solver.progress = options.positions
         self._hidden = not state.sides[1 - state.turn].hand_known
 
@@ -687,8 +685,8 @@ class KotorMatchHands(_MatchHands):
                 )
             except SolverTooLarge:
                 raise SolverTooLarge(
-                    "the match answer against the KOTOR rule for these hands needs more "
-                    f"than {KOTOR_MATCH_BUDGET:,} positions in memory (the set answer needs "
+                    f"the match answer against {self.options.model.short} for these hands needs "
+                    f"more than {KOTOR_MATCH_BUDGET:,} positions in memory (the set answer needs "
                     "far less)"
                 ) from None
         self.moves = [result.move for result in results]
@@ -702,7 +700,7 @@ def match_hands(question: Question, options: SolveOptions) -> HandRows:
     """The match answer one possible opponent hand at a time, against ``options.opponent``:
     the time-budgeted answer's unit of work (a hand begun is finished: the estimate of its cost
     decides whether to begin, :func:`match_seconds`)."""
-    if options.opponent == "kotor":
+    if options.rule is not None:
         kotor = KotorMatchHands(question, options)
         return HandRows(kotor.solver, kotor.row, kotor)
     hands = MatchHands(question, options)
@@ -750,9 +748,9 @@ def describe_match_model(
     current: tuple[int, ...] | None,
     exact: bool,
     *,
-    kotor: bool = False,
+    model: OpponentModel = OPTIMAL,
 ) -> str:
-    """One sentence: which match model was solved (``kotor``: against the KOTOR I rule)."""
+    """One sentence: which match model was solved, against which opponent ``model``."""
     rules = state.ruleset
     won = state.sets_won()
     me = state.turn
@@ -762,10 +760,9 @@ def describe_match_model(
     elif won[me] == won[1 - me]:
         score = f"match to {rules.sets_to_win} sets won, {won[me]}-{won[1 - me]}"
     other = state.sides[1 - me]
-    if kotor:
+    if model.rule is not None:
         who = (
-            "opponent plays the KOTOR I rule (docs/rules.md §7) in this set and every later one, "
-            "you play for the match"
+            f"opponent plays {model.plays} in this set and every later one, you play for the match"
         )
         if other.hand_known:
             who += "; its hand known, in the order given"

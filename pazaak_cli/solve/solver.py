@@ -47,7 +47,9 @@ from pazaak_cli.engine.game import (
 )
 from pazaak_cli.engine.position_builder import Question
 from pazaak_cli.engine.rules import FlipTargets, MainDeck, NineCards, Ruleset, Tiebreaker
+from pazaak_cli.policies.kotor_rule import DecisionRule
 from pazaak_cli.runtime.executors import fork_available, run_shared, solver_processes
+from pazaak_cli.solve.models import Objective, OpponentModel, opponent_model
 
 _fastsolve: Any = None
 with contextlib.suppress(ImportError):  # the optional C inner loop (setup.py builds it)
@@ -913,11 +915,23 @@ class SolveOptions:
     solver: SetSolver | None = field(default=None, repr=False)
     """A solver to reuse (its memo carries over), e.g. by the expert player."""
     opponent: str = "optimal"
-    """How the opponent plays: ``optimal`` (minimises my equity) or ``kotor`` (the KOTOR I
-    computer opponent's rule, docs/rules.md §7: solved by :mod:`pazaak_cli.solve.kotor_reply`)."""
-    objective: str = "set"
-    """What to maximise: ``set`` (this set's equity) or ``match`` (the probability of winning
-    the match: :mod:`pazaak_cli.solve.match_solver`)."""
+    """How the opponent plays: the name of one of :data:`pazaak_cli.solve.models.OPPONENT_MODELS`
+    (``optimal`` minimises my equity; a model with a rule is replied to by
+    :mod:`pazaak_cli.solve.kotor_reply`)."""
+    objective: str = Objective.SET
+    """What to maximise (an :class:`~pazaak_cli.solve.models.Objective`): ``set`` (this set's
+    equity) or ``match`` (the probability of winning the match:
+    :mod:`pazaak_cli.solve.match_solver`)."""
+
+    @property
+    def model(self) -> OpponentModel:
+        """The opponent model :attr:`opponent` names (:class:`PazaakError` if none)."""
+        return opponent_model(self.opponent)
+
+    @property
+    def rule(self) -> DecisionRule | None:
+        """The opponent's decision rule, ``None`` for an optimal opponent."""
+        return self.model.rule
 
 
 def solve_set_question(question: Question, options: SolveOptions | None = None) -> Advice:
