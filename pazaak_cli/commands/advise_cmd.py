@@ -12,6 +12,7 @@ from tabulate import tabulate
 from pazaak_cli.commands.common import (
     EXIT_CODES,
     SolveProgress,
+    budget_seconds,
     emit_json,
     json_option,
     ruleset_option,
@@ -38,20 +39,17 @@ from pazaak_cli.engine.game import TableCard
 from pazaak_cli.engine.notation import parse_position, parse_table
 from pazaak_cli.engine.position_builder import Question, build_question, question_from_state
 from pazaak_cli.engine.rules import DEFAULT_RULESET, MainDeck, Ruleset, parse_ruleset
-from pazaak_cli.solve.advice import default_objective
+from pazaak_cli.solve.answers import AnswerRequest, answer
 from pazaak_cli.solve.budgeted import (
     ADVISE_ASKS,
     DEFAULT_SECONDS,
     Asks,
     SampledAdvice,
-    answer,
-    budgeted_objective,
     confidence_note,
-    overrun_note,
-    repeat_note,
 )
-from pazaak_cli.solve.match_advice import match_question_pairs
-from pazaak_cli.solve.solver import Advice, SolveOptions
+from pazaak_cli.solve.models import objective_named, opponent_model
+from pazaak_cli.solve.solver import Advice
+from pazaak_cli.solve.time_budget import TimeBudget
 from pazaak_cli.tools.advice_report import advice_json
 
 
@@ -91,8 +89,8 @@ from pazaak_cli.tools.advice_report import advice_json
     help="What the best move maximises: the probability of winning the match (hand cards are "
     "kept for the whole match) or this set's win odds less its loss odds. Default: the match "
     "where its answer (or a sample of it) fits the time budget, else the set, with a note; "
-    "with no budget (--time 0, or not on a terminal) the match against an optimal opponent "
-    "when it takes seconds, the set against --opponent kotor.",
+    "with no budget (--time 0, or not on a terminal) the match when it takes seconds, else the "
+    "set, with a note.",
 )
 @sets_option
 @click.option(
@@ -181,50 +179,31 @@ def advise_command(
     prior = None
     if not other.hand_known:  # (a standing opponent's hand still plays the later sets)
         prior = (opp_deck or default_deck(state.ruleset)).cards
+    seconds = budget_seconds(
+        time_budget,
+        default=DEFAULT_SECONDS if sys.stdout.isatty() else None,
+        hands=sample_hands,
+        exact=exact,
+    )
     progress = SolveProgress(enabled=not as_json)
-    options = SolveOptions(
+    request = AnswerRequest(
+        question,
+        model=opponent_model(opponent),
+        objective=None if objective is None else objective_named(objective),
         opponent_deck=prior,
+        budget=TimeBudget(seconds, started),
+        seed=str(sample_seed),
+        hands=sample_hands,
         exact=exact,
         progress=progress.update,
         positions=progress.positions,
-        opponent=opponent,
+        hand_progress=progress.budget,
     )
-    seconds = _budget(time_budget, exact, sample_hands)
-    seed = str(sample_seed)
-    fell_back = False
-    note = None
-    if objective is not None:
-        options.objective = objective
-    elif seconds is not None:
-        options.objective, note = budgeted_objective(question, options, seconds, seed=seed)
-    else:
-        options.objective = default_objective(question, options)
-        fell_back = opponent == "optimal" and options.objective == "set"
     try:
-        advice = answer(
-            question,
-            options,
-            seconds,
-            seed=seed,
-            hands=sample_hands,
-            progress=progress.budget,
-            started=started,
-        )
+        found = answer(request)
     finally:
         progress.close()
-    if fell_back:
-        cost = match_question_pairs(question, options)
-        count = (
-            f"{cost.pairs:,} pairs here"
-            if cost.left == cost.pairs
-            else f"{cost.left:,} of its {cost.pairs:,} pairs here still to solve"
-        )
-        note = (
-            f"The match answer solves every pair of hands left to both of you at every score: "
-            f"{count}, where a few seconds allow {cost.quick}; this set's odds instead "
-            "(--objective match asks for the match anyway, and keeps what it solves for the "
-            "later questions of this match)."
-        )
+    advice, note = found.advice, found.objective_note
     if (
         advice.objective == "match"
         and position is None
@@ -236,31 +215,14 @@ def advise_command(
             "The opponent's hand was not given: the match answer takes it to keep no hand cards "
             "for the later sets (--opp-hand or --opp-hand-size says what it holds)."
         )
-    taken = time.monotonic() - started
     if as_json:
         document = advice_json(advice, question)
         document["note"] = note
         document["time_budget"] = seconds
         emit_json(document)
         return
-    lines: list[str | None] = [_position_line(question), render_advice(advice, note=note)]
-    lines += [repeat_note(advice) if sample_hands is None else None, overrun_note(taken, seconds)]
-    click.echo(wrap_lines("\n".join(line for line in lines if line)))
-
-
-def _budget(time_budget: float | None, exact: bool, sample_hands: int | None) -> float | None:
-    """The seconds an answer may take (``None``: exact, however long): ``--time`` as given
-    (0: none), none with ``--exact`` or ``--hands``, else :data:`DEFAULT_SECONDS` when the
-    answer goes to a terminal (a person waits) and none when a script reads it."""
-    if sample_hands is not None and (exact or time_budget is not None):
-        raise click.UsageError("--hands answers from that many sampled hands: drop --time/--exact")
-    if exact and time_budget:
-        raise click.UsageError("--exact answers however long it takes: drop --time")
-    if exact or sample_hands is not None:
-        return None
-    if time_budget is not None:
-        return time_budget or None
-    return DEFAULT_SECONDS if sys.stdout.isatty() else None
+    lines = [_position_line(question), render_advice(advice, note=note), *found.notes]
+    click.echo(wrap_lines("\n".join(lines)))
 
 
 def _question(

@@ -15,6 +15,7 @@ from pazaak_cli.commands.common import (
     EXIT_CODES,
     LazyProgress,
     UsageFailure,
+    budget_seconds,
     emit_json,
     json_option,
     printable,
@@ -40,6 +41,7 @@ from pazaak_cli.engine.numbers import parse_whole
 from pazaak_cli.engine.rules import DEFAULT_RULESET, MainDeck, Ruleset, parse_ruleset
 from pazaak_cli.solve.budgeted import OVERRUN_SLACK, overrun_note
 from pazaak_cli.solve.solver import Move
+from pazaak_cli.solve.time_budget import TimeBudget
 from pazaak_cli.tools.chart import (
     CLOSE_CALL,
     DEFAULT_CHART_SECONDS,
@@ -219,8 +221,9 @@ def chart_command(
         objective=objective,
         sets=sets,
     )
-    seconds = chart_seconds(
-        time_budget, sample_hands, hidden=opp_hand is None, terminal=sys.stdout.isatty()
+    waits = opp_hand is None and sys.stdout.isatty()  # (a person waits for a hidden hand's)
+    seconds = budget_seconds(
+        time_budget, default=DEFAULT_CHART_SECONDS if waits else None, hands=sample_hands
     )
     progress = _PassProgress(len(chart_keys(spec)), enabled=sys.stderr.isatty() and not as_json)
     try:
@@ -228,9 +231,8 @@ def chart_command(
             spec,
             progress,
             hands=sample_hands,
-            seconds=seconds,
+            budget=TimeBudget(seconds, started),
             seed=str(sample_seed),
-            started=started,
             on_pass=progress.new_pass,
         )
     finally:
@@ -250,24 +252,6 @@ def chart_command(
             click.echo("\n".join(textwrap.wrap(note, 79)))
     if out is not None:
         click.echo(f"Chart written to {out}.")
-
-
-def chart_seconds(
-    time_budget: float | None, sample_hands: int | None, *, hidden: bool, terminal: bool
-) -> float | None:
-    """The seconds a chart may take (``None``: the exact chart, or exactly ``--hands``
-    hands, however long): ``--time`` as given (0: none); else, for a hidden hand on a terminal
-    (a person waits), :data:`~pazaak_cli.tools.chart.DEFAULT_CHART_SECONDS`. ``--hands`` with
-    ``--time`` is a usage error."""
-    if sample_hands is not None:
-        if time_budget is not None:
-            raise click.UsageError(
-                "give either --hands (exactly the first N sampled hands) or --time, not both"
-            )
-        return None
-    if time_budget is not None:
-        return time_budget or None
-    return DEFAULT_CHART_SECONDS if hidden and terminal else None
 
 
 class _PassProgress:

@@ -218,6 +218,31 @@ def time_option(default_help: str, *, lead: str = TIME_HELP) -> Callable[[F], F]
     )
 
 
+def budget_seconds(
+    time_budget: float | None,
+    *,
+    default: float | None,
+    hands: int | None = None,
+    exact: bool = False,
+) -> float | None:
+    """The one mapping of the command line to an answer's seconds (``None``: the exact answer,
+    or exactly ``--hands`` hands, however long): ``--time`` as given, ``0`` meaning none;
+    ``default`` where it is not given (each command's: a person waits at a terminal, a script
+    does not); none with ``--exact`` or ``--hands``, which are usage errors beside ``--time``."""
+    if hands is not None and (exact or time_budget is not None):
+        also = "--time" if time_budget is not None else "--exact"
+        raise click.UsageError(
+            f"give either --hands (exactly the first N sampled hands) or {also}, not both"
+        )
+    if exact and time_budget:
+        raise click.UsageError("--exact answers however long it takes: drop --time")
+    if exact or hands is not None:
+        return None
+    if time_budget is not None:
+        return time_budget or None
+    return default
+
+
 def sample_options(func: F) -> F:
     """``--seed`` and ``--hands``: the seed of a sampled answer's hands, and a replay of a
     sampled answer (exactly its first N sampled hands, whatever the time)."""

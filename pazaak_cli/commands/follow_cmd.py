@@ -15,12 +15,19 @@ import json
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 
 from pazaak_cli.commands.advise_cmd import render_advice
-from pazaak_cli.commands.common import SolveProgress, fail, printable, ruleset_option, time_option
+from pazaak_cli.commands.common import (
+    SolveProgress,
+    budget_seconds,
+    fail,
+    printable,
+    ruleset_option,
+    time_option,
+)
 from pazaak_cli.commands.deck_option import deck_option
 from pazaak_cli.commands.play_cmd import (
     EXIT_INTERRUPTED,
@@ -29,7 +36,7 @@ from pazaak_cli.commands.play_cmd import (
     LineReader,
     stdin_is_terminal,
 )
-from pazaak_cli.commands.position_options import CARDS
+from pazaak_cli.commands.position_options import CARDS, OPPONENT_HELP
 from pazaak_cli.engine.cards import Card, CardKind
 from pazaak_cli.engine.decks import SideDeck, load_deck
 from pazaak_cli.engine.errors import PazaakError
@@ -46,25 +53,26 @@ from pazaak_cli.runtime.savefile import (
     read_save,
     write_save,
 )
-from pazaak_cli.solve.budgeted import DEFAULT_SECONDS, FOLLOW_ASKS, Refinement, refined_note
+from pazaak_cli.solve.answers import Answer, answer
+from pazaak_cli.solve.budgeted import DEFAULT_SECONDS, FOLLOW_ASKS, Refinement
+from pazaak_cli.solve.models import OPPONENT_MODELS, opponent_model
 from pazaak_cli.solve.solver import Advice
 from pazaak_cli.tools.advice_report import advice_json
 from pazaak_cli.tools.board import board_head, seen_text, table_text
 from pazaak_cli.tools.follow import (
     DEFAULT_OPP_DECKS,
     ME,
-    MODELS,
     OPENER_WORDS,
     Followed,
     FollowError,
     FollowSetup,
     Step,
-    advice_for,
     apply_line,
     describe_result,
     from_document,
+    question_for,
+    request_for,
     start,
-    start_refinement,
     to_document,
     transitions,
     undo,
@@ -108,10 +116,10 @@ they take), help, quit. The match is saved after every event."""
 )
 @click.option(
     "--opponent",
-    type=click.Choice(list(MODELS)),
+    type=click.Choice(list(OPPONENT_MODELS)),
     default="kotor",
     show_default=True,
-    help="How the advice assumes the opponent plays: kotor (the game's rule) or optimal.",
+    help=f"{OPPONENT_HELP} (the advice's assumption; the game plays kotor).",
 )
 @click.option(
     "--first",
@@ -208,7 +216,7 @@ def follow_command(
                 )
             write_save(target, to_document(followed))
             screen.started(followed, target)
-        seconds = DEFAULT_SECONDS if time_budget is None else time_budget or None
+        seconds = budget_seconds(time_budget, default=DEFAULT_SECONDS)
         code = Loop(followed, target, screen, seconds).run()
     if code:
         sys.exit(code)
@@ -282,6 +290,10 @@ def _load(path: Path) -> Followed:
         raise SaveFileError(f"{path} cannot be resumed by pazaak follow: {error}") from None
 
 
+Solved = TypeVar("Solved")
+"""What a solve under a progress line returns."""
+
+
 class Loop:
     """Reads lines until the match ends, the input ends or ``quit``; saves after every event."""
 
@@ -294,8 +306,8 @@ class Loop:
         self.seconds = seconds
         """The time budget of the advice (``None``: exact, however long it takes)."""
         self.reader = LineReader(stdin_is_terminal())
-        self.advised: dict[MatchState, tuple[Any, Advice]] = {}
-        self.refining: dict[MatchState, tuple[Question, Refinement]] = {}
+        self.advised: dict[MatchState, tuple[Question, Advice, str | None]] = {}
+        self.refining: dict[MatchState, Refinement] = {}
         """The advice within the budget at this decision, refined when asked again (only the
         last decision's is kept: each holds a solver's memo)."""
 
@@ -414,29 +426,25 @@ class Loop:
         seconds = self.seconds
         assert seconds is not None
         followed = self.followed
-        was_sampled = False
 
-        def refined(progress: SolveProgress) -> tuple[Question, Advice]:
-            nonlocal was_sampled
-            if followed.state not in self.refining:
+        def refined(progress: SolveProgress) -> Answer:
+            kept = self.refining.get(followed.state)
+            if kept is None:
                 self.refining.clear()  # (one decision's solver at a time: its memory is large)
-                self.refining[followed.state] = start_refinement(followed, seconds)
-            question, refinement = self.refining[followed.state]
-            was_sampled = refinement.advice is not None and not refinement.exact
-            return question, refinement.refine(seconds, progress=progress.budget)
+            request = request_for(followed, seconds, hand_progress=progress.budget)
+            answered = answer(request, kept)
+            if answered.refinement is not None:
+                self.refining[followed.state] = answered.refinement
+            return answered
 
-        found = self._solved(refined)
-        if found is None:
+        answered = self._solved(refined)
+        if answered is None:
             return
-        refinement = self.refining[followed.state][1]
-        self.screen.advice(*found, None if was_sampled else refinement.objective_note)
-        note = refined_note(refinement, was_sampled, "type hint")
-        if note:
-            self.screen.note(note)
+        self.screen.advice(question_for(followed), answered.advice, answered.objective_note)
+        if answered.notes:
+            self.screen.note("\n".join(answered.notes))
 
-    def _solved(
-        self, solve: Callable[[SolveProgress], tuple[Question, Advice]]
-    ) -> tuple[Question, Advice] | None:
+    def _solved(self, solve: Callable[[SolveProgress], Solved]) -> Solved | None:
         """``solve(progress)`` with a progress line; ``None`` (and a note why) when Ctrl-C
         cancelled it or the position has no answer."""
         progress = SolveProgress(enabled=not self.screen.as_json)
@@ -456,12 +464,19 @@ class Loop:
         followed = self.followed
         found = self.advised.get(followed.state)
         if found is None or (objective and found[1].objective != objective):
-            found = self._solved(lambda progress: advice_for(followed, progress.update, objective))
+
+            def asked(progress: SolveProgress) -> tuple[Question, Advice, str | None]:
+                request = request_for(followed, None, objective, progress.update)
+                answered = answer(request)
+                return request.question, answered.advice, answered.objective_note
+
+            found = self._solved(asked)
             if found is None:
                 return
             self.advised[followed.state] = found
-        question, advice = found
-        self.screen.advice(question, advice)
+            self.screen.advice(*found)
+            return
+        self.screen.advice(*found[:2])  # (why its objective was said the first time)
 
 
 # Output -----------------------------------------------------------------------------------
@@ -687,7 +702,7 @@ class Screen:
 
 
 def _model(opponent: str) -> str:
-    return "the KOTOR rule" if opponent == "kotor" else "optimally"
+    return opponent_model(opponent).short
 
 
 def _describe(before: MatchState, after: MatchState, action: Any) -> str:

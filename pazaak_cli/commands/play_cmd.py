@@ -31,6 +31,7 @@ from pazaak_cli.commands.common import (
     RULESET,
     Seconds,
     WholeNumber,
+    budget_seconds,
     fail,
     printable,
     seed_option,
@@ -66,15 +67,10 @@ from pazaak_cli.runtime.savefile import (
     probe_save,
     set_aside,
 )
-from pazaak_cli.solve.advice import hint_objective, solve_match_asked, solve_question
-from pazaak_cli.solve.budgeted import (
-    DEFAULT_SECONDS,
-    PLAY_ASKS,
-    Refinement,
-    budgeted_objective,
-    refined_note,
-)
-from pazaak_cli.solve.solver import SolveOptions
+from pazaak_cli.solve.answers import AnswerRequest, answer
+from pazaak_cli.solve.budgeted import DEFAULT_SECONDS, PLAY_ASKS, Refinement
+from pazaak_cli.solve.models import Objective, model_of_player
+from pazaak_cli.solve.time_budget import TimeBudget
 from pazaak_cli.tools.board import board_head, seen_text, table_text
 from pazaak_cli.tools.session import (
     COMMANDS,
@@ -1127,40 +1123,29 @@ def hint_text(
     however long), the budgeted answer (:mod:`pazaak_cli.solve.budgeted`), kept in ``refinements``
     so that a hint asked again at the same position goes on refining it."""
     view = session.view(seat)
-    against_kotor = session.seats[1 - seat].kind == "kotor"
-    options = SolveOptions(
-        opponent_deck=session.seats[1 - seat].deck,
-        opponent_played=session.cards_played_in_earlier_sets(1 - seat),
-        progress=progress,
-        positions=positions,
-        opponent="kotor" if against_kotor else "optimal",
-    )
     try:
         question = question_from_state(view)
-        note = lead = None
-        if objective == "match":
-            advice = solve_match_asked(question, options)
-        elif seconds is None:
-            options.objective = hint_objective(question, options)
-            advice = solve_question(question, options)
-        else:
-            key = (format_position(view), seat)
-            refinement = (refinements or {}).get(key)
-            if refinement is None:
-                options.objective, why = budgeted_objective(
-                    question, options, seconds, asks=PLAY_ASKS
-                )
-                refinement = Refinement(question, options)
-                refinement.objective_note = why
-                if refinements is not None:
-                    refinements.clear()  # (one position's solver at a time: its memo is large)
-                    refinements[key] = refinement
-            was_sampled = refinement.advice is not None and not refinement.exact
-            advice = refinement.refine(seconds, progress=progress)
-            note = refined_note(refinement, was_sampled, "h")
-            if not was_sampled:  # (why this objective: said once, under the first line)
-                lead = refinement.objective_note
-        table = render_advice(advice, PLAY_ASKS, lead) + (f"\n{note}" if note else "")
+        request = AnswerRequest(
+            question,
+            model=model_of_player(session.seats[1 - seat].kind),
+            objective=Objective.MATCH if objective == "match" else None,
+            opponent_deck=session.seats[1 - seat].deck,
+            opponent_played=session.cards_played_in_earlier_sets(1 - seat),
+            budget=TimeBudget(seconds),
+            stand_in=objective == "match",
+            asks=PLAY_ASKS,
+            progress=progress,
+            positions=positions,
+            hand_progress=progress,
+        )
+        key = (format_position(view), seat)
+        kept = (refinements or {}).get(key)
+        found = answer(request, kept)
+        if refinements is not None and found.refinement is not None and kept is None:
+            refinements.clear()  # (one position's solver at a time: its memo is large)
+            refinements[key] = found.refinement
+        table = render_advice(found.advice, PLAY_ASKS, found.objective_note)
+        table += "".join(f"\n{note}" for note in found.notes)
     except PazaakError as error:
         return f"No hint: {error}."
     except Exception as error:  # a failing hint must not end the match
@@ -1170,8 +1155,6 @@ def hint_text(
 
 def _hint_seconds() -> float | None:
     """The hint's budget: the command's ``--time`` (0: none, the exact answer), else the
-    default."""
+    default (:func:`~pazaak_cli.commands.common.budget_seconds`)."""
     time_budget = click.get_current_context().params.get("time_budget")
-    if time_budget is None:
-        return DEFAULT_SECONDS
-    return time_budget or None
+    return budget_seconds(time_budget, default=DEFAULT_SECONDS)

@@ -13,6 +13,7 @@ from pazaak_cli.engine.errors import PazaakError
 from pazaak_cli.engine.game import MAIN_VALUES
 from pazaak_cli.engine.numbers import parse_in_range, parse_whole
 from pazaak_cli.engine.rules import PRESETS, MainDeck, Ruleset, parse_ruleset
+from pazaak_cli.solve.models import OPPONENT_MODELS, OPTIMAL
 
 
 def check_cards(cards: tuple[Card, ...], rules: Ruleset, option: str) -> None:
@@ -99,14 +100,19 @@ opp_hand_size_option = click.option(
 )
 """``--opp-hand-size``: a hidden hand, averaged over its deck."""
 
+OPPONENT_HELP = "How the opponent plays: " + "; ".join(
+    f"{model.name}: {model.help}" for model in OPPONENT_MODELS.values()
+)
+"""Every opponent model of the registry, in one help text."""
+
 opponent_option = click.option(
     "--opponent",
-    type=click.Choice(["optimal", "kotor"]),
-    default="optimal",
+    type=click.Choice(list(OPPONENT_MODELS)),
+    default=OPTIMAL.name,
     show_default=True,
-    help="How the opponent plays.",
+    help=f"{OPPONENT_HELP}.",
 )
-"""``--opponent``: the model of the opponent's play."""
+"""``--opponent``: the model of the opponent's play, one of the registry's."""
 
 sets_option = click.option(
     "--sets",

@@ -40,6 +40,13 @@ from pazaak_cli.engine.rules import MainDeck, Ruleset
 from pazaak_cli.solve.advice import solve_question
 from pazaak_cli.solve.budgeted import DEFAULT_SEED, MIN_HANDS
 from pazaak_cli.solve.match_advice import match_other_hands
+from pazaak_cli.solve.models import (
+    OPTIMAL,
+    Objective,
+    OpponentModel,
+    objective_named,
+    opponent_model,
+)
 from pazaak_cli.solve.sampling import HandDraws
 from pazaak_cli.solve.solver import (
     Advice,
@@ -49,6 +56,7 @@ from pazaak_cli.solve.solver import (
     SolveOptions,
     weighted_opponent_hands,
 )
+from pazaak_cli.solve.time_budget import TimeBudget
 
 CHART_MEMO_STATES = 12_000_000
 """The bound of the set solver shared by the cells of an infinite-deck chart (the C loop's
@@ -86,12 +94,17 @@ class ChartSpec:
     opp_deck: tuple[Card, ...] | None = None
     """The prior of a hidden hand: the opponent's side deck."""
     opp_deck_name: str = ""
-    opponent: str = "optimal"
-    """``optimal`` or ``kotor`` (:attr:`SolveOptions.opponent`)."""
-    objective: str = "set"
+    opponent: str = OPTIMAL.name
+    """The opponent model's name (:data:`~pazaak_cli.solve.models.OPPONENT_MODELS`)."""
+    objective: str = Objective.SET
     """``set`` (this set's equity) or ``match`` (the probability of winning the match)."""
     sets: tuple[int, int] = (0, 0)
     """Sets won so far, yours first."""
+
+    @property
+    def model(self) -> OpponentModel:
+        """The opponent model :attr:`opponent` names (a :class:`PazaakError` if none)."""
+        return opponent_model(self.opponent)
 
     def opp_side_hand(self) -> tuple[Card | None, ...]:
         """The opponent's hand as the position holds it (``None`` for each hidden card)."""
@@ -297,8 +310,8 @@ def chart_options(spec: ChartSpec) -> SolveOptions:
     )
     if (
         spec.ruleset.main_deck is MainDeck.INFINITE
-        and spec.objective == "set"
-        and spec.opponent == "optimal"
+        and spec.objective == Objective.SET
+        and spec.model.rule is None
     ):
         options.solver = SetSolver(
             spec.ruleset, fixed_draws=FULL_DECK, max_states=CHART_MEMO_STATES
@@ -443,8 +456,7 @@ class ChartRun:
     then already solved (:attr:`memoised`)."""
 
     def __init__(self, spec: ChartSpec, seed: str = DEFAULT_SEED) -> None:
-        if spec.objective not in ("set", "match"):
-            raise PazaakError(f"unknown objective {spec.objective!r}; choose match or set")
+        objective_named(spec.objective)  # (a PazaakError naming the choices)
         self.spec = spec
         self.seed = seed
         self.questions = cell_questions(spec)
@@ -476,21 +488,21 @@ class ChartRun:
 
     def within(
         self,
-        seconds: float,
+        budget: TimeBudget,
         *,
-        started: float | None = None,
         progress: CellProgress | None = None,
         on_pass: PassStart | None = None,
     ) -> Chart:
-        """The chart on the largest sample that fits about ``seconds`` from ``started`` (a
-        :func:`time.monotonic` instant, default now): the grid on
+        """The chart on the largest sample that fits ``budget`` (a limited one): the grid on
         :data:`~pazaak_cli.solve.budgeted.MIN_HANDS` hands (past the budget if need be), then on
         twice as many, and so on while the next pass is foreseen to fit, or until every hand is
         in (the exact chart). A pass is foreseen from the last one's time per hand it solved:
         its new hands where the solver kept the others (:attr:`memoised`), else all of them.
         Ctrl-C during a pass returns the last complete one (raised on if there is none);
         ``on_pass`` is told (hands, hands possible) as each pass begins."""
-        deadline = (time.monotonic() if started is None else started) + seconds
+        deadline = budget.deadline
+        if deadline is None:
+            raise ValueError("a chart within a budget needs a limited one")
         possible = len(self.possible)
         hands, before = min(MIN_HANDS, possible), 0
         passes: list[ChartPass] = []
@@ -551,21 +563,21 @@ def compute_chart(
     progress: CellProgress | None = None,
     *,
     hands: int | None = None,
-    seconds: float | None = None,
+    budget: TimeBudget | None = None,
     seed: str = DEFAULT_SEED,
-    started: float | None = None,
     on_pass: PassStart | None = None,
 ) -> Chart:
     """Solve every cell of the chart (``progress`` is told each cell done, with 1): exactly,
     on the first ``hands`` hands of the draws of ``seed`` (:meth:`ChartRun.solve`), or within
-    about ``seconds`` from ``started`` (:meth:`ChartRun.within`). A cell no table fits is
-    ``None``; when no cell can be built at all, the first reason is raised."""
-    if hands is not None and seconds is not None:
+    ``budget`` when it is limited (:meth:`ChartRun.within`). A cell no table fits is ``None``;
+    when no cell can be built at all, the first reason is raised."""
+    limited = budget is not None and budget.limited
+    if hands is not None and limited:
         raise ValueError("a chart rests on a number of hands or on a time budget, not both")
     run = ChartRun(spec, seed)
-    if seconds is None:
+    if budget is None or not limited:
         return run.solve(hands, progress)
-    return run.within(seconds, started=started, progress=progress, on_pass=on_pass)
+    return run.within(budget, progress=progress, on_pass=on_pass)
 
 
 def describe_chart(spec: ChartSpec, cells: Sequence[Cell], sample: ChartSample) -> str:
@@ -583,11 +595,9 @@ def describe_chart(spec: ChartSpec, cells: Sequence[Cell], sample: ChartSample) 
             "best move for this set only (its win odds less its loss odds; --objective match: "
             "for the match)"
         )
-    if spec.opponent == "kotor":
-        where = " in this set and every later one" if spec.objective == "match" else ""
-        opponent = f"opponent plays the KOTOR I rule (docs/rules.md §7){where}"
-    else:
-        opponent = "opponent plays optimally"
+    model = spec.model
+    where = " in this set and every later one" if model.rule and spec.objective == "match" else ""
+    opponent = f"opponent plays {model.plays}{where}"
     if spec.opp_hand is not None:
         shown = " ".join(str(card) for card in spec.opp_hand) or "no cards"
         held = f"its hand {shown} known"

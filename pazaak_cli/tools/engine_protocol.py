@@ -27,7 +27,6 @@ import queue
 import random
 import signal
 import threading
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -67,9 +66,17 @@ from pazaak_cli.engine.position_builder import PositionError, question_from_stat
 from pazaak_cli.engine.rules import DEFAULT_RULESET, PRESETS, Ruleset, parse_ruleset
 from pazaak_cli.players.roster import POLICY_HELP, POLICY_NAMES, Player, make_player
 from pazaak_cli.runtime.savefile import SaveFileError, read_save, write_save
-from pazaak_cli.solve.advice import default_objective
-from pazaak_cli.solve.budgeted import DEFAULT_SECONDS, Refinement, budgeted_objective
-from pazaak_cli.solve.solver import Advice, SolveOptions
+from pazaak_cli.solve.answers import AnswerRequest, answer, choose_objective
+from pazaak_cli.solve.budgeted import DEFAULT_SECONDS, Refinement
+from pazaak_cli.solve.models import (
+    OPPONENT_MODELS,
+    OPTIMAL,
+    Objective,
+    model_of_player,
+    opponent_model,
+)
+from pazaak_cli.solve.solver import Advice
+from pazaak_cli.solve.time_budget import TimeBudget
 from pazaak_cli.tools.advice_report import advice_json
 from pazaak_cli.tools.session import HUMAN, MatchSession, Seat, format_action
 
@@ -83,8 +90,6 @@ MAX_BUDGET = 3600.0
 READER_THREAD = "pazaak-engine-reader"
 MAX_GAMES = 1000
 """Games one engine holds at once (``close`` frees one)."""
-OPPONENT_MODELS = ("optimal", "kotor")
-OBJECTIVES = ("match", "set")
 COMMANDS = (
     "hello",
     "new",
@@ -432,7 +437,7 @@ def _hello(engine: Engine, request: Request) -> dict[str, Any]:
             if name != "match-lite"
         ],
         "opponent_models": list(OPPONENT_MODELS),
-        "objectives": list(OBJECTIVES),
+        "objectives": [str(objective) for objective in Objective],
     }
 
 
@@ -743,21 +748,22 @@ def _advise(engine: Engine, request: Request) -> dict[str, Any]:
         raise ProtocolError(
             "bad_request", f"field 'time' is {seconds:g}: 0 (exact) to {MAX_BUDGET:g} seconds"
         )
-    opponent = request.choice("opponent", OPPONENT_MODELS, None)
-    objective = request.choice("objective", OBJECTIVES, None)
+    opponent = request.choice("opponent", tuple(OPPONENT_MODELS), None)
+    objective = request.choice("objective", tuple(Objective), None)
     seed = str(request.whole("seed", 0, low=0, high=2**63 - 1))
+    model = None if opponent is None else opponent_model(opponent)
+    prior: tuple[Card, ...] | None = None
+    played: tuple[Card, ...] = ()
     if request.has("position"):
         if request.has("game"):
             raise ProtocolError("bad_request", "advise takes a 'game' or a 'position', not both")
         state = parse_position(request.text("position"))
         other = state.sides[1 - state.turn] if state.phase is Phase.AFTER_DRAW else None
-        prior = None
         if other is not None and not other.hand_known:
             if request.has("opp_deck"):
                 prior = _deck(request.data["opp_deck"], state.ruleset, "field 'opp_deck'")[1]
             else:
                 prior = default_deck(state.ruleset).cards
-        options = SolveOptions(opponent_deck=prior, opponent=opponent or "optimal")
         game_id = None
     else:
         game = engine.game(request)
@@ -772,47 +778,38 @@ def _advise(engine: Engine, request: Request) -> dict[str, Any]:
                 f"seat {seat + 1} has no decision now: seat {state.turn + 1} is to move",
             )
         state = session.view(seat)
-        against_kotor = session.seats[1 - seat].kind == "kotor"
-        options = SolveOptions(
-            opponent_deck=session.seats[1 - seat].deck,
-            opponent_played=session.cards_played_in_earlier_sets(1 - seat),
-            opponent=opponent or ("kotor" if against_kotor else "optimal"),
-        )
+        model = model or model_of_player(session.seats[1 - seat].kind)
+        prior = tuple(session.seats[1 - seat].deck)
+        played = tuple(session.cards_played_in_earlier_sets(1 - seat))
         game_id = game.id
-    question = question_from_state(state)
-    budget = seconds or None
-    started = time.monotonic()
-    key = (
-        game_id,
-        format_position(state),
-        options.opponent,
-        objective,
-        seed,
-        tuple(options.opponent_deck or ()),
-        tuple(options.opponent_played),
+    asked = AnswerRequest(
+        question_from_state(state),
+        model=model or OPTIMAL,
+        objective=None if objective is None else Objective(objective),
+        opponent_deck=prior,
+        opponent_played=played,
+        budget=TimeBudget(seconds or None),
+        seed=seed,
     )
+    key = (game_id, format_position(state), asked.key())
     kept = engine.refinement
     continued = kept is not None and kept[0] == key
     if kept is not None and continued:
         refinement = kept[1]
     else:
         engine.refinement = None  # (one answer's solver at a time: its memo is large)
-        if objective is not None:
-            options.objective = objective
-        elif budget is not None:
-            options.objective, _ = budgeted_objective(question, options, budget, seed=seed)
-        else:
-            options.objective = default_objective(question, options)
-        refinement = Refinement(question, options, seed=seed)
-    advice, stopped = engine.advising(lambda: refinement.refine(budget, started=started))
+        # (a refinement even without a budget: the next call with a budget goes on from it)
+        chosen, _ = choose_objective(asked)
+        refinement = Refinement(asked.question, asked.options(chosen), seed=seed)
+    advice, stopped = engine.advising(lambda: answer(asked, refinement).advice)
     engine.refinement = (key, refinement)
     return {
         "game": game_id,
         "stopped": stopped or refinement.interrupted,
         "continued": continued,
-        "time_budget": budget,
-        "seconds": round(time.monotonic() - started, 3),
-        **advice_json(advice, question),
+        "time_budget": asked.budget.seconds,
+        "seconds": round(asked.budget.spent(), 3),
+        **advice_json(advice, asked.question),
     }
 
 

@@ -11,8 +11,8 @@ the engine for the one play that reveals it.
 
 All functions are pure: :func:`apply` returns a new :class:`Followed` or raises
 :class:`FollowError` (one sentence; nothing changes). :func:`undo` steps back one typed event,
-:func:`advice_for` asks the project's advice entry point about the user's decision, with the
-main deck's composition counted since the last shuffle and the opponent's earlier plays known.
+:func:`request_for` is the answer service's question about the user's decision, with the main
+deck's composition counted since the last shuffle and the opponent's earlier plays known.
 Nothing here prints.
 """
 
@@ -41,16 +41,15 @@ from pazaak_cli.engine.game import (
 from pazaak_cli.engine.notation import format_position
 from pazaak_cli.engine.position_builder import Question, question_from_state
 from pazaak_cli.engine.rules import FirstPlayer, MainDeck, Ruleset, parse_ruleset
-from pazaak_cli.solve.advice import default_objective, solve_match_asked, solve_question
-from pazaak_cli.solve.budgeted import FOLLOW_ASKS, Refinement, budgeted_objective
-from pazaak_cli.solve.solver import Advice, SolveOptions
+from pazaak_cli.solve.answers import AnswerRequest
+from pazaak_cli.solve.budgeted import FOLLOW_ASKS, Progress
+from pazaak_cli.solve.models import OPPONENT_MODELS, Objective, opponent_model
+from pazaak_cli.solve.time_budget import TimeBudget
 from pazaak_cli.tools.session import format_action, parse_action
 
 ME = 0
 """The user is player 1 (in KOTOR I he opens every set)."""
 OPPONENT = 1
-MODELS = ("kotor", "optimal")
-"""The opponent models the advice can assume (:attr:`SolveOptions.opponent`)."""
 DEFAULT_OPP_DECKS = {"kotor1": "kotor1-strongest", "kotor2": "kotor2-hard"}
 """The opponent's side deck when none is given (docs/follow.md says why these)."""
 DOCUMENT_KIND = "follow"
@@ -263,8 +262,10 @@ def start(setup: FollowSetup, first: int | None = None) -> Followed:
             f"the opponent's side deck holds {len(setup.opp_deck)} cards, fewer than the "
             f"{rules.hand_size} it is dealt"
         )
-    if setup.opponent not in MODELS:
-        raise FollowError(f"unknown opponent model {setup.opponent!r}; choose kotor or optimal")
+    if setup.opponent not in OPPONENT_MODELS:
+        raise FollowError(
+            f"unknown opponent model {setup.opponent!r}; choose one of {', '.join(OPPONENT_MODELS)}"
+        )
     state = new_match(rules, (setup.hand, (None,) * rules.hand_size))  # type: ignore[arg-type]
     followed = Followed(setup, state, (), ())
     if first is not None:
@@ -541,46 +542,31 @@ def question_for(followed: Followed) -> Question:
     return question_from_state(followed.state)
 
 
-def options_for(
-    followed: Followed, progress: Callable[[int, int], None] | None = None
-) -> SolveOptions:
-    """The solver's options: the opponent model, its side deck as the prior of its hidden hand,
-    and the cards it played in earlier sets (those of this set are on its table)."""
-    return SolveOptions(
+def request_for(
+    followed: Followed,
+    seconds: float | None,
+    objective: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    hand_progress: Progress | None = None,
+) -> AnswerRequest:
+    """The answer service's request at the user's decision: the opponent model, its side deck
+    as the prior of its hidden hand, the cards it played in earlier sets (those of this set are
+    on its table), the budget; ``objective`` ``"match"`` (``hint match``) asks for the match
+    however long it takes, else the service chooses
+    (:func:`~pazaak_cli.solve.answers.choose_objective`)."""
+    asked = objective == Objective.MATCH
+    return AnswerRequest(
+        question_for(followed),
+        model=opponent_model(followed.setup.opponent),
+        objective=Objective.MATCH if asked else None,
         opponent_deck=followed.setup.opp_deck,
         opponent_played=followed.opponent_earlier_cards(),
-        opponent=followed.setup.opponent,
+        budget=TimeBudget(seconds),
+        stand_in=asked,
+        asks=FOLLOW_ASKS,
         progress=progress,
+        hand_progress=hand_progress,
     )
-
-
-def advice_for(
-    followed: Followed,
-    progress: Callable[[int, int], None] | None = None,
-    objective: str | None = None,
-) -> tuple[Question, Advice]:
-    """The advice at the user's decision: ONE call of the project's advice entry point, for
-    the match if ``objective`` is ``"match"`` (``hint match``), else for the match where that
-    answer takes seconds (against an optimal opponent, few cards left or the later sets solved
-    before) and for the set otherwise (as ``pazaak advise`` chooses by default)."""
-    question = question_for(followed)
-    options = options_for(followed, progress)
-    if objective == "match":
-        return question, solve_match_asked(question, options)
-    options.objective = default_objective(question, options)
-    return question, solve_question(question, options)
-
-
-def start_refinement(followed: Followed, seconds: float) -> tuple[Question, Refinement]:
-    """The advice at the user's decision within a time budget, to be refined
-    (:class:`~pazaak_cli.solve.budgeted.Refinement`): for the match where a sample of its answer
-    fits ``seconds``, else for the set (:func:`~pazaak_cli.solve.budgeted.budgeted_objective`)."""
-    question = question_for(followed)
-    options = options_for(followed)
-    options.objective, why = budgeted_objective(question, options, seconds, asks=FOLLOW_ASKS)
-    refinement = Refinement(question, options)
-    refinement.objective_note = why
-    return question, refinement
 
 
 # Saving ----------------------------------------------------------------------------------------
