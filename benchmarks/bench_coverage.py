@@ -33,9 +33,10 @@ from pazaak_cli.engine.decks import sample_decks
 from pazaak_cli.engine.notation import parse_table
 from pazaak_cli.engine.position_builder import Question, build_question
 from pazaak_cli.engine.rules import parse_ruleset
+from pazaak_cli.solve.answer_types import SolveOptions
 from pazaak_cli.solve.budgeted import Refinement
 from pazaak_cli.solve.sampling import HandDraws, estimate
-from pazaak_cli.solve.solver import SolveOptions
+from pazaak_cli.solve.time_budget import TimeBudget
 
 HANDS = (3, 6, 12)
 SET_POSITIONS = [("10 4", "10 5"), ("8 7", "7 6"), ("6 6 2", "10 8")]
@@ -85,7 +86,7 @@ def main() -> None:
     measured = 0
     for _deck, kind, asked, solve_options in positions():
         refinement = Refinement(asked, solve_options)
-        refinement.refine(None)
+        refinement.refine(TimeBudget())
         weights = [ways for _, ways in refinement.hands]
         rows = refinement.rows
         if len(weights) < 4:

@@ -40,9 +40,11 @@ from pazaak_cli.engine.game import FULL_DECK, MatchState, Phase, Side, deal_hand
 from pazaak_cli.engine.position_builder import question_from_state
 from pazaak_cli.engine.rules import parse_ruleset
 from pazaak_cli.players.roster import make_player
+from pazaak_cli.solve.answer_types import Advice, SolveOptions
+from pazaak_cli.solve.hidden_hands import subhand_count
 from pazaak_cli.solve.match_advice import solve_match_question
 from pazaak_cli.solve.match_native import make_match_solver
-from pazaak_cli.solve.solver import Advice, SolveOptions, deck_after_draw, subhand_count
+from pazaak_cli.solve.solver import deck_after_draw
 
 
 def sample_positions(

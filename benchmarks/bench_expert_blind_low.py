@@ -25,8 +25,8 @@ from bench_expert import run_pair  # (the same pairing and seeds)
 from pazaak_cli.engine.game import MatchState
 from pazaak_cli.engine.position_builder import question_from_state
 from pazaak_cli.players import expert
+from pazaak_cli.solve.answer_types import Move, SolveOptions
 from pazaak_cli.solve.match_advice import solve_match_question
-from pazaak_cli.solve.solver import Move, SolveOptions
 
 
 @dataclass

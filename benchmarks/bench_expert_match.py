@@ -34,9 +34,10 @@ from pazaak_cli.engine.position_builder import question_from_state
 from pazaak_cli.engine.rules import Ruleset, parse_ruleset
 from pazaak_cli.players import roster as players
 from pazaak_cli.players.expert import MatchExpertPlayer, _match_solver
+from pazaak_cli.solve.answer_types import Move, SolveOptions
+from pazaak_cli.solve.hidden_hands import possible_hands
 from pazaak_cli.solve.match_advice import solve_match_question
 from pazaak_cli.solve.match_cache import save_entries
-from pazaak_cli.solve.solver import Move, SolveOptions, possible_hands
 from pazaak_cli.tools.simulate import Entrant, Pairing, play_matches
 
 SEED = 1

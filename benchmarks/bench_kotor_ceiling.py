@@ -41,11 +41,11 @@ from pazaak_cli.engine.decks import load_deck
 from pazaak_cli.engine.rules import parse_ruleset
 from pazaak_cli.policies.heuristic_rule import heuristic_rule
 from pazaak_cli.policies.kotor_rule import kotor_rule
+from pazaak_cli.solve.hidden_hands import possible_hands
 from pazaak_cli.solve.match_cache import load_entries, save_entries
 from pazaak_cli.solve.match_kotor import ME, OPP, KotorMatchSolver
 from pazaak_cli.solve.match_native import make_match_solver
 from pazaak_cli.solve.match_solver import MatchSolver
-from pazaak_cli.solve.solver import possible_hands
 
 Hand = tuple[Card, ...]
 

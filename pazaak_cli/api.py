@@ -58,10 +58,10 @@ from pazaak_cli.engine.position_builder import Question, build_question, questio
 from pazaak_cli.engine.rules import KOTOR1, KOTOR2, PRESETS, Ruleset, parse_ruleset
 from pazaak_cli.players.roster import POLICY_NAMES, Player, make_player
 from pazaak_cli.solve.advice import advise, solve_question
+from pazaak_cli.solve.answer_types import Advice, Move, MoveResult, Outcome, SolveOptions
 from pazaak_cli.solve.answers import Answer, AnswerRequest, answer
 from pazaak_cli.solve.budgeted import Refinement
 from pazaak_cli.solve.models import OPPONENT_MODELS, Objective, OpponentModel, opponent_model
-from pazaak_cli.solve.solver import Advice, Move, MoveResult, Outcome, SolveOptions
 from pazaak_cli.solve.time_budget import TimeBudget
 from pazaak_cli.tools.advice_report import advice_json
 from pazaak_cli.tools.engine_protocol import PROTOCOL_VERSION, Engine, serve

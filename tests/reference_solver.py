@@ -27,7 +27,7 @@ from pazaak_cli.engine.game import (
     Play,
 )
 from pazaak_cli.engine.rules import MainDeck
-from pazaak_cli.solve.solver import MoveResult
+from pazaak_cli.solve.answer_types import MoveResult
 
 Exact = tuple[Fraction, Fraction]
 """(equity, P(win)) of the current set for one player."""

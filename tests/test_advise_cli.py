@@ -15,7 +15,7 @@ from pazaak_cli.engine.decks import load_deck
 from pazaak_cli.engine.game import Phase
 from pazaak_cli.engine.notation import parse_position
 from pazaak_cli.engine.rules import parse_ruleset
-from pazaak_cli.solve.solver import possible_hands
+from pazaak_cli.solve.hidden_hands import possible_hands
 
 ESCAPE = "\x1b["
 STOOD = ["--table", "8 5", "--hand", "+1 -2 ±3 +4", "--opp-table", "10 7", "--opp-stood"]

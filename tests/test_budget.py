@@ -25,10 +25,13 @@ from pazaak_cli.engine.position_builder import Question, build_question
 from pazaak_cli.engine.rules import parse_ruleset
 from pazaak_cli.solve import budgeted
 from pazaak_cli.solve.advice import solve_question
-from pazaak_cli.solve.budgeted import MIN_HANDS, Refinement, answer, budgeted_objective
+from pazaak_cli.solve.answer_types import Advice, SolveOptions
+from pazaak_cli.solve.answers import AnswerRequest, answer, budgeted_objective
+from pazaak_cli.solve.budgeted import MIN_HANDS, Refinement
 from pazaak_cli.solve.hand_rows import HandRows, HandsSolved
+from pazaak_cli.solve.models import Objective
 from pazaak_cli.solve.sampling import HandDraws, estimate, student_t_cdf, student_t_quantile
-from pazaak_cli.solve.solver import Advice, SolveOptions
+from pazaak_cli.solve.time_budget import TimeBudget
 
 INFINITE = "kotor1/main-deck=infinite"
 
@@ -58,6 +61,19 @@ def question(
 def options(deck: str, objective: str = "set", opponent: str = "optimal") -> SolveOptions:
     return SolveOptions(
         opponent_deck=sample_deck(deck).cards, objective=objective, opponent=opponent
+    )
+
+
+def replay(
+    asked: Question, deck: str, seed: str = "0", *, hands: int | None = None
+) -> AnswerRequest:
+    """The service's request for the set answer to ``asked`` (``hands``: exactly that many)."""
+    return AnswerRequest(
+        asked,
+        objective=None if hands is None else Objective.SET,
+        opponent_deck=sample_deck(deck).cards,
+        seed=seed,
+        hands=hands,
     )
 
 
@@ -136,9 +152,9 @@ def test_every_hand_solved_is_the_exact_answer(
     asked = question("10 3", hand, "9 4", hidden, rules=rules, sets=(1, 0))
     exact = solve_question(asked, options("kotor1-average", objective, opponent))
     refined = Refinement(asked, options("kotor1-average", objective, opponent))
-    first = refined.refine(None, hands=MIN_HANDS)
+    first = refined.refine(TimeBudget(), hands=MIN_HANDS)
     assert first.exactness == "sampled" and first.hands_solved == MIN_HANDS
-    done = refined.refine(None)
+    done = refined.refine(TimeBudget())
     assert done.exactness == "exact" and refined.exact
     assert done.hands_solved == done.hands_averaged == exact.hands_averaged > MIN_HANDS
     assert [str(r.move) for r in done.results] == [str(r.move) for r in exact.results]
@@ -149,9 +165,9 @@ def test_every_hand_solved_is_the_exact_answer(
 
 def test_the_same_seed_and_hands_replay_the_same_answer() -> None:
     asked = question("8 5", "+1 -2 ±3", "10", 4)
-    one = answer(asked, options("kotor1-starter"), None, seed="11", hands=4)
-    two = answer(asked, options("kotor1-starter"), None, seed="11", hands=4)
-    other = answer(asked, options("kotor1-starter"), None, seed="12", hands=4)
+    one, two, other = (
+        answer(replay(asked, "kotor1-starter", seed, hands=4)).advice for seed in ("11", "11", "12")
+    )
     assert values(one) == values(two) and one.model == two.model  # (the positions solved
     # in this process vary with how the hands were shared out between two: not the answer)
     assert [r.margin for r in one.results] == [r.margin for r in two.results]
@@ -163,9 +179,9 @@ def test_the_same_seed_and_hands_replay_the_same_answer() -> None:
 def test_a_tiny_budget_still_gives_the_least_sample_and_asking_again_refines() -> None:
     asked = question("8 5", "+1 -2 ±3", "10", 4)
     refinement = Refinement(asked, options("kotor1-starter"))
-    first = refinement.refine(0.0)
+    first = refinement.refine(TimeBudget(0.0))
     assert first.hands_solved == MIN_HANDS
-    second = refinement.refine(0.0)
+    second = refinement.refine(TimeBudget(0.0))
     assert second.hands_solved is not None and second.hands_solved > MIN_HANDS
 
 
@@ -181,7 +197,7 @@ def test_ctrl_c_keeps_the_answer_so_far(monkeypatch: pytest.MonkeyPatch) -> None
 
     monkeypatch.setattr(HandRows, "solve", interrupted_later)
     refinement = Refinement(question("8 5", "+1 -2", "10", 4), options("kotor1-starter"))
-    advice = refinement.refine(60.0)
+    advice = refinement.refine(TimeBudget(60.0))
     assert refinement.interrupted
     assert advice.exactness == "sampled" and advice.hands_solved == MIN_HANDS
     note = budgeted.refinement_note(refinement, False, "type hint")
@@ -199,7 +215,7 @@ def _populations() -> list[tuple[list[int], dict[int, Any]]]:
         for table, opp in (("10 4", "10 5"), ("8 7", "7 6"), ("6 6 2", "10 8")):
             for hand, hidden in (("+2 -3", 2), ("±1 +4", 3)):
                 refinement = Refinement(question(table, hand, opp, hidden), options(deck))
-                refinement.refine(None)
+                refinement.refine(TimeBudget())
                 weights = [ways for _, ways in refinement.hands]
                 found.append((weights, refinement.rows))
     return found
@@ -241,9 +257,9 @@ def test_the_interval_covers_the_exact_value_at_about_its_rate() -> None:
 
 def test_the_match_answer_when_a_sample_fits_the_budget_else_the_set_with_why() -> None:
     asked = question("10 3", "+2", "9 4", 1)
-    assert budgeted_objective(asked, options("kotor1-average"), 30.0) == ("match", None)
+    assert budgeted_objective(replay(asked, "kotor1-average"), 30.0) == ("match", None)
     large = question("6", "+1 -2 ±3 +4", "", 4, rules="kotor2")
-    objective, note = budgeted_objective(large, options("kotor2-average"), 2.0)
+    objective, note = budgeted_objective(replay(large, "kotor2-average"), 2.0)
     assert objective == "set"
     assert note is not None and "beyond the 2 s budget" in note
 
@@ -273,7 +289,7 @@ def test_exact_and_hands_take_no_budget() -> None:
     assert "--exact answers however long it takes: drop --time" in result.output
     assert advise(*HIDDEN, "--hands", "1").exit_code == 2  # (a spread needs two)
     both = advise(*HIDDEN, "--hands", "4", "--time", "0")
-    assert both.exit_code == 2 and "--hands answers from that many sampled hands" in both.output
+    assert both.exit_code == 2 and "give either --hands" in both.output
 
 
 def test_a_sampled_answer_in_json_and_its_replay() -> None:

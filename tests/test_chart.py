@@ -13,17 +13,18 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import click
 import pytest
 from click.testing import CliRunner, Result
 
 from pazaak_cli.cli import main
-from pazaak_cli.commands.chart_cmd import chart_seconds
+from pazaak_cli.commands.common import budget_seconds
 from pazaak_cli.engine.cards import parse_cards
 from pazaak_cli.engine.decks import sample_deck
 from pazaak_cli.engine.rules import parse_ruleset
 from pazaak_cli.solve.budgeted import MIN_HANDS
+from pazaak_cli.solve.hidden_hands import weighted_opponent_hands
 from pazaak_cli.solve.match_advice import match_other_hands
-from pazaak_cli.solve.solver import weighted_opponent_hands
 from pazaak_cli.tools.chart import (
     DEFAULT_CHART_SECONDS,
     ChartRun,
@@ -363,13 +364,19 @@ def test_ctrl_c_during_the_first_pass_exits_130(monkeypatch: pytest.MonkeyPatch)
     assert result.exit_code == 130 and result.stderr == "\nInterrupted.\n"
 
 
-def test_the_budget_by_default_is_for_a_hidden_hand_on_a_terminal() -> None:
-    assert chart_seconds(None, None, hidden=True, terminal=True) == DEFAULT_CHART_SECONDS
-    assert chart_seconds(None, None, hidden=True, terminal=False) is None
-    assert chart_seconds(None, None, hidden=False, terminal=True) is None
-    assert chart_seconds(0.0, None, hidden=True, terminal=True) is None
-    assert chart_seconds(2.5, None, hidden=False, terminal=False) == 2.5
-    assert chart_seconds(None, 8, hidden=True, terminal=True) is None
+def test_one_mapping_turns_the_time_options_into_a_budget() -> None:
+    assert budget_seconds(None, default=DEFAULT_CHART_SECONDS) == DEFAULT_CHART_SECONDS
+    assert budget_seconds(None, default=None) is None
+    assert budget_seconds(0.0, default=DEFAULT_CHART_SECONDS) is None
+    assert budget_seconds(2.5, default=None) == 2.5
+    assert budget_seconds(None, default=DEFAULT_CHART_SECONDS, hands=8) is None
+    assert budget_seconds(None, default=2.0, exact=True) is None
+    with pytest.raises(click.UsageError, match=r"--hands .* or --time, not both"):
+        budget_seconds(0.0, default=None, hands=8)
+    with pytest.raises(click.UsageError, match=r"--hands .* or --exact, not both"):
+        budget_seconds(None, default=None, hands=8, exact=True)
+    with pytest.raises(click.UsageError, match="--exact answers however long it takes"):
+        budget_seconds(3.0, default=None, exact=True)
 
 
 # ------------------------------------------------------------------------------------------------

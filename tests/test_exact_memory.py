@@ -20,11 +20,12 @@ from pazaak_cli.engine.notation import parse_table
 from pazaak_cli.engine.position_builder import Question, build_question
 from pazaak_cli.engine.rules import parse_ruleset
 from pazaak_cli.solve import kotor_reply, match_kotor, match_native, match_solver
+from pazaak_cli.solve.answer_types import SolverTooLarge
 from pazaak_cli.solve.match_advice import clear_shared_solvers
 from pazaak_cli.solve.match_kotor import KotorMatchSolver
 from pazaak_cli.solve.match_native import native_available
 from pazaak_cli.solve.match_solver import MatchMove, MatchSolver
-from pazaak_cli.solve.solver import SolverTooLarge, deck_after_draw
+from pazaak_cli.solve.solver import deck_after_draw
 
 RULES = parse_ruleset("kotor1")
 

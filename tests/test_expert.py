@@ -18,7 +18,7 @@ from pazaak_cli.engine.game import FORFEIT, MatchState, Phase, deal_hand, new_ma
 from pazaak_cli.engine.rules import Ruleset, parse_ruleset
 from pazaak_cli.players.expert import ExpertPlayer, MatchExpertPlayer, SetExpertPlayer
 from pazaak_cli.players.roster import KotorPlayer, RandomPlayer, make_player
-from pazaak_cli.solve.solver import played_cards, possible_hands
+from pazaak_cli.solve.hidden_hands import played_cards, possible_hands
 
 
 def expert_decisions(

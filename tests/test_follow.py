@@ -37,22 +37,22 @@ from pazaak_cli.engine.game import (
     new_match,
 )
 from pazaak_cli.engine.notation import format_position, parse_position
-from pazaak_cli.engine.position_builder import question_from_state
+from pazaak_cli.engine.position_builder import Question, question_from_state
 from pazaak_cli.engine.rules import parse_ruleset
 from pazaak_cli.runtime.savefile import hold_save, read_save, write_save
-from pazaak_cli.solve import match_advice
-from pazaak_cli.solve.solver import Advice, Move, MoveResult, Outcome
-from pazaak_cli.tools import follow
+from pazaak_cli.solve import answers, match_advice
+from pazaak_cli.solve.answer_types import Advice, Move, MoveResult, Outcome
+from pazaak_cli.solve.answers import answer
+from pazaak_cli.solve.models import Objective
 from pazaak_cli.tools.follow import (
     Followed,
     FollowError,
     FollowSetup,
-    advice_for,
     apply_line,
     from_document,
-    options_for,
     parse_events,
     question_for,
+    request_for,
     start,
     to_document,
     undo,
@@ -113,7 +113,7 @@ def canned_advice(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
         calls.append((question, options))
         return CANNED
 
-    monkeypatch.setattr(follow, "solve_question", canned)
+    monkeypatch.setattr(answers, "solve_question", canned)
     return calls
 
 
@@ -221,7 +221,7 @@ def test_the_solver_gets_the_counted_deck_and_the_opponents_earlier_cards(
         calls.append((question, options))
         return CANNED
 
-    monkeypatch.setattr(follow, "solve_question", fake_solve)
+    monkeypatch.setattr(answers, "solve_question", fake_solve)
     followed = start(setup())
     checked = 0
     for line, (engine, earlier) in zip(MATCH, engine_match(), strict=True):
@@ -416,6 +416,12 @@ def test_kotor2_asks_who_opens_each_set_and_takes_first_from_the_command_line() 
 # Advice --------------------------------------------------------------------------------------
 
 
+def advice_for(followed: Followed) -> tuple[Question, Advice]:
+    """The advice at the user's decision with no budget, as ``pazaak follow --time 0`` asks."""
+    request = request_for(followed, None)
+    return request.question, answer(request).advice
+
+
 def test_advice_for_a_decision_is_one_call_and_is_the_advise_table(tmp_path: Path) -> None:
     followed = follow_lines(["8", "e", "5 e", "9"])
     question, advice = advice_for(followed)
@@ -427,10 +433,10 @@ def test_advice_for_a_decision_is_one_call_and_is_the_advise_table(tmp_path: Pat
         advice_for(follow_lines(["8", "e"]))
 
 
-def test_options_name_the_model_deck_and_earlier_cards() -> None:
+def test_the_request_names_the_model_deck_and_earlier_cards() -> None:
     followed = follow_lines(MATCH[:33], start(setup(opponent="kotor")))
     assert followed.my_decision and followed.set_number == 4
-    options = options_for(followed)
+    options = request_for(followed, None).options(Objective.SET)
     assert options.opponent == "kotor"
     assert tuple(options.opponent_deck or ()) == OPP_DECK
     assert tuple(options.opponent_played) == parse_cards("+3")
@@ -532,7 +538,7 @@ def test_hint_match_asks_for_the_match_answer_at_a_decision(
         asked.append(options)
         return CANNED
 
-    monkeypatch.setattr(follow, "solve_match_asked", canned_match)
+    monkeypatch.setattr(answers, "solve_match_asked", canned_match)
     lines = ["hint match", "8", "e", "5 e", "9", "hint", "hint match", "HINT MATCH"]
     result = invoke(BASE_ARGS, lines)
     assert result.exit_code == 0, result.output
@@ -617,6 +623,7 @@ def test_json_protocol_one_object_per_line(canned_advice: list[Any]) -> None:
         "event",
         "event",
         "event",
+        "note",
         "advice",
         "refused",
         "advice",
@@ -628,9 +635,10 @@ def test_json_protocol_one_object_per_line(canned_advice: list[Any]) -> None:
     state = objects[5]["state"]
     assert state["to_move"] == "me" and state["opponent"]["total"] == 10
     assert state["opponent"]["hand_size"] == 4 and state["deck"][9] == 3
-    assert objects[6]["moves"][0]["best"] is True and objects[6]["model"] == "canned advice"
-    assert objects[7]["message"] == "'+9' is not a side card: the number must be 1 to 6"
-    assert objects[9]["message"] == 'a JSON input line is an object {"line": "..."}'
+    assert objects[6]["message"].startswith("The match answer solves every pair of hands")
+    assert objects[7]["moves"][0]["best"] is True and objects[7]["model"] == "canned advice"
+    assert objects[8]["message"] == "'+9' is not a side card: the number must be 1 to 6"
+    assert objects[10]["message"] == 'a JSON input line is an object {"line": "..."}'
     assert "\x1b" not in result.output
 
 

@@ -4,10 +4,14 @@ reference playing the ``heuristic`` player itself."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
+from click.testing import CliRunner
 from match_reference import TINY, MatchReference, decision
 from reference_solver import each_move
 
+from pazaak_cli.cli import main
 from pazaak_cli.engine.cards import parse_cards
 from pazaak_cli.engine.game import MatchState
 from pazaak_cli.engine.position_builder import question_from_state
@@ -15,8 +19,10 @@ from pazaak_cli.engine.rules import parse_ruleset
 from pazaak_cli.players.roster import HeuristicPlayer
 from pazaak_cli.policies.heuristic_rule import heuristic_rule
 from pazaak_cli.policies.kotor_rule import KOTOR_END_TURN, KOTOR_STAND, kotor_rule
+from pazaak_cli.solve.answers import AnswerRequest, answer
 from pazaak_cli.solve.match_kotor import ME, OPP, KotorMatchSolver
 from pazaak_cli.solve.match_native import make_match_solver
+from pazaak_cli.solve.models import HEURISTIC, KOTOR, OPTIMAL, Objective, model_of_player
 
 
 def test_the_rule_takes_its_steps_and_never_reads_the_sets() -> None:
@@ -98,3 +104,80 @@ def test_the_best_reply_to_the_heuristic_agrees_with_the_reference(name: str) ->
     assert fast.keys() == exact.keys()
     for move, value in exact.items():
         assert fast[move] == pytest.approx(value, abs=1e-9), move
+
+
+@pytest.mark.parametrize("name", ["first set, one card each", "two cards against a ± card, 0-1"])
+def test_the_service_answers_the_match_against_the_heuristic_as_the_reference(name: str) -> None:
+    """``heuristic`` is one entry of the opponent registry: the answer service, asked for the
+    match against it (as ``advise --opponent heuristic --objective match`` asks), gives every
+    move the value the independent reference gives playing the ``heuristic`` player itself."""
+    spec, hands, winners, opener, draws, actions = HEURISTIC_CASES[name]
+    state = decision(spec, hands, winners, opener, draws, actions)
+    me = state.turn
+    found = answer(AnswerRequest(question_from_state(state), HEURISTIC, Objective.MATCH))
+    assert "the heuristic player's rule" in found.advice.model
+    solver = KotorMatchSolver(state.ruleset, me, rule=heuristic_rule)
+
+    def start(begin: MatchState) -> float:
+        won = begin.sets_won()
+        hands = (tuple(begin.sides[me].hand), tuple(begin.sides[1 - me].hand))
+        opener = ME if begin.turn == me else OPP
+        return solver.set_start_value((won[me], won[1 - me]), hands, opener)  # type: ignore[arg-type]
+
+    reference = MatchReference(me, kotor=1 - me, rule_player=HeuristicPlayer(), start=start)
+    exact = {key: reference.value(after) for key, after in each_move(state)}
+    served = {
+        (None if r.move.card is None else str(r.move.card), r.move.value, r.move.then): r.match_win
+        for r in found.advice.results
+    }
+    assert served.keys() == exact.keys()
+    for move, value in exact.items():
+        assert served[move] == pytest.approx(value, abs=1e-9), move
+
+
+def test_the_heuristic_is_a_choice_of_every_command_that_advises() -> None:
+    """One registry entry puts ``heuristic`` in ``advise``, ``chart``, ``follow`` and the
+    hint against the heuristic seat of ``play``, each saying so in its model line."""
+    env = {"NO_COLOR": "1", "COLUMNS": "100"}
+    runner = CliRunner()
+    small = ["--ruleset", f"kotor1/{TINY}", "--table", "2", "--hand", "+1", "--opp-table", ""]
+    result = runner.invoke(
+        main,
+        [
+            "advise",
+            *small,
+            "--opp-hand",
+            "-2",
+            "--opponent",
+            "heuristic",
+            "--objective",
+            "set",
+            "--json",
+        ],
+        env=env,
+    )
+    assert result.exit_code == 0, result.output
+    assert "the heuristic player's rule" in json.loads(result.output)["model"]
+    chart = runner.invoke(
+        main,
+        [
+            "chart",
+            "--ruleset",
+            "kotor1/main-deck=infinite",
+            "--hand",
+            "+2",
+            "--opp-hand",
+            "-1",
+            "--opponent",
+            "heuristic",
+        ],
+        env=env,
+    )
+    assert chart.exit_code == 0, chart.output
+    assert "opponent plays the heuristic player's rule" in " ".join(chart.output.split())
+    for command in ("advise", "chart", "follow"):
+        shown = runner.invoke(main, [command, "--help"], env=env)
+        assert "heuristic" in shown.output, command
+    assert model_of_player("heuristic") is HEURISTIC
+    assert model_of_player("kotor") is KOTOR
+    assert model_of_player("expert") is OPTIMAL

@@ -16,7 +16,8 @@ from pazaak_cli.engine.errors import PazaakError
 from pazaak_cli.engine.game import Placed, Side, TableCard, table_total
 from pazaak_cli.engine.notation import parse_table
 from pazaak_cli.engine.rules import KOTOR1, KOTOR2
-from pazaak_cli.solve.solver import SolveOptions, hidden_hands, weighted_opponent_hands
+from pazaak_cli.solve.answer_types import SolveOptions
+from pazaak_cli.solve.hidden_hands import hidden_hands, weighted_opponent_hands
 
 Posterior = dict[tuple[str, ...], Fraction]
 

@@ -19,9 +19,10 @@ from pazaak_cli.engine.position_builder import build_question
 from pazaak_cli.engine.rules import parse_ruleset
 from pazaak_cli.solve import budgeted
 from pazaak_cli.solve.advice import solve_question
+from pazaak_cli.solve.answer_types import Move, MoveResult, Outcome, SolveOptions
 from pazaak_cli.solve.budgeted import Refinement, SampledAdvice
 from pazaak_cli.solve.hand_rows import HandRows
-from pazaak_cli.solve.solver import Move, MoveResult, Outcome, SolveOptions
+from pazaak_cli.solve.time_budget import TimeBudget
 
 HIDDEN = ["--table", "8 5", "--hand", "+1 -2 ±3", "--opp-table", "10", "--opp-hand-size", "4"]
 HIDDEN += ["--opp-deck", "kotor1-starter", "--objective", "set", "--main-deck", "infinite"]
@@ -102,7 +103,7 @@ def test_the_exact_answer_that_fits_is_solved_the_exact_averages_way(
     refinement = Refinement(question, options)
     if refinement._hand_solver().processes < 2:
         pytest.skip("one process here: nothing is shared out")
-    advice = refinement.refine(60.0)
+    advice = refinement.refine(TimeBudget(60.0))
     assert advice.exactness == "exact"
     assert calls[0]["hands"] == budgeted.MIN_HANDS
     assert calls[1]["contiguous"] is True

@@ -18,7 +18,6 @@ import random
 from collections import Counter
 from collections.abc import Sequence
 from fractions import Fraction
-from functools import partial
 from typing import Any, ClassVar
 
 import pytest
@@ -55,12 +54,14 @@ from pazaak_cli.engine.notation import parse_position, parse_table
 from pazaak_cli.engine.position_builder import Question, build_question, question_from_state
 from pazaak_cli.engine.rules import MainDeck, Ruleset, parse_ruleset
 from pazaak_cli.players.roster import HeuristicPlayer, KotorPlayer, Player
-from pazaak_cli.policies.heuristic_rule import heuristic_rule
 from pazaak_cli.solve import kotor_reply
 from pazaak_cli.solve.advice import solve_question
+from pazaak_cli.solve.answer_types import Advice, Move, SolveOptions, SolverTooLarge
+from pazaak_cli.solve.answers import AnswerRequest, answer
 from pazaak_cli.solve.kotor_reply import KotorReplySolver, hand_orders
+from pazaak_cli.solve.models import HEURISTIC, Objective
 from pazaak_cli.solve.rule_opponent import rule_hand
-from pazaak_cli.solve.solver import ACTION_KIND, DOUBLE, Advice, Move, SolveOptions, SolverTooLarge
+from pazaak_cli.solve.solver import ACTION_KIND, DOUBLE
 
 KOTOR = "opponent plays the KOTOR I rule"
 
@@ -668,6 +669,8 @@ def test_advise_opponent_kotor_json_gives_the_solvers_numbers() -> None:
         "+3",
         "--opponent",
         "kotor",
+        "--objective",
+        "set",
         "--sets",
         "1-0",
         "--json",
@@ -722,15 +725,11 @@ class HeuristicReference(KotorReference):
         self.kotor = HeuristicPlayer()
 
 
-def test_the_set_reply_to_another_rule_agrees_with_that_player(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """The opponent's rule is a knob of the set solver: given ``heuristic_rule``, its values
-    are those of the reference playing against the real HeuristicPlayer (plain and ± cards,
-    whose order the heuristic reads as the KOTOR rule does)."""
-    monkeypatch.setattr(
-        kotor_reply, "KotorReplySolver", partial(kotor_reply.KotorReplySolver, rule=heuristic_rule)
-    )
+def test_the_set_reply_to_another_rule_agrees_with_that_player() -> None:
+    """The opponent's rule is one entry of the registry: asked through the answer service with
+    ``heuristic``, the values are those of the reference playing against the real
+    HeuristicPlayer (plain and ± cards, whose order the heuristic reads as the KOTOR rule
+    does)."""
     rules = parse_ruleset("kotor1/main-deck=infinite")
     pool = parse_cards("+1 +2 +3 -1 -2 -3 ±1 ±2 ±3 +4 -4 ±4")
     rng = random.Random(12)
@@ -743,7 +742,9 @@ def test_the_set_reply_to_another_rule_agrees_with_that_player(
             kotor = reference(question, limit=6000)
         except ReferenceTooLarge:
             continue
-        advice = kotor_advice(question)
+        request = AnswerRequest(question, HEURISTIC, Objective.SET)
+        advice = answer(request).advice
+        assert "the heuristic player's rule" in advice.model
         problems = disagreements(exact, solver_moves(advice.results))
         assert not problems, f"{state}\n" + "\n".join(problems)
         differs += exact != kotor

@@ -26,7 +26,7 @@ from pazaak_cli.policies.heuristic_rule import heuristic_rule
 from pazaak_cli.policies.kotor_rule import DecisionRule, kotor_rule
 from pazaak_cli.solve import kotor_reply
 from pazaak_cli.solve.advice import solve_question
-from pazaak_cli.solve.solver import Advice, SolveOptions
+from pazaak_cli.solve.answer_types import Advice, SolveOptions
 
 _fastreply = kotor_reply._fastreply
 pytestmark = pytest.mark.skipif(_fastreply is None, reason="the C extension is not built")
@@ -130,7 +130,7 @@ def test_the_search_in_c_gives_the_numbers_of_the_python_search(
     while checked < (4 if hidden else 10):
         state = _random_state(rng, spec, 4 if not hidden else 2)
         question = question_from_state(state)
-        options = SolveOptions(opponent="kotor", opponent_deck=PRIORS[spec.split("/")[0]])
+        options = SolveOptions(opponent=rule, opponent_deck=PRIORS[spec.split("/")[0]])
         if hidden:
             other = state.turn ^ 1
             count = len(state.sides[other].hand)
@@ -145,7 +145,8 @@ def test_the_search_in_c_gives_the_numbers_of_the_python_search(
         for use_c in (True, False):
 
             def make(*args: Any, use_c: bool = use_c, made: list[Any] = made, **kwargs: Any) -> Any:
-                made.append(solver(*args, rule=RULES[rule], native=use_c, **kwargs))
+                assert kwargs["rule"] is RULES[rule]  # (the registry's rule for the name)
+                made.append(solver(*args, native=use_c, **kwargs))
                 return made[-1]
 
             monkeypatch.setattr(kotor_reply, "KotorReplySolver", make)

@@ -16,13 +16,13 @@ from pazaak_cli.engine.cards import parse_cards
 from pazaak_cli.engine.position_builder import Question, question_from_state
 from pazaak_cli.engine.rules import parse_ruleset
 from pazaak_cli.solve import match_cache
+from pazaak_cli.solve.answer_types import SolveOptions
 from pazaak_cli.solve.match_advice import (
     clear_shared_solvers,
     shared_match_solver,
     solve_match_question,
 )
 from pazaak_cli.solve.match_solver import MatchSolver
-from pazaak_cli.solve.solver import SolveOptions
 
 SPEC = parse_ruleset(f"kotor1/{TINY}").spec  # (the ruleset's own spelling, as the file has it)
 OPTIONS = SolveOptions(objective="match")

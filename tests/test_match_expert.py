@@ -24,11 +24,11 @@ from pazaak_cli.players import expert
 from pazaak_cli.players.expert import ExpertPlayer, MatchExpertPlayer, SetExpertPlayer
 from pazaak_cli.players.roster import KotorPlayer
 from pazaak_cli.solve import match_advice
+from pazaak_cli.solve.answer_types import Move, SolveOptions
 from pazaak_cli.solve.hand_rows import MoveRow
 from pazaak_cli.solve.match_advice import solve_match_question
 from pazaak_cli.solve.match_cache import cache_path
 from pazaak_cli.solve.match_solver import MatchSolver
-from pazaak_cli.solve.solver import Move, SolveOptions
 
 
 @pytest.fixture(autouse=True)

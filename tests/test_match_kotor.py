@@ -28,12 +28,9 @@ from pazaak_cli.engine.rules import parse_ruleset
 from pazaak_cli.players.expert import action_for
 from pazaak_cli.players.roster import KotorPlayer
 from pazaak_cli.solve import match_advice
-from pazaak_cli.solve.advice import (
-    FallbackAdvice,
-    hint_objective,
-    solve_match_asked,
-    solve_question,
-)
+from pazaak_cli.solve.advice import FallbackAdvice, solve_match_asked, solve_question
+from pazaak_cli.solve.answer_types import SolveOptions, SolverTooLarge
+from pazaak_cli.solve.answers import AnswerRequest, choose_objective
 from pazaak_cli.solve.match_advice import match_is_quick, solve_match_question
 from pazaak_cli.solve.match_kotor import (
     ME,
@@ -43,7 +40,7 @@ from pazaak_cli.solve.match_kotor import (
     match_hand_orders,
 )
 from pazaak_cli.solve.match_solver import MatchSolver
-from pazaak_cli.solve.solver import SolveOptions, SolverTooLarge
+from pazaak_cli.solve.models import KOTOR
 
 
 def solver_moves(state: MatchState, solver: KotorMatchSolver) -> dict[MoveKey, float]:
@@ -377,10 +374,10 @@ def test_the_match_answer_asked_for_against_kotor_is_the_optimal_one_out_of_reac
     assert options.objective == "set"  # (the caller's options are left as they were)
 
 
-def test_advise_kotor_without_an_objective_still_answers_for_the_set() -> None:
+def test_advise_kotor_without_an_objective_answers_for_the_match_when_it_is_quick() -> None:
     code, output = advise(*SMALL, "--opp-hand", "-2", "--opponent", "kotor", "--json")
     assert code == 0, output
-    assert json.loads(output)["objective"] == "set"
+    assert json.loads(output)["objective"] == "match"
 
 
 def test_the_hint_uses_the_kotor_match_answer_when_it_is_quick() -> None:
@@ -388,13 +385,14 @@ def test_the_hint_uses_the_kotor_match_answer_when_it_is_quick() -> None:
     state = decision(f"kotor1/{TINY}", ("+1", "-2"), (0,), 0, (2,))
     options = SolveOptions(opponent="kotor")
     assert match_is_quick(question_from_state(state), options)
-    assert hint_objective(question_from_state(state), options) == "match"
+    assert choose_objective(AnswerRequest(question_from_state(state), KOTOR))[0] == "match"
     big = new_match(rules, (tuple(parse_cards("+1 -1")), tuple(parse_cards("+2 -2")))).child(
         Open(0)
     )
     big = big.child(Draw(1))
     assert not match_is_quick(question_from_state(big), options)
-    assert hint_objective(question_from_state(big), options) == "set"
+    objective, note = choose_objective(AnswerRequest(question_from_state(big), KOTOR))
+    assert objective == "set" and note is not None and "pairs" in note
 
 
 def test_a_kotor_match_answer_past_its_memory_bound_is_refused_with_the_reason(

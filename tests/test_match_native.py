@@ -29,11 +29,11 @@ from pazaak_cli.engine.position_builder import Question, question_from_state
 from pazaak_cli.engine.rules import parse_ruleset
 from pazaak_cli.runtime import executors
 from pazaak_cli.solve import match_advice, match_native, match_solver
+from pazaak_cli.solve.answer_types import SolveOptions, SolverTooLarge
 from pazaak_cli.solve.match_advice import solve_match_question
 from pazaak_cli.solve.match_native import NativeMatchSolver, make_match_solver, native_available
 from pazaak_cli.solve.match_pipeline import Pipeline
 from pazaak_cli.solve.match_solver import Level, MatchMove, MatchSolver
-from pazaak_cli.solve.solver import SolveOptions, SolverTooLarge
 
 pytestmark = pytest.mark.skipif(not native_available(), reason="the C match core is not built")
 

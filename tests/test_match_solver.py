@@ -35,9 +35,9 @@ from pazaak_cli.engine.position_builder import question_from_state
 from pazaak_cli.engine.rules import parse_ruleset
 from pazaak_cli.players.expert import action_for
 from pazaak_cli.solve import match_advice
+from pazaak_cli.solve.answer_types import SolveOptions
 from pazaak_cli.solve.match_advice import solve_match_question
 from pazaak_cli.solve.match_solver import MatchSolver
-from pazaak_cli.solve.solver import SolveOptions
 
 
 def reference_moves(state: MatchState, solver: MatchSolver | None) -> dict[MoveKey, float]:

@@ -35,7 +35,7 @@ from pazaak_cli.engine.notation import format_position, parse_position
 from pazaak_cli.engine.position_builder import Question
 from pazaak_cli.engine.rules import parse_ruleset
 from pazaak_cli.runtime.savefile import DATA_DIR_ENV, read_save
-from pazaak_cli.solve import match_advice
+from pazaak_cli.solve import answers, match_advice
 from pazaak_cli.tools.session import (
     HUMAN,
     CommandError,
@@ -330,7 +330,7 @@ def test_hint_shows_the_solvers_table_for_the_players_view(monkeypatch: pytest.M
         seen["view"], seen["options"] = question.state, options
         return "advice"
 
-    monkeypatch.setattr(play_cmd, "solve_question", fake_advise)
+    monkeypatch.setattr(answers, "solve_question", fake_advise)
     monkeypatch.setattr(
         play_cmd, "render_advice", lambda advice, asks, note=None: f"TABLE OF {advice}"
     )
@@ -400,7 +400,7 @@ def test_hint_match_answers_for_the_match_and_later_hints_reuse_it(
     answer for the match by default."""
     monkeypatch.setattr(match_advice, "QUICK_MATCH_PAIRS", 64)
     rules = "kotor1/main-deck=infinite,sets-to-win=2,hand-size=2"
-    args = ["--ruleset", rules, "--opponent", "heuristic", "--deck", "kotor1-starter"]
+    args = ["--ruleset", rules, "--opponent", "stand17", "--deck", "kotor1-starter"]
     result = play([*args, "--seed", "22", "--time", "0"], ["h", "h m", "HINT MATCH", "h", "q"])
     assert result.exit_code == 0, result.output
     parts = re.split(r"\n> (?:h|h m|HINT MATCH)\n", result.stdout)[1:]
@@ -418,7 +418,7 @@ def test_a_failing_solver_gives_one_line_and_the_match_goes_on(
     def broken_advise(question: Question, options: Any) -> str:
         raise TypeError("bad table")
 
-    monkeypatch.setattr(play_cmd, "solve_question", broken_advise)
+    monkeypatch.setattr(answers, "solve_question", broken_advise)
     result = play(["--deck", "kotor1-starter", "--seed", "22", "--time", "0"], ["hint", "e", "q"])
     assert result.exit_code == 0
     assert (

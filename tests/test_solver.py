@@ -35,19 +35,16 @@ from pazaak_cli.engine.rules import KOTOR2, parse_ruleset
 from pazaak_cli.runtime import executors
 from pazaak_cli.solve import solver as set_solver
 from pazaak_cli.solve.advice import advise, solve_question
-from pazaak_cli.solve.solver import (
+from pazaak_cli.solve.answer_types import (
     BEST_TOLERANCE,
     Advice,
     Move,
     Outcome,
-    SetSolver,
     SolveOptions,
     SolverTooLarge,
-    played_cards,
-    played_posterior,
-    playing_side,
-    possible_hands,
 )
+from pazaak_cli.solve.hidden_hands import played_cards, played_posterior, possible_hands
+from pazaak_cli.solve.solver import SetSolver, playing_side
 
 INF = "kotor2/main-deck=infinite"
 _SOLVER: dict[str, SetSolver] = {}

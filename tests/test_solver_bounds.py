@@ -16,16 +16,15 @@ from pazaak_cli.engine.game import FULL_DECK, Side
 from pazaak_cli.engine.notation import parse_table
 from pazaak_cli.engine.rules import parse_ruleset
 from pazaak_cli.solve import solver as solver_module
-from pazaak_cli.solve.solver import (
+from pazaak_cli.solve.answer_types import SolverTooLarge
+from pazaak_cli.solve.hidden_hands import (
     MAX_SUBHANDS,
-    SetSolver,
-    SolverTooLarge,
     check_hand_sizes,
     hand_count,
-    playing_side,
     possible_hands,
     subhand_count,
 )
+from pazaak_cli.solve.solver import SetSolver, playing_side
 
 RULES = parse_ruleset("kotor1/main-deck=infinite")
 native = pytest.mark.skipif(solver_module._fastsolve is None, reason="the C loop is not built")

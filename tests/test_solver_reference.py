@@ -46,7 +46,8 @@ from pazaak_cli.engine.notation import parse_table
 from pazaak_cli.engine.position_builder import Question, build_question, question_from_state
 from pazaak_cli.engine.rules import KOTOR1_POOL, KOTOR2_POOL, MainDeck, Ruleset, parse_ruleset
 from pazaak_cli.solve.advice import solve_question
-from pazaak_cli.solve.solver import SetSolver, SolveOptions
+from pazaak_cli.solve.answer_types import SolveOptions
+from pazaak_cli.solve.solver import SetSolver
 
 try:
     from pazaak_cli.solve import _fastsolve  # type: ignore[attr-defined]  # noqa: F401

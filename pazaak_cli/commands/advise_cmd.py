@@ -39,6 +39,7 @@ from pazaak_cli.engine.game import TableCard
 from pazaak_cli.engine.notation import parse_position, parse_table
 from pazaak_cli.engine.position_builder import Question, build_question, question_from_state
 from pazaak_cli.engine.rules import DEFAULT_RULESET, MainDeck, Ruleset, parse_ruleset
+from pazaak_cli.solve.answer_types import Advice
 from pazaak_cli.solve.answers import AnswerRequest, answer
 from pazaak_cli.solve.budgeted import (
     ADVISE_ASKS,
@@ -48,7 +49,6 @@ from pazaak_cli.solve.budgeted import (
     confidence_note,
 )
 from pazaak_cli.solve.models import objective_named, opponent_model
-from pazaak_cli.solve.solver import Advice
 from pazaak_cli.solve.time_budget import TimeBudget
 from pazaak_cli.tools.advice_report import advice_json
 

@@ -39,8 +39,8 @@ from pazaak_cli.engine.decks import SideDeck, default_deck
 from pazaak_cli.engine.notation import format_position
 from pazaak_cli.engine.numbers import parse_whole
 from pazaak_cli.engine.rules import DEFAULT_RULESET, MainDeck, Ruleset, parse_ruleset
+from pazaak_cli.solve.answer_types import Move
 from pazaak_cli.solve.budgeted import OVERRUN_SLACK, overrun_note
-from pazaak_cli.solve.solver import Move
 from pazaak_cli.solve.time_budget import TimeBudget
 from pazaak_cli.tools.chart import (
     CLOSE_CALL,

@@ -53,10 +53,10 @@ from pazaak_cli.runtime.savefile import (
     read_save,
     write_save,
 )
+from pazaak_cli.solve.answer_types import Advice
 from pazaak_cli.solve.answers import Answer, answer
 from pazaak_cli.solve.budgeted import DEFAULT_SECONDS, FOLLOW_ASKS, Refinement
 from pazaak_cli.solve.models import OPPONENT_MODELS, opponent_model
-from pazaak_cli.solve.solver import Advice
 from pazaak_cli.tools.advice_report import advice_json
 from pazaak_cli.tools.board import board_head, seen_text, table_text
 from pazaak_cli.tools.follow import (

@@ -19,9 +19,9 @@ from pazaak_cli.commands.common import (
 from pazaak_cli.commands.deck_option import deck_option
 from pazaak_cli.engine.decks import SideDeck
 from pazaak_cli.engine.rules import Ruleset
+from pazaak_cli.solve.hidden_hands import possible_hands
 from pazaak_cli.solve.match_advice import prepare_deck_pair
 from pazaak_cli.solve.match_cache import cache_path
-from pazaak_cli.solve.solver import possible_hands
 
 
 @click.command("prepare", epilog=EXIT_CODES)

@@ -38,17 +38,13 @@ from pazaak_cli.engine.notation import format_position
 from pazaak_cli.engine.position_builder import question_from_state
 from pazaak_cli.engine.rules import MainDeck, Ruleset
 from pazaak_cli.solve.advice import advise
+from pazaak_cli.solve.answer_types import Move, SolveOptions
+from pazaak_cli.solve.hidden_hands import hidden_hands, played_cards
 from pazaak_cli.solve.match_advice import best_match_move
 from pazaak_cli.solve.match_cache import load_entries, save_entries
 from pazaak_cli.solve.match_native import make_match_solver
 from pazaak_cli.solve.match_solver import MatchSolver
-from pazaak_cli.solve.solver import (
-    Move,
-    SetSolver,
-    SolveOptions,
-    hidden_hands,
-    played_cards,
-)
+from pazaak_cli.solve.solver import SetSolver
 
 SAMPLED_HANDS = 4
 """The expert averages over at most this many of the opponent's possible hands (drawn by their

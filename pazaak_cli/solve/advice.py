@@ -23,10 +23,11 @@ from dataclasses import dataclass, replace
 
 from pazaak_cli.engine.game import MatchState
 from pazaak_cli.engine.position_builder import Question, question_from_state
+from pazaak_cli.solve.answer_types import Advice, SolveOptions, SolverTooLarge
 from pazaak_cli.solve.kotor_reply import solve_kotor_question
 from pazaak_cli.solve.match_advice import solve_match_question
 from pazaak_cli.solve.models import OPTIMAL, Objective, objective_named
-from pazaak_cli.solve.solver import Advice, SolveOptions, SolverTooLarge, solve_set_question
+from pazaak_cli.solve.solver import solve_set_question
 
 
 def solve_question(question: Question, options: SolveOptions | None = None) -> Advice:

@@ -19,6 +19,7 @@ from pazaak_cli.engine.cards import Card
 from pazaak_cli.engine.errors import PazaakError
 from pazaak_cli.engine.position_builder import Question
 from pazaak_cli.solve.advice import solve_match_asked, solve_question
+from pazaak_cli.solve.answer_types import Advice, SolveOptions
 from pazaak_cli.solve.budgeted import (
     ADVISE_ASKS,
     DEFAULT_SEED,
@@ -37,7 +38,6 @@ from pazaak_cli.solve.match_advice import (
 )
 from pazaak_cli.solve.models import OPTIMAL, Objective, OpponentModel
 from pazaak_cli.solve.sampling import HandDraws
-from pazaak_cli.solve.solver import Advice, SolveOptions
 from pazaak_cli.solve.time_budget import TimeBudget
 
 

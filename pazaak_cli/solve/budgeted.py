@@ -26,7 +26,17 @@ from typing import NamedTuple
 
 from pazaak_cli.engine.position_builder import Question
 from pazaak_cli.solve.advice import solve_question
+from pazaak_cli.solve.answer_types import (
+    BEST_TOLERANCE,
+    Advice,
+    Move,
+    MoveResult,
+    Outcome,
+    SolveOptions,
+    ranked_set_results,
+)
 from pazaak_cli.solve.hand_rows import HandRows, HandsSolved, MoveRow, set_hands
+from pazaak_cli.solve.hidden_hands import weighted_opponent_hands
 from pazaak_cli.solve.match_advice import (
     average_match_moves,
     match_hands,
@@ -36,19 +46,7 @@ from pazaak_cli.solve.match_advice import (
 from pazaak_cli.solve.match_solver import clean_probability
 from pazaak_cli.solve.models import objective_named
 from pazaak_cli.solve.sampling import Estimate, HandDraws, estimate
-from pazaak_cli.solve.solver import (
-    BEST_TOLERANCE,
-    EXACT_PROBE_STATES,
-    HANDS_SHARING,
-    Advice,
-    Move,
-    MoveResult,
-    Outcome,
-    SolveOptions,
-    averaged_outcomes,
-    ranked_set_results,
-    weighted_opponent_hands,
-)
+from pazaak_cli.solve.solver import EXACT_PROBE_STATES, HANDS_SHARING, averaged_outcomes
 from pazaak_cli.solve.time_budget import TimeBudget
 
 DEFAULT_SECONDS = 2.0

@@ -26,15 +26,12 @@ from pazaak_cli.engine.game import FULL_DECK, Side
 from pazaak_cli.engine.position_builder import Question
 from pazaak_cli.engine.rules import MainDeck
 from pazaak_cli.runtime.executors import SharedDeal, run_shared
+from pazaak_cli.solve.answer_types import Move, Outcome, SolveOptions, Value
 from pazaak_cli.solve.kotor_reply import KotorReplySolver, opponent_sides
 from pazaak_cli.solve.kotor_reply import describe_model as describe_kotor_model
 from pazaak_cli.solve.kotor_reply import question_moves as kotor_question_moves
 from pazaak_cli.solve.solver import (
     HandJob,
-    Move,
-    Outcome,
-    SolveOptions,
-    Value,
     bounded_fixed_solver,
     deck_after_draw,
     describe_model,

@@ -39,6 +39,16 @@ from pazaak_cli.engine.position_builder import Question
 from pazaak_cli.engine.rules import FlipTargets, MainDeck, NineCards, Ruleset, Tiebreaker
 from pazaak_cli.policies.heuristic_rule import heuristic_rule
 from pazaak_cli.policies.kotor_rule import DecisionRule, kotor_rule
+from pazaak_cli.solve.answer_types import (
+    EPSILON,
+    Advice,
+    Move,
+    Outcome,
+    SolveOptions,
+    SolverTooLarge,
+    ranked_set_results,
+)
+from pazaak_cli.solve.hidden_hands import weighted_opponent_hands
 from pazaak_cli.solve.models import KOTOR, OpponentModel
 from pazaak_cli.solve.rule_opponent import (
     BUSTS,
@@ -48,19 +58,11 @@ from pazaak_cli.solve.rule_opponent import (
     hand_orders,
 )
 from pazaak_cli.solve.solver import (
-    EPSILON,
     PROGRESS_MASK,
-    Advice,
     DeckDraws,
-    Move,
-    Outcome,
-    SolveOptions,
-    SolverTooLarge,
     deck_after_draw,
     deck_model_said,
-    ranked_set_results,
     root_moves,
-    weighted_opponent_hands,
 )
 
 _fastreply: Any = None

@@ -4,7 +4,7 @@ The question layer over the match solver (:mod:`pazaak_cli.solve.match_solver`, 
 through :func:`pazaak_cli.solve.match_native.make_match_solver`): it checks that the position can
 occur in a match, averages a hidden opponent hand over its possible hands (each solved with both
 hands known), chooses the deck model of the set in progress, and returns an
-:class:`~pazaak_cli.solve.solver.Advice` whose moves carry their match-win probability. Against a
+:class:`~pazaak_cli.solve.answer_types.Advice` whose moves carry their match-win probability. Against a
 model with a rule (``options.rule``: the KOTOR I rule, the heuristic) the same, solved by
 :mod:`pazaak_cli.solve.match_kotor` (:func:`solve_kotor_match_question`).
 """
@@ -23,13 +23,7 @@ from pazaak_cli.engine.game import FULL_DECK, MatchState, Side
 from pazaak_cli.engine.position_builder import PositionError, Question
 from pazaak_cli.engine.rules import MainDeck, Ruleset
 from pazaak_cli.policies.kotor_rule import DecisionRule
-from pazaak_cli.solve.hand_rows import HandRows, HandsSolved, MoveRow
-from pazaak_cli.solve.match_cache import MAX_ENTRIES, load_entries, save_entries
-from pazaak_cli.solve.match_kotor import KotorMatchSolver, canonical_order, match_hand_orders
-from pazaak_cli.solve.match_native import make_match_solver
-from pazaak_cli.solve.match_solver import MatchMove, MatchSolver, clean_probability
-from pazaak_cli.solve.models import OPTIMAL, OpponentModel
-from pazaak_cli.solve.solver import (
+from pazaak_cli.solve.answer_types import (
     BEST_TOLERANCE,
     Advice,
     Move,
@@ -37,13 +31,20 @@ from pazaak_cli.solve.solver import (
     Outcome,
     SolveOptions,
     SolverTooLarge,
+)
+from pazaak_cli.solve.hand_rows import HandRows, HandsSolved, MoveRow
+from pazaak_cli.solve.hidden_hands import (
     check_hand_sizes,
-    deck_after_draw,
     possible_hands,
     subhand_count,
     weighted_opponent_hands,
-    weighted_sums,
 )
+from pazaak_cli.solve.match_cache import MAX_ENTRIES, load_entries, save_entries
+from pazaak_cli.solve.match_kotor import KotorMatchSolver, canonical_order, match_hand_orders
+from pazaak_cli.solve.match_native import make_match_solver
+from pazaak_cli.solve.match_solver import MatchMove, MatchSolver, clean_probability
+from pazaak_cli.solve.models import OPTIMAL, OpponentModel
+from pazaak_cli.solve.solver import deck_after_draw, weighted_sums
 
 MATCH_MEMO_STATES = 30_000_000
 """The match solver's memo is emptied between questions once it holds this many positions (the

@@ -46,6 +46,7 @@ from pazaak_cli.engine.game import FULL_DECK
 from pazaak_cli.engine.position_builder import Question
 from pazaak_cli.engine.rules import FirstPlayer, Ruleset
 from pazaak_cli.policies.kotor_rule import DecisionRule, kotor_rule
+from pazaak_cli.solve.answer_types import BEST_TOLERANCE, SolverTooLarge
 from pazaak_cli.solve.match_solver import (
     MatchMove,
     MatchStates,
@@ -62,14 +63,7 @@ from pazaak_cli.solve.rule_opponent import (
     canonical_order,
     match_hand_orders,
 )
-from pazaak_cli.solve.solver import (
-    BEST_TOLERANCE,
-    PROGRESS_MASK,
-    DeckDraws,
-    DeckModels,
-    SolverTooLarge,
-    root_moves,
-)
+from pazaak_cli.solve.solver import PROGRESS_MASK, DeckDraws, DeckModels, root_moves
 
 ME, OPP, RANDOM = 0, 1, 2
 """Who opens a set (a *spec*): the advised player, the KOTOR opponent, or a coin."""

@@ -36,9 +36,10 @@ from pazaak_cli.runtime.executors import (
     resident_bytes,
     solver_processes,
 )
+from pazaak_cli.solve.answer_types import BEST_TOLERANCE, SolverTooLarge
 from pazaak_cli.solve.match_pipeline import Pipeline
 from pazaak_cli.solve.match_solver import PLAYING, STANDING, Level, MatchKey, MatchSolver, Pair
-from pazaak_cli.solve.solver import BEST_TOLERANCE, DeckDraws, SolverTooLarge
+from pazaak_cli.solve.solver import DeckDraws
 
 _fastmatch: Any = None
 with contextlib.suppress(ImportError):  # the optional C inner loop (setup.py builds it)

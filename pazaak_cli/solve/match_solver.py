@@ -45,18 +45,16 @@ from pazaak_cli.engine.game import FULL_DECK, Side
 from pazaak_cli.engine.position_builder import Question
 from pazaak_cli.engine.rules import FirstPlayer, NineCards, Ruleset
 from pazaak_cli.runtime.executors import resident_bytes
+from pazaak_cli.solve.answer_types import BEST_TOLERANCE, Move, SolverTooLarge
 from pazaak_cli.solve.match_pipeline import PeerLost, Pipeline
 from pazaak_cli.solve.solver import (
-    BEST_TOLERANCE,
     BUST_END,
     FREE_END,
     NINTH_BUST_END,
     NINTH_WIN_END,
     PROGRESS_MASK,
     DeckModels,
-    Move,
     SetSolver,
-    SolverTooLarge,
     compact_side,
     root_moves,
     turn_end,

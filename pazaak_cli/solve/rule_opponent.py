@@ -47,6 +47,7 @@ from pazaak_cli.policies.kotor_rule import (
     DecisionRule,
     card_tries,
 )
+from pazaak_cli.solve.answer_types import Move
 from pazaak_cli.solve.solver import (
     ACTION_KIND,
     BUST_END,
@@ -58,7 +59,6 @@ from pazaak_cli.solve.solver import (
     PLAIN,
     TIEBREAKER,
     HandFacts,
-    Move,
     compact_side,
     hand_facts,
     label_turn_ends,

@@ -27,10 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-import random
-from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, NamedTuple
 
@@ -42,14 +39,28 @@ from pazaak_cli.engine.game import (
     Phase,
     Placed,
     Side,
-    TableCard,
     current_values,
 )
 from pazaak_cli.engine.position_builder import Question
 from pazaak_cli.engine.rules import FlipTargets, MainDeck, NineCards, Ruleset, Tiebreaker
-from pazaak_cli.policies.kotor_rule import DecisionRule
 from pazaak_cli.runtime.executors import fork_available, run_shared, solver_processes
-from pazaak_cli.solve.models import Objective, OpponentModel, opponent_model
+from pazaak_cli.solve.answer_types import (
+    EPSILON,
+    LOSS,
+    TIE,
+    WIN,
+    Advice,
+    Move,
+    Outcome,
+    SolveOptions,
+    SolverTooLarge,
+    Value,
+    ranked_set_results,
+)
+from pazaak_cli.solve.hidden_hands import (
+    check_hand_sizes,
+    weighted_opponent_hands,
+)
 
 _fastsolve: Any = None
 with contextlib.suppress(ImportError):  # the optional C inner loop (setup.py builds it)
@@ -57,16 +68,8 @@ with contextlib.suppress(ImportError):  # the optional C inner loop (setup.py bu
 if os.environ.get("PAZAAK_PURE_PYTHON"):  # benchmarks compare the two paths
     _fastsolve = None
 
-EPSILON = 1e-12
-"""Two equities closer than this are equal while searching (the float noise is far below)."""
-BEST_TOLERANCE = 1e-9
-"""Moves whose equities differ by at most this are all marked best."""
 
 # Internal values are pairs (equity, p_win) for the player to move.
-Value = tuple[float, float]
-WIN: Value = (1.0, 1.0)
-LOSS: Value = (-1.0, 0.0)
-TIE: Value = (0.0, 0.0)
 
 PROGRESS_MASK = 0x3FFF
 """A Python search checks its bounds and reports progress every 16,384 positions (when
@@ -76,104 +79,6 @@ PLAIN, FLIP24, FLIP36, DOUBLE, TIEBREAKER = range(5)
 """What playing a hand card does in the compact model (:data:`ACTION_KIND` of each card kind):
 add its value, flip the 2s and 4s or the 3s and 6s, copy the card before it, add ±1 as a
 tiebreaker. The KOTOR reply and the match solvers share them."""
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """Exact probabilities of winning, tying and losing the set."""
-
-    p_win: float
-    p_tie: float
-    p_loss: float
-
-    @property
-    def equity(self) -> float:
-        return self.p_win - self.p_loss
-
-    @staticmethod
-    def from_value(value: Value) -> Outcome:
-        """From (equity, p_win); rounding noise below 1e-13 (a sum of exact zeros in floating
-        point) is shown as the 0 it is."""
-        equity, p_win = value
-        p_loss = p_win - equity
-        p_tie = 1.0 - p_win - p_loss
-        return Outcome(*(0.0 if abs(p) < 1e-13 else p for p in (p_win, p_tie, p_loss)))
-
-
-@dataclass(frozen=True)
-class Move:
-    """One legal move of the player to act: an optional hand card, then end, stand or bust."""
-
-    card: Card | None
-    value: int | None
-    then: str
-    """``end``, ``stand`` or ``bust``."""
-    note: str = ""
-    """Why the move is forced, if it is (``automatic stand at 20``, ``ninth card`` ...)."""
-
-    def __str__(self) -> str:
-        if self.card is None:
-            head = {"end": "end turn", "stand": "stand", "bust": "end turn (bust)"}[self.then]
-            return head + (f" ({self.note})" if self.note else "")
-        shown = str(self.card)
-        if self.card.kind not in (CardKind.FLIP_2_4, CardKind.FLIP_3_6, CardKind.DOUBLE):
-            if len(self.card.values) > 1:
-                shown += f" as {self.value:+d}"
-        elif self.card.kind is CardKind.DOUBLE:
-            shown += f" (= {self.value:+d})"
-        tail = {"end": "end turn", "stand": "stand", "bust": "bust"}[self.then]
-        if self.note:
-            tail = self.note
-        return f"play {shown}, {tail}"
-
-
-@dataclass(frozen=True)
-class MoveResult:
-    move: Move
-    outcome: Outcome
-    """The current set's odds along the move's line."""
-    best: bool
-    match_win: float | None = None
-    """The probability of winning the match (match advice only)."""
-    margin: float | None = None
-    """A sampled answer's 95 % interval of the value the moves are ranked by (the match-win
-    probability, else the set's equity) is that value ± this; ``None`` in an exact answer."""
-
-
-@dataclass(frozen=True)
-class Advice:
-    """Every move of a position with its exact outcome, best first."""
-
-    results: tuple[MoveResult, ...]
-    model: str
-    """One sentence: which model was solved."""
-    hands_averaged: int
-    """How many possible opponent hands were averaged (1 when the hand is known or irrelevant)."""
-    fixed_probabilities: bool
-    """True when the deck was approximated by fixed draw probabilities."""
-    states: int
-    """Positions the solver evaluated (memo entries)."""
-    objective: str = "set"
-    """What the best move maximises: ``set`` (the set's equity) or ``match`` (P(win match))."""
-    exactness: str = "exact"
-    """``exact``: every possible opponent hand was solved; ``sampled``: a sample of them, drawn
-    by their deal weights (:mod:`pazaak_cli.solve.budgeted`), each move's value with its
-    interval."""
-    hands_solved: int | None = None
-    """How many distinct possible hands the answer rests on (``None``: as averaged)."""
-    draws: int | None = None
-    """A sampled answer: the draws of the opponent's hand (with replacement) it averages."""
-    seed: str | None = None
-    """A sampled answer: the seed its draws came from (``--seed``)."""
-    confidence: float | None = None
-    """A sampled answer: how sure it is that the move ranked first beats the second (the
-    probability from their paired differences over the draws)."""
-    gap: tuple[float, float] | None = None
-    """A sampled answer: the first move's lead over the second, and half its 95 % interval."""
-
-
-class SolverTooLarge(PazaakError):
-    """The exact solve would exceed its state budget."""
 
 
 # ------------------------------------------------------------------------------------------------
@@ -843,95 +748,8 @@ def standing_side(ruleset: Ruleset, side: Side) -> _Standing:
 # Hidden hands.
 
 
-def possible_hands(
-    deck: Sequence[Card], size: int, played: Sequence[Card] = ()
-) -> list[tuple[tuple[Card, ...], int]]:
-    """Every hand of ``size`` cards drawn without replacement from ``deck`` less ``played``,
-    as (sorted hand, number of ways): the weights of the uniform prior over positions."""
-    remaining = Counter(deck)
-    for card in played:
-        if remaining[card] <= 0:
-            raise PazaakError(
-                f"the opponent played {card}, which its side deck does not hold (often enough)"
-            )
-        remaining[card] -= 1
-    kinds = sorted((card for card, count in remaining.items() if count > 0), key=str)
-    if size > sum(remaining.values()):
-        raise PazaakError(
-            f"the opponent's side deck has {sum(remaining.values())} cards left, "
-            f"fewer than the {size} hidden in its hand"
-        )
-    results: list[tuple[tuple[Card, ...], int]] = []
-
-    def extend(index: int, chosen: list[Card], ways: int) -> None:
-        if len(chosen) == size:
-            results.append((tuple(chosen), ways))
-            return
-        if index == len(kinds):
-            return
-        card = kinds[index]
-        for take in range(min(remaining[card], size - len(chosen)) + 1):
-            extend(index + 1, chosen + [card] * take, ways * _binomial(remaining[card], take))
-
-    extend(0, [], 1)
-    return results
-
-
-def _binomial(n: int, k: int) -> int:
-    result = 1
-    for i in range(k):
-        result = result * (n - i) // (i + 1)
-    return result
-
-
 # ------------------------------------------------------------------------------------------------
 # The public entry point.
-
-
-@dataclass
-class SolveOptions:
-    """How to model what the position does not say."""
-
-    opponent_deck: Sequence[Card] | None = None
-    """The prior of a hidden opponent hand: its side deck."""
-    opponent_played: Sequence[Card] = ()
-    """Cards the opponent played in earlier sets of this match (removed from the prior)."""
-    exact: bool = False
-    """Solve a finite deck without replacement whatever the size (else a budget applies)."""
-    budget: int = 400_000
-    """The state budget of an exact finite-deck solve before it falls back to fixed draws."""
-    progress: Callable[[int, int], None] | None = None
-    """Called as progress(done, total) while averaging hidden hands."""
-    positions: Callable[[int], None] | None = None
-    """Called as positions(solved) every so many positions of a long search (counting those of
-    every hand averaged so far): progress where there is no total to show."""
-    max_hands: int | None = None
-    """Average over at most this many of the opponent's possible hands, drawn by their weights
-    with ``sample_seed`` (the expert player's shortcut); ``None``: every hand, exactly."""
-    sample_seed: str = ""
-    opponent_hands: Sequence[tuple[tuple[Card, ...], int]] | None = None
-    """The hidden hands to average over, with their weights, when the caller chose them (the
-    expert keeps its samples through a set); used instead of the prior."""
-    solver: SetSolver | None = field(default=None, repr=False)
-    """A solver to reuse (its memo carries over), e.g. by the expert player."""
-    opponent: str = "optimal"
-    """How the opponent plays: the name of one of :data:`pazaak_cli.solve.models.OPPONENT_MODELS`
-    (``optimal`` minimises my equity; a model with a rule is replied to by
-    :mod:`pazaak_cli.solve.kotor_reply`)."""
-    objective: str = Objective.SET
-    """What to maximise (an :class:`~pazaak_cli.solve.models.Objective`): ``set`` (this set's
-    equity) or ``match`` (the probability of winning the match:
-    :mod:`pazaak_cli.solve.match_solver`)."""
-
-    @property
-    def model(self) -> OpponentModel:
-        """The opponent model :attr:`opponent` names (:class:`PazaakError` if none)."""
-        return opponent_model(self.opponent)
-
-    @property
-    def rule(self) -> DecisionRule | None:
-        """The opponent's decision rule, ``None`` for an optimal opponent."""
-        return self.model.rule
 
 
 def solve_set_question(question: Question, options: SolveOptions | None = None) -> Advice:
@@ -955,8 +773,11 @@ def solve_set_question(question: Question, options: SolveOptions | None = None) 
         counts = deck_after if any(deck_after) else FULL_DECK
         return bounded_fixed_solver(rules, counts, options, processes)
 
+    reused = options.solver
+    if reused is not None and not isinstance(reused, SetSolver):
+        raise TypeError(f"SolveOptions.solver must be a SetSolver, not {type(reused).__name__}")
     if rules.main_deck is MainDeck.INFINITE:
-        solver = options.solver or fixed_solver()
+        solver = reused or fixed_solver()
         results = _average(
             question,
             solver,
@@ -1016,17 +837,6 @@ def solve_set_question(question: Question, options: SolveOptions | None = None) 
     )
 
 
-def ranked_set_results(results: Sequence[tuple[Move, Outcome]]) -> tuple[MoveResult, ...]:
-    """A set answer's moves best first (by equity, then P(win)), those within
-    :data:`BEST_TOLERANCE` of the best equity marked best."""
-    best_equity = max(outcome.equity for _, outcome in results)
-    ranked = sorted(results, key=lambda item: (-item[1].equity, -item[1].p_win))
-    return tuple(
-        MoveResult(move, outcome, outcome.equity >= best_equity - BEST_TOLERANCE)
-        for move, outcome in ranked
-    )
-
-
 AVERAGE_MEMO_LIMIT = 20_000_000
 """An average over hidden hands shares one memo between the hands (they reach many of the same
 positions); past this many positions it is emptied before the next hand, which bounds its
@@ -1045,11 +855,6 @@ EXACT_MEMO_STATES = 3_000_000
 PYTHON_STATE_BYTES = 200
 """Bytes a position takes in a Python memo (its key, its value pair and the dict's slot),
 measured: the figure the refusals quote."""
-MAX_SUBHANDS = 200_000
-"""A hand's every sub-hand (what it can hold after each play) is interned with its plays: a hand
-with more than this many (a ruleset's hand size of 40) is refused rather than hanging."""
-MAX_HIDDEN_HANDS = 100_000
-"""Averaging over more possible hidden hands than this is refused (give the hand, or sample)."""
 
 
 def bounded_fixed_solver(
@@ -1076,165 +881,11 @@ def hand_processes(other_hands: Sequence[object]) -> int:
     return min(_averaging_processes(other_hands), 2)
 
 
-def subhand_count(hand: Iterable[Card]) -> int:
-    """How many distinct sub-multisets ``hand`` has: what interning it costs."""
-    count = 1
-    for copies in Counter(hand).values():
-        count *= copies + 1
-    return count
-
-
-def check_hand_sizes(
-    rules: Ruleset,
-    mine: Sequence[Sequence[Card]],
-    others: Sequence[tuple[tuple[Card, ...], int]],
-) -> None:
-    """Refuse, with the reason, a solve whose hands are too large to explore (a variant with a
-    hand size of 40), or too many to average, instead of running out of time or memory."""
-    if len(others) > MAX_HIDDEN_HANDS:
-        raise SolverTooLarge(
-            f"the opponent's hidden hand could be any of {len(others):,} hands, more than the "
-            f"{MAX_HIDDEN_HANDS:,} an exact average can take; give its hand (--opp-hand)"
-        )
-    for whose, hand in [("your", h) for h in mine] + [("the opponent's", h) for h, _ in others]:
-        count = subhand_count(hand)
-        if count > MAX_SUBHANDS:
-            raise SolverTooLarge(
-                f"{whose} hand of {len(hand)} cards can be left in {count:,} ways as it is "
-                f"played, more than the {MAX_SUBHANDS:,} the solver can explore (hand size "
-                f"{rules.hand_size} in {rules.spec}); solve a ruleset with a smaller hand size"
-            )
-
-
 EXACT_PROBE_STATES = 20_000
 """Both players still drawing from a finite deck: the exact solve is tried only when the solve
 with fixed draw probabilities needed at most this many positions..."""
 EXACT_BUDGET_FACTOR = 40
 """...and it may then use at most this many times as many positions."""
-
-
-def hidden_hands(
-    side: Side,
-    deck: Sequence[Card],
-    earlier: Sequence[Card],
-    *,
-    earlier_table: Sequence[TableCard] = (),
-    ruleset: Ruleset | None = None,
-) -> tuple[list[tuple[tuple[Card, ...], int]], list[Card]]:
-    """Every hand ``side`` can be hiding, with its exact weight; and the cards it most likely
-    played in this set (:func:`played_cards`: the most specific card behind each value).
-
-    The deal is uniform: ``deck``'s positions, of which the hand cards played in earlier sets
-    (``earlier``, known cards; ``earlier_table``, only seen on the table) and in this one (read
-    from its table) are among the dealt ones. A value on a table can have come from several
-    cards of the deck (a +5 from a +5 or a ±5 card): every way counts, as :func:`played_posterior`
-    says. ``ruleset``: refuse a deck that could not be played under it (:func:`check_prior`)."""
-    if ruleset is not None:
-        check_prior(deck, ruleset)
-    prior = list(deck)
-    for card in earlier:
-        if card not in prior:
-            raise PazaakError(
-                f"the opponent played {card} in an earlier set, but its side deck holds no "
-                "such card (or not that many)"
-            )
-        prior.remove(card)
-    shown = [*earlier_table, *side.table]
-    played = played_cards(side.table, prior)
-    return played_posterior(shown, prior, len(side.hand)), played
-
-
-def played_posterior(
-    table: Sequence[TableCard], deck: Sequence[Card], size: int
-) -> list[tuple[tuple[Card, ...], int]]:
-    """The hands of ``size`` cards left to a player who played the hand cards on ``table`` from
-    the side deck ``deck``, each with its exact weight: the number of (deal, which dealt card
-    made each played value) pairs that leave it, for a uniform deal of ``size`` plus the played
-    cards distinct positions of ``deck``.
-
-    A value seen on a table may have come from several cards (+5: a +5 or a ±5; +1: a +1, a ±1 or
-    a ±1/2). Taking it for the most specific one would drop every deal where it was the other:
-    a ±5 still held would weigh as if no ±5 could have been played. So the assignments are
-    enumerated, merged by the cards they leave (a few states: the cards that could have made a
-    value), and each weighs the ordered ways to pick its played positions times the hands the
-    rest of the deck can deal (:func:`possible_hands`)."""
-    states: dict[tuple[tuple[Card, int], ...], int] = {
-        tuple(sorted(Counter(deck).items(), key=_by_card)): 1
-    }
-    for placed in table:
-        if placed.placed is Placed.MAIN:
-            continue
-        candidates = _candidates(placed.placed, placed.value)
-        after: dict[tuple[tuple[Card, int], ...], int] = {}
-        for counts, ways in states.items():
-            left = dict(counts)
-            for card in candidates:
-                held = left.get(card, 0)
-                if held:
-                    rest = tuple((c, n - (c == card)) for c, n in counts if n - (c == card))
-                    after[rest] = after.get(rest, 0) + ways * held
-        if not after:
-            raise PazaakError(
-                f"the opponent's table shows {placed}, which no card left in its side deck "
-                "could have made"
-            )
-        states = after
-    for counts in states:
-        found = hand_count([n for _, n in counts], size)
-        if found > MAX_HIDDEN_HANDS:
-            raise SolverTooLarge(
-                f"the opponent's {size} hidden cards could be any of {found:,} hands, more than "
-                f"the {MAX_HIDDEN_HANDS:,} an exact average can take; give its hand (--opp-hand)"
-            )
-    hands: dict[tuple[Card, ...], int] = {}
-    for counts, ways in states.items():
-        remaining = [card for card, count in counts for _ in range(count)]
-        for hand, dealt in possible_hands(remaining, size):
-            hands[hand] = hands.get(hand, 0) + ways * dealt
-    return list(hands.items())
-
-
-def hand_count(copies: Sequence[int], size: int) -> int:
-    """How many distinct hands of ``size`` cards a deck holding ``copies`` of each of its kinds
-    can deal (counted, not listed: a check before :func:`possible_hands` lists them)."""
-    ways = [1] + [0] * size  # ways[n]: distinct hands of n cards from the kinds so far
-    for count in copies:
-        ways = [sum(ways[n - take] for take in range(min(count, n) + 1)) for n in range(size + 1)]
-    return ways[size]
-
-
-def _by_card(item: tuple[Card, int]) -> str:
-    return str(item[0])
-
-
-def check_prior(deck: Sequence[Card], ruleset: Ruleset) -> None:
-    """Refuse a side deck given as the prior of a hidden hand that ``ruleset`` does not allow
-    (a KOTOR II deck under kotor1 would solve a game that cannot be played)."""
-    for card in deck:
-        if not ruleset.allows(card):
-            raise PazaakError(
-                f"the opponent's side deck holds {card}, which is not in the {ruleset.spec} card "
-                "pool: give a deck of that ruleset (or the ruleset of that deck)"
-            )
-
-
-def weighted_opponent_hands(
-    side: Side, options: SolveOptions, ruleset: Ruleset | None = None
-) -> list[tuple[tuple[Card, ...], int]]:
-    """The opponent's possible hands with their weights (one, if it is known or irrelevant);
-    a prior deck ``ruleset`` does not allow is refused."""
-    if side.standing or side.hand_known:
-        return [(tuple(card for card in side.hand if card is not None), 1)]
-    if options.opponent_hands is not None:
-        return list(options.opponent_hands)
-    if options.opponent_deck is None:
-        raise PazaakError("the opponent's hand is hidden: give its side deck as the prior")
-    hands, _ = hidden_hands(side, options.opponent_deck, options.opponent_played, ruleset=ruleset)
-    if options.max_hands is None or len(hands) <= options.max_hands:
-        return hands
-    rng = random.Random(options.sample_seed)
-    drawn = rng.choices(range(len(hands)), weights=[ways for _, ways in hands], k=options.max_hands)
-    return [(hands[index][0], drawn.count(index)) for index in sorted(set(drawn))]
 
 
 def deck_after_draw(state: MatchState, drawn: int) -> _Deck:
@@ -1245,48 +896,6 @@ def deck_after_draw(state: MatchState, drawn: int) -> _Deck:
     if deck[drawn - 1] == 0:
         raise PazaakError(f"no {drawn} is left in the main deck to draw")
     return deck[: drawn - 1] + (deck[drawn - 1] - 1,) + deck[drawn:]
-
-
-def played_cards(table: Sequence[TableCard], deck: Sequence[Card]) -> list[Card]:
-    """The side cards behind the hand cards on a table, as cards of the side deck ``deck``.
-
-    The table shows a played ± card only as its signed value, so a +3 on the table is taken to
-    be a +3 card if the deck holds one, else a ±3, else a ±1/2 (for ±1 and ±2): the most specific
-    card that could have produced it.
-    """
-    left = Counter(deck)
-    cards: list[Card] = []
-    for placed in table:
-        if placed.placed is Placed.MAIN:
-            continue
-        for candidate in _candidates(placed.placed, placed.value):
-            if left[candidate] > 0:
-                left[candidate] -= 1
-                cards.append(candidate)
-                break
-        else:
-            raise PazaakError(
-                f"the opponent's table shows {placed}, which no card left in its side deck "
-                "could have made"
-            )
-    return cards
-
-
-def _candidates(placed: Placed, value: int) -> list[Card]:
-    if placed is Placed.TIEBREAKER:
-        return [Card(CardKind.TIEBREAKER)]
-    if placed is Placed.FLIP_2_4:
-        return [Card(CardKind.FLIP_2_4)]
-    if placed is Placed.FLIP_3_6:
-        return [Card(CardKind.FLIP_3_6)]
-    if placed is Placed.DOUBLE:
-        return [Card(CardKind.DOUBLE)]
-    magnitude = abs(value)
-    exact = Card(CardKind.PLUS if value > 0 else CardKind.MINUS, magnitude)
-    found = [exact, Card(CardKind.PLUS_MINUS, magnitude)]
-    if magnitude <= 2:
-        found.append(Card(CardKind.PLUS_MINUS_1_2))
-    return found
 
 
 FORK_MIN_HANDS = 16
@@ -1485,12 +1094,41 @@ def deck_model_said(rules: Ruleset, fixed: bool, deck_after: Sequence[int]) -> s
 
 
 __all__ = [
-    "Advice",
-    "Move",
-    "MoveResult",
-    "Outcome",
+    "ACTION_KIND",
+    "BUST_END",
+    "DOUBLE",
+    "EXACT_PROBE_STATES",
+    "FLIP24",
+    "FLIP36",
+    "FREE_END",
+    "HANDS_SHARING",
+    "NINTH_BUST_END",
+    "NINTH_WIN_END",
+    "PLAIN",
+    "PROGRESS_MASK",
+    "TIEBREAKER",
+    "DeckDraws",
+    "DeckModels",
+    "HandFacts",
+    "HandJob",
     "SetSolver",
-    "SolveOptions",
-    "possible_hands",
+    "averaged_outcomes",
+    "bounded_fixed_solver",
+    "compact_side",
+    "deck_after_draw",
+    "deck_model_said",
+    "describe_model",
+    "hand_facts",
+    "hand_processes",
+    "hand_values",
+    "label_turn_ends",
+    "place_card",
+    "place_flip",
+    "playing_side",
+    "question_moves",
+    "root_moves",
     "solve_set_question",
+    "standing_side",
+    "turn_end",
+    "weighted_sums",
 ]

@@ -8,8 +8,8 @@ from typing import Any
 from pazaak_cli.engine.notation import format_position
 from pazaak_cli.engine.position_builder import Question
 from pazaak_cli.solve.advice import FallbackAdvice
+from pazaak_cli.solve.answer_types import Advice, MoveResult
 from pazaak_cli.solve.budgeted import SampledAdvice
-from pazaak_cli.solve.solver import Advice, MoveResult
 
 
 def advice_json(advice: Advice, question: Question) -> dict[str, Any]:

@@ -38,7 +38,9 @@ from pazaak_cli.engine.game import COPIES_PER_VALUE, FULL_DECK, MAIN_VALUES, Pla
 from pazaak_cli.engine.position_builder import PositionError, Question, build_question
 from pazaak_cli.engine.rules import MainDeck, Ruleset
 from pazaak_cli.solve.advice import solve_question
+from pazaak_cli.solve.answer_types import Advice, Move, MoveResult, SolveOptions
 from pazaak_cli.solve.budgeted import DEFAULT_SEED, MIN_HANDS
+from pazaak_cli.solve.hidden_hands import weighted_opponent_hands
 from pazaak_cli.solve.match_advice import match_other_hands
 from pazaak_cli.solve.models import (
     OPTIMAL,
@@ -48,14 +50,7 @@ from pazaak_cli.solve.models import (
     opponent_model,
 )
 from pazaak_cli.solve.sampling import HandDraws
-from pazaak_cli.solve.solver import (
-    Advice,
-    Move,
-    MoveResult,
-    SetSolver,
-    SolveOptions,
-    weighted_opponent_hands,
-)
+from pazaak_cli.solve.solver import SetSolver
 from pazaak_cli.solve.time_budget import TimeBudget
 
 CHART_MEMO_STATES = 12_000_000
@@ -415,7 +410,7 @@ def possible_hands(spec: ChartSpec, questions: Iterable[Question], options: Solv
     """The hands the opponent may hold that the cells average, with their deal weights (one
     hand when there is nothing to average: a known hand, or none hidden). A cell's hands depend
     on the opponent's side only through its hand's size, whether it stands and the hand cards on
-    its table (:func:`~pazaak_cli.solve.solver.hidden_hands`); the chart's tables hold main-deck
+    its table (:func:`~pazaak_cli.solve.hidden_hands.hidden_hands`); the chart's tables hold main-deck
     cards only, so every cell that averages a hidden hand averages the same hands, in the same
     order. They are found once per such side, and a cell with other hands is refused (it cannot
     happen: the check keeps it so)."""

@@ -66,6 +66,7 @@ from pazaak_cli.engine.position_builder import PositionError, question_from_stat
 from pazaak_cli.engine.rules import DEFAULT_RULESET, PRESETS, Ruleset, parse_ruleset
 from pazaak_cli.players.roster import POLICY_HELP, POLICY_NAMES, Player, make_player
 from pazaak_cli.runtime.savefile import SaveFileError, read_save, write_save
+from pazaak_cli.solve.answer_types import Advice
 from pazaak_cli.solve.answers import AnswerRequest, answer, choose_objective
 from pazaak_cli.solve.budgeted import DEFAULT_SECONDS, Refinement
 from pazaak_cli.solve.models import (
@@ -75,7 +76,6 @@ from pazaak_cli.solve.models import (
     model_of_player,
     opponent_model,
 )
-from pazaak_cli.solve.solver import Advice
 from pazaak_cli.solve.time_budget import TimeBudget
 from pazaak_cli.tools.advice_report import advice_json
 from pazaak_cli.tools.session import HUMAN, MatchSession, Seat, format_action
