@@ -9,17 +9,20 @@ own package or of the packages below it, never in a circle, and only at module l
    advise`` does not load ``play`` and ``simulate``): the one import of a package module made
    inside a function; and the public Python API (docs/api.md), the names a program imports.
 2. ``commands``: one module per command and the options they share; thin shells that parse,
-   call the library and print.
-3. ``rl``: the Gymnasium and PettingZoo environments (the optional ``rl`` extra: only this
+   ask the library and print.
+3. ``terminal``: what a person at a terminal reads and types, written once for every command
+   (colour, wrapped lines, progress bars, typed lines, the table of moves, a match's events and
+   board, the hint of ``play``).
+4. ``rl``: the Gymnasium and PettingZoo environments (the optional ``rl`` extra: only this
    package imports gymnasium and pettingzoo; nothing imports it but a program).
-4. ``tools``: what a player does with the library (a match at the keyboard, a game followed,
+5. ``tools``: what a player does with the library (a match at the keyboard, a game followed,
    tournaments, the deck builder, the strategy chart, the engine protocol).
-5. ``players``: the named players, rule-based and solver-backed.
-6. ``solve``: the exact solvers, their C inner loops, and the answers (exact, or within a time
-   budget) built on them.
-7. ``policies``: the game's fixed decision rules (the KOTOR I computer's, the heuristic's).
-8. ``runtime``: where batches of work run (processes, a Dask cluster) and save files.
-9. ``engine``: cards, rulesets, positions and their notation, side decks, the game itself.
+6. ``players``: the named players, rule-based and solver-backed.
+7. ``solve``: the exact solvers, their C inner loops, and the answer service (exact, or within
+   a time budget) built on them.
+8. ``policies``: the game's fixed decision rules (the KOTOR I computer's, the heuristic's).
+9. ``runtime``: where batches of work run (processes, a Dask cluster) and save files.
+10. ``engine``: cards, rulesets, positions and their notation, side decks, the game itself.
 
 docs/architecture.md draws the layers and shows where a new opponent model or objective plugs in.
 """

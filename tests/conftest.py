@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pytest
 
+from pazaak_cli.solve import match_solver
 from pazaak_cli.solve.match_advice import clear_shared_solvers
 
 CLEARED = (
@@ -45,3 +46,17 @@ def same_environment_for_every_test(
     # the match answer's cache on disk: a fresh directory, never the caller's
     monkeypatch.setenv("PAZAAK_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
     clear_shared_solvers()
+
+
+FRESH_PROCESS_BYTES = 200_000_000
+"""About what a fresh ``pazaak`` process holds before its first exact solve."""
+
+
+@pytest.fixture
+def room_of_a_fresh_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An exact-deck solve gets the room it would have in a fresh process: its memory bound
+    counts this process's resident memory, which the earlier tests of a long-lived test worker
+    grew (up to 2.4 GB measured, freed memory the allocator keeps), so it is pinned. The bound
+    itself is tested in tests/test_exact_memory.py; this is for tests of what the exact solve
+    answers."""
+    monkeypatch.setattr(match_solver, "resident_bytes", lambda: FRESH_PROCESS_BYTES)

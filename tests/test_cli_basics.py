@@ -16,8 +16,9 @@ from click.testing import CliRunner
 
 from pazaak_cli import __version__
 from pazaak_cli.cli import main
-from pazaak_cli.commands.common import PazaakGroup, printable
+from pazaak_cli.commands.common import PazaakGroup
 from pazaak_cli.engine.errors import CardError, InputError
+from pazaak_cli.terminal.text import printable
 
 ESCAPE = "\x1b["
 

@@ -11,7 +11,6 @@ import pytest
 from click.testing import CliRunner
 
 from pazaak_cli.cli import main
-from pazaak_cli.commands.advise_cmd import ANY_VALUE, render_advice
 from pazaak_cli.engine.cards import parse_cards
 from pazaak_cli.engine.decks import sample_deck
 from pazaak_cli.engine.notation import parse_table
@@ -23,6 +22,7 @@ from pazaak_cli.solve.answer_types import Move, MoveResult, Outcome, SolveOption
 from pazaak_cli.solve.budgeted import Refinement, SampledAdvice
 from pazaak_cli.solve.hand_rows import HandRows
 from pazaak_cli.solve.time_budget import TimeBudget
+from pazaak_cli.terminal.advice_table import ANY_VALUE, render_advice
 
 HIDDEN = ["--table", "8 5", "--hand", "+1 -2 ±3", "--opp-table", "10", "--opp-hand-size", "4"]
 HIDDEN += ["--opp-deck", "kotor1-starter", "--objective", "set", "--main-deck", "infinite"]

@@ -119,7 +119,17 @@ SCANS = {module: _scan(module) for module in MODULES}
 IMPORTS = [found for imports, _ in SCANS.values() for found in imports]
 
 
-LAYERS = ("engine", "runtime", "policies", "solve", "players", "tools", "rl", "commands")
+LAYERS = (
+    "engine",
+    "runtime",
+    "policies",
+    "solve",
+    "players",
+    "tools",
+    "rl",
+    "terminal",
+    "commands",
+)
 """The layer packages, from the bottom up; ``cli``, ``__main__`` and ``api`` stand above them
 all and the package's ``__init__`` (its version) below."""
 

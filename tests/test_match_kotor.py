@@ -438,6 +438,7 @@ def test_a_bounded_memo_is_emptied_between_match_states_and_keeps_its_budget() -
         tight.solve_moves(question_from_state(state), other, current_deck=None, budget=needed // 2)
 
 
+@pytest.mark.usefixtures("room_of_a_fresh_process")
 def test_exact_decks_share_one_model_and_answer_as_a_fresh_solver() -> None:
     """As for the match solver: every deck drawn without replacement shares one deck model, and
     a solver that answered other exact questions first gives exactly what a fresh one gives."""

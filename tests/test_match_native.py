@@ -185,6 +185,7 @@ EXACT_DECKS = [
 
 
 @pytest.mark.parametrize(("spec", "hands", "score", "seed", "decisions"), CASES[::2])
+@pytest.mark.usefixtures("room_of_a_fresh_process")
 def test_an_exact_current_deck_is_solved_by_the_core_as_python_solves_it(
     spec: str, hands: tuple[str, str], score: tuple[int, int], seed: int, decisions: int
 ) -> None:
@@ -199,6 +200,7 @@ def test_an_exact_current_deck_is_solved_by_the_core_as_python_solves_it(
     assert not fast._groups and fast._py_positions == 0
 
 
+@pytest.mark.usefixtures("room_of_a_fresh_process")
 def test_bound_memo_forgets_the_exact_positions_past_their_slots() -> None:
     """The core numbers each (context, deck) pair of a set drawn exactly (a slot); past
     ``exact_slots_kept`` of them, bound_memo (between searches) forgets those positions, so a

@@ -25,8 +25,7 @@ from hypothesis import strategies as st
 
 from pazaak_cli.cli import main
 from pazaak_cli.commands import play_cmd
-from pazaak_cli.commands.common import wrap_lines
-from pazaak_cli.commands.play_cmd import CLEAR_SCREEN, RECAP, computer_player
+from pazaak_cli.commands.play_cmd import RECAP, computer_player
 from pazaak_cli.engine.cards import Card, parse_cards
 from pazaak_cli.engine.decks import load_deck
 from pazaak_cli.engine.errors import IllegalActionError
@@ -36,6 +35,9 @@ from pazaak_cli.engine.position_builder import Question
 from pazaak_cli.engine.rules import parse_ruleset
 from pazaak_cli.runtime.savefile import DATA_DIR_ENV, read_save
 from pazaak_cli.solve import answers, match_advice
+from pazaak_cli.terminal import hint, lines
+from pazaak_cli.terminal.lines import CLEAR_SCREEN
+from pazaak_cli.terminal.text import wrap_lines
 from pazaak_cli.tools.session import (
     HUMAN,
     CommandError,
@@ -331,9 +333,7 @@ def test_hint_shows_the_solvers_table_for_the_players_view(monkeypatch: pytest.M
         return "advice"
 
     monkeypatch.setattr(answers, "solve_question", fake_advise)
-    monkeypatch.setattr(
-        play_cmd, "render_advice", lambda advice, asks, note=None: f"TABLE OF {advice}"
-    )
+    monkeypatch.setattr(hint, "render_advice", lambda advice, asks, note=None: f"TABLE OF {advice}")
     result = play(["--deck", "kotor1-starter", "--seed", "22", "--time", "0"], ["hint", "q"])
     assert "> hint\nTABLE OF advice\n" in result.stdout
     assert seen["view"].sides[1].hand == (None, None, None, None)
@@ -712,7 +712,7 @@ def test_hot_seat_on_a_terminal_clears_the_screen_between_players(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(play_cmd, "stdin_is_terminal", lambda: True)
-    monkeypatch.setattr(play_cmd, "stdout_is_terminal", lambda: True)
+    monkeypatch.setattr(lines, "stdout_is_terminal", lambda: True)
     result = play(
         ["--opponent", "human", "--deck", "kotor1-starter", "--opp-deck", "kotor1-starter"]
         + ["--seed", "4"],
@@ -734,7 +734,7 @@ def test_resumed_hot_seat_on_a_terminal_hands_over_before_any_hand_is_shown(
     args = ["--opponent", "human", "--deck", "kotor1-starter", "--opp-deck", "kotor1-starter"]
     play([*args, "--seed", "4", "--save", str(save)], ["e"])
     monkeypatch.setattr(play_cmd, "stdin_is_terminal", lambda: True)
-    monkeypatch.setattr(play_cmd, "stdout_is_terminal", lambda: True)
+    monkeypatch.setattr(lines, "stdout_is_terminal", lambda: True)
     result = play(["--resume", str(save)], ["", "q"])
     before_enter = result.stdout.split("press Enter to see your hand.")[0]
     assert "hand: 1)" not in before_enter

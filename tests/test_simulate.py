@@ -24,13 +24,13 @@ import pytest
 from click.testing import CliRunner, Result
 
 from pazaak_cli.cli import main
-from pazaak_cli.commands import common
 from pazaak_cli.engine.decks import load_deck
 from pazaak_cli.engine.errors import PazaakError
 from pazaak_cli.engine.game import MatchState, Phase, deal_hand, new_match, set_outcome
 from pazaak_cli.engine.rules import KOTOR1, KOTOR2
 from pazaak_cli.players.roster import POLICY_HELP, POLICY_NAMES, Player, make_player
 from pazaak_cli.runtime.executors import LocalProcesses
+from pazaak_cli.terminal import text
 from pazaak_cli.tools import simulate as simulate_module
 from pazaak_cli.tools.simulate import (
     Entrant,
@@ -447,14 +447,14 @@ def test_help_shows_the_policies_and_examples() -> None:
 def test_the_progress_bar_waits_a_second_and_needs_a_terminal(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    quiet = common.LazyProgress(100, enabled=True)
+    quiet = text.LazyProgress(100, enabled=True)
     quiet(10)  # well under a second
     assert quiet.bar is None
-    off = common.LazyProgress(100, enabled=False)
-    monkeypatch.setattr(common, "PROGRESS_AFTER_SECONDS", 0.0)
+    off = text.LazyProgress(100, enabled=False)
+    monkeypatch.setattr(text, "PROGRESS_AFTER_SECONDS", 0.0)
     off(10)
     assert off.bar is None
-    shown = common.LazyProgress(100, enabled=True)
+    shown = text.LazyProgress(100, enabled=True)
     shown(10)
     assert shown.bar is not None
     shown(90)

@@ -7,19 +7,15 @@ import sys
 import time
 
 import click
-from tabulate import tabulate
 
 from pazaak_cli.commands.common import (
     EXIT_CODES,
-    SolveProgress,
     budget_seconds,
     emit_json,
     json_option,
     ruleset_option,
     sample_options,
-    style,
     time_option,
-    wrap_lines,
 )
 from pazaak_cli.commands.deck_option import deck_option
 from pazaak_cli.commands.position_options import (
@@ -39,17 +35,14 @@ from pazaak_cli.engine.game import TableCard
 from pazaak_cli.engine.notation import parse_position, parse_table
 from pazaak_cli.engine.position_builder import Question, build_question, question_from_state
 from pazaak_cli.engine.rules import DEFAULT_RULESET, MainDeck, Ruleset, parse_ruleset
-from pazaak_cli.solve.answer_types import Advice
 from pazaak_cli.solve.answers import AnswerRequest, answer
 from pazaak_cli.solve.budgeted import (
-    ADVISE_ASKS,
     DEFAULT_SECONDS,
-    Asks,
-    SampledAdvice,
-    confidence_note,
 )
 from pazaak_cli.solve.models import objective_named, opponent_model
 from pazaak_cli.solve.time_budget import TimeBudget
+from pazaak_cli.terminal.advice_table import render_advice
+from pazaak_cli.terminal.text import SolveProgress, wrap_lines
 from pazaak_cli.tools.advice_report import advice_json
 
 
@@ -301,92 +294,3 @@ def _position_line(question: Question) -> str:
     opp = " ".join(str(card) for card in other.table) or "empty"
     stood = ", stands" if other.standing else ""
     return f"Your table {table}; opponent's {opp}{stood}."
-
-
-OBJECTIVE_LINES = {
-    "set": "Best for this set only: a card you play now is gone for the rest of the match.",
-    "match": "Best for the whole match: the odds of winning it, the cards kept for later "
-    "sets counted.",
-}
-"""The first line of every table of moves: what the best move maximises, in plain words."""
-
-FIXED_DECK_SAID = "deck approximated by fixed draw probabilities (exact solve too large; --exact)"
-"""What the set solver's model line says of a deck drawn with fixed odds (read here to put it in
-plain words and name only what the command takes)."""
-
-ANY_VALUE = "(any)"
-"""The ± of a value whose interval spans every value it can take: no information."""
-
-
-def model_text(model: str, exact_option: str | None) -> str:
-    """A model line as the player reads it: the deck drawn with fixed odds said in plain
-    words, naming ``exact_option`` (what asks for the exact deck there) only where the
-    command takes one."""
-    plain = "cards drawn at the odds of the deck as it is now (counting each card as it goes "
-    plain += f"is too large to solve; {exact_option} tries it)" if exact_option else "is too large)"
-    return model.replace(FIXED_DECK_SAID, plain)
-
-
-def render_advice(advice: Advice, asks: Asks = ADVISE_ASKS, note: str | None = None) -> str:
-    """The human table of moves, best first (``pazaak play``'s hint and ``pazaak follow``
-    show the same, with ``asks`` naming what the user can type there): what the best move
-    maximises first, for match advice the match-win column first, then the set's odds along
-    the same line; ``note`` (why this objective) right under the first line. In a sampled
-    answer, a value the same in every hand solved has no ±, and a
-    ± whose interval spans every value the column can take says :data:`ANY_VALUE`."""
-    match = advice.objective == "match"
-    sampled = advice.exactness == "sampled"
-    same = advice.same if isinstance(advice, SampledAdvice) else ()
-    rows = []
-    blank = spans = False
-    for place, result in enumerate(advice.results):
-        o = result.outcome
-        mark = style("best", bold=True, fg="green") if result.best else ""
-        row = [mark, str(result.move)]
-        value = (result.match_win or 0.0) if match else o.equity
-        low = 0.0 if match else -1.0
-        margin = result.margin or 0.0
-        if place < len(same) and same[place]:
-            shown, blank = "", True
-        elif value - margin <= low and value + margin >= 1.0:
-            shown, spans = ANY_VALUE, True
-        else:
-            shown = f"{100 * margin:.2f}"
-        if match:
-            row.append(f"{100 * value:.2f}")
-            if sampled:
-                row.append(shown)
-        row += [f"{100 * o.p_win:.2f}", f"{100 * o.p_tie:.2f}", f"{100 * o.p_loss:.2f}"]
-        if not match:
-            row.append(f"{100 * o.equity:+.2f}")
-            if sampled:
-                row.append(shown)
-        rows.append(row)
-    if match:
-        headers = ["", "move", "match win %", *(["±"] if sampled else []), "set win %"]
-        headers += ["tie %", "loss %"]
-    else:
-        headers = ["", "move", "win %", "tie %", "loss %", "win-loss", *(["±"] if sampled else [])]
-    table = tabulate(
-        rows,
-        headers=headers,
-        disable_numparse=True,
-        colalign=("left", "left", *("right",) * (len(headers) - 2)),
-    )
-    lines = [
-        OBJECTIVE_LINES.get(advice.objective, ""),
-        note or "",
-        f"Model: {model_text(advice.model, asks.exact_deck)}.",
-        table,
-    ]
-    if blank:
-        solved = advice.hands_solved
-        lines.append(f"No ±: the same value in every one of the {solved} hands solved.")
-    if spans:
-        lines.append(
-            f"{ANY_VALUE}: too few hands for an interval; it could be any value the column takes."
-        )
-    verdict = confidence_note(advice, asks)
-    if verdict:
-        lines.append(verdict)
-    return "\n".join(line for line in lines if line)

@@ -13,15 +13,12 @@ import click
 
 from pazaak_cli.commands.common import (
     EXIT_CODES,
-    LazyProgress,
     UsageFailure,
     budget_seconds,
     emit_json,
     json_option,
-    printable,
     ruleset_option,
     sample_options,
-    style,
     time_option,
 )
 from pazaak_cli.commands.deck_option import deck_option
@@ -42,6 +39,7 @@ from pazaak_cli.engine.rules import DEFAULT_RULESET, MainDeck, Ruleset, parse_ru
 from pazaak_cli.solve.answer_types import Move
 from pazaak_cli.solve.budgeted import OVERRUN_SLACK, overrun_note
 from pazaak_cli.solve.time_budget import TimeBudget
+from pazaak_cli.terminal.text import LazyProgress, printable, style
 from pazaak_cli.tools.chart import (
     CLOSE_CALL,
     DEFAULT_CHART_SECONDS,

@@ -19,21 +19,18 @@ import click
 from tabulate import tabulate
 
 from pazaak_cli.commands.common import (
-    LazyProgress,
     UsageFailure,
-    elapsed_text,
+    cluster_option,
     emit_json,
     json_option,
-    printable,
     ruleset_option,
     seed_option,
-    style,
 )
-from pazaak_cli.commands.simulate_cmd import cluster_option
 from pazaak_cli.engine.decks import load_deck
 from pazaak_cli.engine.rules import Ruleset
 from pazaak_cli.players.roster import POLICY_NAMES
 from pazaak_cli.runtime.executors import available_cores, make_executor
+from pazaak_cli.terminal.text import LazyProgress, elapsed_text, printable, style
 from pazaak_cli.tools.deckbuild import (
     DEFAULT_FIELD_POLICY,
     POOL_COPIES,

@@ -10,8 +10,7 @@ import click
 from click.shell_completion import CompletionItem
 from tabulate import tabulate
 
-from pazaak_cli.commands.common import emit_json, json_option, ruleset_option, style, wrap_lines
-from pazaak_cli.commands.validate_cmd import summary_table
+from pazaak_cli.commands.common import emit_json, json_option, ruleset_option
 from pazaak_cli.engine.decks import (
     DEFAULT_DECKS,
     SideDeck,
@@ -21,6 +20,8 @@ from pazaak_cli.engine.decks import (
     sample_names,
 )
 from pazaak_cli.engine.rules import Ruleset
+from pazaak_cli.terminal.deck_table import summary_table
+from pazaak_cli.terminal.text import style, wrap_lines
 
 
 class SampleName(click.ParamType):  # type: ignore[type-arg]

@@ -19,23 +19,14 @@ from typing import Any, TypeVar
 
 import click
 
-from pazaak_cli.commands.advise_cmd import render_advice
 from pazaak_cli.commands.common import (
-    SolveProgress,
+    EXIT_INTERRUPTED,
     budget_seconds,
     fail,
-    printable,
     ruleset_option,
     time_option,
 )
 from pazaak_cli.commands.deck_option import deck_option
-from pazaak_cli.commands.play_cmd import (
-    EXIT_INTERRUPTED,
-    MAX_LINE_BYTES,
-    TOO_LONG,
-    LineReader,
-    stdin_is_terminal,
-)
 from pazaak_cli.commands.position_options import CARDS, OPPONENT_HELP
 from pazaak_cli.engine.cards import Card, CardKind
 from pazaak_cli.engine.decks import SideDeck, load_deck
@@ -57,6 +48,9 @@ from pazaak_cli.solve.answer_types import Advice
 from pazaak_cli.solve.answers import Answer, answer
 from pazaak_cli.solve.budgeted import DEFAULT_SECONDS, FOLLOW_ASKS, Refinement
 from pazaak_cli.solve.models import OPPONENT_MODELS, opponent_model
+from pazaak_cli.terminal.advice_table import render_advice
+from pazaak_cli.terminal.lines import MAX_LINE_BYTES, TOO_LONG, LineReader, stdin_is_terminal
+from pazaak_cli.terminal.text import SolveProgress, printable
 from pazaak_cli.tools.advice_report import advice_json
 from pazaak_cli.tools.board import board_head, seen_text, table_text
 from pazaak_cli.tools.follow import (

@@ -16,16 +16,13 @@ import dataclasses
 import os
 import random
 import shlex
-import shutil
 import sys
 import time
-from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import click
 
-from pazaak_cli.commands.advise_cmd import render_advice
 from pazaak_cli.commands.common import (
     EXIT_CODES,
     RULESET,
@@ -33,31 +30,22 @@ from pazaak_cli.commands.common import (
     WholeNumber,
     budget_seconds,
     fail,
-    printable,
     seed_option,
-    style,
     time_option,
-    wrap_lines,
 )
 from pazaak_cli.commands.common import EXIT_INTERRUPTED as EXIT_INTERRUPTED
 from pazaak_cli.commands.deck_option import complete_decks
-from pazaak_cli.engine.cards import Card, CardKind
+from pazaak_cli.engine.cards import Card
 from pazaak_cli.engine.decks import SideDeck, default_deck, load_deck, sample_decks, sample_names
 from pazaak_cli.engine.errors import PazaakError
 from pazaak_cli.engine.game import (
     FORFEIT,
     Action,
-    Draw,
-    EndTurn,
     MatchState,
     Open,
     Phase,
-    Play,
-    Stand,
-    set_outcome,
 )
 from pazaak_cli.engine.notation import format_position
-from pazaak_cli.engine.position_builder import question_from_state
 from pazaak_cli.engine.rules import DEFAULT_RULESET, PRESETS, Ruleset
 from pazaak_cli.players.roster import MATCH_POLICIES, POLICY_NAMES, Player, make_player
 from pazaak_cli.runtime.savefile import (
@@ -67,11 +55,26 @@ from pazaak_cli.runtime.savefile import (
     probe_save,
     set_aside,
 )
-from pazaak_cli.solve.answers import AnswerRequest, answer
-from pazaak_cli.solve.budgeted import DEFAULT_SECONDS, PLAY_ASKS, Refinement
-from pazaak_cli.solve.models import Objective, model_of_player
-from pazaak_cli.solve.time_budget import TimeBudget
-from pazaak_cli.tools.board import board_head, seen_text, table_text
+from pazaak_cli.solve.budgeted import DEFAULT_SECONDS, Refinement
+from pazaak_cli.terminal.hint import hint_text
+from pazaak_cli.terminal.lines import (
+    MAX_LINE_BYTES,
+    TOO_LONG,
+    LineReader,
+    clear_screen,
+    stderr_is_terminal,
+    stdin_is_terminal,
+    stdout_is_terminal,
+)
+from pazaak_cli.terminal.match_text import (
+    YOU,
+    board_lines,
+    board_text,
+    describe_event,
+    match_over_lines,
+    set_over_lines,
+)
+from pazaak_cli.terminal.text import printable, style
 from pazaak_cli.tools.session import (
     COMMANDS,
     HUMAN,
@@ -84,11 +87,7 @@ from pazaak_cli.tools.session import (
     parse_command,
 )
 
-YOU = "You"
-"""The name of the person at the keyboard when the other seat is a computer."""
 OPPONENTS = (*POLICY_NAMES, HUMAN)
-MAX_LINE_BYTES = 1000
-"""A typed command longer than this is refused (and the rest of the line skipped)."""
 TERMINAL_DELAY = 0.6
 MAX_DELAY = 10.0
 """The longest --delay: a pause, not a hang (nan, inf and 1e300 are refused)."""
@@ -96,31 +95,6 @@ SECONDS = Seconds(0.0, MAX_DELAY)
 """Seconds between the computer's moves on a terminal, so that they appear one by one."""
 RECAP = "Before the match was saved:"
 """Heads the last events shown when a match is resumed."""
-TOO_LONG = "\x00"
-"""What :meth:`LineReader.read` returns for a line over :data:`MAX_LINE_BYTES`."""
-CLEAR_SCREEN = "\033[H\033[2J\033[3J"
-"""Clears the terminal and its scrollback: hides one player's hand from the other (hot seat)."""
-
-
-def stdin_is_terminal() -> bool:
-    """Whether a person types at a terminal (else the commands come from a pipe or a file)."""
-    return sys.stdin.isatty()
-
-
-def stdout_is_terminal() -> bool:
-    return sys.stdout.isatty()
-
-
-def stderr_is_terminal() -> bool:
-    """Whether status lines (written to stderr) reach a terminal."""
-    return sys.stderr.isatty()
-
-
-def clear_screen() -> None:
-    """Clear a terminal and its scrollback. Not a colour, so NO_COLOR does not turn it off (the
-    hot seat needs it to hide a hand); nothing is written when the output is not a terminal."""
-    if stdout_is_terminal():
-        click.echo(CLEAR_SCREEN, nl=False, color=True)
 
 
 def _complete_deck(
@@ -494,55 +468,6 @@ def _computer_default_deck(ruleset: Ruleset) -> SideDeck:
 # Reading typed lines ---------------------------------------------------------------------------
 
 
-class LineReader:
-    """Reads one command line at a time; ``None`` at the end of the input.
-
-    From a pipe, the line read is echoed after the prompt, so that a transcript reads like the
-    session it was; a terminal echoes by itself (and ``input`` gives line editing).
-    """
-
-    def __init__(self, terminal: bool) -> None:
-        self.terminal = terminal
-
-    def read(self, prompt: str) -> str | None:
-        if self.terminal:
-            try:
-                return input(prompt)
-            except EOFError:
-                click.echo()
-                return None
-        click.echo(prompt, nl=False)
-        raw, complete = self._read_bytes()
-        if raw is None:
-            click.echo()
-            return None
-        line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
-        if not complete:
-            click.echo(line[:40] + "...")
-            return TOO_LONG
-        click.echo(line)
-        return line
-
-    @staticmethod
-    def _read_bytes() -> tuple[bytes | None, bool]:
-        """One line (``None`` at the end of the input), and whether it fitted in
-        :data:`MAX_LINE_BYTES` (the rest of a longer line is read and dropped)."""
-        stream = getattr(sys.stdin, "buffer", None)
-        if stream is None:
-            text = sys.stdin.readline()
-            return (text.encode("utf-8") if text else None), len(text) <= MAX_LINE_BYTES
-        raw: bytes = stream.readline(MAX_LINE_BYTES + 1)
-        if not raw:
-            return None, True
-        if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
-            while True:
-                rest = stream.readline(64 * 1024)
-                if not rest or rest.endswith(b"\n"):
-                    break
-            return raw, False
-        return raw, True
-
-
 # The screen ------------------------------------------------------------------------------------
 
 
@@ -848,244 +773,6 @@ class Screen:
 # What the screen says (pure functions of the match) --------------------------------------------
 
 
-def _verb(seat: Seat, base: str, third: str) -> str:
-    return f"{seat.name} {base if seat.name == YOU else third}"
-
-
-def _possessive(seat: Seat) -> str:
-    return "Your" if seat.name == YOU else f"{seat.name}'s"
-
-
-def describe_event(seats: Sequence[Seat], event: Event) -> list[str]:
-    """The line(s) that tell what ``event`` did."""
-    action, before, after = event.action, event.before, event.after
-    if isinstance(action, Open):
-        number = len(before.set_winners) + 1
-        opener = seats[action.player]
-        return [style(f"--- Set {number}: {_verb(opener, 'open', 'opens')}. ---", bold=True)]
-    mover = seats[before.turn]
-    side_after = after.sides[before.turn]
-    total = _total_after(before, after)
-    if isinstance(action, Draw):
-        text = f"{_verb(mover, 'draw', 'draws')} {action.value}: total {total}"
-    elif isinstance(action, Play):
-        text = f"{_verb(mover, 'play', 'plays')} {_played(action)}: total {total}"
-    elif isinstance(action, EndTurn):
-        over = total > before.ruleset.target
-        text = f"{_verb(mover, 'end', 'ends')} the turn on {total}" + (
-            f" and {'bust' if mover.name == YOU else 'busts'}" if over else ""
-        )
-    elif isinstance(action, Stand):
-        text = f"{_verb(mover, 'stand', 'stands')} on {total}"
-    else:
-        return [f"{_verb(mover, 'forfeit', 'forfeits')} the match."]
-    text += _automatic(mover, before, after, action, side_after.standing)
-    return [text + "."]
-
-
-def _total_after(before: MatchState, after: MatchState) -> int:
-    """The mover's total after the event (read before the next set clears the tables)."""
-    return after.sides[before.turn].total
-
-
-def _automatic(
-    mover: Seat, before: MatchState, after: MatchState, action: Action, standing: bool
-) -> str:
-    """The automatic stand that a card can cause (at 20, or the ninth card)."""
-    if not isinstance(action, (Draw, Play)) or not standing:
-        return ""
-    rules = before.ruleset
-    side = after.sides[before.turn]
-    stands = "stand" if mover.name == YOU else "stands"
-    if side.total == rules.target:
-        return f", {stands} automatically"
-    if len(side.table) >= rules.table_size:
-        return f", the ninth card: {stands} automatically"
-    return ""
-
-
-def _played(action: Play) -> str:
-    card = action.card
-    if card.kind is CardKind.DOUBLE:
-        return f"D (copies {action.value:+d})"
-    if card.kind is CardKind.FLIP_2_4:
-        return "F2/4 (flips the 2s and 4s)"
-    if card.kind is CardKind.FLIP_3_6:
-        return "F3/6 (flips the 3s and 6s)"
-    if len(card.values) > 1:
-        return f"{card} as {action.value:+d}"
-    return str(card)
-
-
-def set_over_lines(seats: Sequence[Seat], state: MatchState) -> list[str]:
-    """The final tables of the set that just ended, its result and the sets won."""
-    outcome = set_outcome(state)
-    if outcome is None or outcome.reason == "forfeit":
-        return []
-    number = len(state.set_winners)
-    totals = (state.sides[0].total, state.sides[1].total)
-    lines = table_lines(seats, state)
-    if outcome.winner is None:
-        result = f"Set {number} is a tie at {totals[0]}: nobody scores."
-    else:
-        winner, loser = seats[outcome.winner], seats[1 - outcome.winner]
-        wins = _verb(winner, "win", "wins") + f" set {number}"
-        if outcome.reason == "bust":
-            busts = "bust" if loser.name == YOU else "busts"
-            result = f"{wins}: {loser.name} {busts} with {totals[1 - outcome.winner]}."
-        elif outcome.reason == "nine cards":
-            result = f"{wins} with nine cards on the table."
-        elif outcome.reason == "tiebreaker":
-            result = f"{wins}: the tiebreaker breaks the tie at {totals[0]}."
-        else:
-            result = f"{wins}, {totals[outcome.winner]} to {totals[1 - outcome.winner]}."
-    lines.append(style(result, bold=True) + "  " + sets_line(seats, state))
-    return lines
-
-
-def sets_line(seats: Sequence[Seat], state: MatchState) -> str:
-    won = state.sets_won()
-    ties = state.ties()
-    tied = f", {ties} tie{'s' if ties != 1 else ''}" if ties else ""
-    return f"Sets: {seats[0].name} {won[0]} - {won[1]} {seats[1].name}{tied}."
-
-
-def table_lines(seats: Sequence[Seat], state: MatchState) -> list[str]:
-    """Both tables in order, with totals and stand marks."""
-    rules = state.ruleset
-    width = max(len(seat.name) for seat in seats)
-    rows = ["".join(f"{card!s:>5}" for card in side.table) or "    -" for side in state.sides]
-    span = max(len(row) for row in rows)
-    lines = []
-    for number, (seat, side) in enumerate(zip(seats, state.sides, strict=True)):
-        cards = rows[number].ljust(span)
-        total = f"{side.total:>3}"
-        if side.total > rules.target:
-            total = style(total, fg="red", bold=True)
-        elif side.total == rules.target:
-            total = style(total, fg="green", bold=True)
-        marks = []
-        if side.standing:
-            marks.append(style("stands", fg="yellow"))
-        if side.total > rules.target:
-            marks.append(style("over " + str(rules.target), fg="red"))
-        if state.phase in (Phase.BEFORE_DRAW, Phase.AFTER_DRAW) and state.turn == number:
-            marks.append("<- to play")
-        lines.append(f"  {seat.name:<{width}} {cards} = {total}  {' '.join(marks)}".rstrip())
-    return lines
-
-
-def board_lines(session: MatchSession, seat: int) -> list[str]:
-    """The screen before ``seat`` types a move: the set, both tables, the hands, whose turn."""
-    state = session.state
-    seats = session.seats
-    rules = state.ruleset
-    me, other = seats[seat], seats[1 - seat]
-    won = state.sets_won()
-    ties = state.ties()
-    tied = f", {ties} tie{'s' if ties != 1 else ''}" if ties else ""
-    score = f"({seats[0].name} {won[0]} - {won[1]} {seats[1].name}{tied})"
-    lines = [style(f"Set {session.set_number()}", bold=True) + " " + score]
-    lines += table_lines(seats, state)
-    hand = state.sides[seat].hand
-    shown = "   ".join(f"{i}) {card}" for i, card in enumerate(hand, start=1)) or "(empty)"
-    count = len(state.sides[1 - seat].hand)
-    face_down = f"{count} card{'s' if count != 1 else ''} face down"
-    lines.append(f"  {_possessive(me)} hand: {shown}    {_possessive(other)} hand: {face_down}")
-    side = state.sides[seat]
-    whose = "Your move" if me.name == YOU else f"{me.name}'s move"
-    if side.total > rules.target:
-        if _can_come_back(state):
-            advice = "play a card to come back (p N), or the turn ends in a bust"
-        else:
-            advice = "no card can bring you back; end the turn (e) and bust"
-        lines.append(
-            style(f"{whose}, total {side.total}, over {rules.target}: {advice}.", fg="red")
-        )
-    elif state.played:
-        lines.append(f"{whose}, total {side.total}: card played; e end, s stand.")
-    else:
-        lines.append(
-            f"{whose}, total {side.total}: e end, s stand, p N play a card, h hint, ? help."
-        )
-    return lines
-
-
-def _can_come_back(state: MatchState) -> bool:
-    """Whether a hand card can bring the player to act back to the target or under it."""
-    target = state.ruleset.target
-    return any(
-        state.child(action).sides[state.turn].total <= target
-        for action in state.legal_actions()
-        if isinstance(action, Play)
-    )
-
-
-def match_over_lines(session: MatchSession) -> list[str]:
-    """The winner, the sets, the wager settled and a one-line summary."""
-    state = session.state
-    seats = session.seats
-    winner = state.match_winner()
-    assert winner is not None
-    won = state.sets_won()
-    champ, loser = seats[winner], seats[1 - winner]
-    lines = []
-    if state.forfeited is not None:
-        how = f"{loser.name} forfeited with the sets at {won[0]} - {won[1]}"
-    else:
-        how = f"{won[winner]} sets to {won[1 - winner]}"
-        if state.ties():
-            how += f" ({state.ties()} tie{'s' if state.ties() != 1 else ''})"
-    lines.append(style(f"=== Match over: {_verb(champ, 'win', 'wins')}, {how}. ===", bold=True))
-    if session.wager:
-        gain = session.wager_settled()
-        lines.append(
-            f"Wager settled: {seats[0].name} {gain[0]:+d} credits, "
-            f"{seats[1].name} {gain[1]:+d} credits."
-        )
-    else:
-        lines.append("No wager was at stake.")
-    sets_played = len(state.set_winners)
-    ties = state.ties()
-    # (the score said the winner's first, as a person says it: "kotor beat You 3-2")
-    if state.forfeited is not None:
-        summary = (
-            f"Summary: {loser.name} forfeited to {champ.name} at {won[1 - winner]}-{won[winner]}"
-        )
-    else:
-        summary = f"Summary: {champ.name} beat {loser.name} {won[winner]}-{won[1 - winner]}"
-    summary += f" in {sets_played} set{'s' if sets_played != 1 else ''}"
-    if ties:
-        summary += f" ({ties} tie{'s' if ties != 1 else ''})"
-    if session.wager:
-        summary += f", {session.wager} credits to {champ.name}"
-    summary += (
-        f"; {seats[0].deck_name} vs {seats[1].deck_name}, {session.ruleset.spec}, "
-        f"seed {session.seed}."
-    )
-    lines.append(summary)
-    return lines
-
-
-def board_text(session: MatchSession, seat: int) -> list[str]:
-    """The board as ``seat`` sees it (``board``): the lines ``pazaak follow``'s ``board``
-    shows (:mod:`pazaak_cli.tools.board`), the other hand face down."""
-    view = session.view(seat)
-    names = tuple(printable(s.name) for s in session.seats)
-    ordered = (names[seat], names[1 - seat]) if seat == 0 else (names[1], names[0])
-    head = board_head(view, session.set_number(), (names[0], names[1]))
-    mine, theirs = view.sides[seat], view.sides[1 - seat]
-    hand = " ".join(str(card) for card in mine.hand if card is not None) or "none"
-    played = seen_text(session.cards_played(1 - seat))
-    width = max(len(name) for name in ordered) + 1
-    return [
-        head + ".",
-        f"  {(ordered[0] + ':').ljust(width)} {table_text(mine)}; hand {hand}",
-        f"  {(ordered[1] + ':').ljust(width)} {table_text(theirs)}; {len(theirs.hand)} hand "
-        f"cards face down; played {played}",
-    ]
-
-
 def _resume_command(path: Path) -> str:
     if path == default_save_path():
         return "pazaak play --resume"
@@ -1093,64 +780,6 @@ def _resume_command(path: Path) -> str:
 
 
 # The hint ------------------------------------------------------------------------------------
-
-
-class HintProgress(Protocol):
-    """Told the possible hands solved of all, and within a budget the seconds left."""
-
-    def __call__(self, done: int, total: int, left: float | None = None) -> None: ...
-
-
-def hint_text(
-    session: MatchSession,
-    seat: int,
-    progress: HintProgress | None = None,
-    positions: Callable[[int], None] | None = None,
-    objective: str | None = None,
-    *,
-    seconds: float | None = None,
-    refinements: dict[tuple[str, int], Refinement] | None = None,
-) -> str:
-    """The solver's table of moves for ``seat``, as ``pazaak advise`` shows it: the other hand
-    is hidden, so it is averaged over the hands its side deck can have dealt (less the cards it
-    played in earlier sets). The probability of winning the match when that answer is quick
-    (few cards left, or the later sets solved before) or ``objective`` is ``"match"``, else the
-    set's (the table's columns and model line say which): against the KOTOR I computer the best
-    reply to its rule (over the match, the rule playing every set), against anyone else both
-    playing for the match (with ``objective`` ``"match"`` against the KOTOR I computer, an
-    optimal opponent where the rule's match answer is out of reach: see
-    :func:`~pazaak_cli.solve.advice.solve_match_asked`). Within ``seconds`` (``None``: exact,
-    however long), the budgeted answer (:mod:`pazaak_cli.solve.budgeted`), kept in ``refinements``
-    so that a hint asked again at the same position goes on refining it."""
-    view = session.view(seat)
-    try:
-        question = question_from_state(view)
-        request = AnswerRequest(
-            question,
-            model=model_of_player(session.seats[1 - seat].kind),
-            objective=Objective.MATCH if objective == "match" else None,
-            opponent_deck=session.seats[1 - seat].deck,
-            opponent_played=session.cards_played_in_earlier_sets(1 - seat),
-            budget=TimeBudget(seconds),
-            stand_in=objective == "match",
-            asks=PLAY_ASKS,
-            progress=progress,
-            positions=positions,
-            hand_progress=progress,
-        )
-        key = (format_position(view), seat)
-        kept = (refinements or {}).get(key)
-        found = answer(request, kept)
-        if refinements is not None and found.refinement is not None and kept is None:
-            refinements.clear()  # (one position's solver at a time: its memo is large)
-            refinements[key] = found.refinement
-        table = render_advice(found.advice, PLAY_ASKS, found.objective_note)
-        table += "".join(f"\n{note}" for note in found.notes)
-    except PazaakError as error:
-        return f"No hint: {error}."
-    except Exception as error:  # a failing hint must not end the match
-        return f"No hint: the solver failed ({type(error).__name__}: {error}); please report it."
-    return wrap_lines(table, shutil.get_terminal_size().columns)
 
 
 def _hint_seconds() -> float | None:

@@ -7,21 +7,14 @@ import time
 
 import click
 
-from pazaak_cli.commands.common import (
-    EXIT_CODES,
-    LazyProgress,
-    elapsed_text,
-    emit_json,
-    fail,
-    json_option,
-    ruleset_option,
-)
+from pazaak_cli.commands.common import EXIT_CODES, emit_json, fail, json_option, ruleset_option
 from pazaak_cli.commands.deck_option import deck_option
 from pazaak_cli.engine.decks import SideDeck
 from pazaak_cli.engine.rules import Ruleset
 from pazaak_cli.solve.hidden_hands import possible_hands
 from pazaak_cli.solve.match_advice import prepare_deck_pair
 from pazaak_cli.solve.match_cache import cache_path
+from pazaak_cli.terminal.text import LazyProgress, elapsed_text
 
 
 @click.command("prepare", epilog=EXIT_CODES)

@@ -5,8 +5,9 @@ from __future__ import annotations
 import click
 from tabulate import tabulate
 
-from pazaak_cli.commands.common import RULESET, emit_json, json_option, ruleset_option, style
+from pazaak_cli.commands.common import RULESET, emit_json, json_option, ruleset_option
 from pazaak_cli.engine.rules import DEFAULT_RULESET, Ruleset, parse_ruleset
+from pazaak_cli.terminal.text import style
 
 
 @click.command("rules")

@@ -12,20 +12,19 @@ from tabulate import tabulate
 
 from pazaak_cli.commands.common import (
     EXIT_CODES,
-    LazyProgress,
     WholeNumber,
+    cluster_option,
     emit_json,
     json_option,
-    printable,
     ruleset_option,
     seed_option,
-    style,
 )
 from pazaak_cli.commands.deck_option import DeckSource, DeckType
 from pazaak_cli.engine.decks import SideDeck, default_deck
 from pazaak_cli.engine.rules import Ruleset
 from pazaak_cli.players.roster import POLICY_HELP, POLICY_NAMES
 from pazaak_cli.runtime.executors import make_executor
+from pazaak_cli.terminal.text import LazyProgress, printable, style
 from pazaak_cli.tools.simulate import (
     CHUNK_MATCHES,
     MAX_WORKERS,
@@ -36,18 +35,6 @@ from pazaak_cli.tools.simulate import (
 )
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-def cluster_option(func: F) -> F:
-    """``--cluster ADDRESS``: send the batches to a running Dask scheduler instead."""
-    return click.option(
-        "--cluster",
-        metavar="ADDRESS",
-        default=None,
-        help="Run on a Dask distributed cluster: the scheduler's address, e.g. "
-        "tcp://127.0.0.1:8786 (needs pip install 'pazaak[cluster]'; --workers is then "
-        "ignored). Same results as a local run with the same seed.",
-    )(func)
 
 
 @click.command("simulate", epilog=EXIT_CODES)

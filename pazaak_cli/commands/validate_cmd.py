@@ -6,7 +6,6 @@ from typing import Any
 
 import click
 from click.shell_completion import CompletionItem
-from tabulate import tabulate
 
 from pazaak_cli.commands.common import (
     EXIT_DOMAIN,
@@ -15,19 +14,19 @@ from pazaak_cli.commands.common import (
     emit_json,
     json_option,
     ruleset_option,
-    style,
 )
 from pazaak_cli.commands.deck_option import complete_decks
 from pazaak_cli.engine.decks import (
     BinaryInputError,
     DeckReport,
-    SideDeck,
     card_counts,
     check_deck,
     read_source,
 )
 from pazaak_cli.engine.errors import InputError
 from pazaak_cli.engine.rules import Ruleset
+from pazaak_cli.terminal.deck_table import summary_table
+from pazaak_cli.terminal.text import style
 
 
 class DeckArgument(click.ParamType):  # type: ignore[type-arg]
@@ -106,16 +105,6 @@ def _print_report(source: str, report: DeckReport) -> None:
     verdict = style("valid", fg="green", bold=True)
     click.echo(f"{source}: {verdict} {spec} side deck {deck.name!r}, {len(deck.cards)} cards")
     click.echo(summary_table(deck))
-
-
-def summary_table(deck: SideDeck) -> str:
-    """The cards by kind with their counts, and the total."""
-    rows: list[list[object]] = [
-        [kind.value, len(cards), " ".join(str(card) for card in cards)]
-        for kind, cards in card_counts(deck.cards)
-    ]
-    rows.append(["total", len(deck.cards), ""])
-    return tabulate(rows, headers=["kind", "count", "cards"])
 
 
 def _report_json(source: str, report: DeckReport) -> dict[str, Any]:

@@ -4,8 +4,8 @@ The question layer over the match solver (:mod:`pazaak_cli.solve.match_solver`, 
 through :func:`pazaak_cli.solve.match_native.make_match_solver`): it checks that the position can
 occur in a match, averages a hidden opponent hand over its possible hands (each solved with both
 hands known), chooses the deck model of the set in progress, and returns an
-:class:`~pazaak_cli.solve.answer_types.Advice` whose moves carry their match-win probability. Against a
-model with a rule (``options.rule``: the KOTOR I rule, the heuristic) the same, solved by
+:class:`~pazaak_cli.solve.answer_types.Advice` whose moves carry their match-win probability.
+Against a model with a rule (``options.rule``: the KOTOR I rule, the heuristic) the same, solved by
 :mod:`pazaak_cli.solve.match_kotor` (:func:`solve_kotor_match_question`).
 """
 

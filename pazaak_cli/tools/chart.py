@@ -410,10 +410,10 @@ def possible_hands(spec: ChartSpec, questions: Iterable[Question], options: Solv
     """The hands the opponent may hold that the cells average, with their deal weights (one
     hand when there is nothing to average: a known hand, or none hidden). A cell's hands depend
     on the opponent's side only through its hand's size, whether it stands and the hand cards on
-    its table (:func:`~pazaak_cli.solve.hidden_hands.hidden_hands`); the chart's tables hold main-deck
-    cards only, so every cell that averages a hidden hand averages the same hands, in the same
-    order. They are found once per such side, and a cell with other hands is refused (it cannot
-    happen: the check keeps it so)."""
+    its table (:func:`~pazaak_cli.solve.hidden_hands.hidden_hands`); the chart's tables hold
+    main-deck cards only, so every cell that averages a hidden hand averages the same hands, in
+    the same order. They are found once per such side, and a cell with other hands is refused (it
+    cannot happen: the check keeps it so)."""
     found: dict[tuple[object, ...], Hands] = {}
     averaged: Hands | None = None
     for question in questions:
