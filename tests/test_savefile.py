@@ -18,8 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pazaak_cli.engine.cards import parse_cards
-from pazaak_cli.engine.errors import InputError
+from pazaak_cli.engine.errors import InputError, NotationError
 from pazaak_cli.engine.game import END_TURN, STAND, Action, MatchState
+from pazaak_cli.engine.move_notation import format_action, parse_action
 from pazaak_cli.engine.rules import KOTOR1, KOTOR2
 from pazaak_cli.runtime.savefile import (
     DATA_DIR_ENV,
@@ -37,14 +38,7 @@ from pazaak_cli.runtime.savefile import (
     set_aside,
     write_save,
 )
-from pazaak_cli.tools.session import (
-    HUMAN,
-    MatchSession,
-    Seat,
-    format_action,
-    load_session,
-    parse_action,
-)
+from pazaak_cli.tools.session import HUMAN, MatchSession, Seat, load_session
 
 STARTER = parse_cards("+1 +1 +2 +2 +3 +3 +4 +4 +5 +5")
 GOLD = parse_cards("±1/2 F2/4 F3/6 D T ±3 ±4 -2 +5 ±6")
@@ -235,8 +229,8 @@ def test_moves_round_trip_through_text() -> None:
 @pytest.mark.parametrize(
     "text", ["", "draw", "draw x", "play 1 +7 +7", "open 3", "jump", "end now"]
 )
-def test_unknown_move_text_is_a_save_error(text: str) -> None:
-    with pytest.raises(SaveFileError, match="is not a move"):
+def test_unknown_move_text_is_a_notation_error(text: str) -> None:
+    with pytest.raises(NotationError, match="is not a move"):
         parse_action(text)
 
 

@@ -12,6 +12,7 @@ import click
 
 from pazaak_cli.engine.cards import CardKind
 from pazaak_cli.engine.game import Draw, MatchState, Open, Phase, Play, Stand, set_outcome
+from pazaak_cli.engine.move_notation import format_action
 from pazaak_cli.engine.notation import format_position
 from pazaak_cli.solve.answer_types import Advice
 from pazaak_cli.solve.budgeted import FOLLOW_ASKS
@@ -21,7 +22,6 @@ from pazaak_cli.terminal.text import printable
 from pazaak_cli.tools.advice_report import advice_json
 from pazaak_cli.tools.board import board_head, seen_text, table_text
 from pazaak_cli.tools.follow import ME, Followed, Step, describe_result
-from pazaak_cli.tools.session import format_action
 
 
 def _player(player: int | None) -> str | None:

@@ -61,6 +61,7 @@ from pazaak_cli.engine.game import (
     new_match,
     set_outcome,
 )
+from pazaak_cli.engine.move_notation import format_action
 from pazaak_cli.engine.notation import format_position, parse_position
 from pazaak_cli.engine.position_builder import PositionError, question_from_state
 from pazaak_cli.engine.rules import DEFAULT_RULESET, PRESETS, Ruleset, parse_ruleset
@@ -78,7 +79,7 @@ from pazaak_cli.solve.models import (
 )
 from pazaak_cli.solve.time_budget import TimeBudget
 from pazaak_cli.tools.advice_report import advice_json
-from pazaak_cli.tools.session import HUMAN, MatchSession, Seat, format_action
+from pazaak_cli.tools.session import HUMAN, MatchSession, Seat
 
 PROTOCOL_VERSION = "1"
 """The protocol's version: a new command or field keeps it; a change that breaks a client

@@ -38,6 +38,7 @@ from pazaak_cli.engine.game import (
     Play,
     new_match,
 )
+from pazaak_cli.engine.move_notation import format_action, parse_action
 from pazaak_cli.engine.notation import format_position
 from pazaak_cli.engine.position_builder import Question, question_from_state
 from pazaak_cli.engine.rules import FirstPlayer, MainDeck, Ruleset, parse_ruleset
@@ -45,7 +46,6 @@ from pazaak_cli.solve.answers import AnswerRequest
 from pazaak_cli.solve.budgeted import FOLLOW_ASKS, Progress
 from pazaak_cli.solve.models import OPPONENT_MODELS, Objective, opponent_model
 from pazaak_cli.solve.time_budget import TimeBudget
-from pazaak_cli.tools.session import format_action, parse_action
 
 ME = 0
 """The user is player 1 (in KOTOR I he opens every set)."""

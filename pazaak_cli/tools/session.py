@@ -27,25 +27,29 @@ from pathlib import Path
 from typing import Any
 
 from pazaak_cli.engine.cards import Card, CardKind
-from pazaak_cli.engine.errors import CardError, IllegalActionError, PazaakError, WagerError
+from pazaak_cli.engine.errors import (
+    CardError,
+    IllegalActionError,
+    NotationError,
+    PazaakError,
+    WagerError,
+)
 from pazaak_cli.engine.game import (
     END_TURN,
-    FORFEIT,
     STAND,
     Action,
     Draw,
-    EndTurn,
     MatchState,
     Open,
     Phase,
     Play,
-    Stand,
     deal_hand,
     new_match,
     settle_wager,
 )
+from pazaak_cli.engine.move_notation import format_action, parse_action
 from pazaak_cli.engine.notation import format_position
-from pazaak_cli.engine.numbers import is_ascii_digits, parse_in_range, parse_signed, parse_whole
+from pazaak_cli.engine.numbers import is_ascii_digits, parse_in_range, parse_signed
 from pazaak_cli.engine.rules import Ruleset, parse_ruleset
 from pazaak_cli.players.roster import POLICY_NAMES, Player
 from pazaak_cli.runtime.savefile import SaveFileError, read_save, write_save
@@ -385,48 +389,6 @@ def _make_players(
 
 
 # Moves as text (in the save file) -----------------------------------------------------------
-
-
-def format_action(action: Action) -> str:
-    """One move as a short text: ``open 1``, ``draw 7``, ``play 2 ±3 -3``, ``end``, ``stand``,
-    ``forfeit``."""
-    if isinstance(action, Open):
-        return f"open {action.player + 1}"
-    if isinstance(action, Draw):
-        return f"draw {action.value}"
-    if isinstance(action, Play):
-        return f"play {action.index + 1} {action.card} {action.value:+d}"
-    if isinstance(action, EndTurn):
-        return "end"
-    if isinstance(action, Stand):
-        return "stand"
-    return "forfeit"
-
-
-def parse_action(text: str) -> Action:
-    """Read :func:`format_action`'s text back; raise :class:`SaveFileError` if it is not one."""
-    words = text.split() if isinstance(text, str) else []
-    try:
-        if words == ["end"]:
-            return END_TURN
-        if words == ["stand"]:
-            return STAND
-        if words == ["forfeit"]:
-            return FORFEIT
-        if len(words) == 2 and words[0] == "open" and words[1] in ("1", "2"):
-            return Open(int(words[1]) - 1)
-        if len(words) == 2 and words[0] == "draw":
-            value = parse_whole(words[1], max_digits=2)
-            if value is not None:
-                return Draw(value)
-        if len(words) == 4 and words[0] == "play":
-            number = parse_whole(words[1], max_digits=3)
-            value = parse_signed(words[3], max_digits=2)
-            if number is not None and value is not None:
-                return Play(number - 1, Card.parse(words[2]), value)
-    except (CardError, ValueError):
-        pass
-    raise SaveFileError(f"{_shown(text)} is not a move")
 
 
 # Typed commands -------------------------------------------------------------------------------
@@ -810,7 +772,7 @@ class _DocumentReader:
         for number, text in enumerate(raw, start=1):
             try:
                 actions.append(parse_action(text))
-            except SaveFileError as error:
+            except NotationError as error:
                 raise SaveFileError(f"move {number}: {error}") from None
         return actions
 
