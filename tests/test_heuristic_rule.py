@@ -5,6 +5,8 @@ reference playing the ``heuristic`` player itself."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -79,28 +81,40 @@ HEURISTIC_CASES = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(HEURISTIC_CASES))
-def test_the_best_reply_to_the_heuristic_agrees_with_the_reference(name: str) -> None:
-    """The match solver given the heuristic rule against the independent reference whose rule
-    seat asks the ``heuristic`` player itself (1e-9 on every move)."""
-    spec, hands, winners, opener, draws, actions = HEURISTIC_CASES[name]
-    state = decision(spec, hands, winners, opener, draws, actions)
+def reference_values(state: MatchState) -> dict[tuple[str | None, int | None, str], float]:
+    """Every move of ``state`` valued by the independent reference whose rule seat asks the
+    ``heuristic`` player itself, the later sets' starts taken from the solver (the reference
+    iterates from there to its own)."""
     me = state.turn
     solver = KotorMatchSolver(state.ruleset, me, rule=heuristic_rule)
-    other = tuple(c for c in state.sides[1 - me].hand if c is not None)
-    fast = {
-        (None if r.move.card is None else str(r.move.card), r.move.value, r.move.then): r.match_win
-        for r in solver.solve_moves(question_from_state(state), other, current_deck=None)
-    }
 
-    def start(begin: MatchState) -> float:  # (the reference iterates from here to its own)
+    def start(begin: MatchState) -> float:
         won = begin.sets_won()
         hands = (tuple(begin.sides[me].hand), tuple(begin.sides[1 - me].hand))
         opener = ME if begin.turn == me else OPP
         return solver.set_start_value((won[me], won[1 - me]), hands, opener)  # type: ignore[arg-type]
 
     reference = MatchReference(me, kotor=1 - me, rule_player=HeuristicPlayer(), start=start)
-    exact = {key: reference.value(after) for key, after in each_move(state)}
+    return {key: reference.value(after) for key, after in each_move(state)}
+
+
+def by_move(results: Iterable[Any]) -> dict[tuple[str | None, int | None, str], float | None]:
+    return {
+        (None if r.move.card is None else str(r.move.card), r.move.value, r.move.then): r.match_win
+        for r in results
+    }
+
+
+@pytest.mark.parametrize("name", sorted(HEURISTIC_CASES))
+def test_the_best_reply_to_the_heuristic_agrees_with_the_reference(name: str) -> None:
+    """The match solver given the heuristic rule against the independent reference whose rule
+    seat asks the ``heuristic`` player itself (1e-9 on every move)."""
+    state = decision(*HEURISTIC_CASES[name])
+    me = state.turn
+    solver = KotorMatchSolver(state.ruleset, me, rule=heuristic_rule)
+    other = tuple(c for c in state.sides[1 - me].hand if c is not None)
+    fast = by_move(solver.solve_moves(question_from_state(state), other, current_deck=None))
+    exact = reference_values(state)
     assert fast.keys() == exact.keys()
     for move, value in exact.items():
         assert fast[move] == pytest.approx(value, abs=1e-9), move
@@ -111,25 +125,11 @@ def test_the_service_answers_the_match_against_the_heuristic_as_the_reference(na
     """``heuristic`` is one entry of the opponent registry: the answer service, asked for the
     match against it (as ``advise --opponent heuristic --objective match`` asks), gives every
     move the value the independent reference gives playing the ``heuristic`` player itself."""
-    spec, hands, winners, opener, draws, actions = HEURISTIC_CASES[name]
-    state = decision(spec, hands, winners, opener, draws, actions)
-    me = state.turn
+    state = decision(*HEURISTIC_CASES[name])
     found = answer(AnswerRequest(question_from_state(state), HEURISTIC, Objective.MATCH))
     assert "the heuristic player's rule" in found.advice.model
-    solver = KotorMatchSolver(state.ruleset, me, rule=heuristic_rule)
-
-    def start(begin: MatchState) -> float:
-        won = begin.sets_won()
-        hands = (tuple(begin.sides[me].hand), tuple(begin.sides[1 - me].hand))
-        opener = ME if begin.turn == me else OPP
-        return solver.set_start_value((won[me], won[1 - me]), hands, opener)  # type: ignore[arg-type]
-
-    reference = MatchReference(me, kotor=1 - me, rule_player=HeuristicPlayer(), start=start)
-    exact = {key: reference.value(after) for key, after in each_move(state)}
-    served = {
-        (None if r.move.card is None else str(r.move.card), r.move.value, r.move.then): r.match_win
-        for r in found.advice.results
-    }
+    served = by_move(found.advice.results)
+    exact = reference_values(state)
     assert served.keys() == exact.keys()
     for move, value in exact.items():
         assert served[move] == pytest.approx(value, abs=1e-9), move
