@@ -567,8 +567,9 @@ def describe_model(
     rules = state.ruleset
     other = state.sides[1 - state.turn]
     sets = state.set_winners.count(state.turn)
-    who = f"opponent plays {model.plays}, seeing you have won {sets} set"
-    who += "" if sets == 1 else "s"
+    who = f"opponent plays {model.plays}"
+    if model.reads_sets:
+        who += f", seeing you have won {sets} set" + ("" if sets == 1 else "s")
     if other.standing:
         who += f"; it stood on {other.total}"
     elif other.hand_known:

@@ -52,6 +52,9 @@ class OpponentModel:
     player: str | None
     """The roster's player (``pazaak play --opponent``) that decides as this model assumes, so
     that the hint against that seat assumes it."""
+    reads_sets: bool = False
+    """Whether the rule reads the sets the advised player has won (the model line then says
+    how many it sees)."""
 
 
 OPTIMAL = OpponentModel(
@@ -69,6 +72,7 @@ KOTOR = OpponentModel(
     plays="the KOTOR I rule (docs/rules.md §7)",
     short="the KOTOR rule",
     player="kotor",
+    reads_sets=True,
 )
 HEURISTIC = OpponentModel(
     name="heuristic",
