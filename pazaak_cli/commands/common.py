@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import click
@@ -264,6 +264,16 @@ def sample_options(func: F) -> F:
 
 MAX_BUDGET_SECONDS = 86_400.0
 """The longest --time taken (a day): more is a typing error, not a wish."""
+
+
+def refuse_with_resume(ctx: click.Context, options: Sequence[tuple[str, str]], kept: str) -> None:
+    """A resumed match keeps its own settings: an option among ``options`` (parameter name,
+    flag) given with ``--resume`` is a usage error saying so (``kept``: what the match keeps)."""
+    for name, flag in options:
+        if ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT:
+            raise click.UsageError(
+                f"{flag} cannot be used with --resume: a resumed match keeps its own {kept}", ctx
+            )
 
 
 def emit_json(data: Any) -> None:

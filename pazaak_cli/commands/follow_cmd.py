@@ -15,7 +15,7 @@ import json
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import click
 
@@ -23,6 +23,7 @@ from pazaak_cli.commands.common import (
     EXIT_INTERRUPTED,
     budget_seconds,
     fail,
+    refuse_with_resume,
     ruleset_option,
     time_option,
 )
@@ -41,6 +42,7 @@ from pazaak_cli.runtime.savefile import (
     hold_save,
     probe_save,
     read_save,
+    unfinished,
     write_save,
 )
 from pazaak_cli.solve.answer_types import Advice
@@ -171,7 +173,7 @@ def follow_command(
             target = save_path or path
             if target.resolve() != path.resolve():
                 held.enter_context(_hold(target))
-                if _unfinished(probe_save(target)):
+                if unfinished(probe_save(target)):
                     raise fail(
                         f"an unfinished match is saved in {target}: resuming {path} there would "
                         "replace it; choose another --save file"
@@ -182,7 +184,7 @@ def follow_command(
             followed = _new_match(ruleset, hand, opp_deck, opponent, first)
             target = save_path or _default_save_path()
             held.enter_context(_hold(target))
-            if _unfinished(probe_save(target)) and not replace:
+            if unfinished(probe_save(target)) and not replace:
                 raise fail(
                     f"an unfinished match is saved in {target}: continue it with "
                     f"`pazaak follow --resume {target}`, or start a new one with --new (it "
@@ -215,12 +217,6 @@ def _new_match(
         raise click.UsageError(str(error)) from None
 
 
-def _unfinished(document: dict[str, Any] | None) -> bool:
-    """A save holding a match not over (``pazaak play``'s or ours): never replaced silently. A
-    file that is not a save at all makes :func:`probe_save` fail first."""
-    return document is not None and document.get("finished") is not True
-
-
 @contextlib.contextmanager
 def _hold(path: Path, *, create_directory: bool = True) -> Iterator[None]:
     """:func:`hold_save`, saying which command holds the file."""
@@ -239,21 +235,18 @@ def _default_save_path() -> Path:
 
 
 def _refuse_with_resume(ctx: click.Context) -> None:
-    """A resumed match keeps its own settings."""
-    for name, flag in (
-        ("ruleset", "--ruleset"),
-        ("hand", "--hand"),
-        ("opp_deck", "--opp-deck"),
-        ("opponent", "--opponent"),
-        ("first", "--first"),
-        ("replace", "--new"),
-    ):
-        if ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT:
-            raise click.UsageError(
-                f"{flag} cannot be used with --resume: a resumed match keeps its own ruleset, "
-                "hand, opponent deck and model",
-                ctx,
-            )
+    refuse_with_resume(
+        ctx,
+        (
+            ("ruleset", "--ruleset"),
+            ("hand", "--hand"),
+            ("opp_deck", "--opp-deck"),
+            ("opponent", "--opponent"),
+            ("first", "--first"),
+            ("replace", "--new"),
+        ),
+        "ruleset, hand, opponent deck and model",
+    )
 
 
 def _load(path: Path) -> Followed:

@@ -30,6 +30,7 @@ from pazaak_cli.commands.common import (
     WholeNumber,
     budget_seconds,
     fail,
+    refuse_with_resume,
     seed_option,
     time_option,
 )
@@ -54,6 +55,7 @@ from pazaak_cli.runtime.savefile import (
     hold_save,
     probe_save,
     set_aside,
+    unfinished,
 )
 from pazaak_cli.solve.budgeted import DEFAULT_SECONDS, Refinement
 from pazaak_cli.terminal.hint import hint_text
@@ -235,7 +237,7 @@ def _start(ctx: click.Context, target: Path, reader: LineReader, pause: float) -
     params = ctx.params
     save_path, replace, terminal = params["save_path"], params["replace"], reader.terminal
     existing = _probe_target(target, replace=replace, chosen=save_path is not None)
-    if existing is not None and existing.get("finished") is not True and not replace:
+    if unfinished(existing) and not replace:
         if not terminal:
             raise fail(
                 f"an unfinished match is saved in {target}: continue it with "
@@ -274,7 +276,7 @@ def _refuse_to_replace(target: Path, resumed_from: Path) -> None:
     """``--resume A --save B``: B is checked as a new match's save file is. An unfinished match or
     a file that is not a pazaak save is never replaced (a finished match may be)."""
     existing = probe_save(target)
-    if existing is not None and existing.get("finished") is not True:
+    if unfinished(existing):
         raise fail(
             f"an unfinished match is saved in {target}: resuming {resumed_from} there would "
             f"replace it; choose another --save file, or continue that match with "
@@ -319,22 +321,19 @@ def printable_seats(seats: tuple[Seat, Seat]) -> tuple[Seat, Seat]:
 
 
 def _refuse_with_resume(ctx: click.Context) -> None:
-    """A resumed match keeps its own settings: refuse options that would pretend to change them."""
-    for name, flag in (
-        ("ruleset", "--ruleset"),
-        ("deck", "--deck"),
-        ("opponent", "--opponent"),
-        ("opp_deck", "--opp-deck"),
-        ("seed", "--seed"),
-        ("wager", "--wager"),
-        ("replace", "--new"),
-    ):
-        if ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT:
-            raise click.UsageError(
-                f"{flag} cannot be used with --resume: a resumed match keeps its own ruleset, "
-                "decks, opponent, seed and wager",
-                ctx,
-            )
+    refuse_with_resume(
+        ctx,
+        (
+            ("ruleset", "--ruleset"),
+            ("deck", "--deck"),
+            ("opponent", "--opponent"),
+            ("opp_deck", "--opp-deck"),
+            ("seed", "--seed"),
+            ("wager", "--wager"),
+            ("replace", "--new"),
+        ),
+        "ruleset, decks, opponent, seed and wager",
+    )
 
 
 def _play_saved(

@@ -186,6 +186,12 @@ def probe_save(path: Path) -> dict[str, Any] | None:
     return read_save(path)
 
 
+def unfinished(document: dict[str, Any] | None) -> bool:
+    """Whether a save (``probe_save``'s document, ``None``: no file) holds a match not over, of
+    ``pazaak play`` or ``pazaak follow``: such a save is never replaced silently."""
+    return document is not None and document.get("finished") is not True
+
+
 def _exists(path: Path) -> bool:
     """``Path.exists``, but a path that cannot be looked at (a name over 255 bytes, a directory
     that cannot be searched) is an :class:`InputError`, not an ``OSError``."""
