@@ -31,10 +31,9 @@
  * hands: `push_live`) go to a scratch table of that level: `forget` empties it for a new
  * evaluation, `settle(shift)` moves it into the main table along its slopes once the value is
  * found; the choices made there narrow the interval of offsets from the value tried over which
- * they all stand (`interval`), as KotorMatchSolver._narrow does. The main table is bounded: a
- * full window forgets an entry (a cache: values are pure functions of their keys).
+ * they all stand (`interval`), as KotorMatchSolver._narrow does. The main table is bounded: full,
+ * it forgets its entries (a cache: values are pure functions of their keys; see keep).
  */
-#define MEMO_WINDOW 8
 #define MEMO_HUGE_PAGES 1
 #include "_core.h"
 #include "_rule.h"
@@ -69,14 +68,18 @@ static inline void memo_released(size_t bytes) {
     (void)bytes;
 }
 
-/* memo_keep, but a table below its bound grows rather than forget an entry of a full window (as
- * _fastreply.c's keep): within the bound each position is computed once, as in Python. */
+/* Store a value. The tables have no window (a key probes on to its slot or an empty one) and
+ * grow before they are half full; one at its bound (the main table of positions) that would be
+ * more than half full forgets every entry first, counted as replaced: a cache, whose values are
+ * pure functions of their keys. (A window that forgets one entry when its few slots are full, as
+ * _fastreply.c's memo does, fills up long before the table does: at half load some window of
+ * eight is full within a million keys, and then a table below its bound must double or forget a
+ * position the Python search keeps, whose count the callers' budgets read.) */
 static inline int keep(Map *m, uint64_t key, double v, double d) {
-    while (m->cap < m->max_cap && !memo_find(m, key)) {
-        if (memo_resize(m, m->cap * 2) < 0) {
-            PyErr_NoMemory();
-            return -1;
-        }
+    if (m->max_cap && m->cap >= m->max_cap && (m->size + 1) * MEMO_LOAD_DEN > m->cap * MEMO_LOAD_NUM &&
+        !memo_get(m, key)) {
+        m->replaced += m->size;
+        memo_clear(m);
     }
     return memo_keep(m, key, v, d, 0);
 }
@@ -172,7 +175,7 @@ static void core_dealloc(Core *self) {
     models_free(self);
     FREE_ALL(self->list_start, self->list_len, self->codes, self->ctx_sets, self->ctx_model,
              self->ctx_fixed, self->ctx_slot, self->turn_at, self->data, self->rows);
-    for (int i = 0; i < self->nlevels; i++) memo_free(&self->levels[i].scratch);
+    for (int i = 0; i < MAX_LEVELS; i++) memo_free(&self->levels[i].scratch);
     Map *maps[] = {&self->slot_of, &self->row_of, &self->memo, &self->overs, &self->volatile_overs};
     for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++) memo_free(maps[i]);
     Py_TYPE(self)->tp_free((PyObject *)self);
@@ -766,7 +769,11 @@ static PyObject *core_push_live(Core *self, PyObject *args) {
     level->ncontexts = (int)n;
     level->my_hand = my_hand;
     level->its_hand = its_hand;
-    if (memo_init(&level->scratch, 1 << 10, (size_t)1 << 62) < 0) return PyErr_NoMemory();
+    /* (a level's table is kept for the next state iterated at that depth: fresh memory costs a
+     * page fault and its zeroing on every first write) */
+    if (!level->scratch.slots && memo_init(&level->scratch, 1 << 10, (size_t)1 << 62) < 0)
+        return PyErr_NoMemory();
+    memo_clear(&level->scratch);
     self->nlevels++;
     Py_RETURN_NONE;
 }
@@ -775,7 +782,7 @@ PyDoc_STRVAR(core_pop_live_doc, "pop_live(): the match state iterated is done (i
 static PyObject *core_pop_live(Core *self, PyObject *unused) {
     (void)unused;
     if (!self->nlevels) return fail(PyExc_RuntimeError, "no match state is iterated");
-    memo_free(&self->levels[--self->nlevels].scratch);
+    memo_clear(&self->levels[--self->nlevels].scratch);
     Py_RETURN_NONE;
 }
 
@@ -907,6 +914,11 @@ static PyObject *core_get_memo_bytes(Core *self, void *closure) {
     return PyLong_FromSize_t(bytes * sizeof(Entry));
 }
 
+static PyObject *core_get_main_slots(Core *self, void *closure) {
+    (void)closure;
+    return PyLong_FromSize_t(self->memo.cap);
+}
+
 static PyObject *core_get_count(Core *self, void *closure) {
     return PyLong_FromLong(*(int *)((char *)self + (Py_ssize_t)closure));
 }
@@ -919,6 +931,7 @@ static PyGetSetDef core_getset[] = {
     GETTER(held, "positions held in the tables now"),
     GETTER(replaced, "positions forgotten to bound the main table"),
     GETTER(memo_bytes, "bytes the tables of positions and set ends take now"),
+    GETTER(main_slots, "slots of the main table of positions now"),
     COUNT(mine_sides, mine.n, "the advised player's sides added"),
     COUNT(their_sides, theirs.n, "the rule's sides added"),
     COUNT(lists, nlists, "candidate lists added"),

@@ -99,10 +99,11 @@ NATIVE_RULES: dict[DecisionRule, int] = (
 )
 """The rules the C loop decides by itself (``_rule.h``, line for line as their Python
 functions); empty when it is not built."""
-NATIVE_MEMO_ENTRIES = 1 << 23
-"""Positions the C loop's main table holds at most (24 bytes a slot: 192 MiB); past that it
-forgets some (a cache: never wrong, at most slower). :meth:`KotorMatchSolver.bound_memo` still
-empties it between match states past ``max_states``, as it empties the Python memo."""
+NATIVE_MEMO_ENTRIES = 1 << 24
+"""Slots of the C loop's main table of positions at most (24 bytes each: 384 MiB, for 8 million
+positions, the table at most half full); past that it forgets them all (a cache: never wrong, at
+most slower). :meth:`KotorMatchSolver.bound_memo` still empties it between match states past
+``max_states``, as it empties the Python memo."""
 
 ME, OPP, RANDOM = 0, 1, 2
 """Who opens a set (a *spec*): the advised player, the KOTOR opponent, or a coin."""
@@ -243,7 +244,15 @@ class KotorMatchSolver(MatchStates):
         """Tell the C loop of the sides, candidate lists and contexts interned since it last
         heard (the ids are Python's: the loop only mirrors them)."""
         core = self._core
-        for index, seat in ((ME, self.me), (OPP, self.opp)):
+        mine, theirs = self.me, self.opp
+        if (
+            core.mine_sides == len(mine.sides)
+            and core.their_sides == len(theirs.sides)
+            and core.lists == len(mine.lists)
+            and core.contexts == len(self._context_info)
+        ):
+            return  # (the common case: nothing new)
+        for index, seat in ((ME, mine), (OPP, theirs)):
             start = core.mine_sides if index == ME else core.their_sides
             if start < len(seat.sides):
                 core.add_sides(
@@ -253,11 +262,11 @@ class KotorMatchSolver(MatchStates):
                     [_tiebreak(side) for side in seat.sides[start:]],
                     seat.hand_of[start:],
                 )
-        for codes in self.me.lists[core.lists :]:
+        for codes in mine.lists[core.lists :]:
             core.add_list(codes)
         for context in range(core.contexts, len(self._context_info)):
-            mine, _, _, model = self._context_info[context]
-            core.add_context(mine, model, self._models[model].fixed is not None)
+            sets, _, _, model = self._context_info[context]
+            core.add_context(sets, model, self._models[model].fixed is not None)
 
     def _expand_mine(self, me: int, drawn: int) -> int:
         """The C loop's callback: the number of my list of turn ends after ``drawn``."""
