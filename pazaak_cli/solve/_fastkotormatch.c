@@ -34,7 +34,9 @@
  * they all stand (`interval`), as KotorMatchSolver._narrow does. The main table is bounded: full,
  * it forgets its entries (a cache: values are pure functions of their keys; see keep).
  */
-#define MEMO_HUGE_PAGES 1
+/* (calloc'ed tables: in huge pages the kernel's zeroing of each page first written took 30 % of
+ * a 3 v 3 first move, 5 % in small pages) */
+#define MEMO_HUGE_PAGES 0
 #include "_core.h"
 #include "_rule.h"
 
@@ -598,6 +600,13 @@ static int my_choice(Core *self, int context, int slot, int list, int opp, int d
     }
     int nseen = 0, status = 0;
     double best = -1.0, best_slope = 0.0;
+    for (int k = 0; k < len; k++) { /* ask the memory for every child's slot at once */
+        int code = self->codes[start + k], kind = self->mine.kind[code];
+        if (kind == PLAYING || (kind == STANDING && !they_stand)) {
+            Map *table = live_table(self, context, code, opp);
+            MEMO_PREFETCH(table ? table : &self->memo, position_key(slot, they_stand ? 0 : 1, code, opp));
+        }
+    }
     for (int k = 0; k < len; k++) {
         int code = self->codes[start + k]; /* (read again: the codes may move as lists are added) */
         int kind = self->mine.kind[code];
@@ -639,8 +648,8 @@ static int my_before(Core *self, int context, int slot, int me, int opp, int dec
     if (count_position(self) < 0) return -1;
     Draws draws;
     if (draws_of(self, context, deck, &draws) < 0) return -1;
-    double value = 0.0, slope = 0.0;
-    for (int i = 0; i < draws.ndraws; i++) {
+    int lists[10], children[10];
+    for (int i = 0; i < draws.ndraws; i++) { /* the choices' keys, their slots asked for at once */
         int drawn = draws.value[i], rest = draws.rest[i];
         int list = self->mine.after[me * 11 + drawn];
         if (list < 0) {
@@ -650,8 +659,15 @@ static int my_before(Core *self, int context, int slot, int me, int opp, int dec
         }
         int child = rest == deck ? slot : slot_of(self, context, rest);
         if (child < 0) return -1;
+        lists[i] = list;
+        children[i] = child;
+        MEMO_PREFETCH(live ? live : &self->memo, position_key(child, 2, list, opp));
+    }
+    double value = 0.0, slope = 0.0;
+    for (int i = 0; i < draws.ndraws; i++) {
         double bv, bd;
-        if (my_choice(self, context, child, list, opp, rest, live, &bv, &bd) < 0) return -1;
+        if (my_choice(self, context, children[i], lists[i], opp, draws.rest[i], live, &bv, &bd) < 0)
+            return -1;
         value += draws.p[i] * bv;
         slope += draws.p[i] * bd;
     }
@@ -672,13 +688,22 @@ static int opp_before(Core *self, int context, int slot, int me, int opp, int de
     if (replies(self, opp, self->mine.total[me], self->mine.kind[me] == STANDING, self->ctx_sets[context],
                 codes) < 0)
         return -1;
-    double value = 0.0, slope = 0.0;
-    for (int i = 0; i < draws.ndraws; i++) {
-        int rest = draws.rest[i];
+    int i_stand = self->mine.kind[me] == STANDING, children[10];
+    for (int i = 0; i < draws.ndraws; i++) { /* the children's slots asked for at once */
+        int rest = draws.rest[i], code = codes[draws.value[i]], kind = self->theirs.kind[code];
         int child = rest == deck ? slot : slot_of(self, context, rest);
         if (child < 0) return -1;
+        children[i] = child;
+        if (kind == PLAYING || (kind == STANDING && !i_stand)) {
+            Map *table = live_table(self, context, me, code);
+            MEMO_PREFETCH(table ? table : &self->memo, position_key(child, i_stand ? 1 : 0, me, code));
+        }
+    }
+    double value = 0.0, slope = 0.0;
+    for (int i = 0; i < draws.ndraws; i++) {
         double cv, cd;
-        if (turn_ended(self, context, child, OPP, me, codes[draws.value[i]], rest, &cv, &cd) < 0) return -1;
+        if (turn_ended(self, context, children[i], OPP, me, codes[draws.value[i]], draws.rest[i], &cv, &cd) < 0)
+            return -1;
         value += draws.p[i] * cv;
         slope += draws.p[i] * cd;
     }
