@@ -142,6 +142,8 @@ typedef struct {
     int *rows;
     Map row_of;
     Map memo;     /* the positions (bounded: a cache) */
+    Map odds;     /* the set's odds along the line chosen, (P(win), P(tie)) by position */
+    double tolerance; /* the odds' choice: match values this close are equal (BEST_TOLERANCE) */
     Map overs;    /* the final values of a set's ends */
     Map volatile_overs; /* the value iterated, where a set's end reads it */
     Level levels[MAX_LEVELS];
@@ -178,7 +180,7 @@ static void core_dealloc(Core *self) {
     FREE_ALL(self->list_start, self->list_len, self->codes, self->ctx_sets, self->ctx_model,
              self->ctx_fixed, self->ctx_slot, self->turn_at, self->data, self->rows);
     for (int i = 0; i < MAX_LEVELS; i++) memo_free(&self->levels[i].scratch);
-    Map *maps[] = {&self->slot_of, &self->row_of, &self->memo, &self->overs, &self->volatile_overs};
+    Map *maps[] = {&self->slot_of, &self->row_of, &self->memo, &self->overs, &self->volatile_overs, &self->odds};
     for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++) memo_free(maps[i]);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -214,6 +216,7 @@ static int core_init(Core *self, PyObject *args, PyObject *kwds) {
         while (max_cap * 2 <= (size_t)max_entries) max_cap *= 2;
     }
     if (memo_init(&self->memo, 1 << 12, max_cap) < 0) goto no_memory;
+    if (memo_init(&self->odds, 1 << 10, max_cap) < 0) goto no_memory;
     Map *maps[] = {&self->slot_of, &self->row_of, &self->overs, &self->volatile_overs};
     for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
         if (memo_init(maps[i], 1 << 10, (size_t)1 << 62) < 0) goto no_memory;
@@ -712,6 +715,104 @@ static int opp_before(Core *self, int context, int slot, int me, int opp, int de
     return memo_store(self, live, key, value, slope);
 }
 
+/* -- the set's odds along the line chosen (KotorMatchSolver._odds_ended, _odds_before, _choice) -- */
+
+static int odds_before(Core *self, int context, int slot, int mover, int me, int opp, int deck, double *win,
+                       double *tie);
+
+/* (P(I win the set), P(tie)) once it is decided: `winner` (-1: a tie). */
+static inline void judged(int winner, double *win, double *tie) {
+    *win = winner == ME ? 1.0 : 0.0;
+    *tie = winner < 0 ? 1.0 : 0.0;
+}
+
+/* The set's odds once `mover`'s turn ended, both then playing on (I for the match, the rule by
+ * its choice), in the order turn_ended says. */
+static int odds_ended(Core *self, int context, int slot, int mover, int me, int opp, int deck, double *win,
+                      double *tie) {
+    int kind = mover == ME ? self->mine.kind[me] : self->theirs.kind[opp];
+    int other_stands = mover == ME ? self->theirs.kind[opp] == STANDING : self->mine.kind[me] == STANDING;
+    if (kind == PLAYING || (kind == STANDING && !other_stands)) {
+        int drawer = kind == PLAYING && other_stands ? mover : 1 - mover;
+        return odds_before(self, context, slot, drawer, me, opp, deck, win, tie);
+    }
+    if (kind == STANDING)
+        judged(winner_of(self, me, opp), win, tie);
+    else
+        judged(kind == BUST ? 1 - mover : mover, win, tie);
+    return 0;
+}
+
+/* My match-best turn end among list `list` (the first of the highest match values; among those
+ * within the tolerance of the best, the first that keeps the most set equity): its code, or -1
+ * with an exception set. */
+static int odds_choice(Core *self, int context, int slot, int list, int opp, int deck) {
+    int start = self->list_start[list], len = self->list_len[list];
+    double best = 0.0, v, d;
+    for (int k = 0; k < len; k++) { /* the best match value */
+        if (turn_ended(self, context, slot, ME, self->codes[start + k], opp, deck, &v, &d) < 0) return -1;
+        if (k == 0 || v > best) best = v;
+    }
+    int near = 0, first = -1; /* the ends near it (their values read again: all memoised) */
+    for (int k = 0; k < len; k++) {
+        int code = self->codes[start + k];
+        if (turn_ended(self, context, slot, ME, code, opp, deck, &v, &d) < 0) return -1;
+        if (v >= best - self->tolerance && !near++) first = code;
+    }
+    if (near == 1) return first;
+    int chosen = -1;
+    double most = 0.0;
+    for (int k = 0; k < len; k++) { /* the first of those that keeps the most set equity */
+        int code = self->codes[start + k];
+        if (turn_ended(self, context, slot, ME, code, opp, deck, &v, &d) < 0) return -1;
+        if (v < best - self->tolerance) continue;
+        double win, tie;
+        if (odds_ended(self, context, slot, ME, code, opp, deck, &win, &tie) < 0) return -1;
+        double equity = 2.0 * win + tie - 1.0;
+        if (chosen < 0 || equity > most) {
+            most = equity;
+            chosen = code;
+        }
+    }
+    return chosen;
+}
+
+static int odds_before(Core *self, int context, int slot, int mover, int me, int opp, int deck, double *win,
+                       double *tie) {
+    uint64_t key = position_key(slot, mover, me, opp);
+    if (memo_read(&self->odds, key, win, tie)) return 0;
+    Draws draws;
+    if (draws_of(self, context, deck, &draws) < 0) return -1;
+    int codes[11];
+    if (mover == OPP && replies(self, opp, self->mine.total[me], self->mine.kind[me] == STANDING,
+                                self->ctx_sets[context], codes) < 0)
+        return -1;
+    double w = 0.0, t = 0.0;
+    for (int i = 0; i < draws.ndraws; i++) {
+        int drawn = draws.value[i], rest = draws.rest[i];
+        int child = rest == deck ? slot : slot_of(self, context, rest);
+        if (child < 0) return -1;
+        double cw, ct;
+        if (mover == OPP) {
+            if (odds_ended(self, context, child, OPP, me, codes[drawn], rest, &cw, &ct) < 0) return -1;
+        } else {
+            int list = self->mine.after[me * 11 + drawn];
+            if (list < 0) {
+                list = call_expand(self->expand, me, drawn, &self->nlists);
+                if (list < 0) return -1;
+                self->mine.after[me * 11 + drawn] = list;
+            }
+            int code = odds_choice(self, context, child, list, opp, rest);
+            if (code < 0 || odds_ended(self, context, child, ME, code, opp, rest, &cw, &ct) < 0) return -1;
+        }
+        w += draws.p[i] * cw;
+        t += draws.p[i] * ct;
+    }
+    *win = w;
+    *tie = t;
+    return keep(&self->odds, key, w, t);
+}
+
 /* -- the entries from Python ------------------------------------------------------------------- */
 
 static int check_position(Core *self, int context, int mover, int me, int opp, int deck) {
@@ -751,6 +852,22 @@ static PyObject *core_turn_ended(Core *self, PyObject *args) {
     double v = 0.0, d = 0.0;
     if (turn_ended(self, context, slot, mover, me, opp, deck, &v, &d) < 0) return NULL;
     return Py_BuildValue("(dd)", v, d);
+}
+
+PyDoc_STRVAR(core_odds_ended_doc,
+             "odds_ended(context, mover, me, opp, deck, tolerance) -> (P(I win the set), P(tie)) once "
+             "mover's turn ended, both playing on as the match values choose (_odds_ended)");
+static PyObject *core_odds_ended(Core *self, PyObject *args) {
+    int context, mover, me, opp, deck;
+    double tolerance;
+    if (!PyArg_ParseTuple(args, "iiiiid", &context, &mover, &me, &opp, &deck, &tolerance)) return NULL;
+    if (check_position(self, context, mover, me, opp, deck) < 0) return NULL;
+    int slot = slot_of(self, context, deck);
+    if (slot < 0) return NULL;
+    self->tolerance = tolerance;
+    double win = 0.0, tie = 0.0;
+    if (odds_ended(self, context, slot, mover, me, opp, deck, &win, &tie) < 0) return NULL;
+    return Py_BuildValue("(dd)", win, tie);
 }
 
 PyDoc_STRVAR(core_replies_doc,
@@ -831,7 +948,11 @@ static PyObject *core_settle(Core *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "d", &shift)) return NULL;
     if (!self->nlevels) Py_RETURN_NONE;
     Map *scratch = &self->levels[self->nlevels - 1].scratch;
+    /* (each entry's home in the main table asked for a few entries ahead: they lie at random) */
+    size_t ahead = 0;
     for (size_t i = 0; i < scratch->cap; i++) {
+        for (; ahead < scratch->cap && ahead < i + 256; ahead++)
+            if (scratch->slots[ahead].tag != EMPTY) MEMO_PREFETCH(&self->memo, scratch->slots[ahead].tag);
         const Entry *entry = &scratch->slots[i];
         if (entry->tag == EMPTY) continue;
         if (keep(&self->memo, entry->tag, entry->v + entry->d * shift, 0.0) < 0) return NULL;
@@ -855,6 +976,7 @@ static PyObject *core_clear_memo(Core *self, PyObject *unused) {
     (void)unused;
     if (self->nlevels) return fail(PyExc_RuntimeError, "a match state is being iterated");
     memo_clear(&self->memo);
+    memo_clear(&self->odds);
     memo_clear(&self->slot_of);
     self->nslots = 0;
     for (int i = 0; i < self->ncontexts; i++) self->ctx_slot[i] = -1;
@@ -933,7 +1055,7 @@ static PyObject *core_get_replaced(Core *self, void *closure) {
 
 static PyObject *core_get_memo_bytes(Core *self, void *closure) {
     (void)closure;
-    size_t bytes = self->memo.cap + self->overs.cap + self->volatile_overs.cap + self->slot_of.cap +
+    size_t bytes = self->memo.cap + self->odds.cap + self->overs.cap + self->volatile_overs.cap + self->slot_of.cap +
                    self->row_of.cap;
     for (int i = 0; i < self->nlevels; i++) bytes += self->levels[i].scratch.cap;
     return PyLong_FromSize_t(bytes * sizeof(Entry));
@@ -968,6 +1090,7 @@ static PyGetSetDef core_getset[] = {
 static PyMethodDef core_methods[] = {
     METHOD(add_sides, VARARGS),     METHOD(add_list, VARARGS),  METHOD(add_context, VARARGS),
     METHOD(before, VARARGS),        METHOD(turn_ended, VARARGS), METHOD(replies, VARARGS),
+    METHOD(odds_ended, VARARGS),
     METHOD(push_live, VARARGS),     METHOD(pop_live, NOARGS),   METHOD(forget, NOARGS),
     METHOD(settle, VARARGS),        METHOD(clear_volatile, NOARGS), METHOD(clear_memo, NOARGS),
     {NULL, NULL, 0, NULL},

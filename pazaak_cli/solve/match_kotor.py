@@ -36,7 +36,8 @@ the opener of the set where the first-player rule reads it, and the deck model; 
 the match state whose fixed point is being iterated is solved again.
 
 The recursion inside a set (:meth:`KotorMatchSolver.my_before_draw`, ``opp_before_draw``,
-``_turn_ended``) and the rule's choice have an optional C inner loop
+``_turn_ended``, and the set's odds along the line chosen, ``_odds_ended``) and the rule's
+choice have an optional C inner loop
 (:mod:`pazaak_cli.solve._fastkotormatch`, for the rules of :data:`NATIVE_RULES`): Python keeps the
 seats, hands, decks, contexts and match states and the fixed point (Newton on value/slope pairs),
 and the C loop calls back for what it has not met (a list of turn ends, the rule's turn after a
@@ -211,6 +212,7 @@ class KotorMatchSolver(MatchStates):
         self.my_before_draw = self._native_my_before_draw  # type: ignore[method-assign]
         self.opp_before_draw = self._native_opp_before_draw  # type: ignore[method-assign]
         self._turn_ended = self._native_turn_ended  # type: ignore[method-assign]
+        self._odds_ended = self._native_odds_ended  # type: ignore[method-assign]
 
     @property
     def native(self) -> bool:
@@ -318,6 +320,15 @@ class KotorMatchSolver(MatchStates):
         self._sync()
         pair: Pair = self._core.turn_ended(context, mover, me, opp, deck)
         return pair
+
+    def _native_odds_ended(
+        self, context: int, mover: int, me: int, opp: int, deck: int
+    ) -> tuple[float, float]:
+        self._sync()
+        odds: tuple[float, float] = self._core.odds_ended(
+            context, mover, me, opp, deck, BEST_TOLERANCE
+        )
+        return odds
 
     def _enter_live(self, contexts: tuple[int, ...], my_hand: int, its_hand: int) -> Any:
         """The match state (``contexts``, hands) is iterated from now on: the C loop keeps its
