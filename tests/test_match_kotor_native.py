@@ -214,3 +214,34 @@ def test_native_false_and_an_unknown_rule_keep_python() -> None:
         return int(kotor_rule(*args))  # type: ignore[arg-type]
 
     assert not KotorMatchSolver(rules, 0, rule=other_rule).native
+
+
+def test_sides_numbered_again_between_searches_give_the_same_values(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Past :data:`match_kotor.NATIVE_SIDES` sides the solver forgets its sides and starts a
+    new C loop between two match states (a solver shared by a whole session): the values do
+    not change."""
+    spec = f"kotor2/main-deck=infinite,{SMALL}"
+    rules = parse_ruleset(spec)
+    rng = random.Random(13)
+    states = [_random_state(rng, spec) for _ in range(4)]
+    monkeypatch.setattr(match_kotor, "NATIVE_SIDES", 20)
+    started: list[int] = []
+    start = KotorMatchSolver._start_core
+
+    def counted(solver: KotorMatchSolver, rule_id: int) -> None:
+        started.append(rule_id)
+        start(solver, rule_id)
+
+    monkeypatch.setattr(KotorMatchSolver, "_start_core", counted)
+    renumbered = {seat: KotorMatchSolver(rules, seat) for seat in (0, 1)}
+    for state in states:
+        other = tuple(card for card in state.sides[1 - state.turn].hand if card is not None)
+        got = _moves(renumbered[state.turn], state, False, other)
+        expected = _moves(KotorMatchSolver(rules, state.turn, native=False), state, False, other)
+        assert [r.match_win for r in got] == pytest.approx(
+            [r.match_win for r in expected], abs=1e-12
+        )
+        assert [r.set_win for r in got] == pytest.approx([r.set_win for r in expected], abs=1e-12)
+    assert len(started) > 2  # (numbered again: more C loops than the two solvers')

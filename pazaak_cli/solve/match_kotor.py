@@ -106,6 +106,10 @@ positions, the table at most half full); past that it forgets them all (a cache:
 most slower). :meth:`KotorMatchSolver.bound_memo` still empties it between match states past
 ``max_states``, as it empties the Python memo."""
 
+NATIVE_SIDES = 1 << 20
+"""Sides a seat (or lists of turn ends) past which :meth:`KotorMatchSolver.bound_memo` forgets
+them all and numbers them again (the C loop numbers at most ``_fastkotormatch.MAX_IDS``, 2^21)."""
+
 ME, OPP, RANDOM = 0, 1, 2
 """Who opens a set (a *spec*): the advised player, the KOTOR opponent, or a coin."""
 _OPENER_FREE = -1
@@ -197,6 +201,7 @@ class KotorMatchSolver(MatchStates):
         """Hand the recursion inside a set to the C loop: it mirrors both seats' sides, my
         candidate lists and the contexts (:meth:`_sync`), and calls back for the rest."""
         rules = self.ruleset
+        self._rule_id = rule_id
         self._core = _fastkotormatch.Core(
             rule_id,
             rules.target,
@@ -366,6 +371,27 @@ class KotorMatchSolver(MatchStates):
             if self._core is not None:
                 self._core.clear_memo()
                 self._core.solved = 0
+        if self._core is not None:
+            self._renumber_sides()
+
+    def _renumber_sides(self) -> None:
+        """Between searches: once either seat holds more than :data:`NATIVE_SIDES` sides (the C
+        loop numbers at most ``MAX_IDS``, and a solver shared by a whole ``play`` or
+        ``simulate`` session keeps adding some), forget every side, list and position, in both
+        seats and in a new C loop; the match states' values and the set ends' stay (they are
+        keyed by hands)."""
+        mine, theirs = self.me, self.opp
+        if max(len(mine.sides), len(theirs.sides), len(mine.lists)) <= NATIVE_SIDES:
+            return
+        mine.forget_sides()
+        theirs.forget_sides()
+        self._memos = [{} for _ in self._memos]
+        self._odds_memo.clear()
+        core = self._core
+        solved, budget, progress = int(core.solved), self.budget, self.progress
+        self._start_core(self._rule_id)
+        self._core.solved = solved
+        self.budget, self.progress = budget, progress
 
     def _new_position(self) -> None:
         self._positions += 1
