@@ -13,8 +13,9 @@
  * draw is worked out once by RuleSeat.turn, interning its sides, and handed here flattened), the
  * advised player's candidate lists, the contexts (score, opener, deck model) and the match
  * states, and mirrors what this core needs: each side's kind, total, tiebreak and hand id. This
- * core runs KotorMatchSolver.my_before_draw, opp_before_draw, _turn_ended and the rule's choice
- * (RuleSeat.reply, from the flattened turn), and calls back into Python:
+ * core runs KotorMatchSolver.my_before_draw, opp_before_draw, _turn_ended, the rule's choice
+ * (RuleSeat.reply, from the flattened turn) and the set's odds along the line chosen
+ * (_odds_ended, _odds_before, _choice), and calls back into Python:
  *   expand(side, value) -> list id      the advised side's turn ends after a draw, first met;
  *   turn(side, value) -> ints           the rule side's turn after a draw, flattened (below);
  *   draws(model, deck) -> ((value, p, deck after), ...)   a deck's draws, first met;
