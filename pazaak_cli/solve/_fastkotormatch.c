@@ -59,12 +59,7 @@ enum { PLAYING, STANDING, BUST, NINE_WIN }; /* rule_opponent.PLAYING ... NINE_WI
 #define SEEN_ON_STACK 64
 
 static inline uint64_t memo_mix(uint64_t key) {
-    key ^= key >> 33;
-    key *= 0xFF51AFD7ED558CCDULL;
-    key ^= key >> 33;
-    key *= 0xC4CEB9FE1A85EC53ULL;
-    key ^= key >> 33;
-    return key;
+    return mix64(key);
 }
 
 static inline void memo_released(size_t bytes) {
@@ -1000,24 +995,6 @@ static int core_set_solved(Core *self, PyObject *value, void *closure) {
     return 0;
 }
 
-static PyObject *core_get_budget(Core *self, void *closure) {
-    (void)closure;
-    if (self->budget < 0) Py_RETURN_NONE;
-    return PyLong_FromLongLong(self->budget);
-}
-
-static int core_set_budget(Core *self, PyObject *value, void *closure) {
-    (void)closure;
-    if (!value || value == Py_None) {
-        self->budget = -1;
-        return 0;
-    }
-    long long budget = PyLong_AsLongLong(value);
-    if (budget == -1 && PyErr_Occurred()) return -1;
-    self->budget = budget < 0 ? 0 : budget;
-    return 0;
-}
-
 static PyObject *core_get_interval(Core *self, void *closure) {
     (void)closure;
     return Py_BuildValue("(dd)", self->low, self->high);
@@ -1027,19 +1004,6 @@ static int core_set_interval(Core *self, PyObject *value, void *closure) {
     (void)closure;
     if (!value) return fail_status(PyExc_TypeError, "interval cannot be deleted");
     return PyArg_ParseTuple(value, "dd", &self->low, &self->high) ? 0 : -1;
-}
-
-static PyObject *core_get_read_unknown(Core *self, void *closure) {
-    (void)closure;
-    return PyBool_FromLong(self->read_unknown);
-}
-
-static int core_set_read_unknown(Core *self, PyObject *value, void *closure) {
-    (void)closure;
-    int truth = value ? PyObject_IsTrue(value) : 0;
-    if (truth < 0) return -1;
-    self->read_unknown = truth;
-    return 0;
 }
 
 static PyObject *core_get_held(Core *self, void *closure) {
@@ -1067,15 +1031,11 @@ static PyObject *core_get_main_slots(Core *self, void *closure) {
     return PyLong_FromSize_t(self->memo.cap);
 }
 
-static PyObject *core_get_count(Core *self, void *closure) {
-    return PyLong_FromLong(*(int *)((char *)self + (Py_ssize_t)closure));
-}
-
 static PyGetSetDef core_getset[] = {
     ATTRIBUTE(solved, "positions solved (before a draw and my choices after one), as Python counts them"),
-    ATTRIBUTE(budget, "a search raises the too-large error once solved reaches this (None: no budget)"),
+    BUDGET_ATTRIBUTE("a search raises the too-large error once solved reaches this (None: no budget)"),
     ATTRIBUTE(interval, "(low, high): the offsets from the value iterated over which every choice made stands"),
-    ATTRIBUTE(read_unknown, "whether a set's end read the value iterated since this was last cleared"),
+    FLAG_ATTRIBUTE(read_unknown, "whether a set's end read the value iterated since this was last cleared"),
     GETTER(held, "positions held in the tables now"),
     GETTER(replaced, "positions forgotten to bound the main table"),
     GETTER(memo_bytes, "bytes the tables of positions and set ends take now"),

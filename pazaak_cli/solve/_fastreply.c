@@ -752,10 +752,6 @@ static PyObject *core_get_memo_bytes(Core *self, void *closure) {
     return PyLong_FromSize_t((self->my_before.cap + self->my_choice.cap + self->opp_before.cap) * sizeof(Entry));
 }
 
-static PyObject *core_get_count(Core *self, void *closure) {
-    return PyLong_FromLong(*(int *)((char *)self + (Py_ssize_t)closure));
-}
-
 static PyGetSetDef core_getset[] = {
     GETTER(solved, "positions computed before a draw so far (again if forgotten)"),
     GETTER(replaced, "memo entries forgotten to bound the memory"),
