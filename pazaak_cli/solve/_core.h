@@ -1,5 +1,6 @@
-/* What the two C inner loops of the exact solvers share: _fastsolve.c (the set solver's) and
- * _fastmatch.c (the match solver's) each include this header once.
+/* What the C inner loops of the exact solvers share: _fastsolve.c (the set solver's),
+ * _fastreply.c (the set reply to a rule), _fastmatch.c (the match solver's) and _fastkotormatch.c
+ * (the match reply to a rule) each include this header once.
  *
  * It holds the memo (an open-addressing hash table of positions, and its memory), the count of
  * positions solved with its Ctrl-C check and progress callback, what both cores ask of Python
@@ -207,6 +208,17 @@ SHARED void memo_free(Map *m) {
 /* The mix of a key's bits whose low bits are its home slot: the including file's. */
 static inline uint64_t memo_mix(uint64_t key);
 
+/* A full 64-bit mix (MurmurHash3's finaliser), for an includer's memo_mix whose keys' fields sit
+ * in separate bit ranges. */
+SHARED_INLINE uint64_t mix64(uint64_t key) {
+    key ^= key >> 33;
+    key *= 0xFF51AFD7ED558CCDULL;
+    key ^= key >> 33;
+    key *= 0xC4CEB9FE1A85EC53ULL;
+    key ^= key >> 33;
+    return key;
+}
+
 /* Where `key`'s window starts. */
 SHARED_INLINE size_t memo_index(const Map *m, uint64_t key) {
     return (size_t)memo_mix(key) & (m->cap - 1);
@@ -366,6 +378,42 @@ SHARED int progress_set(PyObject *self, PyObject *value, void *closure) {
 #define PROGRESS_ATTRIBUTE(doc)                                                                \
     {"progress", progress_get, progress_set, doc, (void *)offsetof(Core, progress)}
 
+/* The `budget` attribute of a core: a long long field, -1 for none (None in Python; a negative
+ * budget is read as 0); `closure` is the field's offset. */
+SHARED PyObject *budget_get(PyObject *self, void *closure) {
+    long long budget = *(long long *)((char *)self + (Py_ssize_t)closure);
+    if (budget < 0) Py_RETURN_NONE;
+    return PyLong_FromLongLong(budget);
+}
+
+SHARED int budget_set(PyObject *self, PyObject *value, void *closure) {
+    long long *field = (long long *)((char *)self + (Py_ssize_t)closure);
+    if (!value || value == Py_None) {
+        *field = -1;
+        return 0;
+    }
+    long long budget = PyLong_AsLongLong(value);
+    if (budget == -1 && PyErr_Occurred()) return -1;
+    *field = budget < 0 ? 0 : budget;
+    return 0;
+}
+
+#define BUDGET_ATTRIBUTE(doc) {"budget", budget_get, budget_set, doc, (void *)offsetof(Core, budget)}
+
+/* An int field of a core read and set as a bool; `closure` is the field's offset. */
+SHARED PyObject *flag_get(PyObject *self, void *closure) {
+    return PyBool_FromLong(*(int *)((char *)self + (Py_ssize_t)closure));
+}
+
+SHARED int flag_set(PyObject *self, PyObject *value, void *closure) {
+    int truth = value ? PyObject_IsTrue(value) : 0;
+    if (truth < 0) return -1;
+    *(int *)((char *)self + (Py_ssize_t)closure) = truth;
+    return 0;
+}
+
+#define FLAG_ATTRIBUTE(name, doc) {#name, flag_get, flag_set, doc, (void *)offsetof(Core, name)}
+
 /* -- what both cores ask of Python ------------------------------------------------------------- */
 
 /* Free every array named (any of them may be NULL). */
@@ -515,7 +563,12 @@ SHARED PyObject *sequence_argument(PyObject *args, const char *message) {
 #define GETTER(name, doc) {#name, (getter)core_get_##name, NULL, doc, NULL}
 #define ATTRIBUTE(name, doc) {#name, (getter)core_get_##name, (setter)core_set_##name, doc, NULL}
 #define COUNT(name, field, doc)                                                                \
-    {#name, (getter)core_get_count, NULL, doc, (void *)offsetof(Core, field)}
+    {#name, count_get, NULL, doc, (void *)offsetof(Core, field)}
+
+/* A COUNT's getter: the int at offset `closure` of the core. */
+SHARED PyObject *count_get(PyObject *self, void *closure) {
+    return PyLong_FromLong(*(int *)((char *)self + (Py_ssize_t)closure));
+}
 
 /* The Python objects a core holds (its callbacks), listed as CALLBACKS(X): X(name) for each.
  * The solver that owns a core also owns them: a reference cycle the garbage collector must be

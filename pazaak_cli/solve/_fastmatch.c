@@ -48,12 +48,7 @@ enum { PLAYER1, RANDOM, ALTERNATE, LOSER }; /* first-player rules */
 /* The memo (see _core.h): whole 64-bit keys, no window (a table grows, at most half full), its
  * memory from the heap. A full 64-bit mix: the keys' fields sit in separate bit ranges. */
 static inline uint64_t memo_mix(uint64_t key) {
-    key ^= key >> 33;
-    key *= 0xFF51AFD7ED558CCDULL;
-    key ^= key >> 33;
-    key *= 0xC4CEB9FE1A85EC53ULL;
-    key ^= key >> 33;
-    return key;
+    return mix64(key);
 }
 
 /* The process's memory is bounded without giving back what it will ask for again. glibc keeps
@@ -1887,10 +1882,6 @@ static PyObject *core_get_solved(Core *self, void *closure) {
     return PyLong_FromUnsignedLongLong(self->solved);
 }
 
-static PyObject *core_get_count(Core *self, void *closure) {
-    return PyLong_FromLong(*(int *)((char *)self + (Py_ssize_t)closure));
-}
-
 static PyObject *core_get_max_slots(Core *self, void *closure) {
     (void)self;
     (void)closure;
@@ -1919,37 +1910,6 @@ static PyObject *core_get_memo_bytes(Core *self, void *closure) {
     /* a kept lazy array by the pages written since it was made (stale ones included) */
     for (int i = 0; i < self->lazy_spares.n; i++) bytes += self->lazy_spares.items[i].held;
     return PyLong_FromSize_t(bytes);
-}
-
-static PyObject *core_get_read_unknown(Core *self, void *closure) {
-    (void)closure;
-    return PyBool_FromLong(self->read_unknown);
-}
-
-static int core_set_read_unknown(Core *self, PyObject *value, void *closure) {
-    (void)closure;
-    int flag = value ? PyObject_IsTrue(value) : 0;
-    if (flag < 0) return -1;
-    self->read_unknown = flag;
-    return 0;
-}
-
-static PyObject *core_get_budget(Core *self, void *closure) {
-    (void)closure;
-    if (self->budget < 0) Py_RETURN_NONE;
-    return PyLong_FromLongLong(self->budget);
-}
-
-static int core_set_budget(Core *self, PyObject *value, void *closure) {
-    (void)closure;
-    if (!value || value == Py_None) {
-        self->budget = -1;
-        return 0;
-    }
-    long long budget = PyLong_AsLongLong(value);
-    if (budget == -1 && PyErr_Occurred()) return -1;
-    self->budget = budget < 0 ? 0 : budget;
-    return 0;
 }
 
 static PyMethodDef core_methods[] = {
@@ -1984,10 +1944,10 @@ static PyGetSetDef core_getset[] = {
     COUNT(levels, nlevels, "match states being iterated"),
     GETTER(max_contexts, "contexts the core can hold"),
     GETTER(memo_bytes, "bytes the tables (and the spare arrays kept) take now"),
-    ATTRIBUTE(read_unknown, "whether an iterated value was read (MatchSolver._read_unknown)"),
+    FLAG_ATTRIBUTE(read_unknown, "whether an iterated value was read (MatchSolver._read_unknown)"),
     COUNT(track, track, "whether choices narrow the interval now"),
     ATTRIBUTE(interval, "(low, high): offsets of the iterated value over which every choice tracked stands"),
-    ATTRIBUTE(budget, "raise too_large once this many positions are held (None: no budget)"),
+    BUDGET_ATTRIBUTE("raise too_large once this many positions are held (None: no budget)"),
     PROGRESS_ATTRIBUTE("progress(solved) is called every so many positions of a long search (or None)"),
     {NULL, NULL, NULL, NULL, NULL},
 };

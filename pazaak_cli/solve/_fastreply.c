@@ -25,16 +25,13 @@
 #define MEMO_WINDOW 8
 #define MEMO_HUGE_PAGES 1
 #include "_core.h"
+#include "_rule.h"
 
 /* The codes of a turn's end that are not sides (rule_opponent.BUSTS and NINE_WINS). */
 #define BUSTS (-1)
 #define NINE_WINS (-2)
-/* What a rule answers besides a try's index (policies.kotor_rule.KOTOR_END_TURN, KOTOR_STAND). */
-#define END_TURN (-1)
-#define STAND (-2)
+/* END_TURN, STAND, RULE_BUST, RULE_KOTOR, RULE_HEURISTIC and the rules' decisions: _rule.h. */
 #define NO_STAND (-1)
-/* What the KOTOR rule counts a total over the target as (policies.kotor_rule.BUST). */
-#define RULE_BUST (-1000000)
 
 /* How a hand card is played (solver.PLAIN, FLIP24, FLIP36, DOUBLE, TIEBREAKER). */
 #define PLAIN 0
@@ -47,9 +44,6 @@
 /* Hand ids fit in this many bits of a side's packed key. */
 #define HAND_BITS 18
 
-/* The rules this core can decide by (RULE_NAMES in kotor_reply.py names them). */
-#define RULE_KOTOR 0
-#define RULE_HEURISTIC 1
 
 static inline uint64_t memo_mix(uint64_t key) {
     key ^= key >> 31;
@@ -479,108 +473,12 @@ static int build_turn(Core *self, int opp, int value) {
     return id;
 }
 
-/* -- the rules' decisions (policies/kotor_rule.py, policies/heuristic_rule.py) ---------------- */
+/* -- the rules' decisions (_rule.h) ------------------------------------------------------------ */
 
-/* Best-up (and the try reaching it, -1 if none improves) and best-down of the KOTOR rule, over
- * `n` tries given as (total, flexible) pairs. */
-static void kotor_best_cards(int mine, int target, const int *tries, int n, int *best_up, int *up,
-                             int *best_down) {
-    if (mine > target) mine = RULE_BUST;
-    int bu = mine, bd = mine, index = -1, up_flexible = 0;
-    for (int i = 0; i < n; i++) {
-        int total = tries[2 * i], flexible = tries[2 * i + 1];
-        if (total > target) continue;
-        if (total > bu || (total == bu && up_flexible)) {
-            bu = total;
-            index = i;
-            up_flexible = flexible;
-        }
-        if (total < bd) bd = total;
-    }
-    *best_up = bu;
-    *up = index;
-    *best_down = bd;
-}
-
-static int kotor_step4(int mine, int theirs, int they_stand, int best_down, int target) {
-    if (they_stand && mine < theirs) return END_TURN;
-    if (mine < target - 2 && best_down < target - 4) return END_TURN;
-    return STAND;
-}
-
-static int kotor_decide(const Core *self, int mine, int theirs, int they_stand, const int *tries,
-                        int n, int played) {
-    int target = self->target, raw = mine;
-    if (mine > target) mine = RULE_BUST;
-    if (theirs > target) {
-        theirs = RULE_BUST;
-        they_stand = 1;
-    }
-    int best_up, up, best_down;
-    kotor_best_cards(raw, target, tries, n, &best_up, &up, &best_down);
-    if (played) return kotor_step4(mine, theirs, they_stand, best_down, target);
-    if (they_stand && theirs < mine) return STAND; /* step 1 */
-    if (up >= 0 && theirs <= best_up && best_up >= target - 2 &&
-        (best_up == target || (best_up == target - 1 && best_down >= target - 8) ||
-         best_down >= target - 6))
-        return up; /* step 2 */
-    if (raw > target) { /* step 3 */
-        if (self->their_sets < self->sets_to_win - 1 && theirs >= target - 2 && best_up < theirs)
-            return END_TURN;
-        if (up >= 0) return up;
-    }
-    return kotor_step4(mine, theirs, they_stand, best_down, target);
-}
-
-/* The heuristic's try for `total`: the first fixed-sign card reaching it, else the first ± card
- * (-1: none reaches it). */
-static int first_reaching(const int *tries, int n, int total) {
-    int found = -1;
-    for (int i = 0; i < n; i++) {
-        if (tries[2 * i] != total) continue;
-        if (found < 0 || (tries[2 * found + 1] && !tries[2 * i + 1])) found = i;
-    }
-    return found;
-}
-
-/* The heuristic's try leaving the highest total in (above, target], or -1. */
-static int highest_reaching(const int *tries, int n, int above, int target) {
-    int best = -1;
-    for (int i = 0; i < n; i++) {
-        int total = tries[2 * i];
-        if (total > above && total <= target && (best < 0 || total > tries[2 * best])) best = i;
-    }
-    return best < 0 ? -1 : first_reaching(tries, n, tries[2 * best]);
-}
-
-static int heuristic_decide(const Core *self, int mine, int theirs, int they_stand, const int *tries,
-                            int n, int played) {
-    int target = self->target;
-    if (!played) {
-        int exact = first_reaching(tries, n, target);
-        if (exact >= 0) return exact;
-        if (mine > target) {
-            int rescue = highest_reaching(tries, n, RULE_BUST, target);
-            return rescue < 0 ? END_TURN : rescue;
-        }
-        if (they_stand && mine <= theirs) {
-            int passing = highest_reaching(tries, n, theirs, target);
-            if (passing >= 0) return passing;
-        }
-    }
-    if (mine > target) return END_TURN;
-    if (they_stand) {
-        if (mine > theirs) return STAND;
-        if (mine < theirs) return END_TURN;
-    }
-    return mine >= target - 2 ? STAND : END_TURN;
-}
-
-static inline int decide(const Core *self, int mine, int theirs, int they_stand, const int *tries,
-                         int n, int played) {
-    if (self->rule == RULE_HEURISTIC)
-        return heuristic_decide(self, mine, theirs, they_stand, tries, n, played);
-    return kotor_decide(self, mine, theirs, they_stand, tries, n, played);
+static inline int core_rule_decide(const Core *self, int mine, int theirs, int they_stand,
+                                   const int *tries, int n, int played) {
+    RuleParams params = {self->rule, self->target, self->sets_to_win, self->their_sets};
+    return decide(&params, mine, theirs, they_stand, tries, n, played);
 }
 
 /* -- the rule's replies ------------------------------------------------------------------------ */
@@ -594,12 +492,12 @@ static int reply(Core *self, int opp, int value, int theirs, int they_stand) {
     if (t[0] == 0) return t[1];
     int total = t[1], end = t[2], stand = t[3], ntries = t[4];
     const int *tries = t + 5;
-    int choice = decide(self, total, theirs, they_stand, tries, ntries, 0);
+    int choice = core_rule_decide(self, total, theirs, they_stand, tries, ntries, 0);
     if (choice == END_TURN) return end;
     if (choice == STAND) return stand;
     const int *play = t + t[5 + 2 * ntries + choice];
     if (play[1]) return play[2];
-    int then = decide(self, play[0], theirs, they_stand, play + 6, play[5], 1);
+    int then = core_rule_decide(self, play[0], theirs, they_stand, play + 6, play[5], 1);
     return then == END_TURN ? play[3] : play[4];
 }
 
@@ -804,7 +702,7 @@ static PyObject *core_decide(Core *self, PyObject *args) {
         tries[2 * i + 1] = flexible;
     }
     Py_DECREF(seq);
-    int choice = decide(self, mine, theirs, they_stand, tries, (int)n, played);
+    int choice = core_rule_decide(self, mine, theirs, they_stand, tries, (int)n, played);
     free(tries);
     return PyLong_FromLong(choice);
 }
@@ -852,10 +750,6 @@ static PyObject *core_get_replaced(Core *self, void *closure) {
 static PyObject *core_get_memo_bytes(Core *self, void *closure) {
     (void)closure;
     return PyLong_FromSize_t((self->my_before.cap + self->my_choice.cap + self->opp_before.cap) * sizeof(Entry));
-}
-
-static PyObject *core_get_count(Core *self, void *closure) {
-    return PyLong_FromLong(*(int *)((char *)self + (Py_ssize_t)closure));
 }
 
 static PyGetSetDef core_getset[] = {

@@ -34,17 +34,30 @@ hands), the match is modelled as in :mod:`pazaak_cli.solve.match_solver`:
 Positions are memoised per *group* ``(context, my hand, its hand)``, the context being the score,
 the opener of the set where the first-player rule reads it, and the deck model; only the group of
 the match state whose fixed point is being iterated is solved again.
+
+The recursion inside a set (:meth:`KotorMatchSolver.my_before_draw`, ``opp_before_draw``,
+``_turn_ended``, and the set's odds along the line chosen, ``_odds_ended``) and the rule's
+choice have an optional C inner loop
+(:mod:`pazaak_cli.solve._fastkotormatch`, for the rules of :data:`NATIVE_RULES`): Python keeps the
+seats, hands, decks, contexts and match states and the fixed point (Newton on value/slope pairs),
+and the C loop calls back for what it has not met (a list of turn ends, the rule's turn after a
+draw, a deck's draws, the value at a set's end). Both give the same floats (the same sums in the
+same order); ``native=False`` keeps the Python recursion, the reference the tests compare it with.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from pazaak_cli.engine.cards import Card
 from pazaak_cli.engine.errors import PazaakError
 from pazaak_cli.engine.game import FULL_DECK
 from pazaak_cli.engine.position_builder import Question
 from pazaak_cli.engine.rules import FirstPlayer, Ruleset
+from pazaak_cli.policies.heuristic_rule import heuristic_rule
 from pazaak_cli.policies.kotor_rule import DecisionRule, kotor_rule
 from pazaak_cli.solve.answer_types import BEST_TOLERANCE, SolverTooLarge
 from pazaak_cli.solve.match_solver import (
@@ -56,14 +69,40 @@ from pazaak_cli.solve.match_solver import (
 )
 from pazaak_cli.solve.rule_opponent import (
     BUST,
+    NO_STAND,
     PLAYING,
     STANDING,
+    CompactSide,
     RuleSeat,
+    RuleTurn,
     Seat,
     canonical_order,
     match_hand_orders,
 )
 from pazaak_cli.solve.solver import PROGRESS_MASK, DeckDraws, DeckModels, root_moves
+
+_fastkotormatch: Any = None
+with contextlib.suppress(ImportError):  # the optional C inner loop (setup.py builds it)
+    from pazaak_cli.solve import _fastkotormatch  # type: ignore[attr-defined,no-redef]
+if os.environ.get("PAZAAK_PURE_PYTHON"):  # benchmarks compare the two paths
+    _fastkotormatch = None
+
+NATIVE_RULES: dict[DecisionRule, int] = (
+    {}
+    if _fastkotormatch is None
+    else {kotor_rule: _fastkotormatch.RULE_KOTOR, heuristic_rule: _fastkotormatch.RULE_HEURISTIC}
+)
+"""The rules the C loop decides by itself (``_rule.h``, line for line as their Python
+functions); empty when it is not built."""
+NATIVE_MEMO_ENTRIES = 1 << 24
+"""Slots of the C loop's main table of positions at most (24 bytes each: 384 MiB, for 8 million
+positions, the table at most half full); past that it forgets them all (a cache: never wrong, at
+most slower). :meth:`KotorMatchSolver.bound_memo` still empties it between match states past
+``max_states``, as it empties the Python memo."""
+
+NATIVE_SIDES = 1 << 20
+"""Sides a seat (or lists of turn ends) past which :meth:`KotorMatchSolver.bound_memo` forgets
+them all and numbers them again (the C loop numbers at most ``_fastkotormatch.MAX_IDS``, 2^21)."""
 
 ME, OPP, RANDOM = 0, 1, 2
 """Who opens a set (a *spec*): the advised player, the KOTOR opponent, or a coin."""
@@ -109,7 +148,11 @@ class KotorMatchSolver(MatchStates):
         *,
         max_states: int | None = None,
         rule: DecisionRule = kotor_rule,
+        native: bool = True,
     ) -> None:
+        """``native``: search in C when the extension is built and ``rule`` is one it decides
+        by (:data:`NATIVE_RULES`); ``False``: always in Python, the reference."""
+        self._core: Any = None
         self.ruleset = ruleset
         self.me_seat = me_seat
         self.max_states = max_states
@@ -135,36 +178,221 @@ class KotorMatchSolver(MatchStates):
         self._models = DeckModels(later)
         self._odds_memo: dict[tuple[int, ...], tuple[float, float]] = {}
         self._positions = 0
-        self.budget: int | None = None
+        self._budget: int | None = None
         self._budget_held = False
         """Whether :attr:`budget` bounds the positions held (the exact deck's memory cap: a
         memo emptied makes room again) rather than those solved."""
-        self.progress: Callable[[int], None] | None = None
-        """Called with :attr:`states` every 16,384 new positions."""
+        self._progress: Callable[[int], None] | None = None
         self._interval = (-1.0, 1.0)
         """The offsets from the value iterated over which every choice made stands."""
+        rule_id = NATIVE_RULES.get(rule)
+        if native and rule_id is not None:
+            self._start_core(rule_id)
+
+    # -- the C inner loop ----------------------------------------------------------------------
+
+    def _start_core(self, rule_id: int) -> None:
+        """Hand the recursion inside a set to the C loop: it mirrors both seats' sides, my
+        candidate lists and the contexts (:meth:`_sync`), and calls back for the rest."""
+        rules = self.ruleset
+        self._rule_id = rule_id
+        self._core = _fastkotormatch.Core(
+            rule_id,
+            rules.target,
+            rules.sets_to_win,
+            self._expand_mine,
+            self._rule_turn,
+            self._deck_draws,
+            self._native_over,
+            SolverTooLarge,
+            NATIVE_MEMO_ENTRIES,
+        )
+        self._iterating = _Volatile(self._core)
+        self.my_before_draw = self._native_my_before_draw  # type: ignore[method-assign]
+        self.opp_before_draw = self._native_opp_before_draw  # type: ignore[method-assign]
+        self._turn_ended = self._native_turn_ended  # type: ignore[method-assign]
+        self._odds_ended = self._native_odds_ended  # type: ignore[method-assign]
+
+    @property
+    def native(self) -> bool:
+        """Whether the C inner loop does the search."""
+        return self._core is not None
+
+    @property
+    def budget(self) -> int | None:
+        """The count of :attr:`states` at which a search raises :class:`SolverTooLarge`
+        (``None``: no budget)."""
+        return self._budget
+
+    @budget.setter
+    def budget(self, budget: int | None) -> None:
+        self._budget = budget
+        if self._core is not None:
+            self._core.budget = budget
+
+    @property
+    def progress(self) -> Callable[[int], None] | None:
+        """Called with :attr:`states` every so many new positions (16,384 in Python)."""
+        return self._progress
+
+    @progress.setter
+    def progress(self, progress: Callable[[int], None] | None) -> None:
+        self._progress = progress
+        if self._core is not None:
+            self._core.progress = progress
+
+    def _sync(self) -> None:
+        """Tell the C loop of the sides, candidate lists and contexts interned since it last
+        heard (the ids are Python's: the loop only mirrors them)."""
+        core = self._core
+        mine, theirs = self.me, self.opp
+        if (
+            core.mine_sides == len(mine.sides)
+            and core.their_sides == len(theirs.sides)
+            and core.lists == len(mine.lists)
+            and core.contexts == len(self._context_info)
+        ):
+            return  # (the common case: nothing new)
+        for index, seat in ((ME, mine), (OPP, theirs)):
+            start = core.mine_sides if index == ME else core.their_sides
+            if start < len(seat.sides):
+                core.add_sides(
+                    index,
+                    seat.kind[start:],
+                    seat.total[start:],
+                    [_tiebreak(side) for side in seat.sides[start:]],
+                    seat.hand_of[start:],
+                )
+        for codes in mine.lists[core.lists :]:
+            core.add_list(codes)
+        for context in range(core.contexts, len(self._context_info)):
+            sets, _, _, model = self._context_info[context]
+            core.add_context(sets, model, self._models[model].fixed is not None)
+
+    def _expand_mine(self, me: int, drawn: int) -> int:
+        """The C loop's callback: the number of my list of turn ends after ``drawn``."""
+        number = self.me.after.get(me * 16 + drawn)
+        if number is None:
+            number = self.me.ends_after_draw(me, drawn)
+        self._sync()
+        return number
+
+    def _rule_turn(self, opp: int, drawn: int) -> list[int]:
+        """The C loop's callback: the rule's turn after ``drawn`` from side ``opp``, flattened
+        (:func:`_flat_turn`), its sides interned and told."""
+        turn = self.opp.turn(opp, drawn)
+        self._sync()
+        return _flat_turn(turn)
+
+    def _deck_draws(self, model: int, deck: int) -> tuple[tuple[int, float, int], ...]:
+        """The C loop's callback: the draws from ``deck`` in deck model ``model``."""
+        decks = self._models[model]
+        return decks.table[deck] or decks.make(deck)
+
+    def _native_over(
+        self, context: int, winner: int, my_hand: int, its_hand: int
+    ) -> tuple[float, float, bool]:
+        """The C loop's callback: :meth:`_set_over` (``winner`` -1: a tie), and whether that
+        value is final (not the value being iterated, which the loop keeps apart)."""
+        before = self._read_unknown
+        self._read_unknown = False
+        try:
+            value, slope = self._set_over(
+                context, None if winner < 0 else winner, my_hand, its_hand
+            )
+        finally:
+            iterated = self._read_unknown
+            self._read_unknown = before or iterated
+        return value, slope, not iterated
+
+    def _native_my_before_draw(self, context: int, me: int, opp: int, deck: int) -> Pair:
+        self._sync()
+        pair: Pair = self._core.before(context, ME, me, opp, deck)
+        return pair
+
+    def _native_opp_before_draw(self, context: int, me: int, opp: int, deck: int) -> Pair:
+        self._sync()
+        pair: Pair = self._core.before(context, OPP, me, opp, deck)
+        return pair
+
+    def _native_turn_ended(self, context: int, mover: int, me: int, opp: int, deck: int) -> Pair:
+        self._sync()
+        pair: Pair = self._core.turn_ended(context, mover, me, opp, deck)
+        return pair
+
+    def _native_odds_ended(
+        self, context: int, mover: int, me: int, opp: int, deck: int
+    ) -> tuple[float, float]:
+        self._sync()
+        odds: tuple[float, float] = self._core.odds_ended(
+            context, mover, me, opp, deck, BEST_TOLERANCE
+        )
+        return odds
+
+    def _enter_live(self, contexts: tuple[int, ...], my_hand: int, its_hand: int) -> Any:
+        """The match state (``contexts``, hands) is iterated from now on: the C loop keeps its
+        positions apart; what it held of the state iterated before is returned to restore."""
+        core = self._core
+        if core is None:
+            return None
+        saved = (core.interval, core.read_unknown)
+        core.push_live(contexts, my_hand, its_hand)
+        return saved
+
+    def _leave_live(self, saved: Any) -> None:
+        """The match state :meth:`_enter_live` began is done (solved or given up)."""
+        core = self._core
+        if core is not None:
+            core.pop_live()
+            core.interval, core.read_unknown = saved
 
     @property
     def states(self) -> int:
         """Positions solved so far, over every group."""
+        if self._core is not None:
+            return int(self._core.solved)
         return self._positions
 
     def bound_memo(self) -> None:
         """Empty a bounded memo that is full (between searches only); the match-state values,
         sides and hands stay."""
-        if self.max_states is not None and self._positions >= self.max_states:
+        if self.max_states is not None and self.states >= self.max_states:
             self._memos = [{} for _ in self._memos]
             self._odds_memo.clear()
             if self.budget is not None and not self._budget_held:
-                self.budget -= self._positions  # (it counts new positions: keep what is left)
+                self.budget -= self.states  # (it counts new positions: keep what is left)
             self._positions = 0
+            if self._core is not None:
+                self._core.clear_memo()
+                self._core.solved = 0
+        if self._core is not None:
+            self._renumber_sides()
+
+    def _renumber_sides(self) -> None:
+        """Between searches: once either seat holds more than :data:`NATIVE_SIDES` sides (the C
+        loop numbers at most ``MAX_IDS``, and a solver shared by a whole ``play`` or
+        ``simulate`` session keeps adding some), forget every side, list and position, in both
+        seats and in a new C loop; the match states' values and the set ends' stay (they are
+        keyed by hands)."""
+        mine, theirs = self.me, self.opp
+        if max(len(mine.sides), len(theirs.sides), len(mine.lists)) <= NATIVE_SIDES:
+            return
+        mine.forget_sides()
+        theirs.forget_sides()
+        self._memos = [{} for _ in self._memos]
+        self._odds_memo.clear()
+        core = self._core
+        solved, budget, progress = int(core.solved), self.budget, self.progress
+        self._start_core(self._rule_id)
+        self._core.solved = solved
+        self.budget, self.progress = budget, progress
 
     def _new_position(self) -> None:
         self._positions += 1
-        if self.budget is not None and self._positions >= self.budget:
+        if self._budget is not None and self._positions >= self._budget:
             raise SolverTooLarge("the exact solve exceeds its state budget")
-        if not self._positions & PROGRESS_MASK and self.progress is not None:
-            self.progress(self._positions)
+        if not self._positions & PROGRESS_MASK and self._progress is not None:
+            self._progress(self._positions)
 
     # -- contexts, groups, decks -------------------------------------------------------------------
 
@@ -415,6 +643,9 @@ class KotorMatchSolver(MatchStates):
 
     def _forget(self) -> None:
         """Drop the positions whose value depends on the value being iterated."""
+        if self._core is not None:
+            self._core.forget()
+            return
         for memo, key in self._live_keys:
             del memo[key]
         self._positions -= len(self._live_keys)
@@ -425,6 +656,9 @@ class KotorMatchSolver(MatchStates):
         ``shift`` times their slopes: the fixed point lies that far from the value they were
         computed with, on the linear piece where every choice stands), and their slopes (in a
         value no longer iterated) become 0, as for every final position."""
+        if self._core is not None:
+            self._core.settle(shift)
+            return
         for memo, key in self._live_keys:
             value, slope = memo[key]
             memo[key] = (value + slope * shift, 0.0)
@@ -469,6 +703,7 @@ class KotorMatchSolver(MatchStates):
         guess = self._guess(match, unknown[1])
         outer = (self._live, self._live_keys, self._interval)
         self._live, self._live_keys = (contexts, my_hand, its_hand), []
+        outer_core = self._enter_live(contexts, my_hand, its_hand)
         try:
             value, shift = self._fixed_point(evaluate, guess)
             self._entries[unknown] = value
@@ -483,6 +718,7 @@ class KotorMatchSolver(MatchStates):
             iterating.pop(unknown, None)
             iterating.pop((match, OPP), None)
             self._live, self._live_keys, self._interval = outer
+            self._leave_live(outer_core)
         found = self._entries.get((match, spec))
         if found is None:  # one opener's entry under the random rule, or a set typed by hand
             found = self._entries[(match, spec)] = self._root(match, spec)[0]
@@ -502,8 +738,17 @@ class KotorMatchSolver(MatchStates):
         """``evaluate(x)``, and the interval around x on which every choice it made stands
         (narrowed by :meth:`_narrow` as the evaluation goes)."""
         self._interval = (-1.0, 1.0)
+        core = self._core
+        if core is None:
+            value = evaluate(x)
+            return value, self._interval
+        core.interval = (-1.0, 1.0)
+        core.read_unknown = False
         value = evaluate(x)
-        return value, self._interval
+        if core.read_unknown:  # (a set's end read the value tried from the loop's tables)
+            self._read_unknown = True
+        low, high = core.interval
+        return value, (max(low, self._interval[0]), min(high, self._interval[1]))
 
     # -- questions ---------------------------------------------------------------------------------
 
@@ -590,7 +835,7 @@ class KotorMatchSolver(MatchStates):
             if budget is None or room < budget:
                 budget, capped = room, (room, resident)
         saved_budget, saved_held = self.budget, self._budget_held
-        self.budget = None if budget is None else self._positions + budget
+        self.budget = None if budget is None else self.states + budget
         self._budget_held = capped is not None
         try:
             with capped_search(capped, current_deck, EXACT_POSITION_BYTES):
@@ -694,6 +939,80 @@ class KotorMatchSolver(MatchStates):
             return 2.0 * win + tie - 1.0
 
         return max(near, key=set_equity)
+
+
+class _Volatile(dict[tuple[MatchKey, int], Pair]):
+    """:attr:`KotorMatchSolver._iterating` for the C loop: at every change the loop forgets the
+    set ends that read the values iterated (it keeps them apart while they hold)."""
+
+    def __init__(self, core: Any) -> None:
+        super().__init__()
+        self._core = core
+
+    def __setitem__(self, key: tuple[MatchKey, int], value: Pair) -> None:
+        super().__setitem__(key, value)
+        self._core.clear_volatile()
+
+    def __delitem__(self, key: tuple[MatchKey, int]) -> None:
+        super().__delitem__(key)
+        self._core.clear_volatile()
+
+    def pop(self, key: tuple[MatchKey, int], *default: Any) -> Any:
+        try:
+            return super().pop(key, *default)
+        finally:
+            self._core.clear_volatile()
+
+    def popitem(self) -> tuple[tuple[MatchKey, int], Pair]:
+        try:
+            return super().popitem()
+        finally:
+            self._core.clear_volatile()
+
+    def clear(self) -> None:
+        super().clear()
+        self._core.clear_volatile()
+
+    def setdefault(self, key: tuple[MatchKey, int], default: Pair = (0.0, 0.0)) -> Pair:
+        try:
+            return super().setdefault(key, default)
+        finally:
+            self._core.clear_volatile()
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        super().update(*args, **kwargs)
+        self._core.clear_volatile()
+
+
+def _tiebreak(side: CompactSide) -> bool:
+    """Whether a side, playing or ended, has its tiebreak."""
+    return bool(side[5] if len(side) == 6 else side[2])
+
+
+def _flat_turn(turn: int | RuleTurn) -> list[int]:
+    """The rule's turn after a draw (:meth:`RuleSeat.turn`) as the C loop reads it:
+    ``[0, code]`` when the rules leave no choice; else ``[1, total, end, stand, n]``, the n
+    tries as (total, flexible), where each play starts (from the turn's start), then each play
+    as ``[total, forced (0/1), forced code, end, stand, k]`` and its k cards left as (total,
+    flexible)."""
+    if isinstance(turn, int):
+        return [0, turn]
+    total, end, stand, tries, plays = turn
+    head = [1, total, end, stand, len(tries)]
+    for reached, flexible in tries:
+        head += [reached, int(flexible)]
+    starts: list[int] = []
+    body: list[int] = []
+    base = len(head) + len(plays)
+    for play in plays:
+        starts.append(base + len(body))
+        if play.forced is not None:
+            body += [play.total, 1, play.forced, NO_STAND, NO_STAND, 0]
+            continue
+        body += [play.total, 0, 0, play.end, play.stand, len(play.left)]
+        for reached, flexible in play.left:
+            body += [reached, int(flexible)]
+    return head + starts + body
 
 
 def _judged(winner: int | None) -> tuple[float, float]:

@@ -1,0 +1,1075 @@
+/* The inner loop of pazaak_cli.solve.match_kotor.KotorMatchSolver, in C: the exact best reply,
+ * over a MATCH, to an opponent that follows a fixed decision rule (the KOTOR I rule or the
+ * heuristic player's rule, decided by _rule.h's lines, as the set reply _fastreply.c does).
+ *
+ * A core of its own rather than a second type in _fastreply.c: the set reply keys its positions
+ * by two side ids and forgets the rule's hands once a side stands, while a match keeps every hand
+ * (a standing, busted or nine-card side is a side with its hand), keys its positions by context
+ * and deck too, values them as (value, slope) pairs for Python's fixed point, and ends a set in a
+ * match state Python solves. What both share, the rules' decisions and the memo, is in the
+ * headers _rule.h and _core.h.
+ *
+ * Python keeps every seat, hand and deck: it interns both players' sides (the rule's turn after a
+ * draw is worked out once by RuleSeat.turn, interning its sides, and handed here flattened), the
+ * advised player's candidate lists, the contexts (score, opener, deck model) and the match
+ * states, and mirrors what this core needs: each side's kind, total, tiebreak and hand id. This
+ * core runs KotorMatchSolver.my_before_draw, opp_before_draw, _turn_ended, the rule's choice
+ * (RuleSeat.reply, from the flattened turn) and the set's odds along the line chosen
+ * (_odds_ended, _odds_before, _choice), and calls back into Python:
+ *   expand(side, value) -> list id      the advised side's turn ends after a draw, first met;
+ *   turn(side, value) -> ints           the rule side's turn after a draw, flattened (below);
+ *   draws(model, deck) -> ((value, p, deck after), ...)   a deck's draws, first met;
+ *   over(context, winner, hand, hand) -> (value, slope, final)   the value once a set ends
+ *       (winner -1: a tie), which may solve that match state first, re-entering this core. A
+ *       value that is not final is the value Python is iterating: it is kept apart (`volatile`)
+ *       until Python changes what it iterates (`clear_volatile`), and reading it is flagged
+ *       (`read_unknown`).
+ *
+ * The values, the choice among equal values (the first of the highest) and the order of every
+ * sum are those of the Python methods, so both give the same floats.
+ *
+ * The positions of the match state whose fixed point Python iterates (its contexts, its two
+ * hands: `push_live`) go to a scratch table of that level: `forget` empties it for a new
+ * evaluation, `settle(shift)` moves it into the main table along its slopes once the value is
+ * found; the choices made there narrow the interval of offsets from the value tried over which
+ * they all stand (`interval`), as KotorMatchSolver._narrow does. The main table is bounded: full,
+ * it forgets its entries (a cache: values are pure functions of their keys; see keep).
+ */
+/* (calloc'ed tables: in huge pages the kernel's zeroing of each page first written took 30 % of
+ * a 3 v 3 first move, 5 % in small pages) */
+#define MEMO_HUGE_PAGES 0
+#include "_core.h"
+#include "_rule.h"
+
+enum { PLAYING, STANDING, BUST, NINE_WIN }; /* rule_opponent.PLAYING ... NINE_WIN */
+#define ME 0
+#define OPP 1
+#define NO_STAND (-1)
+
+/* A position's key: (slot, tag, x, y), 20 + 2 + 21 + 21 bits, plus one. The slot numbers the
+ * (context, deck) pair (a context drawn with fixed probabilities has one deck); the tag says
+ * whose turn (0: I am to draw, 1: the rule is, 2: my best end of turn from list x). */
+#define ID_BITS 21
+#define MAX_ID ((1 << ID_BITS) - 1)
+#define SLOT_BITS 20
+#define MAX_SLOTS ((1 << SLOT_BITS) - 2)
+#define MAX_CONTEXTS ((1 << SLOT_BITS) - 2)
+#define MAX_LEVELS 64
+/* A buffer of the values seen at a live choice node on the stack, larger lists on the heap. */
+#define SEEN_ON_STACK 64
+
+static inline uint64_t memo_mix(uint64_t key) {
+    return mix64(key);
+}
+
+static inline void memo_released(size_t bytes) {
+    (void)bytes;
+}
+
+/* Store a value. The tables have no window (a key probes on to its slot or an empty one) and
+ * grow before they are half full; one at its bound (the main table of positions) that would be
+ * more than half full forgets every entry first, counted as replaced: a cache, whose values are
+ * pure functions of their keys. (A window that forgets one entry when its few slots are full, as
+ * _fastreply.c's memo does, fills up long before the table does: at half load some window of
+ * eight is full within a million keys, and then a table below its bound must double or forget a
+ * position the Python search keeps, whose count the callers' budgets read.) */
+static inline int keep(Map *m, uint64_t key, double v, double d) {
+    if (m->max_cap && m->cap >= m->max_cap && (m->size + 1) * MEMO_LOAD_DEN > m->cap * MEMO_LOAD_NUM &&
+        !memo_get(m, key)) {
+        m->replaced += m->size;
+        memo_clear(m);
+    }
+    return memo_keep(m, key, v, d, 0);
+}
+
+static inline uint64_t position_key(int slot, int tag, int x, int y) {
+    return ((((uint64_t)slot << 2 | (uint64_t)tag) << ID_BITS | (uint64_t)x) << ID_BITS | (uint64_t)y) + 1;
+}
+
+/* One seat's sides as Python interned them: kind, total, tiebreak, hand id; and per (side, value
+ * drawn) what was worked out for it (the advised player's list id, the rule's turn id; -1: not
+ * yet). */
+typedef struct {
+    int n, cap;
+    char *kind, *tiebreak;
+    int *total, *hand;
+    int *after;
+} Sides;
+
+/* The draws from one deck (ndraws 0: not asked yet; a deck always has a draw). */
+typedef struct {
+    int ndraws;
+    int value[10];
+    double p[10];
+    int rest[10];
+} Draws;
+
+typedef struct {
+    Draws *decks; /* by deck id */
+    int ndecks;
+} Model;
+
+/* A match state whose fixed point Python iterates, and the scratch table of its positions. */
+typedef struct {
+    int contexts[2], ncontexts, my_hand, its_hand;
+    Map scratch;
+} Level;
+
+typedef struct {
+    PyObject_HEAD
+    int rule, target, sets_to_win;
+    Sides mine, theirs;
+    CANDIDATE_LISTS
+    /* the contexts: the sets I have won (the rule reads them), the deck model, fixed draws */
+    int ncontexts, capcontexts;
+    int *ctx_sets, *ctx_model;
+    char *ctx_fixed;
+    int *ctx_slot; /* a fixed context's one slot (-1: not yet) */
+    int nmodels;
+    Model *models;
+    Map slot_of;   /* (context, deck) -> slot, for the contexts drawn exactly */
+    int nslots;
+    /* the rule's turns (flattened as RuleSeat.turn gives them) and its replies */
+    int nturns, capturns;
+    int *turn_at;
+    int ndata, capdata;
+    int *data;
+    int nrows, caprows;
+    int *rows;
+    Map row_of;
+    Map memo;     /* the positions (bounded: a cache) */
+    Map odds;     /* the set's odds along the line chosen, (P(win), P(tie)) by position */
+    double tolerance; /* the odds' choice: match values this close are equal (BEST_TOLERANCE) */
+    Map overs;    /* the final values of a set's ends */
+    Map volatile_overs; /* the value iterated, where a set's end reads it */
+    Level levels[MAX_LEVELS];
+    int nlevels;
+    double low, high; /* the interval of offsets over which every choice made stands */
+    int read_unknown;
+    uint64_t solved;
+    long long budget; /* raise too_large once solved reaches it (-1: no budget) */
+    PyObject *expand, *turn, *draws, *over, *too_large;
+    PyObject *progress;
+} Core;
+
+#define CALLBACKS(X) X(expand) X(turn) X(draws) X(over) X(too_large) X(progress)
+CORE_GC(CALLBACKS)
+
+static void sides_free(Sides *s) {
+    FREE_ALL(s->kind, s->tiebreak, s->total, s->hand, s->after);
+    memset(s, 0, sizeof(*s));
+}
+
+static void models_free(Core *self) {
+    for (int i = 0; i < self->nmodels; i++) free(self->models[i].decks);
+    free(self->models);
+    self->models = NULL;
+    self->nmodels = 0;
+}
+
+static void core_dealloc(Core *self) {
+    PyObject_GC_UnTrack(self);
+    core_clear(self);
+    sides_free(&self->mine);
+    sides_free(&self->theirs);
+    models_free(self);
+    FREE_ALL(self->list_start, self->list_len, self->codes, self->ctx_sets, self->ctx_model,
+             self->ctx_fixed, self->ctx_slot, self->turn_at, self->data, self->rows);
+    for (int i = 0; i < MAX_LEVELS; i++) memo_free(&self->levels[i].scratch);
+    Map *maps[] = {&self->slot_of, &self->row_of, &self->memo, &self->overs, &self->volatile_overs, &self->odds};
+    for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++) memo_free(maps[i]);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int callable_or_fail(PyObject *object, const char *message) {
+    if (PyCallable_Check(object)) return 0;
+    return fail_status(PyExc_TypeError, message);
+}
+
+static int core_init(Core *self, PyObject *args, PyObject *kwds) {
+    (void)kwds;
+    PyObject *expand, *turn, *draws, *over, *too_large;
+    Py_ssize_t max_entries = 0; /* the main table's bound; 0: none */
+    if (!PyArg_ParseTuple(args, "iiiOOOOO|n", &self->rule, &self->target, &self->sets_to_win,
+                          &expand, &turn, &draws, &over, &too_large, &max_entries))
+        return -1;
+    if (self->rule != RULE_KOTOR && self->rule != RULE_HEURISTIC)
+        return fail_status(PyExc_ValueError, "no such rule in the C core");
+    if (callable_or_fail(expand, "expand must be callable") < 0 ||
+        callable_or_fail(turn, "turn must be callable") < 0 ||
+        callable_or_fail(draws, "draws must be callable") < 0 ||
+        callable_or_fail(over, "over must be callable") < 0)
+        return -1;
+    PyObject *held[] = {expand, turn, draws, over, too_large};
+    PyObject **fields[] = {&self->expand, &self->turn, &self->draws, &self->over, &self->too_large};
+    for (int i = 0; i < 5; i++) {
+        Py_INCREF(held[i]);
+        Py_XSETREF(*fields[i], held[i]);
+    }
+    size_t max_cap = (size_t)1 << 62;
+    if (max_entries > 0) {
+        max_cap = 1 << 10; /* the largest power of two within the bound (at least 1024) */
+        while (max_cap * 2 <= (size_t)max_entries) max_cap *= 2;
+    }
+    if (memo_init(&self->memo, 1 << 12, max_cap) < 0) goto no_memory;
+    if (memo_init(&self->odds, 1 << 10, max_cap) < 0) goto no_memory;
+    Map *maps[] = {&self->slot_of, &self->row_of, &self->overs, &self->volatile_overs};
+    for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
+        if (memo_init(maps[i], 1 << 10, (size_t)1 << 62) < 0) goto no_memory;
+    self->budget = -1;
+    self->low = -1.0;
+    self->high = 1.0;
+    return 0;
+no_memory:
+    PyErr_NoMemory();
+    return -1;
+}
+
+/* -- what Python adds ------------------------------------------------------------------------ */
+
+static int sides_room(Sides *s, int n) {
+    if (s->n + n <= s->cap) return 0;
+    int cap = s->cap ? s->cap : 1024;
+    while (cap < s->n + n) cap *= 2;
+    if (grow((void **)&s->kind, cap, 1) < 0 || grow((void **)&s->tiebreak, cap, 1) < 0 ||
+        grow((void **)&s->total, cap, sizeof(int)) < 0 || grow((void **)&s->hand, cap, sizeof(int)) < 0 ||
+        grow((void **)&s->after, cap * 11, sizeof(int)) < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    s->cap = cap;
+    return 0;
+}
+
+/* The int of item i of a PySequence_Fast (-1 and an exception if it is none). */
+static int item_int(PyObject *seq, Py_ssize_t i, long *out) {
+    *out = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
+    return *out == -1 && PyErr_Occurred() ? -1 : 0;
+}
+
+PyDoc_STRVAR(core_add_sides_doc,
+             "add_sides(seat, kinds, totals, tiebreaks, hands): the next sides of seat 0 (the "
+             "advised player) or 1 (the rule), as Python interned them");
+static PyObject *core_add_sides(Core *self, PyObject *args) {
+    int seat;
+    PyObject *lists[4];
+    if (!PyArg_ParseTuple(args, "iOOOO", &seat, &lists[0], &lists[1], &lists[2], &lists[3])) return NULL;
+    Sides *s = seat == ME ? &self->mine : &self->theirs;
+    PyObject *seqs[4] = {NULL, NULL, NULL, NULL};
+    PyObject *result = NULL;
+    for (int k = 0; k < 4; k++)
+        if (!(seqs[k] = PySequence_Fast(lists[k], "sides come as four sequences"))) goto done;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seqs[0]);
+    for (int k = 1; k < 4; k++)
+        if (PySequence_Fast_GET_SIZE(seqs[k]) != n) {
+            PyErr_SetString(PyExc_ValueError, "four sequences of one length");
+            goto done;
+        }
+    if (s->n + n > MAX_ID) {
+        PyErr_SetString(self->too_large, "the search needs more sides than the C solver can number");
+        goto done;
+    }
+    if (sides_room(s, (int)n) < 0) goto done;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        long kind, total, tiebreak, hand;
+        if (item_int(seqs[0], i, &kind) < 0 || item_int(seqs[1], i, &total) < 0 ||
+            item_int(seqs[2], i, &tiebreak) < 0 || item_int(seqs[3], i, &hand) < 0)
+            goto done;
+        if (kind < PLAYING || kind > NINE_WIN || hand < 0 || hand > MAX_ID) {
+            PyErr_SetString(PyExc_ValueError, "a side of no kind, or of a hand past the C solver's keys");
+            goto done;
+        }
+        int id = s->n;
+        s->kind[id] = (char)kind;
+        s->tiebreak[id] = (char)(tiebreak != 0);
+        s->total[id] = (int)total;
+        s->hand[id] = (int)hand;
+        for (int v = 0; v < 11; v++) s->after[id * 11 + v] = -1;
+        s->n++;
+    }
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    for (int k = 0; k < 4; k++) Py_XDECREF(seqs[k]);
+    return result;
+}
+
+CORE_ADD_LIST(MAX_ID)
+
+PyDoc_STRVAR(core_add_context_doc,
+             "add_context(my_sets, model, fixed) -> the next context id: the sets the advised "
+             "player has won, its deck model, whether that model draws with fixed odds");
+static PyObject *core_add_context(Core *self, PyObject *args) {
+    int sets, model, fixed;
+    if (!PyArg_ParseTuple(args, "iip", &sets, &model, &fixed)) return NULL;
+    if (self->ncontexts >= MAX_CONTEXTS || model < 0)
+        return fail(PyExc_OverflowError, "more contexts than the C solver's keys can hold");
+    if (self->ncontexts == self->capcontexts) {
+        int cap = self->capcontexts ? self->capcontexts * 2 : 64;
+        if (grow((void **)&self->ctx_sets, cap, sizeof(int)) < 0 ||
+            grow((void **)&self->ctx_model, cap, sizeof(int)) < 0 ||
+            grow((void **)&self->ctx_fixed, cap, 1) < 0 || grow((void **)&self->ctx_slot, cap, sizeof(int)) < 0)
+            return PyErr_NoMemory();
+        self->capcontexts = cap;
+    }
+    if (model >= self->nmodels) {
+        if (grow((void **)&self->models, model + 1, sizeof(Model)) < 0) return PyErr_NoMemory();
+        memset(self->models + self->nmodels, 0, sizeof(Model) * (size_t)(model + 1 - self->nmodels));
+        self->nmodels = model + 1;
+    }
+    int id = self->ncontexts++;
+    self->ctx_sets[id] = sets;
+    self->ctx_model[id] = model;
+    self->ctx_fixed[id] = (char)fixed;
+    self->ctx_slot[id] = -1;
+    return PyLong_FromLong(id);
+}
+
+/* -- decks and slots --------------------------------------------------------------------------- */
+
+/* The draws from `deck` in `context`'s model, asked of Python the first time (copied into *out:
+ * the model's array may move while the caller recurses). -1: an exception is set. */
+static int draws_of(Core *self, int context, int deck, Draws *out) {
+    Model *model = &self->models[self->ctx_model[context]];
+    if (deck < 0) return fail_status(PyExc_IndexError, "no such deck");
+    if (deck < model->ndecks && model->decks[deck].ndraws) {
+        *out = model->decks[deck];
+        return 0;
+    }
+    PyObject *result = PyObject_CallFunction(self->draws, "ii", self->ctx_model[context], deck);
+    if (!result) return -1;
+    PyObject *seq = PySequence_Fast(result, "draws must be a sequence");
+    Py_DECREF(result);
+    if (!seq) return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    if (n < 1 || n > 10) return fail_status_releasing(seq, PyExc_ValueError, "one to ten draws");
+    Draws draws = {(int)n, {0}, {0}, {0}};
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, i), "idi", &draws.value[i], &draws.p[i],
+                              &draws.rest[i])) {
+            Py_DECREF(seq);
+            return -1;
+        }
+        if (draws.value[i] < 1 || draws.value[i] > 10 || draws.rest[i] < 0)
+            return fail_status_releasing(seq, PyExc_ValueError, "a draw of no value or no deck");
+    }
+    Py_DECREF(seq);
+    model = &self->models[self->ctx_model[context]]; /* (the callback may have added models) */
+    if (deck >= model->ndecks) {
+        int cap = model->ndecks ? model->ndecks : 16;
+        while (cap <= deck) cap *= 2;
+        if (grow((void **)&model->decks, cap, sizeof(Draws)) < 0) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        memset(model->decks + model->ndecks, 0, sizeof(Draws) * (size_t)(cap - model->ndecks));
+        model->ndecks = cap;
+    }
+    model->decks[deck] = draws;
+    *out = draws;
+    return 0;
+}
+
+/* The slot of (context, deck) in the positions' keys; -1: an exception is set. */
+static int slot_of(Core *self, int context, int deck) {
+    int fixed = self->ctx_fixed[context];
+    if (fixed && self->ctx_slot[context] >= 0) return self->ctx_slot[context];
+    uint64_t key = (((uint64_t)(uint32_t)context << 32) | (uint32_t)(fixed ? 0 : deck)) + 1;
+    double found, unused;
+    if (memo_read(&self->slot_of, key, &found, &unused)) return (int)found;
+    if (self->nslots >= MAX_SLOTS)
+        return fail_status(self->too_large, "the search meets more decks than the C solver can number");
+    int slot = self->nslots++;
+    if (keep(&self->slot_of, key, (double)slot, 0.0) < 0) return -1;
+    if (fixed) self->ctx_slot[context] = slot;
+    return slot;
+}
+
+/* -- the rule's replies (RuleSeat.reply, RuleSeat.replies) ------------------------------------ */
+
+/* The flattened turn of the rule's side `opp` after drawing `value`, asked of Python the first
+ * time (RuleSeat.turn):
+ *   forced:  0, code
+ *   choices: 1, total, end, stand, ntries, (total, flexible) * ntries, then where each play
+ *            starts (counted from the turn's own start) * ntries
+ *   a play:  total, forced (0/1), forced code, end, stand, nleft, (total, flexible) * nleft
+ * Its id, or -1 with an exception set. */
+static int turn_of(Core *self, int opp, int value) {
+    int turn = self->theirs.after[opp * 11 + value];
+    if (turn >= 0) return turn;
+    PyObject *result = PyObject_CallFunction(self->turn, "ii", opp, value);
+    if (!result) return -1;
+    PyObject *seq = PySequence_Fast(result, "a turn is a sequence of ints");
+    Py_DECREF(result);
+    if (!seq) return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    if (n < 2) return fail_status_releasing(seq, PyExc_ValueError, "a turn has two ints at least");
+    if (codes_room(&self->turn_at, self->nturns, &self->capturns, 1) < 0 ||
+        codes_room(&self->data, self->ndata, &self->capdata, n) < 0) {
+        Py_DECREF(seq);
+        return -1;
+    }
+    int start = self->ndata;
+    int read = codes_read(seq, self->data, &self->ndata, -1);
+    Py_DECREF(seq);
+    if (read < 0) {
+        self->ndata = start;
+        return -1;
+    }
+    turn = self->nturns++;
+    self->turn_at[turn] = start;
+    self->theirs.after[opp * 11 + value] = turn;
+    return turn;
+}
+
+/* The turn-end code the rule reaches from side `opp` after drawing `value`, facing my total
+ * `mine` (standing or not) and my `sets` won. -3: an exception is set. */
+static int reply(Core *self, int opp, int value, int mine, int i_stand, int sets) {
+    int turn = turn_of(self, opp, value);
+    if (turn < 0) return -3;
+    const int *t = self->data + self->turn_at[turn];
+    if (t[0] == 0) return t[1];
+    RuleParams params = {self->rule, self->target, self->sets_to_win, sets};
+    int total = t[1], end = t[2], stand = t[3], ntries = t[4];
+    int choice = decide(&params, total, mine, i_stand, t + 5, ntries, 0);
+    if (choice == END_TURN) return end;
+    if (choice == STAND) {
+        if (stand == NO_STAND) return fail_status(PyExc_RuntimeError, "the rule stood over the target");
+        return stand;
+    }
+    const int *play = t + t[5 + 2 * ntries + choice];
+    if (play[1]) return play[2];
+    int then = decide(&params, play[0], mine, i_stand, play + 6, play[5], 1);
+    return then == END_TURN ? play[3] : play[4];
+}
+
+/* The rule's codes after each draw 1..10 (index 0 unused) into codes[]. -1: an exception. */
+static int replies(Core *self, int opp, int mine, int i_stand, int sets, int codes[11]) {
+    if (mine < -1000 || mine > 3000 || sets < 0 || sets > 31)
+        return fail_status(PyExc_OverflowError, "a total beyond the C solver's keys");
+    uint64_t key = ((((((uint64_t)opp << 12) | (uint64_t)(mine + 1024)) << 5 | (uint64_t)sets) << 1) |
+                    (uint64_t)i_stand) + 1;
+    double found, unused;
+    if (memo_read(&self->row_of, key, &found, &unused)) {
+        memcpy(codes, self->rows + (size_t)found * 11, sizeof(int) * 11);
+        return 0;
+    }
+    codes[0] = 0;
+    for (int value = 1; value <= 10; value++) {
+        int code = reply(self, opp, value, mine, i_stand, sets);
+        if (code == -3) return -1;
+        if (code < 0 || code >= self->theirs.n)
+            return fail_status(PyExc_IndexError, "the rule's turn names a side not added");
+        codes[value] = code;
+    }
+    if (self->nrows == self->caprows) {
+        int cap = self->caprows ? self->caprows * 2 : 1024;
+        if (grow((void **)&self->rows, cap * 11, sizeof(int)) < 0) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        self->caprows = cap;
+    }
+    int row = self->nrows++;
+    memcpy(self->rows + (size_t)row * 11, codes, sizeof(int) * 11);
+    return keep(&self->row_of, key, (double)row, 0.0);
+}
+
+/* -- the memo: the main table, or the scratch table of the match state iterated ---------------- */
+
+/* The scratch table of the level iterated where the position (context, me, opp) is one of its
+ * (the match state's contexts and both its hands: KotorMatchSolver._is_live), else NULL. */
+static inline Map *live_table(Core *self, int context, int me, int opp) {
+    if (!self->nlevels) return NULL;
+    Level *level = &self->levels[self->nlevels - 1];
+    if (self->mine.hand[me] != level->my_hand || self->theirs.hand[opp] != level->its_hand) return NULL;
+    for (int i = 0; i < level->ncontexts; i++)
+        if (level->contexts[i] == context) return &level->scratch;
+    return NULL;
+}
+
+static inline int memo_lookup(Core *self, Map *live, uint64_t key, double *v, double *d) {
+    return memo_read(live ? live : &self->memo, key, v, d);
+}
+
+static inline int memo_store(Core *self, Map *live, uint64_t key, double v, double d) {
+    return keep(live ? live : &self->memo, key, v, d);
+}
+
+/* One more position before a draw: the budget, Ctrl-C and progress (KotorMatchSolver._new_position). */
+static int count_position(Core *self) {
+    self->solved++;
+    if (self->budget >= 0 && self->solved >= (uint64_t)self->budget)
+        return fail_status(self->too_large, "the exact solve exceeds its state budget");
+    if (self->solved & (PROGRESS_EVERY - 1)) return 0;
+    return progress_report(self->progress, self->solved);
+}
+
+/* -- the recursion ----------------------------------------------------------------------------- */
+
+static int my_before(Core *self, int context, int slot, int me, int opp, int deck, double *v, double *d);
+static int opp_before(Core *self, int context, int slot, int me, int opp, int deck, double *v, double *d);
+
+/* The value once a set of `context` ends (`winner` -1: a tie) with these hands left (_set_over). */
+static int set_over(Core *self, int context, int winner, int my_hand, int its_hand, double *v, double *d) {
+    uint64_t key = ((((uint64_t)context << 2 | (uint64_t)(winner + 1)) << ID_BITS | (uint64_t)my_hand)
+                        << ID_BITS |
+                    (uint64_t)its_hand) + 1;
+    if (memo_read(&self->overs, key, v, d)) return 0;
+    if (memo_read(&self->volatile_overs, key, v, d)) {
+        self->read_unknown = 1;
+        return 0;
+    }
+    PyObject *result = PyObject_CallFunction(self->over, "iiii", context, winner, my_hand, its_hand);
+    if (!result) return -1;
+    int final;
+    int parsed = PyArg_ParseTuple(result, "ddp", v, d, &final);
+    Py_DECREF(result);
+    if (!parsed) return -1;
+    if (final) return keep(&self->overs, key, *v, *d);
+    self->read_unknown = 1;
+    return keep(&self->volatile_overs, key, *v, *d);
+}
+
+/* Both stand: the higher total wins; equal totals go to a lone tiebreaker (-1: a tie). */
+static inline int winner_of(const Core *self, int me, int opp) {
+    int a = self->mine.total[me], b = self->theirs.total[opp];
+    if (a != b) return a > b ? ME : OPP;
+    if (self->mine.tiebreak[me] != self->theirs.tiebreak[opp]) return self->mine.tiebreak[me] ? ME : OPP;
+    return -1;
+}
+
+/* The value once `mover`'s turn ended, my side `me` against the rule's `opp` (_turn_ended):
+ * `slot` is (context, deck)'s. */
+static int turn_ended(Core *self, int context, int slot, int mover, int me, int opp, int deck, double *v,
+                      double *d) {
+    int kind, other_stands;
+    if (mover == ME) {
+        kind = self->mine.kind[me];
+        other_stands = self->theirs.kind[opp] == STANDING;
+    } else {
+        kind = self->theirs.kind[opp];
+        other_stands = self->mine.kind[me] == STANDING;
+    }
+    if (kind <= STANDING && !other_stands) {
+        mover = 1 - mover;
+    } else if (kind == STANDING) {
+        return set_over(self, context, winner_of(self, me, opp), self->mine.hand[me], self->theirs.hand[opp],
+                        v, d);
+    } else if (kind != PLAYING) {
+        int winner = kind == BUST ? 1 - mover : mover;
+        return set_over(self, context, winner, self->mine.hand[me], self->theirs.hand[opp], v, d);
+    }
+    if (mover == ME) return my_before(self, context, slot, me, opp, deck, v, d);
+    return opp_before(self, context, slot, me, opp, deck, v, d);
+}
+
+/* Narrow the interval of offsets t from the value iterated over which the choice of (value,
+ * slope) among `seen` stands (KotorMatchSolver._narrow). */
+static void narrow(Core *self, double value, double slope, const double *seen, int n) {
+    double low = self->low, high = self->high;
+    for (int i = 0; i < n; i++) {
+        double other = seen[2 * i], other_slope = seen[2 * i + 1];
+        if (other_slope > slope) {
+            double t = (value - other) / (other_slope - slope);
+            if (t < high) high = t;
+        } else if (other_slope < slope) {
+            double t = (other - value) / (slope - other_slope);
+            if (t > low) low = t;
+        }
+    }
+    self->low = low;
+    self->high = high;
+}
+
+/* My best end of turn from list `list` against `opp` in slot `slot` (deck `deck`), as
+ * my_before_draw's inner loop: the first of the highest values. */
+static int my_choice(Core *self, int context, int slot, int list, int opp, int deck, Map *live, double *bv,
+                     double *bd) {
+    uint64_t key = position_key(slot, 2, list, opp);
+    if (memo_lookup(self, live, key, bv, bd)) return 0;
+    int they_stand = self->theirs.kind[opp] == STANDING;
+    int start = self->list_start[list], len = self->list_len[list];
+    double stack_seen[2 * SEEN_ON_STACK];
+    double *seen = NULL;
+    if (live) seen = len <= SEEN_ON_STACK ? stack_seen : malloc(sizeof(double) * 2 * (size_t)len);
+    if (live && !seen) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    int nseen = 0, status = 0;
+    double best = -1.0, best_slope = 0.0;
+    for (int k = 0; k < len; k++) { /* ask the memory for every child's slot at once */
+        int code = self->codes[start + k], kind = self->mine.kind[code];
+        if (kind == PLAYING || (kind == STANDING && !they_stand)) {
+            Map *table = live_table(self, context, code, opp);
+            MEMO_PREFETCH(table ? table : &self->memo, position_key(slot, they_stand ? 0 : 1, code, opp));
+        }
+    }
+    for (int k = 0; k < len; k++) {
+        int code = self->codes[start + k]; /* (read again: the codes may move as lists are added) */
+        int kind = self->mine.kind[code];
+        double cv, cd;
+        if (kind == PLAYING && they_stand)
+            status = my_before(self, context, slot, code, opp, deck, &cv, &cd);
+        else if (kind <= STANDING && !they_stand)
+            status = opp_before(self, context, slot, code, opp, deck, &cv, &cd);
+        else
+            status = turn_ended(self, context, slot, ME, code, opp, deck, &cv, &cd);
+        if (status < 0) break;
+        if (seen) {
+            seen[2 * nseen] = cv;
+            seen[2 * nseen + 1] = cd;
+            nseen++;
+        }
+        if (cv > best) {
+            best = cv;
+            best_slope = cd;
+            if (best >= 1.0) break;
+        }
+    }
+    if (status == 0) {
+        status = memo_store(self, live, key, best, best_slope);
+        self->solved++;
+        if (status == 0 && seen) narrow(self, best, best_slope, seen, nseen);
+    }
+    if (seen && seen != stack_seen) free(seen);
+    *bv = best;
+    *bd = best_slope;
+    return status;
+}
+
+/* I (side `me`, playing) am about to draw against the rule's side `opp` (my_before_draw). */
+static int my_before(Core *self, int context, int slot, int me, int opp, int deck, double *v, double *d) {
+    Map *live = live_table(self, context, me, opp);
+    uint64_t key = position_key(slot, 0, me, opp);
+    if (memo_lookup(self, live, key, v, d)) return 0;
+    if (count_position(self) < 0) return -1;
+    Draws draws;
+    if (draws_of(self, context, deck, &draws) < 0) return -1;
+    int lists[10], children[10];
+    for (int i = 0; i < draws.ndraws; i++) { /* the choices' keys, their slots asked for at once */
+        int drawn = draws.value[i], rest = draws.rest[i];
+        int list = self->mine.after[me * 11 + drawn];
+        if (list < 0) {
+            list = call_expand(self->expand, me, drawn, &self->nlists);
+            if (list < 0) return -1;
+            self->mine.after[me * 11 + drawn] = list;
+        }
+        int child = rest == deck ? slot : slot_of(self, context, rest);
+        if (child < 0) return -1;
+        lists[i] = list;
+        children[i] = child;
+        MEMO_PREFETCH(live ? live : &self->memo, position_key(child, 2, list, opp));
+    }
+    double value = 0.0, slope = 0.0;
+    for (int i = 0; i < draws.ndraws; i++) {
+        double bv, bd;
+        if (my_choice(self, context, children[i], lists[i], opp, draws.rest[i], live, &bv, &bd) < 0)
+            return -1;
+        value += draws.p[i] * bv;
+        slope += draws.p[i] * bd;
+    }
+    *v = value;
+    *d = slope;
+    return memo_store(self, live, key, value, slope);
+}
+
+/* The rule (side `opp`, playing) is about to draw against my side `me` (opp_before_draw). */
+static int opp_before(Core *self, int context, int slot, int me, int opp, int deck, double *v, double *d) {
+    Map *live = live_table(self, context, me, opp);
+    uint64_t key = position_key(slot, 1, me, opp);
+    if (memo_lookup(self, live, key, v, d)) return 0;
+    if (count_position(self) < 0) return -1;
+    Draws draws;
+    if (draws_of(self, context, deck, &draws) < 0) return -1;
+    int codes[11];
+    if (replies(self, opp, self->mine.total[me], self->mine.kind[me] == STANDING, self->ctx_sets[context],
+                codes) < 0)
+        return -1;
+    int i_stand = self->mine.kind[me] == STANDING, children[10];
+    for (int i = 0; i < draws.ndraws; i++) { /* the children's slots asked for at once */
+        int rest = draws.rest[i], code = codes[draws.value[i]], kind = self->theirs.kind[code];
+        int child = rest == deck ? slot : slot_of(self, context, rest);
+        if (child < 0) return -1;
+        children[i] = child;
+        if (kind == PLAYING || (kind == STANDING && !i_stand)) {
+            Map *table = live_table(self, context, me, code);
+            MEMO_PREFETCH(table ? table : &self->memo, position_key(child, i_stand ? 1 : 0, me, code));
+        }
+    }
+    double value = 0.0, slope = 0.0;
+    for (int i = 0; i < draws.ndraws; i++) {
+        double cv, cd;
+        if (turn_ended(self, context, children[i], OPP, me, codes[draws.value[i]], draws.rest[i], &cv, &cd) < 0)
+            return -1;
+        value += draws.p[i] * cv;
+        slope += draws.p[i] * cd;
+    }
+    *v = value;
+    *d = slope;
+    return memo_store(self, live, key, value, slope);
+}
+
+/* -- the set's odds along the line chosen (KotorMatchSolver._odds_ended, _odds_before, _choice) -- */
+
+static int odds_before(Core *self, int context, int slot, int mover, int me, int opp, int deck, double *win,
+                       double *tie);
+
+/* (P(I win the set), P(tie)) once it is decided: `winner` (-1: a tie). */
+static inline void judged(int winner, double *win, double *tie) {
+    *win = winner == ME ? 1.0 : 0.0;
+    *tie = winner < 0 ? 1.0 : 0.0;
+}
+
+/* The set's odds once `mover`'s turn ended, both then playing on (I for the match, the rule by
+ * its choice), in the order turn_ended says. */
+static int odds_ended(Core *self, int context, int slot, int mover, int me, int opp, int deck, double *win,
+                      double *tie) {
+    int kind = mover == ME ? self->mine.kind[me] : self->theirs.kind[opp];
+    int other_stands = mover == ME ? self->theirs.kind[opp] == STANDING : self->mine.kind[me] == STANDING;
+    if (kind == PLAYING || (kind == STANDING && !other_stands)) {
+        int drawer = kind == PLAYING && other_stands ? mover : 1 - mover;
+        return odds_before(self, context, slot, drawer, me, opp, deck, win, tie);
+    }
+    if (kind == STANDING)
+        judged(winner_of(self, me, opp), win, tie);
+    else
+        judged(kind == BUST ? 1 - mover : mover, win, tie);
+    return 0;
+}
+
+/* My match-best turn end among list `list` (the first of the highest match values; among those
+ * within the tolerance of the best, the first that keeps the most set equity): its code, or -1
+ * with an exception set. */
+static int odds_choice(Core *self, int context, int slot, int list, int opp, int deck) {
+    int start = self->list_start[list], len = self->list_len[list];
+    double best = 0.0, v, d;
+    for (int k = 0; k < len; k++) { /* the best match value */
+        if (turn_ended(self, context, slot, ME, self->codes[start + k], opp, deck, &v, &d) < 0) return -1;
+        if (k == 0 || v > best) best = v;
+    }
+    int near = 0, first = -1; /* the ends near it (their values read again: all memoised) */
+    for (int k = 0; k < len; k++) {
+        int code = self->codes[start + k];
+        if (turn_ended(self, context, slot, ME, code, opp, deck, &v, &d) < 0) return -1;
+        if (v >= best - self->tolerance && !near++) first = code;
+    }
+    if (near == 1) return first;
+    int chosen = -1;
+    double most = 0.0;
+    for (int k = 0; k < len; k++) { /* the first of those that keeps the most set equity */
+        int code = self->codes[start + k];
+        if (turn_ended(self, context, slot, ME, code, opp, deck, &v, &d) < 0) return -1;
+        if (v < best - self->tolerance) continue;
+        double win, tie;
+        if (odds_ended(self, context, slot, ME, code, opp, deck, &win, &tie) < 0) return -1;
+        double equity = 2.0 * win + tie - 1.0;
+        if (chosen < 0 || equity > most) {
+            most = equity;
+            chosen = code;
+        }
+    }
+    return chosen;
+}
+
+static int odds_before(Core *self, int context, int slot, int mover, int me, int opp, int deck, double *win,
+                       double *tie) {
+    uint64_t key = position_key(slot, mover, me, opp);
+    if (memo_read(&self->odds, key, win, tie)) return 0;
+    Draws draws;
+    if (draws_of(self, context, deck, &draws) < 0) return -1;
+    int codes[11];
+    if (mover == OPP && replies(self, opp, self->mine.total[me], self->mine.kind[me] == STANDING,
+                                self->ctx_sets[context], codes) < 0)
+        return -1;
+    double w = 0.0, t = 0.0;
+    for (int i = 0; i < draws.ndraws; i++) {
+        int drawn = draws.value[i], rest = draws.rest[i];
+        int child = rest == deck ? slot : slot_of(self, context, rest);
+        if (child < 0) return -1;
+        double cw, ct;
+        if (mover == OPP) {
+            if (odds_ended(self, context, child, OPP, me, codes[drawn], rest, &cw, &ct) < 0) return -1;
+        } else {
+            int list = self->mine.after[me * 11 + drawn];
+            if (list < 0) {
+                list = call_expand(self->expand, me, drawn, &self->nlists);
+                if (list < 0) return -1;
+                self->mine.after[me * 11 + drawn] = list;
+            }
+            int code = odds_choice(self, context, child, list, opp, rest);
+            if (code < 0 || odds_ended(self, context, child, ME, code, opp, rest, &cw, &ct) < 0) return -1;
+        }
+        w += draws.p[i] * cw;
+        t += draws.p[i] * ct;
+    }
+    *win = w;
+    *tie = t;
+    return keep(&self->odds, key, w, t);
+}
+
+/* -- the entries from Python ------------------------------------------------------------------- */
+
+static int check_position(Core *self, int context, int mover, int me, int opp, int deck) {
+    if (context < 0 || context >= self->ncontexts || (mover != ME && mover != OPP) || me < 0 ||
+        me >= self->mine.n || opp < 0 || opp >= self->theirs.n || deck < 0)
+        return fail_status(PyExc_IndexError, "no such context, mover, side or deck");
+    return 0;
+}
+
+PyDoc_STRVAR(core_before_doc,
+             "before(context, mover, me, opp, deck) -> (value, slope): mover 0, I am about to draw "
+             "(my_before_draw); 1, the rule is (opp_before_draw)");
+static PyObject *core_before(Core *self, PyObject *args) {
+    int context, mover, me, opp, deck;
+    if (!PyArg_ParseTuple(args, "iiiii", &context, &mover, &me, &opp, &deck)) return NULL;
+    if (check_position(self, context, mover, me, opp, deck) < 0) return NULL;
+    if ((mover == ME ? self->mine.kind[me] : self->theirs.kind[opp]) != PLAYING)
+        return fail(PyExc_ValueError, "the side to draw does not play");
+    int slot = slot_of(self, context, deck);
+    if (slot < 0) return NULL;
+    double v = 0.0, d = 0.0;
+    int status = mover == ME ? my_before(self, context, slot, me, opp, deck, &v, &d)
+                             : opp_before(self, context, slot, me, opp, deck, &v, &d);
+    if (status < 0) return NULL;
+    return Py_BuildValue("(dd)", v, d);
+}
+
+PyDoc_STRVAR(core_turn_ended_doc,
+             "turn_ended(context, mover, me, opp, deck) -> (value, slope) once mover's turn ended "
+             "(_turn_ended)");
+static PyObject *core_turn_ended(Core *self, PyObject *args) {
+    int context, mover, me, opp, deck;
+    if (!PyArg_ParseTuple(args, "iiiii", &context, &mover, &me, &opp, &deck)) return NULL;
+    if (check_position(self, context, mover, me, opp, deck) < 0) return NULL;
+    int slot = slot_of(self, context, deck);
+    if (slot < 0) return NULL;
+    double v = 0.0, d = 0.0;
+    if (turn_ended(self, context, slot, mover, me, opp, deck, &v, &d) < 0) return NULL;
+    return Py_BuildValue("(dd)", v, d);
+}
+
+PyDoc_STRVAR(core_odds_ended_doc,
+             "odds_ended(context, mover, me, opp, deck, tolerance) -> (P(I win the set), P(tie)) once "
+             "mover's turn ended, both playing on as the match values choose (_odds_ended)");
+static PyObject *core_odds_ended(Core *self, PyObject *args) {
+    int context, mover, me, opp, deck;
+    double tolerance;
+    if (!PyArg_ParseTuple(args, "iiiiid", &context, &mover, &me, &opp, &deck, &tolerance)) return NULL;
+    if (check_position(self, context, mover, me, opp, deck) < 0) return NULL;
+    int slot = slot_of(self, context, deck);
+    if (slot < 0) return NULL;
+    self->tolerance = tolerance;
+    double win = 0.0, tie = 0.0;
+    if (odds_ended(self, context, slot, mover, me, opp, deck, &win, &tie) < 0) return NULL;
+    return Py_BuildValue("(dd)", win, tie);
+}
+
+PyDoc_STRVAR(core_replies_doc,
+             "replies(opp, mine, i_stand, sets) -> the rule's turn-end codes after each draw 1..10 "
+             "(a tuple of 11, index 0 unused): RuleSeat.replies, for the tests");
+static PyObject *core_replies(Core *self, PyObject *args) {
+    int opp, mine, i_stand, sets;
+    if (!PyArg_ParseTuple(args, "iipi", &opp, &mine, &i_stand, &sets)) return NULL;
+    if (opp < 0 || opp >= self->theirs.n || self->theirs.kind[opp] != PLAYING)
+        return fail(PyExc_IndexError, "no such playing side of the rule");
+    int codes[11];
+    if (replies(self, opp, mine, i_stand, sets, codes) < 0) return NULL;
+    PyObject *row = PyTuple_New(11);
+    if (!row) return NULL;
+    for (int i = 0; i < 11; i++) PyTuple_SET_ITEM(row, i, PyLong_FromLong(codes[i]));
+    return row;
+}
+
+PyDoc_STRVAR(core_push_live_doc,
+             "push_live(contexts, my_hand, its_hand): the match state whose fixed point is iterated "
+             "now (one or two contexts); its positions go to a scratch table until pop_live");
+static PyObject *core_push_live(Core *self, PyObject *args) {
+    PyObject *items;
+    int my_hand, its_hand;
+    if (!PyArg_ParseTuple(args, "Oii", &items, &my_hand, &its_hand)) return NULL;
+    if (self->nlevels >= MAX_LEVELS) return fail(self->too_large, "match states nested too deep for the C solver");
+    PyObject *seq = PySequence_Fast(items, "contexts must be a sequence");
+    if (!seq) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    if (n < 1 || n > 2) return fail_releasing(seq, PyExc_ValueError, "one or two contexts");
+    Level *level = &self->levels[self->nlevels];
+    for (Py_ssize_t i = 0; i < n; i++) {
+        long context;
+        if (item_int(seq, i, &context) < 0) {
+            Py_DECREF(seq);
+            return NULL;
+        }
+        level->contexts[i] = (int)context;
+    }
+    Py_DECREF(seq);
+    level->ncontexts = (int)n;
+    level->my_hand = my_hand;
+    level->its_hand = its_hand;
+    /* (a level's table is kept for the next state iterated at that depth: fresh memory costs a
+     * page fault and its zeroing on every first write) */
+    if (!level->scratch.slots && memo_init(&level->scratch, 1 << 10, (size_t)1 << 62) < 0)
+        return PyErr_NoMemory();
+    memo_clear(&level->scratch);
+    self->nlevels++;
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(core_pop_live_doc, "pop_live(): the match state iterated is done (its scratch table dropped)");
+static PyObject *core_pop_live(Core *self, PyObject *unused) {
+    (void)unused;
+    if (!self->nlevels) return fail(PyExc_RuntimeError, "no match state is iterated");
+    memo_clear(&self->levels[--self->nlevels].scratch);
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(core_forget_doc,
+             "forget(): drop the positions of the match state iterated (their values read the value "
+             "tried), uncounted (_forget)");
+static PyObject *core_forget(Core *self, PyObject *unused) {
+    (void)unused;
+    if (!self->nlevels) Py_RETURN_NONE;
+    Map *scratch = &self->levels[self->nlevels - 1].scratch;
+    self->solved -= scratch->size;
+    memo_clear(scratch);
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(core_settle_doc,
+             "settle(shift): the value iterated is known; its positions move into the main table, "
+             "each value moved by shift times its slope, the slope 0 (_settle)");
+static PyObject *core_settle(Core *self, PyObject *args) {
+    double shift;
+    if (!PyArg_ParseTuple(args, "d", &shift)) return NULL;
+    if (!self->nlevels) Py_RETURN_NONE;
+    Map *scratch = &self->levels[self->nlevels - 1].scratch;
+    /* (each entry's home in the main table asked for a few entries ahead: they lie at random) */
+    size_t ahead = 0;
+    for (size_t i = 0; i < scratch->cap; i++) {
+        for (; ahead < scratch->cap && ahead < i + 256; ahead++)
+            if (scratch->slots[ahead].tag != EMPTY) MEMO_PREFETCH(&self->memo, scratch->slots[ahead].tag);
+        const Entry *entry = &scratch->slots[i];
+        if (entry->tag == EMPTY) continue;
+        if (keep(&self->memo, entry->tag, entry->v + entry->d * shift, 0.0) < 0) return NULL;
+    }
+    memo_clear(scratch);
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(core_clear_volatile_doc,
+             "clear_volatile(): what Python iterates changed: forget the set ends that read it");
+static PyObject *core_clear_volatile(Core *self, PyObject *unused) {
+    (void)unused;
+    memo_clear(&self->volatile_overs);
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(core_clear_memo_doc,
+             "clear_memo(): forget every position (between searches: bound_memo), keeping the sides, "
+             "lists, turns, replies and the set ends' final values");
+static PyObject *core_clear_memo(Core *self, PyObject *unused) {
+    (void)unused;
+    if (self->nlevels) return fail(PyExc_RuntimeError, "a match state is being iterated");
+    memo_clear(&self->memo);
+    memo_clear(&self->odds);
+    memo_clear(&self->slot_of);
+    self->nslots = 0;
+    for (int i = 0; i < self->ncontexts; i++) self->ctx_slot[i] = -1;
+    Py_RETURN_NONE;
+}
+
+/* -- attributes -------------------------------------------------------------------------------- */
+
+static PyObject *core_get_solved(Core *self, void *closure) {
+    (void)closure;
+    return PyLong_FromUnsignedLongLong(self->solved);
+}
+
+static int core_set_solved(Core *self, PyObject *value, void *closure) {
+    (void)closure;
+    if (!value) return fail_status(PyExc_TypeError, "solved cannot be deleted");
+    unsigned long long solved = PyLong_AsUnsignedLongLong(value);
+    if (solved == (unsigned long long)-1 && PyErr_Occurred()) return -1;
+    self->solved = solved;
+    return 0;
+}
+
+static PyObject *core_get_interval(Core *self, void *closure) {
+    (void)closure;
+    return Py_BuildValue("(dd)", self->low, self->high);
+}
+
+static int core_set_interval(Core *self, PyObject *value, void *closure) {
+    (void)closure;
+    if (!value) return fail_status(PyExc_TypeError, "interval cannot be deleted");
+    return PyArg_ParseTuple(value, "dd", &self->low, &self->high) ? 0 : -1;
+}
+
+static PyObject *core_get_held(Core *self, void *closure) {
+    (void)closure;
+    size_t held = self->memo.size;
+    for (int i = 0; i < self->nlevels; i++) held += self->levels[i].scratch.size;
+    return PyLong_FromSize_t(held);
+}
+
+static PyObject *core_get_replaced(Core *self, void *closure) {
+    (void)closure;
+    return PyLong_FromSize_t(self->memo.replaced);
+}
+
+static PyObject *core_get_memo_bytes(Core *self, void *closure) {
+    (void)closure;
+    size_t bytes = self->memo.cap + self->odds.cap + self->overs.cap + self->volatile_overs.cap + self->slot_of.cap +
+                   self->row_of.cap;
+    for (int i = 0; i < self->nlevels; i++) bytes += self->levels[i].scratch.cap;
+    return PyLong_FromSize_t(bytes * sizeof(Entry));
+}
+
+static PyObject *core_get_main_slots(Core *self, void *closure) {
+    (void)closure;
+    return PyLong_FromSize_t(self->memo.cap);
+}
+
+static PyGetSetDef core_getset[] = {
+    ATTRIBUTE(solved, "positions solved (before a draw and my choices after one), as Python counts them"),
+    BUDGET_ATTRIBUTE("a search raises the too-large error once solved reaches this (None: no budget)"),
+    ATTRIBUTE(interval, "(low, high): the offsets from the value iterated over which every choice made stands"),
+    FLAG_ATTRIBUTE(read_unknown, "whether a set's end read the value iterated since this was last cleared"),
+    GETTER(held, "positions held in the tables now"),
+    GETTER(replaced, "positions forgotten to bound the main table"),
+    GETTER(memo_bytes, "bytes the tables of positions and set ends take now"),
+    GETTER(main_slots, "slots of the main table of positions now"),
+    COUNT(mine_sides, mine.n, "the advised player's sides added"),
+    COUNT(their_sides, theirs.n, "the rule's sides added"),
+    COUNT(lists, nlists, "candidate lists added"),
+    COUNT(contexts, ncontexts, "contexts added"),
+    PROGRESS_ATTRIBUTE("progress(solved) is called every so many positions in a long search (or None)"),
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyMethodDef core_methods[] = {
+    METHOD(add_sides, VARARGS),     METHOD(add_list, VARARGS),  METHOD(add_context, VARARGS),
+    METHOD(before, VARARGS),        METHOD(turn_ended, VARARGS), METHOD(replies, VARARGS),
+    METHOD(odds_ended, VARARGS),
+    METHOD(push_live, VARARGS),     METHOD(pop_live, NOARGS),   METHOD(forget, NOARGS),
+    METHOD(settle, VARARGS),        METHOD(clear_volatile, NOARGS), METHOD(clear_memo, NOARGS),
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject CoreType =
+    CORE_TYPE("pazaak_cli.solve._fastkotormatch.Core",
+              "The memoised best reply over a match to a fixed rule (see match_kotor.py).");
+
+static struct PyModuleDef module = CORE_MODULE(
+    "_fastkotormatch",
+    "The optional C inner loop of pazaak_cli.solve.match_kotor (pure Python is used without it).");
+
+PyMODINIT_FUNC PyInit__fastkotormatch(void) {
+    PyObject *m = core_module(&module, &CoreType);
+    if (m && (PyModule_AddIntConstant(m, "MAX_IDS", (long)MAX_ID) < 0 ||
+              PyModule_AddIntConstant(m, "RULE_KOTOR", RULE_KOTOR) < 0 ||
+              PyModule_AddIntConstant(m, "RULE_HEURISTIC", RULE_HEURISTIC) < 0))
+        Py_CLEAR(m);
+    return m;
+}

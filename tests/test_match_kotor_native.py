@@ -1,0 +1,248 @@
+"""The C loop of the match reply to a rule (``_fastkotormatch``) against its Python reference.
+
+Two checks: the rule's choice made in C (its turn-end code after each draw, over a match: the
+sides keep their hands) is the Python rule's, on random sides and totals, for the KOTOR I rule
+and the heuristic; and the whole search in C gives, on seeded random small positions (known
+hands, kotor1 and kotor2 rules, every first-player rule, scores, the opponent playing or
+standing, the set in progress on its exact deck or with fixed odds), every move's value and set
+odds of the Python recursion (``native=False``) to 1e-12, with the same count of positions. The
+Python recursion is itself checked against the engine-state reference in ``test_match_kotor.py``
+(whose solvers now run in C).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+import pytest
+
+from pazaak_cli.engine.cards import Card, parse_cards
+from pazaak_cli.engine.game import FULL_DECK, MatchState, Phase, new_match
+from pazaak_cli.engine.position_builder import question_from_state
+from pazaak_cli.engine.rules import MainDeck, parse_ruleset
+from pazaak_cli.policies.heuristic_rule import heuristic_rule
+from pazaak_cli.policies.kotor_rule import DecisionRule, kotor_rule
+from pazaak_cli.solve import match_kotor
+from pazaak_cli.solve.answer_types import SolverTooLarge
+from pazaak_cli.solve.match_kotor import KotorMatchSolver
+from pazaak_cli.solve.match_solver import MatchMove
+from pazaak_cli.solve.rule_opponent import Playing
+from pazaak_cli.solve.solver import deck_after_draw
+
+pytestmark = pytest.mark.skipif(
+    match_kotor._fastkotormatch is None, reason="the C extension is not built"
+)
+
+RULES: dict[str, DecisionRule] = {"kotor": kotor_rule, "heuristic": heuristic_rule}
+SPECS = ["kotor1", "kotor2", "kotor2/tiebreaker=any-played,nine-cards=win"]
+"""The rulesets the rule's choice is checked under."""
+SMALL = "target=6,table-size=3,sets-to-win=2,hand-size=2"
+"""Small matches the Python recursion solves in milliseconds: first to 2 sets, a target of 6 on
+3 cards, two hand cards at most."""
+
+
+# -- the rule's choice ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("rule", sorted(RULES))
+@pytest.mark.parametrize("spec", SPECS)
+def test_the_rules_choice_in_c_is_the_python_rules(rule: str, spec: str) -> None:
+    """On random sides of the rule's seat (hands of up to four cards of the ruleset's pool, a
+    few cards placed), facing random totals, standing or not, at every score: the codes the C
+    rule reaches after each draw are those of ``RuleSeat.replies`` (the Python rule)."""
+    rules = parse_ruleset(spec)
+    pool = sorted(rules.card_pool, key=str)
+    rng = random.Random(f"{rule} {spec}")
+    solver = KotorMatchSolver(rules, 0, rule=RULES[rule])
+    assert solver.native
+    seat = solver.opp
+    checked = 0
+    while checked < 600:
+        cards = [rng.choice(pool) for _ in range(rng.randint(0, 4))]
+        hand = seat.hand(cards)
+        side: Playing = (0, 0, hand, 0, 0, False)
+        for _ in range(rng.randint(0, 3)):
+            side = seat.add(side, rng.randint(1, 10), hand)
+        if side[0] >= rules.target:
+            continue
+        opp = seat.side(side)
+        theirs = rng.randint(0, rules.target)
+        stands = rng.random() < 0.5
+        sets = rng.randrange(rules.sets_to_win)
+        solver._sync()
+        in_c = solver._core.replies(opp, theirs, stands, sets)
+        solver._sync()  # (the C rule asked Python for turns: their sides are told now)
+        assert tuple(in_c)[1:] == seat.replies(opp, theirs, stands, sets)[1:], (cards, side)
+        checked += 1
+
+
+# -- the whole search ----------------------------------------------------------------------------
+
+
+def _random_state(rng: random.Random, spec: str) -> MatchState:
+    """A decision of the advised player somewhere in a set: random hands of up to two cards of
+    the ruleset's pool, a random score, random moves of both players on the way (the opponent's
+    included: any position may be asked about)."""
+    rules = parse_ruleset(spec)
+    pool = sorted(rules.card_pool, key=str)
+    while True:
+        me = rng.randrange(2)
+        hands = [tuple(rng.choice(pool) for _ in range(rng.randint(0, 2))) for _ in "ab"]
+        winners = rng.choice([(), (me,), (1 - me,), (me, 1 - me), (None,), (None, me)])
+        state = new_match(rules, (hands[0], hands[1]))._replace(set_winners=winners)
+        state = state.child(state.sample_chance(rng))
+        stop = rng.randint(0, rules.target - 1)
+        while state.phase in (Phase.BEFORE_DRAW, Phase.AFTER_DRAW):
+            if state.is_chance_node():
+                state = state.child(state.sample_chance(rng))
+                continue
+            if state.turn == me and state.sides[me].total >= stop:
+                return state
+            actions = [a for a in state.legal_actions() if str(a) != "forfeit"]
+            state = state.child(rng.choice(actions))
+
+
+def _moves(
+    solver: KotorMatchSolver, state: MatchState, exact: bool, other: Sequence[Card]
+) -> list[MatchMove]:
+    question = question_from_state(state)
+    deck: tuple[int, ...] | None = None
+    if state.ruleset.main_deck is not MainDeck.INFINITE:
+        after = deck_after_draw(state, question.drawn)
+        deck = after if any(after) else FULL_DECK
+    return solver.solve_moves(question, other, current_deck=deck, exact=exact)
+
+
+@pytest.mark.parametrize(
+    ("spec", "rule", "exact", "seed"),
+    [
+        (f"kotor1/main-deck=infinite,{SMALL}", "kotor", False, 1),
+        (f"kotor2/main-deck=infinite,{SMALL}", "kotor", False, 2),
+        (f"kotor2/main-deck=infinite,{SMALL}", "heuristic", False, 3),
+        (f"kotor1/{SMALL}", "kotor", True, 4),
+        (f"kotor1/{SMALL}", "kotor", False, 5),
+        (f"kotor2/{SMALL}", "heuristic", True, 6),
+        (f"kotor1/main-deck=infinite,{SMALL},first-player=alternate", "kotor", False, 7),
+        (f"kotor1/main-deck=infinite,{SMALL},first-player=loser", "heuristic", False, 8),
+        (
+            f"kotor2/main-deck=infinite,{SMALL},first-player=player1,nine-cards=win",
+            "kotor",
+            False,
+            9,
+        ),
+        (f"kotor2/{SMALL},tiebreaker=any-played,flip-targets=positive-only", "kotor", True, 10),
+    ],
+)
+def test_the_search_in_c_gives_the_values_of_the_python_search(
+    spec: str, rule: str, exact: bool, seed: int
+) -> None:
+    """Every move's match value and set odds, and the positions solved, equal; one solver of
+    each kind answers all the positions of a seed in turn (what a ``play`` match asks of it)."""
+    rng = random.Random(seed)
+    rules = parse_ruleset(spec)
+    solvers = {
+        (seat, native): KotorMatchSolver(rules, seat, rule=RULES[rule], native=native)
+        for seat in (0, 1)
+        for native in (True, False)
+    }
+    for _ in range(8):
+        state = _random_state(rng, spec)
+        other = tuple(card for card in state.sides[1 - state.turn].hand if card is not None)
+        native, reference = solvers[(state.turn, True)], solvers[(state.turn, False)]
+        assert native.native and not reference.native
+        c, python = (_moves(solver, state, exact, other) for solver in (native, reference))
+        assert [r.move for r in c] == [r.move for r in python], str(state)
+        for got, expected in zip(c, python, strict=True):
+            assert got.match_win == pytest.approx(expected.match_win, abs=1e-12), got.move
+            assert got.set_win == pytest.approx(expected.set_win, abs=1e-12), got.move
+            assert got.set_tie == pytest.approx(expected.set_tie, abs=1e-12), got.move
+        assert native.states == reference.states
+        assert native.fixed_point_solves == reference.fixed_point_solves
+
+
+def test_hidden_hand_orders_and_set_starts_agree() -> None:
+    """The hidden hand's average over the orders that change the rule's choices (gold cards),
+    and the value of a set start at every score, as in Python."""
+    rules = parse_ruleset(f"kotor2/main-deck=infinite,{SMALL}")
+    state = _random_state(random.Random(11), f"kotor2/main-deck=infinite,{SMALL}")
+    question = question_from_state(state)
+    seat = state.turn
+    other = parse_cards("D +1")
+    got = [
+        KotorMatchSolver(rules, seat, native=native).solve_moves(
+            question, other, current_deck=None, orders=True
+        )
+        for native in (True, False)
+    ]
+    assert [r.match_win for r in got[0]] == pytest.approx([r.match_win for r in got[1]], abs=1e-12)
+    hands = (tuple(parse_cards("T +1")), tuple(parse_cards("F2/4 -1")))
+    for scores in ((0, 0), (1, 0), (0, 1), (1, 1)):
+        for opener in (match_kotor.ME, match_kotor.OPP):
+            values = [
+                KotorMatchSolver(rules, 0, native=native).set_start_value(scores, hands, opener)
+                for native in (True, False)
+            ]
+            assert values[0] == pytest.approx(values[1], abs=1e-12)
+
+
+def test_a_budget_stops_the_c_search_and_leaves_the_solver_exact() -> None:
+    """A budget that stops a fixed point half way (the C loop raises the solver's error) leaves
+    the solver as a fresh one; a bounded memo emptied between match states answers the same."""
+    rules = parse_ruleset(f"kotor1/main-deck=infinite,{SMALL}")
+    state = _random_state(random.Random(12), f"kotor1/main-deck=infinite,{SMALL}")
+    question = question_from_state(state)
+    other = tuple(card for card in state.sides[1 - state.turn].hand if card is not None)
+    seat = state.turn
+    fresh = KotorMatchSolver(rules, seat).solve_moves(question, other, current_deck=None)
+    solver = KotorMatchSolver(rules, seat)
+    for budget in (5, 40, 200):
+        with pytest.raises(SolverTooLarge):
+            solver.solve_moves(question, other, current_deck=None, budget=budget)
+    again = solver.solve_moves(question, other, current_deck=None)
+    assert [r.match_win for r in again] == pytest.approx([r.match_win for r in fresh], abs=1e-12)
+    bounded = KotorMatchSolver(rules, seat, max_states=50)
+    answer = bounded.solve_moves(question, other, current_deck=None)
+    assert [r.match_win for r in answer] == pytest.approx([r.match_win for r in fresh], abs=1e-12)
+
+
+def test_native_false_and_an_unknown_rule_keep_python() -> None:
+    rules = parse_ruleset("kotor1")
+    assert KotorMatchSolver(rules, 0).native
+    assert not KotorMatchSolver(rules, 0, native=False).native
+
+    def other_rule(*args: object) -> int:
+        return int(kotor_rule(*args))  # type: ignore[arg-type]
+
+    assert not KotorMatchSolver(rules, 0, rule=other_rule).native
+
+
+def test_sides_numbered_again_between_searches_give_the_same_values(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Past :data:`match_kotor.NATIVE_SIDES` sides the solver forgets its sides and starts a
+    new C loop between two match states (a solver shared by a whole session): the values do
+    not change."""
+    spec = f"kotor2/main-deck=infinite,{SMALL}"
+    rules = parse_ruleset(spec)
+    rng = random.Random(13)
+    states = [_random_state(rng, spec) for _ in range(4)]
+    monkeypatch.setattr(match_kotor, "NATIVE_SIDES", 20)
+    started: list[int] = []
+    start = KotorMatchSolver._start_core
+
+    def counted(solver: KotorMatchSolver, rule_id: int) -> None:
+        started.append(rule_id)
+        start(solver, rule_id)
+
+    monkeypatch.setattr(KotorMatchSolver, "_start_core", counted)
+    renumbered = {seat: KotorMatchSolver(rules, seat) for seat in (0, 1)}
+    for state in states:
+        other = tuple(card for card in state.sides[1 - state.turn].hand if card is not None)
+        got = _moves(renumbered[state.turn], state, False, other)
+        expected = _moves(KotorMatchSolver(rules, state.turn, native=False), state, False, other)
+        assert [r.match_win for r in got] == pytest.approx(
+            [r.match_win for r in expected], abs=1e-12
+        )
+        assert [r.set_win for r in got] == pytest.approx([r.set_win for r in expected], abs=1e-12)
+    assert len(started) > 2  # (numbered again: more C loops than the two solvers')
