@@ -218,7 +218,7 @@ def test_every_import_goes_to_its_own_layer_or_below() -> None:
     assert upward == []
 
 
-COMPILED = ("_fastsolve", "_fastreply", "_fastmatch")
+COMPILED = ("_fastsolve", "_fastreply", "_fastmatch", "_fastkotormatch")
 """The C extensions: modules with a leading underscore by convention, imported by name."""
 
 
