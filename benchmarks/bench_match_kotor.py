@@ -5,7 +5,7 @@
 Three questions, each solved from a fresh solver in a fresh child process (so that its time
 covers every later set it prepares and their fixed points, and its peak memory is its own), the
 C loop first, then Python (``native=False``), both with the memo bound of the advice's shared
-solver (``max_states``: ``KOTOR_MATCH_BUDGET``):
+solver (``max_states``: ``PYTHON_KOTOR_MATCH.budget``, the same bound for both):
 
 * ``first``: both hands known, set 1, player 1's first move after drawing a 6, kotor1, the set in
   progress with the fixed odds of the deck left (the advice's default), ``--size`` cards a side
@@ -43,7 +43,7 @@ from pazaak_cli.engine.position_builder import question_from_state
 from pazaak_cli.engine.rules import parse_ruleset
 from pazaak_cli.solve import match_kotor
 from pazaak_cli.solve.hidden_hands import possible_hands
-from pazaak_cli.solve.match_advice import KOTOR_MATCH_BUDGET
+from pazaak_cli.solve.match_advice import PYTHON_KOTOR_MATCH
 from pazaak_cli.solve.match_kotor import KotorMatchSolver, match_hand_orders
 from pazaak_cli.solve.solver import deck_after_draw
 
@@ -87,7 +87,7 @@ class Counted(KotorMatchSolver):
 def solve_moves(state: MatchState, native: bool) -> tuple[Counted, float]:
     """Every move of the decision; the best move's match value."""
     question = question_from_state(state)
-    solver = Counted(state.ruleset, 0, max_states=KOTOR_MATCH_BUDGET, native=native)
+    solver = Counted(state.ruleset, 0, max_states=PYTHON_KOTOR_MATCH.budget, native=native)
     other = tuple(card for card in state.sides[1].hand if card is not None)
     current = deck_after_draw(state, question.drawn)
     moves = solver.solve_moves(question, other, current_deck=current)
@@ -108,7 +108,7 @@ def question_prepare(native: bool, size: int, hands: int) -> tuple[Counted, floa
     deck = load_deck("kotor1-average").cards
     possible = [hand for hand, _ in possible_hands(deck, 3)]
     chosen = random.Random(45).sample(possible, hands)
-    solver = Counted(rules, 0, max_states=KOTOR_MATCH_BUDGET, native=native)
+    solver = Counted(rules, 0, max_states=PYTHON_KOTOR_MATCH.budget, native=native)
     mine = solver.me.hand(tuple(parse_cards("+1 -2 +3")))
     its = [solver.opp.hand(order) for hand in chosen for order in match_hand_orders(hand)]
     solver.prepare((0, 0), mine, its)

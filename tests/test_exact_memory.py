@@ -19,7 +19,7 @@ from pazaak_cli.engine.cards import Card, parse_cards
 from pazaak_cli.engine.notation import parse_table
 from pazaak_cli.engine.position_builder import Question, build_question
 from pazaak_cli.engine.rules import parse_ruleset
-from pazaak_cli.solve import kotor_reply, match_kotor, match_native, match_solver
+from pazaak_cli.solve import kotor_reply, match_native, match_solver
 from pazaak_cli.solve.answer_types import SolverTooLarge
 from pazaak_cli.solve.match_advice import clear_shared_solvers
 from pazaak_cli.solve.match_kotor import KotorMatchSolver
@@ -55,7 +55,10 @@ CASES: dict[str, tuple[Callable[[int], AnySolver], Callable[[], int]]] = {
         lambda seat: match_native.NativeMatchSolver(RULES),
         lambda: match_native.EXACT_POSITION_BYTES,
     ),
-    "kotor": (lambda seat: KotorMatchSolver(RULES, seat), lambda: match_kotor.EXACT_POSITION_BYTES),
+    "kotor": (
+        lambda seat: KotorMatchSolver(RULES, seat),
+        lambda: KotorMatchSolver(RULES, 0).exact_position_bytes,  # (C or Python's figure)
+    ),
 }
 """Each match solver (made for the seat it advises), and the bytes a position its cap counts."""
 
@@ -130,7 +133,8 @@ def test_the_kotor_match_solver_s_room_bounds_the_positions_it_holds_not_those_i
     unbounded = solve_exact(KotorMatchSolver(RULES, seat), question)
     room = solved * 6 // 10
     monkeypatch.setattr(match_solver, "resident_bytes", lambda: 0)
-    monkeypatch.setattr(match_solver, "EXACT_MEMORY_BYTES", room * match_kotor.EXACT_POSITION_BYTES)
+    per = KotorMatchSolver(RULES, seat).exact_position_bytes
+    monkeypatch.setattr(match_solver, "EXACT_MEMORY_BYTES", room * per)
     assert solve_exact(KotorMatchSolver(RULES, seat, max_states=1), question) == unbounded
     with pytest.raises(SolverTooLarge):
         solve_exact(KotorMatchSolver(RULES, seat), question)

@@ -27,6 +27,7 @@ from pazaak_cli.engine.position_builder import question_from_state
 from pazaak_cli.engine.rules import parse_ruleset
 from pazaak_cli.players.expert import action_for
 from pazaak_cli.players.roster import KotorPlayer
+from pazaak_cli.policies.kotor_rule import kotor_rule
 from pazaak_cli.solve import match_advice
 from pazaak_cli.solve.advice import FallbackAdvice, solve_match_asked, solve_question
 from pazaak_cli.solve.answer_types import SolveOptions, SolverTooLarge
@@ -331,14 +332,17 @@ def test_solve_question_routes_the_match_objective_against_kotor() -> None:
 
 
 def test_a_kotor_match_answer_out_of_reach_is_refused_at_once() -> None:
-    """Three cards against four known: 96 pairs of sub-hands, past the 64 that fit the memory
-    bound (measured): refused in one line before any solving, not minutes later."""
-    args = ["--table", "6", "--hand", "+2 +2 +1", "--opp-table", "", "--opp-hand", "+1 +3 +4 +5"]
+    """Five cards against four known: 512 pairs of sub-hands, past what fits the memory bound
+    (measured: 256 in C, 64 in Python): refused in one line before any solving, not minutes
+    later."""
+    reach = match_advice.kotor_match_limits(kotor_rule).reach_pairs
+    args = ["--ruleset", "kotor1/hand-size=5", "--table", "6", "--hand", "+1 +2 +3 +4 +5"]
+    args += ["--opp-table", "", "--opp-hand", "+1 +3 +4 +5"]
     code, output = advise(*args, *KOTOR_MATCH)
     assert code == 1, output
     assert output == (
-        "Error: the match answer against the KOTOR rule would solve 96 pairs of sub-hands here, "
-        "where 64 fit its memory bound (the set answer needs far less)\n"
+        "Error: the match answer against the KOTOR rule would solve 512 pairs of sub-hands here, "
+        f"where {reach} fit its memory bound (the set answer needs far less)\n"
     )
 
 
@@ -353,7 +357,8 @@ def test_the_match_answer_asked_for_against_kotor_is_the_optimal_one_out_of_reac
     kotor = solve_match_asked(question, options)
     assert kotor.model == solve_question(question, replace(options, objective="match")).model
     assert "opponent plays the KOTOR I rule" in kotor.model
-    monkeypatch.setattr(match_advice, "KOTOR_MATCH_REACH_PAIRS", 1)  # (this position: 4 pairs)
+    limited = replace(match_advice.kotor_match_limits(kotor_rule), reach_pairs=1)
+    monkeypatch.setattr(match_advice, "kotor_match_limits", lambda rule: limited)  # (4 pairs)
     asked = solve_match_asked(question, options)
     optimal = solve_question(question, SolveOptions(objective="match"))
     assert asked.model == (
@@ -381,30 +386,31 @@ def test_advise_kotor_without_an_objective_answers_for_the_match_when_it_is_quic
 
 
 def test_the_hint_uses_the_kotor_match_answer_when_it_is_quick() -> None:
-    rules = parse_ruleset(f"kotor1/{TINY}")
+    """Quick is as many pairs of sub-hands as the rule's solver answers in a few seconds (64 in
+    C, 9 in Python): 4 pairs are, 256 are not (then the set, with the note saying why)."""
     state = decision(f"kotor1/{TINY}", ("+1", "-2"), (0,), 0, (2,))
     options = SolveOptions(opponent="kotor")
     assert match_is_quick(question_from_state(state), options)
     assert choose_objective(AnswerRequest(question_from_state(state), KOTOR))[0] == "match"
-    big = new_match(rules, (tuple(parse_cards("+1 -1")), tuple(parse_cards("+2 -2")))).child(
-        Open(0)
-    )
-    big = big.child(Draw(1))
+    rules = parse_ruleset("kotor1/main-deck=infinite")
+    hands = (tuple(parse_cards("+1 -2 +3 -4")), tuple(parse_cards("+2 -3 +4 -1")))
+    big = new_match(rules, hands).child(Open(0)).child(Draw(1))
     assert not match_is_quick(question_from_state(big), options)
     objective, note = choose_objective(AnswerRequest(question_from_state(big), KOTOR))
-    assert objective == "set" and note is not None and "pairs" in note
+    assert objective == "set" and note is not None and "256 pairs" in note
 
 
 def test_a_kotor_match_answer_past_its_memory_bound_is_refused_with_the_reason(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     match_advice.clear_shared_solvers()  # (a solver that solved this question would not count)
-    monkeypatch.setattr(match_advice, "KOTOR_MATCH_BUDGET", 3)
+    limited = replace(match_advice.kotor_match_limits(kotor_rule), budget=3)
+    monkeypatch.setattr(match_advice, "kotor_match_limits", lambda rule: limited)
     code, output = advise(*SMALL, "--opp-hand", "-2", "--sets", "1-1", *KOTOR_MATCH)
     assert code == 1, output
     assert output == (
-        "Error: the match answer against the KOTOR rule for these hands needs more than 3 "
-        "positions in memory (the set answer needs far less)\n"
+        "Error: the match answer against the KOTOR rule for these hands needs more than the 3 "
+        "positions it may search (the set answer needs far less)\n"
     )
 
 

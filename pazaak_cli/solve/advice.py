@@ -46,9 +46,9 @@ def solve_question(question: Question, options: SolveOptions | None = None) -> A
 
 def solve_match_asked(question: Question, options: SolveOptions) -> Advice:
     """The match answer asked for by name (``hint match`` in ``pazaak play`` and ``pazaak
-    follow``), however long it takes; against a rule where that answer is out of reach
-    (refused: :data:`~pazaak_cli.solve.match_advice.KOTOR_MATCH_REACH_PAIRS`, or its memory bound),
-    the match answer against an optimal opponent, its model line saying why."""
+    follow``), however long it takes; against a rule where that answer is out of reach (refused:
+    past its reach, :func:`~pazaak_cli.solve.match_advice.kotor_match_limits`, or its memory
+    bound), the match answer against an optimal opponent, its model line saying why."""
     options = replace(options, objective=Objective.MATCH)
     try:
         return solve_question(question, options)

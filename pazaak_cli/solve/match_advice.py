@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import partial
 from typing import Literal, NamedTuple
 
@@ -40,6 +41,7 @@ from pazaak_cli.solve.hidden_hands import (
     weighted_opponent_hands,
 )
 from pazaak_cli.solve.match_cache import MAX_ENTRIES, load_entries, save_entries
+from pazaak_cli.solve.match_kotor import NATIVE_RULES as KOTOR_NATIVE_RULES
 from pazaak_cli.solve.match_kotor import KotorMatchSolver, canonical_order, match_hand_orders
 from pazaak_cli.solve.match_native import make_match_solver
 from pazaak_cli.solve.match_solver import MatchMove, MatchSolver, clean_probability
@@ -101,26 +103,49 @@ GOLD_PAIR_WEIGHT = 10
 :data:`QUICK_SET_PAIRS` (its sides, as above)."""
 
 
-KOTOR_MATCH_BUDGET = 5_000_000
-"""The match answer against the KOTOR rule is pure Python: one question may hold this many
-positions more than it held before (and its memo is emptied between hidden hands past as
-many): at most about 1.5 GB; past that the question is refused with the reason, not left to run
-away."""
+@dataclass(frozen=True)
+class KotorMatchLimits:
+    """What the match answer against a rule may cost, by where its recursion runs (measured,
+    docs/benchmarks.md): the C loop of :mod:`pazaak_cli.solve.match_kotor` for a rule it
+    decides itself, else Python, 16 to 28 times slower."""
 
-QUICK_KOTOR_MATCH_PAIRS = 9
-"""The same limit for the match answer against the KOTOR I rule
-(:mod:`pazaak_cli.solve.match_kotor`, pure Python), measured at 1 to 2.5 s of CPU a pair (1 v 1
-cards: 4 pairs, 4.4 s; 2 v 1: 9 pairs, about 10 s; 2 v 2: 16 pairs, 18 s; 3 v 3: 64 pairs, 155 s):
-at most 9 pairs answer within about 10 s, as the largest quick answer against the optimal opponent
-does."""
+    budget: int
+    """Positions one question may search (and the memo is emptied between hidden hands past
+    as many); past that the question is refused with the reason, not left to run away."""
+    quick_pairs: int
+    """The most pairs of sub-hands the default answers for the match in a few seconds."""
+    reach_pairs: int
+    """The most pairs of sub-hands (counted with the orders that change the rule's choices)
+    one hand of the opponent may bring; past it the answer is refused at once instead of after
+    minutes (the budget stays the guard)."""
+    pair_seconds: float
+    """Wall seconds a pair of sub-hands costs, solved at every score."""
 
 
-KOTOR_MATCH_REACH_PAIRS = 64
-"""The most pairs of sub-hands (counted with the orders that change the rule's choices) one
-hand of the opponent may bring to the match answer against the KOTOR rule: measured, 3 v 3
-known cards (64 pairs) answered in 155 s within :data:`KOTOR_MATCH_BUDGET`, while 3 and 4 cards
-against 4 known (96 and 192 pairs) were refused at that bound after 122 and 125 s. Past it the
-answer is refused at once instead of after minutes (the bound stays the guard)."""
+PYTHON_KOTOR_MATCH = KotorMatchLimits(
+    budget=5_000_000, quick_pairs=9, reach_pairs=64, pair_seconds=2.0
+)
+"""Pure Python, measured at 1.1 to 2.4 s of CPU a pair (1 v 1 cards: 4 pairs, 4.4 s; 2 v 1: 9
+pairs, about 10 s; 2 v 2: 16 pairs, 18 s; 3 v 3: 64 pairs, 155 s within the budget of 5 M
+positions, about 1.5 GB at Python's 250 bytes; 3 and 4 cards against 4 known, 96 and 192 pairs,
+were refused at that bound after 122 and 125 s)."""
+
+NATIVE_KOTOR_MATCH = KotorMatchLimits(
+    budget=64_000_000, quick_pairs=64, reach_pairs=256, pair_seconds=0.035
+)
+"""The C loop, measured as whole commands on two cores, kotor1 first move, both hands known
+(docs/benchmarks.md): 1 v 1 (4 pairs) 0.40 s, 2 v 2 (16) 0.79 s, 3 v 3 (64) 2.55 s, 4 v 4 (256)
+8.3 s at 634 MB (25.7 M positions; its memo is bounded by the C table, 2^24 slots): 0.032 to
+0.040 s a pair. 64 pairs answer within about 2.5 s; a hand of 4 cards against 4 (256 pairs)
+fits; the budget (64 M positions, about 30 s) guards the time, the table the memory. Past the
+reach: kotor2's all-gold 4 v 4 (512 pairs with the orders the rule reads) had searched 400 M
+positions after 119 s, unanswered."""
+
+
+def kotor_match_limits(rule: DecisionRule) -> KotorMatchLimits:
+    """The limits of the match answer against ``rule``: the C loop's where it decides the rule
+    itself (:data:`~pazaak_cli.solve.match_kotor.NATIVE_RULES`, the extension built)."""
+    return NATIVE_KOTOR_MATCH if rule in KOTOR_NATIVE_RULES else PYTHON_KOTOR_MATCH
 
 
 _MANY_SIDES = frozenset((CardKind.FLIP_2_4, CardKind.FLIP_3_6, CardKind.DOUBLE))
@@ -171,14 +196,14 @@ def match_question_pairs(question: Question, options: SolveOptions) -> MatchCost
     solves at every score (:func:`match_pairs`), those it still has to (less what the shared
     solver already knows: see :func:`_pairs_left`), and the most it answers by default in a
     few seconds (:data:`QUICK_MATCH_PAIRS`, :data:`QUICK_GOLD_MATCH_PAIRS` where a flip or a
-    Double is about; :data:`QUICK_KOTOR_MATCH_PAIRS` against the KOTOR rule)."""
+    Double is about; :func:`kotor_match_limits` against a rule)."""
     state = question.state
     me_side, other_side = state.sides[state.turn], state.sides[1 - state.turn]
     other_hands = match_other_hands(other_side, options, state.ruleset)
     my_hand = tuple(card for card in me_side.hand if card is not None)
     if options.rule is not None:
         pairs = match_pairs(my_hand, other_hands, ordered=True)
-        return MatchCost(pairs, pairs, QUICK_KOTOR_MATCH_PAIRS)
+        return MatchCost(pairs, pairs, kotor_match_limits(options.rule).quick_pairs)
     cards = [*my_hand, *(card for hand, _ in other_hands for card in hand)]
     gold = any(card.kind in _MANY_SIDES for card in cards)
     weight = GOLD_PAIR_WEIGHT if gold else 1
@@ -220,10 +245,6 @@ SET_PAIR_SECONDS = 2.2 / 11_520
 """The same for a pair of sub-hands of a set in progress solved once the later sets are
 known (measured: :data:`QUICK_SET_PAIRS`)."""
 
-KOTOR_MATCH_PAIR_SECONDS = 2.0
-"""The same against the KOTOR I rule, pure Python (measured at 1.1 to 2.4 s a pair: see
-:data:`QUICK_KOTOR_MATCH_PAIRS`)."""
-
 
 def match_seconds(
     question: Question, options: SolveOptions, hands: Sequence[tuple[tuple[Card, ...], int]]
@@ -235,10 +256,11 @@ def match_seconds(
     state = question.state
     my_hand = tuple(card for card in state.sides[state.turn].hand if card is not None)
     if options.rule is not None:
+        limits = kotor_match_limits(options.rule)
         largest = max(match_pairs(my_hand, [(hand, 1)], ordered=True) for hand, _ in hands)
-        if largest > KOTOR_MATCH_REACH_PAIRS:
+        if largest > limits.reach_pairs:
             return math.inf
-        return match_pairs(my_hand, hands, ordered=True) * KOTOR_MATCH_PAIR_SECONDS
+        return match_pairs(my_hand, hands, ordered=True) * limits.pair_seconds
     cards = [*my_hand, *(card for hand, _ in hands for card in hand)]
     weight = GOLD_PAIR_WEIGHT if any(card.kind in _MANY_SIDES for card in cards) else 1
     pairs = match_pairs(my_hand, hands)
@@ -560,12 +582,14 @@ def clear_shared_solvers() -> None:
 
 def _shared_kotor_solver(rules: Ruleset, seat: int, rule: DecisionRule) -> KotorMatchSolver:
     """The match solver against ``rule`` the questions of ``seat`` under ``rules`` share (as
-    :func:`shared_match_solver`; its memo is emptied past :data:`KOTOR_MATCH_BUDGET`
-    positions, between questions and between the match states a question prepares)."""
+    :func:`shared_match_solver`; its memo is emptied past its limits' budget
+    (:func:`kotor_match_limits`), between questions and between the match states a question
+    prepares)."""
     solver = _SHARED_KOTOR.get((rules, seat, rule))
     if solver is None:
         _SHARED_KOTOR.clear()
-        solver = KotorMatchSolver(rules, seat, max_states=KOTOR_MATCH_BUDGET, rule=rule)
+        limits = kotor_match_limits(rule)
+        solver = KotorMatchSolver(rules, seat, max_states=limits.budget, rule=rule)
         _SHARED_KOTOR[(rules, seat, rule)] = solver
     return solver
 
@@ -634,8 +658,8 @@ def _averaged(rows: Sequence[tuple[float, MoveRow]], hands: MatchHands | KotorMa
 class KotorMatchHands(_MatchHands):
     """The match answer against the KOTOR I rule, one possible opponent hand at a time (as
     :class:`MatchHands`), in the solver the questions of this seat share. A question whose
-    largest possible hand brings more pairs of sub-hands than :data:`KOTOR_MATCH_REACH_PAIRS`
-    is refused here, before any solving."""
+    largest possible hand brings more pairs of sub-hands than its limits reach
+    (:func:`kotor_match_limits`) is refused here, before any solving."""
 
     def __init__(self, question: Question, options: SolveOptions) -> None:
         super().__init__(question, options)
@@ -644,14 +668,15 @@ class KotorMatchHands(_MatchHands):
         pairs = max(
             match_pairs(self.my_hand, [(hand, 1)], ordered=True) for hand, _ in self.other_hands
         )
-        if pairs > KOTOR_MATCH_REACH_PAIRS:
+        assert options.rule is not None
+        self.limits = kotor_match_limits(options.rule)
+        if pairs > self.limits.reach_pairs:
             which = "for a possible hand of the opponent" if len(self.other_hands) > 1 else "here"
             raise SolverTooLarge(
                 f"the match answer against {options.model.short} would solve {pairs:,} pairs of "
-                f"sub-hands {which}, where {KOTOR_MATCH_REACH_PAIRS} fit its memory bound (the "
+                f"sub-hands {which}, where {self.limits.reach_pairs} fit its memory bound (the "
                 "set answer needs far less)"
             )
-        assert options.rule is not None
         self.solver = _shared_kotor_solver(state.ruleset, state.turn, options.rule)
         self.solver.progress = options.positions
         self._hidden = not state.sides[1 - state.turn].hand_known
@@ -682,13 +707,13 @@ class KotorMatchHands(_MatchHands):
                     hand,
                     current_deck=self.current,
                     orders=self._hidden,
-                    budget=KOTOR_MATCH_BUDGET,
+                    budget=self.limits.budget,
                 )
             except SolverTooLarge:
                 raise SolverTooLarge(
                     f"the match answer against {self.options.model.short} for these hands needs "
-                    f"more than {KOTOR_MATCH_BUDGET:,} positions in memory (the set answer needs "
-                    "far less)"
+                    f"more than the {self.limits.budget:,} positions it may search (the set "
+                    "answer needs far less)"
                 ) from None
         self.moves = [result.move for result in results]
         return match_row(results)

@@ -129,7 +129,15 @@ again), measured: the resident memory over the positions held was 178 to 244 byt
 at the start), sampled every 100 MB through the kotor1 first move with two cards a side on its
 exact deck (4.5 million positions, 1.0 GB at the end: 221 bytes with the set's odds), and 176
 with three cards a side, refused at 300 bytes (5.9 million positions, 1.04 GB after 127 s;
-without the bound it answered after 321 s, at 1.94 GB)."""
+without the bound it answered after 321 s, at 1.94 GB). The Python recursion's figure."""
+
+NATIVE_EXACT_POSITION_BYTES = 10
+"""The same for the C loop (:data:`NATIVE_RULES`), whose memo is a bounded cache (2^24 slots,
+384 MiB): past it positions are forgotten and solved again, so its memory does not grow with
+the positions it counts. Measured, kotor1 first move on the exact deck, 4 v 4 known cards with
+a ± card each side: the process held 634 MB at 13.6 M and at 44 M positions, 702 MB at the end
+(answered in 32.8 s). At 10 bytes the cap still stops, at about 180 M positions (a few
+minutes), a search that would not end."""
 
 
 # ------------------------------------------------------------------------------------------------
@@ -212,6 +220,11 @@ class KotorMatchSolver(MatchStates):
         self.opp_before_draw = self._native_opp_before_draw  # type: ignore[method-assign]
         self._turn_ended = self._native_turn_ended  # type: ignore[method-assign]
         self._odds_ended = self._native_odds_ended  # type: ignore[method-assign]
+
+    @property
+    def exact_position_bytes(self) -> int:
+        """Bytes a position takes on an exact deck, as the memory cap counts it."""
+        return NATIVE_EXACT_POSITION_BYTES if self.native else EXACT_POSITION_BYTES
 
     @property
     def native(self) -> bool:
@@ -831,14 +844,14 @@ class KotorMatchSolver(MatchStates):
         scores = (won[mover], won[1 - mover])
         capped = None  # (room, resident) when the exact deck's memory cap is the bound
         if exact and current_deck is not None:
-            room, resident = exact_room(EXACT_POSITION_BYTES)
+            room, resident = exact_room(self.exact_position_bytes)
             if budget is None or room < budget:
                 budget, capped = room, (room, resident)
         saved_budget, saved_held = self.budget, self._budget_held
         self.budget = None if budget is None else self.states + budget
         self._budget_held = capped is not None
         try:
-            with capped_search(capped, current_deck, EXACT_POSITION_BYTES):
+            with capped_search(capped, current_deck, self.exact_position_bytes):
                 self.prepare(scores, my_hand, its_hands)  # (the later sets count in the budget)
                 model, deck = self._set_deck(current_deck, exact)
                 opener = ME if state.opener == mover else OPP
