@@ -191,8 +191,9 @@ def budgeted_objective(request: AnswerRequest, seconds: float) -> tuple[Objectiv
 def answer(request: AnswerRequest, refinement: Refinement | None = None) -> Answer:
     """The answer to ``request``: going on with ``refinement`` (the one an earlier answer to the
     same request returned) where given, else from scratch. The objective is chosen here
-    (:func:`choose_objective`); the budget is kept as :class:`~pazaak_cli.solve.budgeted.
-    Refinement` keeps it; Ctrl-C during a refinement stops it with the answer so far."""
+    (:func:`choose_objective`); a budget or a hand count is kept hand by hand by a
+    :class:`~pazaak_cli.solve.budgeted.Refinement`, and Ctrl-C during it stops it with the answer
+    so far."""
     budget = request.budget
     if request.stand_in:
         advice = solve_match_asked(request.question, request.options(Objective.MATCH))

@@ -212,7 +212,7 @@ class Refinement:
 
         def solved_one(_: int) -> None:
             if progress is not None:
-                left = None if deadline is None else max(deadline - time.monotonic(), 0.0)
+                left = budget.left()
                 progress(len(self.rows) + 1, self.possible, left)
 
         self.interrupted = False
@@ -225,7 +225,7 @@ class Refinement:
             if prefix >= target:
                 break
             now = time.monotonic()
-            late = deadline is not None and now >= deadline
+            late = budget.late()
             if late and prefix >= MIN_HANDS and prefix > before:
                 break
             order = self.draws.distinct(target)

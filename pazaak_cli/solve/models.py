@@ -3,8 +3,9 @@
 Every solver, command and document reads the opponent models from :data:`OPPONENT_MODELS`: the
 optimal opponent (a minimax player who knows its hand) and the decision rules the exact reply
 searches (``rule``). Adding a model is one entry here: a rule with
-:func:`~pazaak_cli.policies.kotor_rule.kotor_rule`'s inputs, which the C reply decides when it is
-one of :data:`pazaak_cli.solve.kotor_reply.NATIVE_RULES` and the Python reply decides otherwise.
+:func:`~pazaak_cli.policies.kotor_rule.kotor_rule`'s inputs, which the C loops decide when it is
+one of :data:`pazaak_cli.solve.kotor_reply.NATIVE_RULES` (the set) and
+:data:`pazaak_cli.solve.match_kotor.NATIVE_RULES` (the match), and Python decides otherwise.
 """
 
 from __future__ import annotations

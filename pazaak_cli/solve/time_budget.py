@@ -44,14 +44,5 @@ class TimeBudget:
         """Seconds since the wait began."""
         return time.monotonic() - self.started
 
-    def renewed(self) -> TimeBudget:
-        """The same budget counted from now (an answer asked again gets its full time)."""
-        return TimeBudget(self.seconds)
 
-
-UNLIMITED = TimeBudget()
-"""No limit (its ``started`` is when the module was loaded: read :meth:`TimeBudget.spent` only of
-a budget made for the call)."""
-
-
-__all__ = ["UNLIMITED", "TimeBudget"]
+__all__ = ["TimeBudget"]
