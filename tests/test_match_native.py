@@ -442,7 +442,9 @@ def test_ctrl_c_stops_a_long_solve_and_the_solver_stays_exact() -> None:
 
 def test_the_bounded_memo_is_emptied_between_searches() -> None:
     spec = K1
-    question, other = playout(spec, ("+1", ""), (2, 2), 60, 1)
+    # (cards on both sides: a state's card-free positions are dropped once its value is found,
+    # the positions after a card is played stay)
+    question, other = playout(spec, ("+1 -2", "+3"), (2, 2), 60, 1)
     rules = parse_ruleset(spec)
     solver = NativeMatchSolver(rules, max_states=1000)
     first = solver.solve_moves(question, other, current_deck=None)
@@ -683,13 +685,13 @@ def test_a_share_the_lost_process_never_wrote_falls_back_to_what_was_known() -> 
         pipeline.child = None  # (seat 0; the other process gone)
         # (2, 1)'s share comes from (2, 2): this seat's, not written yet -> the known one
         assert pipeline.share((2, 1, 0, 1), (0, 1, 0)) == 0.25
-        pipeline.publish((2, 2, 0, 1), {0: 0.6}, 0, 0.75)
+        pipeline.publish((2, 2, 0, 1), {0: 0.6}, 0, 0.75, 0.25)
         assert pipeline.share((1, 2, 0, 1), (0, 1, 0)) == 0.75
         # a later round's state reads round 1's last score, (1, 2): written here
-        pipeline.publish((1, 2, 0, 1), {0: 0.4}, 0, 0.5)
+        pipeline.publish((1, 2, 0, 1), {0: 0.4}, 0, 0.5, 0.0)
         assert pipeline.share((1, 1, 0, 1), (0, 1, 0)) == 0.5
         # with (1, 2) holding no share, round 1's (2, 1) is the other seat's: given up on
-        pipeline.publish((1, 2, 0, 1), {0: 0.4}, 0, None)
+        pipeline.publish((1, 2, 0, 1), {0: 0.4}, 0, None, None)
         assert pipeline.share((1, 1, 0, 1), (0, 1, 0)) == 0.75
         assert pipeline.lost
         assert not pipeline.elsewhere((2, 1, 0, 1))

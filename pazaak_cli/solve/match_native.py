@@ -405,6 +405,7 @@ class NativeMatchSolver(MatchSolver):
                     self._take_counts(child.result())
             pipeline.lost = True  # (nothing more to wait for)
             self._entries.update(pipeline.values(specs))
+            self._share_moves.update(pipeline.moves())
         finally:
             if child is not None:
                 child.stop()
@@ -582,9 +583,8 @@ class NativeMatchSolver(MatchSolver):
         super()._forget(match)  # (Python holds none of these positions: a no-op)
         self._fast.forget(*match)
 
-    def _settle(self, match: MatchKey, shift: float = 0.0) -> None:
-        super()._settle(match, shift)
-        self._fast.settle(*match, shift)
+    def _settle(self, match: MatchKey) -> None:
+        self._fast.drop_level(*match)  # (its positions, as MatchSolver._settle says)
 
     def _evaluation(
         self, evaluate: Callable[[float], Pair], x: float

@@ -10,8 +10,11 @@ hands, waiting only for the values it reads: five score-times, the second proces
 behind the first.
 
 The values go through a shared table (one mapping, inherited by the forked process): for every
-(score, pair of hands) six doubles, the match-state value for each opener spec and the share
-found for each (NaN: not yet; ``inf``: that solve wrote no share). A solve writes its share
+(score, pair of hands) nine doubles, the match-state value for each opener spec, the share
+found for each (NaN: not yet; ``inf``: that solve wrote no share) and how far it moved from the
+share it started from (what the next states' first guesses read, ``MatchSolver._guess``: a move
+the parent lacked once made its later solves start elsewhere, and their values differ in the
+last bits). A solve writes its share
 before its values, so a reader that sees a value sees the share too (x86 and ARM keep a single
 process's stores of aligned doubles whole; the reader only polls). The values are those of the
 solve done one score after the other, to the last bit: each state reads the same values, and its
@@ -48,8 +51,9 @@ class Level(Protocol):
 
 LevelT = TypeVar("LevelT", bound=Level)
 
-SLOTS = 6
-"""Doubles per (score, pair of hands): the values of opener specs 0, 1, 2, then their shares."""
+SLOTS = 9
+"""Doubles per (score, pair of hands): the values of opener specs 0, 1, 2, then their shares,
+then their shares' moves."""
 
 NO_SHARE = math.inf
 """A share slot of a solve that found no share (the set's result did not matter)."""
@@ -132,13 +136,21 @@ class Pipeline(Generic[LevelT]):
         ) * SLOTS
 
     def publish(
-        self, match: MatchKey, values: dict[int, float], share_spec: int, share: float | None
+        self,
+        match: MatchKey,
+        values: dict[int, float],
+        share_spec: int,
+        share: float | None,
+        move: float | None,
     ) -> None:
-        """A solved state: its share first, then its value for each opener spec."""
+        """A solved state: its share and the share's move first, then its value for each
+        opener spec."""
         if (match[0], match[1]) not in self._index:
             return
         slot = self._slot(match)
         self._table[slot + 3 + share_spec] = NO_SHARE if share is None else share
+        if move is not None:
+            self._table[slot + 6 + share_spec] = move
         for spec, value in values.items():
             self._table[slot + spec] = value
 
@@ -205,6 +217,15 @@ class Pipeline(Generic[LevelT]):
             for match, slot in self._states()
             for spec in specs
             if not math.isnan(self._table[slot + spec])
+        }
+
+    def moves(self) -> dict[tuple[MatchKey, int], float]:
+        """Every share's move written, by (match state, spec)."""
+        return {
+            (match, spec): self._table[slot + 6 + spec]
+            for match, slot in self._states()
+            for spec in range(3)
+            if not math.isnan(self._table[slot + 6 + spec])
         }
 
     def shares(self) -> dict[tuple[int, int, int], float]:

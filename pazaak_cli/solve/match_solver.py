@@ -343,10 +343,6 @@ class MatchSolver(SetSolver, MatchStates):
         self._share_moves: dict[tuple[MatchKey, int], float] = {}
         """Per match state and opener spec solved: how far its share moved from the last one of
         the same hands (the correction the next states' starts borrow, see :meth:`_guess`)."""
-        self._recent_moves: list[float] = []
-        """The last few of those moves, at the score being solved."""
-        self._recent_score: tuple[int, int] | None = None
-        """The score those last moves were found at."""
         self._share_base: dict[tuple[int, int, int], float] | None = None
         """While :meth:`prepare_all` solves a number of sets played: the shares as they were
         before it (its scores read none of each other's, whatever order they are solved in)."""
@@ -623,19 +619,15 @@ class MatchSolver(SetSolver, MatchStates):
                 if group is not None:
                     self._positions -= len(group)
 
-    def _settle(self, match: MatchKey, shift: float = 0.0) -> None:
-        """The value of ``match`` is known: its card-free positions keep their values (moved
-        by ``shift`` times their slopes: the fixed point lies that far from the value they were
-        computed with, on the linear piece they hold on), and their slopes (in a value no longer
-        iterated) become 0, as for every final position."""
-        s0, s1, h0, h1 = match
-        for opener in (_OPENER_FREE, 0, 1):
-            context = self._contexts.get((s0, s1, opener, _LATER))
-            if context is not None:
-                group = self._groups.get((((context << 24) | h0) << 24) | h1)
-                if group:
-                    for key, (value, slope) in group.items():
-                        group[key] = (value + slope * shift, 0.0)
+    def _settle(self, match: MatchKey) -> None:
+        """The value of ``match`` is known: its card-free positions, computed while it was
+        iterated, are dropped, and computed again from the value found when a state with more
+        cards reads them. Moved along their slopes to the fixed point instead, they would differ
+        in the last bits from the same positions solved afresh, so a state's value would depend
+        on which states the solver had solved before it; dropped, every value is a function of
+        the state alone (what ``prepare`` on a cluster needs: its values are the local run's,
+        bit for bit). It costs a tenth more time (docs/benchmarks.md)."""
+        self._forget(match)
 
     def _solve_entry(self, match: MatchKey, spec: int) -> float:
         """Solve the fixed point of ``match``: a tie with no card played comes back to it."""
@@ -675,6 +667,7 @@ class MatchSolver(SetSolver, MatchStates):
         won, lost = self._set_ends(match, unknown[1])
         share_key = (match[2], match[3], unknown[1])
         landed: float | None = None
+        move: float | None = None
         if self._pipeline is not None:  # (another process may still be finding it)
             share = self._pipeline.share(match, share_key)
         else:
@@ -686,7 +679,8 @@ class MatchSolver(SetSolver, MatchStates):
             self._entries[unknown] = value
             if won - lost > 1e-9:
                 landed = (value - lost) / (won - lost)
-                self._note_move(match, unknown[1], landed - share)
+                move = landed - share
+                self._note_move(match, unknown[1], move)
                 if self._share_base is None:
                     self._shares[share_key] = landed
                 else:  # (the last score of the sets-played level in prepare's order wins)
@@ -703,14 +697,14 @@ class MatchSolver(SetSolver, MatchStates):
         finally:
             iterating.pop(unknown, None)
             iterating.pop((match, 1), None)
-        self._settle(match, shift)
+        self._settle(match)
         if self._pipeline is not None:
             values = {
                 other: self._entries[(match, other)]
                 for other in (0, 1, _RANDOM)
                 if (match, other) in self._entries
             }
-            self._pipeline.publish(match, values, unknown[1], landed)
+            self._pipeline.publish(match, values, unknown[1], landed, move)
         found = self._entries.get((match, spec))
         if found is None:  # a seat's entry under the random rule: its set, ties worth the coin
             found = self._entries[(match, spec)] = self._root(match, spec)[0]
@@ -719,10 +713,10 @@ class MatchSolver(SetSolver, MatchStates):
     def _guess(self, match: MatchKey, spec: int) -> float:
         """How far the share of ``match`` is likely to move from the last one of its hands: as
         far, on average, as the shares of the same score whose hands lack one card of these
-        (solved before it, bottom up), else as the last few of this score. Newton's first step
-        then lands on the fixed point's linear piece more often (a miss costs one more solve of
-        the state's positions): the 4 v 4 first move of ``benchmarks/bench_match.py`` took 3,100
-        solves of its 2,304 match states, against 4,142 with no correction."""
+        (solved before it, bottom up). Newton's first step then lands on the fixed point's
+        linear piece more often (a miss costs one more solve of the state's positions). Only
+        states that every order of solving solves first are read (not, say, the last ones
+        solved), so that the start, and the value's last bits, depend on the state alone."""
         s0, s1, h0, h1 = match
         moves = self._share_moves
         near = [
@@ -731,8 +725,6 @@ class MatchSolver(SetSolver, MatchStates):
             + [((s0, s1, h0, rest), spec) for rest in self._smaller(h1)]
             if key in moves
         ]
-        if not near and self._recent_score == match[:2]:
-            near = self._recent_moves
         return sum(near) / len(near) if near else 0.0
 
     def _smaller(self, hand: int) -> set[int]:
@@ -742,12 +734,6 @@ class MatchSolver(SetSolver, MatchStates):
     def _note_move(self, match: MatchKey, spec: int, move: float) -> None:
         """Keep how far a solved state's share moved (for :meth:`_guess`)."""
         self._share_moves[(match, spec)] = move
-        recent = self._recent_moves
-        if self._recent_score != match[:2]:
-            self._recent_score = match[:2]
-            recent.clear()
-        recent.append(move)
-        del recent[:-3]
 
     def _set_ends(self, match: MatchKey, spec: int) -> tuple[float, float]:
         """The values of winning and of losing this set with the same hands (both already
