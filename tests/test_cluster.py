@@ -21,6 +21,7 @@ from pazaak_cli.engine.cards import parse_cards
 from pazaak_cli.engine.decks import load_deck
 from pazaak_cli.engine.rules import KOTOR1, parse_ruleset
 from pazaak_cli.runtime.executors import DaskCluster
+from pazaak_cli.solve.match_advice import clear_shared_solvers, prepare_deck_pair, shared_match_solver
 from pazaak_cli.tools.deckbuild import Opponent, build_deck, pool_from_cards
 from pazaak_cli.tools.simulate import Entrant, Pairing, simulate
 
@@ -227,6 +228,46 @@ def test_a_worker_killed_mid_run_loses_nothing(cluster: Cluster) -> None:
     assert workers_left == 1
     assert remote[0].tally == local[0].tally
     assert remote[0].tally.matches == 1500
+
+
+def test_prepare_on_the_cluster_gives_the_local_bits_with_a_worker_killed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """prepare's waves of tasks on two workers, one SIGKILLed when the first task comes back:
+    every match-state value equal, bit for bit, to the local run's (and the cache file's
+    bytes too)."""
+    rules = parse_ruleset("kotor1/hand-size=2")
+    mine = parse_cards("+1 +1 +1 +1 +2 +2 +2 +3 +3 +3")
+    theirs = parse_cards("-1 -1 -1 -1 +4 +4 +4 -2 -2 -2")
+    monkeypatch.setenv("PAZAAK_CACHE_DIR", str(tmp_path / "local"))
+    clear_shared_solvers()
+    prepare_deck_pair(rules, mine, theirs)
+    local = {(s, h, p): v for s, h, p, v in shared_match_solver(rules).known_entries()}
+    clear_shared_solvers()
+    monkeypatch.setenv("PAZAAK_CACHE_DIR", str(tmp_path / "cluster"))
+    with running_cluster(tmp_path, workers=2) as own:
+        victim = own.workers[0]
+        executor = DaskCluster(own.address)
+        killed: list[int] = []
+
+        def kill_a_worker(done: int, total: int) -> None:
+            if not killed:
+                os.kill(victim.pid, signal.SIGKILL)
+                killed.append(done)
+
+        try:
+            prepared = prepare_deck_pair(
+                rules, mine, theirs, progress=kill_a_worker, executor=executor
+            )
+        finally:
+            executor.close()
+        assert killed and victim.wait(timeout=10) == -signal.SIGKILL
+    remote = {(s, h, p): v for s, h, p, v in shared_match_solver(rules).known_entries()}
+    clear_shared_solvers()
+    assert prepared.solved == len(local) == 900
+    assert remote == local
+    (file,) = (tmp_path / "cluster").glob("match-*.json")
+    assert file.read_bytes() == next((tmp_path / "local").glob("match-*.json")).read_bytes()
 
 
 def test_a_scheduler_lost_mid_run_is_one_sentence_and_exit_1(tmp_path: Path) -> None:

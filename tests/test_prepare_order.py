@@ -1,8 +1,11 @@
-"""A match state's value is a function of the state alone: whatever the solver solved before it,
-in whatever order or process, the same bits. ``pazaak prepare`` on a cluster rests on it (its
-values must be the local run's, byte for byte)."""
+"""A match state's value as a function of the state alone: with ``values_order_free``, whatever
+the solver solved before it, in whatever order or process, the same bits. Work cut into tasks
+run anywhere (:mod:`pazaak_cli.solve.prepare_plan`) rests on it: its values must be the local
+run's, byte for byte."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import pytest
 
@@ -10,7 +13,9 @@ from pazaak_cli.engine.cards import Card, parse_cards
 from pazaak_cli.engine.rules import parse_ruleset
 from pazaak_cli.runtime import executors
 from pazaak_cli.solve.hidden_hands import possible_hands
+from pazaak_cli.runtime.executors import Executor, InProcess, LocalProcesses
 from pazaak_cli.solve.match_native import make_match_solver
+from pazaak_cli.solve.prepare_plan import prepare_planned
 
 RULES = parse_ruleset("kotor1/hand-size=2")
 MINE = [hand for hand, _ in possible_hands(parse_cards("+1 +1 +1 +1 +2 +2 +2 +3 +3 +3"), 2)]
@@ -19,11 +24,18 @@ THEIRS = [hand for hand, _ in possible_hands(parse_cards("-1 -1 -1 -1 +4 +4 +4 -
 Values = dict[tuple[tuple[int, int], tuple[tuple[Card, ...], tuple[Card, ...]], int], float]
 
 
-def prepared(mine: list[tuple[Card, ...]], theirs: list[tuple[Card, ...]], processes: int) -> Values:
+def prepared(
+    mine: list[tuple[Card, ...]],
+    theirs: list[tuple[Card, ...]],
+    processes: int,
+    *,
+    order_free: bool = True,
+) -> Values:
     """Every match-state value of the deck pair, prepared one of my hands at a time in this
     order (as ``prepare_deck_pair`` does) in a fresh solver of ``processes`` processes."""
     solver = make_match_solver(RULES, max_states=5_000_000)
     solver.processes = processes
+    solver.values_order_free = order_free
     for hand in mine:
         solver.bound_memo()
         solver.prepare_all((0, 0), ([hand], theirs))
@@ -35,10 +47,14 @@ def test_the_values_do_not_depend_on_the_order_they_are_solved_in() -> None:
     backward = prepared(MINE[::-1], THEIRS[::-1], 1)
     all_at_once = make_match_solver(RULES, max_states=5_000_000)
     all_at_once.processes = 1
+    all_at_once.values_order_free = True
     all_at_once.prepare_all((0, 0), (MINE, THEIRS))
     assert len(forward) == 10 * 10 * 9  # (10 sub-hands a side, 9 scores of a match to 3)
     assert backward == forward  # (floats compared exactly)
     assert {(s, h, p): v for s, h, p, v in all_at_once.known_entries()} == forward
+    # (the answers' solver moves a converged state's positions to its fixed point: faster, and
+    # the last bits then depend on the order)
+    assert prepared(MINE[::-1], THEIRS[::-1], 1, order_free=False) != forward
 
 
 @pytest.mark.skipif(not executors.fork_available(), reason="no fork on this system")
@@ -47,3 +63,19 @@ def test_two_processes_sharing_the_scores_give_the_same_bits() -> None:
     guesses back too: without them the parent's later states started elsewhere (2,684 of a
     deck pair's 9,801 values differed in the last bits)."""
     assert prepared(MINE, THEIRS, 2) == prepared(MINE, THEIRS, 1)
+
+
+@pytest.mark.parametrize("executor", [InProcess, lambda: LocalProcesses(2)], ids=["here", "pool"])
+def test_the_plan_in_waves_gives_the_local_bits(executor: Callable[[], Executor]) -> None:
+    """prepare's tasks (a wave's states at once, each carrying what it reads), run by a solver
+    of their own here, or cut smaller and spread over two worker processes (each keeping its
+    solver from task to task): the values of the local run."""
+    solver = make_match_solver(RULES, max_states=5_000_000)
+    running = executor()
+    try:
+        solved = prepare_planned(solver, (0, 0), (MINE, THEIRS), running, max_states=5_000_000)
+    finally:
+        running.close()
+    assert solved == 900
+    got = {(s, h, p): v for s, h, p, v in solver.known_entries()}
+    assert got == prepared(MINE, THEIRS, 1)

@@ -16,14 +16,15 @@
  *
  * Positions of an iterated match state (same score, same two hands, deck model 0, any opener)
  * that read an iterated value live in a scratch table of their own while Python iterates:
- * `forget` empties it for each Newton evaluation and `drop_level` discards it once the value
- * converged (or the solve failed): those positions are solved again from the value found when
- * a state with more cards reads them, so that every position's value depends on the match-state
- * values alone, never on what was solved before (MatchSolver._settle). A position whose
- * computation read no iterated value is final and goes to the main table at once.
+ * `forget` empties it for each Newton evaluation, `settle` moves it into the main table with
+ * slope 0 once the value converged, `drop_level` discards it when the solve failed (or when
+ * the value converged and Python wants every value independent of the order it solves them in:
+ * MatchSolver.values_order_free). A position
+ * whose computation read no iterated value is final and goes to the main table at once.
  *
  * The groups of the score Python is solving have dense tables instead (see Dense below): their
- * positions are indexed, not hashed; `forget` and `drop_level` reset them.
+ * positions are indexed, not hashed; `forget` resets them, `settle` moves them along their
+ * slopes to the fixed point and drops the slopes.
  */
 #include "_core.h"
 
@@ -270,8 +271,9 @@ typedef struct {
      * linear: a Newton step that lands inside it lands on the fixed point. */
     int track;
     double tlo, thi;
+    double shift; /* settle's shift, for dense_match */
     Recent recent[RECENT_ENTRIES];
-    /* The slopes' array of the last group dropped, for the next one iterated (a level's groups
+    /* The slopes' array of the last group settled, for the next one iterated (a level's groups
      * are iterated one after the other): a fresh one cost its zeroing and its pages' faults
      * every time. It needs no zeroing: a slope is read only where its value was written in the
      * same evaluation. */
@@ -1467,9 +1469,9 @@ static void remove_level(Core *self, int i) {
     self->nlevels--;
 }
 
-/* What forget and drop_level do to the dense tables of a match state (its groups in
+/* What forget, settle and drop_level do to the dense tables of a match state (its groups in
  * every later-set context of its score). */
-enum { DENSE_FORGET, DENSE_DROP };
+enum { DENSE_FORGET, DENSE_SETTLE, DENSE_DROP };
 
 static int dense_match(Core *self, int s0, int s1, int h0, int h1, int what) {
     if (!self->ndense) return 0;
@@ -1494,7 +1496,18 @@ static int dense_match(Core *self, int s0, int s1, int h0, int h1, int what) {
                 }
             }
         } else {
-            dense_reset(self, g);
+            if (what == DENSE_DROP) dense_reset(self, g);
+            if (what == DENSE_SETTLE && g->v && g->d && self->shift != 0.0) {
+                double shift = self->shift, *v = g->v;
+                const double *d = g->d;
+                if (g->dirty) {
+                    for (size_t i = 0; i < g->nv; i++)
+                        if (dense_has(g, i)) dense_write(g, i, -v[i] + d[i] * shift);
+                } else {
+                    for (size_t i = 0; i < g->nv; i++) /* (dense_write, as held: negated) */
+                        if (dense_known(&v[i])) v[i] = -(-v[i] + d[i] * shift);
+                }
+            }
             if (g->d) {
                 if (!self->spare_d || g->dcap > self->spare_dcap) {
                     free(self->spare_d);
@@ -1537,9 +1550,36 @@ static PyObject *core_forget(Core *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-/* drop_level(s0, s1, h0, h1): that match state's value converged, or its solve failed (an
- * exception, Ctrl-C): the positions that read its iterated value are discarded. */
-PyDoc_STRVAR(core_drop_level_doc, "drop_level(s0, s1, h0, h1): that state converged or its solve failed: discard the positions that read its iterated value");
+/* settle(s0, s1, h0, h1, shift=0): the match state's value converged: its positions become
+ * final, with slope 0 (the value they depend on is no longer iterated), each moved along its
+ * slope by `shift` (the fixed point lies that far from the value they were computed with, on
+ * the linear piece they hold on). */
+PyDoc_STRVAR(core_settle_doc, "settle(s0, s1, h0, h1, shift=0): that state converged: its positions are final (moved by shift along their slopes), slope 0");
+static PyObject *core_settle(Core *self, PyObject *args) {
+    int s0, s1, h0, h1;
+    double shift = 0.0;
+    if (!PyArg_ParseTuple(args, "iiii|d", &s0, &s1, &h0, &h1, &shift)) return NULL;
+    self->shift = shift;
+    dense_match(self, s0, s1, h0, h1, DENSE_SETTLE);
+    int i = find_level(self, s0, s1, h0, h1);
+    if (i < 0) Py_RETURN_NONE;
+    Map *scratch = &self->levels[i].scratch;
+    Map *main = &self->tables[0];
+    for (size_t k = 0; k < scratch->cap; k++) {
+        Entry *e = &scratch->slots[k];
+        uint64_t key = entry_key(e);
+        if (key != EMPTY && memo_put(main, key, e->v + e->d * shift, 0.0, 0) < 0) {
+            remove_level(self, i);
+            return PyErr_NoMemory();
+        }
+    }
+    remove_level(self, i);
+    Py_RETURN_NONE;
+}
+
+/* drop_level(s0, s1, h0, h1): a solve of that match state failed (an exception, Ctrl-C): its
+ * scratch positions are discarded. */
+PyDoc_STRVAR(core_drop_level_doc, "drop_level(s0, s1, h0, h1): its solve failed: discard its unsettled positions");
 static PyObject *core_drop_level(Core *self, PyObject *args) {
     int s0, s1, h0, h1;
     if (parse_state(args, &s0, &s1, &h0, &h1) < 0) return NULL;
@@ -1786,7 +1826,7 @@ static PyObject *core_rank(Core *self, PyObject *args) {
  * positions too (else they are computed where needed, not kept); `lazy`: its values allocated
  * when first read (a set in progress reaches few of its groups' positions; filling every table
  * at once cost a match expert a fifth of its time), not for later sets' contexts (forget and
- * drop_level walk their tables). */
+ * settle walk their tables). */
 PyDoc_STRVAR(core_densify_doc, "densify(context, h0, h1, after=True, lazy=False): a dense table for that group (its sides interned; after: with its after-draw positions; lazy: its values made when first read)");
 static PyObject *core_densify(Core *self, PyObject *args) {
     int context, h0, h1, after = 1, lazy = 0;
@@ -1884,7 +1924,7 @@ static PyMethodDef core_methods[] = {
     METHOD(odds_end, VARARGS), METHOD(choice, VARARGS), METHOD(clear_odds, NOARGS),
     /* the match states iterated */
     METHOD(set_blind, VARARGS), METHOD(set_iterating, VARARGS), METHOD(forget, VARARGS),
-    METHOD(drop_level, VARARGS),
+    METHOD(settle, VARARGS), METHOD(drop_level, VARARGS),
     METHOD(drop_contexts, VARARGS), METHOD(track_interval, VARARGS),
     /* the dense tables */
     METHOD(densify, VARARGS), METHOD(table_sizes, VARARGS), METHOD(rank, VARARGS),

@@ -23,6 +23,7 @@ from pazaak_cli.engine.errors import PazaakError
 from pazaak_cli.engine.game import FULL_DECK, MatchState, Side
 from pazaak_cli.engine.position_builder import PositionError, Question
 from pazaak_cli.engine.rules import MainDeck, Ruleset
+from pazaak_cli.runtime.executors import Executor
 from pazaak_cli.policies.kotor_rule import DecisionRule
 from pazaak_cli.solve.answer_types import (
     BEST_TOLERANCE,
@@ -46,6 +47,7 @@ from pazaak_cli.solve.match_kotor import KotorMatchSolver, canonical_order, matc
 from pazaak_cli.solve.match_native import make_match_solver
 from pazaak_cli.solve.match_solver import MatchMove, MatchSolver, clean_probability
 from pazaak_cli.solve.models import OPTIMAL, OpponentModel
+from pazaak_cli.solve.prepare_plan import prepare_planned
 from pazaak_cli.solve.solver import deck_after_draw, weighted_sums
 
 MATCH_MEMO_STATES = 30_000_000
@@ -516,16 +518,20 @@ def prepare_deck_pair(
     *,
     seat: int = 0,
     progress: Callable[[int, int], None] | None = None,
+    executor: Executor | None = None,
 ) -> Prepared:
     """Solve the value of every match state two side decks can meet (every hand mine deals
     against every hand theirs deals, at every score, me in ``seat``) into the shared solver
     and the disk cache, so that every later question of a match between them, from its first
     move, answers for the match by default (only its set in progress is left to solve). One of
     my hands at a time, within the solver's memory bound; ``progress(done, total)`` after each.
-    What is already known is not solved again, so a preparation stopped (Ctrl-C: what was
-    solved is saved first) goes on where it stopped when asked again. A deck pair whose values
-    the cache cannot hold (:data:`~pazaak_cli.solve.match_cache.MAX_ENTRIES`) is refused before any
-    solving."""
+    With an ``executor`` (a Dask cluster), every state at once in waves of tasks instead
+    (:mod:`pazaak_cli.solve.prepare_plan`; ``progress`` then counts states): the same values,
+    bit for bit, as the values are solved order-free either way
+    (``MatchSolver.values_order_free``). What is already known is not solved again, so a
+    preparation stopped (Ctrl-C: what was solved is saved first) goes on where it stopped when
+    asked again. A deck pair whose values the cache cannot hold
+    (:data:`~pazaak_cli.solve.match_cache.MAX_ENTRIES`) is refused before any solving."""
     mine = [hand for hand, _ in possible_hands(my_deck, rules.hand_size)]
     theirs = [hand for hand, _ in possible_hands(their_deck, rules.hand_size)]
     solver = shared_match_solver(rules)
@@ -544,30 +550,51 @@ def prepare_deck_pair(
             f"{missing * openers:,}, more than it keeps ({MAX_ENTRIES:,}): give PAZAAK_CACHE_DIR "
             "another directory, or delete the cache's files to start it afresh"
         )
-    saved_at = time.monotonic()
+    if not solver.values_order_free:
+        solver.forget_positions()  # (an answer's positions, moved to their fixed points)
+    solver.values_order_free = True
     try:
-        for done, hand in enumerate(mine, 1):
-            pair = ([hand], theirs) if seat == 0 else (theirs, [hand])
-            solver.bound_memo()
-            if solver.fits(pair):
-                solver.prepare_all((0, 0), pair)
-            else:  # (one of their hands at a time: hours for decks of gold cards)
-                for other in theirs:
-                    single = ([hand], [other]) if seat == 0 else ([other], [hand])
-                    solver.prepare_all((0, 0), single)
-            solver.release_tables()
-            if time.monotonic() - saved_at > PREPARE_SAVE_SECONDS:
-                save_entries(solver)
-                saved_at = time.monotonic()
-            if progress is not None:
-                progress(done, len(mine))
+        if executor is not None:
+            prepare_planned(
+                solver, (0, 0), seats, executor, max_states=MATCH_MEMO_STATES, progress=progress
+            )
+        else:
+            _prepare_by_hand(solver, mine, theirs, seat, progress)
     except BaseException:
         solver.release_tables()
         if solver.entry_count > known:
             save_entries(solver)  # (Ctrl-C: the next preparation starts from here)
         raise
+    finally:
+        solver.values_order_free = False  # (answers: faster; the positions kept hold either way)
     saved = save_entries(solver)
     return Prepared(len(mine), len(theirs), states * openers, solver.entry_count - known, saved)
+
+
+def _prepare_by_hand(
+    solver: MatchSolver,
+    mine: Sequence[tuple[Card, ...]],
+    theirs: Sequence[tuple[Card, ...]],
+    seat: int,
+    progress: Callable[[int, int], None] | None,
+) -> None:
+    """prepare_deck_pair here: one of my hands at a time, saving now and then."""
+    saved_at = time.monotonic()
+    for done, hand in enumerate(mine, 1):
+        pair = ([hand], theirs) if seat == 0 else (theirs, [hand])
+        solver.bound_memo()
+        if solver.fits(pair):
+            solver.prepare_all((0, 0), pair)
+        else:  # (one of their hands at a time: hours for decks of gold cards)
+            for other in theirs:
+                single = ([hand], [other]) if seat == 0 else ([other], [hand])
+                solver.prepare_all((0, 0), single)
+        solver.release_tables()
+        if time.monotonic() - saved_at > PREPARE_SAVE_SECONDS:
+            save_entries(solver)
+            saved_at = time.monotonic()
+        if progress is not None:
+            progress(done, len(mine))
 
 
 _SHARED_KOTOR: dict[tuple[Ruleset, int, DecisionRule], KotorMatchSolver] = {}

@@ -38,7 +38,15 @@ from pazaak_cli.runtime.executors import (
 )
 from pazaak_cli.solve.answer_types import BEST_TOLERANCE, SolverTooLarge
 from pazaak_cli.solve.match_pipeline import Pipeline
-from pazaak_cli.solve.match_solver import PLAYING, STANDING, Level, MatchKey, MatchSolver, Pair
+from pazaak_cli.solve.match_solver import (
+    PLAYING,
+    STANDING,
+    Level,
+    MatchKey,
+    MatchSolver,
+    Pair,
+    StatesSolved,
+)
 from pazaak_cli.solve.solver import DeckDraws
 
 _fastmatch: Any = None
@@ -351,6 +359,23 @@ class NativeMatchSolver(MatchSolver):
         if not self._prepare_pipelined(scores, hands):
             super().prepare_all(scores, hands)
 
+    def solve_states(
+        self,
+        s0: int,
+        s1: int,
+        pairs: Sequence[tuple[int, int]],
+        *,
+        shares: dict[tuple[int, int, int], float],
+        moves: dict[tuple[MatchKey, int], float],
+        level: Sequence[tuple[int, int]] = (),
+    ) -> StatesSolved:
+        """MatchSolver.solve_states, after interning the sides these hands' sets reach (for the
+        score's dense tables, as :meth:`prepare_all` does)."""
+        cards = self.hands.cards
+        for hand in dict.fromkeys(hand for pair in (*pairs, *level) for hand in pair):
+            self._intern_later_sides(cards[hand])
+        return super().solve_states(s0, s1, pairs, shares=shares, moves=moves, level=level)
+
     def _prepare_pipelined(
         self,
         scores: tuple[int, int],
@@ -583,8 +608,12 @@ class NativeMatchSolver(MatchSolver):
         super()._forget(match)  # (Python holds none of these positions: a no-op)
         self._fast.forget(*match)
 
-    def _settle(self, match: MatchKey) -> None:
-        self._fast.drop_level(*match)  # (its positions, as MatchSolver._settle says)
+    def _settle(self, match: MatchKey, shift: float = 0.0) -> None:
+        if self.values_order_free:  # (Python holds none of these positions)
+            self._fast.drop_level(*match)
+        else:
+            super()._settle(match, shift)
+            self._fast.settle(*match, shift)
 
     def _evaluation(
         self, evaluate: Callable[[float], Pair], x: float

@@ -320,6 +320,15 @@ class MatchSolver(SetSolver, MatchStates):
         on every draw before it. Another composition (the deck as it stands, say) measures how
         much that choice moves an answer (``benchmarks/bench_deck_model.py``)."""
         self.max_states = max_states
+        self.values_order_free = False
+        """True: a converged state's card-free positions are dropped (solved again from its
+        value when a state with more cards reads them) instead of moved along their slopes to
+        its fixed point. Moved, they differ in the last bits from the same positions solved
+        afresh, so a value's last bits depend on which states the solver solved before it;
+        dropped, every value is a function of the state alone, whatever the order (``prepare``
+        sets it, so that its values do not depend on how its work is cut up:
+        :mod:`pazaak_cli.solve.prepare_plan`). It costs a tenth more time to ``prepare``, a
+        third more to a cold 4 v 4 match answer (docs/benchmarks.md), so answers leave it off."""
         self.later_blind = later_blind
         """A seat whose hand the later sets take as empty, or None (the exact match). A player
         that cannot afford the later sets against every hand the opponent may hold (KOTOR II
@@ -619,15 +628,23 @@ class MatchSolver(SetSolver, MatchStates):
                 if group is not None:
                     self._positions -= len(group)
 
-    def _settle(self, match: MatchKey) -> None:
-        """The value of ``match`` is known: its card-free positions, computed while it was
-        iterated, are dropped, and computed again from the value found when a state with more
-        cards reads them. Moved along their slopes to the fixed point instead, they would differ
-        in the last bits from the same positions solved afresh, so a state's value would depend
-        on which states the solver had solved before it; dropped, every value is a function of
-        the state alone (what ``prepare`` on a cluster needs: its values are the local run's,
-        bit for bit). It costs a tenth more time (docs/benchmarks.md)."""
-        self._forget(match)
+    def _settle(self, match: MatchKey, shift: float = 0.0) -> None:
+        """The value of ``match`` is known: its card-free positions keep their values (moved
+        by ``shift`` times their slopes: the fixed point lies that far from the value they were
+        computed with, on the linear piece they hold on), and their slopes (in a value no longer
+        iterated) become 0, as for every final position. Where the values must not depend on
+        the order they are solved in (:attr:`values_order_free`) they are dropped instead."""
+        if self.values_order_free:
+            self._forget(match)
+            return
+        s0, s1, h0, h1 = match
+        for opener in (_OPENER_FREE, 0, 1):
+            context = self._contexts.get((s0, s1, opener, _LATER))
+            if context is not None:
+                group = self._groups.get((((context << 24) | h0) << 24) | h1)
+                if group:
+                    for key, (value, slope) in group.items():
+                        group[key] = (value + slope * shift, 0.0)
 
     def _solve_entry(self, match: MatchKey, spec: int) -> float:
         """Solve the fixed point of ``match``: a tie with no card played comes back to it."""
@@ -697,7 +714,7 @@ class MatchSolver(SetSolver, MatchStates):
         finally:
             iterating.pop(unknown, None)
             iterating.pop((match, 1), None)
-        self._settle(match)
+        self._settle(match, shift)
         if self._pipeline is not None:
             values = {
                 other: self._entries[(match, other)]
@@ -792,6 +809,89 @@ class MatchSolver(SetSolver, MatchStates):
         pairs, _, rounds = self._unsolved(scores, hands)
         missing = sum(len(level.missing) for levels in rounds for level in levels)
         return missing, len(pairs) * self._scores_from(scores)
+
+    def missing_states(
+        self,
+        scores: tuple[int, int],
+        hands: tuple[Sequence[Sequence[Card]], Sequence[Sequence[Card]]],
+    ) -> list[list[Level]]:
+        """What :meth:`prepare_all` of these scores and hands would solve, in its rounds: for
+        each number of sets played, most first, the scores whose pairs of sub-hands (ids of
+        :attr:`hands`, fewest cards first) are not all solved."""
+        return self._unsolved(scores, self._later_hands(hands))[2]
+
+    def value_known(self, match: MatchKey, spec: int) -> float | None:
+        """A match state's value for opener ``spec`` if it is known here (None: not yet)."""
+        return self._entries.get((match, spec))
+
+    def starting_shares(self) -> dict[tuple[int, int, int], float]:
+        """The shares Newton's first guesses start from now (per hand, hand, opener spec):
+        what :meth:`solve_states` is given for a state."""
+        return dict(self._shares)
+
+    def share_moves(self) -> dict[tuple[MatchKey, int], float]:
+        """How far each solved state's share moved (what the states with one card more read
+        for their first guesses)."""
+        return dict(self._share_moves)
+
+    def take_shares(
+        self,
+        shares: dict[tuple[int, int, int], float],
+        moves: dict[tuple[MatchKey, int], float],
+    ) -> None:
+        """Take the shares and moves of states solved elsewhere (:mod:`.prepare_plan`), as if
+        solved here: later solves start where they would have."""
+        self._shares.update(shares)
+        self._share_moves.update(moves)
+
+    def solve_states(
+        self,
+        s0: int,
+        s1: int,
+        pairs: Sequence[tuple[int, int]],
+        *,
+        shares: dict[tuple[int, int, int], float],
+        moves: dict[tuple[MatchKey, int], float],
+        level: Sequence[tuple[int, int]] = (),
+    ) -> StatesSolved:
+        """Solve the match states of score ``s0``-``s1`` with these pairs of hands (ids), for
+        every opener spec, as :meth:`prepare_all` would at that point of its order: every value
+        they read already known here (:meth:`add_entries`), their first guesses starting from
+        ``shares`` (as the round's start has them) and ``moves`` (of the states one card
+        smaller). ``level``: every pair of hands of this score being prepared (their groups get
+        the score's tables, as in :meth:`prepare_all`: the positions these states share with
+        the others stay for the next call). A state they read that is not known is an error
+        (its solve would start from shares it was not given), not solved on the way."""
+        self._share_moves.update(moves)
+        self._share_base, self._share_writes = dict(shares), {}
+        states = [((s0, s1, x, y), spec) for x, y in pairs for spec in self.opener_specs]
+        asked = sum(state not in self._entries for state in states)
+        known = len(self._entries)
+        try:
+            self._start_level(s0, s1, level or pairs)
+            for match, spec in states:
+                self.entry(match, spec)
+            writes = self._share_writes
+        finally:
+            self._share_base, self._share_writes = None, {}
+        if len(self._entries) - known != asked:
+            raise RuntimeError(
+                f"solving {asked} states of {s0}-{s1} solved "
+                f"{len(self._entries) - known - asked} more that were not given"
+            )
+        return StatesSolved(
+            {state: self._entries[state] for state in states},
+            {key: share for key, (_, share) in writes.items()},
+            {state: self._share_moves[state] for state in states if state in self._share_moves},
+        )
+
+    def sub_hands(self, hand: int) -> list[int]:
+        """The ids of every sub-hand of ``hand`` (itself included)."""
+        return self._sub_hands(hand)
+
+    def smaller_hands(self, hand: int) -> set[int]:
+        """The ids of the hands one card short of ``hand``."""
+        return self._smaller(hand)
 
     @property
     def opener_specs(self) -> tuple[int, ...]:
@@ -1153,6 +1253,18 @@ class MatchSolver(SetSolver, MatchStates):
             return sign * (win0 - loss0)
 
         return max(near, key=set_equity)
+
+
+class StatesSolved(NamedTuple):
+    """What :meth:`MatchSolver.solve_states` found."""
+
+    values: dict[tuple[MatchKey, int], float]
+    """Each state's value, per (state, opener spec)."""
+    shares: dict[tuple[int, int, int], float]
+    """The shares they landed on, per (hand, hand, opener spec) (none where the set's result
+    did not matter)."""
+    moves: dict[tuple[MatchKey, int], float]
+    """How far each share moved from its start, per (state, opener spec)."""
 
 
 class Level(NamedTuple):
