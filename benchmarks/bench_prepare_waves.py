@@ -10,6 +10,8 @@ wall and CPU seconds (this process and its children).
 
     python benchmarks/bench_prepare_waves.py
     python benchmarks/bench_prepare_waves.py --hand-size 3 --workers 2
+    python benchmarks/bench_prepare_waves.py --hand-size 3 --mine kotor1-starter \\
+        --theirs kotor1-average
 """
 
 from __future__ import annotations
@@ -19,16 +21,22 @@ import json
 import os
 import time
 
-from pazaak_cli.engine.cards import parse_cards
-from pazaak_cli.engine.rules import parse_ruleset
+from pazaak_cli.engine.cards import Card, parse_cards
+from pazaak_cli.engine.decks import load_deck
+from pazaak_cli.engine.rules import Ruleset, parse_ruleset
 from pazaak_cli.runtime.executors import Executor, InProcess, LocalProcesses
 from pazaak_cli.solve.hidden_hands import possible_hands
-from pazaak_cli.solve.match_native import make_match_solver
+from pazaak_cli.solve.match_native import NativeMatchSolver
 from pazaak_cli.solve.prepare_plan import prepare_planned
 
 MINE = "+1 +1 +1 +1 +2 +2 +2 +3 +3 +3"
 THEIRS = "-1 -1 -1 -1 +4 +4 +4 -2 -2 -2"
 MAX_STATES = 5_000_000
+
+
+def deck_cards(text: str, rules: Ruleset) -> list[Card]:
+    """A sample deck's cards (by name), else the cards written out."""
+    return list(load_deck(text, rules).cards) if " " not in text else list(parse_cards(text))
 
 
 def cpu() -> float:
@@ -39,14 +47,16 @@ def cpu() -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hand-size", type=int, default=4)
+    parser.add_argument("--mine", default=MINE, help="my side deck: cards, or a sample deck name")
+    parser.add_argument("--theirs", default=THEIRS, help="theirs, the same")
     parser.add_argument("--workers", type=int, default=2, help="0: the tasks in this process")
     parser.add_argument("--processes", type=int, default=1, help="the local run's (1 or 2)")
     args = parser.parse_args()
     rules = parse_ruleset(f"kotor1/hand-size={args.hand_size}")
-    mine = [hand for hand, _ in possible_hands(parse_cards(MINE), args.hand_size)]
-    theirs = [hand for hand, _ in possible_hands(parse_cards(THEIRS), args.hand_size)]
+    mine = [hand for hand, _ in possible_hands(deck_cards(args.mine, rules), args.hand_size)]
+    theirs = [hand for hand, _ in possible_hands(deck_cards(args.theirs, rules), args.hand_size)]
 
-    local = make_match_solver(rules, max_states=MAX_STATES)
+    local = NativeMatchSolver(rules, max_states=MAX_STATES)
     local.processes = args.processes
     local.values_order_free = True  # (as the plan's workers: the same bits whatever the order)
     started, used = time.monotonic(), cpu()
@@ -55,7 +65,7 @@ def main() -> None:
         local.prepare_all((0, 0), ([hand], theirs))
     local_s, local_cpu = time.monotonic() - started, cpu() - used
 
-    planned = make_match_solver(rules, max_states=MAX_STATES)
+    planned = NativeMatchSolver(rules, max_states=MAX_STATES)
     executor: Executor = LocalProcesses(args.workers) if args.workers else InProcess()
     started, used = time.monotonic(), cpu()
     try:

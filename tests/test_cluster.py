@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import json
 import os
 import signal
 import socket
@@ -16,12 +17,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from pazaak_cli.cli import main
 from pazaak_cli.engine.cards import parse_cards
 from pazaak_cli.engine.decks import load_deck
 from pazaak_cli.engine.rules import KOTOR1, parse_ruleset
 from pazaak_cli.runtime.executors import DaskCluster
-from pazaak_cli.solve.match_advice import clear_shared_solvers, prepare_deck_pair, shared_match_solver
+from pazaak_cli.solve.match_advice import (
+    clear_shared_solvers,
+    prepare_deck_pair,
+    shared_match_solver,
+)
 from pazaak_cli.tools.deckbuild import Opponent, build_deck, pool_from_cards
 from pazaak_cli.tools.simulate import Entrant, Pairing, simulate
 
@@ -230,10 +237,32 @@ def test_a_worker_killed_mid_run_loses_nothing(cluster: Cluster) -> None:
     assert remote[0].tally.matches == 1500
 
 
+def test_pazaak_prepare_cluster_writes_the_local_cache_file(
+    cluster: Cluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The command with --cluster: the same JSON report and the same cache file, byte for
+    byte, as without."""
+    arguments = ["prepare", "-r", "kotor1/hand-size=1", "--deck", "kotor1-starter"]
+    arguments += ["--opp-deck", "kotor1-average", "--json"]
+    reports, files = [], []
+    for place, extra in (("local", []), ("cluster", ["--cluster", cluster.address])):
+        monkeypatch.setenv("PAZAAK_CACHE_DIR", str(tmp_path / place))
+        clear_shared_solvers()
+        result = CliRunner().invoke(main, arguments + extra)
+        assert result.exit_code == 0, result.output
+        report = json.loads(result.output)
+        del report["seconds"], report["cache"]
+        reports.append(report)
+        files.append(next((tmp_path / place).glob("match-*.json")).read_bytes())
+    clear_shared_solvers()
+    assert reports[0] == reports[1] and reports[0]["solved"] == reports[0]["states"] > 0
+    assert files[0] == files[1]
+
+
 def test_prepare_on_the_cluster_gives_the_local_bits_with_a_worker_killed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """prepare's waves of tasks on two workers, one SIGKILLed when the first task comes back:
+    """prepare's tasks on two workers, one SIGKILLed when the first task comes back:
     every match-state value equal, bit for bit, to the local run's (and the cache file's
     bytes too)."""
     rules = parse_ruleset("kotor1/hand-size=2")

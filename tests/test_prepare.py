@@ -126,3 +126,19 @@ def test_prepare_refuses_what_the_cache_cannot_keep(monkeypatch: pytest.MonkeyPa
 def test_prepare_needs_both_decks() -> None:
     code, output = run("prepare", "-r", RULES, "--deck", "kotor1-starter")
     assert code == 2 and "Missing option '--opp-deck'" in output
+
+
+@pytest.mark.parametrize(
+    ("address", "said"),
+    [
+        ("nonsense", "not a scheduler address"),
+        ("tcp://127.0.0.1:1", "cannot reach a Dask scheduler there"),
+    ],
+)
+def test_prepare_on_a_cluster_it_cannot_reach_is_a_usage_error(address: str, said: str) -> None:
+    """One sentence naming the address, exit 2, nothing solved (the run on a real cluster:
+    tests/test_cluster.py)."""
+    pytest.importorskip("distributed")
+    code, output = run("prepare", "-r", RULES, *DECKS, "--cluster", address)
+    assert code == 2, output
+    assert output.count("\n") == 1 and said in output and address in output

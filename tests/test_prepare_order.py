@@ -12,9 +12,9 @@ import pytest
 from pazaak_cli.engine.cards import Card, parse_cards
 from pazaak_cli.engine.rules import parse_ruleset
 from pazaak_cli.runtime import executors
-from pazaak_cli.solve.hidden_hands import possible_hands
 from pazaak_cli.runtime.executors import Executor, InProcess, LocalProcesses
-from pazaak_cli.solve.match_native import make_match_solver
+from pazaak_cli.solve.hidden_hands import possible_hands
+from pazaak_cli.solve.match_native import NativeMatchSolver
 from pazaak_cli.solve.prepare_plan import prepare_planned
 
 RULES = parse_ruleset("kotor1/hand-size=2")
@@ -33,7 +33,7 @@ def prepared(
 ) -> Values:
     """Every match-state value of the deck pair, prepared one of my hands at a time in this
     order (as ``prepare_deck_pair`` does) in a fresh solver of ``processes`` processes."""
-    solver = make_match_solver(RULES, max_states=5_000_000)
+    solver = NativeMatchSolver(RULES, max_states=5_000_000)
     solver.processes = processes
     solver.values_order_free = order_free
     for hand in mine:
@@ -45,7 +45,7 @@ def prepared(
 def test_the_values_do_not_depend_on_the_order_they_are_solved_in() -> None:
     forward = prepared(MINE, THEIRS, 1)
     backward = prepared(MINE[::-1], THEIRS[::-1], 1)
-    all_at_once = make_match_solver(RULES, max_states=5_000_000)
+    all_at_once = NativeMatchSolver(RULES, max_states=5_000_000)
     all_at_once.processes = 1
     all_at_once.values_order_free = True
     all_at_once.prepare_all((0, 0), (MINE, THEIRS))
@@ -66,11 +66,12 @@ def test_two_processes_sharing_the_scores_give_the_same_bits() -> None:
 
 
 @pytest.mark.parametrize("executor", [InProcess, lambda: LocalProcesses(2)], ids=["here", "pool"])
-def test_the_plan_in_waves_gives_the_local_bits(executor: Callable[[], Executor]) -> None:
-    """prepare's tasks (a wave's states at once, each carrying what it reads), run by a solver
-    of their own here, or cut smaller and spread over two worker processes (each keeping its
-    solver from task to task): the values of the local run."""
-    solver = make_match_solver(RULES, max_states=5_000_000)
+def test_the_plan_of_tasks_gives_the_local_bits(executor: Callable[[], Executor]) -> None:
+    """prepare's tasks (a hand's family of states at a score, each task carrying the values it
+    reads; the states two families share solved in both), run by a solver of their own here or
+    spread over two worker processes (each keeping its solver from task to task): the values
+    of the local run."""
+    solver = NativeMatchSolver(RULES, max_states=5_000_000)
     running = executor()
     try:
         solved = prepare_planned(solver, (0, 0), (MINE, THEIRS), running, max_states=5_000_000)

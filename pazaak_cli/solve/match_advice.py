@@ -23,8 +23,8 @@ from pazaak_cli.engine.errors import PazaakError
 from pazaak_cli.engine.game import FULL_DECK, MatchState, Side
 from pazaak_cli.engine.position_builder import PositionError, Question
 from pazaak_cli.engine.rules import MainDeck, Ruleset
-from pazaak_cli.runtime.executors import Executor
 from pazaak_cli.policies.kotor_rule import DecisionRule
+from pazaak_cli.runtime.executors import Executor
 from pazaak_cli.solve.answer_types import (
     BEST_TOLERANCE,
     Advice,

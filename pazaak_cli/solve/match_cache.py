@@ -99,7 +99,8 @@ def save_entries(solver: MatchSolver) -> bool:
     if path is None:
         return False
     load_entries(solver)
-    rows = sorted(  # (in the order of the states, not of their solving: the same values the same bytes)
+    # (in the order of the states, not of their solving: the same values, the same bytes)
+    rows = sorted(
         [s0, s1, " ".join(map(str, cards0)), " ".join(map(str, cards1)), spec, value]
         for (s0, s1), (cards0, cards1), spec, value in solver.known_entries()
     )

@@ -367,14 +367,13 @@ class NativeMatchSolver(MatchSolver):
         *,
         shares: dict[tuple[int, int, int], float],
         moves: dict[tuple[MatchKey, int], float],
-        level: Sequence[tuple[int, int]] = (),
     ) -> StatesSolved:
         """MatchSolver.solve_states, after interning the sides these hands' sets reach (for the
         score's dense tables, as :meth:`prepare_all` does)."""
         cards = self.hands.cards
-        for hand in dict.fromkeys(hand for pair in (*pairs, *level) for hand in pair):
+        for hand in dict.fromkeys(hand for pair in pairs for hand in pair):
             self._intern_later_sides(cards[hand])
-        return super().solve_states(s0, s1, pairs, shares=shares, moves=moves, level=level)
+        return super().solve_states(s0, s1, pairs, shares=shares, moves=moves)
 
     def _prepare_pipelined(
         self,

@@ -852,23 +852,21 @@ class MatchSolver(SetSolver, MatchStates):
         *,
         shares: dict[tuple[int, int, int], float],
         moves: dict[tuple[MatchKey, int], float],
-        level: Sequence[tuple[int, int]] = (),
     ) -> StatesSolved:
         """Solve the match states of score ``s0``-``s1`` with these pairs of hands (ids), for
         every opener spec, as :meth:`prepare_all` would at that point of its order: every value
         they read already known here (:meth:`add_entries`), their first guesses starting from
         ``shares`` (as the round's start has them) and ``moves`` (of the states one card
-        smaller). ``level``: every pair of hands of this score being prepared (their groups get
-        the score's tables, as in :meth:`prepare_all`: the positions these states share with
-        the others stay for the next call). A state they read that is not known is an error
-        (its solve would start from shares it was not given), not solved on the way."""
+        smaller). Their groups get the score's tables, as in :meth:`prepare_all`. A state they
+        read that is neither known nor one of them (solved before it: fewest cards first) is an
+        error (its solve would start from shares it was not given), not solved on the way."""
         self._share_moves.update(moves)
         self._share_base, self._share_writes = dict(shares), {}
         states = [((s0, s1, x, y), spec) for x, y in pairs for spec in self.opener_specs]
         asked = sum(state not in self._entries for state in states)
         known = len(self._entries)
         try:
-            self._start_level(s0, s1, level or pairs)
+            self._start_level(s0, s1, pairs)
             for match, spec in states:
                 self.entry(match, spec)
             writes = self._share_writes

@@ -1,14 +1,18 @@
 """``pazaak prepare`` cut into tasks that run anywhere at once: local processes, or a Dask cluster.
 
-A match state's value is a function of the state alone (``MatchSolver._settle`` and ``_guess``
-say why), so any order that solves a state after the states it reads gives the values of the
-local run, bit for bit. A state reads the states of a set's ends: one more set won by either
-side, or the same score after a tie; with the cards each side still holds, its own or fewer
-(the same cards only at another score). So the plan goes in waves: for each number of sets
-played, most first, and within it for each count of cards in both hands, fewest first, every
-state of that many sets played and cards at once. A wave's states read only earlier waves'
-values, and are cut into tasks, each carrying what its states read: the values, and what their
-first guesses start from (``MatchSolver.solve_states``).
+A match state's value is a function of the state alone when the solver has
+``values_order_free`` (``MatchSolver._settle`` and ``_guess`` say why), so any order that solves
+a state after the states it reads gives the local run's values, bit for bit. A state reads the
+states of its set's ends: one more set won by either side (their values are all a task is
+given), or the same score after a tie with cards played (fewer cards: solved in the same task).
+
+So the plan goes a number of sets played at a time, most first (a round: its scores read none
+of each other's values), and cuts each score as the local run cuts the work, one hand of a seat
+at a time: a task solves every missing state of that hand's sub-hands against the other seat's,
+fewest cards first, in the tables of one worker. The positions of a score are shared between
+the states of a hand's family; cut finer (a task per count of cards, say), each task solved its
+states' positions again and a deck pair took eight times the CPU (docs/benchmarks.md). A state
+two families share is solved in both, with the same bits (checked as the values come back).
 
 A task names hands by their cards (each process interns its own ids). A worker keeps one solver
 between tasks: what it solved for one task (positions, values) is what another would solve.
@@ -16,13 +20,13 @@ between tasks: what it solved for one task (positions, values) is what another w
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from pazaak_cli.engine.cards import Card
 from pazaak_cli.engine.rules import Ruleset
 from pazaak_cli.runtime.executors import Executor
-from pazaak_cli.solve.match_native import make_match_solver
+from pazaak_cli.solve.match_native import NativeMatchSolver, make_match_solver
 from pazaak_cli.solve.match_solver import Level, MatchKey, MatchSolver
 
 __all__ = ["StatesTask", "TaskResult", "prepare_planned", "solve_task"]
@@ -50,9 +54,6 @@ class StatesTask(NamedTuple):
     """Where their first guesses start: the shares of these pairs as the round began."""
     moves: tuple[tuple[State, float], ...]
     """The moves of the states one card smaller, which those guesses borrow."""
-    level: tuple[tuple[Hand, ...], tuple[Hand, ...]]
-    """Every hand of each seat at this score (the pairs of the score's tables: the positions
-    the tasks of a score share stay in the worker from one task to the next)."""
 
 
 class TaskResult(NamedTuple):
@@ -72,7 +73,8 @@ def _worker_solver(rules: Ruleset, max_states: int) -> MatchSolver:
     if solver is None:
         _WORKER.clear()
         solver = _WORKER[(rules, max_states)] = make_match_solver(rules, max_states=max_states)
-        solver.processes = 1  # (a task is one score: nothing to share out)
+        if isinstance(solver, NativeMatchSolver):
+            solver.processes = 1  # (a task is one score: nothing to share out)
         solver.values_order_free = True
     return solver
 
@@ -104,7 +106,6 @@ def solve_task(task: StatesTask) -> TaskResult:
             ((s0, s1, intern(h0), intern(h1)), spec): move
             for (s0, s1, h0, h1, spec), move in task.moves
         },
-        level=[(intern(h0), intern(h1)) for h0 in task.level[0] for h1 in task.level[1]],
     )
 
     def state(match: MatchKey, spec: int) -> State:
@@ -112,48 +113,74 @@ def solve_task(task: StatesTask) -> TaskResult:
 
     return TaskResult(
         tuple((state(match, spec), value) for (match, spec), value in solved.values.items()),
-        tuple((cards[h0], cards[h1], spec, share) for (h0, h1, spec), share in solved.shares.items()),
+        tuple(
+            (cards[h0], cards[h1], spec, share) for (h0, h1, spec), share in solved.shares.items()
+        ),
         tuple((state(match, spec), move) for (match, spec), move in solved.moves.items()),
     )
 
 
 class _Plan:
     """The driver's side: the local solver holding every value found so far, the shares of the
-    round under way and the moves, and the tasks of each wave cut from them."""
+    round under way and the moves, and the tasks of each score cut from them."""
 
-    def __init__(self, solver: MatchSolver, max_states: int, window: int) -> None:
+    def __init__(
+        self,
+        solver: MatchSolver,
+        hands: tuple[Sequence[Sequence[Card]], Sequence[Sequence[Card]]],
+        max_states: int,
+        window: int,
+    ) -> None:
         self.solver = solver
         self.max_states = max_states
-        self.window = window
         self.shares = solver.starting_shares()
         self.moves = solver.share_moves()
         self.target = solver.ruleset.sets_to_win
+        intern = solver.hands.intern
+        ids = [[intern(hand) for hand in dict.fromkeys(map(tuple, side))] for side in hands]
+        self.split = 0 if len(ids[0]) >= len(ids[1]) else 1
+        """The seat whose hands the tasks are cut by (the one with more)."""
+        self.families: list[tuple[set[int], set[int]]] = []
+        """Each task's sub-hands, a seat each: every sub-hand of a run of neighbouring hands of
+        the split seat against every sub-hand of the other seat's hands, as the local run
+        prepares one hand at a time. About ``window`` runs (what the executor runs at once):
+        the fewer, the less the families overlap (their shared states are solved in each), a
+        run's tables within the solver's bound (else one hand, and if need be one of the other
+        seat's hands at a time, as the local run does then)."""
+        split, others = ids[self.split], ids[1 - self.split]
+        every_other = {sub for hand in others for sub in solver.sub_hands(hand)}
+        size = max(1, -(-len(split) // max(1, window)))
+        for start in range(0, len(split), size):
+            run = split[start : start + size]
+            if self._fits(run, others):
+                self.families.append(({s for h in run for s in solver.sub_hands(h)}, every_other))
+                continue
+            for hand in run:
+                mine = set(solver.sub_hands(hand))
+                if self._fits([hand], others):
+                    self.families.append((mine, every_other))
+                else:
+                    self.families += [(mine, set(solver.sub_hands(other))) for other in others]
 
-    def waves(self, levels: Sequence[Level]) -> Iterator[list[tuple[Level, list[tuple[int, int]]]]]:
-        """A round's states by the count of cards in both hands, fewest first."""
+    def _fits(self, run: list[int], others: list[int]) -> bool:
+        """Whether a score's tables for these hands of the split seat against those of the
+        other fit the solver's bound."""
         cards = self.solver.hands.cards
-        counts = sorted({len(cards[x]) + len(cards[y]) for level in levels for x, y in level.missing})
-        for count in counts:
-            yield [
-                (level, [(x, y) for x, y in level.missing if len(cards[x]) + len(cards[y]) == count])
-                for level in levels
-            ]
+        pair = ([cards[hand] for hand in run], [cards[hand] for hand in others])
+        return self.solver.fits(pair if self.split == 0 else (pair[1], pair[0]))
 
-    def tasks(
-        self, wave: list[tuple[Level, list[tuple[int, int]]]], base: dict[tuple[int, int, int], float]
-    ) -> list[StatesTask]:
-        """The wave cut into about as many tasks as the executor runs at once."""
-        states = sum(len(pairs) for _, pairs in wave)
-        size = max(1, -(-states // self.window))
-        cards = self.solver.hands.cards
-        tasks = []
-        for level, pairs in wave:
-            hands = (
-                tuple(cards[x] for x in dict.fromkeys(x for x, _ in level.missing)),
-                tuple(cards[y] for y in dict.fromkeys(y for _, y in level.missing)),
-            )
-            for start in range(0, len(pairs), size):
-                tasks.append(self._task(level.s0, level.s1, pairs[start : start + size], base, hands))
+    def tasks(self, level: Level, base: dict[tuple[int, int, int], float]) -> list[StatesTask]:
+        """A score's missing states cut by family: each task solves every missing state of its
+        family, fewest cards first (a state its family shares with another's is solved in
+        both, the same bits: :meth:`take` checks), reading only the values of the scores with
+        more sets played."""
+        tasks, seen = [], set()
+        for family in self.families:
+            mine, other = family if self.split == 0 else (family[1], family[0])
+            pairs = [(x, y) for x, y in level.missing if x in mine and y in other]
+            if pairs and tuple(pairs) not in seen:
+                seen.add(tuple(pairs))
+                tasks.append(self._task(level.s0, level.s1, pairs, base))
         return tasks
 
     def _task(
@@ -162,7 +189,6 @@ class _Plan:
         s1: int,
         pairs: list[tuple[int, int]],
         base: dict[tuple[int, int, int], float],
-        level: tuple[tuple[Hand, ...], tuple[Hand, ...]],
     ) -> StatesTask:
         solver, cards = self.solver, self.solver.hands.cards
         known: dict[State, float] = {}
@@ -197,18 +223,29 @@ class _Plan:
             tuple(known.items()),
             tuple(shares),
             tuple(moves.items()),
-            level,
         )
 
-    def take(self, result: TaskResult, writes: dict[tuple[int, int, int], tuple[int, float]]) -> int:
-        """A task's values into the local solver; its shares into the round's writes (the
-        sequential order's rule: within a round, the score with fewest sets won by seat 0
-        wins); its moves kept. Returns the states it solved."""
-        intern = self.solver.hands.intern
-        self.solver.add_entries(
-            (s0, s1, intern(h0), intern(h1), spec, value)
-            for (s0, s1, h0, h1, spec), value in result.values
-        )
+    def take(
+        self, result: TaskResult, writes: dict[tuple[int, int, int], tuple[int, float]]
+    ) -> int:
+        """A task's values into the local solver (one another task found too must be the
+        same, bit for bit); its shares into the round's writes (the sequential order's rule:
+        within a round, the score with fewest sets won by seat 0 wins); its moves kept.
+        Returns the states new here."""
+        solver, intern = self.solver, self.solver.hands.intern
+        new = []
+        for (s0, s1, h0, h1, spec), value in result.values:
+            match = (s0, s1, intern(h0), intern(h1))
+            held = solver.value_known(match, spec)
+            if held is None:
+                new.append((*match, spec, value))
+            elif held != value:
+                raise RuntimeError(
+                    f"two tasks found different values for the state {s0}-{s1} "
+                    f"{' '.join(map(str, h0)) or '-'} against {' '.join(map(str, h1)) or '-'}: "
+                    f"{held!r} and {value!r}"
+                )
+        solver.add_entries(new)
         order = -result.values[0][0][0] if result.values else 0
         for h0, h1, spec, share in result.shares:
             key = (intern(h0), intern(h1), spec)
@@ -217,7 +254,7 @@ class _Plan:
                 writes[key] = (order, share)
         for (s0, s1, h0, h1, spec), move in result.moves:
             self.moves[((s0, s1, intern(h0), intern(h1)), spec)] = move
-        return len(result.values)
+        return len(new)
 
 
 def prepare_planned(
@@ -229,23 +266,23 @@ def prepare_planned(
     max_states: int,
     progress: Callable[[int, int], None] | None = None,
 ) -> int:
-    """``solver.prepare_all(scores, hands)`` run by ``executor``'s workers, wave by wave: the
-    same values, bit for bit, in ``solver`` at the end. ``progress(done, total)`` in states
+    """``solver.prepare_all(scores, hands)`` run by ``executor``'s workers, a round at a time:
+    the same values, bit for bit, in ``solver`` at the end (a solver with
+    ``values_order_free``). ``progress(done, total)`` in states
     after each task. Returns the states solved."""
     rounds = solver.missing_states(scores, hands)
     specs = len(solver.opener_specs)
     total = sum(len(level.missing) for levels in rounds for level in levels) * specs
-    plan = _Plan(solver, max_states, executor.window)
+    plan = _Plan(solver, hands, max_states, executor.window)
     done = 0
     for levels in rounds:
         base = dict(plan.shares)  # (a round's states read the shares as it began)
         writes: dict[tuple[int, int, int], tuple[int, float]] = {}
-        for level in levels:  # (a score at a time: a worker keeps its positions, see above)
-            for wave in plan.waves([level]):
-                for _, result in executor.map_unordered(solve_task, plan.tasks(wave, base)):
-                    done += plan.take(result, writes)
-                    if progress is not None:
-                        progress(done, total)
+        tasks = [task for level in levels for task in plan.tasks(level, base)]
+        for _, result in executor.map_unordered(solve_task, tasks):
+            done += plan.take(result, writes)
+            if progress is not None:
+                progress(done, total)
         plan.shares.update((key, share) for key, (_, share) in writes.items())
     solver.take_shares(plan.shares, plan.moves)
     return done
