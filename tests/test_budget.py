@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,7 @@ from pazaak_cli.solve.advice import solve_question
 from pazaak_cli.solve.answer_types import Advice, SolveOptions
 from pazaak_cli.solve.answers import AnswerRequest, answer, budgeted_objective
 from pazaak_cli.solve.budgeted import MIN_HANDS, Refinement
-from pazaak_cli.solve.hand_rows import HandRows, HandsSolved
+from pazaak_cli.solve.hand_rows import HandRows, HandsSolved, MoveRow, rows_in_order
 from pazaak_cli.solve.models import Objective
 from pazaak_cli.solve.sampling import HandDraws, estimate, student_t_cdf, student_t_quantile
 from pazaak_cli.solve.time_budget import TimeBudget
@@ -352,3 +353,18 @@ def test_play_refines_the_hint_when_asked_again(tmp_path: Path) -> None:
     assert said[0].startswith("Sampled from 2 of ")
     assert said[1].startswith("Sampled from 3 of ")
     assert math.isfinite(float(said[1].split()[4]))  # (how many possible hands)
+
+
+def test_a_hand_foreseen_to_end_past_the_deadline_is_not_begun() -> None:
+    """A search cannot be cut short: with less time left than the last hand took, the next is
+    not begun (the 2 s answer about kotor2-hard ended past 2.5 s on one begun anyway)."""
+
+    def slow_row(index: int) -> MoveRow:
+        time.sleep(0.3)
+        return ((float(index), 0.0, 0.0, 0.0),)
+
+    started = time.monotonic()
+    done = rows_in_order(range(5), started + 0.45, slow_row)
+    assert list(done.rows) == [0]  # (the second would have ended at 0.6 s)
+    assert time.monotonic() - started < 0.45
+    assert list(rows_in_order(range(5), time.monotonic() + 0.75, slow_row).rows) == [0, 1]

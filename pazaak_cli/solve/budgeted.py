@@ -136,6 +136,13 @@ Progress = Callable[[int, int, "float | None"], None]
 solved."""
 
 
+WARM_SHARE = 0.35
+"""A hand solved in a process after its first takes about this share of the first one's time
+(the sides, candidate lists and many positions are made by then): 0.37 to 0.64 s against 1.0 to
+1.75 s, 4 hidden cards of kotor2-hard at the first move (docs/benchmarks.md). Before a budgeted
+answer has timed a later hand, it foresees the next round's from the least sample's so."""
+
+
 class Refinement:
     """One question's answer, refined hand by hand across calls of :meth:`refine`.
 
@@ -220,6 +227,7 @@ class Refinement:
         shared = deadline is not None and self.options.objective == "set" and solver.processes > 1
         alone: bool | None = None  # (whether this call's hands stay in this process: probed)
         first: float | None = None  # (the least sample's seconds, when this call solved it)
+        warm: float | None = None  # (a hand's seconds in a process, the last round past it)
         while not self.interrupted:
             prefix = self.solved_prefix()
             if prefix >= target:
@@ -227,6 +235,15 @@ class Refinement:
             now = time.monotonic()
             late = budget.late()
             if late and prefix >= MIN_HANDS and prefix > before:
+                break
+            foreseen = warm if warm is not None else None if first is None else first * WARM_SHARE
+            if (  # (a round foreseen to end past the deadline is not begun: see rows_in_order)
+                foreseen is not None
+                and deadline is not None
+                and now + foreseen > deadline
+                and prefix >= MIN_HANDS
+                and prefix > before
+            ):
                 break
             order = self.draws.distinct(target)
             batch = [hand for hand in order if hand not in self.rows]
@@ -263,6 +280,13 @@ class Refinement:
                 done = HandsSolved({}, True)
             self.rows.update(done.rows)
             self.interrupted = done.interrupted
+            if prefix >= MIN_HANDS:  # (the least sample's hands start cold)
+                took = time.monotonic() - began
+                if done.rows:
+                    used = processes or solver.processes
+                    warm = took * min(used, len(done.rows)) / len(done.rows)
+                elif until is not None:  # (cut at its deadline: a hand takes longer than that)
+                    warm = max(warm or 0.0, took)
             if shared and prefix < MIN_HANDS and first is None and alone is None:
                 first = time.monotonic() - began
             if exact_try:

@@ -149,17 +149,26 @@ def rows_in_order(
 ) -> HandsSolved:
     """``row_of(index)`` for the hands ``indices`` in their order, until ``deadline`` (after one
     row at least, if ``at_least_one``), a search out of time (:class:`OutOfTime`: that hand is
-    dropped) or Ctrl-C; ``solved(index)`` after each. The loop of every hand-by-hand solver."""
+    dropped) or Ctrl-C; ``solved(index)`` after each. The loop of every hand-by-hand solver.
+    A hand is not begun when the last one took longer than the time left: most searches
+    cannot be cut short, and one begun anyway ended a 2 s answer past 2.5 s (the next hand
+    takes about as long as the last, and seldom longer: the first one of a process is the
+    slowest, docs/benchmarks.md)."""
     rows: dict[int, MoveRow] = {}
+    last: float | None = None
     try:
         for index in indices:
-            late = deadline is not None and time.monotonic() >= deadline
+            now = time.monotonic()
+            late = deadline is not None and (
+                now >= deadline or (last is not None and now + last > deadline)
+            )
             if late and (rows or not at_least_one):
                 break
             try:
                 rows[index] = row_of(index)
             except OutOfTime:
                 break
+            last = time.monotonic() - now
             if solved is not None:
                 solved(index)
     except KeyboardInterrupt:
