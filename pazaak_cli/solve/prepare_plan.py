@@ -7,12 +7,14 @@ states of its set's ends: one more set won by either side (their values are all 
 given), or the same score after a tie with cards played (fewer cards: solved in the same task).
 
 So the plan goes a number of sets played at a time, most first (a round: its scores read none
-of each other's values), and cuts each score as the local run cuts the work, one hand of a seat
-at a time: a task solves every missing state of that hand's sub-hands against the other seat's,
-fewest cards first, in the tables of one worker. The positions of a score are shared between
-the states of a hand's family; cut finer (a task per count of cards, say), each task solved its
-states' positions again and a deck pair took eight times the CPU (docs/benchmarks.md). A state
-two families share is solved in both, with the same bits (checked as the values come back).
+of each other's values), and cuts each score as the local run cuts the work, by the hands of one
+seat: a task solves every missing state of a run of neighbouring hands' sub-hands against the
+other seat's, fewest cards first, in the tables of one worker. The positions of a score are
+shared between the states of a family; cut finer (a task per count of cards, say), each task
+solved its states' positions again and a deck pair took 8.4 times the CPU; a score's tables for
+all its states would take 8.5 GB for two game decks. A state two runs share is solved in both,
+with the same bits (checked as the values come back): about as many runs as the executor takes
+at once, 1.3 times the CPU of the local run on two workers (docs/benchmarks.md).
 
 A task names hands by their cards (each process interns its own ids). A worker keeps one solver
 between tasks: what it solved for one task (positions, values) is what another would solve.
