@@ -731,9 +731,11 @@ class MatchSolver(SetSolver, MatchStates):
         """How far the share of ``match`` is likely to move from the last one of its hands: as
         far, on average, as the shares of the same score whose hands lack one card of these
         (solved before it, bottom up). Newton's first step then lands on the fixed point's
-        linear piece more often (a miss costs one more solve of the state's positions). Only
-        states that every order of solving solves first are read (not, say, the last ones
-        solved), so that the start, and the value's last bits, depend on the state alone."""
+        linear piece more often (a miss costs one more solve of the state's positions): the
+        4 v 4 first move of ``benchmarks/bench_match.py`` took 3,100 solves of its 2,304 match
+        states, against 4,142 with no correction (the same 43,858,163 positions since the last
+        states solved stopped being read). Only states that every order of solving solves first
+        are read, so that the start, and the value's last bits, depend on the state alone."""
         s0, s1, h0, h1 = match
         moves = self._share_moves
         near = [
