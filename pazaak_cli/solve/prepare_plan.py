@@ -182,7 +182,7 @@ class _Plan:
             pairs = [(x, y) for x, y in level.missing if x in mine and y in other]
             if pairs and tuple(pairs) not in seen:
                 seen.add(tuple(pairs))
-                tasks.append(self._task(level.s0, level.s1, pairs, base))
+                tasks.append(self._task(level.s0, level.s1, pairs, (mine, other), base))
         return tasks
 
     def _task(
@@ -190,22 +190,26 @@ class _Plan:
         s0: int,
         s1: int,
         pairs: list[tuple[int, int]],
+        family: tuple[set[int], set[int]],
         base: dict[tuple[int, int, int], float],
     ) -> StatesTask:
+        """A task of these states of the family (a seat's sub-hands each, closed under taking a
+        card away: every hand a set of theirs can end with): the values known of the family at
+        this score and the two a set won or lost leads to."""
         solver, cards = self.solver, self.solver.hands.cards
         known: dict[State, float] = {}
         moves: dict[State, float] = {}
         shares = []
+        for t0, t1 in ((s0 + 1, s1), (s0, s1 + 1), (s0, s1)):
+            if max(t0, t1) >= self.target:
+                continue
+            for sx in family[0]:
+                for sy in family[1]:
+                    for spec in _SPECS:
+                        value = solver.value_known((t0, t1, sx, sy), spec)
+                        if value is not None:
+                            known[(t0, t1, cards[sx], cards[sy], spec)] = value
         for x, y in pairs:
-            for sx in solver.sub_hands(x):
-                for sy in solver.sub_hands(y):
-                    for t0, t1 in ((s0 + 1, s1), (s0, s1 + 1), (s0, s1)):
-                        if max(t0, t1) >= self.target or (t0, t1, sx, sy) == (s0, s1, x, y):
-                            continue
-                        for spec in _SPECS:
-                            value = solver.value_known((t0, t1, sx, sy), spec)
-                            if value is not None:
-                                known[(t0, t1, cards[sx], cards[sy], spec)] = value
             smaller = [(rest, y) for rest in solver.smaller_hands(x)]
             smaller += [(x, rest) for rest in solver.smaller_hands(y)]
             for spec in _SPECS:
