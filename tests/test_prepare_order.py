@@ -80,3 +80,25 @@ def test_the_plan_of_tasks_gives_the_local_bits(executor: Callable[[], Executor]
     assert solved == 900
     got = {(s, h, p): v for s, h, p, v in solver.known_entries()}
     assert got == prepared(MINE, THEIRS, 1)
+
+
+@pytest.mark.parametrize("opener", ["player1", "alternate", "loser", "random"])
+def test_every_opener_rule_gives_the_local_bits(opener: str) -> None:
+    """The opener specs a value is kept under (a seat each, both together, a coin) come back
+    from the tasks as the local run has them."""
+    rules = parse_ruleset(f"kotor1/hand-size=1,first-player={opener}")
+    mine = [hand for hand, _ in possible_hands(parse_cards("+1 +1 +2 +2 +3 +3 +4 +4 +5 +5"), 1)]
+    theirs = [hand for hand, _ in possible_hands(parse_cards("-1 -1 +2 +2 -3 -3 +4 +4 -5 -5"), 1)]
+    local = NativeMatchSolver(rules, max_states=5_000_000)
+    local.processes, local.values_order_free = 1, True
+    for hand in mine:
+        local.prepare_all((0, 0), ([hand], theirs))
+    planned = NativeMatchSolver(rules, max_states=5_000_000)
+    running = LocalProcesses(2)
+    try:
+        prepare_planned(planned, (0, 0), (mine, theirs), running, max_states=5_000_000)
+    finally:
+        running.close()
+    expected = {(s, h, p): v for s, h, p, v in local.known_entries()}
+    assert {(s, h, p): v for s, h, p, v in planned.known_entries()} == expected
+    assert len(expected) == 6 * 6 * 9 * (2 if opener in ("alternate", "loser") else 1)
