@@ -12,6 +12,8 @@ wall and CPU seconds (this process and its children).
     python benchmarks/bench_prepare_waves.py --hand-size 3 --workers 2
     python benchmarks/bench_prepare_waves.py --hand-size 3 --mine kotor1-starter \\
         --theirs kotor1-average
+    python benchmarks/bench_prepare_waves.py --ruleset kotor2 --hand-size 2 \\
+        --mine kotor2-flips --theirs kotor2-tiebreakers
 """
 
 from __future__ import annotations
@@ -35,8 +37,11 @@ MAX_STATES = 5_000_000
 
 
 def deck_cards(text: str, rules: Ruleset) -> list[Card]:
-    """A sample deck's cards (by name), else the cards written out."""
-    return list(load_deck(text, rules).cards) if " " not in text else list(parse_cards(text))
+    """A sample deck's cards (by name, checked against the preset: its hand size aside), else
+    the cards written out."""
+    if " " in text:
+        return list(parse_cards(text))
+    return list(load_deck(text, parse_ruleset(rules.spec.split("/")[0])).cards)
 
 
 def cpu() -> float:
@@ -46,13 +51,16 @@ def cpu() -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--ruleset", default="kotor1", help="kotor1 or kotor2 (its hand size set below)"
+    )
     parser.add_argument("--hand-size", type=int, default=4)
     parser.add_argument("--mine", default=MINE, help="my side deck: cards, or a sample deck name")
     parser.add_argument("--theirs", default=THEIRS, help="theirs, the same")
     parser.add_argument("--workers", type=int, default=2, help="0: the tasks in this process")
     parser.add_argument("--processes", type=int, default=1, help="the local run's (1 or 2)")
     args = parser.parse_args()
-    rules = parse_ruleset(f"kotor1/hand-size={args.hand_size}")
+    rules = parse_ruleset(f"{args.ruleset}/hand-size={args.hand_size}")
     mine = [hand for hand, _ in possible_hands(deck_cards(args.mine, rules), args.hand_size)]
     theirs = [hand for hand, _ in possible_hands(deck_cards(args.theirs, rules), args.hand_size)]
 
