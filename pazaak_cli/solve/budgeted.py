@@ -236,7 +236,9 @@ class Refinement:
             late = budget.late()
             if late and prefix >= MIN_HANDS and prefix > before:
                 break
-            foreseen = warm if warm is not None else None if first is None else first * WARM_SHARE
+            foreseen = warm
+            if foreseen is None and first is not None:
+                foreseen = first * WARM_SHARE
             if (  # (a round foreseen to end past the deadline is not begun: see rows_in_order)
                 foreseen is not None
                 and deadline is not None

@@ -550,8 +550,7 @@ def prepare_deck_pair(
             f"{missing * openers:,}, more than it keeps ({MAX_ENTRIES:,}): give PAZAAK_CACHE_DIR "
             "another directory, or delete the cache's files to start it afresh"
         )
-    if not solver.values_order_free:
-        solver.forget_positions()  # (an answer's positions, moved to their fixed points)
+    solver.forget_positions()  # (an answer's positions, moved to their fixed points)
     solver.values_order_free = True
     try:
         if executor is not None:

@@ -45,7 +45,6 @@ from pazaak_cli.solve.match_solver import (
     MatchKey,
     MatchSolver,
     Pair,
-    StatesSolved,
 )
 from pazaak_cli.solve.solver import DeckDraws
 
@@ -359,22 +358,6 @@ class NativeMatchSolver(MatchSolver):
         if not self._prepare_pipelined(scores, hands):
             super().prepare_all(scores, hands)
 
-    def solve_states(
-        self,
-        s0: int,
-        s1: int,
-        pairs: Sequence[tuple[int, int]],
-        *,
-        shares: dict[tuple[int, int, int], float],
-        moves: dict[tuple[MatchKey, int], float],
-    ) -> StatesSolved:
-        """MatchSolver.solve_states, after interning the sides these hands' sets reach (for the
-        score's dense tables, as :meth:`prepare_all` does)."""
-        cards = self.hands.cards
-        for hand in dict.fromkeys(hand for pair in pairs for hand in pair):
-            self._intern_later_sides(cards[hand])
-        return super().solve_states(s0, s1, pairs, shares=shares, moves=moves)
-
     def _prepare_pipelined(
         self,
         scores: tuple[int, int],
@@ -482,7 +465,7 @@ class NativeMatchSolver(MatchSolver):
         if not self._native(context) or self._models[self._context_info[context][3]].fixed is None:
             return  # (drawn exactly: its positions are keyed by the deck too, in hash tables)
         h0, h1 = self.hands.intern(hands[0]), self.hands.intern(hands[1])
-        pairs = [(x, y) for x in self._sub_hands(h0) for y in self._sub_hands(h1)]
+        pairs = [(x, y) for x in self.sub_hands(h0) for y in self.sub_hands(h1)]
         s0, s1, _, model = self._context_info[context]
         if model == 0:
             self._start_level(s0, s1, pairs)

@@ -452,7 +452,7 @@ class MatchSolver(SetSolver, MatchStates):
         """Whether hand id ``hand`` holds every card of hand id ``sub``."""
         found = self._kept_cards.get((hand, sub))
         if found is None:
-            found = self._kept_cards[hand, sub] = sub in self._sub_hands(hand)
+            found = self._kept_cards[hand, sub] = sub in self.sub_hands(hand)
         return found
 
     def _end_codes(self, side: Any, tiebreaker_last: bool, full: bool) -> tuple[int, ...]:
@@ -740,13 +740,13 @@ class MatchSolver(SetSolver, MatchStates):
         moves = self._share_moves
         near = [
             moves[key]
-            for key in [((s0, s1, rest, h1), spec) for rest in self._smaller(h0)]
-            + [((s0, s1, h0, rest), spec) for rest in self._smaller(h1)]
+            for key in [((s0, s1, rest, h1), spec) for rest in self.smaller_hands(h0)]
+            + [((s0, s1, h0, rest), spec) for rest in self.smaller_hands(h1)]
             if key in moves
         ]
         return sum(near) / len(near) if near else 0.0
 
-    def _smaller(self, hand: int) -> set[int]:
+    def smaller_hands(self, hand: int) -> set[int]:
         """The hands one card short of ``hand``."""
         return {rest for _, _, _, rest in self.hands.plays[hand]}
 
@@ -859,9 +859,13 @@ class MatchSolver(SetSolver, MatchStates):
         every opener spec, as :meth:`prepare_all` would at that point of its order: every value
         they read already known here (:meth:`add_entries`), their first guesses starting from
         ``shares`` (as the round's start has them) and ``moves`` (of the states one card
-        smaller). Their groups get the score's tables, as in :meth:`prepare_all`. A state they
+        smaller). Their groups get the score's tables, as in :meth:`prepare_all` (the sides
+        their sets reach interned first, what the native solver sizes them by). A state they
         read that is neither known nor one of them (solved before it: fewest cards first) is an
         error (its solve would start from shares it was not given), not solved on the way."""
+        cards = self.hands.cards
+        for hand in dict.fromkeys(hand for pair in pairs for hand in pair):
+            self._intern_later_sides(cards[hand])
         self._share_moves.update(moves)
         self._share_base, self._share_writes = dict(shares), {}
         states = [((s0, s1, x, y), spec) for x, y in pairs for spec in self.opener_specs]
@@ -884,14 +888,6 @@ class MatchSolver(SetSolver, MatchStates):
             {key: share for key, (_, share) in writes.items()},
             {state: self._share_moves[state] for state in states if state in self._share_moves},
         )
-
-    def sub_hands(self, hand: int) -> list[int]:
-        """The ids of every sub-hand of ``hand`` (itself included)."""
-        return self._sub_hands(hand)
-
-    def smaller_hands(self, hand: int) -> set[int]:
-        """The ids of the hands one card short of ``hand``."""
-        return self._smaller(hand)
 
     @property
     def opener_specs(self) -> tuple[int, ...]:
@@ -1062,7 +1058,7 @@ class MatchSolver(SetSolver, MatchStates):
         draws = [value + 1 for value, count in enumerate(self.later_deck) if count]
         after, candidates, kinds = self._after, self._candidates, self._kind
         seen = self._expanded  # (kept: a new hand's sub-hands were mostly walked before)
-        starts = [self.side_id((0, 0, hand, 0, 0, False)) for hand in sorted(self._sub_hands(key))]
+        starts = [self.side_id((0, 0, hand, 0, 0, False)) for hand in sorted(self.sub_hands(key))]
         stack = [side for side in starts if side not in seen]
         seen.update(stack)
         while stack:
@@ -1081,10 +1077,11 @@ class MatchSolver(SetSolver, MatchStates):
         """The hand ids of every sub-hand of any of ``hands``."""
         found: dict[int, None] = {}
         for hand in hands:
-            found.update(dict.fromkeys(self._sub_hands(self.hands.intern(hand))))
+            found.update(dict.fromkeys(self.sub_hands(self.hands.intern(hand))))
         return list(found)
 
-    def _sub_hands(self, hand: int) -> list[int]:
+    def sub_hands(self, hand: int) -> list[int]:
+        """The ids of every sub-hand of ``hand`` (itself included)."""
         found: dict[int, None] = {hand: None}
         stack = [hand]
         while stack:
