@@ -246,3 +246,26 @@ def test_sides_numbered_again_between_searches_give_the_same_values(
         )
         assert [r.set_win for r in got] == pytest.approx([r.set_win for r in expected], abs=1e-12)
     assert len(started) > 2  # (numbered again: more C loops than the two solvers')
+
+
+def test_a_main_table_that_forgets_at_once_gives_the_same_values(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The main table is a cache: at its least bound (1,024 slots) it forgets again and again,
+    and the values are still Python's; a set drawn without replacement lets it grow to
+    :data:`match_kotor.NATIVE_EXACT_MEMO_ENTRIES` from then on."""
+    spec = f"kotor1/{SMALL}"
+    rules = parse_ruleset(spec)
+    state = _random_state(random.Random(14), spec)
+    other = tuple(card for card in state.sides[1 - state.turn].hand if card is not None)
+    reference = _moves(KotorMatchSolver(rules, state.turn, native=False), state, False, other)
+    monkeypatch.setattr(match_kotor, "NATIVE_MEMO_ENTRIES", 1)
+    solver = KotorMatchSolver(rules, state.turn)
+    core = solver._core
+    assert core.main_bound == 1024
+    got = _moves(solver, state, False, other)
+    assert core.replaced > 0
+    assert [r.move for r in got] == [r.move for r in reference]
+    assert [r.match_win for r in got] == pytest.approx([r.match_win for r in reference], abs=1e-12)
+    _moves(solver, state, True, other)
+    assert core.main_bound == match_kotor.NATIVE_EXACT_MEMO_ENTRIES

@@ -995,6 +995,24 @@ static int core_set_solved(Core *self, PyObject *value, void *closure) {
     return 0;
 }
 
+static PyObject *core_get_main_bound(Core *self, void *closure) {
+    (void)closure;
+    return PyLong_FromSize_t(self->memo.max_cap);
+}
+
+/* A new bound on the main table's slots (the largest power of two within it, at least 1024):
+ * a larger one lets the table grow on; a smaller one makes it forget at its size now. */
+static int core_set_main_bound(Core *self, PyObject *value, void *closure) {
+    (void)closure;
+    if (!value) return fail_status(PyExc_TypeError, "main_bound cannot be deleted");
+    Py_ssize_t slots = PyLong_AsSsize_t(value);
+    if (slots == -1 && PyErr_Occurred()) return -1;
+    size_t max_cap = 1 << 10;
+    while (max_cap * 2 <= (size_t)slots) max_cap *= 2;
+    self->memo.max_cap = max_cap;
+    return 0;
+}
+
 static PyObject *core_get_interval(Core *self, void *closure) {
     (void)closure;
     return Py_BuildValue("(dd)", self->low, self->high);
@@ -1034,6 +1052,7 @@ static PyObject *core_get_main_slots(Core *self, void *closure) {
 static PyGetSetDef core_getset[] = {
     ATTRIBUTE(solved, "positions solved (before a draw and my choices after one), as Python counts them"),
     BUDGET_ATTRIBUTE("a search raises the too-large error once solved reaches this (None: no budget)"),
+    ATTRIBUTE(main_bound, "the slots the main table of positions may grow to (a power of two)"),
     ATTRIBUTE(interval, "(low, high): the offsets from the value iterated over which every choice made stands"),
     FLAG_ATTRIBUTE(read_unknown, "whether a set's end read the value iterated since this was last cleared"),
     GETTER(held, "positions held in the tables now"),

@@ -137,11 +137,11 @@ NATIVE_KOTOR_MATCH = KotorMatchLimits(
 )
 """The C loop, measured as whole commands on two cores, kotor1 first move, both hands known
 (docs/benchmarks.md): 1 v 1 (4 pairs) 0.40 s, 2 v 2 (16) 0.79 s, 3 v 3 (64) 2.55 s, 4 v 4 (256)
-8.3 s at 634 MB (25.7 M positions; its memo is bounded by the C table, 2^24 slots): 0.032 to
-0.040 s a pair. 64 pairs answer within about 2.5 s; a hand of 4 cards against 4 (256 pairs)
-fits; the budget (64 M positions, about 30 s) guards the time, the table the memory. Past the
-reach: kotor2's all-gold 4 v 4 (512 pairs with the orders the rule reads) had searched 400 M
-positions after 119 s, unanswered."""
+8.3 s at 634 MB (25.7 M positions; its memo is bounded by the C table, 2^24 slots then, 2^22 now:
+0.85 times the time): 0.032 to 0.040 s a pair. 64 pairs answer within about 2.5 s; a hand of 4 cards
+against 4 (256 pairs) fits; the budget (64 M positions, about 30 s) guards the time, the table the
+memory. Past the reach: kotor2's all-gold 4 v 4 (512 pairs with the orders the rule reads) had
+searched 400 M positions after 119 s, unanswered."""
 
 
 def kotor_match_limits(rule: DecisionRule) -> KotorMatchLimits:

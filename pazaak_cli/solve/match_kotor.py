@@ -94,11 +94,20 @@ NATIVE_RULES: dict[DecisionRule, int] = (
 )
 """The rules the C loop decides by itself (``_rule.h``, line for line as their Python
 functions); empty when it is not built."""
-NATIVE_MEMO_ENTRIES = 1 << 24
-"""Slots of the C loop's main table of positions at most (24 bytes each: 384 MiB, for 8 million
+NATIVE_MEMO_ENTRIES = 1 << 22
+"""Slots of the C loop's main table of positions at most (24 bytes each: 96 MiB, for 2 million
 positions, the table at most half full); past that it forgets them all (a cache: never wrong, at
 most slower). :meth:`KotorMatchSolver.bound_memo` still empties it between match states past
-``max_states``, as it empties the Python memo."""
+``max_states``, as it empties the Python memo. Smaller is faster here: the recursion's reads are
+random, and a table of hundreds of megabytes sends nearly each one to memory. Measured side by side
+(docs/benchmarks.md), 2^22 slots against 2^24: 0.90 and 0.94 times the time of the exact answer
+about 4 hidden cards of ``kotor1-average``, 0.84 and 0.85 times a 4 v 4 known first move, the same
+answers; 2^20 forgot too often (0.92 times, on the first)."""
+
+NATIVE_EXACT_MEMO_ENTRIES = 1 << 24
+"""The main table's bound once a set is drawn without replacement (384 MiB, 8 million
+positions): 2^22 slots made the kotor1 first move with 4 v 4 known cards on its exact deck
+solve past 1.7 billion positions without an answer (275 s), against 38 s in 2^24 slots."""
 
 NATIVE_SIDES = 1 << 20
 """Sides a seat (or lists of turn ends) past which :meth:`KotorMatchSolver.bound_memo` forgets
@@ -132,12 +141,12 @@ with three cards a side, refused at 300 bytes (5.9 million positions, 1.04 GB af
 without the bound it answered after 321 s, at 1.94 GB). The Python recursion's figure."""
 
 NATIVE_EXACT_POSITION_BYTES = 10
-"""The same for the C loop (:data:`NATIVE_RULES`), whose memo is a bounded cache (2^24 slots,
-384 MiB): past it positions are forgotten and solved again, so its memory does not grow with
-the positions it counts. Measured, kotor1 first move on the exact deck, 4 v 4 known cards with
-a ± card each side: the process held 634 MB at 13.6 M and at 44 M positions, 702 MB at the end
-(answered in 32.8 s). At 10 bytes the cap still stops, at about 180 M positions (a few
-minutes), a search that would not end."""
+"""The same for the C loop (:data:`NATIVE_RULES`), whose memo is a bounded cache (on an exact deck
+:data:`NATIVE_EXACT_MEMO_ENTRIES`, 384 MiB): past it positions are forgotten and solved again, so
+its memory does not grow with the positions it counts. Measured, kotor1 first move on the exact
+deck, 4 v 4 known cards with a ± card each side: the process held 634 MB at 13.6 M and at 44 M
+positions, 702 MB at the end (answered in 32.8 s). At 10 bytes the cap still stops, at about 180 M
+positions (a few minutes), a search that would not end."""
 
 
 # ------------------------------------------------------------------------------------------------
@@ -770,6 +779,13 @@ class KotorMatchSolver(MatchStates):
             return (ME, OPP)
         return (RANDOM,) if self._rule is FirstPlayer.RANDOM else (self._player1,)
 
+    def _exact_table(self) -> None:
+        """Let the C loop's main table grow to :data:`NATIVE_EXACT_MEMO_ENTRIES` from now on: a
+        set drawn without replacement has a position per deck, and in the smaller table it
+        forgets them faster than it solves them."""
+        if self._core is not None and self._core.main_bound < NATIVE_EXACT_MEMO_ENTRIES:
+            self._core.main_bound = NATIVE_EXACT_MEMO_ENTRIES
+
     def prepare(self, scores: tuple[int, int], my_hand: int, its_hands: Iterable[int]) -> None:
         """Solve the match states below ``scores`` (mine, its) and the hands bottom up (fewer
         cards and more sets first), so that no solve nests inside another."""
@@ -844,6 +860,7 @@ class KotorMatchSolver(MatchStates):
         scores = (won[mover], won[1 - mover])
         capped = None  # (room, resident) when the exact deck's memory cap is the bound
         if exact and current_deck is not None:
+            self._exact_table()
             room, resident = exact_room(self.exact_position_bytes)
             if budget is None or room < budget:
                 budget, capped = room, (room, resident)
