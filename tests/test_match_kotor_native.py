@@ -269,3 +269,38 @@ def test_a_main_table_that_forgets_at_once_gives_the_same_values(
     assert [r.match_win for r in got] == pytest.approx([r.match_win for r in reference], abs=1e-12)
     _moves(solver, state, True, other)
     assert core.main_bound == match_kotor.NATIVE_EXACT_MEMO_ENTRIES
+
+
+def test_the_values_do_not_depend_on_the_order_or_on_what_the_tables_forgot(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A converged match state's card-free positions are dropped, not moved along their slopes
+    (``KotorMatchSolver._settle``), so every value is a pure function of its key: the possible
+    hands of an opponent solved forward in one solver, backward in another, each in a fresh one,
+    in Python, or in a main table that forgets at once give the same bits, and so may two
+    processes sharing an exact average."""
+    spec = f"kotor1/main-deck=infinite,{SMALL}"
+    rules = parse_ruleset(spec)
+    state = new_match(rules, (tuple(parse_cards("+1 -2")), ()))
+    state = state._replace(set_winners=(0, None))
+    draws = random.Random(15)
+    while state.is_chance_node():  # (who opens, the first draw)
+        state = state.child(state.sample_chance(draws))
+    pool = sorted(rules.card_pool, key=str)
+    rng = random.Random(16)
+    hands = [tuple(rng.sample(pool, 2)) for _ in range(8)]
+
+    def values(solver: KotorMatchSolver, order: Sequence[int]) -> dict[int, list[float]]:
+        return {i: [r.match_win for r in _moves(solver, state, False, hands[i])] for i in order}
+
+    seat = state.turn
+    forward = values(KotorMatchSolver(rules, seat), range(8))
+    backward = values(KotorMatchSolver(rules, seat), range(7, -1, -1))
+    alone = {i: values(KotorMatchSolver(rules, seat), [i])[i] for i in range(8)}
+    python = values(KotorMatchSolver(rules, seat, native=False), range(7, -1, -1))
+    monkeypatch.setattr(match_kotor, "NATIVE_MEMO_ENTRIES", 1)
+    forgetting = KotorMatchSolver(rules, seat)
+    forgot = values(forgetting, range(8))
+    assert forgetting._core.replaced > 0
+    assert forward == backward == alone == python == forgot
+

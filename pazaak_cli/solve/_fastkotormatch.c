@@ -30,9 +30,11 @@
  *
  * The positions of the match state whose fixed point Python iterates (its contexts, its two
  * hands: `push_live`) go to a scratch table of that level: `forget` empties it for a new
- * evaluation, `settle(shift)` moves it into the main table along its slopes once the value is
- * found; the choices made there narrow the interval of offsets from the value tried over which
- * they all stand (`interval`), as KotorMatchSolver._narrow does. The main table is bounded: full,
+ * evaluation, and `settle` too once the value is found (read again, they are solved again from
+ * the value found: moved along their slopes into the main table, they kept last bits that
+ * depended on what was solved before and on what the table forgot); the choices made there
+ * narrow the interval of offsets from the value tried over which they all stand (`interval`),
+ * as KotorMatchSolver._narrow does. The main table is bounded: full,
  * it forgets its entries (a cache: values are pure functions of their keys; see keep).
  */
 /* (calloc'ed tables: in huge pages the kernel's zeroing of each page first written took 30 % of
@@ -937,23 +939,12 @@ static PyObject *core_forget(Core *self, PyObject *unused) {
 }
 
 PyDoc_STRVAR(core_settle_doc,
-             "settle(shift): the value iterated is known; its positions move into the main table, "
-             "each value moved by shift times its slope, the slope 0 (_settle)");
-static PyObject *core_settle(Core *self, PyObject *args) {
-    double shift;
-    if (!PyArg_ParseTuple(args, "d", &shift)) return NULL;
-    if (!self->nlevels) Py_RETURN_NONE;
-    Map *scratch = &self->levels[self->nlevels - 1].scratch;
-    /* (each entry's home in the main table asked for a few entries ahead: they lie at random) */
-    size_t ahead = 0;
-    for (size_t i = 0; i < scratch->cap; i++) {
-        for (; ahead < scratch->cap && ahead < i + 256; ahead++)
-            if (scratch->slots[ahead].tag != EMPTY) MEMO_PREFETCH(&self->memo, scratch->slots[ahead].tag);
-        const Entry *entry = &scratch->slots[i];
-        if (entry->tag == EMPTY) continue;
-        if (keep(&self->memo, entry->tag, entry->v + entry->d * shift, 0.0) < 0) return NULL;
-    }
-    memo_clear(scratch);
+             "settle(): the value iterated is known; drop its positions, counted as solved (a later "
+             "read solves them again from the value found: values stay pure functions of their "
+             "keys; _settle)");
+static PyObject *core_settle(Core *self, PyObject *unused) {
+    (void)unused;
+    if (self->nlevels) memo_clear(&self->levels[self->nlevels - 1].scratch);
     Py_RETURN_NONE;
 }
 
@@ -1072,7 +1063,7 @@ static PyMethodDef core_methods[] = {
     METHOD(before, VARARGS),        METHOD(turn_ended, VARARGS), METHOD(replies, VARARGS),
     METHOD(odds_ended, VARARGS),
     METHOD(push_live, VARARGS),     METHOD(pop_live, NOARGS),   METHOD(forget, NOARGS),
-    METHOD(settle, VARARGS),        METHOD(clear_volatile, NOARGS), METHOD(clear_memo, NOARGS),
+    METHOD(settle, NOARGS),         METHOD(clear_volatile, NOARGS), METHOD(clear_memo, NOARGS),
     {NULL, NULL, 0, NULL},
 };
 

@@ -186,7 +186,8 @@ class KotorMatchSolver(MatchStates):
         """The value of each end of a set (winner, hands left), one table per context."""
         self._live: tuple[tuple[int, ...], int, int] | None = None
         """(contexts, my hand, its hand) of the match state being iterated: its card-free
-        positions are recorded in :attr:`_live_keys` to be forgotten or settled."""
+        positions are recorded in :attr:`_live_keys`, to be forgotten after each evaluation
+        and once the value is found."""
         self._live_keys: list[tuple[dict[int, Pair], int]] = []
         self._entries: dict[tuple[MatchKey, int], float] = {}
         self._iterating: dict[tuple[MatchKey, int], Pair] = {}
@@ -565,7 +566,7 @@ class KotorMatchSolver(MatchStates):
 
     def _solved(self, memo: dict[int, Pair], key: int, result: Pair, live: bool) -> Pair:
         """Remember a position's value ``result`` under ``key``, and, where it depends on the
-        value being iterated (``live``), where to forget or settle it (:meth:`_forget`)."""
+        value being iterated (``live``), where to forget it (:meth:`_forget`, :meth:`_settle`)."""
         memo[key] = result
         if live:
             self._live_keys.append((memo, key))
@@ -673,17 +674,19 @@ class KotorMatchSolver(MatchStates):
         self._positions -= len(self._live_keys)
         self._live_keys.clear()
 
-    def _settle(self, shift: float) -> None:
-        """The value iterated is known: its card-free positions keep their values (moved by
-        ``shift`` times their slopes: the fixed point lies that far from the value they were
-        computed with, on the linear piece where every choice stands), and their slopes (in a
-        value no longer iterated) become 0, as for every final position."""
+    def _settle(self) -> None:
+        """The value iterated is known: drop its card-free positions (those that read it), as
+        for a new evaluation. A state with more cards that reaches them solves them again from
+        the value found, so every value is a pure function of its key, to the last bit: the same
+        however the hands of an answer are shared among processes, in whatever order its states
+        are solved, whatever the bounded tables forgot. (Moved along their slopes to the value
+        found instead, they kept it to about 1e-15, in last bits that depended on all that; the
+        exact answer about 4 hidden cards took as long either way: docs/benchmarks.md.)"""
         if self._core is not None:
-            self._core.settle(shift)
+            self._core.settle()
             return
-        for memo, key in self._live_keys:
-            value, slope = memo[key]
-            memo[key] = (value + slope * shift, 0.0)
+        for memo, key in self._live_keys:  # (counted: they were solved)
+            del memo[key]
         self._live_keys.clear()
 
     def _solve_entry(self, match: MatchKey, spec: int) -> float:
@@ -732,7 +735,7 @@ class KotorMatchSolver(MatchStates):
             if rule is FirstPlayer.ALTERNATE:
                 other, slope = iterating[(match, OPP)]
                 self._entries[(match, OPP)] = other + slope * shift
-            self._settle(shift)
+            self._settle()
         except BaseException:  # a budget, Ctrl-C: these positions read a value never found
             self._forget()
             raise
