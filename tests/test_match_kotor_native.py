@@ -12,6 +12,7 @@ Python recursion is itself checked against the engine-state reference in ``test_
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Sequence
 
@@ -304,3 +305,24 @@ def test_the_values_do_not_depend_on_the_order_or_on_what_the_tables_forgot(
     assert forgetting._core.replaced > 0
     assert forward == backward == alone == python == forgot
 
+
+def test_two_processes_give_the_exact_average_of_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The exact match answer about a hidden hand against the rule, its possible hands shared
+    by two processes (a run each), is the one process's, byte for byte."""
+    from click.testing import CliRunner
+
+    from pazaak_cli.cli import main
+    from pazaak_cli.solve import match_advice
+
+    args = ["advise", "--ruleset", f"kotor1/main-deck=infinite,{SMALL}", "--table", "2"]
+    args += ["--hand", "+1 -2", "--opp-table", "", "--opp-hand-size", "2", "--sets", "0-1"]
+    args += ["--opponent", "kotor", "--objective", "match", "--time", "0", "--json"]
+    outputs = []
+    for processes in (1, 2):
+        match_advice.clear_shared_solvers()
+        monkeypatch.setattr(match_advice, "hand_processes", lambda hands, n=processes: n)
+        result = CliRunner().invoke(main, args, prog_name="pazaak")
+        assert result.exit_code == 0, result.output
+        outputs.append(result.output)
+    assert json.loads(outputs[0])["hands_averaged"] >= 4
+    assert outputs[0] == outputs[1]

@@ -48,7 +48,7 @@ from pazaak_cli.solve.match_native import make_match_solver
 from pazaak_cli.solve.match_solver import MatchMove, MatchSolver, clean_probability
 from pazaak_cli.solve.models import OPTIMAL, OpponentModel
 from pazaak_cli.solve.prepare_plan import prepare_planned
-from pazaak_cli.solve.solver import deck_after_draw, weighted_sums
+from pazaak_cli.solve.solver import deck_after_draw, hand_processes, weighted_sums
 
 MATCH_MEMO_STATES = 30_000_000
 """The match solver's memo is emptied between questions once it holds this many positions (the
@@ -643,8 +643,14 @@ def solve_kotor_match_question(question: Question, options: SolveOptions) -> Adv
     along that line; a hidden hand is averaged over its possible hands and, within each, over
     the orders of its cards that change the rule's choices."""
     hands = KotorMatchHands(question, options)
+    # Its values do not depend on which process solved what (KotorMatchSolver._settle), so two
+    # processes take a run of the hands each: the same bits as one. Not where a hand's exact
+    # deck may be given up for its draw odds, which the later hands would then take in one
+    # process and not in the other.
+    shared = not hands.exact or options.exact
+    processes = hand_processes(hands.other_hands) if shared else 1
     try:
-        rows = _every_hand(hands, hands.row, options.progress)
+        rows = _every_hand(hands, hands.row, options.progress, processes=processes)
     finally:
         hands.release()
     return _averaged(rows, hands)
@@ -654,13 +660,30 @@ def _every_hand(
     hands: MatchHands | KotorMatchHands,
     row_of: Callable[[int], MoveRow],
     progress: Callable[[int, int], None] | None,
+    *,
+    processes: int = 1,
 ) -> list[tuple[float, MoveRow]]:
     """Every possible hand's row (``row_of``) with its weight, in the hands' order: the exact
     average's hands, solved one at a time as the time-budgeted answer solves its sample
-    (:class:`HandRows`); ``progress(done, total)`` after each; Ctrl-C raised on."""
+    (:class:`HandRows`); ``progress(done, total)`` after each (of this process's run, times
+    ``processes``: the others run alongside, in forked copies, silent); Ctrl-C raised on."""
     count = len(hands.other_hands)
-    told = None if progress is None else lambda index: progress(index + 1, count)
-    done = HandRows(hands.solver, row_of, hands).solve(range(count), None, told)
+
+    def told(index: int) -> None:
+        if progress is not None:
+            progress(min((index + 1) * processes, count), count)
+
+    solver = hands.solver
+    positions = solver.progress
+    rows = HandRows(
+        solver,
+        row_of,
+        hands,
+        watch=partial(setattr, solver, "progress"),
+        processes=processes,
+        positions=positions,
+    )
+    done = rows.solve(range(count), None, told, contiguous=True)
     if done.interrupted:
         raise KeyboardInterrupt
     total_ways = sum(ways for _, ways in hands.other_hands)
