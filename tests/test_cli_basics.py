@@ -321,3 +321,19 @@ def test_advise_refuses_other_digits_in_a_position_in_one_line(position: str) ->
     exit_code, _, err = invoke("advise", "--position", position, env={"NO_COLOR": "1"})
     assert exit_code == 1, err
     assert err.startswith("Error: field ") and err.count("\n") == 1
+
+
+def test_the_solve_status_foresees_no_time_before_a_hand_is_done(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The status line on a terminal says how many hidden hands are averaged, and the time left
+    only once one is done (from nothing done, any figure would be made up)."""
+    from pazaak_cli.terminal import text
+
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    progress = text.SolveProgress(enabled=True)
+    progress.started -= 10.0  # (shown after its first second)
+    progress.update(0, 40)
+    assert capsys.readouterr().err.strip() == "Solving: 0/40 hidden hands"
+    progress.update(10, 40)
+    assert capsys.readouterr().err.strip() == "Solving: 10/40 hidden hands, about 30 s left"

@@ -13,6 +13,7 @@ Python recursion is itself checked against the engine-state reference in ``test_
 from __future__ import annotations
 
 import json
+import os
 import random
 from collections.abc import Sequence
 
@@ -27,6 +28,7 @@ from pazaak_cli.policies.kotor_rule import DecisionRule, kotor_rule
 from pazaak_cli.solve import match_kotor
 from pazaak_cli.solve.answer_types import SolverTooLarge
 from pazaak_cli.solve.match_kotor import KotorMatchSolver
+from pazaak_cli.solve.match_pipeline import StateSplit
 from pazaak_cli.solve.match_solver import MatchMove
 from pazaak_cli.solve.rule_opponent import Playing
 from pazaak_cli.solve.solver import deck_after_draw
@@ -307,8 +309,9 @@ def test_the_values_do_not_depend_on_the_order_or_on_what_the_tables_forgot(
 
 
 def test_two_processes_give_the_exact_average_of_one(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The exact match answer about a hidden hand against the rule, its possible hands shared
-    by two processes (a run each), is the one process's, byte for byte."""
+    """The exact match answer about a hidden hand against the rule, its later sets and then its
+    possible hands shared by two processes (every other score, then a run of hands each), is
+    the one process's, byte for byte."""
     from click.testing import CliRunner
 
     from pazaak_cli.cli import main
@@ -318,6 +321,7 @@ def test_two_processes_give_the_exact_average_of_one(monkeypatch: pytest.MonkeyP
     args += ["--hand", "+1 -2", "--opp-table", "", "--opp-hand-size", "2", "--sets", "0-1"]
     args += ["--opponent", "kotor", "--objective", "match", "--time", "0", "--json"]
     outputs = []
+    monkeypatch.setattr(match_kotor, "SPLIT_MIN_STATES", 1)  # (the later sets split too)
     for processes in (1, 2):
         match_advice.clear_shared_solvers()
         monkeypatch.setattr(match_advice, "hand_processes", lambda hands, n=processes: n)
@@ -326,3 +330,68 @@ def test_two_processes_give_the_exact_average_of_one(monkeypatch: pytest.MonkeyP
         outputs.append(result.output)
     assert json.loads(outputs[0])["hands_averaged"] >= 4
     assert outputs[0] == outputs[1]
+
+
+def _later_sets(spec: str) -> tuple[KotorMatchSolver, int, list[list[int]]]:
+    """A solver, my hand and eight possible hands of the opponent (one order each)."""
+    rules = parse_ruleset(spec)
+    solver = KotorMatchSolver(rules, 0)
+    pool = sorted(rules.card_pool, key=str)
+    rng = random.Random(17)
+    hands = [[solver.opp.hand(rng.sample(pool, 2))] for _ in range(8)]
+    return solver, solver.me.hand(parse_cards("+1 -2")), hands
+
+
+@pytest.mark.parametrize("first", ["alternate", "loser", "random"])
+def test_the_later_sets_solved_in_two_processes_are_those_of_one(
+    monkeypatch: pytest.MonkeyPatch, first: str
+) -> None:
+    """``prepare_in_two`` (every other score to a forked copy, the values through a shared
+    table) gives every match state the bits one process's hand-by-hand ``prepare`` gives, the
+    copy having solved some of them; and when the copy dies at once, this process solves its
+    states: the same bits again."""
+    spec = f"kotor1/main-deck=infinite,{SMALL},first-player={first}"
+    one, my_hand, groups = _later_sets(spec)
+    for group in groups:
+        one.prepare((0, 0), my_hand, group)
+    monkeypatch.setattr(match_kotor, "SPLIT_MIN_STATES", 1)
+    solved_here = []
+    solve_entry = KotorMatchSolver._solve_entry
+
+    def counted(self: KotorMatchSolver, match: tuple[int, int, int, int], spec: int) -> float:
+        solved_here.append(match)  # (in this process only: the copy counts in its own memory)
+        return solve_entry(self, match, spec)
+
+    monkeypatch.setattr(KotorMatchSolver, "_solve_entry", counted)
+    two, _, _ = _later_sets(spec)
+    assert two.prepare_in_two((0, 0), my_hand, groups)
+    states = {match for match, _ in one._entries}
+    assert 0 < len(set(solved_here)) < len(states)
+    assert two._entries == one._entries
+    monkeypatch.setattr(KotorMatchSolver, "_split_child", lambda self, split: os._exit(1))
+    lost, _, _ = _later_sets(spec)
+    assert lost.prepare_in_two((0, 0), my_hand, groups)
+    assert lost._entries == one._entries
+
+
+def test_a_state_split_waits_only_for_the_other_seats_earlier_states() -> None:
+    """The states of a split go a score at a time to each seat in turn; a seat waits for the
+    other's value only for a state before the one it is solving (never one the other could be
+    waiting on it for), and a spec the solve did not set reads as none."""
+    states = [(1, 1, 0, 0), (1, 1, 0, 1), (1, 0, 0, 0), (0, 1, 0, 0), (0, 0, 0, 0)]
+    split = StateSplit(states)
+    try:
+        assert split.owner == [0, 0, 1, 0, 1]
+        assert split.mine() == [(1, 1, 0, 0), (1, 1, 0, 1), (0, 1, 0, 0)]
+        split.start((0, 1, 0, 0))
+        assert split.elsewhere((1, 0, 0, 0))
+        assert not split.elsewhere((0, 0, 0, 0))  # (after the state solved here)
+        assert not split.elsewhere((1, 1, 0, 1))  # (this seat's)
+        assert not split.elsewhere((2, 2, 0, 0))  # (not in the split)
+        split.publish((1, 0, 0, 0), {0: 0.25, 1: 0.5})
+        assert (split.value((1, 0, 0, 0), 0), split.value((1, 0, 0, 0), 2)) == (0.25, None)
+        assert split.values() == {((1, 0, 0, 0), 0): 0.25, ((1, 0, 0, 0), 1): 0.5}
+        split.lost = True
+        assert not split.elsewhere((1, 0, 0, 0))
+    finally:
+        split.close()

@@ -644,13 +644,17 @@ def solve_kotor_match_question(question: Question, options: SolveOptions) -> Adv
     the orders of its cards that change the rule's choices."""
     hands = KotorMatchHands(question, options)
     # Its values do not depend on which process solved what (KotorMatchSolver._settle), so two
-    # processes take a run of the hands each: the same bits as one. Not where a hand's exact
-    # deck may be given up for its draw odds, which the later hands would then take in one
-    # process and not in the other.
+    # processes solve the later sets of all the hands at once, every other score each, and then
+    # take a run of the hands each: the same bits as one. The hands are not shared where a
+    # hand's exact deck may be given up for its draw odds, which the later hands would then
+    # take in one process and not in the other.
     shared = not hands.exact or options.exact
-    processes = hand_processes(hands.other_hands) if shared else 1
+    processes = hand_processes(hands.other_hands)
+    progress = options.progress
     try:
-        rows = _every_hand(hands, hands.row, options.progress, processes=processes)
+        if processes > 1 and hands.prepare_in_two(progress) and not hands.exact:
+            progress = None  # (the rows then take a moment: the progress shown was the work's)
+        rows = _every_hand(hands, hands.row, progress, processes=processes if shared else 1)
     finally:
         hands.release()
     return _averaged(rows, hands)
@@ -759,13 +763,34 @@ class KotorMatchHands(_MatchHands):
                     budget=self.limits.budget,
                 )
             except SolverTooLarge:
-                raise SolverTooLarge(
-                    f"the match answer against {self.options.model.short} for these hands needs "
-                    f"more than the {self.limits.budget:,} positions it may search (the set "
-                    "answer needs far less)"
-                ) from None
+                raise self._past_budget() from None
         self.moves = [result.move for result in results]
         return match_row(results)
+
+    def prepare_in_two(self, progress: Callable[[int, int], None] | None) -> bool:
+        """Solve the later sets of every possible hand first, in this process and a forked copy
+        at once (:meth:`~pazaak_cli.solve.match_kotor.KotorMatchSolver.prepare_question`), so
+        that each hand's :meth:`row` reads them: the same values as one process solving them
+        hand by hand. ``progress(done, total)``: hands whose later sets are solved (nearly all
+        of the answer's time). False: not done so (left to the rows)."""
+        budget = self.limits.budget * len(self.other_hands)
+        try:
+            return self.solver.prepare_question(
+                self.question,
+                [hand for hand, _ in self.other_hands],
+                budget=budget,
+                orders=self._hidden,
+                progress=progress,
+            )
+        except SolverTooLarge:
+            raise self._past_budget() from None
+
+    def _past_budget(self) -> SolverTooLarge:
+        return SolverTooLarge(
+            f"the match answer against {self.options.model.short} for these hands needs "
+            f"more than the {self.limits.budget:,} positions it may search (the set "
+            "answer needs far less)"
+        )
 
     def release(self) -> None:
         self.solver.progress = None

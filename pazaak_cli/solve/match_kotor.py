@@ -50,6 +50,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from typing import Any
 
 from pazaak_cli.engine.cards import Card
@@ -59,7 +60,9 @@ from pazaak_cli.engine.position_builder import Question
 from pazaak_cli.engine.rules import FirstPlayer, Ruleset
 from pazaak_cli.policies.heuristic_rule import heuristic_rule
 from pazaak_cli.policies.kotor_rule import DecisionRule, kotor_rule
+from pazaak_cli.runtime.executors import ForkedCall, WorkerLost, fork_available
 from pazaak_cli.solve.answer_types import BEST_TOLERANCE, SolverTooLarge
+from pazaak_cli.solve.match_pipeline import PeerLost, StateSplit
 from pazaak_cli.solve.match_solver import (
     MatchMove,
     MatchStates,
@@ -108,6 +111,10 @@ NATIVE_EXACT_MEMO_ENTRIES = 1 << 24
 """The main table's bound once a set is drawn without replacement (384 MiB, 8 million
 positions): 2^22 slots made the kotor1 first move with 4 v 4 known cards on its exact deck
 solve past 1.7 billion positions without an answer (275 s), against 38 s in 2^24 slots."""
+
+SPLIT_MIN_STATES = 64
+"""The fewest match states :meth:`KotorMatchSolver.prepare_in_two` forks for (the later sets
+of one 2 v 2 question are 81: below that, the fork is most of the work)."""
 
 NATIVE_SIDES = 1 << 20
 """Sides a seat (or lists of turn ends) past which :meth:`KotorMatchSolver.bound_memo` forgets
@@ -191,6 +198,9 @@ class KotorMatchSolver(MatchStates):
         self._live_keys: list[tuple[dict[int, Pair], int]] = []
         self._entries: dict[tuple[MatchKey, int], float] = {}
         self._iterating: dict[tuple[MatchKey, int], Pair] = {}
+        self._split: StateSplit | None = None
+        """While :meth:`prepare_in_two` runs: the states the other process solves, and where
+        their values come from."""
         later = DeckDraws(FULL_DECK)
         later.intern(FULL_DECK)
         self._models = DeckModels(later)
@@ -629,10 +639,7 @@ class KotorMatchSolver(MatchStates):
         found = self._iterated(match, spec)
         if found is not None:
             return found
-        value = self._entries.get((match, spec))
-        if value is None:
-            value = self._solve_entry(match, spec)
-        result = overs[over_key] = (value, 0.0)  # (a final value: never the one iterated)
+        result = overs[over_key] = (self.entry(match, spec), 0.0)  # (final: never iterated)
         return result
 
     def entry(self, match: MatchKey, spec: int) -> float:
@@ -640,6 +647,15 @@ class KotorMatchSolver(MatchStates):
         found = self._entries.get((match, spec))
         if found is not None:
             return found
+        split = self._split
+        if split is not None and split.elsewhere(match):  # (the other process solves it)
+            try:
+                found = split.value(match, spec)
+            except PeerLost:
+                split.lost = True  # (solved here, then)
+            if found is not None:
+                self._entries[(match, spec)] = found
+                return found
         return self._solve_entry(match, spec)
 
     def _root(self, match: MatchKey, opener: int) -> Pair:
@@ -792,6 +808,112 @@ class KotorMatchSolver(MatchStates):
     def prepare(self, scores: tuple[int, int], my_hand: int, its_hands: Iterable[int]) -> None:
         """Solve the match states below ``scores`` (mine, its) and the hands bottom up (fewer
         cards and more sets first), so that no solve nests inside another."""
+        self._solve_in_order(self._states_below(scores, my_hand, its_hands))
+
+    def prepare_in_two(
+        self,
+        scores: tuple[int, int],
+        my_hand: int,
+        its_hands: Iterable[Iterable[int]],
+        budget: int | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> bool:
+        """:meth:`prepare` for each group of ``its_hands`` (one hand's orders), in their order,
+        in this process and a forked copy at once, each taking every other score
+        (:class:`~pazaak_cli.solve.match_pipeline.StateSplit`): the same values to the last bit,
+        a value being a function of its key (:meth:`_settle`). (One hand at a time, as the
+        rows solve them: the states of all the hands in ``prepare``'s order, each score's
+        lattice at once, outgrew the bounded tables: 1.24 times the CPU.) ``budget``: the
+        positions each process may search; ``progress(done, total)``: the groups this process
+        is past. False: not done so (no fork here, or too few states left for two); a copy that
+        dies leaves its states to this process."""
+        specs = self._specs()
+        listed: dict[MatchKey, int] = {}  # (each state to solve, and its first group)
+        groups = list(its_hands)
+        for number, group in enumerate(groups):
+            for match in self._states_below(scores, my_hand, group):
+                if match not in listed and any(
+                    (match, spec) not in self._entries for spec in specs
+                ):
+                    listed[match] = number
+        states = list(listed)
+        if len(states) < SPLIT_MIN_STATES or not fork_available():
+            return False
+        split = StateSplit(states)
+        saved_budget = self.budget
+        self.budget = None if budget is None else self.states + budget
+        self._split = split
+        try:
+            try:
+                child: ForkedCall | None = ForkedCall(partial(self._split_child, split))
+            except OSError:
+                child = None
+            try:
+                split.child = child.pid if child is not None else None
+                split.lost = child is None
+                reached = None
+                if progress is not None:
+
+                    def reached(match: MatchKey) -> None:
+                        progress(listed[match], len(groups))
+
+                self._solve_in_order(split.mine(), reached)
+                if child is not None:
+                    with contextlib.suppress(WorkerLost):  # (died: what it left is solved below)
+                        child.result()
+            finally:
+                if child is not None:
+                    child.stop()
+            split.lost = True  # (nothing more to wait for)
+            for key, value in split.values().items():
+                self._entries.setdefault(key, value)
+            self._split = None
+            self._solve_in_order(states)  # (what a copy that died left; the rest is known)
+            if progress is not None:
+                progress(len(groups), len(groups))
+        finally:
+            self._split = None
+            self.budget = saved_budget
+            split.close()
+        return True
+
+    def _split_child(self, split: StateSplit) -> None:
+        """In the forked copy: solve the split's other states (their values pass through its
+        table)."""
+        split.seat = 1
+        self.progress = None  # (the parent shows the progress)
+        self._solve_in_order(split.mine())
+
+    def _solve_in_order(
+        self, states: Iterable[MatchKey], reached: Callable[[MatchKey], None] | None = None
+    ) -> None:
+        """Solve each of ``states`` for every opener spec, in order (each reads only states
+        before it, or smaller ones solved on the way), calling ``reached`` before each; under
+        :meth:`prepare_in_two`, each published for the other process."""
+        specs = self._specs()
+        split = self._split
+        for match in states:
+            if reached is not None:
+                reached(match)
+            if split is not None:
+                split.start(match)
+            for spec in specs:
+                # nothing is being searched between two match states: a full memo may be
+                # emptied there (what a later state reads again is solved again)
+                self.bound_memo()
+                self.entry(match, spec)
+            if split is not None:
+                entries = self._entries
+                split.publish(
+                    match,
+                    {spec: entries[(match, spec)] for spec in range(3) if (match, spec) in entries},
+                )
+
+    def _states_below(
+        self, scores: tuple[int, int], my_hand: int, its_hands: Iterable[int]
+    ) -> list[MatchKey]:
+        """The match states at ``scores`` (mine, its) and after, with sub-hands of these hands,
+        in :meth:`prepare`'s order: more sets played first, then fewer cards."""
         mine = self.me.sub_hands(my_hand)
         theirs: dict[int, None] = {}
         for hand in its_hands:
@@ -801,18 +923,13 @@ class KotorMatchSolver(MatchStates):
             key=lambda pair: len(self.me.hands[pair[0]]) + len(self.opp.hands[pair[1]]),
         )
         target = self._sets_to_win
-        specs = self._specs()
+        states = []
         for total in range(2 * target - 2, scores[0] + scores[1] - 1, -1):
             for s0 in range(target - 1, scores[0] - 1, -1):
                 s1 = total - s0
-                if not scores[1] <= s1 < target:
-                    continue
-                for x, y in pairs:
-                    for spec in specs:
-                        # nothing is being searched between two match states: a full memo
-                        # may be emptied there (what a later state reads again is solved again)
-                        self.bound_memo()
-                        self.entry((s0, s1, x, y), spec)
+                if scores[1] <= s1 < target:
+                    states += [(s0, s1, x, y) for x, y in pairs]
+        return states
 
     def set_start_value(
         self,
@@ -852,15 +969,10 @@ class KotorMatchSolver(MatchStates):
         ``exact``: draw it without replacement."""
         state = question.state
         mover = state.turn
-        if mover != self.me_seat:
-            raise PazaakError("this solver advises the other seat")
         me_side, other_side = state.sides[mover], state.sides[1 - mover]
         my_cards = tuple(card for card in me_side.hand if card is not None)
         hands = match_hand_orders(other_hand) if orders else [tuple(other_hand)]
-        my_hand = self.me.hand(my_cards)
-        its_hands = [self.opp.hand(hand) for hand in hands]
-        won = state.sets_won()
-        scores = (won[mover], won[1 - mover])
+        scores, my_hand, its_hands = self._question_states(question, hands)
         capped = None  # (room, resident) when the exact deck's memory cap is the bound
         if exact and current_deck is not None:
             self._exact_table()
@@ -907,6 +1019,38 @@ class KotorMatchSolver(MatchStates):
                 )
             )
         return results
+
+    def prepare_question(
+        self,
+        question: Question,
+        other_hands: Iterable[Sequence[Card]],
+        *,
+        budget: int | None = None,
+        orders: bool = False,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> bool:
+        """Solve the later sets of :meth:`solve_moves` for each of ``other_hands`` at once, in
+        two processes (:meth:`prepare_in_two`; False: not done so, left to each hand's
+        :meth:`solve_moves`). ``budget``: the positions each process may search;
+        ``progress(done, total)``: the hands whose later sets this process is past."""
+        groups = [match_hand_orders(hand) if orders else [tuple(hand)] for hand in other_hands]
+        scores, my_hand, _ = self._question_states(question, [])
+        its_hands = [[self.opp.hand(order) for order in group] for group in groups]
+        return self.prepare_in_two(scores, my_hand, its_hands, budget, progress)
+
+    def _question_states(
+        self, question: Question, its_hands: Iterable[Sequence[Card]]
+    ) -> tuple[tuple[int, int], int, list[int]]:
+        """The score (mine, its), my hand's id and ``its_hands``' ids of a question to the
+        advised seat: where its later sets start."""
+        state = question.state
+        mover = state.turn
+        if mover != self.me_seat:
+            raise PazaakError("this solver advises the other seat")
+        my_cards = tuple(card for card in state.sides[mover].hand if card is not None)
+        won = state.sets_won()
+        scores = (won[mover], won[1 - mover])
+        return scores, self.me.hand(my_cards), [self.opp.hand(hand) for hand in its_hands]
 
     # -- the set's odds along the chosen line ------------------------------------------------------
 

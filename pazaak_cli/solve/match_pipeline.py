@@ -20,6 +20,11 @@ process's stores of aligned doubles whole; the reader only polls). The values ar
 solve done one score after the other, to the last bit: each state reads the same values, and its
 first guess the same share (:meth:`Pipeline.share` finds the state whose share the sequential
 order would have kept).
+
+Against a rule (``KotorMatchSolver``) a value is a function of its key alone, with no share to
+carry, so the cut can be finer: :class:`StateSplit` deals the states of ``prepare``'s order in
+turn to the two processes, each score half in each, the processes going through the scores
+side by side.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from __future__ import annotations
 import math
 import mmap
 import os
+import struct
 import time
 from collections.abc import Iterator, Sequence
 from typing import Generic, Protocol, TypeVar
@@ -66,7 +72,55 @@ class PeerLost(Exception):
     """The other process ended before it wrote a value this one waits for."""
 
 
-class Pipeline(Generic[LevelT]):
+class SharedTable:
+    """Doubles in memory shared between this process and a fork of it, NaN until written: the
+    values one of the two solves and the other waits for. Seat 0 is the process that forked,
+    seat 1 the forked one."""
+
+    def __init__(self, doubles: int) -> None:
+        self._buffer = mmap.mmap(-1, max(1, doubles) * 8)  # (anonymous, shared with a fork)
+        self._buffer.write(struct.pack("d", math.nan) * max(1, doubles))
+        self._table = memoryview(self._buffer).cast("d")
+        self.seat = 0
+        """Which process this is (0: the one that forked, 1: the forked one)."""
+        self.parent = os.getpid()
+        self.child: int | None = None
+        """The forked process's id (None: not forked, or ended: nothing more to wait for)."""
+        self.lost = False
+        """The other process ended before its share was done: this one solves what is left."""
+
+    def close(self) -> None:
+        """Let go of the shared table."""
+        self._table.release()
+        self._buffer.close()
+
+    def _wait(self, slot: int) -> float:
+        """The double at ``slot`` once the other process has written it (PeerLost if that
+        process ended first)."""
+        found = self._table[slot]
+        while math.isnan(found):
+            self._check_peer()
+            time.sleep(POLL_SECONDS)
+            found = self._table[slot]
+        return found
+
+    def _check_peer(self) -> None:
+        if self.seat == 1:
+            if os.getppid() != self.parent:
+                raise PeerLost("the process that forked this one ended")
+            return
+        if self.child is None:
+            raise PeerLost("no process solves these states")
+        try:
+            pid, _ = os.waitpid(self.child, os.WNOHANG)
+        except ChildProcessError:
+            pid = self.child
+        if pid:
+            # (it may have ended after writing: the caller looks once more)
+            self.child = None
+
+
+class Pipeline(SharedTable, Generic[LevelT]):
     """The scores of one ``prepare_all`` shared out between two processes (seat 0 of the
     pipeline: the parent, every other score from the first; seat 1: the forked child), and the
     table through which their values pass."""
@@ -92,23 +146,7 @@ class Pipeline(Generic[LevelT]):
                 self.owner[score] = len(self.owner) % 2
         self._pair_index = {pair: index for index, pair in enumerate(pairs)}
         self._missing = {(level.s0, level.s1): frozenset(level.missing) for level in self.levels}
-        size = max(1, len(self._index) * len(pairs) * SLOTS) * 8
-        self._buffer = mmap.mmap(-1, size)  # (anonymous and shared: a fork writes into it too)
-        self._table = memoryview(self._buffer).cast("d")
-        for index in range(len(self._table)):
-            self._table[index] = math.nan
-        self.seat = 0
-        """Which process this is (0: the one that forked, 1: the forked one)."""
-        self.parent = os.getpid()
-        self.child: int | None = None
-        """The forked process's id (None: not forked, or ended: nothing more to wait for)."""
-        self.lost = False
-        """The other process ended before its share was done: this one solves what is left."""
-
-    def close(self) -> None:
-        """Let go of the shared table."""
-        self._table.release()
-        self._buffer.close()
+        super().__init__(len(self._index) * len(pairs) * SLOTS)
 
     def levels_of(self, seat: int) -> list[LevelT]:
         """The levels a seat solves, in order."""
@@ -157,28 +195,7 @@ class Pipeline(Generic[LevelT]):
     def value(self, match: MatchKey, spec: int) -> float:
         """The value of a state the other process solves, once it is written (PeerLost if
         that process ended first)."""
-        slot = self._slot(match) + spec
-        found = self._table[slot]
-        while math.isnan(found):
-            self._check_peer()
-            time.sleep(POLL_SECONDS)
-            found = self._table[slot]
-        return found
-
-    def _check_peer(self) -> None:
-        if self.seat == 1:
-            if os.getppid() != self.parent:
-                raise PeerLost("the process that forked this one ended")
-            return
-        if self.child is None:
-            raise PeerLost("no process solves these scores")
-        try:
-            pid, _ = os.waitpid(self.child, os.WNOHANG)
-        except ChildProcessError:
-            pid = self.child
-        if pid:
-            # (it may have ended after writing: the caller looks once more)
-            self.child = None
+        return self._wait(self._slot(match) + spec)
 
     def share(self, match: MatchKey, key: tuple[int, int, int]) -> float:
         """The share Newton's first guess starts from for ``match`` (``key``: its hands and
@@ -239,3 +256,78 @@ class Pipeline(Generic[LevelT]):
                 if not math.isnan(share) and share != NO_SHARE:
                     result[(match[2], match[3], spec)] = share
         return result
+
+
+NOT_SOLVED = math.inf
+"""A value slot of a state whose solve set no value for that opener spec."""
+
+SPECS = 3
+"""Value slots per state in a :class:`StateSplit`: one per opener spec (seat 0, seat 1, a coin)."""
+
+
+class StateSplit(SharedTable):
+    """The match states of one ``prepare``, in its order (each reads only states before it),
+    shared out between two processes a score at a time, every other score of the order to
+    each (a score's states share the positions of their sets: dealt in turn state by state,
+    each process solved again what the other had, 1.25 times the work; the last of nine scores
+    cut in two runs as well measured no faster). For a solver whose
+    values are functions of their keys alone (``KotorMatchSolver``: no first guess carried from
+    one state to the next), so either process may solve any of them and get the same bits;
+    each writes the values of its states, and waits for the other's only when they come before
+    the state it is solving (:meth:`elsewhere`), so the two never wait for each other."""
+
+    def __init__(self, states: Sequence[MatchKey]) -> None:
+        self.states = list(states)
+        self._index = {match: index for index, match in enumerate(self.states)}
+        owners: dict[tuple[int, int], int] = {}
+        for match in self.states:
+            owners.setdefault((match[0], match[1]), len(owners) % 2)
+        self.owner = [owners[(match[0], match[1])] for match in self.states]
+        """The seat that solves each state."""
+        self.solving = len(self.states)
+        """The index of the state this process is solving (its own, in order)."""
+        super().__init__(len(self.states) * SPECS)
+
+    def mine(self) -> list[MatchKey]:
+        """The states this process solves, in order."""
+        pairs = zip(self.states, self.owner, strict=True)
+        return [match for match, seat in pairs if seat == self.seat]
+
+    def start(self, match: MatchKey) -> None:
+        """This process begins its state ``match``."""
+        self.solving = self._index[match]
+
+    def elsewhere(self, match: MatchKey) -> bool:
+        """Whether to wait for the other process's value of ``match``: its state, before the one
+        this process is solving (one after it is solved here: waiting for it could wait for a
+        state the other process is waiting for)."""
+        index = self._index.get(match)
+        return (
+            not self.lost
+            and index is not None
+            and self.owner[index] != self.seat
+            and index < self.solving
+        )
+
+    def publish(self, match: MatchKey, values: dict[int, float]) -> None:
+        """A state solved here: its value for each opener spec (the others marked not solved)."""
+        slot = self._index[match] * SPECS
+        for spec in range(SPECS):
+            self._table[slot + spec] = values.get(spec, NOT_SOLVED)
+
+    def value(self, match: MatchKey, spec: int) -> float | None:
+        """The other process's value of ``match`` for ``spec``, once written (None: its solve
+        set none for that spec; PeerLost if that process ended first)."""
+        found = self._wait(self._index[match] * SPECS + spec)
+        return None if found == NOT_SOLVED else found
+
+    def values(self) -> dict[tuple[MatchKey, int], float]:
+        """Every value written, by (match state, spec)."""
+        table = self._table
+        return {
+            (match, spec): table[index * SPECS + spec]
+            for index, match in enumerate(self.states)
+            for spec in range(SPECS)
+            if not math.isnan(table[index * SPECS + spec])
+            and table[index * SPECS + spec] != NOT_SOLVED
+        }

@@ -111,9 +111,11 @@ class SolveProgress:
         """Hidden hands averaged: ``done`` of ``total``, with the time left foreseen from the
         time they took."""
         self.hands = ""
-        if done < total:
+        if done == 0:  # (nothing to foresee the time left from yet)
+            self.hands = f"{done}/{total} hidden hands"
+        elif done < total:
             spent = time.monotonic() - self.started
-            left = spent * (total - done) / max(done, 1)
+            left = spent * (total - done) / done
             self.hands = f"{done}/{total} hidden hands, about {duration_text(left)} left"
         self._show()
 
