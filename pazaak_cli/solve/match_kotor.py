@@ -62,7 +62,7 @@ from pazaak_cli.policies.heuristic_rule import heuristic_rule
 from pazaak_cli.policies.kotor_rule import DecisionRule, kotor_rule
 from pazaak_cli.runtime.executors import ForkedCall, WorkerLost, fork_available
 from pazaak_cli.solve.answer_types import BEST_TOLERANCE, SolverTooLarge
-from pazaak_cli.solve.match_pipeline import PeerLost, StateSplit
+from pazaak_cli.solve.match_pipeline import StateSplit
 from pazaak_cli.solve.match_solver import (
     MatchMove,
     MatchStates,
@@ -645,18 +645,9 @@ class KotorMatchSolver(MatchStates):
     def entry(self, match: MatchKey, spec: int) -> float:
         """P(I win the match) when a set starts in ``match`` and ``spec`` says who opens it."""
         found = self._entries.get((match, spec))
-        if found is not None:
-            return found
-        split = self._split
-        if split is not None and split.elsewhere(match):  # (the other process solves it)
-            try:
-                found = split.value(match, spec)
-            except PeerLost:
-                split.lost = True  # (solved here, then)
-            if found is not None:
-                self._entries[(match, spec)] = found
-                return found
-        return self._solve_entry(match, spec)
+        if found is None:
+            found = self._peer_value(self._split, match, spec)
+        return self._solve_entry(match, spec) if found is None else found
 
     def _root(self, match: MatchKey, opener: int) -> Pair:
         """A set started from empty tables, ``opener`` drawing first."""

@@ -72,6 +72,23 @@ class PeerLost(Exception):
     """The other process ended before it wrote a value this one waits for."""
 
 
+class Peer(Protocol):
+    """What a solver asks of the table through which the other process's values come
+    (:class:`Pipeline`, :class:`StateSplit`)."""
+
+    lost: bool
+    """The other process ended before its share was done: this one solves what is left."""
+
+    def elsewhere(self, match: MatchKey) -> bool:
+        """Whether to wait for the other process's value of ``match``."""
+        ...
+
+    def value(self, match: MatchKey, spec: int) -> float | None:
+        """The other process's value of ``match`` for ``spec`` once written (None: it has none;
+        PeerLost if that process ended first)."""
+        ...
+
+
 class SharedTable:
     """Doubles in memory shared between this process and a fork of it, NaN until written: the
     values one of the two solves and the other waits for. Seat 0 is the process that forked,

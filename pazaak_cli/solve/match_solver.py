@@ -46,7 +46,7 @@ from pazaak_cli.engine.position_builder import Question
 from pazaak_cli.engine.rules import FirstPlayer, NineCards, Ruleset
 from pazaak_cli.runtime.executors import resident_bytes
 from pazaak_cli.solve.answer_types import BEST_TOLERANCE, Move, SolverTooLarge
-from pazaak_cli.solve.match_pipeline import PeerLost, Pipeline
+from pazaak_cli.solve.match_pipeline import Peer, PeerLost, Pipeline
 from pazaak_cli.solve.solver import (
     BUST_END,
     FREE_END,
@@ -239,6 +239,24 @@ class MatchStates:
 
     def _new_context(self, model: int) -> None:
         """The tables a solver keeps per context, made for a new one (none here)."""
+
+    _entries: dict[tuple[MatchKey, int], float]
+    """The match-state values found, by (match state, opener spec)."""
+
+    def _peer_value(self, peer: Peer | None, match: MatchKey, spec: int) -> float | None:
+        """The value of ``match`` for ``spec`` that another process solves (``peer``: the table
+        its values come through, while two solve at once), kept once it is written; None: it is
+        for this process to solve (no peer, not the peer's, or the peer gone)."""
+        if peer is None or not peer.elsewhere(match):
+            return None
+        try:
+            found = peer.value(match, spec)
+        except PeerLost:
+            peer.lost = True  # (solved here, then)
+            return None
+        if found is not None:
+            self._entries[(match, spec)] = found
+        return found
 
     _models: DeckModels
 
@@ -596,18 +614,9 @@ class MatchSolver(SetSolver, MatchStates):
         """P(seat 0 wins the match) when a set starts in match state ``match`` and ``spec`` says
         who opens it (a seat, or a coin)."""
         found = self._entries.get((match, spec))
-        if found is not None:
-            return found
-        pipeline = self._pipeline
-        if pipeline is not None and pipeline.elsewhere(match):  # (the other process solves it)
-            try:
-                found = pipeline.value(match, spec)
-            except PeerLost:
-                pipeline.lost = True  # (solved here, then)
-            else:
-                self._entries[(match, spec)] = found
-                return found
-        return self._solve_entry(match, spec)
+        if found is None:
+            found = self._peer_value(self._pipeline, match, spec)
+        return self._solve_entry(match, spec) if found is None else found
 
     def _root(self, match: MatchKey, opener: int) -> Pair:
         """The value of a set started from empty tables, ``opener`` drawing first."""
