@@ -16,6 +16,7 @@ import json
 import os
 import random
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
 
@@ -324,11 +325,48 @@ def test_two_processes_give_the_exact_average_of_one(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(match_kotor, "SPLIT_MIN_STATES", 1)  # (the later sets split too)
     for processes in (1, 2):
         match_advice.clear_shared_solvers()
+        monkeypatch.setenv("PAZAAK_SOLVER_PROCESSES", str(processes))
         monkeypatch.setattr(match_advice, "hand_processes", lambda hands, n=processes: n)
         result = CliRunner().invoke(main, args, prog_name="pazaak")
         assert result.exit_code == 0, result.output
         outputs.append(result.output)
     assert json.loads(outputs[0])["hands_averaged"] >= 4
+    assert outputs[0] == outputs[1]
+
+
+def test_a_sample_s_later_sets_in_two_processes_give_the_one_process_answer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The sampled match answer against the rule (a hand count, as a time budget asks for
+    hands) solves each batch's later sets in two processes first: the same bytes as one
+    process, and the split really taken."""
+    from click.testing import CliRunner
+
+    from pazaak_cli.cli import main
+    from pazaak_cli.solve import match_advice
+
+    args = ["advise", "--ruleset", f"kotor1/main-deck=infinite,{SMALL}", "--table", "2"]
+    args += ["--hand", "+1 -2", "--opp-table", "", "--opp-hand-size", "2", "--sets", "0-1"]
+    args += ["--opponent", "kotor", "--objective", "match", "--hands", "3", "--json"]
+    monkeypatch.setattr(match_kotor, "SPLIT_MIN_STATES", 1)
+    split: list[bool] = []
+    prepare_in_two = KotorMatchSolver.prepare_in_two
+
+    def recorded(self: KotorMatchSolver, *args: Any, **kwargs: Any) -> bool:
+        split.append(prepare_in_two(self, *args, **kwargs))
+        return split[-1]
+
+    monkeypatch.setattr(KotorMatchSolver, "prepare_in_two", recorded)
+    outputs = []
+    for processes in (1, 2):
+        match_advice.clear_shared_solvers()
+        split.clear()
+        monkeypatch.setenv("PAZAAK_SOLVER_PROCESSES", str(processes))
+        result = CliRunner().invoke(main, args, prog_name="pazaak")
+        assert result.exit_code == 0, result.output
+        assert any(split) == (processes == 2)
+        outputs.append(result.output)
+    assert json.loads(outputs[0])["hands_solved"] == 3
     assert outputs[0] == outputs[1]
 
 

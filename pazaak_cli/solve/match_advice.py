@@ -43,7 +43,12 @@ from pazaak_cli.solve.hidden_hands import (
 )
 from pazaak_cli.solve.match_cache import MAX_ENTRIES, load_entries, save_entries
 from pazaak_cli.solve.match_kotor import NATIVE_RULES as KOTOR_NATIVE_RULES
-from pazaak_cli.solve.match_kotor import KotorMatchSolver, canonical_order, match_hand_orders
+from pazaak_cli.solve.match_kotor import (
+    KotorMatchSolver,
+    canonical_order,
+    match_hand_orders,
+    splits_in_two,
+)
 from pazaak_cli.solve.match_native import make_match_solver
 from pazaak_cli.solve.match_solver import MatchMove, MatchSolver, clean_probability
 from pazaak_cli.solve.models import OPTIMAL, OpponentModel
@@ -121,19 +126,23 @@ class KotorMatchLimits:
     one hand of the opponent may bring; past it the answer is refused at once instead of after
     minutes (the budget stays the guard)."""
     pair_seconds: float
-    """Wall seconds a pair of sub-hands costs, solved at every score."""
+    """Wall seconds a pair of sub-hands costs, solved at every score, in one process."""
+    split_share: float
+    """The share of that time left when the later sets are solved in two processes
+    (:func:`~pazaak_cli.solve.match_kotor.splits_in_two`): what the foresight multiplies by."""
 
 
 PYTHON_KOTOR_MATCH = KotorMatchLimits(
-    budget=5_000_000, quick_pairs=9, reach_pairs=64, pair_seconds=2.0
+    budget=5_000_000, quick_pairs=9, reach_pairs=64, pair_seconds=2.0, split_share=1.0
 )
 """Pure Python, measured at 1.1 to 2.4 s of CPU a pair (1 v 1 cards: 4 pairs, 4.4 s; 2 v 1: 9
 pairs, about 10 s; 2 v 2: 16 pairs, 18 s; 3 v 3: 64 pairs, 155 s within the budget of 5 M
 positions, about 1.5 GB at Python's 250 bytes; 3 and 4 cards against 4 known, 96 and 192 pairs,
-were refused at that bound after 122 and 125 s)."""
+were refused at that bound after 122 and 125 s). Its two processes were not measured: foreseen
+as one."""
 
 NATIVE_KOTOR_MATCH = KotorMatchLimits(
-    budget=64_000_000, quick_pairs=64, reach_pairs=256, pair_seconds=0.035
+    budget=64_000_000, quick_pairs=64, reach_pairs=256, pair_seconds=0.035, split_share=0.62
 )
 """The C loop, measured as whole commands on two cores, kotor1 first move, both hands known
 (docs/benchmarks.md): 1 v 1 (4 pairs) 0.40 s, 2 v 2 (16) 0.79 s, 3 v 3 (64) 2.55 s, 4 v 4 (256)
@@ -141,7 +150,9 @@ NATIVE_KOTOR_MATCH = KotorMatchLimits(
 0.85 times the time): 0.032 to 0.040 s a pair. 64 pairs answer within about 2.5 s; a hand of 4 cards
 against 4 (256 pairs) fits; the budget (64 M positions, about 30 s) guards the time, the table the
 memory. Past the reach: kotor2's all-gold 4 v 4 (512 pairs with the orders the rule reads) had
-searched 400 M positions after 119 s, unanswered."""
+searched 400 M positions after 119 s, unanswered. In two processes the least sample of a time
+budget (two hidden hands of ``kotor1-average``) took 0.61 (4 cards) and 0.63 (3 cards) of one
+process's time, whole commands side by side (docs/benchmarks.md)."""
 
 
 def kotor_match_limits(rule: DecisionRule) -> KotorMatchLimits:
@@ -262,7 +273,8 @@ def match_seconds(
         largest = max(match_pairs(my_hand, [(hand, 1)], ordered=True) for hand, _ in hands)
         if largest > limits.reach_pairs:
             return math.inf
-        return match_pairs(my_hand, hands, ordered=True) * limits.pair_seconds
+        share = limits.split_share if splits_in_two() else 1.0
+        return match_pairs(my_hand, hands, ordered=True) * limits.pair_seconds * share
     cards = [*my_hand, *(card for hand, _ in hands for card in hand)]
     weight = GOLD_PAIR_WEIGHT if any(card.kind in _MANY_SIDES for card in cards) else 1
     pairs = match_pairs(my_hand, hands)
@@ -649,12 +661,12 @@ def solve_kotor_match_question(question: Question, options: SolveOptions) -> Adv
     # hand's exact deck may be given up for its draw odds, which the later hands would then
     # take in one process and not in the other.
     shared = not hands.exact or options.exact
-    processes = hand_processes(hands.other_hands)
+    processes = hand_processes(hands.other_hands) if shared else 1
     progress = options.progress
     try:
-        if processes > 1 and hands.prepare_in_two(progress) and not hands.exact:
+        if hands.prepare_in_two(range(len(hands.other_hands)), progress) and not hands.exact:
             progress = None  # (the rows then take a moment: the progress shown was the work's)
-        rows = _every_hand(hands, hands.row, progress, processes=processes if shared else 1)
+        rows = _every_hand(hands, hands.row, progress, processes=processes)
     finally:
         hands.release()
     return _averaged(rows, hands)
@@ -767,23 +779,33 @@ class KotorMatchHands(_MatchHands):
         self.moves = [result.move for result in results]
         return match_row(results)
 
-    def prepare_in_two(self, progress: Callable[[int, int], None] | None) -> bool:
-        """Solve the later sets of every possible hand first, in this process and a forked copy
-        at once (:meth:`~pazaak_cli.solve.match_kotor.KotorMatchSolver.prepare_question`), so
-        that each hand's :meth:`row` reads them: the same values as one process solving them
-        hand by hand. ``progress(done, total)``: hands whose later sets are solved (nearly all
-        of the answer's time). False: not done so (left to the rows)."""
-        budget = self.limits.budget * len(self.other_hands)
+    def prepare_in_two(
+        self, indices: Sequence[int], progress: Callable[[int, int], None] | None = None
+    ) -> bool:
+        """Solve the later sets of the possible hands ``indices`` first, in this process and a
+        forked copy at once (``KotorMatchSolver.prepare_question``), so that each hand's
+        :meth:`row` reads them: the same values as one process solving them hand by hand.
+        ``progress(done, total)``: hands whose later sets are solved (nearly all of the
+        answer's time). False: not done so (left to the rows)."""
+        budget = self.limits.budget * len(indices)
         try:
             return self.solver.prepare_question(
                 self.question,
-                [hand for hand, _ in self.other_hands],
+                [self.other_hands[index][0] for index in indices],
                 budget=budget,
                 orders=self._hidden,
                 progress=progress,
             )
         except SolverTooLarge:
             raise self._past_budget() from None
+
+    def batch(
+        self, indices: Sequence[int], solve: Callable[[Sequence[int]], HandsSolved]
+    ) -> HandsSolved:
+        """The hands ``indices`` solved by ``solve`` (:class:`HandRows`' ``batch``), their later
+        sets first, in two processes (:meth:`prepare_in_two`)."""
+        self.prepare_in_two(indices)
+        return solve(indices)
 
     def _past_budget(self) -> SolverTooLarge:
         return SolverTooLarge(
@@ -802,7 +824,7 @@ def match_hands(question: Question, options: SolveOptions) -> HandRows:
     decides whether to begin, :func:`match_seconds`)."""
     if options.rule is not None:
         kotor = KotorMatchHands(question, options)
-        return HandRows(kotor.solver, kotor.row, kotor)
+        return HandRows(kotor.solver, kotor.row, kotor, batch=kotor.batch)
     hands = MatchHands(question, options)
     return HandRows(hands.solver, partial(hands.row, with_odds=True), hands, batch=hands.batch)
 

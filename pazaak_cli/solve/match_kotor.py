@@ -60,7 +60,7 @@ from pazaak_cli.engine.position_builder import Question
 from pazaak_cli.engine.rules import FirstPlayer, Ruleset
 from pazaak_cli.policies.heuristic_rule import heuristic_rule
 from pazaak_cli.policies.kotor_rule import DecisionRule, kotor_rule
-from pazaak_cli.runtime.executors import ForkedCall, WorkerLost, fork_available
+from pazaak_cli.runtime.executors import ForkedCall, WorkerLost, fork_available, solver_processes
 from pazaak_cli.solve.answer_types import BEST_TOLERANCE, SolverTooLarge
 from pazaak_cli.solve.match_pipeline import StateSplit
 from pazaak_cli.solve.match_solver import (
@@ -115,6 +115,13 @@ solve past 1.7 billion positions without an answer (275 s), against 38 s in 2^24
 SPLIT_MIN_STATES = 64
 """The fewest match states :meth:`KotorMatchSolver.prepare_in_two` forks for (the later sets
 of one 2 v 2 question are 81: below that, the fork is most of the work)."""
+
+
+def splits_in_two() -> bool:
+    """Whether :meth:`KotorMatchSolver.prepare_in_two` may fork here: a fork, and two processes
+    allowed (``$PAZAAK_SOLVER_PROCESSES``, else the cores)."""
+    return fork_available() and solver_processes() >= 2
+
 
 NATIVE_SIDES = 1 << 20
 """Sides a seat (or lists of turn ends) past which :meth:`KotorMatchSolver.bound_memo` forgets
@@ -816,8 +823,8 @@ class KotorMatchSolver(MatchStates):
         rows solve them: the states of all the hands in ``prepare``'s order, each score's
         lattice at once, outgrew the bounded tables: 1.24 times the CPU.) ``budget``: the
         positions each process may search; ``progress(done, total)``: the groups this process
-        is past. False: not done so (no fork here, or too few states left for two); a copy that
-        dies leaves its states to this process."""
+        is past. False: not done so (no fork here, one process allowed, or too few states left
+        for two); a copy that dies leaves its states to this process."""
         specs = self._specs()
         listed: dict[MatchKey, int] = {}  # (each state to solve, and its first group)
         groups = list(its_hands)
@@ -828,7 +835,7 @@ class KotorMatchSolver(MatchStates):
                 ):
                     listed[match] = number
         states = list(listed)
-        if len(states) < SPLIT_MIN_STATES or not fork_available():
+        if len(states) < SPLIT_MIN_STATES or not splits_in_two():
             return False
         split = StateSplit(states)
         saved_budget = self.budget
@@ -1197,4 +1204,5 @@ __all__ = [
     "KotorMatchSolver",
     "canonical_order",
     "match_hand_orders",
+    "splits_in_two",
 ]
