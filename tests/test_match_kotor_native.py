@@ -54,7 +54,8 @@ SMALL = "target=6,table-size=3,sets-to-win=2,hand-size=2"
 def test_the_rules_choice_in_c_is_the_python_rules(rule: str, spec: str) -> None:
     """On random sides of the rule's seat (hands of up to four cards of the ruleset's pool, a
     few cards placed), facing random totals, standing or not, at every score: the codes the C
-    rule reaches after each draw are those of ``RuleSeat.replies`` (the Python rule)."""
+    rule reaches after each draw are those of ``RuleSeat.replies`` (the Python rule), and asked
+    again the same, kept by the direct index or, for a total past it (below -32), the hash."""
     rules = parse_ruleset(spec)
     pool = sorted(rules.card_pool, key=str)
     rng = random.Random(f"{rule} {spec}")
@@ -71,13 +72,14 @@ def test_the_rules_choice_in_c_is_the_python_rules(rule: str, spec: str) -> None
         if side[0] >= rules.target:
             continue
         opp = seat.side(side)
-        theirs = rng.randint(0, rules.target)
+        theirs = rng.randint(0, rules.target) if rng.random() < 0.9 else rng.randint(-40, -33)
         stands = rng.random() < 0.5
         sets = rng.randrange(rules.sets_to_win)
         solver._sync()
         in_c = solver._core.replies(opp, theirs, stands, sets)
         solver._sync()  # (the C rule asked Python for turns: their sides are told now)
         assert tuple(in_c)[1:] == seat.replies(opp, theirs, stands, sets)[1:], (cards, side)
+        assert solver._core.replies(opp, theirs, stands, sets) == in_c
         checked += 1
 
 
@@ -163,6 +165,8 @@ def test_the_search_in_c_gives_the_values_of_the_python_search(
             assert got.set_tie == pytest.approx(expected.set_tie, abs=1e-12), got.move
         assert native.states == reference.states
         assert native.fixed_point_solves == reference.fixed_point_solves
+    for (_, in_c), solver in solvers.items():  # (every slope in the main table was +0.0)
+        assert not in_c or solver._core.sloped_held == 0
 
 
 def test_hidden_hand_orders_and_set_starts_agree() -> None:

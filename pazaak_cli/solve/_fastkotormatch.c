@@ -34,14 +34,17 @@
  * the value found: moved along their slopes into the main table, they kept last bits that
  * depended on what was solved before and on what the table forgot); the choices made there
  * narrow the interval of offsets from the value tried over which they all stand (`interval`),
- * as KotorMatchSolver._narrow does. The main table is bounded: full,
- * it forgets its entries (a cache: values are pure functions of their keys; see keep).
+ * as KotorMatchSolver._narrow does. The main table keeps a value a position and no slope (every
+ * slope outside a scratch table is +0.0: Values). It is bounded: full, it forgets its entries (a
+ * cache: values are pure functions of their keys; see keep). The rule's replies to a total of
+ * mine are found through a direct index by rule side (reply_place), not a hash.
  */
 /* (calloc'ed tables: in huge pages the kernel's zeroing of each page first written took 30 % of
  * a 3 v 3 first move, 5 % in small pages) */
 #define MEMO_HUGE_PAGES 0
 #include "_core.h"
 #include "_rule.h"
+#include <math.h>
 
 enum { PLAYING, STANDING, BUST, NINE_WIN }; /* rule_opponent.PLAYING ... NINE_WIN */
 #define ME 0
@@ -57,6 +60,11 @@ enum { PLAYING, STANDING, BUST, NINE_WIN }; /* rule_opponent.PLAYING ... NINE_WI
 #define MAX_SLOTS ((1 << SLOT_BITS) - 2)
 #define MAX_CONTEXTS ((1 << SLOT_BITS) - 2)
 #define MAX_LEVELS 64
+/* The direct index of the rule's replies: my totals REPLY_LOW .. REPLY_LOW + REPLY_SPAN - 1, and
+ * at most REPLY_INDEX_MAX ints (64 MiB) in all (see reply_place). */
+#define REPLY_LOW (-32)
+#define REPLY_SPAN 64
+#define REPLY_INDEX_MAX ((size_t)1 << 24)
 /* A buffer of the values seen at a live choice node on the stack, larger lists on the heap. */
 #define SEEN_ON_STACK 64
 
@@ -82,6 +90,105 @@ static inline int keep(Map *m, uint64_t key, double v, double d) {
         memo_clear(m);
     }
     return memo_keep(m, key, v, d, 0);
+}
+
+/* The main table of positions keeps a value each and no slope: 16 bytes a position instead of
+ * 24, four to a cache line and none across two (a position costs its random reads of this table
+ * most of all). Outside the match state whose fixed point is iterated (whose positions go to its
+ * level's scratch table), a position's slope is +0.0: it reaches no set end that reads the value
+ * iterated, for the hands only shrink and the score only grows along a match, so none comes back
+ * to that match state; every other set end is a final value. A slope that is not +0.0 is kept
+ * in the table of pairs `sloped` instead, so that nothing rests on that argument but the speed
+ * (tests/test_match_kotor_native.py reads `sloped_held`: none, on every path it tries). Bounded
+ * as keep() bounds a table: at its bound, more than half full, it forgets every entry. */
+typedef struct {
+    uint64_t key; /* plus one: a zeroed slot is empty */
+    double v;
+} Value;
+
+typedef struct {
+    Value *slots;
+    size_t cap, size, max_cap, replaced;
+} Values;
+
+static int values_init(Values *t, size_t cap, size_t max_cap) {
+    if (max_cap && cap > max_cap) cap = max_cap;
+    t->slots = calloc(cap, sizeof(Value));
+    if (!t->slots) return -1;
+    t->cap = cap;
+    t->max_cap = max_cap;
+    t->size = t->replaced = 0;
+    return 0;
+}
+
+static void values_free(Values *t) {
+    free(t->slots);
+    t->slots = NULL;
+    t->cap = t->size = 0;
+}
+
+static void values_clear(Values *t) {
+    if (t->slots && t->size) memset(t->slots, 0, t->cap * sizeof(Value));
+    t->size = 0;
+}
+
+static inline size_t values_index(const Values *t, uint64_t key) {
+    return (size_t)memo_mix(key) & (t->cap - 1);
+}
+
+/* The slot of `key` (plus one), or the empty slot where it would go. */
+static inline Value *values_find(const Values *t, uint64_t key) {
+    size_t i = values_index(t, key);
+    for (;;) {
+        Value *slot = &t->slots[i];
+        if (slot->key == key || slot->key == EMPTY) return slot;
+        i = (i + 1) & (t->cap - 1);
+    }
+}
+
+static inline int values_read(const Values *t, uint64_t key, double *v) {
+    const Value *slot = values_find(t, key);
+    if (slot->key != key) return 0;
+    *v = slot->v;
+    return 1;
+}
+
+static int values_resize(Values *t, size_t cap) {
+    Values bigger;
+    if (values_init(&bigger, cap, t->max_cap) < 0) return -1;
+    bigger.replaced = t->replaced;
+    for (size_t i = 0; i < t->cap; i++) {
+        if (t->slots[i].key == EMPTY) continue;
+        Value *slot = values_find(&bigger, t->slots[i].key);
+        *slot = t->slots[i];
+        bigger.size++;
+    }
+    free(t->slots);
+    *t = bigger;
+    return 0;
+}
+
+/* Store a value (MemoryError set and -1 when the table cannot grow). */
+static inline int values_keep(Values *t, uint64_t key, double v) {
+    if ((t->size + 1) * MEMO_LOAD_DEN > t->cap * MEMO_LOAD_NUM) {
+        if (t->max_cap && t->cap >= t->max_cap) {
+            Value *held = values_find(t, key);
+            if (held->key == key) {
+                held->v = v;
+                return 0;
+            }
+            t->replaced += t->size;
+            values_clear(t);
+        } else if (values_resize(t, t->cap * 2) < 0) {
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
+    Value *slot = values_find(t, key);
+    if (slot->key == EMPTY) t->size++;
+    slot->key = key;
+    slot->v = v;
+    return 0;
 }
 
 static inline uint64_t position_key(int slot, int tag, int x, int y) {
@@ -138,8 +245,13 @@ typedef struct {
     int *data;
     int nrows, caprows;
     int *rows;
-    Map row_of;
-    Map memo;     /* the positions (bounded: a cache) */
+    Map row_of;    /* (rule side, my total, sets, standing) -> row, past the direct index */
+    long *reply_block; /* by rule side: its block of reply_index (-1: none yet) */
+    int nblocks;
+    int *reply_index;  /* rows by (sets, standing, my total) in each block (-1: not yet) */
+    size_t nindex, capindex;
+    Values memo;  /* the positions (bounded: a cache), their slopes +0.0 */
+    Map sloped;   /* the positions outside a scratch table whose slopes are not +0.0 (none) */
     Map odds;     /* the set's odds along the line chosen, (P(win), P(tie)) by position */
     double tolerance; /* the odds' choice: match values this close are equal (BEST_TOLERANCE) */
     Map overs;    /* the final values of a set's ends */
@@ -176,9 +288,11 @@ static void core_dealloc(Core *self) {
     sides_free(&self->theirs);
     models_free(self);
     FREE_ALL(self->list_start, self->list_len, self->codes, self->ctx_sets, self->ctx_model,
-             self->ctx_fixed, self->ctx_slot, self->turn_at, self->data, self->rows);
+             self->ctx_fixed, self->ctx_slot, self->turn_at, self->data, self->rows, self->reply_block,
+             self->reply_index);
     for (int i = 0; i < MAX_LEVELS; i++) memo_free(&self->levels[i].scratch);
-    Map *maps[] = {&self->slot_of, &self->row_of, &self->memo, &self->overs, &self->volatile_overs, &self->odds};
+    values_free(&self->memo);
+    Map *maps[] = {&self->slot_of, &self->row_of, &self->sloped, &self->overs, &self->volatile_overs, &self->odds};
     for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++) memo_free(maps[i]);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -213,7 +327,8 @@ static int core_init(Core *self, PyObject *args, PyObject *kwds) {
         max_cap = 1 << 10; /* the largest power of two within the bound (at least 1024) */
         while (max_cap * 2 <= (size_t)max_entries) max_cap *= 2;
     }
-    if (memo_init(&self->memo, 1 << 12, max_cap) < 0) goto no_memory;
+    if (values_init(&self->memo, 1 << 12, max_cap) < 0) goto no_memory;
+    if (memo_init(&self->sloped, 1 << 10, max_cap) < 0) goto no_memory;
     if (memo_init(&self->odds, 1 << 10, max_cap) < 0) goto no_memory;
     Map *maps[] = {&self->slot_of, &self->row_of, &self->overs, &self->volatile_overs};
     for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
@@ -445,15 +560,55 @@ static int reply(Core *self, int opp, int value, int mine, int i_stand, int sets
     return then == END_TURN ? play[3] : play[4];
 }
 
+/* Where the row of the rule's replies from side `opp`, facing my total `mine` (standing or not)
+ * and my `sets` won, is numbered in the direct index (blocks of REPLY_SPAN totals a sets won and
+ * a standing, one block a rule side, made when that side is first asked): its place in
+ * reply_index, or -1 where the hash row_of keeps it (a total or a count of sets past the block,
+ * or the index at its bound). The index reads one int where the hash probed a table of all the
+ * rows asked: a fifth of the recursion's time went to those probes. -2: no memory. */
+static long reply_place(Core *self, int opp, int mine, int i_stand, int sets) {
+    if (mine < REPLY_LOW || mine >= REPLY_LOW + REPLY_SPAN || sets >= self->sets_to_win) return -1;
+    if (opp >= self->nblocks) {
+        int cap = self->nblocks ? self->nblocks : 1024;
+        while (cap <= opp) cap *= 2;
+        if (grow((void **)&self->reply_block, cap, sizeof(long)) < 0) return -2;
+        for (int i = self->nblocks; i < cap; i++) self->reply_block[i] = -1;
+        self->nblocks = cap;
+    }
+    long block = self->reply_block[opp];
+    if (block < 0) {
+        size_t size = (size_t)self->sets_to_win * 2 * REPLY_SPAN;
+        if (self->nindex + size > REPLY_INDEX_MAX) return -1;
+        if (self->nindex + size > self->capindex) {
+            size_t cap = self->capindex ? self->capindex : 1 << 14;
+            while (cap < self->nindex + size) cap *= 2;
+            if (grow((void **)&self->reply_index, (int)cap, sizeof(int)) < 0) return -2;
+            self->capindex = cap;
+        }
+        block = (long)self->nindex;
+        for (size_t i = 0; i < size; i++) self->reply_index[self->nindex + i] = -1;
+        self->nindex += size;
+        self->reply_block[opp] = block;
+    }
+    return block + ((long)sets * 2 + i_stand) * REPLY_SPAN + (mine - REPLY_LOW);
+}
+
 /* The rule's codes after each draw 1..10 (index 0 unused) into codes[]. -1: an exception. */
 static int replies(Core *self, int opp, int mine, int i_stand, int sets, int codes[11]) {
     if (mine < -1000 || mine > 3000 || sets < 0 || sets > 31)
         return fail_status(PyExc_OverflowError, "a total beyond the C solver's keys");
+    long place = reply_place(self, opp, mine, i_stand, sets);
+    if (place == -2) {
+        PyErr_NoMemory();
+        return -1;
+    }
     uint64_t key = ((((((uint64_t)opp << 12) | (uint64_t)(mine + 1024)) << 5 | (uint64_t)sets) << 1) |
                     (uint64_t)i_stand) + 1;
+    int known = place >= 0 ? self->reply_index[place] : -1;
     double found, unused;
-    if (memo_read(&self->row_of, key, &found, &unused)) {
-        memcpy(codes, self->rows + (size_t)found * 11, sizeof(int) * 11);
+    if (place < 0 && memo_read(&self->row_of, key, &found, &unused)) known = (int)found;
+    if (known >= 0) {
+        memcpy(codes, self->rows + (size_t)known * 11, sizeof(int) * 11);
         return 0;
     }
     codes[0] = 0;
@@ -474,6 +629,10 @@ static int replies(Core *self, int opp, int mine, int i_stand, int sets, int cod
     }
     int row = self->nrows++;
     memcpy(self->rows + (size_t)row * 11, codes, sizeof(int) * 11);
+    if (place >= 0) {
+        self->reply_index[place] = row;
+        return 0;
+    }
     return keep(&self->row_of, key, (double)row, 0.0);
 }
 
@@ -491,12 +650,28 @@ static inline Map *live_table(Core *self, int context, int me, int opp) {
 }
 
 static inline int memo_lookup(Core *self, Map *live, uint64_t key, double *v, double *d) {
-    return memo_read(live ? live : &self->memo, key, v, d);
+    if (live) return memo_read(live, key, v, d);
+    if (values_read(&self->memo, key, v)) {
+        *d = 0.0;
+        return 1;
+    }
+    return self->sloped.size && memo_read(&self->sloped, key, v, d);
 }
 
 static inline int memo_store(Core *self, Map *live, uint64_t key, double v, double d) {
-    return keep(live ? live : &self->memo, key, v, d);
+    if (live) return keep(live, key, v, d);
+    if (d == 0.0 && !signbit(d)) return values_keep(&self->memo, key, v);
+    return keep(&self->sloped, key, v, d);
 }
+
+/* Ask ahead for the slot of the position `key`, in `live` (a scratch table) or the main one. */
+#define POSITION_PREFETCH(self, live, key)                                                        \
+    do {                                                                                          \
+        if (live)                                                                                 \
+            MEMO_PREFETCH((live), (key));                                                         \
+        else                                                                                      \
+            PREFETCH(&(self)->memo.slots[values_index(&(self)->memo, (key))]);                    \
+    } while (0)
 
 /* One more position before a draw: the budget, Ctrl-C and progress (KotorMatchSolver._new_position). */
 static int count_position(Core *self) {
@@ -605,7 +780,7 @@ static int my_choice(Core *self, int context, int slot, int list, int opp, int d
         int code = self->codes[start + k], kind = self->mine.kind[code];
         if (kind == PLAYING || (kind == STANDING && !they_stand)) {
             Map *table = live_table(self, context, code, opp);
-            MEMO_PREFETCH(table ? table : &self->memo, position_key(slot, they_stand ? 0 : 1, code, opp));
+            POSITION_PREFETCH(self, table, position_key(slot, they_stand ? 0 : 1, code, opp));
         }
     }
     for (int k = 0; k < len; k++) {
@@ -662,7 +837,7 @@ static int my_before(Core *self, int context, int slot, int me, int opp, int dec
         if (child < 0) return -1;
         lists[i] = list;
         children[i] = child;
-        MEMO_PREFETCH(live ? live : &self->memo, position_key(child, 2, list, opp));
+        POSITION_PREFETCH(self, live, position_key(child, 2, list, opp));
     }
     double value = 0.0, slope = 0.0;
     for (int i = 0; i < draws.ndraws; i++) {
@@ -697,7 +872,7 @@ static int opp_before(Core *self, int context, int slot, int me, int opp, int de
         children[i] = child;
         if (kind == PLAYING || (kind == STANDING && !i_stand)) {
             Map *table = live_table(self, context, me, code);
-            MEMO_PREFETCH(table ? table : &self->memo, position_key(child, i_stand ? 1 : 0, me, code));
+            POSITION_PREFETCH(self, table, position_key(child, i_stand ? 1 : 0, me, code));
         }
     }
     double value = 0.0, slope = 0.0;
@@ -962,7 +1137,8 @@ PyDoc_STRVAR(core_clear_memo_doc,
 static PyObject *core_clear_memo(Core *self, PyObject *unused) {
     (void)unused;
     if (self->nlevels) return fail(PyExc_RuntimeError, "a match state is being iterated");
-    memo_clear(&self->memo);
+    values_clear(&self->memo);
+    memo_clear(&self->sloped);
     memo_clear(&self->odds);
     memo_clear(&self->slot_of);
     self->nslots = 0;
@@ -1001,6 +1177,7 @@ static int core_set_main_bound(Core *self, PyObject *value, void *closure) {
     size_t max_cap = 1 << 10;
     while (max_cap * 2 <= (size_t)slots) max_cap *= 2;
     self->memo.max_cap = max_cap;
+    self->sloped.max_cap = max_cap;
     return 0;
 }
 
@@ -1017,22 +1194,27 @@ static int core_set_interval(Core *self, PyObject *value, void *closure) {
 
 static PyObject *core_get_held(Core *self, void *closure) {
     (void)closure;
-    size_t held = self->memo.size;
+    size_t held = self->memo.size + self->sloped.size;
     for (int i = 0; i < self->nlevels; i++) held += self->levels[i].scratch.size;
     return PyLong_FromSize_t(held);
 }
 
 static PyObject *core_get_replaced(Core *self, void *closure) {
     (void)closure;
-    return PyLong_FromSize_t(self->memo.replaced);
+    return PyLong_FromSize_t(self->memo.replaced + self->sloped.replaced);
+}
+
+static PyObject *core_get_sloped_held(Core *self, void *closure) {
+    (void)closure;
+    return PyLong_FromSize_t(self->sloped.size + self->sloped.replaced);
 }
 
 static PyObject *core_get_memo_bytes(Core *self, void *closure) {
     (void)closure;
-    size_t bytes = self->memo.cap + self->odds.cap + self->overs.cap + self->volatile_overs.cap + self->slot_of.cap +
-                   self->row_of.cap;
+    size_t bytes = self->sloped.cap + self->odds.cap + self->overs.cap + self->volatile_overs.cap +
+                   self->slot_of.cap + self->row_of.cap;
     for (int i = 0; i < self->nlevels; i++) bytes += self->levels[i].scratch.cap;
-    return PyLong_FromSize_t(bytes * sizeof(Entry));
+    return PyLong_FromSize_t(bytes * sizeof(Entry) + self->memo.cap * sizeof(Value));
 }
 
 static PyObject *core_get_main_slots(Core *self, void *closure) {
@@ -1048,6 +1230,7 @@ static PyGetSetDef core_getset[] = {
     FLAG_ATTRIBUTE(read_unknown, "whether a set's end read the value iterated since this was last cleared"),
     GETTER(held, "positions held in the tables now"),
     GETTER(replaced, "positions forgotten to bound the main table"),
+    GETTER(sloped_held, "positions outside a scratch table with a slope not +0.0, held or forgotten (none expected)"),
     GETTER(memo_bytes, "bytes the tables of positions and set ends take now"),
     GETTER(main_slots, "slots of the main table of positions now"),
     COUNT(mine_sides, mine.n, "the advised player's sides added"),

@@ -98,17 +98,18 @@ NATIVE_RULES: dict[DecisionRule, int] = (
 """The rules the C loop decides by itself (``_rule.h``, line for line as their Python
 functions); empty when it is not built."""
 NATIVE_MEMO_ENTRIES = 1 << 22
-"""Slots of the C loop's main table of positions at most (24 bytes each: 96 MiB, for 2 million
-positions, the table at most half full); past that it forgets them all (a cache: never wrong, at
-most slower). :meth:`KotorMatchSolver.bound_memo` still empties it between match states past
-``max_states``, as it empties the Python memo. Smaller is faster here: the recursion's reads are
-random, and a table of hundreds of megabytes sends nearly each one to memory. Measured side by side
-(docs/benchmarks.md), 2^22 slots against 2^24: 0.90 and 0.94 times the time of the exact answer
-about 4 hidden cards of ``kotor1-average``, 0.84 and 0.85 times a 4 v 4 known first move, the same
-answers; 2^20 forgot too often (0.92 times, on the first)."""
+"""Slots of the C loop's main table of positions at most (16 bytes each, a value and no slope: 64
+MiB, for 2 million positions, the table at most half full); past that it forgets them all (a cache:
+never wrong, at most slower). :meth:`KotorMatchSolver.bound_memo` still empties it between match
+states past ``max_states``, as it empties the Python memo. Smaller is faster here: the recursion's
+reads are random, and a table of hundreds of megabytes sends nearly each one to memory. Measured
+side by side (docs/benchmarks.md), 2^22 slots against 2^24: 0.90 and 0.94 times the time of the
+exact answer about 4 hidden cards of ``kotor1-average``, 0.84 and 0.85 times a 4 v 4 known first
+move, the same answers; 2^20 forgot too often (0.92 times, on the first). (Those were 24-byte slots;
+at 16 bytes 2^21 and 2^23 slots were no faster on the first, within the machine's drift.)"""
 
 NATIVE_EXACT_MEMO_ENTRIES = 1 << 24
-"""The main table's bound once a set is drawn without replacement (384 MiB, 8 million
+"""The main table's bound once a set is drawn without replacement (256 MiB, 8 million
 positions): 2^22 slots made the kotor1 first move with 4 v 4 known cards on its exact deck
 solve past 1.7 billion positions without an answer (275 s), against 38 s in 2^24 slots."""
 
@@ -156,11 +157,11 @@ without the bound it answered after 321 s, at 1.94 GB). The Python recursion's f
 
 NATIVE_EXACT_POSITION_BYTES = 10
 """The same for the C loop (:data:`NATIVE_RULES`), whose memo is a bounded cache (on an exact deck
-:data:`NATIVE_EXACT_MEMO_ENTRIES`, 384 MiB): past it positions are forgotten and solved again, so
-its memory does not grow with the positions it counts. Measured, kotor1 first move on the exact
-deck, 4 v 4 known cards with a ± card each side: the process held 634 MB at 13.6 M and at 44 M
-positions, 702 MB at the end (answered in 32.8 s). At 10 bytes the cap still stops, at about 180 M
-positions (a few minutes), a search that would not end."""
+:data:`NATIVE_EXACT_MEMO_ENTRIES`, 256 MiB since its slots hold no slope): past it positions are
+forgotten and solved again, so its memory does not grow with the positions it counts. Measured,
+kotor1 first move on the exact deck, 4 v 4 known cards with a ± card each side: the process held 634
+MB at 13.6 M and at 44 M positions, 702 MB at the end (answered in 32.8 s). At 10 bytes the cap
+still stops, at about 180 M positions (a few minutes), a search that would not end."""
 
 
 # ------------------------------------------------------------------------------------------------
