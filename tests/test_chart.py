@@ -25,6 +25,7 @@ from pazaak_cli.engine.rules import parse_ruleset
 from pazaak_cli.solve.budgeted import MIN_HANDS
 from pazaak_cli.solve.hidden_hands import weighted_opponent_hands
 from pazaak_cli.solve.match_advice import match_other_hands
+from pazaak_cli.solve.solver import SetSolver
 from pazaak_cli.tools.chart import (
     DEFAULT_CHART_SECONDS,
     ChartRun,
@@ -297,7 +298,7 @@ def test_a_pass_costs_its_new_hands_the_earlier_ones_are_memoised() -> None:
     """The shared set solver computes a position once: a pass on 8 hands after one on 4
     computes what 8 hands afresh compute less what 4 did; a pass again, nothing."""
     chart_run = ChartRun(_hidden_spec())
-    assert chart_run.memoised and chart_run.options.solver is not None
+    assert chart_run.memoised and isinstance(chart_run.options.solver, SetSolver)
     solver = chart_run.options.solver
     chart_run.solve(4)
     four = solver.solved
@@ -306,7 +307,7 @@ def test_a_pass_costs_its_new_hands_the_earlier_ones_are_memoised() -> None:
     chart_run.solve(8)
     fresh = ChartRun(_hidden_spec())
     fresh.solve(8)
-    assert fresh.options.solver is not None
+    assert isinstance(fresh.options.solver, SetSolver)
     assert solver.solved == fresh.options.solver.solved
     assert solver.solved - four < fresh.options.solver.solved
 

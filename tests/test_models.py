@@ -3,6 +3,7 @@ model's rule and words from it, never branches on its name."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -62,4 +63,5 @@ def test_unknown_names_are_refused_with_the_choices() -> None:
     with pytest.raises(PazaakError, match="choose match or set"):
         objective_named("sets")
     assert objective_named("match") is Objective.MATCH
-    assert Objective.SET == "set"  # (JSON and the options read it as the string)
+    assert isinstance(Objective.SET, str)  # (JSON and the options read it as the string)
+    assert json.dumps(Objective.SET) == '"set"'

@@ -35,7 +35,7 @@ from pazaak_cli.engine.position_builder import Question
 from pazaak_cli.engine.rules import parse_ruleset
 from pazaak_cli.runtime.savefile import DATA_DIR_ENV, read_save
 from pazaak_cli.solve import answers, match_advice
-from pazaak_cli.terminal import hint, lines
+from pazaak_cli.terminal import hint, lines, match_text
 from pazaak_cli.terminal.lines import CLEAR_SCREEN
 from pazaak_cli.terminal.text import wrap_lines
 from pazaak_cli.tools.session import (
@@ -513,7 +513,7 @@ def test_ctrl_c_saves_exits_130_and_the_match_resumes(
     save = tmp_path / "m.json"
     args = ["--deck", "kotor1-starter", "--seed", "22", "--save", str(save)]
     calls = {"n": 0}
-    real_read = play_cmd.LineReader.read
+    real_read = lines.LineReader.read
 
     def interrupted(self: Any, prompt: str) -> str | None:
         calls["n"] += 1
@@ -521,11 +521,11 @@ def test_ctrl_c_saves_exits_130_and_the_match_resumes(
             raise KeyboardInterrupt
         return real_read(self, prompt)
 
-    monkeypatch.setattr(play_cmd.LineReader, "read", interrupted)
+    monkeypatch.setattr(lines.LineReader, "read", interrupted)
     result = play(args, ["e", "e", "e", "e"])
     assert result.exit_code == 130
     assert f"Interrupted. The match is saved in {save}; resume it with:" in result.stdout
-    monkeypatch.setattr(play_cmd.LineReader, "read", real_read)
+    monkeypatch.setattr(lines.LineReader, "read", real_read)
     whole = play([*args[:-1], str(tmp_path / "whole.json")], ["e", "e", "e", "q"])
     resumed = play(["--resume", str(save)], ["e", "q"])
     assert resumed.exit_code == 0
@@ -1000,7 +1000,7 @@ def test_each_event_is_told_in_one_line(start: tuple[str, ...], move: str, said:
     before = _state(*start)
     action = _action(before, move)
     event = Event(before.turn, action, before, before.child(action))
-    assert [click.unstyle(line) for line in play_cmd.describe_event(SEATS, event)] == [said]
+    assert [click.unstyle(line) for line in match_text.describe_event(SEATS, event)] == [said]
 
 
 @pytest.mark.parametrize(
@@ -1039,7 +1039,7 @@ def test_the_end_of_a_set_shows_the_tables_and_the_reason(
     state = _state(*start)
     for move in moves:
         state = state.child(_action(state, move))
-    lines = [click.unstyle(line) for line in play_cmd.set_over_lines(SEATS, state)]
+    lines = [click.unstyle(line) for line in match_text.set_over_lines(SEATS, state)]
     assert len(lines) == 3, "both tables, then the result"
     assert lines[0].startswith("  You ") and lines[1].startswith("  kotor ")
     assert lines[2].startswith(result + "  Sets: ")
