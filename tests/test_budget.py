@@ -368,3 +368,18 @@ def test_a_hand_foreseen_to_end_past_the_deadline_is_not_begun() -> None:
     assert list(done.rows) == [0]  # (the second would have ended at 0.6 s)
     assert time.monotonic() - started < 0.45
     assert list(rows_in_order(range(5), time.monotonic() + 0.75, slow_row).rows) == [0, 1]
+
+
+def test_past_the_least_sample_no_match_hand_is_begun_that_is_not_foreseen_to_fit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The match answer's batches are chosen by the foresight: once the least sample is in, a
+    hand foreseen not to fit the time left is not begun (the 2 s answer about 3 hidden cards
+    against the rule began a third and ended at 2.4 to 2.6 s); before it, the least sample is
+    solved whatever the foresight says."""
+    monkeypatch.setattr(budgeted, "match_seconds", lambda question, options, hands: 60.0)
+    asked = question("10 3", "+2", "9 4", 1, rules=f"{INFINITE},sets-to-win=2", sets=(1, 0))
+    refined = Refinement(asked, options("kotor1-average", "match", "kotor"))
+    done = refined.refine(TimeBudget(2.0))
+    assert done.hands_solved == MIN_HANDS < done.hands_averaged
+    assert refined.seconds is not None and refined.seconds < 2.0

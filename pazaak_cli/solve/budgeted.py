@@ -257,7 +257,10 @@ class Refinement:
                 batch = [hand for hand in order[:need] if hand not in self.rows]
                 until = None
             elif self.options.objective == "match" and deadline is not None:
-                batch = self._match_batch(batch, deadline - now)
+                fitting = self._match_batch(batch, deadline - now)
+                if not fitting and prefix >= MIN_HANDS and prefix > before:
+                    break  # (not even one more hand is foreseen to fit: none is begun)
+                batch = fitting or batch[:1]
             elif shared and prefix < MIN_HANDS:
                 batch = [hand for hand in order[:MIN_HANDS] if hand not in self.rows]
             elif (
@@ -303,13 +306,15 @@ class Refinement:
 
     def _match_batch(self, batch: list[int], seconds: float) -> list[int]:
         """The longest start of ``batch`` whose match answer is foreseen to fit ``seconds``
-        (one hand at least): a match answer solves its hands' later sets together, and a hand
-        begun is finished."""
+        (none when not even its first hand is): a match answer solves its hands' later sets
+        together, and a hand begun is finished."""
 
         def fits(count: int) -> bool:
             hands = [self.hands[index] for index in batch[:count]]
             return match_seconds(self.question, self.options, hands) <= seconds
 
+        if not batch or not fits(1):
+            return []
         low, high = 1, len(batch)
         while low < high:
             middle = (low + high + 1) // 2

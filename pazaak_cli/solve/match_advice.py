@@ -142,17 +142,19 @@ were refused at that bound after 122 and 125 s). Its two processes were not meas
 as one."""
 
 NATIVE_KOTOR_MATCH = KotorMatchLimits(
-    budget=64_000_000, quick_pairs=64, reach_pairs=256, pair_seconds=0.035, split_share=0.62
+    budget=64_000_000, quick_pairs=128, reach_pairs=256, pair_seconds=0.030, split_share=0.62
 )
-"""The C loop, measured as whole commands on two cores, kotor1 first move, both hands known
-(docs/benchmarks.md): 1 v 1 (4 pairs) 0.40 s, 2 v 2 (16) 0.79 s, 3 v 3 (64) 2.55 s, 4 v 4 (256)
-8.3 s at 634 MB (25.7 M positions; its memo is bounded by the C table, 2^24 slots then, 2^22 now:
-0.85 times the time): 0.032 to 0.040 s a pair. 64 pairs answer within about 2.5 s; a hand of 4 cards
-against 4 (256 pairs) fits; the budget (64 M positions, about 30 s) guards the time, the table the
-memory. Past the reach: kotor2's all-gold 4 v 4 (512 pairs with the orders the rule reads) had
-searched 400 M positions after 119 s, unanswered. In two processes the least sample of a time
-budget (two hidden hands of ``kotor1-average``) took 0.61 (4 cards) and 0.63 (3 cards) of one
-process's time, whole commands side by side (docs/benchmarks.md)."""
+"""The C loop, measured as whole commands, kotor1 first move, both hands known, the disk cache off
+(docs/benchmarks.md, "the rule's rates measured again"): 4 v 4 (256 pairs) 6.4 s in one process
+(``PAZAAK_SOLVER_PROCESSES=1``: 0.025 s a pair; 3 v 3, 64 pairs, 0.028 with its start-up; 0.030
+foreseen), 3.7 to 3.8 s with its later sets in two (0.58 of that); 3 cards against 4 (128 pairs) 2.0
+s on two cores; 3 v 3 1.2 s. In two processes the least sample of a time budget (two hidden hands of
+``kotor1-average``) took 0.61 (4 cards) and 0.63 (3 cards) of one process's time: the share
+foreseen. So 128 pairs answer by default in about 2 s; a hand of 4 cards against 4 (256 pairs) fits;
+the budget (64 M positions, about 15 s) guards the time, the table the memory. Past the reach:
+kotor2's all-gold 4 v 4 (512 pairs with the orders the rule reads) had searched 400 M positions
+after 119 s, unanswered. (Before the main table of values and the replies by index: 0.035 s a pair,
+64 pairs quick.)"""
 
 
 def kotor_match_limits(rule: DecisionRule) -> KotorMatchLimits:
