@@ -377,9 +377,27 @@ def test_past_the_least_sample_no_match_hand_is_begun_that_is_not_foreseen_to_fi
     hand foreseen not to fit the time left is not begun (the 2 s answer about 3 hidden cards
     against the rule began a third and ended at 2.4 to 2.6 s); before it, the least sample is
     solved whatever the foresight says."""
-    monkeypatch.setattr(budgeted, "match_seconds", lambda question, options, hands: 60.0)
+    monkeypatch.setattr(budgeted, "match_seconds", lambda *asked: 60.0)
     asked = question("10 3", "+2", "9 4", 1, rules=f"{INFINITE},sets-to-win=2", sets=(1, 0))
     refined = Refinement(asked, options("kotor1-average", "match", "kotor"))
     done = refined.refine(TimeBudget(2.0))
     assert done.hands_solved == MIN_HANDS < done.hands_averaged
     assert refined.seconds is not None and refined.seconds < 2.0
+
+
+def test_the_match_foresight_against_a_rule_counts_only_the_pairs_not_solved_yet() -> None:
+    """Against a rule a hand's later sets solved for one answer serve the next: the foresight
+    of more hands counts only their sub-hand pairs the hands solved before did not bring."""
+    from pazaak_cli.solve.match_advice import match_pairs, match_seconds
+
+    asked = question("6", "+1 -2 +3", "", 3, rules="kotor1")
+    rule = options("kotor1-average", "match", "kotor")
+    first, second = (tuple(parse_cards("+1 -2 +3")), 1), (tuple(parse_cards("+1 -2 +4")), 1)
+    mine = tuple(parse_cards("+1 -2 +3"))
+    alone = match_seconds(asked, rule, [second])
+    after = match_seconds(asked, rule, [second], [first])
+    new = match_pairs(mine, [first, second], ordered=True) - match_pairs(
+        mine, [first], ordered=True
+    )
+    assert 0 < after < alone
+    assert after / alone == pytest.approx(new / match_pairs(mine, [second], ordered=True))

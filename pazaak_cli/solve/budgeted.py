@@ -309,9 +309,11 @@ class Refinement:
         (none when not even its first hand is): a match answer solves its hands' later sets
         together, and a hand begun is finished."""
 
+        solved = [self.hands[index] for index in self.rows]
+
         def fits(count: int) -> bool:
             hands = [self.hands[index] for index in batch[:count]]
-            return match_seconds(self.question, self.options, hands) <= seconds
+            return match_seconds(self.question, self.options, hands, solved) <= seconds
 
         if not batch or not fits(1):
             return []

@@ -262,12 +262,17 @@ known (measured: :data:`QUICK_SET_PAIRS`)."""
 
 
 def match_seconds(
-    question: Question, options: SolveOptions, hands: Sequence[tuple[tuple[Card, ...], int]]
+    question: Question,
+    options: SolveOptions,
+    hands: Sequence[tuple[tuple[Card, ...], int]],
+    solved: Sequence[tuple[tuple[Card, ...], int]] = (),
 ) -> float:
     """The wall seconds the match answer to ``question`` is foreseen to take with the opponent
     holding one of ``hands`` (its possible hands, or a sample of them), from the pairs of
     sub-hands still to solve (:func:`match_question_pairs`' counts) at the measured rates; the
-    infinite where it would be refused."""
+    infinite where it would be refused. ``solved``: hands whose answers the same solver has
+    given already (against a rule, their pairs are not counted again: their later sets are
+    known; an optimal opponent's shared solver says itself what it knows)."""
     state = question.state
     my_hand = tuple(card for card in state.sides[state.turn].hand if card is not None)
     if options.rule is not None:
@@ -276,7 +281,9 @@ def match_seconds(
         if largest > limits.reach_pairs:
             return math.inf
         share = limits.split_share if splits_in_two() else 1.0
-        return match_pairs(my_hand, hands, ordered=True) * limits.pair_seconds * share
+        known = match_pairs(my_hand, solved, ordered=True) if solved else 0
+        pairs = match_pairs(my_hand, [*solved, *hands], ordered=True) - known
+        return pairs * limits.pair_seconds * share
     cards = [*my_hand, *(card for hand, _ in hands for card in hand)]
     weight = GOLD_PAIR_WEIGHT if any(card.kind in _MANY_SIDES for card in cards) else 1
     pairs = match_pairs(my_hand, hands)
