@@ -563,6 +563,12 @@ def solver_processes() -> int:
     return available_cores()
 
 
+def two_solver_processes() -> bool:
+    """Whether an exact solve may share its work with a forked copy here: a fork, and two
+    processes allowed (:func:`solver_processes`)."""
+    return fork_available() and solver_processes() >= 2
+
+
 def available_cores() -> int:
     """The processor cores this process may use."""
     try:

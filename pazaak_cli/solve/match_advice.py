@@ -24,7 +24,7 @@ from pazaak_cli.engine.game import FULL_DECK, MatchState, Side
 from pazaak_cli.engine.position_builder import PositionError, Question
 from pazaak_cli.engine.rules import MainDeck, Ruleset
 from pazaak_cli.policies.kotor_rule import DecisionRule
-from pazaak_cli.runtime.executors import Executor
+from pazaak_cli.runtime.executors import Executor, two_solver_processes
 from pazaak_cli.solve.answer_types import (
     BEST_TOLERANCE,
     Advice,
@@ -43,12 +43,7 @@ from pazaak_cli.solve.hidden_hands import (
 )
 from pazaak_cli.solve.match_cache import MAX_ENTRIES, load_entries, save_entries
 from pazaak_cli.solve.match_kotor import NATIVE_RULES as KOTOR_NATIVE_RULES
-from pazaak_cli.solve.match_kotor import (
-    KotorMatchSolver,
-    canonical_order,
-    match_hand_orders,
-    splits_in_two,
-)
+from pazaak_cli.solve.match_kotor import KotorMatchSolver, canonical_order, match_hand_orders
 from pazaak_cli.solve.match_native import make_match_solver
 from pazaak_cli.solve.match_solver import MatchMove, MatchSolver, clean_probability
 from pazaak_cli.solve.models import OPTIMAL, OpponentModel
@@ -129,7 +124,8 @@ class KotorMatchLimits:
     """Wall seconds a pair of sub-hands costs, solved at every score, in one process."""
     split_share: float
     """The share of that time left when the later sets are solved in two processes
-    (:func:`~pazaak_cli.solve.match_kotor.splits_in_two`): what the foresight multiplies by."""
+    (:func:`~pazaak_cli.runtime.executors.two_solver_processes`): what the foresight multiplies
+    by."""
 
 
 PYTHON_KOTOR_MATCH = KotorMatchLimits(
@@ -280,7 +276,7 @@ def match_seconds(
         largest = max(match_pairs(my_hand, [(hand, 1)], ordered=True) for hand, _ in hands)
         if largest > limits.reach_pairs:
             return math.inf
-        share = limits.split_share if splits_in_two() else 1.0
+        share = limits.split_share if two_solver_processes() else 1.0
         known = match_pairs(my_hand, solved, ordered=True) if solved else 0
         pairs = match_pairs(my_hand, [*solved, *hands], ordered=True) - known
         return pairs * limits.pair_seconds * share
@@ -388,6 +384,29 @@ class _MatchHands:
         return self.current is not None and not self.exact
 
 
+def _longest_fitting(
+    solver: MatchSolver,
+    seats: Callable[
+        [Sequence[Sequence[Card]]], tuple[Sequence[Sequence[Card]], Sequence[Sequence[Card]]]
+    ],
+    hands: Sequence[Sequence[Card]],
+    processes: int,
+) -> int:
+    """How many of ``hands``, from the first, the solver's dense tables hold at once, a score's
+    for each of ``processes`` (found by halving: a run's sub-hands only grow with it); 1 when
+    not even two fit."""
+    if solver.fits(seats(hands), processes):
+        return len(hands)
+    low, high = 1, len(hands) - 1
+    while low < high:
+        middle = (low + high + 1) // 2
+        if solver.fits(seats(hands[:middle]), processes):
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
 class MatchHands(_MatchHands):
     """The match answer against an optimal opponent, one possible opponent hand at a time:
     what the exact average sums over every hand and the time-budgeted answer
@@ -414,14 +433,32 @@ class MatchHands(_MatchHands):
         self.solver.progress = options.positions
 
     def prepare(self, indices: Sequence[int]) -> None:
-        """Solve every score's match states of the hands ``indices`` at once, where they fit
-        in memory together (they share sub-hands), before their sets in progress."""
+        """Solve every score's match states of the hands ``indices`` before their sets in
+        progress: all at once where they fit in memory together (they share sub-hands), else in
+        runs of neighbouring hands (the hands' order keeps those that share sub-hands near), the
+        longest that fit, one after another."""
         state = self.question.state
-        mine, theirs = [self.my_hand], [self.other_hands[i][0] for i in indices]
-        seats = (mine, theirs) if state.turn == 0 else (theirs, mine)
-        solver = self.solver
-        if len(theirs) > 1 and not solver.prepared(state.sets_won(), seats) and solver.fits(seats):
-            solver.prepare_all(state.sets_won(), seats)
+        solver, scores = self.solver, state.sets_won()
+        left = [self.other_hands[i][0] for i in indices]
+        if len(left) < 2 or solver.prepared(scores, self._seats(left)):
+            return
+        if solver.fits(self._seats(left)):
+            solver.prepare_all(scores, self._seats(left))
+            return
+        processes = 2 if two_solver_processes() else 1
+        while len(left) > 1:
+            run = _longest_fitting(solver, self._seats, left, processes)
+            if run > 1 and not solver.prepared(scores, self._seats(left[:run])):
+                solver.prepare_all(scores, self._seats(left[:run]))
+                solver.release_tables()
+            left = left[max(run, 1) :]
+
+    def _seats(
+        self, theirs: Sequence[Sequence[Card]]
+    ) -> tuple[Sequence[Sequence[Card]], Sequence[Sequence[Card]]]:
+        """Both seats' hands, mine and ``theirs``, in seat order."""
+        mine = [self.my_hand]
+        return (mine, theirs) if self.question.state.turn == 0 else (theirs, mine)
 
     def row(self, index: int, with_odds: bool) -> MoveRow:
         """Every move's values if the opponent holds hand ``index`` (``with_odds``: the set's

@@ -60,7 +60,7 @@ from pazaak_cli.engine.position_builder import Question
 from pazaak_cli.engine.rules import FirstPlayer, Ruleset
 from pazaak_cli.policies.heuristic_rule import heuristic_rule
 from pazaak_cli.policies.kotor_rule import DecisionRule, kotor_rule
-from pazaak_cli.runtime.executors import ForkedCall, WorkerLost, fork_available, solver_processes
+from pazaak_cli.runtime.executors import ForkedCall, WorkerLost, two_solver_processes
 from pazaak_cli.solve.answer_types import BEST_TOLERANCE, SolverTooLarge
 from pazaak_cli.solve.match_pipeline import StateSplit
 from pazaak_cli.solve.match_solver import (
@@ -116,12 +116,6 @@ solve past 1.7 billion positions without an answer (275 s), against 38 s in 2^24
 SPLIT_MIN_STATES = 64
 """The fewest match states :meth:`KotorMatchSolver.prepare_in_two` forks for (the later sets
 of one 2 v 2 question are 81: below that, the fork is most of the work)."""
-
-
-def splits_in_two() -> bool:
-    """Whether :meth:`KotorMatchSolver.prepare_in_two` may fork here: a fork, and two processes
-    allowed (``$PAZAAK_SOLVER_PROCESSES``, else the cores)."""
-    return fork_available() and solver_processes() >= 2
 
 
 NATIVE_SIDES = 1 << 20
@@ -836,7 +830,7 @@ class KotorMatchSolver(MatchStates):
                 ):
                     listed[match] = number
         states = list(listed)
-        if len(states) < SPLIT_MIN_STATES or not splits_in_two():
+        if len(states) < SPLIT_MIN_STATES or not two_solver_processes():
             return False
         split = StateSplit(states)
         saved_budget = self.budget
@@ -1205,5 +1199,4 @@ __all__ = [
     "KotorMatchSolver",
     "canonical_order",
     "match_hand_orders",
-    "splits_in_two",
 ]
