@@ -554,6 +554,32 @@ def test_a_hidden_hand_prepares_every_score_once_for_all_its_hands(
         )
 
 
+def test_hands_with_a_double_about_are_not_prepared_in_runs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With a flip or a Double among the hands the later sets stay with each hand's row (their
+    sides make the memo grow past the room the runs' tables leave): no run is prepared."""
+    rules = parse_ruleset("kotor2/main-deck=infinite,sets-to-win=2")
+    state = new_match(rules, (parse_cards("+1 -2"), parse_cards("+2 -1"))).child(Open(0))
+    state = state.child(state.chance_outcomes()[0][0])
+    hidden = state.sides[1]._replace(hand=(None, None))
+    question = question_from_state(state._replace(sides=(state.sides[0], hidden)))
+    options = SolveOptions(objective="match", opponent_deck=tuple(parse_cards("+2 -1 D -3")))
+    calls: list[int] = []
+    original = NativeMatchSolver.prepare_all
+
+    def spy(self: NativeMatchSolver, scores: Any, hands: Any) -> None:
+        calls.append(len(hands[1]))
+        original(self, scores, hands)
+
+    monkeypatch.setattr(NativeMatchSolver, "prepare_all", spy)
+    monkeypatch.setattr(
+        NativeMatchSolver, "fits", lambda self, seats, processes=1: len(seats[1]) <= 2
+    )
+    advice = solve_match_question(question, options, solver=NativeMatchSolver(rules))
+    assert advice.hands_averaged > 2 and calls == [1] * advice.hands_averaged
+
+
 def test_questions_of_one_match_share_the_later_sets() -> None:
     """A second question under the same ruleset (the next hint of a match) finds the match-state
     values already solved, and answers as a fresh solver does."""

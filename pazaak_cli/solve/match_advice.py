@@ -436,7 +436,8 @@ class MatchHands(_MatchHands):
         """Solve every score's match states of the hands ``indices`` before their sets in
         progress: all at once where they fit in memory together (they share sub-hands), else in
         runs of neighbouring hands (the hands' order keeps those that share sub-hands near), the
-        longest that fit, one after another."""
+        longest that fit, one after another; with flips or Doubles about, else each with its
+        own row (their sides make the memo grow past what the runs' tables leave room for)."""
         state = self.question.state
         solver, scores = self.solver, state.sets_won()
         left = [self.other_hands[i][0] for i in indices]
@@ -445,6 +446,10 @@ class MatchHands(_MatchHands):
         if solver.fits(self._seats(left)):
             solver.prepare_all(scores, self._seats(left))
             return
+        cards = [*self.my_hand, *(card for hand in left for card in hand)]
+        if any(card.kind in _MANY_SIDES for card in cards):
+            return  # (hand by hand: with flips or Doubles about, the runs' tables beside the
+            # memo's growth took a kotor2-average answer to 2.29 GB, past the 2 GB bound)
         processes = 2 if two_solver_processes() else 1
         while len(left) > 1:
             run = _longest_fitting(solver, self._seats, left, processes)
