@@ -439,15 +439,9 @@ class NativeMatchSolver(MatchSolver):
         self._fast.drop_dense(True)
         self._dense_level = None
 
-    def fits(
-        self,
-        hands: tuple[Sequence[Sequence[Card]], Sequence[Sequence[Card]]],
-        processes: int = 1,
-    ) -> bool:
+    def fits(self, hands: tuple[Sequence[Sequence[Card]], Sequence[Sequence[Card]]]) -> bool:
         """Whether one score of the match states below these hands has dense tables within
-        :data:`DENSE_LIMIT_BYTES`, after-draw positions included (interning their sides);
-        ``processes`` > 1: a score's tables for each within it, and beside what this process
-        holds, within :data:`FORK_MEMORY_BYTES` (what the pipeline forks for)."""
+        :data:`DENSE_LIMIT_BYTES`, after-draw positions included (interning their sides)."""
         hands = self._later_hands(hands)
         for seat_hands in hands:
             for hand in seat_hands:
@@ -456,10 +450,7 @@ class NativeMatchSolver(MatchSolver):
         below1 = self._union_sub_hands(hands[1])
         openers = 2 if self._reads_opener else 1
         before, after = self._dense_bytes([(x, y) for x in below0 for y in below1], openers)
-        tables = processes * (before + after)
-        if processes > 1 and resident_bytes() + tables > FORK_MEMORY_BYTES:
-            return False
-        return tables <= DENSE_LIMIT_BYTES
+        return before + after <= DENSE_LIMIT_BYTES
 
     def _intern_later_sides(self, cards: Sequence[Card]) -> None:
         super()._intern_later_sides(cards)
