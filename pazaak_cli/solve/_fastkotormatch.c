@@ -93,8 +93,8 @@ static inline int keep(Map *m, uint64_t key, double v, double d) {
 }
 
 /* The main table of positions keeps a value each and no slope: 16 bytes a position instead of
- * 24, four to a cache line and none across two (a position costs its random reads of this table
- * most of all). Outside the match state whose fixed point is iterated (whose positions go to its
+ * 24, four to a cache line and none across two (a third less memory to hold and to read; the
+ * table is read at random, a probe for every child of every position). Outside the match state whose fixed point is iterated (whose positions go to its
  * level's scratch table), a position's slope is +0.0: it reaches no set end that reads the value
  * iterated, for the hands only shrink and the score only grows along a match, so none comes back
  * to that match state; every other set end is a final value. A slope that is not +0.0 is kept

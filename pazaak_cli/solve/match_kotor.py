@@ -101,8 +101,8 @@ NATIVE_MEMO_ENTRIES = 1 << 22
 """Slots of the C loop's main table of positions at most (16 bytes each, a value and no slope: 64
 MiB, for 2 million positions, the table at most half full); past that it forgets them all (a cache:
 never wrong, at most slower). :meth:`KotorMatchSolver.bound_memo` still empties it between match
-states past ``max_states``, as it empties the Python memo. Smaller is faster here: the recursion's
-reads are random, and a table of hundreds of megabytes sends nearly each one to memory. Measured
+states past ``max_states``, as it empties the Python memo. Smaller was faster here (what a larger
+table saves in positions forgotten, it lost in reads that missed the caches). Measured
 side by side (docs/benchmarks.md), 2^22 slots against 2^24: 0.90 and 0.94 times the time of the
 exact answer about 4 hidden cards of ``kotor1-average``, 0.84 and 0.85 times a 4 v 4 known first
 move, the same answers; 2^20 forgot too often (0.92 times, on the first). (Those were 24-byte slots;
@@ -116,7 +116,6 @@ solve past 1.7 billion positions without an answer (275 s), against 38 s in 2^24
 SPLIT_MIN_STATES = 64
 """The fewest match states :meth:`KotorMatchSolver.prepare_in_two` forks for (the later sets
 of one 2 v 2 question are 81: below that, the fork is most of the work)."""
-
 
 NATIVE_SIDES = 1 << 20
 """Sides a seat (or lists of turn ends) past which :meth:`KotorMatchSolver.bound_memo` forgets
