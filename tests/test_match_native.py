@@ -518,32 +518,102 @@ def test_the_dense_tables_keep_their_memory_bound(monkeypatch: pytest.MonkeyPatc
 def test_a_hidden_hand_prepares_every_score_once_for_all_its_hands(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The possible hands' sub-hands are prepared together when their tables fit, and hand by
-    hand when not; the averaged answer is the same either way."""
+    """The possible hands' sub-hands are prepared together when their tables fit, in runs of
+    neighbouring hands when only runs do (a score's tables for each of two processes), and hand
+    by hand when not even two fit; the averaged answer is the same every way."""
     rules = parse_ruleset(K1)
     state = new_match(rules, (parse_cards("+1 -2"), parse_cards("+2 -1"))).child(Open(0))
     state = state.child(state.chance_outcomes()[0][0])
     hidden = state.sides[1]._replace(hand=(None, None))
     question = question_from_state(state._replace(sides=(state.sides[0], hidden)))
     options = SolveOptions(objective="match", opponent_deck=tuple(parse_cards("+2 -1 +3 -3")))
-    calls: list[int] = []
+    calls: list[int] = []  # (the opponent's hands of each call)
     original = NativeMatchSolver.prepare_all
 
-    def spy(self: NativeMatchSolver, *args: object, **kwargs: object) -> None:
-        calls.append(1)
-        original(self, *args, **kwargs)  # type: ignore[arg-type]
+    def spy(self: NativeMatchSolver, scores: Any, hands: Any) -> None:
+        calls.append(len(hands[1]))
+        original(self, scores, hands)
 
     monkeypatch.setattr(NativeMatchSolver, "prepare_all", spy)
     together = solve_match_question(question, options, solver=NativeMatchSolver(rules))
     hands = together.hands_averaged
-    assert hands > 1 and len(calls) == 1 + hands  # once for all, then (no work) once a hand
-    monkeypatch.setattr(NativeMatchSolver, "fits", lambda self, hands: False)
+    assert hands > 4 and calls == [hands] + [1] * hands  # once for all, then (no work) a hand
+    monkeypatch.setattr(
+        NativeMatchSolver, "fits", lambda self, seats, processes=1: len(seats[1]) <= 2
+    )
+    calls.clear()
+    runs = solve_match_question(question, options, solver=NativeMatchSolver(rules))
+    assert calls[: hands // 2] == [2] * (hands // 2) and calls[hands // 2 :].count(1) >= hands
+    monkeypatch.setattr(NativeMatchSolver, "fits", lambda self, seats, processes=1: False)
     calls.clear()
     alone = solve_match_question(question, options, solver=NativeMatchSolver(rules))
-    assert len(calls) == hands
-    assert [r.match_win for r in alone.results] == pytest.approx(
-        [r.match_win for r in together.results], abs=1e-12
+    assert calls == [1] * hands
+    for other in (runs, alone):
+        assert [r.match_win for r in other.results] == pytest.approx(
+            [r.match_win for r in together.results], abs=1e-12
+        )
+
+
+def test_a_set_in_progress_makes_room_rather_than_filling_the_hash_tables(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each possible hand's set in progress gets dense tables; where they do not fit beside
+    those the hands before it left, those are freed first (the set reads only match-state
+    values once it ends), rather than its positions going to the hash tables, which grow
+    without bound (an exact average of kotor1-strong's hands reached 3.2 GB so): the memory
+    stays within the bound, the answer the same."""
+    rules = parse_ruleset("kotor1")  # (a finite deck: the set in progress has odds of its own)
+    state = new_match(rules, (parse_cards("+1 -2"), parse_cards("+2 -1"))).child(Open(0))
+    state = state.child(state.chance_outcomes()[0][0])
+    hidden = state.sides[1]._replace(hand=(None, None))
+    question = question_from_state(state._replace(sides=(state.sides[0], hidden)))
+    options = SolveOptions(objective="match", opponent_deck=tuple(parse_cards("+2 -1 +3 -3")))
+    held: list[tuple[int, int]] = []  # (bytes, positions of sets in progress hashed) a row
+    original = match_advice.MatchHands.row
+
+    def spy(self: match_advice.MatchHands, index: int, with_odds: bool) -> Any:
+        row = original(self, index, with_odds)
+        fast = self.solver._fast  # type: ignore[attr-defined]
+        held.append((fast.memo_bytes, fast.hashed_states[1]))
+        return row
+
+    monkeypatch.setattr(match_advice.MatchHands, "row", spy)
+    roomy = solve_match_question(question, options, solver=NativeMatchSolver(rules))
+    assert roomy.hands_averaged > 4 and all(hashed == 0 for _, hashed in held)
+    bound = (held[0][0] + held[-1][0]) // 2  # (the first hand's tables fit, not all hands')
+    monkeypatch.setattr(match_native, "DENSE_LIMIT_BYTES", bound)
+    held.clear()
+    lean = solve_match_question(question, options, solver=NativeMatchSolver(rules))
+    assert all(held_bytes <= bound and hashed == 0 for held_bytes, hashed in held)
+    assert [r.match_win for r in lean.results] == pytest.approx(
+        [r.match_win for r in roomy.results], abs=1e-12
     )
+
+
+def test_hands_with_a_double_about_are_not_prepared_in_runs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With a flip or a Double among the hands the later sets stay with each hand's row (their
+    sides make the memo grow past the room the runs' tables leave): no run is prepared."""
+    rules = parse_ruleset("kotor2/main-deck=infinite,sets-to-win=2")
+    state = new_match(rules, (parse_cards("+1 -2"), parse_cards("+2 -1"))).child(Open(0))
+    state = state.child(state.chance_outcomes()[0][0])
+    hidden = state.sides[1]._replace(hand=(None, None))
+    question = question_from_state(state._replace(sides=(state.sides[0], hidden)))
+    options = SolveOptions(objective="match", opponent_deck=tuple(parse_cards("+2 -1 D -3")))
+    calls: list[int] = []
+    original = NativeMatchSolver.prepare_all
+
+    def spy(self: NativeMatchSolver, scores: Any, hands: Any) -> None:
+        calls.append(len(hands[1]))
+        original(self, scores, hands)
+
+    monkeypatch.setattr(NativeMatchSolver, "prepare_all", spy)
+    monkeypatch.setattr(
+        NativeMatchSolver, "fits", lambda self, seats, processes=1: len(seats[1]) <= 2
+    )
+    advice = solve_match_question(question, options, solver=NativeMatchSolver(rules))
+    assert advice.hands_averaged > 2 and calls == [1] * advice.hands_averaged
 
 
 def test_questions_of_one_match_share_the_later_sets() -> None:

@@ -1879,6 +1879,11 @@ static PyObject *core_get_exact_states(Core *self, void *closure) {
     return PyLong_FromSize_t(self->tables[2].size);
 }
 
+static PyObject *core_get_hashed_states(Core *self, void *closure) {
+    (void)closure;
+    return Py_BuildValue("(nn)", (Py_ssize_t)self->tables[0].size, (Py_ssize_t)self->tables[1].size);
+}
+
 static PyObject *core_get_solved(Core *self, void *closure) {
     (void)closure;
     return PyLong_FromUnsignedLongLong(self->solved);
@@ -1938,6 +1943,7 @@ static PyGetSetDef core_getset[] = {
     GETTER(states, "positions held now"),
     GETTER(solved, "positions computed so far (progress)"),
     GETTER(exact_states, "positions drawn exactly held now (in one table: it doubles as it grows)"),
+    GETTER(hashed_states, "(later sets', sets in progress') positions drawn with fixed odds held in the hash tables, not in dense tables"),
     COUNT(nsides, nsides, "sides mirrored"),
     COUNT(nslots, nslots, "(context, deck) pairs drawn exactly, numbered"),
     GETTER(max_slots, "slots the core can number"),

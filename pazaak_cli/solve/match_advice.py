@@ -384,6 +384,29 @@ class _MatchHands:
         return self.current is not None and not self.exact
 
 
+def _longest_fitting(
+    solver: MatchSolver,
+    seats: Callable[
+        [Sequence[Sequence[Card]]], tuple[Sequence[Sequence[Card]], Sequence[Sequence[Card]]]
+    ],
+    hands: Sequence[Sequence[Card]],
+    processes: int,
+) -> int:
+    """How many of ``hands``, from the first, the solver's dense tables hold at once, a score's
+    for each of ``processes`` (found by halving: a run's sub-hands only grow with it); 1 when
+    not even two fit."""
+    if solver.fits(seats(hands), processes):
+        return len(hands)
+    low, high = 1, len(hands) - 1
+    while low < high:
+        middle = (low + high + 1) // 2
+        if solver.fits(seats(hands[:middle]), processes):
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
 class MatchHands(_MatchHands):
     """The match answer against an optimal opponent, one possible opponent hand at a time:
     what the exact average sums over every hand and the time-budgeted answer
@@ -410,14 +433,37 @@ class MatchHands(_MatchHands):
         self.solver.progress = options.positions
 
     def prepare(self, indices: Sequence[int]) -> None:
-        """Solve every score's match states of the hands ``indices`` at once, where they fit
-        in memory together (they share sub-hands), before their sets in progress."""
+        """Solve every score's match states of the hands ``indices`` before their sets in
+        progress: all at once where they fit in memory together (they share sub-hands), else in
+        runs of neighbouring hands (the hands' order keeps those that share sub-hands near), the
+        longest that fit, one after another; with flips or Doubles about, else each with its
+        own row (their sides make the memo grow past what the runs' tables leave room for)."""
         state = self.question.state
-        mine, theirs = [self.my_hand], [self.other_hands[i][0] for i in indices]
-        seats = (mine, theirs) if state.turn == 0 else (theirs, mine)
-        solver = self.solver
-        if len(theirs) > 1 and not solver.prepared(state.sets_won(), seats) and solver.fits(seats):
-            solver.prepare_all(state.sets_won(), seats)
+        solver, scores = self.solver, state.sets_won()
+        left = [self.other_hands[i][0] for i in indices]
+        if len(left) < 2 or solver.prepared(scores, self._seats(left)):
+            return
+        if solver.fits(self._seats(left)):
+            solver.prepare_all(scores, self._seats(left))
+            return
+        cards = [*self.my_hand, *(card for hand in left for card in hand)]
+        if any(card.kind in _MANY_SIDES for card in cards):
+            return  # (hand by hand: with flips or Doubles about, the runs' tables beside the
+            # memo's growth took a kotor2-average answer to 2.29 GB, past the 2 GB bound)
+        processes = 2 if two_solver_processes() else 1
+        while len(left) > 1:
+            run = _longest_fitting(solver, self._seats, left, processes)
+            if run > 1 and not solver.prepared(scores, self._seats(left[:run])):
+                solver.prepare_all(scores, self._seats(left[:run]))
+                solver.release_tables()
+            left = left[max(run, 1) :]
+
+    def _seats(
+        self, theirs: Sequence[Sequence[Card]]
+    ) -> tuple[Sequence[Sequence[Card]], Sequence[Sequence[Card]]]:
+        """Both seats' hands, mine and ``theirs``, in seat order."""
+        mine = [self.my_hand]
+        return (mine, theirs) if self.question.state.turn == 0 else (theirs, mine)
 
     def row(self, index: int, with_odds: bool) -> MoveRow:
         """Every move's values if the opponent holds hand ``index`` (``with_odds``: the set's

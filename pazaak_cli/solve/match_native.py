@@ -439,9 +439,15 @@ class NativeMatchSolver(MatchSolver):
         self._fast.drop_dense(True)
         self._dense_level = None
 
-    def fits(self, hands: tuple[Sequence[Sequence[Card]], Sequence[Sequence[Card]]]) -> bool:
+    def fits(
+        self,
+        hands: tuple[Sequence[Sequence[Card]], Sequence[Sequence[Card]]],
+        processes: int = 1,
+    ) -> bool:
         """Whether one score of the match states below these hands has dense tables within
-        :data:`DENSE_LIMIT_BYTES`, after-draw positions included (interning their sides)."""
+        :data:`DENSE_LIMIT_BYTES`, after-draw positions included (interning their sides);
+        ``processes`` > 1: a score's tables for each within it, and beside what this process
+        holds, within :data:`FORK_MEMORY_BYTES` (what the pipeline forks for)."""
         hands = self._later_hands(hands)
         for seat_hands in hands:
             for hand in seat_hands:
@@ -450,7 +456,10 @@ class NativeMatchSolver(MatchSolver):
         below1 = self._union_sub_hands(hands[1])
         openers = 2 if self._reads_opener else 1
         before, after = self._dense_bytes([(x, y) for x in below0 for y in below1], openers)
-        return before + after <= DENSE_LIMIT_BYTES
+        tables = processes * (before + after)
+        if processes > 1 and resident_bytes() + tables > FORK_MEMORY_BYTES:
+            return False
+        return tables <= DENSE_LIMIT_BYTES
 
     def _intern_later_sides(self, cards: Sequence[Card]) -> None:
         super()._intern_later_sides(cards)
@@ -471,8 +480,14 @@ class NativeMatchSolver(MatchSolver):
             self._start_level(s0, s1, pairs)
             return
         self._sync()
-        self._fast.free_spares()  # (the level's arrays: lazy tables take the lazy ones)
         before, after = self._dense_bytes(pairs, 1)
+        if self._fast.memo_bytes + before + after > DENSE_LIMIT_BYTES:
+            # the tables of earlier questions make room first: this set reads only match-state
+            # values once it ends, and a set's positions in the hash tables grow without bound
+            # (a row after another of the exact average held 10.7 M dense and 5.1 M hashed
+            # positions at 1.6 GB where the tables were kept)
+            self.release_tables()
+        self._fast.free_spares()  # (the level's arrays: lazy tables take the lazy ones)
         # (lazy: a table gets its values when first read, and marks the pages it writes: most
         # positions of a set in progress are never read, and a later question's table of the
         # same size takes its array, those pages stale until written again)

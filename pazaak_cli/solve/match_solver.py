@@ -1051,9 +1051,14 @@ class MatchSolver(SetSolver, MatchStates):
         """Free what only the question just answered needed (the native solver's dense tables);
         the match-state values and the memo stay."""
 
-    def fits(self, hands: tuple[Sequence[Sequence[Card]], Sequence[Sequence[Card]]]) -> bool:
+    def fits(
+        self,
+        hands: tuple[Sequence[Sequence[Card]], Sequence[Sequence[Card]]],
+        processes: int = 1,
+    ) -> bool:
         """Whether :meth:`prepare_all` of these hands stays within the solver's memory bound
-        (the native solver's dense tables; this one has none)."""
+        (the native solver's dense tables; this one has none), ``processes`` solving a score
+        each at once."""
         return True
 
     def _intern_later_sides(self, cards: Sequence[Card]) -> None:
