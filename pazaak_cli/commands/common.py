@@ -214,6 +214,18 @@ def time_option(default_help: str, *, lead: str = TIME_HELP) -> Callable[[F], F]
     )
 
 
+def ponder_option(what: str) -> Callable[[F], F]:
+    """``--ponder/--no-ponder``: work ahead on ``what`` while the person types (at a terminal:
+    :mod:`pazaak_cli.solve.pondering`)."""
+    return click.option(
+        "--ponder/--no-ponder",
+        default=True,
+        help=f"While you type at a terminal, work ahead on {what} (the later sets of the match "
+        "answer, in the background on one core), so that at the first moves of a match it can "
+        "be the match's within the time budget. Default: on.",
+    )
+
+
 def budget_seconds(
     time_budget: float | None,
     *,

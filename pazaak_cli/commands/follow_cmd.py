@@ -23,6 +23,7 @@ from pazaak_cli.commands.common import (
     EXIT_INTERRUPTED,
     budget_seconds,
     fail,
+    ponder_option,
     refuse_with_resume,
     ruleset_option,
     time_option,
@@ -49,6 +50,7 @@ from pazaak_cli.solve.answer_types import Advice
 from pazaak_cli.solve.answers import Answer, answer
 from pazaak_cli.solve.budgeted import DEFAULT_SECONDS, Refinement
 from pazaak_cli.solve.models import OPPONENT_MODELS
+from pazaak_cli.solve.pondering import Ponderer
 from pazaak_cli.terminal.follow_screen import Screen
 from pazaak_cli.terminal.lines import MAX_LINE_BYTES, TOO_LONG, LineReader, stdin_is_terminal
 from pazaak_cli.terminal.text import SolveProgress
@@ -58,6 +60,7 @@ from pazaak_cli.tools.follow import (
     Followed,
     FollowError,
     FollowSetup,
+    ahead_of,
     apply_line,
     from_document,
     question_for,
@@ -128,6 +131,7 @@ COMMANDS = ("undo", "board", "position", "hint", "hint match", "help", "quit")
 )
 @click.option("--quiet-advice", is_flag=True, help="Show only the best move, not the table.")
 @time_option("Default: 2 s; hint asks again, the answer refined from where it stopped.")
+@ponder_option("the advice at your next decision")
 @click.option(
     "--json",
     "as_json",
@@ -147,6 +151,7 @@ def follow_command(
     replace: bool,
     quiet_advice: bool,
     time_budget: float | None,
+    ponder: bool,
     as_json: bool,
 ) -> None:
     """Follow a match you play in KOTOR: type each event, get the advice at your decisions.
@@ -193,7 +198,8 @@ def follow_command(
             write_save(target, to_document(followed))
             screen.started(followed, target)
         seconds = budget_seconds(time_budget, default=DEFAULT_SECONDS)
-        code = Loop(followed, target, screen, seconds).run()
+        ahead = None if ponder and not as_json else False  # (None: at a terminal)
+        code = Loop(followed, target, screen, seconds, ponder=ahead).run()
     if code:
         sys.exit(code)
 
@@ -265,14 +271,25 @@ class Loop:
     """Reads lines until the match ends, the input ends or ``quit``; saves after every event."""
 
     def __init__(
-        self, followed: Followed, target: Path, screen: Screen, seconds: float | None
+        self,
+        followed: Followed,
+        target: Path,
+        screen: Screen,
+        seconds: float | None,
+        *,
+        ponder: bool | None = None,
     ) -> None:
         self.followed = followed
         self.target = target
         self.screen = screen
         self.seconds = seconds
         """The time budget of the advice (``None``: exact, however long it takes)."""
-        self.reader = LineReader(stdin_is_terminal())
+        interactive = stdin_is_terminal()
+        self.reader = LineReader(interactive)
+        self.ponderer = Ponderer() if (interactive if ponder is None else ponder) else None
+        """Works ahead on the next advice while a line is awaited (``ponder`` None: when a
+        person types at a terminal; a script's lines come at once, and would only wait for it
+        to stop)."""
         self.advised: dict[MatchState, tuple[Question, Advice, str | None]] = {}
         self.refining: dict[MatchState, Refinement] = {}
         """The advice within the budget at this decision, refined when asked again (only the
@@ -282,7 +299,12 @@ class Loop:
         try:
             self.prompted()
             while not self.followed.state.is_terminal():
-                line = self.read()
+                self.ponder()
+                try:
+                    line = self.read()
+                finally:
+                    if self.ponderer is not None:
+                        self.ponderer.stop()  # (before anything asks the solvers)
                 if line is None:
                     self.screen.stopped(self.followed, self.target, "End of input.")
                     return 0
@@ -294,6 +316,13 @@ class Loop:
                 click.echo()  # the prompt's line
             self.screen.stopped(self.followed, self.target, "Interrupted.")
             return EXIT_INTERRUPTED
+
+    def ponder(self) -> None:
+        """Begin working ahead on the advice at the user's next decision: the later sets of
+        the match answer, which do not depend on the card drawn (see
+        :mod:`pazaak_cli.solve.pondering`)."""
+        if self.ponderer is not None:
+            self.ponderer.start(*ahead_of(self.followed))
 
     def read(self) -> str | None:
         if self.screen.as_json:

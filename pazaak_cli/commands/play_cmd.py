@@ -30,6 +30,7 @@ from pazaak_cli.commands.common import (
     WholeNumber,
     budget_seconds,
     fail,
+    ponder_option,
     refuse_with_resume,
     seed_option,
     time_option,
@@ -58,7 +59,8 @@ from pazaak_cli.runtime.savefile import (
     unfinished,
 )
 from pazaak_cli.solve.budgeted import DEFAULT_SECONDS, Refinement
-from pazaak_cli.terminal.hint import hint_text
+from pazaak_cli.solve.pondering import Ponderer
+from pazaak_cli.terminal.hint import hint_ahead, hint_text
 from pazaak_cli.terminal.lines import (
     MAX_LINE_BYTES,
     TOO_LONG,
@@ -181,6 +183,7 @@ def _complete_deck(
     "on a terminal, 0 otherwise).",
 )
 @time_option("Default: 2 s; h again refines the hint from where it stopped.")
+@ponder_option("the hint")
 @click.pass_context
 def play_command(
     ctx: click.Context,
@@ -195,6 +198,7 @@ def play_command(
     replace: bool,
     delay: float | None,
     time_budget: float | None,
+    ponder: bool,
 ) -> None:
     """Play a match of Pazaak in the shell, one typed command per line.
 
@@ -258,6 +262,7 @@ def _start(ctx: click.Context, target: Path, reader: LineReader, pause: float) -
     session.save(target)
     screen = Screen(session, target, reader, pause)
     screen.hint_seconds = _hint_seconds()
+    screen.ponderer = _ponderer(reader)
     screen.banner()
     _finish(screen.run())
 
@@ -341,6 +346,7 @@ def _play_saved(
 ) -> None:
     screen = Screen(session, target, reader, pause)
     screen.hint_seconds = _hint_seconds()
+    screen.ponderer = _ponderer(reader)
     if session.finished:
         screen.say(f"The match saved in {resumed_from} is over; there is nothing to resume.")
         screen.match_over()
@@ -490,6 +496,8 @@ class Screen:
         """Event lines since the last hand-over (shown again after the screen is cleared)."""
         self.hint_seconds: float | None = DEFAULT_SECONDS
         """The hint's time budget (``None``: exact, however long it takes)."""
+        self.ponderer: Ponderer | None = None
+        """Works ahead on the hint while a person types (:mod:`pazaak_cli.solve.pondering`)."""
         self.refinements: dict[tuple[str, int], Refinement] = {}
         """The hint within the budget at the last position it was asked at (by position and
         seat), refined when asked again there; only one is kept (each holds a solver's memo)."""
@@ -550,7 +558,13 @@ class Screen:
         if self.board_due:
             self.board(seat)
             self.board_due = False
-        line = self.reader.read("> ")
+        if self.ponderer is not None:
+            self.ponderer.start(*hint_ahead(self.session, seat))
+        try:
+            line = self.reader.read("> ")
+        finally:
+            if self.ponderer is not None:
+                self.ponderer.stop()  # (before anything asks the solvers)
         if line is None:
             return self.stop("End of input.")
         view = self.session.view(seat)
@@ -779,6 +793,12 @@ def _resume_command(path: Path) -> str:
 
 
 # The hint ------------------------------------------------------------------------------------
+
+
+def _ponderer(reader: LineReader) -> Ponderer | None:
+    """Work ahead on the hint while a person types at a terminal, unless ``--no-ponder``."""
+    wanted = click.get_current_context().params.get("ponder", True)
+    return Ponderer() if wanted and reader.terminal else None
 
 
 def _hint_seconds() -> float | None:

@@ -384,8 +384,10 @@ class WorkerLost(Exception):
 
 
 def fork_available() -> bool:
-    """Whether :class:`ForkedCall` can run here (a system with ``fork``)."""
-    return hasattr(os, "fork")
+    """Whether :class:`ForkedCall` can run here: a system with ``fork``, called from the main
+    thread (a fork copies only the thread that calls it, and the locks others hold: work done
+    ahead in a background thread, :mod:`pazaak_cli.solve.pondering`, stays in its process)."""
+    return hasattr(os, "fork") and threading.current_thread() is threading.main_thread()
 
 
 class ForkedCall:
@@ -556,7 +558,9 @@ its own). A pool's workers set it to 1."""
 
 def solver_processes() -> int:
     """The processes one exact solve may use (``$PAZAAK_SOLVER_PROCESSES``, else the cores
-    available)."""
+    available); one off the main thread (see :func:`fork_available`)."""
+    if threading.current_thread() is not threading.main_thread():
+        return 1
     text = os.environ.get(SOLVER_PROCESSES_VARIABLE, "").strip()
     if text.isdigit() and int(text) >= 1:
         return int(text)

@@ -268,7 +268,8 @@ def match_seconds(
     sub-hands still to solve (:func:`match_question_pairs`' counts) at the measured rates; the
     infinite where it would be refused. ``solved``: hands whose answers the same solver has
     given already (against a rule, their pairs are not counted again: their later sets are
-    known; an optimal opponent's shared solver says itself what it knows)."""
+    known, as are those of hands whose later sets the shared solver knows; an optimal
+    opponent's shared solver says itself what it knows)."""
     state = question.state
     my_hand = tuple(card for card in state.sides[state.turn].hand if card is not None)
     if options.rule is not None:
@@ -277,6 +278,10 @@ def match_seconds(
         if largest > limits.reach_pairs:
             return math.inf
         share = limits.split_share if two_solver_processes() else 1.0
+        ahead = [hand for hand in hands if later_sets_known(state, state.turn, options, [hand[0]])]
+        if ahead:  # (solved ahead of the question: :mod:`pazaak_cli.solve.pondering`)
+            solved = [*solved, *ahead]
+            hands = [hand for hand in hands if hand not in ahead]
         known = match_pairs(my_hand, solved, ordered=True) if solved else 0
         pairs = match_pairs(my_hand, [*solved, *hands], ordered=True) - known
         return pairs * limits.pair_seconds * share
@@ -407,6 +412,107 @@ def _longest_fitting(
     return low
 
 
+def _prepare_runs(
+    solver: MatchSolver,
+    scores: tuple[int, int],
+    seat: int,
+    my_hand: Sequence[Card],
+    theirs: Sequence[Sequence[Card]],
+    *,
+    each: bool = False,
+) -> None:
+    """Solve every score's match states of ``my_hand`` (``seat``'s) against each of ``theirs``:
+    all at once where they fit in memory together (they share sub-hands), else in runs of
+    neighbouring hands (the hands' order keeps those that share sub-hands near), the longest
+    that fit, one after another; with flips or Doubles about, none in runs (their sides make
+    the memo grow past what the runs' tables leave room for). ``each``: a hand that no run
+    takes is prepared alone (else it is left to its row, which prepares it with its set)."""
+
+    def seats(hands: Sequence[Sequence[Card]]) -> tuple[list[Sequence[Card]], list[Sequence[Card]]]:
+        mine: list[Sequence[Card]] = [my_hand]
+        return (mine, list(hands)) if seat == 0 else (list(hands), mine)
+
+    left = list(theirs)
+    if not left or solver.prepared(scores, seats(left)):
+        return
+    if (len(left) > 1 or each) and solver.fits(seats(left)):
+        solver.prepare_all(scores, seats(left))
+        return
+    cards = [*my_hand, *(card for hand in left for card in hand)]
+    runs = not any(card.kind in _MANY_SIDES for card in cards)
+    processes = 2 if two_solver_processes() else 1
+    while left:
+        run = _longest_fitting(solver, seats, left, processes) if runs and len(left) > 1 else 1
+        if (run > 1 or each) and not solver.prepared(scores, seats(left[:run])):
+            try:
+                solver.prepare_all(scores, seats(left[:run]))
+            finally:
+                solver.release_tables()
+        left = left[run:]
+
+
+def later_sets_known(
+    state: MatchState, seat: int, options: SolveOptions, theirs: Sequence[Sequence[Card]]
+) -> bool:
+    """Whether the shared solver of ``options``' opponent model knows every later set of the
+    match answer to ``seat``'s decision in ``state`` against each of the hands ``theirs``
+    (:mod:`pazaak_cli.solve.pondering` solves them ahead)."""
+    my_hand = tuple(card for card in state.sides[seat].hand if card is not None)
+    won = state.sets_won()
+    if options.rule is None:
+        solver = shared_match_solver(state.ruleset)
+        hands = ([my_hand], list(theirs)) if seat == 0 else (list(theirs), [my_hand])
+        return solver.unsolved(won, hands)[0] == 0
+    kotor = _SHARED_KOTOR.get((state.ruleset, seat, options.rule))
+    if kotor is None:
+        return False
+    hidden = not state.sides[1 - seat].hand_known
+    return all(
+        kotor.later_sets_known((won[seat], won[1 - seat]), my_hand, hand, orders=hidden)
+        for hand in theirs
+    )
+
+
+def prepare_later_sets(
+    state: MatchState,
+    seat: int,
+    options: SolveOptions,
+    theirs: Sequence[Sequence[Card]],
+    check: Callable[[int], None],
+) -> None:
+    """Solve in the shared solver of ``options``' opponent model the later sets of the match
+    answer to ``seat``'s decision in ``state`` against each of ``theirs`` (together, as
+    :class:`MatchHands` does, or hand by hand against a rule), in this process, ``check``
+    called a few times a second as the solver's progress (it may raise to stop it: what was
+    solved is kept). A question the match answer refuses raises its :class:`SolverTooLarge`."""
+    my_hand = tuple(card for card in state.sides[seat].hand if card is not None)
+    won = state.sets_won()
+    if options.rule is None:
+        solver = shared_match_solver(state.ruleset)
+        previous = solver.progress
+        solver.progress = check
+        try:
+            _prepare_runs(solver, won, seat, my_hand, theirs, each=True)
+        finally:
+            solver.progress = previous
+            solver.release_tables()
+            save_entries(solver)
+        return
+    limits = kotor_match_limits(options.rule)
+    pairs = max(match_pairs(my_hand, [(tuple(hand), 1)], ordered=True) for hand in theirs)
+    if pairs > limits.reach_pairs:
+        raise SolverTooLarge(f"{pairs:,} pairs of sub-hands, {limits.reach_pairs} in reach")
+    kotor = _shared_kotor_solver(state.ruleset, seat, options.rule)
+    hidden = not state.sides[1 - seat].hand_known
+    previous = kotor.progress
+    kotor.progress = check
+    try:
+        for hand in theirs:
+            kotor.prepare_hand((won[seat], won[1 - seat]), my_hand, hand, orders=hidden)
+    finally:
+        kotor.progress = previous
+
+
 class MatchHands(_MatchHands):
     """The match answer against an optimal opponent, one possible opponent hand at a time:
     what the exact average sums over every hand and the time-budgeted answer
@@ -434,36 +540,10 @@ class MatchHands(_MatchHands):
 
     def prepare(self, indices: Sequence[int]) -> None:
         """Solve every score's match states of the hands ``indices`` before their sets in
-        progress: all at once where they fit in memory together (they share sub-hands), else in
-        runs of neighbouring hands (the hands' order keeps those that share sub-hands near), the
-        longest that fit, one after another; with flips or Doubles about, else each with its
-        own row (their sides make the memo grow past what the runs' tables leave room for)."""
+        progress (:func:`_prepare_runs`; a hand no run takes is left to its row)."""
         state = self.question.state
-        solver, scores = self.solver, state.sets_won()
-        left = [self.other_hands[i][0] for i in indices]
-        if len(left) < 2 or solver.prepared(scores, self._seats(left)):
-            return
-        if solver.fits(self._seats(left)):
-            solver.prepare_all(scores, self._seats(left))
-            return
-        cards = [*self.my_hand, *(card for hand in left for card in hand)]
-        if any(card.kind in _MANY_SIDES for card in cards):
-            return  # (hand by hand: with flips or Doubles about, the runs' tables beside the
-            # memo's growth took a kotor2-average answer to 2.29 GB, past the 2 GB bound)
-        processes = 2 if two_solver_processes() else 1
-        while len(left) > 1:
-            run = _longest_fitting(solver, self._seats, left, processes)
-            if run > 1 and not solver.prepared(scores, self._seats(left[:run])):
-                solver.prepare_all(scores, self._seats(left[:run]))
-                solver.release_tables()
-            left = left[max(run, 1) :]
-
-    def _seats(
-        self, theirs: Sequence[Sequence[Card]]
-    ) -> tuple[Sequence[Sequence[Card]], Sequence[Sequence[Card]]]:
-        """Both seats' hands, mine and ``theirs``, in seat order."""
-        mine = [self.my_hand]
-        return (mine, theirs) if self.question.state.turn == 0 else (theirs, mine)
+        theirs = [self.other_hands[i][0] for i in indices]
+        _prepare_runs(self.solver, state.sets_won(), state.turn, self.my_hand, theirs)
 
     def row(self, index: int, with_odds: bool) -> MoveRow:
         """Every move's values if the opponent holds hand ``index`` (``with_odds``: the set's

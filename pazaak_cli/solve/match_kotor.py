@@ -1030,6 +1030,43 @@ class KotorMatchSolver(MatchStates):
         its_hands = [[self.opp.hand(order) for order in group] for group in groups]
         return self.prepare_in_two(scores, my_hand, its_hands, budget, progress)
 
+    def later_sets_known(
+        self,
+        scores: tuple[int, int],
+        my_cards: Sequence[Card],
+        hand: Sequence[Card],
+        *,
+        orders: bool = False,
+    ) -> bool:
+        """Whether every match state :meth:`prepare_hand` would solve is known."""
+        specs = self._specs()
+        entries = self._entries
+        return all(
+            (match, spec) in entries
+            for match in self._states_below(scores, *self._hand_ids(my_cards, hand, orders))
+            for spec in specs
+        )
+
+    def prepare_hand(
+        self,
+        scores: tuple[int, int],
+        my_cards: Sequence[Card],
+        hand: Sequence[Card],
+        *,
+        orders: bool = False,
+    ) -> None:
+        """Solve, in this process, the later sets :meth:`solve_moves` reads at ``scores`` (mine,
+        its) with ``my_cards`` against ``hand`` (``orders``: each order of a hidden hand's
+        cards the rule tells apart, as :meth:`prepare_question` does)."""
+        self.prepare(scores, *self._hand_ids(my_cards, hand, orders))
+
+    def _hand_ids(
+        self, my_cards: Sequence[Card], hand: Sequence[Card], orders: bool
+    ) -> tuple[int, list[int]]:
+        """My hand's id, and those of ``hand``'s orders (or of the hand alone)."""
+        group = match_hand_orders(hand) if orders else [tuple(hand)]
+        return self.me.hand(tuple(my_cards)), [self.opp.hand(order) for order in group]
+
     def _question_states(
         self, question: Question, its_hands: Iterable[Sequence[Card]]
     ) -> tuple[tuple[int, int], int, list[int]]:

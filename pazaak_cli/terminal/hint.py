@@ -10,10 +10,12 @@ from collections.abc import Callable
 from typing import Protocol
 
 from pazaak_cli.engine.errors import PazaakError
+from pazaak_cli.engine.game import MatchState
 from pazaak_cli.engine.notation import format_position
 from pazaak_cli.engine.position_builder import question_from_state
+from pazaak_cli.solve.answer_types import SolveOptions
 from pazaak_cli.solve.answers import AnswerRequest, answer
-from pazaak_cli.solve.budgeted import PLAY_ASKS, Refinement
+from pazaak_cli.solve.budgeted import DEFAULT_SEED, PLAY_ASKS, Refinement
 from pazaak_cli.solve.models import Objective, model_of_player
 from pazaak_cli.solve.time_budget import TimeBudget
 from pazaak_cli.terminal.advice_table import render_advice
@@ -77,3 +79,16 @@ def hint_text(
     except Exception as error:  # a failing hint must not end the match
         return f"No hint: the solver failed ({type(error).__name__}: {error}); please report it."
     return wrap_lines(table, shutil.get_terminal_size().columns)
+
+
+def hint_ahead(session: MatchSession, seat: int) -> tuple[MatchState, int, SolveOptions, str]:
+    """What to work ahead on while ``seat`` types (:class:`~pazaak_cli.solve.pondering.Ponderer`'s
+    ``start``): the match as the seat sees it, the seat, and the options and seed of the hint
+    :func:`hint_text` will ask for."""
+    model = model_of_player(session.seats[1 - seat].kind)
+    options = SolveOptions(
+        opponent_deck=session.seats[1 - seat].deck,
+        opponent_played=session.cards_played_in_earlier_sets(1 - seat),
+        opponent=model.name,
+    )
+    return session.view(seat), seat, options, DEFAULT_SEED

@@ -42,8 +42,9 @@ from pazaak_cli.engine.move_notation import format_action, parse_action
 from pazaak_cli.engine.notation import format_position
 from pazaak_cli.engine.position_builder import Question, question_from_state
 from pazaak_cli.engine.rules import FirstPlayer, MainDeck, Ruleset, parse_ruleset
+from pazaak_cli.solve.answer_types import SolveOptions
 from pazaak_cli.solve.answers import AnswerRequest
-from pazaak_cli.solve.budgeted import FOLLOW_ASKS, Progress
+from pazaak_cli.solve.budgeted import DEFAULT_SEED, FOLLOW_ASKS, Progress
 from pazaak_cli.solve.models import OPPONENT_MODELS, Objective, opponent_model
 from pazaak_cli.solve.time_budget import TimeBudget
 
@@ -567,6 +568,18 @@ def request_for(
         progress=progress,
         hand_progress=hand_progress,
     )
+
+
+def ahead_of(followed: Followed) -> tuple[MatchState, int, SolveOptions, str]:
+    """What to work ahead on while the user types (:class:`~pazaak_cli.solve.pondering.Ponderer`'s
+    ``start``): the match, his seat, and the options and seed of the advice at his next
+    decision, as :func:`request_for` will ask it."""
+    options = SolveOptions(
+        opponent_deck=followed.setup.opp_deck,
+        opponent_played=followed.opponent_earlier_cards(),
+        opponent=followed.setup.opponent,
+    )
+    return followed.state, ME, options, DEFAULT_SEED
 
 
 # Saving ----------------------------------------------------------------------------------------
