@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -11,6 +12,7 @@ from match_reference import TINY
 from pazaak_cli.cli import main
 from pazaak_cli.engine.decks import load_deck
 from pazaak_cli.engine.rules import parse_ruleset
+from pazaak_cli.runtime import executors
 from pazaak_cli.solve import match_advice
 from pazaak_cli.solve.match_advice import clear_shared_solvers, prepare_deck_pair
 
@@ -59,6 +61,36 @@ def test_after_prepare_the_default_answers_for_the_match(monkeypatch: pytest.Mon
     clear_shared_solvers()
     code, output = run(*question, "--objective", "match")
     assert json.loads(output)["moves"] == answer["moves"]
+
+
+@pytest.mark.skipif(not executors.fork_available(), reason="no fork on this system")
+def test_a_prepared_pair_answers_in_two_processes_with_the_same_bits(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Once every later set is known (prepared), the exact match answer's rows (each hand's
+    set in progress) are shared with a forked copy: the JSON of one process, byte for byte."""
+    assert run("prepare", "-r", RULES, *DECKS)[0] == 0
+    question = ["advise", "-r", RULES, "--table", "2", "--hand", "+1 +2", "--opp-table", ""]
+    question += ["--opp-hand-size", "2", "--opp-deck", "kotor1-average", "--objective", "match"]
+    question += ["--time", "0", "--json"]
+    shared: list[int] = []
+    every_hand = match_advice._every_hand
+
+    def counted(*args: Any, processes: int = 1, **kwargs: Any) -> Any:
+        shared.append(processes)
+        return every_hand(*args, processes=processes, **kwargs)
+
+    monkeypatch.setattr(match_advice, "_every_hand", counted)
+    answers = []
+    for processes in ("1", "2"):
+        monkeypatch.setenv("PAZAAK_SOLVER_PROCESSES", processes)
+        clear_shared_solvers()  # (each from the disk cache)
+        code, output = run(*question)
+        assert code == 0, output
+        answers.append(output)
+    assert shared == [1, 2]
+    assert answers[0] == answers[1]
+    assert json.loads(answers[1])["exactness"] == "exact"
 
 
 def test_a_stopped_preparation_keeps_what_it_solved(monkeypatch: pytest.MonkeyPatch) -> None:

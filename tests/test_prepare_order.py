@@ -6,6 +6,8 @@ run's, byte for byte."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,13 +15,21 @@ from pazaak_cli.engine.cards import Card, parse_cards
 from pazaak_cli.engine.rules import parse_ruleset
 from pazaak_cli.runtime import executors
 from pazaak_cli.runtime.executors import Executor, InProcess, LocalProcesses
+from pazaak_cli.solve import match_native
 from pazaak_cli.solve.hidden_hands import possible_hands
+from pazaak_cli.solve.match_advice import (
+    clear_shared_solvers,
+    prepare_deck_pair,
+    shared_match_solver,
+)
 from pazaak_cli.solve.match_native import NativeMatchSolver
 from pazaak_cli.solve.prepare_plan import prepare_planned
 
 RULES = parse_ruleset("kotor1/hand-size=2")
-MINE = [hand for hand, _ in possible_hands(parse_cards("+1 +1 +1 +1 +2 +2 +2 +3 +3 +3"), 2)]
-THEIRS = [hand for hand, _ in possible_hands(parse_cards("-1 -1 -1 -1 +4 +4 +4 -2 -2 -2"), 2)]
+MINE_DECK = parse_cards("+1 +1 +1 +1 +2 +2 +2 +3 +3 +3")
+THEIRS_DECK = parse_cards("-1 -1 -1 -1 +4 +4 +4 -2 -2 -2")
+MINE = [hand for hand, _ in possible_hands(MINE_DECK, 2)]
+THEIRS = [hand for hand, _ in possible_hands(THEIRS_DECK, 2)]
 
 Values = dict[tuple[tuple[int, int], tuple[tuple[Card, ...], tuple[Card, ...]], int], float]
 
@@ -102,3 +112,30 @@ def test_every_opener_rule_gives_the_local_bits(opener: str) -> None:
     expected = {(s, h, p): v for s, h, p, v in local.known_entries()}
     assert {(s, h, p): v for s, h, p, v in planned.known_entries()} == expected
     assert len(expected) == 6 * 6 * 9 * (2 if opener in ("alternate", "loser") else 1)
+
+
+def test_prepare_takes_their_hands_in_runs_where_all_do_not_fit(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """prepare_deck_pair, one of my hands at a time: their hands all at once where a score's
+    tables fit, else in runs of neighbouring hands (sharing their sub-hands' states), not one
+    at a time; the values are the same bits either way."""
+    monkeypatch.setenv("PAZAAK_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("PAZAAK_SOLVER_PROCESSES", "1")
+    monkeypatch.setattr(match_native, "DENSE_LIMIT_BYTES", 12_000_000)  # (3 of their 6 hands)
+    runs: list[int] = []
+    prepare_all = NativeMatchSolver.prepare_all
+
+    def counted(self: NativeMatchSolver, scores: tuple[int, int], hands: Any) -> None:
+        runs.append(len(hands[1]))
+        prepare_all(self, scores, hands)
+
+    monkeypatch.setattr(NativeMatchSolver, "prepare_all", counted)
+    clear_shared_solvers()
+    try:
+        prepare_deck_pair(RULES, MINE_DECK, THEIRS_DECK)
+        got = {(s, h, p): v for s, h, p, v in shared_match_solver(RULES).known_entries()}
+    finally:
+        clear_shared_solvers()
+    assert 1 < max(runs) < len(THEIRS) and sum(runs) >= len(MINE) * len(THEIRS)
+    assert got == prepared(MINE, THEIRS, 1)

@@ -350,7 +350,16 @@ def _solve_match(
     hands = MatchHands(question, options, solver=solver, full_deck_odds=full_deck_odds)
     try:
         hands.prepare(range(len(hands.other_hands)))
-        rows = _every_hand(hands, partial(hands.row, with_odds=odds == "all"), options.progress)
+        # (with every later set known, a row only reads values: the rows' sets in progress are
+        # then shared with a forked copy, the same bits; else a row solves what it lacks, whose
+        # last bits would depend on the process)
+        processes = hand_processes(hands.other_hands) if hands.later_sets_known() else 1
+        rows = _every_hand(
+            hands,
+            partial(hands.row, with_odds=odds == "all"),
+            options.progress,
+            processes=processes,
+        )
         if odds == "ties" and _best_tied(rows):
             rows = _every_hand(hands, partial(hands.row, with_odds=True), None)
     finally:
@@ -433,7 +442,7 @@ def _prepare_runs(
         return (mine, list(hands)) if seat == 0 else (list(hands), mine)
 
     left = list(theirs)
-    if not left or solver.prepared(scores, seats(left)):
+    if not left or solver.prepared(scores, seats(left)) or _all_known(solver, scores, seats(left)):
         return
     if (len(left) > 1 or each) and solver.fits(seats(left)):
         solver.prepare_all(scores, seats(left))
@@ -451,6 +460,17 @@ def _prepare_runs(
         left = left[run:]
 
 
+def _all_known(
+    solver: MatchSolver,
+    scores: tuple[int, int],
+    hands: tuple[Sequence[Sequence[Card]], Sequence[Sequence[Card]]],
+) -> bool:
+    """Whether every match state below ``hands`` from ``scores`` on has its value known (a
+    deck pair prepared: read from the disk cache, which :meth:`MatchSolver.prepared` does not
+    know of)."""
+    return solver.unsolved(scores, hands)[0] == 0
+
+
 def later_sets_known(
     state: MatchState, seat: int, options: SolveOptions, theirs: Sequence[Sequence[Card]]
 ) -> bool:
@@ -462,7 +482,7 @@ def later_sets_known(
     if options.rule is None:
         solver = shared_match_solver(state.ruleset)
         hands = ([my_hand], list(theirs)) if seat == 0 else (list(theirs), [my_hand])
-        return solver.unsolved(won, hands)[0] == 0
+        return _all_known(solver, won, hands)
     kotor = _SHARED_KOTOR.get((state.ruleset, seat, options.rule))
     if kotor is None:
         return False
@@ -544,6 +564,15 @@ class MatchHands(_MatchHands):
         state = self.question.state
         theirs = [self.other_hands[i][0] for i in indices]
         _prepare_runs(self.solver, state.sets_won(), state.turn, self.my_hand, theirs)
+
+    def later_sets_known(self) -> bool:
+        """Whether every later set of every possible hand has its value known (prepared by
+        :meth:`prepare`, or read from the disk cache)."""
+        state = self.question.state
+        theirs = [hand for hand, _ in self.other_hands]
+        mine = [self.my_hand]
+        hands = (mine, theirs) if state.turn == 0 else (theirs, mine)
+        return _all_known(self.solver, state.sets_won(), hands)
 
     def row(self, index: int, with_odds: bool) -> MoveRow:
         """Every move's values if the opponent holds hand ``index`` (``with_odds``: the set's
@@ -723,15 +752,11 @@ def _prepare_by_hand(
     """prepare_deck_pair here: one of my hands at a time, saving now and then."""
     saved_at = time.monotonic()
     for done, hand in enumerate(mine, 1):
-        pair = ([hand], theirs) if seat == 0 else (theirs, [hand])
         solver.bound_memo()
-        if solver.fits(pair):
-            solver.prepare_all((0, 0), pair)
-        else:  # (one of their hands at a time: hours for decks of gold cards)
-            for other in theirs:
-                single = ([hand], [other]) if seat == 0 else ([other], [hand])
-                solver.prepare_all((0, 0), single)
-        solver.release_tables()
+        try:  # (their hands all at once where they fit, else in runs: they share sub-hands)
+            _prepare_runs(solver, (0, 0), seat, hand, theirs, each=True)
+        finally:
+            solver.release_tables()
         if time.monotonic() - saved_at > PREPARE_SAVE_SECONDS:
             save_entries(solver)
             saved_at = time.monotonic()
