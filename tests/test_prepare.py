@@ -98,7 +98,7 @@ def test_a_stopped_preparation_keeps_what_it_solved(monkeypatch: pytest.MonkeyPa
     mine, theirs = load_deck("kotor1-starter").cards, load_deck("kotor1-average").cards
 
     def stop_after_the_third(done: int, total: int) -> None:
-        if done == 3:
+        if done >= 3:  # (in two processes the count goes by two)
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):

@@ -15,7 +15,7 @@ from pazaak_cli.engine.cards import Card, parse_cards
 from pazaak_cli.engine.rules import parse_ruleset
 from pazaak_cli.runtime import executors
 from pazaak_cli.runtime.executors import Executor, InProcess, LocalProcesses
-from pazaak_cli.solve import match_native
+from pazaak_cli.solve import match_advice, match_native
 from pazaak_cli.solve.hidden_hands import possible_hands
 from pazaak_cli.solve.match_advice import (
     clear_shared_solvers,
@@ -139,3 +139,39 @@ def test_prepare_takes_their_hands_in_runs_where_all_do_not_fit(
         clear_shared_solvers()
     assert 1 < max(runs) < len(THEIRS) and sum(runs) >= len(MINE) * len(THEIRS)
     assert got == prepared(MINE, THEIRS, 1)
+
+
+@pytest.mark.skipif(not executors.fork_available(), reason="no fork on this system")
+def test_prepare_in_two_processes_gives_the_bits_of_one(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """With two processes allowed, prepare_deck_pair solves half of my hands in a forked copy
+    at once (their runs sized for two processes' tables); the values, and the shares and moves
+    later solves start from, come back and are the one-process run's, bit for bit."""
+    split: list[int] = []
+    prepare_split = match_advice._prepare_split
+
+    def counted(solver: Any, mine: Any, *args: Any) -> None:
+        split.append(len(mine))
+        prepare_split(solver, mine, *args)
+
+    monkeypatch.setattr(match_advice, "_prepare_split", counted)
+    solved = {}
+    for processes in ("1", "2"):
+        monkeypatch.setenv("PAZAAK_SOLVER_PROCESSES", processes)
+        monkeypatch.setenv("PAZAAK_CACHE_DIR", str(tmp_path / processes))  # (each from nothing)
+        clear_shared_solvers()
+        try:
+            prepare_deck_pair(RULES, MINE_DECK, THEIRS_DECK)
+            solver = shared_match_solver(RULES)
+            solved[processes] = (
+                {(s, h, p): v for s, h, p, v in solver.known_entries()},
+                solver.starting_shares(),
+                solver.share_moves(),
+            )
+        finally:
+            clear_shared_solvers()
+    assert split == [len(MINE)]
+    values, shares, moves = solved["2"]
+    assert values == solved["1"][0] == prepared(MINE, THEIRS, 1)
+    assert (shares, moves) == solved["1"][1:]

@@ -24,7 +24,7 @@ from pazaak_cli.engine.game import FULL_DECK, MatchState, Side
 from pazaak_cli.engine.position_builder import PositionError, Question
 from pazaak_cli.engine.rules import MainDeck, Ruleset
 from pazaak_cli.policies.kotor_rule import DecisionRule
-from pazaak_cli.runtime.executors import Executor, two_solver_processes
+from pazaak_cli.runtime.executors import Executor, run_shared, two_solver_processes
 from pazaak_cli.solve.answer_types import (
     BEST_TOLERANCE,
     Advice,
@@ -44,8 +44,8 @@ from pazaak_cli.solve.hidden_hands import (
 from pazaak_cli.solve.match_cache import MAX_ENTRIES, load_entries, save_entries
 from pazaak_cli.solve.match_kotor import NATIVE_RULES as KOTOR_NATIVE_RULES
 from pazaak_cli.solve.match_kotor import KotorMatchSolver, canonical_order, match_hand_orders
-from pazaak_cli.solve.match_native import make_match_solver
-from pazaak_cli.solve.match_solver import MatchMove, MatchSolver, clean_probability
+from pazaak_cli.solve.match_native import NativeMatchSolver, make_match_solver
+from pazaak_cli.solve.match_solver import MatchMove, MatchSolver, SolvedWork, clean_probability
 from pazaak_cli.solve.models import OPTIMAL, OpponentModel
 from pazaak_cli.solve.prepare_plan import prepare_planned
 from pazaak_cli.solve.solver import deck_after_draw, hand_processes, weighted_sums
@@ -429,13 +429,16 @@ def _prepare_runs(
     theirs: Sequence[Sequence[Card]],
     *,
     each: bool = False,
+    processes: int | None = None,
 ) -> None:
     """Solve every score's match states of ``my_hand`` (``seat``'s) against each of ``theirs``:
     all at once where they fit in memory together (they share sub-hands), else in runs of
     neighbouring hands (the hands' order keeps those that share sub-hands near), the longest
     that fit, one after another; with flips or Doubles about, none in runs (their sides make
     the memo grow past what the runs' tables leave room for). ``each``: a hand that no run
-    takes is prepared alone (else it is left to its row, which prepares it with its set)."""
+    takes is prepared alone (else it is left to its row, which prepares it with its set).
+    ``processes``: the tables sized for that many processes at once (default: all at once sized
+    for this one, the runs for the pipeline's two where it may fork)."""
 
     def seats(hands: Sequence[Sequence[Card]]) -> tuple[list[Sequence[Card]], list[Sequence[Card]]]:
         mine: list[Sequence[Card]] = [my_hand]
@@ -444,12 +447,13 @@ def _prepare_runs(
     left = list(theirs)
     if not left or solver.prepared(scores, seats(left)) or _all_known(solver, scores, seats(left)):
         return
-    if (len(left) > 1 or each) and solver.fits(seats(left)):
+    if (len(left) > 1 or each) and solver.fits(seats(left), processes or 1):
         solver.prepare_all(scores, seats(left))
         return
     cards = [*my_hand, *(card for hand in left for card in hand)]
     runs = not any(card.kind in _MANY_SIDES for card in cards)
-    processes = 2 if two_solver_processes() else 1
+    if processes is None:
+        processes = 2 if two_solver_processes() else 1
     while left:
         run = _longest_fitting(solver, seats, left, processes) if runs and len(left) > 1 else 1
         if (run > 1 or each) and not solver.prepared(scores, seats(left[:run])):
@@ -749,19 +753,78 @@ def _prepare_by_hand(
     seat: int,
     progress: Callable[[int, int], None] | None,
 ) -> None:
-    """prepare_deck_pair here: one of my hands at a time, saving now and then."""
+    """prepare_deck_pair here: one of my hands at a time, saving now and then; with two
+    processes allowed, half of my hands in a forked copy at once (:func:`_prepare_split`)."""
+    if len(mine) >= 2 and isinstance(solver, NativeMatchSolver) and two_solver_processes():
+        _prepare_split(solver, mine, theirs, seat, progress)
+    else:
+        _prepare_hands(solver, mine, theirs, seat, progress)
+
+
+def _prepare_hands(
+    solver: MatchSolver,
+    mine: Sequence[tuple[Card, ...]],
+    theirs: Sequence[tuple[Card, ...]],
+    seat: int,
+    progress: Callable[[int, int], None] | None,
+    *,
+    processes: int | None = None,
+    saving: bool = True,
+) -> None:
+    """My hands one at a time, against theirs all at once or in runs (``processes``: sized
+    for that many processes' tables at once, as :func:`_prepare_runs`); ``saving``: to the
+    disk cache now and then."""
     saved_at = time.monotonic()
     for done, hand in enumerate(mine, 1):
         solver.bound_memo()
         try:  # (their hands all at once where they fit, else in runs: they share sub-hands)
-            _prepare_runs(solver, (0, 0), seat, hand, theirs, each=True)
+            _prepare_runs(solver, (0, 0), seat, hand, theirs, each=True, processes=processes)
         finally:
             solver.release_tables()
-        if time.monotonic() - saved_at > PREPARE_SAVE_SECONDS:
+        if saving and time.monotonic() - saved_at > PREPARE_SAVE_SECONDS:
             save_entries(solver)
             saved_at = time.monotonic()
         if progress is not None:
             progress(done, len(mine))
+
+
+def _prepare_split(
+    solver: NativeMatchSolver,
+    mine: Sequence[tuple[Card, ...]],
+    theirs: Sequence[tuple[Card, ...]],
+    seat: int,
+    progress: Callable[[int, int], None] | None,
+) -> None:
+    """:func:`_prepare_hands` in two processes at once: the first half of my hands here, the
+    second in a forked copy (neighbouring hands share the most sub-hands), each sizing its
+    runs for two processes' tables and not forking again. The copy's values, shares and moves
+    come back by cards (:meth:`~MatchSolver.work_since`); a state both solved must have the
+    same bits (the values are order-free), so the values are the one-process run's."""
+    half = -(-len(mine) // 2)
+    before = solver.entry_keys()
+
+    def told(done: int, total: int) -> None:
+        if progress is not None:
+            progress(min(2 * done, len(mine)), len(mine))
+
+    def here(share: Sequence[tuple[Card, ...]]) -> SolvedWork | None:
+        _prepare_hands(solver, share, theirs, seat, told, processes=2)
+        return None
+
+    def there(share: Sequence[tuple[Card, ...]]) -> SolvedWork | None:
+        _prepare_hands(solver, share, theirs, seat, None, processes=2, saving=False)
+        return solver.work_since(before)
+
+    kept, solver.processes = solver.processes, 1  # (each of the two in one process)
+    try:
+        works = run_shared([mine[:half], mine[half:]], here, there)
+    finally:
+        solver.processes = kept
+    for work in works[1:]:
+        if work is not None:  # (None: the copy was lost and its share was solved here)
+            solver.take_work(work)
+    if progress is not None:
+        progress(len(mine), len(mine))
 
 
 _SHARED_KOTOR: dict[tuple[Ruleset, int, DecisionRule], KotorMatchSolver] = {}

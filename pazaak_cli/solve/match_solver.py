@@ -855,6 +855,58 @@ class MatchSolver(SetSolver, MatchStates):
         self._shares.update(shares)
         self._share_moves.update(moves)
 
+    def entry_keys(self) -> set[tuple[MatchKey, int]]:
+        """The (state, opener spec) keys of the values known now (see :meth:`work_since`)."""
+        return set(self._entries)
+
+    def work_since(self, before: set[tuple[MatchKey, int]]) -> SolvedWork:
+        """What was solved here since ``before`` (:meth:`entry_keys`), named by cards: the
+        values, and the shares and moves later solves start from, for another process's
+        solver (:meth:`take_work`; its hand ids differ)."""
+        cards = self.hands.cards
+        new = [key for key in self._entries if key not in before]
+        pairs = {(h0, h1) for (_, _, h0, h1), _ in new}
+        return SolvedWork(
+            tuple(
+                ((s0, s1, cards[h0], cards[h1], spec), self._entries[(s0, s1, h0, h1), spec])
+                for (s0, s1, h0, h1), spec in new
+            ),
+            tuple(
+                (cards[h0], cards[h1], spec, share)
+                for (h0, h1, spec), share in self._shares.items()
+                if (h0, h1) in pairs
+            ),
+            tuple(
+                ((s0, s1, cards[h0], cards[h1], spec), self._share_moves[(s0, s1, h0, h1), spec])
+                for (s0, s1, h0, h1), spec in new
+                if ((s0, s1, h0, h1), spec) in self._share_moves
+            ),
+        )
+
+    def take_work(self, work: SolvedWork) -> int:
+        """Take what another process solved (:meth:`work_since`), as if solved here; a value
+        both solved must be the same, bit for bit (order-free values: RuntimeError if not).
+        The shares and moves held here are kept. Returns the values new here."""
+        intern = self.hands.intern
+        new = 0
+        for (s0, s1, c0, c1, spec), value in work.values:
+            key = ((s0, s1, intern(c0), intern(c1)), spec)
+            held = self._entries.get(key)
+            if held is None:
+                self._entries[key] = value
+                new += 1
+            elif held != value:
+                raise RuntimeError(
+                    f"two processes found different values for the state {s0}-{s1} "
+                    f"{' '.join(map(str, c0)) or '-'} against {' '.join(map(str, c1)) or '-'}: "
+                    f"{held!r} and {value!r}"
+                )
+        for c0, c1, spec, share in work.shares:
+            self._shares.setdefault((intern(c0), intern(c1), spec), share)
+        for (s0, s1, c0, c1, spec), move in work.moves:
+            self._share_moves.setdefault(((s0, s1, intern(c0), intern(c1)), spec), move)
+        return new
+
     def solve_states(
         self,
         s0: int,
@@ -1276,6 +1328,18 @@ class StatesSolved(NamedTuple):
     did not matter)."""
     moves: dict[tuple[MatchKey, int], float]
     """How far each share moved from its start, per (state, opener spec)."""
+
+
+class SolvedWork(NamedTuple):
+    """Match states solved in one process, named by cards, for another's solver
+    (:meth:`MatchSolver.work_since`, :meth:`MatchSolver.take_work`)."""
+
+    values: tuple[tuple[tuple[int, int, tuple[Card, ...], tuple[Card, ...], int], float], ...]
+    """(s0, s1, hand 0, hand 1, opener spec) and its value."""
+    shares: tuple[tuple[tuple[Card, ...], tuple[Card, ...], int, float], ...]
+    """The shares of their pairs of hands: (hand 0, hand 1, opener spec, share)."""
+    moves: tuple[tuple[tuple[int, int, tuple[Card, ...], tuple[Card, ...], int], float], ...]
+    """How far each state's share moved."""
 
 
 class Level(NamedTuple):
