@@ -554,6 +554,42 @@ def test_a_hidden_hand_prepares_every_score_once_for_all_its_hands(
         )
 
 
+@pytest.mark.skipif(not executors.fork_available(), reason="no fork on this system")
+@pytest.mark.parametrize(("processes", "expected"), [("1", "together"), ("2", "runs")])
+def test_with_two_processes_the_hands_go_in_runs_the_pipeline_has_room_for(
+    monkeypatch: pytest.MonkeyPatch, processes: str, expected: str
+) -> None:
+    """Where the possible hands' tables fit one process but not two, two processes allowed
+    take them in runs the pipeline can fork for (all of them in one process's tables left it
+    no room: 1.27 times as long, docs/benchmarks.md); one process takes them all at once."""
+    monkeypatch.setenv("PAZAAK_SOLVER_PROCESSES", processes)
+    rules = parse_ruleset(K1)
+    state = new_match(rules, (parse_cards("+1 -2"), parse_cards("+2 -1"))).child(Open(0))
+    state = state.child(state.chance_outcomes()[0][0])
+    hidden = state.sides[1]._replace(hand=(None, None))
+    question = question_from_state(state._replace(sides=(state.sides[0], hidden)))
+    options = SolveOptions(objective="match", opponent_deck=tuple(parse_cards("+2 -1 +3 -3")))
+    calls: list[int] = []
+    original = NativeMatchSolver.prepare_all
+
+    def spy(self: NativeMatchSolver, scores: Any, hands: Any) -> None:
+        calls.append(len(hands[1]))
+        original(self, scores, hands)
+
+    monkeypatch.setattr(NativeMatchSolver, "prepare_all", spy)
+    monkeypatch.setattr(
+        NativeMatchSolver,
+        "fits",
+        lambda self, seats, processes=1: processes == 1 or len(seats[1]) <= 2,
+    )
+    answer = solve_match_question(question, options, solver=NativeMatchSolver(rules))
+    hands = answer.hands_averaged
+    together = calls[0] == hands
+    assert together == (expected == "together")
+    if not together:
+        assert calls[: hands // 2] == [2] * (hands // 2)
+
+
 def test_a_set_in_progress_makes_room_rather_than_filling_the_hash_tables(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -437,8 +437,9 @@ def _prepare_runs(
     that fit, one after another; with flips or Doubles about, none in runs (their sides make
     the memo grow past what the runs' tables leave room for). ``each``: a hand that no run
     takes is prepared alone (else it is left to its row, which prepares it with its set).
-    ``processes``: the tables sized for that many processes at once (default: all at once sized
-    for this one, the runs for the pipeline's two where it may fork)."""
+    ``processes``: the tables sized for that many processes at once (default: the pipeline's
+    two where it may fork, all at once included: all of them in one process's tables left the
+    pipeline no room, and took 1.27 times as long, docs/benchmarks.md)."""
 
     def seats(hands: Sequence[Sequence[Card]]) -> tuple[list[Sequence[Card]], list[Sequence[Card]]]:
         mine: list[Sequence[Card]] = [my_hand]
@@ -447,13 +448,13 @@ def _prepare_runs(
     left = list(theirs)
     if not left or solver.prepared(scores, seats(left)) or _all_known(solver, scores, seats(left)):
         return
-    if (len(left) > 1 or each) and solver.fits(seats(left), processes or 1):
+    if processes is None:
+        processes = 2 if two_solver_processes() else 1
+    if (len(left) > 1 or each) and solver.fits(seats(left), processes):
         solver.prepare_all(scores, seats(left))
         return
     cards = [*my_hand, *(card for hand in left for card in hand)]
     runs = not any(card.kind in _MANY_SIDES for card in cards)
-    if processes is None:
-        processes = 2 if two_solver_processes() else 1
     while left:
         run = _longest_fitting(solver, seats, left, processes) if runs and len(left) > 1 else 1
         if (run > 1 or each) and not solver.prepared(scores, seats(left[:run])):
