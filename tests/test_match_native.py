@@ -26,7 +26,7 @@ import pytest
 from pazaak_cli.engine.cards import Card, parse_cards
 from pazaak_cli.engine.game import FORFEIT, FULL_DECK, Open, Phase, new_match
 from pazaak_cli.engine.position_builder import Question, question_from_state
-from pazaak_cli.engine.rules import parse_ruleset
+from pazaak_cli.engine.rules import Ruleset, parse_ruleset
 from pazaak_cli.runtime import executors
 from pazaak_cli.solve import match_advice, match_native, match_solver
 from pazaak_cli.solve.answer_types import SolveOptions, SolverTooLarge
@@ -515,18 +515,25 @@ def test_the_dense_tables_keep_their_memory_bound(monkeypatch: pytest.MonkeyPatc
         NativeMatchSolver(rules).solve_moves(question, other, current_deck=None)
 
 
+def hidden_pair_question(spec: str, opponent_deck: str) -> tuple[Ruleset, Question, SolveOptions]:
+    """The first decision of a match under ``spec`` with ``+1 -2`` against a hidden hand of two
+    drawn from ``opponent_deck``, asked for the match: the ruleset, question and options."""
+    rules = parse_ruleset(spec)
+    state = new_match(rules, (parse_cards("+1 -2"), parse_cards("+2 -1"))).child(Open(0))
+    state = state.child(state.chance_outcomes()[0][0])
+    hidden = state.sides[1]._replace(hand=(None, None))
+    question = question_from_state(state._replace(sides=(state.sides[0], hidden)))
+    options = SolveOptions(objective="match", opponent_deck=tuple(parse_cards(opponent_deck)))
+    return rules, question, options
+
+
 def test_a_hidden_hand_prepares_every_score_once_for_all_its_hands(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The possible hands' sub-hands are prepared together when their tables fit, in runs of
     neighbouring hands when only runs do (a score's tables for each of two processes), and hand
     by hand when not even two fit; the averaged answer is the same every way."""
-    rules = parse_ruleset(K1)
-    state = new_match(rules, (parse_cards("+1 -2"), parse_cards("+2 -1"))).child(Open(0))
-    state = state.child(state.chance_outcomes()[0][0])
-    hidden = state.sides[1]._replace(hand=(None, None))
-    question = question_from_state(state._replace(sides=(state.sides[0], hidden)))
-    options = SolveOptions(objective="match", opponent_deck=tuple(parse_cards("+2 -1 +3 -3")))
+    rules, question, options = hidden_pair_question(K1, "+2 -1 +3 -3")
     calls: list[int] = []  # (the opponent's hands of each call)
     original = NativeMatchSolver.prepare_all
 
@@ -563,12 +570,7 @@ def test_with_two_processes_the_hands_go_in_runs_the_pipeline_has_room_for(
     take them in runs the pipeline can fork for (all of them in one process's tables left it
     no room: 1.27 times as long, docs/benchmarks.md); one process takes them all at once."""
     monkeypatch.setenv("PAZAAK_SOLVER_PROCESSES", processes)
-    rules = parse_ruleset(K1)
-    state = new_match(rules, (parse_cards("+1 -2"), parse_cards("+2 -1"))).child(Open(0))
-    state = state.child(state.chance_outcomes()[0][0])
-    hidden = state.sides[1]._replace(hand=(None, None))
-    question = question_from_state(state._replace(sides=(state.sides[0], hidden)))
-    options = SolveOptions(objective="match", opponent_deck=tuple(parse_cards("+2 -1 +3 -3")))
+    rules, question, options = hidden_pair_question(K1, "+2 -1 +3 -3")
     calls: list[int] = []
     original = NativeMatchSolver.prepare_all
 
@@ -598,12 +600,8 @@ def test_a_set_in_progress_makes_room_rather_than_filling_the_hash_tables(
     values once it ends), rather than its positions going to the hash tables, which grow
     without bound (an exact average of kotor1-strong's hands reached 3.2 GB so): the memory
     stays within the bound, the answer the same."""
-    rules = parse_ruleset("kotor1")  # (a finite deck: the set in progress has odds of its own)
-    state = new_match(rules, (parse_cards("+1 -2"), parse_cards("+2 -1"))).child(Open(0))
-    state = state.child(state.chance_outcomes()[0][0])
-    hidden = state.sides[1]._replace(hand=(None, None))
-    question = question_from_state(state._replace(sides=(state.sides[0], hidden)))
-    options = SolveOptions(objective="match", opponent_deck=tuple(parse_cards("+2 -1 +3 -3")))
+    # (a finite deck: the set in progress has odds of its own)
+    rules, question, options = hidden_pair_question("kotor1", "+2 -1 +3 -3")
     held: list[tuple[int, int]] = []  # (bytes, positions of sets in progress hashed) a row
     original = match_advice.MatchHands.row
 
@@ -631,12 +629,9 @@ def test_hands_with_a_double_about_are_not_prepared_in_runs(
 ) -> None:
     """With a flip or a Double among the hands the later sets stay with each hand's row (their
     sides make the memo grow past the room the runs' tables leave): no run is prepared."""
-    rules = parse_ruleset("kotor2/main-deck=infinite,sets-to-win=2")
-    state = new_match(rules, (parse_cards("+1 -2"), parse_cards("+2 -1"))).child(Open(0))
-    state = state.child(state.chance_outcomes()[0][0])
-    hidden = state.sides[1]._replace(hand=(None, None))
-    question = question_from_state(state._replace(sides=(state.sides[0], hidden)))
-    options = SolveOptions(objective="match", opponent_deck=tuple(parse_cards("+2 -1 D -3")))
+    rules, question, options = hidden_pair_question(
+        "kotor2/main-deck=infinite,sets-to-win=2", "+2 -1 D -3"
+    )
     calls: list[int] = []
     original = NativeMatchSolver.prepare_all
 

@@ -241,8 +241,7 @@ def _pairs_left(
     if in_progress > set_limit:
         return pairs
     solver = shared_match_solver(state.ruleset)
-    mine, theirs = [my_hand], [hand for hand, _ in other_hands]
-    seats = (mine, theirs) if state.turn == 0 else (theirs, mine)
+    seats = _seated(state.turn, my_hand, [hand for hand, _ in other_hands])
     missing, states = solver.unsolved(state.sets_won(), seats)
     return -(-missing * pairs // states) if states else 0
 
@@ -278,10 +277,11 @@ def match_seconds(
         if largest > limits.reach_pairs:
             return math.inf
         share = limits.split_share if two_solver_processes() else 1.0
-        ahead = [hand for hand in hands if later_sets_known(state, state.turn, options, [hand[0]])]
-        if ahead:  # (solved ahead of the question: :mod:`pazaak_cli.solve.pondering`)
-            solved = [*solved, *ahead]
-            hands = [hand for hand in hands if hand not in ahead]
+        # (hands whose later sets were solved ahead of the question count as solved:
+        # :mod:`pazaak_cli.solve.pondering`)
+        ahead = [later_sets_known(state, state.turn, options, [hand]) for hand, _ in hands]
+        solved = [*solved, *(hand for hand, known in zip(hands, ahead, strict=True) if known)]
+        hands = [hand for hand, known in zip(hands, ahead, strict=True) if not known]
         known = match_pairs(my_hand, solved, ordered=True) if solved else 0
         pairs = match_pairs(my_hand, [*solved, *hands], ordered=True) - known
         return pairs * limits.pair_seconds * share
@@ -440,11 +440,7 @@ def _prepare_runs(
     ``processes``: the tables sized for that many processes at once (default: the pipeline's
     two where it may fork, all at once included: all of them in one process's tables left the
     pipeline no room, and took 1.27 times as long, docs/benchmarks.md)."""
-
-    def seats(hands: Sequence[Sequence[Card]]) -> tuple[list[Sequence[Card]], list[Sequence[Card]]]:
-        mine: list[Sequence[Card]] = [my_hand]
-        return (mine, list(hands)) if seat == 0 else (list(hands), mine)
-
+    seats = partial(_seated, seat, my_hand)
     left = list(theirs)
     if not left or solver.prepared(scores, seats(left)) or _all_known(solver, scores, seats(left)):
         return
@@ -463,6 +459,14 @@ def _prepare_runs(
             finally:
                 solver.release_tables()
         left = left[run:]
+
+
+def _seated(
+    seat: int, my_hand: Sequence[Card], theirs: Sequence[Sequence[Card]]
+) -> tuple[list[Sequence[Card]], list[Sequence[Card]]]:
+    """My hand and ``theirs`` as the match solvers take hands: in seat order, ``seat`` mine."""
+    mine: list[Sequence[Card]] = [my_hand]
+    return (mine, list(theirs)) if seat == 0 else (list(theirs), mine)
 
 
 def _all_known(
@@ -485,9 +489,7 @@ def later_sets_known(
     my_hand = tuple(card for card in state.sides[seat].hand if card is not None)
     won = state.sets_won()
     if options.rule is None:
-        solver = shared_match_solver(state.ruleset)
-        hands = ([my_hand], list(theirs)) if seat == 0 else (list(theirs), [my_hand])
-        return _all_known(solver, won, hands)
+        return _all_known(shared_match_solver(state.ruleset), won, _seated(seat, my_hand, theirs))
     kotor = _SHARED_KOTOR.get((state.ruleset, seat, options.rule))
     if kotor is None:
         return False
@@ -574,9 +576,7 @@ class MatchHands(_MatchHands):
         """Whether every later set of every possible hand has its value known (prepared by
         :meth:`prepare`, or read from the disk cache)."""
         state = self.question.state
-        theirs = [hand for hand, _ in self.other_hands]
-        mine = [self.my_hand]
-        hands = (mine, theirs) if state.turn == 0 else (theirs, mine)
+        hands = _seated(state.turn, self.my_hand, [hand for hand, _ in self.other_hands])
         return _all_known(self.solver, state.sets_won(), hands)
 
     def row(self, index: int, with_odds: bool) -> MoveRow:

@@ -198,6 +198,10 @@ class KotorMatchSolver(MatchStates):
         and once the value is found."""
         self._live_keys: list[tuple[dict[int, Pair], int]] = []
         self._entries: dict[tuple[MatchKey, int], float] = {}
+        self._known_below: set[tuple[tuple[int, int], int, tuple[int, ...]]] = set()
+        """(scores, my hand, its hands) whose later sets :meth:`later_sets_known` found known
+        (values are never dropped: asked again, as a time budget's foresight does for every
+        hand a few times an answer, it answers at once)."""
         self._iterating: dict[tuple[MatchKey, int], Pair] = {}
         self._split: StateSplit | None = None
         """While :meth:`prepare_in_two` runs: the states the other process solves, and where
@@ -1039,13 +1043,19 @@ class KotorMatchSolver(MatchStates):
         orders: bool = False,
     ) -> bool:
         """Whether every match state :meth:`prepare_hand` would solve is known."""
-        specs = self._specs()
-        entries = self._entries
-        return all(
+        mine, its = self._hand_ids(my_cards, hand, orders)
+        key = (scores, mine, tuple(its))
+        if key in self._known_below:
+            return True
+        specs, entries = self._specs(), self._entries
+        if all(
             (match, spec) in entries
-            for match in self._states_below(scores, *self._hand_ids(my_cards, hand, orders))
+            for match in self._states_below(scores, mine, its)
             for spec in specs
-        )
+        ):
+            self._known_below.add(key)
+            return True
+        return False
 
     def prepare_hand(
         self,

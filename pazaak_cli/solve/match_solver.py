@@ -897,7 +897,7 @@ class MatchSolver(SetSolver, MatchStates):
                 new += 1
             elif held != value:
                 raise RuntimeError(
-                    f"two processes found different values for the state {s0}-{s1} "
+                    f"two solves found different values for the state {s0}-{s1} "
                     f"{' '.join(map(str, c0)) or '-'} against {' '.join(map(str, c1)) or '-'}: "
                     f"{held!r} and {value!r}"
                 )

@@ -29,7 +29,7 @@ from pazaak_cli.engine.cards import Card
 from pazaak_cli.engine.rules import Ruleset
 from pazaak_cli.runtime.executors import Executor
 from pazaak_cli.solve.match_native import NativeMatchSolver, make_match_solver
-from pazaak_cli.solve.match_solver import Level, MatchKey, MatchSolver
+from pazaak_cli.solve.match_solver import Level, MatchKey, MatchSolver, SolvedWork
 
 __all__ = ["StatesTask", "TaskResult", "prepare_planned", "solve_task"]
 
@@ -238,20 +238,8 @@ class _Plan:
         same, bit for bit); its shares into the round's writes (the sequential order's rule:
         within a round, the score with fewest sets won by seat 0 wins); its moves kept.
         Returns the states new here."""
-        solver, intern = self.solver, self.solver.hands.intern
-        new = []
-        for (s0, s1, h0, h1, spec), value in result.values:
-            match = (s0, s1, intern(h0), intern(h1))
-            held = solver.value_known(match, spec)
-            if held is None:
-                new.append((*match, spec, value))
-            elif held != value:
-                raise RuntimeError(
-                    f"two tasks found different values for the state {s0}-{s1} "
-                    f"{' '.join(map(str, h0)) or '-'} against {' '.join(map(str, h1)) or '-'}: "
-                    f"{held!r} and {value!r}"
-                )
-        solver.add_entries(new)
+        intern = self.solver.hands.intern
+        new = self.solver.take_work(SolvedWork(result.values, (), ()))  # (its values alone)
         order = -result.values[0][0][0] if result.values else 0
         for h0, h1, spec, share in result.shares:
             key = (intern(h0), intern(h1), spec)
@@ -260,7 +248,7 @@ class _Plan:
                 writes[key] = (order, share)
         for (s0, s1, h0, h1, spec), move in result.moves:
             self.moves[((s0, s1, intern(h0), intern(h1)), spec)] = move
-        return len(new)
+        return new
 
 
 def prepare_planned(
