@@ -506,12 +506,16 @@ def prepare_later_sets(
     options: SolveOptions,
     theirs: Sequence[Sequence[Card]],
     check: Callable[[int], None],
+    *,
+    save: bool = True,
 ) -> None:
     """Solve in the shared solver of ``options``' opponent model the later sets of the match
     answer to ``seat``'s decision in ``state`` against each of ``theirs`` (together, as
     :class:`MatchHands` does, or hand by hand against a rule), in this process, ``check``
     called a few times a second as the solver's progress (it may raise to stop it: what was
-    solved is kept). A question the match answer refuses raises its :class:`SolverTooLarge`."""
+    solved is kept). ``save``: the optimal opponent's values to the disk cache once done (not
+    when stopped: a save of a large cache takes most of a second, which a stop would wait for).
+    A question the match answer refuses raises its :class:`SolverTooLarge`."""
     my_hand = tuple(card for card in state.sides[seat].hand if card is not None)
     won = state.sets_won()
     if options.rule is None:
@@ -523,6 +527,7 @@ def prepare_later_sets(
         finally:
             solver.progress = previous
             solver.release_tables()
+        if save:
             save_entries(solver)
         return
     limits = kotor_match_limits(options.rule)

@@ -78,7 +78,8 @@ def ponder(
             check()
             batch = hands[known : known + size]
             if not later_sets_known(state, seat, options, batch):
-                prepare_later_sets(state, seat, options, batch, check)
+                last = known + len(batch) >= len(hands)  # (saved once, at the end)
+                prepare_later_sets(state, seat, options, batch, check, save=last)
             known += len(batch)
             size = min(2 * size, LARGEST_BATCH)
     except Stopped:
