@@ -16,6 +16,15 @@ The figure of a run is the number ``--field`` names in the last JSON object the 
 (``s_per_match`` for ``bench_expert_match.py``), else its wall time. Results that differ
 between the versions (the command's JSON without its timing fields) are reported: a faster
 version must give the same answers.
+
+``--alternate`` times a command that uses every core (an answer shared with a forked copy):
+the two versions run one after the other, neither pinned, ``PAZAAK_SOLVER_PROCESSES`` as the
+caller has it, which goes first exchanged every round; the figure is the wall time, and the
+whole outputs are compared.
+
+    python benchmarks/bench_paired.py HEAD . --alternate --rounds 10 -- -m pazaak_cli advise \
+        --table 5 --hand "+1 +2 +3 +4" --opp-table "" --opp-hand-size 4 \
+        --opp-deck kotor1-average --objective match --time 0 --json
 """
 
 from __future__ import annotations
@@ -75,8 +84,12 @@ def last_json(output: str) -> dict[str, object] | None:
     return None
 
 
-def start(tree: Path, command: list[str], core: int | None) -> subprocess.Popen[str]:
-    environment = dict(os.environ, PYTHONPATH=str(tree), PAZAAK_SOLVER_PROCESSES="1")
+def start(
+    tree: Path, command: list[str], core: int | None, *, one_process: bool = True
+) -> subprocess.Popen[str]:
+    environment = dict(os.environ, PYTHONPATH=str(tree))
+    if one_process:
+        environment["PAZAAK_SOLVER_PROCESSES"] = "1"
 
     def pin() -> None:  # (in the child, before it runs the command)
         if core is not None:
@@ -117,6 +130,17 @@ def results_of(found: dict[str, object] | None) -> dict[str, object] | None:
     return {key: value for key, value in found.items() if key not in TIMING_FIELDS}
 
 
+def alternated(trees: list[Path], command: list[str], *, first: int) -> tuple[float, float, bool]:
+    """One round of ``--alternate``: each tree's wall time (tree ``first`` run first) and
+    whether their outputs are the same."""
+    walls, outputs = [0.0, 0.0], ["", ""]
+    for which in (first, 1 - first):
+        began = time.perf_counter()
+        run = start(trees[which], command, None, one_process=False)
+        outputs[which], walls[which] = wait(run, began)
+    return walls[0], walls[1], outputs[0] == outputs[1]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__.splitlines()[0], usage="%(prog)s FIRST [SECOND] [options] -- SCRIPT ..."
@@ -125,6 +149,11 @@ def main() -> None:
     parser.add_argument("second", nargs="?", default=".", help="the same (default: .)")
     parser.add_argument("--rounds", type=int, default=2, help="rounds (cores exchanged each)")
     parser.add_argument("--field", default="s_per_match", help="the JSON field to compare")
+    parser.add_argument(
+        "--alternate",
+        action="store_true",
+        help="run the versions one after the other on every core (the figure: wall time)",
+    )
     argv = sys.argv[1:]
     split = argv.index("--") if "--" in argv else len(argv)
     args = parser.parse_args(argv[:split])
@@ -141,6 +170,12 @@ def main() -> None:
         trees = [prepare(args.first, scratch), prepare(args.second, scratch)]
         for round_ in range(args.rounds):
             order = pair if round_ % 2 == 0 else (pair[1], pair[0])
+            if args.alternate:
+                a, b, same = alternated(trees, command, first=round_ % 2)
+                differ = differ or not same
+                ratios.append(b / a)
+                rows.append([round_ + 1, "AB" if round_ % 2 == 0 else "BA", a, b, b / a])
+                continue
             began = time.perf_counter()
             runs = [start(tree, command, core) for tree, core in zip(trees, order, strict=True)]
             with ThreadPoolExecutor(len(runs)) as pool:  # (both read to their end at once)
