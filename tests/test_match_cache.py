@@ -3,6 +3,7 @@ file it meets, however broken, changes an answer or fails a command."""
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 from pathlib import Path
@@ -81,6 +82,7 @@ def document(solver: object = 1, ruleset: str | None = None, entries: object = (
         document(entries=[[0, 0, "+1 +1 +1", "-2", 0, 0.5]]),
         document(entries=[[0, 0, "Q", "-2", 0, 0.5]]),
         document(entries=[[0, 0, "+1", "-2", True, 0.5]]),
+        document(entries=[[0, 0, "+1", "-2", 0, 0.5], [0, 0, ["+1"], "-2", 0, 0.5]]),
         "[" * 100_000,
     ],
 )
@@ -156,3 +158,22 @@ def test_a_solver_on_another_later_deck_neither_reads_nor_writes_the_file() -> N
     assert match_cache.save_entries(other) is False
     assert the_file().read_bytes() == before
     assert match_cache.load_entries(MatchSolver(rules)) > 0  # (the full deck's model reads it)
+
+
+@pytest.mark.parametrize("good", [True, False])
+def test_a_read_takes_every_value_or_none_and_leaves_the_collector_on(good: bool) -> None:
+    """The file is read with the garbage collector paused (its passes over the values being
+    made took most of a prepared pair's read); it is on again after, whether the file was good
+    or not, and a file with one bad row gives no value at all."""
+    first = answer()
+    rows = json.loads(the_file().read_text(encoding="utf-8"))["entries"]
+    if not good:
+        rows.append([0, 0, "+1", "-2", 0, "half"])
+    the_file().write_text(document(solver=match_cache.SOLVER_VERSION, entries=rows), "utf-8")
+    solver = MatchSolver(parse_ruleset(SPEC))
+    assert match_cache.load_entries(solver) == (len(rows) if good else 0)
+    assert solver.entry_count == (len(rows) if good else 0)
+    assert gc.isenabled()
+    if good:
+        clear_shared_solvers()
+        assert answer() == pytest.approx(first, abs=1e-12)

@@ -19,6 +19,7 @@ import random
 import signal
 import traceback
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 import pytest
@@ -938,3 +939,56 @@ def test_a_set_in_progress_reuses_the_last_questions_tables_and_answers_as_a_fre
         reused.release_tables()  # (its arrays kept for the next question)
         fresh = NativeMatchSolver(rules).solve_moves(question, other, current_deck=deck)
         assert got == fresh
+
+
+def _held_after(
+    solve: Any, solver: NativeMatchSolver, held: list[int], *args: Any, **kw: Any
+) -> Any:
+    """``solve(*args, **kw)``, then the core's memory noted in ``held``."""
+    found = solve(*args, **kw)
+    held.append(solver._fast.memo_bytes)
+    return found
+
+
+def test_a_hidden_hands_rows_drop_each_whole_hands_tables_and_answer_the_same() -> None:
+    """Each possible hand's row frees the tables of the groups that hold that whole hand (no
+    other row has it; their arrays serve the next row's): the answer is the same bits as with
+    every table kept, the memory lower, and the hand asked again after its drop answers the
+    same."""
+    rules, question, options = hidden_pair_question("kotor1", "+2 -1 +3 -3")
+    held: dict[bool, list[int]] = {True: [], False: []}
+    answers = {}
+    for dropping in (True, False):
+        solver = NativeMatchSolver(rules)
+        if not dropping:
+            solver.drop_set_hand = lambda seat: None  # type: ignore[method-assign]
+        solver.solve_moves = partial(  # type: ignore[method-assign]
+            _held_after, solver.solve_moves, solver, held[dropping]
+        )
+        answers[dropping] = solve_match_question(question, options, solver=solver).results
+    assert answers[True] == answers[False]
+    assert max(held[True]) < max(held[False])
+    solver = NativeMatchSolver(rules)
+    deck = (4, 4, 4, 3, 4, 4, 4, 4, 4, 4)
+    first = solver.solve_moves(question, parse_cards("+2 -1"), current_deck=deck)
+    bytes_before = solver._fast.memo_bytes
+    solver.drop_set_hand(1)
+    assert solver._fast.memo_bytes < bytes_before
+    again = solver.solve_moves(question, parse_cards("+2 -1"), current_deck=deck)
+    assert (
+        again
+        == first
+        == NativeMatchSolver(rules).solve_moves(question, parse_cards("+2 -1"), current_deck=deck)
+    )
+
+
+def test_the_core_takes_candidate_lists_only_of_sides_and_lists_it_holds() -> None:
+    """``set_afters`` tells the core the lists Python made ahead (it would call back for each
+    otherwise); a triple naming a side, a value or a list it does not hold is refused."""
+    solver = NativeMatchSolver(parse_ruleset(K1))
+    solver._intern_later_sides(parse_cards("+1"))  # (made and handed over at the sync)
+    fast = solver._fast
+    assert not solver._afters_made and fast.nlists > 0
+    for bad in ([fast.nsides, 1, 0], [0, 11, 0], [0, 1, fast.nlists], [0, 1]):
+        with pytest.raises(ValueError):
+            fast.set_afters(bad)

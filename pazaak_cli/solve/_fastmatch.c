@@ -192,11 +192,22 @@ typedef struct {
     int lazy;      /* values made when first read (densify's lazy; see PAGE_SHIFT) */
     int l0, l1;    /* candidate lists of each hand (after-draw positions, as for the sides) */
     size_t nv;     /* before-draw positions, then after-draw ones */
+    size_t cap;    /* the values v holds room for (nv, or more: a larger table's array kept) */
     double *v, *d;
     size_t dcap;          /* the slopes' array holds this many (it may be a larger group's) */
     unsigned char *dirty; /* a lazy table's pages written (see PAGE_SHIFT) */
+    unsigned char *pick;  /* a set in progress's after-draw positions (from 2 n0 n1 on): the end
+                             of turn the odds take (see PICK_AMBIGUOUS), made when first
+                             written; NULL: none */
     size_t filled;
 } Dense;
+
+/* What `pick` holds of an after-draw position: 0 unknown, PICK_AMBIGUOUS when more than one
+ * end of turn is within the tolerance of the best (the odds then weigh their set equities:
+ * `choice`), else 1 + the index in the candidate list of the end `choice` takes. Written as the
+ * values are (best_end sees every candidate's value), so that the odds along the match-optimal
+ * line need not evaluate each candidate again: that was most of their time. */
+#define PICK_AMBIGUOUS 255
 
 /* How many dense tables the core keeps at hand (a power of two): see found_dense. */
 #define DENSE_FOUND 64
@@ -320,6 +331,8 @@ static inline size_t before_index(const Dense *g, int mover, int la, int lb) {
 }
 
 static void dense_reset(Core *self, Dense *g) {
+    free(g->pick);
+    g->pick = NULL;
     if (g->v) memset(g->v, 0, g->nv * sizeof(double));
     if (g->dirty) memset(g->dirty, 0, dirty_pages(g->nv));
     self->dense_filled -= g->filled;
@@ -328,7 +341,7 @@ static void dense_reset(Core *self, Dense *g) {
 
 /* A kept lazy array for a new question: the pages written before are stale. */
 static void dirty_stale(Dense *g) {
-    size_t pages = dirty_pages(g->nv);
+    size_t pages = dirty_pages(g->cap);
     for (size_t page = 0; page < pages; page++)
         if (g->dirty[page]) g->dirty[page] = PAGE_STALE;
 }
@@ -390,6 +403,7 @@ static int dense_allocate(Core *self, Dense *g) {
     Spare found;
     if (spares_take(g->lazy ? &self->lazy_spares : &self->spares, g->nv, &found)) {
         g->v = found.v;
+        g->cap = found.nv;
         g->dirty = found.dirty;
         if (g->dirty)
             dirty_stale(g);
@@ -397,6 +411,7 @@ static int dense_allocate(Core *self, Dense *g) {
             dense_reset(self, g);
         return 0;
     }
+    g->cap = g->nv;
     g->v = calloc(g->nv + 1, sizeof(double)); /* (zero: nothing computed) */
     if (g->v && !g->lazy) populate(g->v, (g->nv + 1) * sizeof(double));
     if (g->v && g->lazy && !(g->dirty = calloc(dirty_pages(g->nv), 1))) {
@@ -427,10 +442,11 @@ static inline Dense *dense_of(Core *self, int context, int h0, int h1) {
 
 static void dense_free(Core *self, Dense *g) {
     self->dense_filled -= g->filled;
-    size_t bytes = ((g->v ? 1 : 0) + (g->d ? 1 : 0)) * (g->nv + 1) * sizeof(double);
+    size_t bytes = ((g->v ? g->cap : 0) + (g->d ? g->nv : 0) + 2) * sizeof(double);
     free(g->v);
     free(g->d);
     free(g->dirty);
+    free(g->pick);
     free(g);
     heap_released(bytes);
 }
@@ -459,16 +475,27 @@ static int spares_push(Spares *spares, Spare item) {
     return 0;
 }
 
-/* Take a kept array of exactly nv values, the most recently kept first (0: none). */
+/* Take a kept array for nv values: one of exactly nv, the most recently kept first; else, among
+ * lazy arrays (their pages written are marked: a larger one costs no zeroing of the rest), the
+ * smallest of up to half as many again (0: none). The sets in progress of a hidden hand's rows
+ * give each row's tables of the opponent's whole hand back (drop_groups), and the next row's
+ * are of about their sizes: fresh memory would cost a fault for every page written. */
 static int spares_take(Spares *spares, size_t nv, Spare *found) {
+    int best = -1;
     for (int i = spares->n - 1; i >= 0; i--) {
-        if (spares->items[i].nv == nv) {
-            *found = spares->items[i];
-            spares->items[i] = spares->items[--spares->n];
-            return 1;
+        size_t cap = spares->items[i].nv;
+        if (cap == nv) {
+            best = i;
+            break;
         }
+        if (spares->items[i].dirty && cap > nv && cap - nv <= nv / 2 &&
+            (best < 0 || cap < spares->items[best].nv))
+            best = i;
     }
-    return 0;
+    if (best < 0) return 0;
+    *found = spares->items[best];
+    spares->items[best] = spares->items[--spares->n];
+    return 1;
 }
 
 /* Keep a dense table's value array for the next tables of its size: a score level's for the
@@ -476,8 +503,8 @@ static int spares_take(Spares *spares, size_t nv, Spare *found) {
  * took about 0.4 ms a group), a lazy table's for the next question's (see PAGE_SHIFT). */
 static void dense_spare(Core *self, Dense *g) {
     if (g->v) {
-        Spare item = {g->v, g->nv, g->dirty, 0};
-        for (size_t page = 0; g->dirty && page < dirty_pages(g->nv); page++)
+        Spare item = {g->v, g->cap, g->dirty, 0};
+        for (size_t page = 0; g->dirty && page < dirty_pages(g->cap); page++)
             if (g->dirty[page]) item.held += (size_t)1 << (PAGE_SHIFT + 3);
         if (spares_push(g->lazy ? &self->lazy_spares : &self->spares, item) == 0) {
             g->v = NULL; /* (kept: not freed with the table) */
@@ -755,7 +782,7 @@ static int end_turn(Core *self, int context, int mover, int code, int other, int
  * ahead (the reads of a list go to a few tables, far apart), and a value already computed is
  * read there without the call that would find it again. */
 static int best_end(Core *self, int context, int mover, int list, int other, int deck,
-                    double *v, double *d) {
+                    double *v, double *d, unsigned char *pick) {
     int start = self->list_start[list], len = self->list_len[list];
     double best = mover == 0 ? -1.0 : 2.0, slope = 0.0;
     double values[MAX_TRACKED], slopes[MAX_TRACKED];
@@ -816,6 +843,20 @@ static int best_end(Core *self, int context, int mover, int list, int other, int
             if (mover == 0 ? best >= 1.0 : best <= 0.0) break; /* (nothing beats a sure thing) */
         }
     }
+    if (pick) { /* (choice's: the first end within the tolerance of the best, if alone) */
+        *pick = PICK_AMBIGUOUS;
+        if (seen == len && len <= MAX_TRACKED && len < PICK_AMBIGUOUS) {
+            double sign = mover == 0 ? 1.0 : -1.0, top = sign * best;
+            int near = 0, first = -1;
+            for (int j = 0; j < seen; j++) {
+                if (sign * values[j] >= top - self->tolerance) {
+                    near++;
+                    if (first < 0) first = j;
+                }
+            }
+            if (near == 1) *pick = (unsigned char)(first + 1);
+        }
+    }
     if (self->track) {
         if (seen > MAX_TRACKED) {
             self->tlo = self->thi = 0.0;
@@ -849,7 +890,7 @@ static int after_draw(Core *self, int context, int mover, int list, int a, int b
     uint64_t reads = self->reads;
     self->solved++;
     double best, slope;
-    if (best_end(self, context, mover, list, other, deck, &best, &slope) < 0) return -1;
+    if (best_end(self, context, mover, list, other, deck, &best, &slope, NULL) < 0) return -1;
     if (keep(self, context, h0, h1, key, self->reads != reads, best, slope) < 0) return -1;
     *v = best;
     *d = slope;
@@ -911,6 +952,9 @@ static int compute_before(Core *self, int context, int mover, int a, int b, int 
             row = 2 * n0 * n1 + (size_t)g->l0 * n1 + (size_t)self->local[a] * (size_t)g->l1;
             lists = g->l1;
         }
+        /* a set in progress's after-draw positions keep the end the odds take (PICK_AMBIGUOUS),
+         * final values only (no match state being iterated) */
+        int picks = self->ctx_model[context] != 0 && self->niterating == 0;
         /* (what a call below may move, in locals: read again after one) */
         const int *after = self->after + (size_t)side * 11, *list_local = self->list_local;
         const double *gv = g->v, *gd = g->d;
@@ -934,14 +978,20 @@ static int compute_before(Core *self, int context, int mover, int a, int b, int 
                 }
             } else {
                 double bv, bd; /* (av and ad stay in registers) */
+                unsigned char pick = 0;
                 if (best_end(self, context, mover, list, mover == 0 ? b : a, model->rest[i], &bv,
-                             &bd) < 0)
+                             &bd, picks && ll < lists ? &pick : NULL) < 0)
                     return -1;
                 av = bv;
                 ad = bd;
                 if (ll < lists) {
                     dense_write(g, at, av);
                     if (g->d) g->d[at] = ad;
+                    if (picks) { /* (after the before-draw positions: see PICK_AMBIGUOUS) */
+                        size_t first = 2 * n0 * n1;
+                        if (!g->pick) g->pick = calloc(g->nv - first + 1, 1);
+                        if (g->pick) g->pick[at - first] = pick;
+                    }
                     g->filled++;
                     self->dense_filled++;
                 }
@@ -1058,15 +1108,34 @@ static int odds_before(Core *self, int context, int mover, int a, int b, int dec
     Draws model;
     if (draws_of(self, context, deck, &model) < 0) return -1;
     int side = mover == 0 ? a : b, other = mover == 0 ? b : a;
+    /* the after-draw positions' picks, where the values left them (see PICK_AMBIGUOUS): the
+     * row of compute_before's dense branch */
+    const Dense *g = dense_of(self, context, self->hand[a], self->hand[b]);
+    size_t row = 0, first = 0; /* (the after-draw positions' row, and where they begin) */
+    int lists = 0;
+    if (g && self->local[a] < g->n0 && self->local[b] < g->n1) {
+        size_t n0 = (size_t)g->n0, n1 = (size_t)g->n1;
+        first = 2 * n0 * n1;
+        row = mover == 0 ? first + (size_t)self->local[b] * (size_t)g->l0
+                         : first + (size_t)g->l0 * n1 + (size_t)self->local[a] * (size_t)g->l1;
+        lists = mover == 0 ? g->l0 : g->l1;
+    }
     double w = 0.0, t = 0.0;
     for (int i = 0; i < model.ndraws; i++) {
         int drawn = model.value[i];
         int list = self->after[side * 11 + drawn];
         if (list < 0 && (list = expand(self, side, drawn)) < 0) return -1;
-        int code;
+        int code, ll = self->list_local[list];
         double cw, ct;
-        if (choice(self, context, mover, list, other, model.rest[i], &code) < 0 ||
-            odds_end(self, context, mover, code, other, model.rest[i], &cw, &ct) < 0)
+        unsigned char pick = 0;
+        if (g && g->pick && ll < lists && dense_has(g, row + (size_t)ll))
+            pick = g->pick[row + (size_t)ll - first];
+        if (pick && pick != PICK_AMBIGUOUS) {
+            code = self->codes[self->list_start[list] + pick - 1];
+        } else if (choice(self, context, mover, list, other, model.rest[i], &code) < 0) {
+            return -1;
+        }
+        if (odds_end(self, context, mover, code, other, model.rest[i], &cw, &ct) < 0)
             return -1;
         w += model.p[i] * cw;
         t += model.p[i] * ct;
@@ -1738,6 +1807,78 @@ static PyObject *core_drop_dense(Core *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* set_afters(flat): the candidate list after each (side, drawn value), given as a flat sequence
+ * of (side, drawn, list) triples, all three synced already: what `expand` would answer, told
+ * at once (Python makes most lists before the search that reads them). */
+PyDoc_STRVAR(core_set_afters_doc, "set_afters(flat): the candidate list after each (side, drawn), as flat (side, drawn, list) triples");
+static PyObject *core_set_afters(Core *self, PyObject *args) {
+    PyObject *seq = sequence_argument(args, "a flat sequence of (side, drawn, list) triples");
+    if (!seq) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    if (n % 3) return fail_releasing(seq, PyExc_ValueError, "(side, drawn, list) triples");
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    for (Py_ssize_t i = 0; i < n; i += 3) {
+        long side = PyLong_AsLong(items[i]), drawn = PyLong_AsLong(items[i + 1]);
+        long list = PyLong_AsLong(items[i + 2]);
+        if (PyErr_Occurred()) {
+            Py_DECREF(seq);
+            return NULL;
+        }
+        if (side < 0 || side >= self->nsides || drawn < 1 || drawn > 10 || list < 0 ||
+            list >= self->nlists)
+            return fail_releasing(seq, PyExc_ValueError, "a side, a value 1..10 and a list synced");
+        self->after[side * 11 + drawn] = (int)list;
+    }
+    Py_DECREF(seq);
+    Py_RETURN_NONE;
+}
+
+/* drop_groups(context, pairs): free the dense tables of these (h0, h1) groups of `context`,
+ * their value arrays kept for tables to come (a hidden hand's next row: see spares_take); a
+ * position of theirs asked again is solved again, the same, in the hash tables. */
+PyDoc_STRVAR(core_drop_groups_doc, "drop_groups(context, pairs): free these groups' dense tables (their arrays kept for the next tables)");
+static PyObject *core_drop_groups(Core *self, PyObject *args) {
+    int context;
+    PyObject *pairs;
+    if (!PyArg_ParseTuple(args, "iO", &context, &pairs)) return NULL;
+    PyObject *seq = PySequence_Fast(pairs, "pairs must be a sequence");
+    if (!seq) return NULL;
+    int any = 0;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq) && self->ndense; i++) {
+        int h0, h1;
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, i), "ii", &h0, &h1)) {
+            Py_DECREF(seq);
+            return NULL;
+        }
+        Entry *e = memo_get(&self->dense_index, dense_key(context, h0, h1));
+        if (!e) continue;
+        Dense *g = self->dense[(int)e->v];
+        g->h0 = -1; /* (marked: dropped below) */
+        any = 1;
+    }
+    Py_DECREF(seq);
+    if (any) {
+        int kept = 0;
+        memo_clear(&self->dense_index);
+        memset(self->found_dense, 0, sizeof self->found_dense);
+        for (int i = 0; i < self->ndense; i++) {
+            Dense *g = self->dense[i];
+            if (g->h0 < 0) {
+                dense_spare(self, g);
+                continue;
+            }
+            self->dense[kept] = g;
+            /* (no room to index it: its positions go to the hash tables, the same values) */
+            (void)memo_put(&self->dense_index, dense_key(g->context, g->h0, g->h1), (double)kept,
+                           0.0, 0);
+            kept++;
+        }
+        self->ndense = kept;
+        spares_trim(&self->lazy_spares);
+    }
+    Py_RETURN_NONE;
+}
+
 /* free_spares(): free the value arrays kept and not taken (after a batch of densify calls; a
  * lazy table takes its array when first read: the lazy ones stay, see LAZY_SPARE_BYTES). */
 PyDoc_STRVAR(core_free_spares_doc, "free_spares(): free the level arrays kept by drop_dense(True) and not taken since");
@@ -1911,7 +2052,7 @@ static PyObject *core_get_memo_bytes(Core *self, void *closure) {
     bytes += self->dense_index.cap * sizeof(Entry);
     for (int i = 0; i < self->ndense; i++) {
         const Dense *g = self->dense[i];
-        if (g->v) bytes += g->nv * sizeof(double) * (g->d ? 2 : 1);
+        if (g->v) bytes += (g->cap + (g->d ? g->nv : 0)) * sizeof(double);
     }
     for (int i = 0; i < self->spares.n; i++) bytes += self->spares.items[i].nv * sizeof(double);
     /* a kept lazy array by the pages written since it was made (stale ones included) */
@@ -1933,7 +2074,8 @@ static PyMethodDef core_methods[] = {
     METHOD(drop_contexts, VARARGS), METHOD(track_interval, VARARGS),
     /* the dense tables */
     METHOD(densify, VARARGS), METHOD(table_sizes, VARARGS), METHOD(rank, VARARGS),
-    METHOD(drop_dense, VARARGS), METHOD(free_spares, NOARGS),
+    METHOD(drop_dense, VARARGS), METHOD(drop_groups, VARARGS), METHOD(set_afters, VARARGS),
+    METHOD(free_spares, NOARGS),
     /* between searches */
     METHOD(clear_exact, NOARGS), METHOD(clear_positions, NOARGS),
     {NULL, NULL, 0, NULL},

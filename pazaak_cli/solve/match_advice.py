@@ -610,6 +610,7 @@ class MatchHands(_MatchHands):
             results = solver.solve_moves(question, hand, current_deck=self.current, odds=with_odds)
         self._models[index] = self.exact
         self.moves = [result.move for result in results]
+        solver.drop_set_hand(1 - question.state.turn)  # (no other row holds this whole hand)
         return match_row(results)
 
     def batch(

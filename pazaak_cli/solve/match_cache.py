@@ -22,10 +22,12 @@ It must never make an answer wrong or a command fail:
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +35,7 @@ from pazaak_cli.engine.cards import Card, parse_cards
 from pazaak_cli.engine.errors import PazaakError
 from pazaak_cli.engine.game import FULL_DECK
 from pazaak_cli.engine.rules import Ruleset
-from pazaak_cli.solve.match_solver import MatchSolver
+from pazaak_cli.solve.match_solver import MatchKey, MatchSolver
 
 CACHE_DIR_ENV = "PAZAAK_CACHE_DIR"
 """Where the cache lives (``off``: no cache)."""
@@ -81,13 +83,28 @@ def load_entries(solver: MatchSolver) -> int:
     path = _solver_path(solver)
     if path is None:
         return 0
+    # (the collector paused: the hundred thousand tuples made here hold no cycle, and its
+    # passes over them, as they pile up, took 0.24 s of a prepared deck pair's 0.39 s read)
+    enabled = gc.isenabled()
+    gc.disable()
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-        entries, hands = _checked(document, solver.ruleset)
-    except (OSError, UnicodeError, ValueError, TypeError, KeyError, PazaakError, RecursionError):
-        return 0  # (unreadable or not ours: ignored, rewritten by the next save)
-    ids = {text: solver.hands.intern(cards) for text, cards in hands.items()}
-    solver.add_entries((s0, s1, ids[a], ids[b], spec, v) for s0, s1, a, b, spec, v in entries)
+        try:
+            document = json.loads(path.read_text(encoding="utf-8"))
+            entries = _checked(document, solver.ruleset, solver.hands.intern)
+        except (
+            OSError,
+            UnicodeError,
+            ValueError,
+            TypeError,
+            KeyError,
+            PazaakError,
+            RecursionError,
+        ):
+            return 0  # (unreadable or not ours: ignored, rewritten by the next save)
+        solver.add_entries(entries)
+    finally:
+        if enabled:
+            gc.enable()
     return len(entries)
 
 
@@ -130,11 +147,12 @@ def save_entries(solver: MatchSolver) -> bool:
 
 
 def _checked(
-    document: Any, rules: Ruleset
-) -> tuple[list[tuple[int, int, str, str, int, float]], dict[str, tuple[Card, ...]]]:
-    """The entries of a cache document and the hands they name (by their text, each read
-    once: a file holds a few hundred distinct hands), if every one of them is in place (else
-    ValueError)."""
+    document: Any, rules: Ruleset, intern: Callable[[tuple[Card, ...]], int]
+) -> list[tuple[tuple[MatchKey, int], float]]:
+    """The entries of a cache document as :meth:`MatchSolver.add_entries` takes them, their hands
+    interned by ``intern`` (each text read once: a file holds a few hundred distinct hands), if
+    every one of them is in place (else ValueError: then none is taken). One pass: a prepared
+    deck pair's hundred thousand values are read before its first answer."""
     if not isinstance(document, dict):
         raise ValueError("not a cache document")
     if (document.get("format"), document.get("solver"), document.get("ruleset")) != (
@@ -146,19 +164,18 @@ def _checked(
     rows = document["entries"]
     if not isinstance(rows, list) or len(rows) > MAX_ENTRIES:
         raise ValueError("no list of entries")
-    hands: dict[str, tuple[Card, ...]] = {}
+    ids: dict[str, int] = {}
 
-    def hand_of(text: object) -> str:
+    def hand_id(text: object) -> int:
         if not isinstance(text, str):
             raise ValueError("a hand that is not text")
-        if text not in hands:
-            cards = tuple(parse_cards(text))
-            if len(cards) > rules.hand_size:
-                raise ValueError("a hand the ruleset does not deal")
-            if not all(rules.allows(card) for card in cards):
-                raise ValueError("a card the ruleset does not allow")
-            hands[text] = cards
-        return text
+        cards = tuple(parse_cards(text))
+        if len(cards) > rules.hand_size:
+            raise ValueError("a hand the ruleset does not deal")
+        if not all(rules.allows(card) for card in cards):
+            raise ValueError("a card the ruleset does not allow")
+        found = ids[text] = intern(cards)
+        return found
 
     checked = []
     sets = rules.sets_to_win
@@ -171,8 +188,10 @@ def _checked(
             raise ValueError("a score past the match")
         if type(value) is not float or not 0.0 <= value <= 1.0:  # (NaN fails the range)
             raise ValueError("a value that is not a probability")
-        checked.append((s0, s1, hand_of(hand0), hand_of(hand1), spec, value))
-    return checked, hands
+        h0 = ids[hand0] if hand0 in ids else hand_id(hand0)
+        h1 = ids[hand1] if hand1 in ids else hand_id(hand1)
+        checked.append((((s0, s1, h0, h1), spec), value))
+    return checked
 
 
 __all__ = ["cache_dir", "cache_path", "load_entries", "save_entries"]

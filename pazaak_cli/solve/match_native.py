@@ -199,6 +199,8 @@ class NativeMatchSolver(MatchSolver):
         """The fewest sets played of a match state asked from outside so far."""
         self._dense_level: tuple[int, int] | None = None
         """The score level whose groups have dense tables now."""
+        self._set_groups: tuple[int, int, int] | None = None
+        """The last set in progress given dense tables of its own: (context, hand 0, hand 1)."""
         self._ranked = (0, 0)
         """How many sides and candidate lists the core had when it last ranked them."""
         self.processes: int | None = None
@@ -210,6 +212,7 @@ class NativeMatchSolver(MatchSolver):
         """Positions computed by forked processes (for :attr:`positions_computed`)."""
         self.exact_slots_kept = int(self._fast.max_slots) // 2
         """:meth:`bound_memo` forgets the positions drawn exactly past this many slots."""
+        self._afters_made = []  # (given to the core at each sync)
 
     # -- state shared with the core ---------------------------------------------------------------
 
@@ -288,6 +291,10 @@ class NativeMatchSolver(MatchSolver):
         if start < min(len(self._context_info), self._max_contexts):
             for info in self._context_info[start : self._max_contexts]:
                 fast.add_context(*info)
+        made = self._afters_made
+        if made:
+            fast.set_afters(made)
+            made.clear()
 
     def _native(self, context: int) -> bool:
         """Whether the core solves ``context``: a context id the core can hold (the others
@@ -474,6 +481,7 @@ class NativeMatchSolver(MatchSolver):
         if not self._native(context) or self._models[self._context_info[context][3]].fixed is None:
             return  # (drawn exactly: its positions are keyed by the deck too, in hash tables)
         h0, h1 = self.hands.intern(hands[0]), self.hands.intern(hands[1])
+        self._set_groups = (context, h0, h1)
         pairs = [(x, y) for x in self.sub_hands(h0) for y in self.sub_hands(h1)]
         s0, s1, _, model = self._context_info[context]
         if model == 0:
@@ -497,6 +505,17 @@ class NativeMatchSolver(MatchSolver):
         elif self._fast.memo_bytes + before <= DENSE_LIMIT_BYTES:
             for x, y in pairs:
                 self._fast.densify(context, x, y, False, True)
+
+    def drop_set_hand(self, seat: int) -> None:
+        if self._set_groups is None:
+            return
+        context, h0, h1 = self._set_groups
+        self._set_groups = None
+        if seat == 0:
+            pairs = [(h0, y) for y in self.sub_hands(h1)]
+        else:
+            pairs = [(x, h1) for x in self.sub_hands(h0)]
+        self._fast.drop_groups(context, pairs)
 
     def _worth_forking(
         self, dealt: Sequence[Sequence[Level]], pairs: Sequence[tuple[int, int]]

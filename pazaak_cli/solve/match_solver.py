@@ -56,6 +56,7 @@ from pazaak_cli.solve.solver import (
     DeckModels,
     SetSolver,
     compact_side,
+    place_card,
     root_moves,
     turn_end,
 )
@@ -383,6 +384,10 @@ class MatchSolver(SetSolver, MatchStates):
         self._expanded: set[int] = set()
         """The sides whose candidate lists :meth:`_intern_later_sides` has made (or will, in
         the call under way)."""
+        self._afters_made: list[int] | None = None
+        """(side, drawn, candidate list) of each list :meth:`_intern_later_sides` made, flat,
+        while a subclass wants them (the native solver hands them to its core at once, which
+        would otherwise call back for each); None: not kept."""
         self._complete: dict[tuple[int, int], set[tuple[int, int]]] = {}
         """Per score: the hand pairs found with every opener's value solved (a value is never
         dropped), which :meth:`prepare_all` need not look up again."""
@@ -1051,6 +1056,12 @@ class MatchSolver(SetSolver, MatchStates):
         """A question about the set in progress in ``context`` with these hands is coming (a
         hook: the native solver gives its groups dense tables when its deck model allows)."""
 
+    def drop_set_hand(self, seat: int) -> None:
+        """Free what only the last set in progress asked about needed for seat ``seat``'s whole
+        hand (a hook: the native solver's dense tables of the groups that hold it; a hidden
+        hand's rows each ask about another whole hand, and the next row's tables take their
+        memory). Its positions, asked again, are solved again, the same."""
+
     def set_start_value(
         self, scores: tuple[int, int], hands: tuple[Sequence[Card], Sequence[Card]], opener: int
     ) -> float:
@@ -1077,14 +1088,14 @@ class MatchSolver(SetSolver, MatchStates):
         ``spec`` the opener (a seat, or 2: a coin). A value already held stays."""
         h0 = self.hands.intern(hands[0])
         h1 = self.hands.intern(hands[1])
-        self.add_entries([(scores[0], scores[1], h0, h1, spec, value)])
+        self.add_entries([(((scores[0], scores[1], h0, h1), spec), value)])
 
-    def add_entries(self, entries: Iterable[tuple[int, int, int, int, int, float]]) -> None:
-        """:meth:`add_entry` for many, their hands interned (``self.hands``): (s0, s1, hand 0,
-        hand 1, spec, value)."""
+    def add_entries(self, entries: Iterable[tuple[tuple[MatchKey, int], float]]) -> None:
+        """:meth:`add_entry` for many, their hands interned (``self.hands``): ((s0, s1, hand 0,
+        hand 1), spec) and the value, each."""
         setdefault = self._entries.setdefault
-        for s0, s1, h0, h1, spec, value in entries:
-            setdefault(((s0, s1, h0, h1), spec), value)
+        for key, value in entries:
+            setdefault(key, value)
 
     def known_entries(
         self,
@@ -1123,16 +1134,28 @@ class MatchSolver(SetSolver, MatchStates):
         self._interned_from.add(key)
         draws = [value + 1 for value, count in enumerate(self.later_deck) if count]
         after, candidates, kinds = self._after, self._candidates, self._kind
+        sides, facts_of, of_placed = self._sides, self.hands.facts, self._list_of_placed
+        flip_all, made = self._flip_all, self._afters_made
         seen = self._expanded  # (kept: a new hand's sub-hands were mostly walked before)
         starts = [self.side_id((0, 0, hand, 0, 0, False)) for hand in sorted(self.sub_hands(key))]
         stack = [side for side in starts if side not in seen]
         seen.update(stack)
         while stack:
             side = stack.pop()
+            compact: Any = sides[side]
+            hand = compact[2]
+            facts, double = facts_of[hand], self._holds_double(hand)
             for drawn in draws:
                 found = after.get((side, drawn))
-                if found is None:
-                    found = self._candidate_list(side, drawn)
+                if found is None:  # (_candidate_list, inline: most of this walk's time)
+                    placed = place_card(compact, drawn, hand, facts, flip_all)
+                    placed_key = (placed, drawn) if double else placed
+                    found = of_placed.get(placed_key)
+                    if found is None:
+                        found = of_placed[placed_key] = self._placed_list(placed, drawn)
+                    after[(side, drawn)] = found
+                    if made is not None:
+                        made += (side, drawn, found)
                 for code in candidates[found]:
                     if code not in seen:
                         seen.add(code)

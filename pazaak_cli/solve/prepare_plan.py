@@ -96,7 +96,7 @@ def solve_task(task: StatesTask) -> TaskResult:
     cards = solver.hands.cards
     solver.bound_memo()
     solver.add_entries(
-        (s0, s1, intern(h0), intern(h1), spec, value)
+        (((s0, s1, intern(h0), intern(h1)), spec), value)
         for (s0, s1, h0, h1, spec), value in task.known
     )
     solved = solver.solve_states(
