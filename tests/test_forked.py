@@ -20,7 +20,7 @@ from pazaak_cli.runtime.executors import (
     fork_available,
     run_shared,
 )
-from pazaak_cli.solve.hand_rows import HandsSolved, MoveRow, solve_dealt
+from pazaak_cli.solve.hand_rows import HandsSolved, MoveRow, balanced_split, solve_dealt
 
 pytestmark = pytest.mark.skipif(not fork_available(), reason="no fork on this system")
 
@@ -180,3 +180,29 @@ def test_a_drained_deal_deals_nothing_more() -> None:
     assert deal.take() is None
     deal.close()
     deal.drain()  # (closed: nothing to do)
+
+
+def test_two_runs_are_cut_where_their_costs_balance() -> None:
+    """The exact average's two runs of hands are cut where the costlier one costs least, as the
+    caller weighs a run (a run's first hands cost the most: halves by count left one process
+    waiting for the other); without weights, halves."""
+    assert balanced_split(list(range(10)), len) == 5
+    costly_start = lambda run: len(run) + 5 * sum(index < 3 for index in run)  # noqa: E731
+    assert balanced_split(list(range(10)), costly_start) == 2
+    row: MoveRow = ((0.0, 0.0, 0.0, 0.0),)
+    pids: dict[int, int] = {}
+
+    def here(share: Iterable[int]) -> HandsSolved:
+        taken = list(share)
+        pids.update(dict.fromkeys(taken, os.getpid()))
+        return HandsSolved({index: row for index in taken}, False)
+
+    def there(share: Iterable[int]) -> HandsSolved:
+        return HandsSolved(
+            {index: ((float(os.getpid()), 0.0, 0.0, 0.0),) for index in share}, False
+        )
+
+    done = solve_dealt(range(10), here, there, 2, contiguous=True, weigh=costly_start)
+    assert sorted(done.rows) == list(range(10))
+    assert sorted(pids) == [0, 1]  # (this process: the costly first two; the copy the rest)
+    assert all(done.rows[index][0][0] not in (0.0, float(os.getpid())) for index in range(2, 10))

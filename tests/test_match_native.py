@@ -992,3 +992,14 @@ def test_the_core_takes_candidate_lists_only_of_sides_and_lists_it_holds() -> No
     for bad in ([fast.nsides, 1, 0], [0, 11, 0], [0, 1, fast.nlists], [0, 1]):
         with pytest.raises(ValueError):
             fast.set_afters(bad)
+
+
+def test_a_run_of_possible_hands_costs_its_hands_and_their_sub_hands_one_card_smaller() -> None:
+    """What balances the exact average's two runs: a run's hands and the distinct sub-hands of
+    one card fewer they hold between them (the tables a process starting it cold makes)."""
+    _, question, options = hidden_pair_question(K1, "+2 -1 +3 -3")
+    hands = match_advice.MatchHands(question, options, solver=NativeMatchSolver(parse_ruleset(K1)))
+    named = [sorted(map(str, hand)) for hand, _ in hands.other_hands]
+    for run in ([0], [0, 1], list(range(len(named)))):
+        smaller = {card for index in run for card in named[index]}  # (one card of two left)
+        assert hands.run_cost(run) == len(run) + len(smaller)

@@ -90,6 +90,7 @@ def solve_dealt(
     processes: int,
     *,
     contiguous: bool = False,
+    weigh: Callable[[Sequence[int]], float] | None = None,
 ) -> HandsSolved:
     """The hands ``indices`` solved by ``here`` in this process and ``there`` in forked copies
     of it (``processes`` in all), each taking the next hand when it is free
@@ -99,14 +100,19 @@ def solve_dealt(
     "Answers within a time budget"). Ctrl-C here leaves the copies only the hand each holds.
     ``contiguous``: each process takes one run of ``indices`` instead, in order, as the exact
     average shares its hands (neighbouring hands of the prior's order share the most positions:
-    the fastest way to solve every hand)."""
+    the fastest way to solve every hand); ``weigh(run)``: what a run of hands costs a process
+    that starts it cold, by which two processes' runs are balanced (default: as many hands)."""
     indices = list(indices)
     parts = []
     if processes < 2 or len(indices) < 2:
         parts.append(here(indices))
     elif contiguous:
-        size = -(-len(indices) // processes)
-        runs = [indices[start : start + size] for start in range(0, len(indices), size)]
+        if processes == 2 and weigh is not None:
+            middle = balanced_split(indices, weigh)
+            runs = [indices[:middle], indices[middle:]]
+        else:
+            size = -(-len(indices) // processes)
+            runs = [indices[start : start + size] for start in range(0, len(indices), size)]
         parts += run_shared(runs, here, there)
     else:
         deal = SharedDeal(len(indices))
@@ -125,6 +131,15 @@ def solve_dealt(
     for part in parts:
         rows.update(part.rows)
     return HandsSolved(rows, any(part.interrupted for part in parts))
+
+
+def balanced_split(indices: Sequence[int], weigh: Callable[[Sequence[int]], float]) -> int:
+    """Where to cut ``indices`` (1 to len - 1) in two runs so that the costlier run, as ``weigh``
+    says, costs the least (the first such cut)."""
+    return min(
+        range(1, len(indices)),
+        key=lambda cut: max(weigh(indices[:cut]), weigh(indices[cut:])),
+    )
 
 
 class _Dealt:
@@ -230,7 +245,8 @@ class HandRows:
     shared among ``processes`` (the forked copies' memos are dropped with them); without it, a
     hand begun is finished, one at least is solved past the deadline, all in this process.
     ``positions``: the progress callback of the searches in this process. ``batch``: what is
-    done around each call's hands."""
+    done around each call's hands. ``weigh``: what a run of hands costs a process that starts
+    it cold (:func:`solve_dealt` balances two processes' runs by it)."""
 
     def __init__(
         self,
@@ -242,6 +258,7 @@ class HandRows:
         processes: int = 1,
         positions: Progress | None = None,
         batch: Batch | None = None,
+        weigh: Callable[[Sequence[int]], float] | None = None,
     ) -> None:
         self.solver = solver
         self.processes = processes
@@ -250,6 +267,7 @@ class HandRows:
         self._watch = watch
         self._positions = positions
         self._batch = batch
+        self._weigh = weigh
 
     @property
     def moves(self) -> list[Move]:
@@ -303,7 +321,9 @@ class HandRows:
         """:meth:`solve` without its batch: the hands shared among ``processes``."""
         here = partial(self._rows, deadline=deadline, positions=self._positions, solved=solved)
         there = partial(self._rows, deadline=deadline, positions=None)
-        return solve_dealt(indices, here, there, processes, contiguous=contiguous)
+        return solve_dealt(
+            indices, here, there, processes, contiguous=contiguous, weigh=self._weigh
+        )
 
     def _rows(
         self,
