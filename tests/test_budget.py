@@ -30,8 +30,10 @@ from pazaak_cli.solve.answer_types import Advice, SolveOptions
 from pazaak_cli.solve.answers import AnswerRequest, answer, budgeted_objective
 from pazaak_cli.solve.budgeted import MIN_HANDS, Refinement
 from pazaak_cli.solve.hand_rows import HandRows, HandsSolved, MoveRow, rows_in_order
+from pazaak_cli.solve.match_advice import MatchHands, clear_shared_solvers
 from pazaak_cli.solve.models import Objective
 from pazaak_cli.solve.sampling import HandDraws, estimate, student_t_cdf, student_t_quantile
+from pazaak_cli.solve.solver import hand_processes
 from pazaak_cli.solve.time_budget import TimeBudget
 
 INFINITE = "kotor1/main-deck=infinite"
@@ -401,3 +403,42 @@ def test_the_match_foresight_against_a_rule_counts_only_the_pairs_not_solved_yet
     )
     assert 0 < after < alone
     assert after / alone == pytest.approx(new / match_pairs(mine, [second], ordered=True))
+
+
+def test_a_match_answer_whose_rest_is_foreseen_to_fit_is_solved_as_the_exact_average(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Once the match answer's remaining hands are all foreseen to fit the time left, they are
+    solved in runs of neighbouring hands, as the exact average solves them (dealt one at a time
+    in the draws' order they shared less: a prepared deck pair's first move got 18 of 61
+    hands within 2 s, now all of them); the answer is the exact one."""
+    monkeypatch.setattr(budgeted, "match_seconds", lambda *asked: 0.0)
+    clear_shared_solvers()
+    calls: list[tuple[list[int], bool]] = []
+    original = HandRows.solve
+
+    def spy(self: HandRows, indices: Any, *args: Any, **kwargs: Any) -> HandsSolved:
+        calls.append((list(indices), kwargs.get("contiguous", False)))
+        return original(self, indices, *args, **kwargs)
+
+    monkeypatch.setattr(HandRows, "solve", spy)
+    asked = question("10 3", "+2", "9 4", 2, rules=f"{INFINITE},sets-to-win=2", sets=(1, 0))
+    asking = options("kotor1-average", "match")
+    refined = Refinement(asked, asking)
+    done = refined.refine(TimeBudget(60.0))
+    assert done.hands_solved == done.hands_averaged == refined.possible > MIN_HANDS
+    assert calls == [(sorted(calls[0][0]), True)] and len(calls[0][0]) == refined.possible
+    exact = solve_question(asked, asking)
+    assert [r.match_win for r in done.results] == [r.match_win for r in exact.results]
+
+
+def test_a_match_answers_rows_go_to_two_processes_only_once_their_later_sets_are_known() -> None:
+    """A row only reads values once every later set of its hand is known: then two processes
+    may share the rows (the same bits in either); before, one (a row solves what it lacks)."""
+    clear_shared_solvers()
+    asked = question("10 3", "+2", "9 4", 2, rules=f"{INFINITE},sets-to-win=2", sets=(1, 0))
+    hands = MatchHands(asked, options("kotor1-average", "match"))
+    every = range(len(hands.other_hands))
+    assert hands.processes_for(every) == 1
+    hands.prepare(every)
+    assert hands.processes_for(every) == hand_processes(hands.other_hands)

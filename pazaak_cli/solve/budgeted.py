@@ -260,7 +260,10 @@ class Refinement:
                 fitting = self._match_batch(batch, deadline - now)
                 if not fitting and prefix >= MIN_HANDS and prefix > before:
                     break  # (not even one more hand is foreseen to fit: none is begun)
-                batch = fitting or batch[:1]
+                if len(fitting) == len(batch) > 1:  # the rest foreseen to fit: solved as the
+                    batch, contiguous = sorted(batch), True  # exact average solves them
+                else:
+                    batch = fitting or batch[:1]
             elif shared and prefix < MIN_HANDS:
                 batch = [hand for hand in order[:MIN_HANDS] if hand not in self.rows]
             elif (

@@ -246,7 +246,9 @@ class HandRows:
     hand begun is finished, one at least is solved past the deadline, all in this process.
     ``positions``: the progress callback of the searches in this process. ``batch``: what is
     done around each call's hands. ``weigh``: what a run of hands costs a process that starts
-    it cold (:func:`solve_dealt` balances two processes' runs by it)."""
+    it cold (:func:`solve_dealt` balances two processes' runs by it). ``share(indices)``: how
+    many processes may share those hands once the batch has prepared them (a match answer's
+    rows read the same bits in any process only once their later sets are known)."""
 
     def __init__(
         self,
@@ -259,6 +261,7 @@ class HandRows:
         positions: Progress | None = None,
         batch: Batch | None = None,
         weigh: Callable[[Sequence[int]], float] | None = None,
+        share: Callable[[Sequence[int]], int] | None = None,
     ) -> None:
         self.solver = solver
         self.processes = processes
@@ -268,6 +271,7 @@ class HandRows:
         self._positions = positions
         self._batch = batch
         self._weigh = weigh
+        self._share = share
 
     @property
     def moves(self) -> list[Move]:
@@ -318,7 +322,10 @@ class HandRows:
         processes: int,
         contiguous: bool,
     ) -> HandsSolved:
-        """:meth:`solve` without its batch: the hands shared among ``processes``."""
+        """:meth:`solve` without its batch: the hands shared among ``processes`` (at most as many
+        as ``share`` allows them, asked once the batch has prepared them)."""
+        if self._share is not None:
+            processes = min(processes, self._share(indices))
         here = partial(self._rows, deadline=deadline, positions=self._positions, solved=solved)
         there = partial(self._rows, deadline=deadline, positions=None)
         return solve_dealt(

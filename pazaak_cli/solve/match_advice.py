@@ -251,9 +251,15 @@ MATCH_PAIR_SECONDS = 0.016
 cores: measured on the 4 v 4 first move (256 pairs, 4.2 s; docs/benchmarks.md). A flip card or
 a Double about multiplies it by :data:`GOLD_PAIR_WEIGHT`."""
 
-SET_PAIR_SECONDS = 2.2 / 11_520
-"""The same for a pair of sub-hands of a set in progress solved once the later sets are
-known (measured: :data:`QUICK_SET_PAIRS`)."""
+SET_PAIR_SECONDS = 1.57 / 15_616
+"""The same for a pair of sub-hands of a set in progress solved once the later sets are known,
+its rows shared by two processes: measured on the first move of `kotor1-starter`'s `+1 +2 +3
++4` against 4 hidden cards of `kotor1-average`, prepared (61 hands, 15,616 pairs, 1.57 s from
+the first row to the answer; it was 2.2 s for 11,520 pairs, the whole command, before the sets
+in progress were made faster: docs/benchmarks.md)."""
+
+SET_PAIR_SECONDS_ALONE = 2.6 / 15_616
+"""The same in one process (measured on the same question)."""
 
 
 def match_seconds(
@@ -290,7 +296,8 @@ def match_seconds(
     pairs = match_pairs(my_hand, hands)
     left = _pairs_left(state, my_hand, hands, pairs, QUICK_SET_PAIRS // weight)
     in_progress = subhand_count(my_hand) * sum(subhand_count(hand) for hand, _ in hands)
-    return weight * (left * MATCH_PAIR_SECONDS + in_progress * SET_PAIR_SECONDS)
+    each = SET_PAIR_SECONDS if two_solver_processes() else SET_PAIR_SECONDS_ALONE
+    return weight * (left * MATCH_PAIR_SECONDS + in_progress * each)
 
 
 def match_is_quick(question: Question, options: SolveOptions) -> bool:
@@ -350,10 +357,7 @@ def _solve_match(
     hands = MatchHands(question, options, solver=solver, full_deck_odds=full_deck_odds)
     try:
         hands.prepare(range(len(hands.other_hands)))
-        # (with every later set known, a row only reads values: the rows' sets in progress are
-        # then shared with a forked copy, the same bits; else a row solves what it lacks, whose
-        # last bits would depend on the process)
-        processes = hand_processes(hands.other_hands) if hands.later_sets_known() else 1
+        processes = hands.processes_for(range(len(hands.other_hands)))
         rows = _every_hand(
             hands,
             partial(hands.row, with_odds=odds == "all"),
@@ -589,12 +593,16 @@ class MatchHands(_MatchHands):
         theirs = [self.other_hands[i][0] for i in indices]
         _prepare_runs(self.solver, state.sets_won(), state.turn, self.my_hand, theirs)
 
-    def later_sets_known(self) -> bool:
-        """Whether every later set of every possible hand has its value known (prepared by
-        :meth:`prepare`, or read from the disk cache)."""
+    def processes_for(self, indices: Sequence[int]) -> int:
+        """How many processes may share the rows of the hands ``indices``: those of the exact
+        average where every later set of theirs has its value known (prepared, or read from
+        the disk cache: a row then only reads values, the same bits in any process), else one
+        (a row solves what it lacks, whose last bits would depend on the process)."""
         state = self.question.state
-        hands = _seated(state.turn, self.my_hand, [hand for hand, _ in self.other_hands])
-        return _all_known(self.solver, state.sets_won(), hands)
+        theirs = [self.other_hands[index][0] for index in indices]
+        if not _all_known(self.solver, state.sets_won(), _seated(state.turn, self.my_hand, theirs)):
+            return 1
+        return hand_processes(self.other_hands)
 
     def row(self, index: int, with_odds: bool) -> MoveRow:
         """Every move's values if the opponent holds hand ``index`` (``with_odds``: the set's
@@ -1065,7 +1073,15 @@ def match_hands(question: Question, options: SolveOptions) -> HandRows:
         kotor = KotorMatchHands(question, options)
         return HandRows(kotor.solver, kotor.row, kotor, batch=kotor.batch)
     hands = MatchHands(question, options)
-    return HandRows(hands.solver, partial(hands.row, with_odds=True), hands, batch=hands.batch)
+    return HandRows(
+        hands.solver,
+        partial(hands.row, with_odds=True),
+        hands,
+        processes=hand_processes(hands.other_hands),
+        batch=hands.batch,
+        weigh=hands.run_cost,
+        share=hands.processes_for,
+    )
 
 
 def average_match_moves(
