@@ -29,7 +29,13 @@ from pazaak_cli.solve.advice import solve_question
 from pazaak_cli.solve.answer_types import Advice, SolveOptions
 from pazaak_cli.solve.answers import AnswerRequest, answer, budgeted_objective
 from pazaak_cli.solve.budgeted import MIN_HANDS, Refinement
-from pazaak_cli.solve.hand_rows import HandRows, HandsSolved, MoveRow, rows_in_order
+from pazaak_cli.solve.hand_rows import (
+    HandRows,
+    HandsSolved,
+    MoveRow,
+    rows_in_order,
+    solve_dealt,
+)
 from pazaak_cli.solve.match_advice import MatchHands, clear_shared_solvers
 from pazaak_cli.solve.models import Objective
 from pazaak_cli.solve.sampling import HandDraws, estimate, student_t_cdf, student_t_quantile
@@ -412,6 +418,7 @@ def test_a_match_answer_whose_rest_is_foreseen_to_fit_is_solved_as_the_exact_ave
     solved in runs of neighbouring hands, as the exact average solves them (dealt one at a time
     in the draws' order they shared less: a prepared deck pair's first move got 18 of 61
     hands within 2 s, now all of them); the answer is the exact one."""
+
     monkeypatch.setattr(budgeted, "match_seconds", lambda *asked: 0.0)
     clear_shared_solvers()
     calls: list[tuple[list[int], bool]] = []
@@ -427,7 +434,8 @@ def test_a_match_answer_whose_rest_is_foreseen_to_fit_is_solved_as_the_exact_ave
     refined = Refinement(asked, asking)
     done = refined.refine(TimeBudget(60.0))
     assert done.hands_solved == done.hands_averaged == refined.possible > MIN_HANDS
-    assert calls == [(sorted(calls[0][0]), True)] and len(calls[0][0]) == refined.possible
+    assert len(calls) == 1 and calls[0][1]  # (every hand at once, in runs)
+    assert sorted(calls[0][0]) == list(range(refined.possible))
     exact = solve_question(asked, asking)
     assert [r.match_win for r in done.results] == [r.match_win for r in exact.results]
 
@@ -442,3 +450,24 @@ def test_a_match_answers_rows_go_to_two_processes_only_once_their_later_sets_are
     assert hands.processes_for(every) == 1
     hands.prepare(every)
     assert hands.processes_for(every) == hand_processes(hands.other_hands)
+
+
+def test_runs_of_neighbouring_hands_keep_the_order_they_are_given_in() -> None:
+    """Each process's run is a block of neighbouring hands (they share the most), taken in the
+    order given: a sample's draws, so that a run cut short by the deadline has solved its first
+    draws (a machine slower than foreseen then gives a sample, not a scattering of hands)."""
+
+    def solve(share: Any) -> HandsSolved:  # (each row says where its run began, and its place)
+        run = list(share)
+        return HandsSolved(
+            {index: ((float(run[0]), float(at), 0.0, 0.0),) for at, index in enumerate(run)}, False
+        )
+
+    drawn = [7, 2, 9, 0, 5, 3, 8, 1, 6, 4]
+    for processes, runs in [(1, [drawn]), (3, [[2, 0, 3, 1], [7, 5, 6, 4], [9, 8]])]:
+        done = solve_dealt(drawn, solve, solve, processes, contiguous=True)
+        assert sorted(done.rows) == list(range(10))
+        for run in runs:
+            assert [done.rows[index][0][:2] for index in run] == [
+                (float(run[0]), float(at)) for at in range(len(run))
+            ]

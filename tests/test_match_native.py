@@ -1003,3 +1003,19 @@ def test_a_run_of_possible_hands_costs_its_hands_and_their_sub_hands_one_card_sm
     for run in ([0], [0, 1], list(range(len(named)))):
         smaller = {card for index in run for card in named[index]}  # (one card of two left)
         assert hands.run_cost(run) == len(run) + len(smaller)
+
+
+def test_a_run_of_hands_interns_their_sides_before_its_first_row_and_answers_the_same() -> None:
+    """Before a run of possible hands, the sides their sets reach are interned at once (the
+    tables of a set in progress are sized by the sides interned when they are made): the same
+    answer as rows interning their own, and no row interns a side of its hand after that."""
+    rules, question, options = hidden_pair_question(K1, "+2 -1 +3 -3")
+    plain = solve_match_question(question, options, solver=NativeMatchSolver(rules)).results
+    solver = NativeMatchSolver(rules)
+    hands = match_advice.MatchHands(question, options, solver=solver)
+    every = list(range(len(hands.other_hands)))
+    hands.start_run(every)
+    interned = len(solver._sides)
+    assert all(solver.hands.intern(hand) in solver._interned_from for hand, _ in hands.other_hands)
+    ahead = solve_match_question(question, options, solver=solver).results
+    assert ahead == plain and len(solver._sides) == interned

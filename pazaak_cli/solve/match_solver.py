@@ -1162,6 +1162,13 @@ class MatchSolver(SetSolver, MatchStates):
                         if kinds[code] == PLAYING:
                             stack.append(code)
 
+    def intern_sides(self, hands: Sequence[Sequence[Card]]) -> None:
+        """Intern every side the sets of these hands (and their sub-hands) can reach, with
+        their candidate lists (:meth:`_intern_later_sides` for each; the native solver hands
+        them to its core)."""
+        for cards in hands:
+            self._intern_later_sides(cards)
+
     def _union_sub_hands(self, hands: Sequence[Sequence[Card]]) -> list[int]:
         """The hand ids of every sub-hand of any of ``hands``."""
         found: dict[int, None] = {}
