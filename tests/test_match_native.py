@@ -1002,7 +1002,7 @@ def test_a_run_of_possible_hands_costs_its_hands_and_their_sub_hands_one_card_sm
     named = [sorted(map(str, hand)) for hand, _ in hands.other_hands]
     for run in ([0], [0, 1], list(range(len(named)))):
         smaller = {card for index in run for card in named[index]}  # (one card of two left)
-        assert hands.run_cost(run) == len(run) + len(smaller)
+        assert hands.run_cost(run) == 2 * len(run) + len(smaller)
 
 
 def test_a_run_of_hands_interns_their_sides_before_its_first_row_and_answers_the_same() -> None:
