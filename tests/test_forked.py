@@ -60,6 +60,13 @@ def test_the_child_leaves_what_it_inherited_to_its_parents_collector() -> None:
     frozen_there = ForkedCall(lambda: gc.get_freeze_count()).result()
     assert frozen_there >= len(held)
     assert gc.get_freeze_count() == 0
+    gc.freeze()  # (a program that froze its own keeps them frozen)
+    try:
+        frozen = gc.get_freeze_count()
+        assert ForkedCall(lambda: gc.get_freeze_count()).result() > frozen // 2
+        assert gc.get_freeze_count() > frozen // 2  # (not unfrozen by the fork)
+    finally:
+        gc.unfreeze()
 
 
 def test_stop_ends_a_running_child() -> None:

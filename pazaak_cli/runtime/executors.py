@@ -407,17 +407,20 @@ class ForkedCall:
         mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         # the objects held now are the child's to read, not to collect: frozen there, its
         # collector never walks them (a walk writes to every object it visits, and each page
-        # written is copied: 0.1 s of a prepared match answer's rows); here they stay collectable
-        gc.freeze()
+        # written is copied); here they stay collectable (unless the program froze its own)
+        freezing = gc.get_freeze_count() == 0
+        if freezing:
+            gc.freeze()
         try:
             pid = os.fork()
         except OSError:
-            gc.unfreeze()
+            if freezing:
+                gc.unfreeze()
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)
             os.close(read)
             os.close(write)
             raise
-        if pid != 0:
+        if pid != 0 and freezing:
             gc.unfreeze()
         if pid == 0:  # pragma: no cover - the child's side (its coverage is not collected)
             os.close(read)
