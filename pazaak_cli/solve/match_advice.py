@@ -390,20 +390,6 @@ class _MatchHands:
             self.exact = options.exact or state.sides[1 - state.turn].standing
         self.moves: list[Move] = []
 
-    def run_cost(self, indices: Sequence[int]) -> int:
-        """What a run of the possible hands ``indices`` costs a process that starts it cold, in
-        units of a sub-hand's tables: each hand's own (its sides interned and its tables), and
-        those of each sub-hand with one card fewer the run's hands hold between them, half as
-        costly (fitted on the prepared answer of `kotor1-starter` against `kotor1-average`,
-        the run's sides interned first: 0.034 and 0.017 s; halves by count had taken 1.58 and
-        1.90 s, the cut where this balances, at 34 of 61 hands, takes 1.52 to 1.56 and 1.57 to
-        1.64 s)."""
-        smaller: set[tuple[str, ...]] = set()
-        for index in indices:
-            names = sorted(map(str, self.other_hands[index][0]))
-            smaller.update(tuple(names[:at] + names[at + 1 :]) for at in range(len(names)))
-        return 2 * len(indices) + len(smaller)
-
     @property
     def model(self) -> str:
         state = self.question.state
@@ -594,6 +580,20 @@ class MatchHands(_MatchHands):
         state = self.question.state
         theirs = [self.other_hands[i][0] for i in indices]
         _prepare_runs(self.solver, state.sets_won(), state.turn, self.my_hand, theirs)
+
+    def run_cost(self, indices: Sequence[int]) -> int:
+        """What a run of the possible hands ``indices`` costs a process that starts it cold, in
+        units of a sub-hand's tables: each hand's own (its sides interned and its tables), and
+        those of each sub-hand with one card fewer the run's hands hold between them, half as
+        costly (fitted on the prepared answer of `kotor1-starter` against `kotor1-average`,
+        the run's sides interned first: 0.034 and 0.017 s; halves by count had taken 1.58 and
+        1.90 s, the cut where this balances, at 34 of 61 hands, takes 1.52 to 1.56 and 1.57 to
+        1.64 s)."""
+        smaller: set[tuple[str, ...]] = set()
+        for index in indices:
+            names = sorted(map(str, self.other_hands[index][0]))
+            smaller.update(tuple(names[:at] + names[at + 1 :]) for at in range(len(names)))
+        return 2 * len(indices) + len(smaller)
 
     def start_run(self, indices: Sequence[int]) -> None:
         """Before the rows of a run of hands, in the process that solves them: intern the sides
@@ -954,7 +954,9 @@ def _every_hand(
         watch=partial(setattr, solver, "progress"),
         processes=processes,
         positions=positions,
-        weigh=hands.run_cost,
+        # (the rule's rows have their own costs: the cut by counts is the faster there,
+        # 0.80 to 0.82 s against 0.91 to 0.96 s for 4 hidden cards of kotor1-average)
+        weigh=hands.run_cost if isinstance(hands, MatchHands) else None,
         start=hands.start_run if isinstance(hands, MatchHands) else None,
     )
     done = rows.solve(range(count), None, told, contiguous=True)
