@@ -333,8 +333,10 @@ static inline size_t before_index(const Dense *g, int mover, int la, int lb) {
 static void dense_reset(Core *self, Dense *g) {
     free(g->pick);
     g->pick = NULL;
-    if (g->v) memset(g->v, 0, g->nv * sizeof(double));
-    if (g->dirty) memset(g->dirty, 0, dirty_pages(g->nv));
+    /* (the whole array, a larger table's kept included: a page past nv marked unwritten must
+     * hold zeros, or a later table of that size would read what was left there) */
+    if (g->v) memset(g->v, 0, g->cap * sizeof(double));
+    if (g->dirty) memset(g->dirty, 0, dirty_pages(g->cap));
     self->dense_filled -= g->filled;
     g->filled = 0;
 }
