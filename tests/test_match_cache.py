@@ -177,3 +177,45 @@ def test_a_read_takes_every_value_or_none_and_leaves_the_collector_on(good: bool
     if good:
         clear_shared_solvers()
         assert answer() == pytest.approx(first, abs=1e-12)
+
+
+@pytest.mark.skipif(match_cache._fastmatch is None, reason="the C core is not built")
+@pytest.mark.parametrize(
+    "bad_row",
+    [
+        None,
+        [0, 0, "+1", "-2", 0],
+        [0, 0, "+1", "-2", 0, 0.5, 1],
+        [0.0, 0, "+1", "-2", 0, 0.5],
+        [0, True, "+1", "-2", 0, 0.5],
+        [0, 9, "+1", "-2", 0, 0.5],
+        [0, 0, "+1", "-2", 3, 0.5],
+        [0, 0, "+1", "-2", -1, 0.5],
+        [2**70, 0, "+1", "-2", 0, 0.5],
+        [0, 0, "+1", "-2", 0, 1],
+        [0, 0, "+1", "-2", 0, float("nan")],
+        [0, 0, "+1", "-2", 0, 1.0000001],
+        [0, 0, 7, "-2", 0, 0.5],
+        [0, 0, "+1", ["-2"], 0, 0.5],
+        [0, 0, "+1 +1 +1", "-2", 0, 0.5],
+        [0, 0, "Q", "-2", 0, 0.5],
+    ],
+)
+def test_the_rows_read_in_c_as_in_python(bad_row: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The C core reads a cache file's rows as the Python loop does: the same keyed entries,
+    the same hands interned, and an error for any row out of place (the file is then ignored)."""
+    answer()
+    document = json.loads(the_file().read_text(encoding="utf-8"))
+    if bad_row is not None:
+        document["entries"].insert(len(document["entries"]) // 2, bad_row)
+    found = {}
+    for pure in (False, True):
+        if pure:
+            monkeypatch.setenv("PAZAAK_PURE_PYTHON", "1")
+        solver = MatchSolver(parse_ruleset(SPEC))
+        try:
+            found[pure] = (match_cache._checked(document, solver.ruleset, solver.hands.intern), 0)
+        except (ValueError, TypeError):  # (what load_entries takes for a file not ours)
+            found[pure] = ([], 1)
+    assert found[False] == found[True]
+    assert found[False][1] == (bad_row is not None)

@@ -22,6 +22,7 @@ It must never make an answer wrong or a command fail:
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import hashlib
 import json
@@ -36,6 +37,10 @@ from pazaak_cli.engine.errors import PazaakError
 from pazaak_cli.engine.game import FULL_DECK
 from pazaak_cli.engine.rules import Ruleset
 from pazaak_cli.solve.match_solver import MatchKey, MatchSolver
+
+_fastmatch: Any = None
+with contextlib.suppress(ImportError):  # (the C core's reader of the rows, when it is built)
+    from pazaak_cli.solve import _fastmatch  # type: ignore[attr-defined,no-redef]
 
 CACHE_DIR_ENV = "PAZAAK_CACHE_DIR"
 """Where the cache lives (``off``: no cache)."""
@@ -177,8 +182,13 @@ def _checked(
         found = ids[text] = intern(cards)
         return found
 
-    checked = []
     sets = rules.sets_to_win
+    if _fastmatch is not None and not os.environ.get("PAZAAK_PURE_PYTHON"):
+        entries: list[tuple[tuple[MatchKey, int], float]] = _fastmatch.cache_entries(
+            rows, sets, ids, hand_id
+        )
+        return entries  # (the loop below, in C: 0.05 s of a prepared pair's read)
+    checked = []
     for row in rows:
         s0, s1, hand0, hand1, spec, value = row
         # (a JSON number is an int or a float; true and false are bools, not ints here)
