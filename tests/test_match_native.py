@@ -528,14 +528,10 @@ def hidden_pair_question(spec: str, opponent_deck: str) -> tuple[Ruleset, Questi
     return rules, question, options
 
 
-def test_a_hidden_hand_prepares_every_score_once_for_all_its_hands(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """The possible hands' sub-hands are prepared together when their tables fit, in runs of
-    neighbouring hands when only runs do (a score's tables for each of two processes), and hand
-    by hand when not even two fit; the averaged answer is the same every way."""
-    rules, question, options = hidden_pair_question(K1, "+2 -1 +3 -3")
-    calls: list[int] = []  # (the opponent's hands of each call)
+def prepare_calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The number of the opponent's hands of each ``prepare_all`` of the native solver from now
+    on (the calls go through)."""
+    calls: list[int] = []
     original = NativeMatchSolver.prepare_all
 
     def spy(self: NativeMatchSolver, scores: Any, hands: Any) -> None:
@@ -543,6 +539,17 @@ def test_a_hidden_hand_prepares_every_score_once_for_all_its_hands(
         original(self, scores, hands)
 
     monkeypatch.setattr(NativeMatchSolver, "prepare_all", spy)
+    return calls
+
+
+def test_a_hidden_hand_prepares_every_score_once_for_all_its_hands(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The possible hands' sub-hands are prepared together when their tables fit, in runs of
+    neighbouring hands when only runs do (a score's tables for each of two processes), and hand
+    by hand when not even two fit; the averaged answer is the same every way."""
+    rules, question, options = hidden_pair_question(K1, "+2 -1 +3 -3")
+    calls = prepare_calls(monkeypatch)
     together = solve_match_question(question, options, solver=NativeMatchSolver(rules))
     hands = together.hands_averaged
     assert hands > 4 and calls == [hands] + [1] * hands  # once for all, then (no work) a hand
@@ -572,14 +579,7 @@ def test_with_two_processes_the_hands_go_in_runs_the_pipeline_has_room_for(
     no room: 1.27 times as long, docs/benchmarks.md); one process takes them all at once."""
     monkeypatch.setenv("PAZAAK_SOLVER_PROCESSES", processes)
     rules, question, options = hidden_pair_question(K1, "+2 -1 +3 -3")
-    calls: list[int] = []
-    original = NativeMatchSolver.prepare_all
-
-    def spy(self: NativeMatchSolver, scores: Any, hands: Any) -> None:
-        calls.append(len(hands[1]))
-        original(self, scores, hands)
-
-    monkeypatch.setattr(NativeMatchSolver, "prepare_all", spy)
+    calls = prepare_calls(monkeypatch)
     monkeypatch.setattr(
         NativeMatchSolver,
         "fits",
@@ -633,14 +633,7 @@ def test_hands_with_a_double_about_are_not_prepared_in_runs(
     rules, question, options = hidden_pair_question(
         "kotor2/main-deck=infinite,sets-to-win=2", "+2 -1 D -3"
     )
-    calls: list[int] = []
-    original = NativeMatchSolver.prepare_all
-
-    def spy(self: NativeMatchSolver, scores: Any, hands: Any) -> None:
-        calls.append(len(hands[1]))
-        original(self, scores, hands)
-
-    monkeypatch.setattr(NativeMatchSolver, "prepare_all", spy)
+    calls = prepare_calls(monkeypatch)
     monkeypatch.setattr(
         NativeMatchSolver, "fits", lambda self, seats, processes=1: len(seats[1]) <= 2
     )

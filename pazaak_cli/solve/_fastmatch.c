@@ -2160,7 +2160,7 @@ static PyObject *module_cache_entries(PyObject *unused, PyObject *args) {
     if (!out) return NULL;
     for (Py_ssize_t i = 0; i < n; i++) {
         if (i >= PyList_GET_SIZE(rows)) { /* (`hand_id` runs Python: the list could shrink) */
-            fail(PyExc_RuntimeError, "the rows changed while they were read");
+            fail(PyExc_ValueError, "the rows changed while they were read");
             goto failed;
         }
         PyObject *row = PyList_GET_ITEM(rows, i);

@@ -481,12 +481,12 @@ class NativeMatchSolver(MatchSolver):
         if not self._native(context) or self._models[self._context_info[context][3]].fixed is None:
             return  # (drawn exactly: its positions are keyed by the deck too, in hash tables)
         h0, h1 = self.hands.intern(hands[0]), self.hands.intern(hands[1])
-        self._set_groups = (context, h0, h1)
         pairs = [(x, y) for x in self.sub_hands(h0) for y in self.sub_hands(h1)]
         s0, s1, _, model = self._context_info[context]
         if model == 0:
             self._start_level(s0, s1, pairs)
             return
+        self._set_groups = (context, h0, h1)
         self._sync()
         before, after = self._dense_bytes(pairs, 1)
         if self._fast.memo_bytes + before + after > DENSE_LIMIT_BYTES:

@@ -1147,7 +1147,8 @@ class MatchSolver(SetSolver, MatchStates):
             facts, double = facts_of[hand], self._holds_double(hand)
             for drawn in draws:
                 found = after.get((side, drawn))
-                if found is None:  # (_candidate_list, inline: most of this walk's time)
+                # (_candidate_list inline: 61 hands' walk 0.38 s, 0.44 s calling it)
+                if found is None:
                     placed = place_card(compact, drawn, hand, facts, flip_all)
                     placed_key = (placed, drawn) if double else placed
                     found = of_placed.get(placed_key)
