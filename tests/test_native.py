@@ -5,9 +5,12 @@ from __future__ import annotations
 import os
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from pazaak_cli.engine.cards import Card, all_cards
 from pazaak_cli.engine.game import FULL_DECK
-from pazaak_cli.engine.rules import KOTOR1
+from pazaak_cli.engine.rules import KOTOR1, parse_ruleset
 from pazaak_cli.solve.solver import SetSolver
 
 
@@ -21,3 +24,69 @@ def test_the_c_inner_loop_is_built_and_used_for_fixed_draws() -> None:
     assert SetSolver(KOTOR1, fixed_draws=FULL_DECK).native
     assert not SetSolver(KOTOR1, fixed_draws=FULL_DECK, native=False).native
     assert not SetSolver(KOTOR1).native  # the exact finite deck is searched in Python
+
+
+_NATIVE = pytest.mark.skipif(
+    not SetSolver(KOTOR1, fixed_draws=FULL_DECK).native, reason="the C loop is not built"
+)
+_LIST_RULES = [
+    "kotor1",
+    "kotor2",
+    "kotor2/flip-targets=positive-only",
+    "kotor2/tiebreaker=any-played",
+    "kotor1/nine-cards=win",
+    "kotor2/nine-cards=stand,table-size=5,target=15",
+]
+
+
+@_NATIVE
+@settings(max_examples=300, deadline=None)
+@given(
+    spec=st.sampled_from(_LIST_RULES),
+    hand=st.lists(st.sampled_from(all_cards()), max_size=4),
+    total=st.integers(-12, 24),
+    cards=st.integers(0, 9),
+    flips=st.tuples(st.integers(-12, 12), st.integers(-12, 12)),
+    tiebreak=st.booleans(),
+    drawn=st.integers(1, 10),
+)
+def test_the_core_builds_the_candidate_lists_python_builds(
+    spec: str,
+    hand: list[Card],
+    total: int,
+    cards: int,
+    flips: tuple[int, int],
+    tiebreak: bool,
+    drawn: int,
+) -> None:
+    """The C core builds the ways a turn can end after a draw from the hands' plays; the
+    Python solver's lists (the reference) are the same sides in the same order, for any side."""
+    rules = parse_ruleset(spec)
+    python = SetSolver(rules, fixed_draws=FULL_DECK, native=False)
+    native = SetSolver(rules, fixed_draws=FULL_DECK)
+    held = python.hands.intern(hand)
+    assert native.hands.intern(hand) == held
+    flip24, flip36, _ = python.hands.facts[held]
+    side = (total, cards, held, flips[0] if flip24 else 0, flips[1] if flip36 else 0, tiebreak)
+
+    made = python._candidates[python._candidate_list(python.side_id(side), drawn)]
+    expected = [code if code < 0 else python._sides[code] for code in made]
+    core = native._core
+    codes = core.candidates(native.side_id(side), drawn)
+    assert [code if code < 0 else core.side(code) for code in codes] == expected
+    assert core.candidates(native.side_id(side), drawn) == codes  # (kept, not made again)
+
+
+@_NATIVE
+def test_the_core_refuses_what_it_cannot_hold() -> None:
+    solver = SetSolver(KOTOR1, fixed_draws=FULL_DECK)
+    core = solver._core
+    with pytest.raises(ValueError, match="hand not added"):
+        core.intern_side((10, 2, 5, 0, 0, False))  # (no hand 5 was added)
+    with pytest.raises(ValueError, match="range"):
+        core.intern_side((300, 2, 0, 0, 0, False))
+    with pytest.raises(ValueError, match="names no kind"):
+        core.add_hands([(False, False, 0, [(3, 9, 0)])])  # (kind 9)
+    with pytest.raises(IndexError):
+        core.candidates(core.intern_side((15, False)), 3)  # (a standing side draws nothing)
+    assert core.nsides == 1 and core.nlists == 0

@@ -634,7 +634,7 @@ def test_a_forced_end_of_turn_is_labelled_and_coded_alike(
     """The candidate lists use the codes alone (_end_codes); the moves shown label them
     (_turn_ends): both must agree, and each forced end carries its reason."""
     solver = SetSolver(parse_ruleset(spec), fixed_draws=FULL_DECK)
-    side = (total, cards, 0, 0, 0, False)
+    side = (total, cards, solver.hands.intern(()), 0, 0, False)
     ends = solver._turn_ends(side, False, full)
     assert [(t, n) for t, n, _ in ends] == [(then, note)]
     assert tuple(code for _, _, code in ends) == solver._end_codes(side, False, full)
@@ -648,7 +648,7 @@ def test_a_forced_end_of_turn_is_labelled_and_coded_alike(
 
 def test_a_free_end_of_turn_offers_ending_then_standing() -> None:
     solver = SetSolver(parse_ruleset("kotor1"), fixed_draws=FULL_DECK)
-    side = (15, 3, 0, 0, 0, False)
+    side = (15, 3, solver.hands.intern(()), 0, 0, False)
     ends = solver._turn_ends(side, False, False)
     assert ends == [("end", "", solver.side_id(side)), ("stand", "", solver.side_id((15, False)))]
     assert solver._end_codes(side, False, False) == (ends[0][2], ends[1][2])
@@ -662,6 +662,7 @@ def test_the_match_solver_labels_its_ends_as_the_set_solver_does(spec: str) -> N
 
     rules = parse_ruleset(spec)
     set_side, match_solver = SetSolver(rules, fixed_draws=FULL_DECK), MatchSolver(rules)
+    assert set_side.hands.intern(()) == 0 == match_solver.hands.intern(())
     for total in range(10, 27):
         for cards, full in ((3, False), (9, True)):
             side = (total, cards, 0, 0, 0, False)
@@ -673,10 +674,29 @@ def test_the_match_solver_labels_its_ends_as_the_set_solver_does(spec: str) -> N
 
 
 class _EveryStand(SetSolver):
-    """A set solver that keeps every stand in its candidate lists (none dropped as dominated)."""
+    """A set solver that keeps every stand in its candidate lists (none dropped as dominated;
+    the C core's lists by its flag)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self._core is not None:
+            self._core.every_stand = True
 
     def _undominated(self, codes: tuple[int, ...]) -> tuple[int, ...]:
         return codes
+
+
+def _stands_per_list(solver: SetSolver) -> list[int]:
+    """How many stands each candidate list the solver made holds (Python's or the core's)."""
+    core = solver._core
+    if core is None:
+        return [sum(solver._standing[c] for c in codes if c >= 0) for codes in solver._candidates]
+    return [
+        sum(len(core.side(c)) == 2 for c in core.candidates(side, value) if c >= 0)
+        for side in range(core.nsides)
+        if len(core.side(side)) == 6
+        for value in range(1, 11)
+    ]
 
 
 @pytest.mark.parametrize(
@@ -703,7 +723,6 @@ def test_dropping_the_dominated_stands_changes_no_value(
     pruned = SetSolver(rules, fixed_draws=FULL_DECK, native=native)
     every = _EveryStand(rules, fixed_draws=FULL_DECK, native=native)
     assert values(pruned) == values(every)  # to the last bit, win odds too
-    stands = [sum(pruned._standing[c] for c in codes if c >= 0) for codes in pruned._candidates]
-    assert max(stands) == 1  # one stand at most a list: the best
-    assert max(sum(every._standing[c] for c in codes if c >= 0) for codes in every._candidates) > 1
+    assert max(_stands_per_list(pruned)) == 1  # one stand at most a list: the best
+    assert max(_stands_per_list(every)) > 1
     assert pruned.solved <= every.solved

@@ -366,7 +366,10 @@ class SetSolver:
     Internally a position before a draw is ``(mover side id, other side id, deck id)``; the
     moves after each draw are precomputed once per (side, drawn value) as a *candidate list*
     (the distinct sides the turn can end in), interned too, so that the position after a draw is
-    ``(candidate list id, other side id, deck id)``.
+    ``(candidate list id, other side id, deck id)``. With the C core (fixed draws), the core
+    numbers the sides and builds the lists itself, from the hands' plays handed to it: Python
+    keeps only the ids of the sides it asked for; the Python lists here are the reference its
+    tests compare with.
     """
 
     def __init__(
@@ -422,10 +425,16 @@ class SetSolver:
         self._after_memo: dict[int, Value] = {}
         # the C inner loop, for fixed draw probabilities when it was built
         self._core: Any = None
+        self._hands_pushed = 0
+        """Hands handed to the C core so far (its ids are Python's)."""
         if self.fixed is not None and _fastsolve is not None and native:
             total = sum(self.fixed)
+            rules = (self._target, self._size, self._nine_win, self._any_tiebreak, self._flip_all)
             self._core = _fastsolve.Core(
-                [n / total for n in self.fixed], self._candidate_list, (max_states or 0) // 2
+                [n / total for n in self.fixed],
+                (max_states or 0) // 2,
+                rules,
+                _fastsolve.MAX_IDS,
             )
             self._core.progress = progress
             self.before_draw = self._native_before_draw  # type: ignore[method-assign]
@@ -494,35 +503,51 @@ class SetSolver:
             self._core.progress = progress
 
     def _native_before_draw(self, mover: int, other: int, deck: int) -> Value:
-        result: Value = self._core.before_draw(mover, other)
+        try:
+            result: Value = self._core.before_draw(mover, other)
+        except OverflowError as error:  # (more sides or lists than the core can number)
+            raise SolverTooLarge(str(error)) from None
         return result
 
     def _native_candidate_value(self, code: int, other: int, deck: int) -> Value:
-        result: Value = self._core.candidate_value(code, other)
+        try:
+            result: Value = self._core.candidate_value(code, other)
+        except OverflowError as error:
+            raise SolverTooLarge(str(error)) from None
         return result
+
+    def _push_hands(self) -> None:
+        """Hand the C core the hands interned since (it builds the candidate lists from their
+        plays)."""
+        hands = self.hands
+        start = self._hands_pushed
+        if start < len(hands.cards):
+            self._core.add_hands(
+                [
+                    (*hands.facts[hid], [play[1:] for play in hands.plays[hid]])
+                    for hid in range(start, len(hands.cards))
+                ]
+            )
+            self._hands_pushed = len(hands.cards)
 
     # -- interning ------------------------------------------------------------------------------
 
     def side_id(self, side: _Playing | _Standing) -> int:
         found = self._side_ids.get(side)
         if found is None:
+            if self._core is not None:  # the core numbers the sides (it makes most of them)
+                if len(side) == 6:
+                    self._push_hands()
+                try:
+                    found = self._side_ids[side] = int(self._core.intern_side(side))
+                except OverflowError as error:
+                    raise SolverTooLarge(str(error)) from None
+                return found
             found = len(self._sides)
             self._side_ids[side] = found
             self._sides.append(side)
             self._standing.append(len(side) == 2)
-            if self._core is not None:
-                self._check_native_ids(found, "sides")
-                self._core.add_side(len(side) == 2, side[-1], side[0])
         return found
-
-    @staticmethod
-    def _check_native_ids(new_id: int, what: str) -> None:
-        """Refuse a search with more sides or lists than the C memo's keys can number."""
-        if new_id >= _fastsolve.MAX_IDS:
-            raise SolverTooLarge(
-                f"the search needs more than {_fastsolve.MAX_IDS:,} distinct {what}, more than "
-                "the C solver can number"
-            )
 
     def deck_id(self, deck: _Deck) -> int:
         """Intern a deck (remaining counts of 1..10); with fixed draws every deck is one."""
@@ -626,8 +651,6 @@ class SetSolver:
         if found is None:
             found = self._list_of_placed[placed_key] = self._placed_list(placed, drawn)
         self._after[(side_id, drawn)] = found
-        if self._core is not None:
-            self._core.set_after(side_id, drawn, found)
         return found
 
     def _placed_list(self, placed: _Playing, drawn: int) -> int:
@@ -646,11 +669,7 @@ class SetSolver:
         if found is None:
             found = len(self._candidates)
             self._candidate_ids[unique] = found
-            kept = self._undominated(unique)
-            self._candidates.append(kept)
-            if self._core is not None:
-                self._check_native_ids(found, "candidate lists")
-                self._core.add_list(kept)
+            self._candidates.append(self._undominated(unique))
         return found
 
     def _holds_double(self, hand: int) -> bool:
