@@ -3,20 +3,22 @@ pyproject.toml. If no C compiler is available the extensions are skipped (``opti
 the solver runs in pure Python, with the same results, more slowly. All four include the header
 ``_core.h`` (their shared memo, progress callback and Python plumbing), and the two replies to a
 fixed rule (over a set, ``_fastreply``; over a match, ``_fastkotormatch``) ``_rule.h`` (the
-rules' decisions): a change to a header rebuilds what includes it (``depends``), and MANIFEST.in
-ships both in the sdist."""
+rules' decisions), and the two that build their own candidate lists (``_fastsolve``,
+``_fastmatch``) ``_sides.h`` (the hands and placing a card): a change to a header rebuilds what
+includes it (``depends``), and MANIFEST.in ships them in the sdist."""
 
 from setuptools import Extension, setup
 
 CORE_HEADER = "pazaak_cli/solve/_core.h"
 RULE_HEADER = "pazaak_cli/solve/_rule.h"
+SIDES_HEADER = "pazaak_cli/solve/_sides.h"
 
 setup(
     ext_modules=[
         Extension(
             "pazaak_cli.solve._fastsolve",
             sources=["pazaak_cli/solve/_fastsolve.c"],
-            depends=[CORE_HEADER],
+            depends=[CORE_HEADER, SIDES_HEADER],
             optional=True,
             extra_compile_args=["-O2"],
         ),
@@ -30,7 +32,7 @@ setup(
         Extension(
             "pazaak_cli.solve._fastmatch",
             sources=["pazaak_cli/solve/_fastmatch.c"],
-            depends=[CORE_HEADER],
+            depends=[CORE_HEADER, SIDES_HEADER],
             optional=True,
             extra_compile_args=["-O2"],
         ),

@@ -975,16 +975,46 @@ def test_a_hidden_hands_rows_drop_each_whole_hands_tables_and_answer_the_same() 
     )
 
 
-def test_the_core_takes_candidate_lists_only_of_sides_and_lists_it_holds() -> None:
-    """``set_afters`` tells the core the lists Python made ahead (it would call back for each
-    otherwise); a triple naming a side, a value or a list it does not hold is refused."""
+@pytest.mark.parametrize(
+    ("spec", "walks"),
+    [
+        (K1, ["+1 -2 ±3 +4", "+2 -1 +3 -3"]),
+        (K2 + ",tiebreaker=any-played", ["F2/4 T ±1/2 D", "F3/6 D -3"]),
+        (K2 + ",nine-cards=stand,flip-targets=positive-only", ["F2/4 F3/6 ±4 D"]),
+        ("kotor2/main-deck=infinite,table-size=5,target=15", ["+1 T ±2", "-1 D"]),
+    ],
+)
+def test_the_core_walks_the_later_sides_as_python_does(spec: str, walks: list[str]) -> None:
+    """The core's walk of the later sets' sides (``_intern_later_sides``) interns the sides
+    and candidate lists Python's walk does, in the same order (so with the same ids), also
+    after sides and lists of Python's own and after an earlier walk."""
+    rules = parse_ruleset(spec)
+    python, native = MatchSolver(rules), NativeMatchSolver(rules)
+    for solver in (python, native):
+        mine = solver.side_id((7, 2, solver.hands.intern(parse_cards("+1 -2")), 0, 0, False))
+        solver._candidate_list(mine, 3)  # (Python's own, before the core holds any)
+        for cards in walks:
+            solver._intern_later_sides(parse_cards(cards))
+    native._pull()
+    assert native._sides == python._sides and native._side_ids == python._side_ids
+    assert (native._kind, native._hand_of) == (python._kind, python._hand_of)
+    assert native._standing == python._standing
+    assert native._candidates == python._candidates and native._uniques == python._uniques
+    assert native._candidate_ids == python._candidate_ids
+    assert (native._fast.nsides, native._fast.nlists) == (len(python._sides), len(python._uniques))
+
+
+def test_the_core_walks_only_from_playing_sides_of_hands_it_holds() -> None:
     solver = NativeMatchSolver(parse_ruleset(K1))
-    solver._intern_later_sides(parse_cards("+1"))  # (made and handed over at the sync)
+    solver._intern_later_sides(parse_cards("+1"))
     fast = solver._fast
-    assert not solver._afters_made and fast.nlists > 0
-    for bad in ([fast.nsides, 1, 0], [0, 11, 0], [0, 1, fast.nlists], [0, 1]):
-        with pytest.raises(ValueError):
-            fast.set_afters(bad)
+    stand = solver.side_id(("S", 15, False, solver.hands.intern(())))
+    solver._sync()
+    for starts, draws in (([stand], [1]), ([fast.nsides], [1]), ([0], [11]), ([0], [0])):
+        with pytest.raises((ValueError, IndexError)):
+            fast.walk(starts, draws)
+    with pytest.raises(ValueError, match="held already"):
+        fast.add_side(1, solver.hands.intern(()), 15, False)  # (the stand above)
 
 
 def test_a_run_of_possible_hands_costs_its_hands_and_their_sub_hands_one_card_smaller() -> None:

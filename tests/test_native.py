@@ -86,7 +86,9 @@ def test_the_core_refuses_what_it_cannot_hold() -> None:
     with pytest.raises(ValueError, match="range"):
         core.intern_side((300, 2, 0, 0, 0, False))
     with pytest.raises(ValueError, match="names no kind"):
-        core.add_hands([(False, False, 0, [(3, 9, 0)])])  # (kind 9)
+        core.add_hands([(False, False, 0, [(3, 9, 0)], [1])])  # (kind 9)
+    with pytest.raises(ValueError, match="sorted"):
+        core.add_hands([(False, False, 0, [], [2, 1])])
     with pytest.raises(IndexError):
         core.candidates(core.intern_side((15, False)), 3)  # (a standing side draws nothing)
     assert core.nsides == 1 and core.nlists == 0

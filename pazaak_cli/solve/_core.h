@@ -501,6 +501,21 @@ SHARED int codes_read(PyObject *seq, int *codes, int *ncodes, int nsides) {
     return 0;
 }
 
+/* A tuple of the ints codes[0..n) (NULL: an exception is set). */
+SHARED PyObject *codes_tuple(const int *codes, int n) {
+    PyObject *tuple = PyTuple_New(n);
+    if (!tuple) return NULL;
+    for (int i = 0; i < n; i++) {
+        PyObject *code = PyLong_FromLong(codes[i]);
+        if (!code) {
+            Py_DECREF(tuple);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(tuple, i, code);
+    }
+    return tuple;
+}
+
 /* The one argument of a method that takes a sequence, as a PySequence_Fast (NULL: an exception
  * is set; `message` if it is no sequence). */
 SHARED PyObject *sequence_argument(PyObject *args, const char *message) {

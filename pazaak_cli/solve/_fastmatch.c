@@ -27,6 +27,7 @@
  * slopes to the fixed point and drops the slopes.
  */
 #include "_core.h"
+#include "_sides.h"
 
 #include <math.h>
 #ifdef __GLIBC__
@@ -237,7 +238,17 @@ typedef struct {
     int nsides, capsides;
     char *kind, *tiebreak;
     int *hand, *total;
+    int *cards, *f24, *f36; /* a playing side's other fields (0 for the other kinds) */
     int *after; /* after[side * 11 + value]: candidate list id, or -1 */
+    char *expanded; /* walk: the side's candidate lists are made, or will be in the walk */
+    /* what building candidate lists here needs (set_sides_rules, add_hands): the rules, the
+     * hands, the sides by their keys, the lists by a side holding its draw and by their codes
+     * before the stands are pruned (MatchSolver._list_of_placed, _candidate_ids) */
+    SideRules rules;
+    int rules_set;
+    Hands hands;
+    IdMap side_ids, placed_ids;
+    ListIndex list_ids;
     /* candidate lists */
     int nlists, caplists;
     int *list_start, *list_len;
@@ -1171,6 +1182,11 @@ static void core_dealloc(Core *self) {
     memo_free(&self->entries);
     memo_free(&self->odds);
     for (int i = 0; i < self->nmodels; i++) free(self->models[i].decks);
+    hands_free(&self->hands);
+    idmap_free(&self->side_ids);
+    idmap_free(&self->placed_ids);
+    listindex_free(&self->list_ids);
+    FREE_ALL(self->cards, self->f24, self->f36, self->expanded);
     FREE_ALL(self->kind, self->tiebreak, self->hand, self->total, self->local, self->nlocal,
              self->list_local, self->nlist_local, self->nfirst, self->dense, self->spares.items,
              self->lazy_spares.items, self->after, self->list_start, self->list_len, self->codes,
@@ -1225,21 +1241,32 @@ static int core_init(Core *self, PyObject *args, PyObject *kwds) {
     return 0;
 }
 
-PyDoc_STRVAR(core_add_side_doc, "add_side(kind, hand, total, tiebreak) -> side id (ids are given in order)");
-static PyObject *core_add_side(Core *self, PyObject *args) {
-    int kind, hand, total, tiebreak;
-    if (!PyArg_ParseTuple(args, "iiip", &kind, &hand, &total, &tiebreak)) return NULL;
-    if (kind < PLAYING || kind > NINE_WIN || hand < 0 || hand > MAX_HAND)
-        return fail(PyExc_ValueError, "a side kind 0..3 and a hand id in range");
-    if (self->nsides >= MAX_ID) return fail(PyExc_OverflowError, "too many sides for the C core");
+/* A side's key in side_ids: a playing side's playing_key; another kind's its kind in bits 58
+ * and 59, its hand, total and tiebreak. */
+static inline uint64_t match_side_key(int kind, const Playing *side) {
+    if (kind == PLAYING) return playing_key(side);
+    return (uint64_t)1 << 63 | (uint64_t)kind << 58 | (uint64_t)side->hand << 29 |
+           (uint64_t)(uint8_t)side->total | (uint64_t)(side->tiebreak != 0) << 8;
+}
+
+/* Add the next side (not held). -1: an exception is set. */
+static int new_side(Core *self, int kind, const Playing *side) {
+    int hand = side->hand;
+    if (self->nsides >= MAX_ID) return fail_status(PyExc_OverflowError, "too many sides for the C core");
     if (self->nsides == self->capsides) {
         int cap = self->capsides ? self->capsides * 2 : 1024;
         if (grow((void **)&self->kind, cap, 1) < 0 || grow((void **)&self->tiebreak, cap, 1) < 0 ||
             grow((void **)&self->hand, cap, sizeof(int)) < 0 ||
             grow((void **)&self->total, cap, sizeof(int)) < 0 ||
+            grow((void **)&self->cards, cap, sizeof(int)) < 0 ||
+            grow((void **)&self->f24, cap, sizeof(int)) < 0 ||
+            grow((void **)&self->f36, cap, sizeof(int)) < 0 ||
+            grow((void **)&self->expanded, cap, 1) < 0 ||
             grow((void **)&self->local, cap, sizeof(int)) < 0 ||
-            grow((void **)&self->after, cap * 11, sizeof(int)) < 0)
-            return PyErr_NoMemory();
+            grow((void **)&self->after, cap * 11, sizeof(int)) < 0) {
+            PyErr_NoMemory();
+            return -1;
+        }
         self->capsides = cap;
     }
     if (hand >= self->caphands) {
@@ -1247,55 +1274,361 @@ static PyObject *core_add_side(Core *self, PyObject *args) {
         while (cap <= hand) cap *= 2;
         if (grow((void **)&self->nlocal, cap, sizeof(int)) < 0 ||
             grow((void **)&self->nlist_local, cap, sizeof(int)) < 0 ||
-            grow((void **)&self->nfirst, cap, sizeof(int)) < 0)
-            return PyErr_NoMemory();
+            grow((void **)&self->nfirst, cap, sizeof(int)) < 0) {
+            PyErr_NoMemory();
+            return -1;
+        }
         memset(&self->nlocal[self->caphands], 0, (size_t)(cap - self->caphands) * sizeof(int));
         memset(&self->nfirst[self->caphands], 0, (size_t)(cap - self->caphands) * sizeof(int));
         memset(&self->nlist_local[self->caphands], 0,
                (size_t)(cap - self->caphands) * sizeof(int));
         self->caphands = cap;
     }
-    int id = self->nsides++;
+    int id = self->nsides;
+    if (idmap_put(&self->side_ids, match_side_key(kind, side), id) < 0) return -1;
+    self->nsides++;
     self->local[id] = self->nlocal[hand]++;
     self->kind[id] = (char)kind;
-    self->tiebreak[id] = (char)tiebreak;
+    self->tiebreak[id] = (char)(side->tiebreak != 0);
     self->hand[id] = hand;
-    self->total[id] = total;
+    self->total[id] = side->total;
+    self->cards[id] = kind == PLAYING ? side->cards : 0;
+    self->f24[id] = kind == PLAYING ? side->f24 : 0;
+    self->f36[id] = kind == PLAYING ? side->f36 : 0;
+    self->expanded[id] = 0;
     for (int v = 0; v < 11; v++) self->after[id * 11 + v] = -1;
-    return PyLong_FromLong(id);
+    return id;
 }
 
-PyDoc_STRVAR(core_add_list_doc, "add_list(codes) -> list id");
-static PyObject *core_add_list(Core *self, PyObject *args) {
-    PyObject *seq = sequence_argument(args, "codes must be a sequence");
-    if (!seq) return NULL;
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+PyDoc_STRVAR(core_add_side_doc, "add_side(kind, hand, total, tiebreak, cards=0, f24=0, f36=0) -> side id (ids are given in order)");
+static PyObject *core_add_side(Core *self, PyObject *args) {
+    int kind;
+    Playing side = {0, 0, 0, 0, 0, 0};
+    if (!PyArg_ParseTuple(args, "iiip|iii", &kind, &side.hand, &side.total, &side.tiebreak,
+                          &side.cards, &side.f24, &side.f36))
+        return NULL;
+    if (kind < PLAYING || kind > NINE_WIN || side.hand < 0 || side.hand > MAX_HAND)
+        return fail(PyExc_ValueError, "a side kind 0..3 and a hand id in range");
+    if (side.total < -128 || side.total > 127 || side.f24 < -128 || side.f24 > 127 ||
+        side.f36 < -128 || side.f36 > 127 || side.cards < 0 || side.cards > 15)
+        return fail(PyExc_ValueError, "a side's total, count and flip sums in the C core's range");
+    if (idmap_get(&self->side_ids, match_side_key(kind, &side)) >= 0)
+        return fail(PyExc_ValueError, "that side is held already");
+    int id = new_side(self, kind, &side);
+    return id < 0 ? NULL : PyLong_FromLong(id);
+}
+
+/* Add the next list: its codes, and the codes it was found by (before its stands were pruned).
+ * -1: an exception is set. */
+static int new_list(Core *self, const int *codes, int n, const int *found_by, int m) {
     if (self->nlists >= MAX_ID || n > INT_MAX - self->ncodes)
-        return fail_releasing(seq, PyExc_OverflowError, "too many candidate lists for the C core");
+        return fail_status(PyExc_OverflowError, "too many candidate lists for the C core");
+    if (self->list_ids.count != self->nlists)
+        return fail_status(PyExc_RuntimeError, "every list is added with the codes it was found by");
     if (self->nlists == self->caplists) {
         int cap = self->caplists ? self->caplists * 2 : 1024;
         if (grow((void **)&self->list_start, cap, sizeof(int)) < 0 ||
             grow((void **)&self->list_local, cap, sizeof(int)) < 0 ||
             grow((void **)&self->list_len, cap, sizeof(int)) < 0) {
-            Py_DECREF(seq);
-            return PyErr_NoMemory();
+            PyErr_NoMemory();
+            return -1;
         }
         self->caplists = cap;
     }
-    int read = self->ncodes; /* (the list is added once every code is read) */
     if (codes_room(&self->codes, self->ncodes, &self->capcodes, n) < 0 ||
-        codes_read(seq, self->codes, &read, self->nsides) < 0) {
+        listindex_add(&self->list_ids, found_by, m) < 0)
+        return -1;
+    int id = self->nlists++;
+    memcpy(&self->codes[self->ncodes], codes, (size_t)n * sizeof(int));
+    /* its first code ends the turn with no hand card played: the drawing side's hand */
+    self->list_local[id] = n ? self->nlist_local[self->hand[codes[0]]]++ : INT_MAX;
+    self->list_start[id] = self->ncodes;
+    self->list_len[id] = n;
+    self->ncodes += n;
+    return id;
+}
+
+/* A sequence of side ids read into a malloc'ed array (*n of them). NULL: an exception is set. */
+static int *sides_read(Core *self, PyObject *items, Py_ssize_t *n) {
+    PyObject *seq = PySequence_Fast(items, "codes must be a sequence");
+    if (!seq) return NULL;
+    *n = PySequence_Fast_GET_SIZE(seq);
+    int *codes = malloc((size_t)(*n ? *n : 1) * sizeof(int)), read = 0;
+    if (!codes) {
         Py_DECREF(seq);
+        PyErr_NoMemory();
         return NULL;
     }
+    if (codes_read(seq, codes, &read, self->nsides) < 0) {
+        free(codes);
+        codes = NULL;
+    }
     Py_DECREF(seq);
-    int id = self->nlists++;
-    /* its first code ends the turn with no hand card played: the drawing side's hand */
-    self->list_local[id] = n ? self->nlist_local[self->hand[self->codes[self->ncodes]]]++ : INT_MAX;
-    self->list_start[id] = self->ncodes;
-    self->list_len[id] = (int)n;
-    self->ncodes += (int)n;
-    return PyLong_FromLong(id);
+    return codes;
+}
+
+PyDoc_STRVAR(core_add_list_doc, "add_list(codes, found_by) -> list id (found_by: the codes before the stands were pruned)");
+static PyObject *core_add_list(Core *self, PyObject *args) {
+    PyObject *codes_arg, *found_arg;
+    if (!PyArg_ParseTuple(args, "OO", &codes_arg, &found_arg)) return NULL;
+    Py_ssize_t n, m;
+    int *codes = sides_read(self, codes_arg, &n);
+    if (!codes) return NULL;
+    int *found_by = sides_read(self, found_arg, &m);
+    int id = -1;
+    if (found_by) {
+        if (listindex_get(&self->list_ids, found_by, (int)m) >= 0)
+            PyErr_SetString(PyExc_ValueError, "a list found by those codes is held already");
+        else
+            id = new_list(self, codes, (int)n, found_by, (int)m);
+    }
+    FREE_ALL(codes, found_by);
+    return id < 0 ? NULL : PyLong_FromLong(id);
+}
+
+/* -- candidate lists built here (MatchSolver._intern_later_sides, walk) ----------------------- */
+
+/* The most codes a list gathers before its repeats go: two ends for each play and the draw. */
+#define MAX_ENDS 256
+
+/* The id of a side of `kind` (a bust's or a ninth-card win's reads only its hand; a stand's its
+ * total, tiebreak and hand), added if new. -1: an exception is set. */
+static int intern_match_side(Core *self, int kind, const Playing *side) {
+    Playing key = *side;
+    if (kind == BUST || kind == NINE_WIN) key.total = key.tiebreak = 0;
+    int found = idmap_get(&self->side_ids, match_side_key(kind, &key));
+    return found >= 0 ? found : new_side(self, kind, &key);
+}
+
+/* match_solver.end_codes: append to codes[*n] the sides a turn can end in once `side` holds its
+ * last card of the turn (`full`: its table's last slot), interned in the same order. -1: an
+ * exception is set. */
+static int match_end_codes(Core *self, const Playing *side, int tiebreaker_last, int full,
+                           int *codes, int *n) {
+    if (*n + 2 > MAX_ENDS) return fail_status(PyExc_OverflowError, "a hand with too many plays");
+    Playing stand = *side;
+    stand.tiebreak = side->tiebreak || (tiebreaker_last && !self->rules.any_tiebreak);
+    int kind = turn_end(&self->rules, side->total, full), code;
+    if (kind == FREE_END) { /* (the side itself first: the ids follow Python's order) */
+        if ((code = intern_match_side(self, PLAYING, side)) < 0) return -1;
+        codes[(*n)++] = code;
+        code = intern_match_side(self, STANDING, &stand);
+    } else if (kind == BUST_END || kind == NINTH_BUST_END) {
+        code = intern_match_side(self, BUST, side);
+    } else if (kind == NINTH_WIN_END) {
+        code = intern_match_side(self, NINE_WIN, side);
+    } else {
+        code = intern_match_side(self, STANDING, &stand);
+    }
+    if (code < 0) return -1;
+    codes[(*n)++] = code;
+    return 0;
+}
+
+/* MatchSolver._undominated: codes[0..n) less every stand another stand of theirs dominates (as
+ * high a total, with a Tiebreaker if this one has it, keeping every card this one keeps), into
+ * kept; their number returned. */
+static int match_undominated(const Core *self, const int *codes, int n, int *kept) {
+    int stands = 0, k = 0;
+    for (int i = 0; i < n; i++) stands += self->kind[codes[i]] == STANDING;
+    for (int i = 0; i < n; i++) {
+        int code = codes[i], dominated = 0;
+        if (stands >= 2 && self->kind[code] == STANDING)
+            for (int j = 0; j < n && !dominated; j++) {
+                int other = codes[j];
+                dominated = other != code && self->kind[other] == STANDING &&
+                            (self->total[other] > self->total[code] ||
+                             (self->total[other] == self->total[code] &&
+                              self->tiebreak[other] >= self->tiebreak[code])) &&
+                            keeps_all(&self->hands, self->hand[other], self->hand[code]);
+            }
+        if (!dominated) kept[k++] = code;
+    }
+    return k;
+}
+
+/* SetSolver._placed_list with the match's ends: the list of a side holding the card it just
+ * drew (`drawn`), found by its codes before the stands are pruned. -1: an exception is set. */
+static int match_placed_list(Core *self, const Playing *placed, int drawn) {
+    int codes[MAX_ENDS], kept[MAX_ENDS], n = 0;
+    int size = self->rules.table_size;
+    const Hands *hands = &self->hands;
+    if (match_end_codes(self, placed, 0, placed->cards >= size, codes, &n) < 0) return -1;
+    if (placed->cards < size && placed->total != self->rules.target) {
+        int start = hands->plays_start[placed->hand], count = hands->plays_len[placed->hand];
+        for (int i = 0; i < count; i++) {
+            const Play *play = &hands->plays[start + i];
+            Playing after = play_card(hands, &self->rules, *placed, drawn, play);
+            if (match_end_codes(self, &after, play->kind == TIEBREAKER, after.cards >= size, codes,
+                                &n) < 0)
+                return -1;
+        }
+    }
+    n = unique_codes(codes, n);
+    int found = listindex_get(&self->list_ids, codes, n);
+    if (found >= 0) return found;
+    return new_list(self, kept, match_undominated(self, codes, n, kept), codes, n);
+}
+
+/* The candidate list after the playing side `side` draws `drawn`, made here the first time
+ * (SetSolver._candidate_list). -1: an exception is set. */
+static int build_after(Core *self, int side, int drawn) {
+    Playing here = {self->total[side], self->cards[side], self->hand[side],
+                    self->f24[side],   self->f36[side],   self->tiebreak[side]};
+    Playing placed = place_card(&self->hands, &self->rules, here, drawn, here.hand);
+    uint64_t key = playing_key(&placed);
+    if (self->hands.has_double[placed.hand]) key |= (uint64_t)drawn << 53; /* (a Double copies it) */
+    int list = idmap_get(&self->placed_ids, key);
+    if (list < 0) {
+        if ((list = match_placed_list(self, &placed, drawn)) < 0) return -1;
+        if (idmap_put(&self->placed_ids, key, list) < 0) return -1;
+    }
+    self->after[side * 11 + drawn] = list;
+    return list;
+}
+
+PyDoc_STRVAR(core_set_sides_rules_doc, "set_sides_rules(target, table_size, nine_win, any_tiebreak, flip_all): the rules walk builds candidate lists by");
+static PyObject *core_set_sides_rules(Core *self, PyObject *args) {
+    SideRules *r = &self->rules;
+    if (!PyArg_ParseTuple(args, "iippp", &r->target, &r->table_size, &r->nine_win,
+                          &r->any_tiebreak, &r->flip_all))
+        return NULL;
+    self->rules_set = 1;
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(core_add_hands_doc, "add_hands(hands): the next hands by id, as SetSolver's C core takes them");
+static PyObject *core_add_hands(Core *self, PyObject *args) {
+    if (hands_add(&self->hands, args, MAX_HAND) < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
+/* walk(starts, draws): MatchSolver._intern_later_sides from these start sides, here: every
+ * playing side reachable, drawing the values of `draws`, gets its candidate list after each,
+ * in the order Python's walk takes (the sides and lists it adds get the ids Python's would; a
+ * side walked before is not walked again). */
+PyDoc_STRVAR(core_walk_doc, "walk(starts, draws): intern every side reachable from the start sides and its candidate lists (MatchSolver._intern_later_sides)");
+static PyObject *core_walk(Core *self, PyObject *args) {
+    PyObject *starts_arg, *draws_arg;
+    if (!PyArg_ParseTuple(args, "OO", &starts_arg, &draws_arg)) return NULL;
+    if (!self->rules_set) return fail(PyExc_RuntimeError, "set_sides_rules first");
+    Py_ssize_t nstarts, ndraws;
+    int *starts = sides_read(self, starts_arg, &nstarts);
+    if (!starts) return NULL;
+    PyObject *seq = PySequence_Fast(draws_arg, "draws must be a sequence");
+    int draws[10], *stack = NULL, top = 0, cap = 0, ok = 0;
+    if (!seq) goto done;
+    ndraws = PySequence_Fast_GET_SIZE(seq);
+    if (ndraws > 10) {
+        PyErr_SetString(PyExc_ValueError, "at most ten values drawn");
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < ndraws; i++) {
+        long value = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
+        if (value < 1 || value > 10) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "a value drawn is 1..10");
+            goto done;
+        }
+        draws[i] = (int)value;
+    }
+    for (Py_ssize_t i = 0; i < nstarts; i++) {
+        int side = starts[i];
+        if (self->kind[side] != PLAYING || self->hand[side] >= self->hands.count) {
+            PyErr_SetString(PyExc_ValueError, "a start is a playing side of a hand added");
+            goto done;
+        }
+    }
+    for (Py_ssize_t i = 0; i < nstarts; i++) { /* (Python: the starts not seen, then all seen) */
+        if (self->expanded[starts[i]]) continue;
+        if (room_for((void **)&stack, top, &cap, 1, sizeof(int)) < 0) goto done;
+        stack[top++] = starts[i];
+    }
+    for (int i = 0; i < top; i++) self->expanded[stack[i]] = 1;
+    while (top) {
+        int side = stack[--top];
+        for (Py_ssize_t d = 0; d < ndraws; d++) {
+            int list = self->after[side * 11 + draws[d]];
+            if (list < 0 && (list = build_after(self, side, draws[d])) < 0) goto done;
+            int start = self->list_start[list], len = self->list_len[list];
+            for (int i = 0; i < len; i++) {
+                int code = self->codes[start + i];
+                if (self->expanded[code]) continue;
+                self->expanded[code] = 1;
+                if (self->kind[code] != PLAYING) continue;
+                if (room_for((void **)&stack, top, &cap, 1, sizeof(int)) < 0) goto done;
+                stack[top++] = code;
+            }
+        }
+    }
+    ok = 1;
+done:
+    Py_XDECREF(seq);
+    FREE_ALL(starts, stack);
+    if (!ok) return NULL;
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(core_sides_from_doc, "sides_from(start) -> (sides, kinds, hands) of the sides from id start on, each as Python interns it: (total, cards, hand, f24, f36, tiebreak), ('S', total, tiebreak, hand), ('B', hand) or ('W', hand)");
+static PyObject *core_sides_from(Core *self, PyObject *args) {
+    int start;
+    if (!PyArg_ParseTuple(args, "i", &start)) return NULL;
+    if (start < 0 || start > self->nsides) return fail(PyExc_IndexError, "no such side");
+    int n = self->nsides - start;
+    PyObject *sides = PyList_New(n), *kinds = PyList_New(n), *hands = PyList_New(n);
+    if (!sides || !kinds || !hands) goto failed;
+    for (int i = 0; i < n; i++) {
+        int id = start + i, kind = self->kind[id], hand = self->hand[id];
+        PyObject *side;
+        if (kind == PLAYING)
+            side = Py_BuildValue("(iiiiiN)", self->total[id], self->cards[id], hand,
+                                 self->f24[id], self->f36[id], PyBool_FromLong(self->tiebreak[id]));
+        else if (kind == STANDING)
+            side = Py_BuildValue("(siNi)", "S", self->total[id],
+                                 PyBool_FromLong(self->tiebreak[id]), hand);
+        else
+            side = Py_BuildValue("(si)", kind == BUST ? "B" : "W", hand);
+        if (!side) goto failed;
+        PyList_SET_ITEM(sides, i, side);
+        PyObject *k = PyLong_FromLong(kind), *h = PyLong_FromLong(hand);
+        if (!k || !h) {
+            Py_XDECREF(k);
+            Py_XDECREF(h);
+            goto failed;
+        }
+        PyList_SET_ITEM(kinds, i, k);
+        PyList_SET_ITEM(hands, i, h);
+    }
+    return Py_BuildValue("(NNN)", sides, kinds, hands);
+failed:
+    Py_XDECREF(sides);
+    Py_XDECREF(kinds);
+    Py_XDECREF(hands);
+    return NULL;
+}
+
+PyDoc_STRVAR(core_lists_from_doc, "lists_from(start) -> (codes, found_by) of the lists from id start on: each list's codes and the codes it was found by, as tuples");
+static PyObject *core_lists_from(Core *self, PyObject *args) {
+    int start;
+    if (!PyArg_ParseTuple(args, "i", &start)) return NULL;
+    if (start < 0 || start > self->nlists) return fail(PyExc_IndexError, "no such list");
+    int n = self->nlists - start;
+    PyObject *codes = PyList_New(n), *found = PyList_New(n);
+    if (!codes || !found) goto failed;
+    const ListIndex *ix = &self->list_ids;
+    for (int i = 0; i < n; i++) {
+        int id = start + i;
+        PyObject *kept = codes_tuple(&self->codes[self->list_start[id]], self->list_len[id]);
+        if (!kept) goto failed;
+        PyList_SET_ITEM(codes, i, kept);
+        PyObject *by = codes_tuple(&ix->codes[ix->start[id]], ix->len[id]);
+        if (!by) goto failed;
+        PyList_SET_ITEM(found, i, by);
+    }
+    return Py_BuildValue("(NN)", codes, found);
+failed:
+    Py_XDECREF(codes);
+    Py_XDECREF(found);
+    return NULL;
 }
 
 PyDoc_STRVAR(core_add_context_doc, "add_context(s0, s1, opener, model) -> context id (opener -1: not read)");
@@ -1811,32 +2144,6 @@ static PyObject *core_drop_dense(Core *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-/* set_afters(flat): the candidate list after each (side, drawn value), given as a flat sequence
- * of (side, drawn, list) triples, all three synced already: what `expand` would answer, told
- * at once (Python makes most lists before the search that reads them). */
-PyDoc_STRVAR(core_set_afters_doc, "set_afters(flat): the candidate list after each (side, drawn), as flat (side, drawn, list) triples");
-static PyObject *core_set_afters(Core *self, PyObject *args) {
-    PyObject *seq = sequence_argument(args, "a flat sequence of (side, drawn, list) triples");
-    if (!seq) return NULL;
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-    if (n % 3) return fail_releasing(seq, PyExc_ValueError, "(side, drawn, list) triples");
-    PyObject **items = PySequence_Fast_ITEMS(seq);
-    for (Py_ssize_t i = 0; i < n; i += 3) {
-        long side = PyLong_AsLong(items[i]), drawn = PyLong_AsLong(items[i + 1]);
-        long list = PyLong_AsLong(items[i + 2]);
-        if (PyErr_Occurred()) {
-            Py_DECREF(seq);
-            return NULL;
-        }
-        if (side < 0 || side >= self->nsides || drawn < 1 || drawn > 10 || list < 0 ||
-            list >= self->nlists)
-            return fail_releasing(seq, PyExc_ValueError, "a side, a value 1..10 and a list synced");
-        self->after[side * 11 + drawn] = (int)list;
-    }
-    Py_DECREF(seq);
-    Py_RETURN_NONE;
-}
-
 /* drop_groups(context, pairs): free the dense tables of these (h0, h1) groups of `context`,
  * their value arrays kept for tables to come (a hidden hand's next row: see spares_take); a
  * position of theirs asked again is solved again, the same, in the hash tables. */
@@ -2078,7 +2385,9 @@ static PyMethodDef core_methods[] = {
     METHOD(drop_contexts, VARARGS), METHOD(track_interval, VARARGS),
     /* the dense tables */
     METHOD(densify, VARARGS), METHOD(table_sizes, VARARGS), METHOD(rank, VARARGS),
-    METHOD(drop_dense, VARARGS), METHOD(drop_groups, VARARGS), METHOD(set_afters, VARARGS),
+    METHOD(drop_dense, VARARGS), METHOD(drop_groups, VARARGS),
+    METHOD(set_sides_rules, VARARGS), METHOD(add_hands, VARARGS), METHOD(walk, VARARGS),
+    METHOD(sides_from, VARARGS), METHOD(lists_from, VARARGS),
     METHOD(free_spares, NOARGS),
     /* between searches */
     METHOD(clear_exact, NOARGS), METHOD(clear_positions, NOARGS),

@@ -48,41 +48,18 @@ static inline uint64_t pair_key(int first, int second) {
     return (((uint64_t)(uint32_t)first << ID_BITS) | (uint32_t)second) + 1;
 }
 
-/* How a hand card acts (solver.py's PLAIN ... TIEBREAKER). */
-enum { PLAIN, FLIP24, FLIP36, DOUBLE, TIEBREAKER };
-
-/* A hand's play: the value placed (0 for a flip or a Double), how it acts, the hand left. */
-typedef struct {
-    int value, kind, rest;
-} Play;
-
-/* A playing side as solver.py's compact tuple (total, cards, hand, f24, f36, tiebreak). */
-typedef struct {
-    int total, cards, hand, f24, f36, tiebreak;
-} Playing;
-
-/* An interning table: 64-bit keys (never 0) to ids, open addressing, at most half full. */
-typedef struct {
-    uint64_t *keys;
-    int *ids;
-    size_t cap, size;
-} IdMap;
+#include "_sides.h"
 
 typedef struct {
     PyObject_HEAD
     int ndraws;
     int draw_value[10];
     double draw_p[10];
-    /* the rules the lists follow (set_rules) */
-    int target, table_size, nine_win, any_tiebreak, flip_all, max_ids;
+    SideRules rules;
+    int max_ids;     /* sides and lists the core may number (the memo keys' bound, or less) */
     int every_stand; /* keep every stand in the lists (the tests' check that dropping changes
                         no value) */
-    /* hands, by Python's ids: what placing a card needs of the hand left, and its plays */
-    int nhands, caphands;
-    char *flip24, *flip36, *has_double;
-    int *slack, *plays_start, *plays_len;
-    Play *plays;
-    int nplays, capplays;
+    Hands hands;
     /* sides: a standing one is (total, tiebreak), a playing one all of Playing */
     int nsides, capsides;
     char *standing;
@@ -90,14 +67,12 @@ typedef struct {
     char *tiebreak;
     int *cards, *hand, *f24, *f36;
     int *after; /* after[side * 11 + value]: candidate list id, or -1 */
-    IdMap side_ids;   /* a side's packed key -> its id */
+    IdMap side_ids;   /* a side's key -> its id */
     IdMap placed_ids; /* a side holding its draw (and the draw, if its hand holds a Double) ->
                          its list: many draws lead to one side (5 then 3, 6 then 2) */
-    /* candidate lists, interned by their codes (list_hash: each one's, list_slots: the table) */
+    /* candidate lists, and their ids by their codes */
     CANDIDATE_LISTS
-    uint64_t *list_hash;
-    int *list_slots;
-    size_t list_cap;
+    ListIndex list_ids;
     Map before, after_memo;
     size_t clears;
     uint64_t solved; /* positions computed (a forgotten one computed again counts again) */
@@ -111,57 +86,15 @@ CORE_GC(CALLBACKS)
 static void core_dealloc(Core *self) {
     PyObject_GC_UnTrack(self);
     core_clear(self);
-    FREE_ALL(self->flip24, self->flip36, self->has_double, self->slack, self->plays_start,
-             self->plays_len, self->plays, self->standing, self->total, self->tiebreak,
-             self->cards, self->hand, self->f24, self->f36, self->after, self->side_ids.keys,
-             self->side_ids.ids, self->placed_ids.keys, self->placed_ids.ids, self->list_start,
-             self->list_len, self->codes, self->list_hash, self->list_slots);
+    FREE_ALL(self->standing, self->total, self->tiebreak, self->cards, self->hand, self->f24,
+             self->f36, self->after, self->list_start, self->list_len, self->codes);
+    hands_free(&self->hands);
+    idmap_free(&self->side_ids);
+    idmap_free(&self->placed_ids);
+    listindex_free(&self->list_ids);
     memo_free(&self->before);
     memo_free(&self->after_memo);
     Py_TYPE(self)->tp_free((PyObject *)self);
-}
-
-/* -- interning tables ---------------------------------------------------------------------------- */
-
-/* The slot of `key` in `map`, or the empty one where it goes. */
-static inline size_t idmap_slot(const IdMap *map, uint64_t key) {
-    size_t i = (size_t)mix64(key) & (map->cap - 1);
-    while (map->keys[i] != key && map->keys[i] != 0) i = (i + 1) & (map->cap - 1);
-    return i;
-}
-
-/* The id of `key`, or -1. */
-static inline int idmap_get(const IdMap *map, uint64_t key) {
-    if (!map->cap) return -1;
-    size_t i = idmap_slot(map, key);
-    return map->keys[i] ? map->ids[i] : -1;
-}
-
-/* Add `key` (not held) with `id`. -1: no memory (an exception is set). */
-static int idmap_put(IdMap *map, uint64_t key, int id) {
-    if ((map->size + 1) * 2 > map->cap) {
-        IdMap bigger = {calloc(map->cap ? map->cap * 2 : 4096, sizeof(uint64_t)),
-                        malloc((map->cap ? map->cap * 2 : 4096) * sizeof(int)),
-                        map->cap ? map->cap * 2 : 4096, map->size};
-        if (!bigger.keys || !bigger.ids) {
-            FREE_ALL(bigger.keys, bigger.ids);
-            PyErr_NoMemory();
-            return -1;
-        }
-        for (size_t i = 0; i < map->cap; i++) {
-            if (!map->keys[i]) continue;
-            size_t j = idmap_slot(&bigger, map->keys[i]);
-            bigger.keys[j] = map->keys[i];
-            bigger.ids[j] = map->ids[i];
-        }
-        FREE_ALL(map->keys, map->ids);
-        *map = bigger;
-    }
-    size_t i = idmap_slot(map, key);
-    map->keys[i] = key;
-    map->ids[i] = id;
-    map->size++;
-    return 0;
 }
 
 /* Refuse more sides or lists than the memo's keys can number (or than the solver's bound). */
@@ -182,15 +115,12 @@ static int check_ids(Core *self, int next, const char *what) {
 
 /* -- sides --------------------------------------------------------------------------------------- */
 
-/* A side's key: every field in its bits (totals and flip sums fit a byte, signed; the count
- * four bits; the hand the ids' bits), the top bit set so that no key is 0. */
+/* A side's key: a playing side's playing_key; a standing one's its total and tiebreak, bit 62
+ * set. */
 static inline uint64_t side_key(int standing, const Playing *side) {
-    uint64_t key = (uint64_t)1 << 63 | (uint64_t)(standing != 0) << 62;
-    key |= (uint64_t)(uint8_t)side->total | (uint64_t)(side->tiebreak != 0) << 8;
-    if (!standing)
-        key |= (uint64_t)side->cards << 9 | (uint64_t)(uint8_t)side->f24 << 13 |
-               (uint64_t)(uint8_t)side->f36 << 21 | (uint64_t)side->hand << 29;
-    return key;
+    if (!standing) return playing_key(side);
+    return (uint64_t)1 << 63 | (uint64_t)1 << 62 | (uint64_t)(uint8_t)side->total |
+           (uint64_t)(side->tiebreak != 0) << 8;
 }
 
 /* The id of a side (a standing one reads only total and tiebreak), interned if new. -1: an
@@ -236,59 +166,6 @@ static inline Playing playing_of(const Core *self, int id) {
     return side;
 }
 
-/* solver.place_card: `side` with a card worth `value` placed, leaving `hand`. */
-static inline Playing place_card(const Core *self, Playing side, int value, int hand) {
-    int magnitude = value > 0 ? value : -value;
-    int counts = value > 0 || self->flip_all;
-    if (!self->flip24[hand])
-        side.f24 = 0;
-    else if (counts && (magnitude == 2 || magnitude == 4))
-        side.f24 += value;
-    if (!self->flip36[hand])
-        side.f36 = 0;
-    else if (counts && (magnitude == 3 || magnitude == 6))
-        side.f36 += value;
-    side.total += value;
-    side.cards += 1;
-    if (side.cards < side.total + self->slack[hand]) side.cards = 0; /* (see hand_facts) */
-    side.hand = hand;
-    return side;
-}
-
-/* solver.place_flip: `side` after a flip card (placed as 0) turned its 2s and 4s
- * (`flips_2_4`) or its 3s and 6s over, leaving `hand`. */
-static inline Playing place_flip(const Core *self, Playing side, int flips_2_4, int hand) {
-    int turned = flips_2_4 ? side.f24 : side.f36;
-    side.total -= 2 * turned;
-    int after = self->flip_all ? -turned : 0; /* (all signs: the turned cards turn back) */
-    if (flips_2_4)
-        side.f24 = after;
-    else
-        side.f36 = after;
-    side.cards += 1;
-    if (side.cards < side.total + self->slack[hand]) side.cards = 0;
-    if (!self->flip24[hand]) side.f24 = 0;
-    if (!self->flip36[hand]) side.f36 = 0;
-    side.hand = hand;
-    return side;
-}
-
-/* SetSolver._play: `side`, which drew `drawn`, after `play`. */
-static inline Playing play_card(const Core *self, Playing side, int drawn, const Play *play) {
-    switch (play->kind) {
-    case PLAIN:
-        return place_card(self, side, play->value, play->rest);
-    case DOUBLE:
-        return place_card(self, side, drawn, play->rest);
-    case TIEBREAKER:
-        side = place_card(self, side, play->value, play->rest);
-        if (self->any_tiebreak) side.tiebreak = 1;
-        return side;
-    default:
-        return place_flip(self, side, play->kind == FLIP24, play->rest);
-    }
-}
-
 /* The most codes a list gathers before its repeats go: two ends for each play and the draw. */
 #define MAX_ENDS 256
 
@@ -298,20 +175,17 @@ static int end_codes(Core *self, const Playing *side, int tiebreaker_last, int f
                      int *n) {
     if (*n + 2 > MAX_ENDS) return fail_status(PyExc_OverflowError, "a hand with too many plays");
     Playing stand = *side;
-    stand.tiebreak = side->tiebreak || (tiebreaker_last && !self->any_tiebreak);
-    if (!full && side->total < self->target) { /* turn_end's FREE_END: end the turn, or stand */
+    stand.tiebreak = side->tiebreak || (tiebreaker_last && !self->rules.any_tiebreak);
+    int kind = turn_end(&self->rules, side->total, full);
+    if (kind == FREE_END) { /* end the turn, or stand */
         int ends = intern_side(self, 0, side), stands = intern_side(self, 1, &stand);
         if (ends < 0 || stands < 0) return -1;
         codes[(*n)++] = ends;
         codes[(*n)++] = stands;
-        return 0;
-    }
-    if (full && side->total > self->target) { /* the ninth card over the target */
+    } else if (kind == BUST_END || kind == NINTH_BUST_END) {
         codes[(*n)++] = LOSS_MOVE;
-    } else if (full && self->nine_win) {
+    } else if (kind == NINTH_WIN_END) {
         codes[(*n)++] = WIN_MOVE;
-    } else if (!full && side->total > self->target) { /* a bust */
-        codes[(*n)++] = LOSS_MOVE;
     } else { /* the ninth card, or the target: an automatic stand */
         int stands = intern_side(self, 1, &stand);
         if (stands < 0) return -1;
@@ -322,66 +196,28 @@ static int end_codes(Core *self, const Playing *side, int tiebreaker_last, int f
 
 /* -- candidate lists ----------------------------------------------------------------------------- */
 
-static uint64_t codes_hash(const int *codes, int n) {
-    uint64_t hash = (uint64_t)n;
-    for (int i = 0; i < n; i++) hash = mix64(hash ^ (uint64_t)(uint32_t)codes[i]);
-    return hash;
-}
-
-/* The list slot of codes[0..n) (hash `hash`): its id there, or the empty slot (-1 in it). */
-static size_t list_slot(const Core *self, const int *codes, int n, uint64_t hash) {
-    size_t i = (size_t)hash & (self->list_cap - 1);
-    for (;; i = (i + 1) & (self->list_cap - 1)) {
-        int id = self->list_slots[i] - 1;
-        if (id < 0) return i;
-        if (self->list_hash[id] == hash && self->list_len[id] == n &&
-            !memcmp(&self->codes[self->list_start[id]], codes, (size_t)n * sizeof(int)))
-            return i;
-    }
-}
-
 /* The id of the list codes[0..n), interned if new. -1: an exception is set. */
 static int intern_list(Core *self, const int *codes, int n) {
-    uint64_t hash = codes_hash(codes, n);
-    if (self->list_cap) {
-        int found = self->list_slots[list_slot(self, codes, n, hash)] - 1;
-        if (found >= 0) return found;
-    }
+    int found = listindex_get(&self->list_ids, codes, n);
+    if (found >= 0) return found;
     if (check_ids(self, self->nlists, "candidate lists") < 0) return -1;
-    if ((size_t)(self->nlists + 1) * 2 > self->list_cap) { /* (at most half full) */
-        size_t cap = self->list_cap ? self->list_cap * 2 : 4096;
-        int *slots = calloc(cap, sizeof(int));
-        if (!slots) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        free(self->list_slots);
-        self->list_slots = slots;
-        self->list_cap = cap;
-        for (int id = 0; id < self->nlists; id++) {
-            size_t i = (size_t)self->list_hash[id] & (cap - 1);
-            while (slots[i]) i = (i + 1) & (cap - 1);
-            slots[i] = id + 1;
-        }
-    }
     if (self->nlists == self->caplists) {
         int cap = self->caplists ? self->caplists * 2 : 1024;
         if (grow((void **)&self->list_start, cap, sizeof(int)) < 0 ||
-            grow((void **)&self->list_len, cap, sizeof(int)) < 0 ||
-            grow((void **)&self->list_hash, cap, sizeof(uint64_t)) < 0) {
+            grow((void **)&self->list_len, cap, sizeof(int)) < 0) {
             PyErr_NoMemory();
             return -1;
         }
         self->caplists = cap;
     }
-    if (codes_room(&self->codes, self->ncodes, &self->capcodes, n) < 0) return -1;
+    if (codes_room(&self->codes, self->ncodes, &self->capcodes, n) < 0 ||
+        listindex_add(&self->list_ids, codes, n) < 0)
+        return -1;
     int id = self->nlists++;
     self->list_start[id] = self->ncodes;
     self->list_len[id] = n;
-    self->list_hash[id] = hash;
     memcpy(&self->codes[self->ncodes], codes, (size_t)n * sizeof(int));
     self->ncodes += n;
-    self->list_slots[list_slot(self, codes, n, hash)] = id + 1;
     return id;
 }
 
@@ -391,24 +227,22 @@ static int intern_list(Core *self, const int *codes, int n) {
  * least as well). -1: an exception is set. */
 static int placed_list(Core *self, const Playing *placed, int drawn) {
     int codes[MAX_ENDS], n = 0;
-    int size = self->table_size;
+    int size = self->rules.table_size;
+    const Hands *hands = &self->hands;
     if (end_codes(self, placed, 0, placed->cards >= size, codes, &n) < 0) return -1;
-    if (placed->cards < size && placed->total != self->target) {
-        int start = self->plays_start[placed->hand], count = self->plays_len[placed->hand];
+    if (placed->cards < size && placed->total != self->rules.target) {
+        int start = hands->plays_start[placed->hand], count = hands->plays_len[placed->hand];
         for (int i = 0; i < count; i++) {
-            const Play *play = &self->plays[start + i];
-            Playing after = play_card(self, *placed, drawn, play);
+            const Play *play = &hands->plays[start + i];
+            Playing after = play_card(hands, &self->rules, *placed, drawn, play);
             if (end_codes(self, &after, play->kind == TIEBREAKER, after.cards >= size, codes, &n) <
                 0)
                 return -1;
         }
     }
-    int kept = 0, best = -1;
-    for (int i = 0; i < n; i++) { /* each code once, in order */
-        int code = codes[i], seen = 0;
-        for (int j = 0; j < kept && !seen; j++) seen = codes[j] == code;
-        if (seen) continue;
-        codes[kept++] = code;
+    int kept = unique_codes(codes, n), best = -1;
+    for (int i = 0; i < kept; i++) {
+        int code = codes[i];
         if (code >= 0 && self->standing[code] &&
             (best < 0 || self->total[code] > self->total[best] ||
              (self->total[code] == self->total[best] && self->tiebreak[code] > self->tiebreak[best])))
@@ -426,9 +260,10 @@ static int placed_list(Core *self, const Playing *placed, int drawn) {
 /* SetSolver._candidate_list: the list after the playing side `side` draws `value`, made the
  * first time. -1: an exception is set. */
 static int candidate_list(Core *self, int side, int value) {
-    Playing placed = place_card(self, playing_of(self, side), value, self->hand[side]);
-    uint64_t key = side_key(0, &placed);
-    if (self->has_double[placed.hand]) key |= (uint64_t)value << 53; /* (a Double copies it) */
+    Playing placed =
+        place_card(&self->hands, &self->rules, playing_of(self, side), value, self->hand[side]);
+    uint64_t key = playing_key(&placed);
+    if (self->hands.has_double[placed.hand]) key |= (uint64_t)value << 53; /* (a Double copies it) */
     int list = idmap_get(&self->placed_ids, key);
     if (list < 0) {
         if ((list = placed_list(self, &placed, value)) < 0) return -1;
@@ -443,11 +278,11 @@ static int core_init(Core *self, PyObject *args, PyObject *kwds) {
     PyObject *probabilities;
     Py_ssize_t max_entries; /* per memo table; 0: unbounded */
     int max_ids;
-    if (!PyArg_ParseTuple(args, "On(iippp)i", &probabilities, &max_entries, &self->target,
-                          &self->table_size, &self->nine_win, &self->any_tiebreak,
-                          &self->flip_all, &max_ids))
+    SideRules *r = &self->rules;
+    if (!PyArg_ParseTuple(args, "On(iippp)i", &probabilities, &max_entries, &r->target,
+                          &r->table_size, &r->nine_win, &r->any_tiebreak, &r->flip_all, &max_ids))
         return -1;
-    if (self->nsides || self->nhands)
+    if (self->nsides || self->hands.count)
         return fail_status(PyExc_RuntimeError, "a core is initialised once");
     self->max_ids = max_ids > 0 && max_ids < (int)MAX_ID ? max_ids : (int)MAX_ID;
     size_t max_cap = (size_t)1 << 62;
@@ -467,78 +302,10 @@ static int core_init(Core *self, PyObject *args, PyObject *kwds) {
     return 0;
 }
 
-PyDoc_STRVAR(core_add_hands_doc, "add_hands(hands): the next hands by id, each (holds a Flip 2&4, holds a Flip 3&6, count slack, plays), a play (value, kind, id of the hand left)");
+PyDoc_STRVAR(core_add_hands_doc, "add_hands(hands): the next hands by id, each (holds a Flip 2&4, holds a Flip 3&6, count slack, plays, card codes sorted), a play (value, kind, id of the hand left)");
 static PyObject *core_add_hands(Core *self, PyObject *args) {
-    PyObject *seq = sequence_argument(args, "hands must be a sequence");
-    if (!seq) return NULL;
-    Py_ssize_t count = PySequence_Fast_GET_SIZE(seq);
-    int first = self->nhands, first_play = self->nplays;
-    if (count > (Py_ssize_t)MAX_ID - first)
-        return fail_releasing(seq, PyExc_OverflowError, "more hands than the C core can number");
-    if (first + (int)count > self->caphands) {
-        int cap = self->caphands ? self->caphands : 256;
-        while (cap < first + (int)count) cap *= 2;
-        if (grow((void **)&self->flip24, cap, 1) < 0 || grow((void **)&self->flip36, cap, 1) < 0 ||
-            grow((void **)&self->has_double, cap, 1) < 0 ||
-            grow((void **)&self->slack, cap, sizeof(int)) < 0 ||
-            grow((void **)&self->plays_start, cap, sizeof(int)) < 0 ||
-            grow((void **)&self->plays_len, cap, sizeof(int)) < 0) {
-            Py_DECREF(seq);
-            return PyErr_NoMemory();
-        }
-        self->caphands = cap;
-    }
-    for (Py_ssize_t h = 0; h < count; h++) {
-        int flip24, flip36, slack;
-        PyObject *plays;
-        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, h), "ppiO", &flip24, &flip36, &slack,
-                              &plays))
-            goto failed;
-        PyObject *items = PySequence_Fast(plays, "a hand's plays must be a sequence");
-        if (!items) goto failed;
-        Py_ssize_t n = PySequence_Fast_GET_SIZE(items);
-        if (self->nplays + n > self->capplays) {
-            int cap = self->capplays ? self->capplays : 1024;
-            while (cap < self->nplays + n) cap *= 2;
-            if (grow((void **)&self->plays, cap, sizeof(Play)) < 0) {
-                Py_DECREF(items);
-                PyErr_NoMemory();
-                goto failed;
-            }
-            self->capplays = cap;
-        }
-        int id = first + (int)h, doubles = 0;
-        self->plays_start[id] = self->nplays;
-        for (Py_ssize_t i = 0; i < n; i++) {
-            Play *play = &self->plays[self->nplays];
-            if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(items, i), "iii", &play->value,
-                                  &play->kind, &play->rest)) {
-                Py_DECREF(items);
-                goto failed;
-            }
-            if (play->kind < PLAIN || play->kind > TIEBREAKER || play->rest < 0 ||
-                play->rest >= first + (int)count || play->value < -10 || play->value > 10) {
-                Py_DECREF(items);
-                PyErr_SetString(PyExc_ValueError, "a play names no kind, value or hand");
-                goto failed;
-            }
-            doubles |= play->kind == DOUBLE;
-            self->nplays++;
-        }
-        Py_DECREF(items);
-        self->plays_len[id] = (int)n;
-        self->flip24[id] = (char)flip24;
-        self->flip36[id] = (char)flip36;
-        self->has_double[id] = (char)doubles;
-        self->slack[id] = slack;
-    }
-    Py_DECREF(seq);
-    self->nhands = first + (int)count;
+    if (hands_add(&self->hands, args, (int)MAX_ID) < 0) return NULL;
     Py_RETURN_NONE;
-failed: /* (none of the batch is kept) */
-    self->nplays = first_play;
-    Py_DECREF(seq);
-    return NULL;
 }
 
 PyDoc_STRVAR(core_intern_side_doc, "intern_side(side) -> side id: a standing (total, tiebreak) or a playing (total, cards, hand, f24, f36, tiebreak), as solver.py's compact sides");
@@ -551,9 +318,7 @@ static PyObject *core_intern_side(Core *self, PyObject *args) {
                  : !PyArg_ParseTuple(tuple, "iiiiip", &side.total, &side.cards, &side.hand,
                                      &side.f24, &side.f36, &side.tiebreak))
         return NULL;
-    if (side.total < -128 || side.total > 127 || side.f24 < -128 || side.f24 > 127 ||
-        side.f36 < -128 || side.f36 > 127 || side.cards < 0 || side.cards > 15 ||
-        (!standing && (side.hand < 0 || side.hand >= self->nhands)))
+    if (standing ? side.total < -128 || side.total > 127 : !side_in_range(&self->hands, &side))
         return fail(PyExc_ValueError, "a side out of the C core's range, or of a hand not added");
     int id = intern_side(self, standing, &side);
     return id < 0 ? NULL : PyLong_FromLong(id);
@@ -578,18 +343,7 @@ static PyObject *core_candidates(Core *self, PyObject *args) {
         return fail(PyExc_IndexError, "no such playing side or value");
     int list = self->after[side * 11 + value];
     if (list < 0 && (list = candidate_list(self, side, value)) < 0) return NULL;
-    int start = self->list_start[list], len = self->list_len[list];
-    PyObject *codes = PyTuple_New(len);
-    if (!codes) return NULL;
-    for (int i = 0; i < len; i++) {
-        PyObject *code = PyLong_FromLong(self->codes[start + i]);
-        if (!code) {
-            Py_DECREF(codes);
-            return NULL;
-        }
-        PyTuple_SET_ITEM(codes, i, code);
-    }
-    return codes;
+    return codes_tuple(&self->codes[self->list_start[list]], self->list_len[list]);
 }
 
 static void before_draw(Core *self, int mover, int other, double *e, double *w);

@@ -212,7 +212,9 @@ class NativeMatchSolver(MatchSolver):
         """Positions computed by forked processes (for :attr:`positions_computed`)."""
         self.exact_slots_kept = int(self._fast.max_slots) // 2
         """:meth:`bound_memo` forgets the positions drawn exactly past this many slots."""
-        self._afters_made = []  # (given to the core at each sync)
+        self._fast.set_sides_rules(
+            self._target, self._size, self._nine_win, self._any_tiebreak, self._flip_all
+        )
 
     # -- state shared with the core ---------------------------------------------------------------
 
@@ -269,8 +271,13 @@ class NativeMatchSolver(MatchSolver):
         return [n / total for n in decks.fixed]
 
     def _sync(self) -> None:
-        """Mirror into the core the sides, candidate lists and contexts Python interned since."""
+        """Mirror into the core the hands, sides, candidate lists and contexts Python interned
+        since (and into Python what the core's walk interned: :meth:`_pull`)."""
         fast = self._fast
+        self._pull()
+        if self._hands_pushed < len(self.hands.cards):
+            fast.add_hands(self.hands.described(self._hands_pushed))
+            self._hands_pushed = len(self.hands.cards)
         start = fast.nsides
         if start < len(self._hand_of):
             kinds, hands, sides = self._kind, self._hand_of, self._sides
@@ -278,23 +285,21 @@ class NativeMatchSolver(MatchSolver):
                 side: Any = sides[index]
                 kind = kinds[index]
                 if kind == 0:  # playing: (total, cards, hand, f24, f36, tiebreak)
-                    fast.add_side(0, hands[index], side[0], side[5])
+                    fast.add_side(0, hands[index], side[0], side[5], side[1], side[3], side[4])
                 elif kind == 1:  # standing: ("S", total, tiebreak, hand)
                     fast.add_side(1, hands[index], side[1], side[2])
                 else:
                     fast.add_side(kind, hands[index], 0, False)
         start = fast.nlists
         if start < len(self._candidates):
-            for codes in self._candidates[start:]:
-                fast.add_list(codes)
+            for codes, found_by in zip(
+                self._candidates[start:], self._uniques[start:], strict=True
+            ):
+                fast.add_list(codes, found_by)
         start = fast.ncontexts
         if start < min(len(self._context_info), self._max_contexts):
             for info in self._context_info[start : self._max_contexts]:
                 fast.add_context(*info)
-        made = self._afters_made
-        if made:
-            fast.set_afters(made)
-            made.clear()
 
     def _native(self, context: int) -> bool:
         """Whether the core solves ``context``: a context id the core can hold (the others
@@ -469,8 +474,40 @@ class NativeMatchSolver(MatchSolver):
         return tables <= DENSE_LIMIT_BYTES
 
     def _intern_later_sides(self, cards: Sequence[Card]) -> None:
-        super()._intern_later_sides(cards)
+        """MatchSolver._intern_later_sides, walked by the core (the same sides and lists, in
+        the same order, so the same ids), then mirrored into Python."""
+        key = self.hands.intern(cards)
+        if key in self._interned_from:
+            return
+        self._interned_from.add(key)
+        starts = [self.side_id((0, 0, hand, 0, 0, False)) for hand in sorted(self.sub_hands(key))]
         self._sync()
+        draws = [value + 1 for value, count in enumerate(self.later_deck) if count]
+        self._fast.walk(starts, draws)
+        self._pull()
+
+    def _pull(self) -> None:
+        """Mirror into Python the sides and candidate lists the core's walk interned."""
+        fast = self._fast
+        start = len(self._sides)
+        if fast.nsides > start:
+            sides, kinds, hands = fast.sides_from(start)
+            self._side_ids.update(zip(sides, range(start, start + len(sides)), strict=True))
+            self._sides.extend(sides)
+            self._kind.extend(kinds)
+            self._hand_of.extend(hands)
+            self._standing.extend(kind == STANDING for kind in kinds)
+        start = len(self._candidates)
+        if fast.nlists > start:
+            codes, found_by = fast.lists_from(start)
+            self._candidate_ids.update(zip(found_by, range(start, start + len(codes)), strict=True))
+            self._candidates.extend(codes)
+            self._uniques.extend(found_by)
+
+    def side_id(self, side: Any) -> int:
+        if self._fast.nsides > len(self._sides):  # (the core's walk numbered sides since)
+            self._pull()
+        return super().side_id(side)
 
     def _start_set(self, context: int, hands: tuple[Sequence[Card], Sequence[Card]]) -> None:
         """The set in progress gets dense tables: a later set's context (the infinite deck)

@@ -383,11 +383,7 @@ class MatchSolver(SetSolver, MatchStates):
         """The hands whose later sets' sides are all interned."""
         self._expanded: set[int] = set()
         """The sides whose candidate lists :meth:`_intern_later_sides` has made (or will, in
-        the call under way)."""
-        self._afters_made: list[int] | None = None
-        """(side, drawn, candidate list) of each list :meth:`_intern_later_sides` made, flat,
-        while a subclass wants them (the native solver hands them to its core at once, which
-        would otherwise call back for each); None: not kept."""
+        the call under way; the native solver's core walks them, and keeps its own)."""
         self._complete: dict[tuple[int, int], set[tuple[int, int]]] = {}
         """Per score: the hand pairs found with every opener's value solved (a value is never
         dropped), which :meth:`prepare_all` need not look up again."""
@@ -1135,7 +1131,7 @@ class MatchSolver(SetSolver, MatchStates):
         draws = [value + 1 for value, count in enumerate(self.later_deck) if count]
         after, candidates, kinds = self._after, self._candidates, self._kind
         sides, facts_of, of_placed = self._sides, self.hands.facts, self._list_of_placed
-        flip_all, made = self._flip_all, self._afters_made
+        flip_all = self._flip_all
         seen = self._expanded  # (kept: a new hand's sub-hands were mostly walked before)
         starts = [self.side_id((0, 0, hand, 0, 0, False)) for hand in sorted(self.sub_hands(key))]
         stack = [side for side in starts if side not in seen]
@@ -1155,8 +1151,6 @@ class MatchSolver(SetSolver, MatchStates):
                     if found is None:
                         found = of_placed[placed_key] = self._placed_list(placed, drawn)
                     after[(side, drawn)] = found
-                    if made is not None:
-                        made += (side, drawn, found)
                 for code in candidates[found]:
                     if code not in seen:
                         seen.add(code)
@@ -1165,8 +1159,8 @@ class MatchSolver(SetSolver, MatchStates):
 
     def intern_sides(self, hands: Sequence[Sequence[Card]]) -> None:
         """Intern every side the sets of these hands (and their sub-hands) can reach, with
-        their candidate lists (:meth:`_intern_later_sides` for each; the native solver hands
-        them to its core)."""
+        their candidate lists (:meth:`_intern_later_sides` for each; the native solver's core
+        walks them)."""
         for cards in hands:
             self._intern_later_sides(cards)
 

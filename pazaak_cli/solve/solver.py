@@ -97,6 +97,23 @@ class _Hands:
         self.plays: list[tuple[tuple[Card, int, int, int], ...]] = []
         """Per hand: (card, value, action kind, hand id after) for each distinct play."""
         self.facts: list[HandFacts] = []
+        self._card_codes: dict[Card, int] = {}
+
+    def described(
+        self, start: int
+    ) -> list[tuple[bool, bool, int, list[tuple[int, int, int]], list[int]]]:
+        """The hands from id ``start`` on as the C cores take them: each its facts, its plays
+        (value, action kind, hand id after) and its cards as small codes, sorted (one code a
+        distinct card: whether a hand keeps every card of another is then a merge)."""
+        codes = self._card_codes
+        return [
+            (
+                *self.facts[hid],
+                [play[1:] for play in self.plays[hid]],
+                sorted(codes.setdefault(card, len(codes)) for card in self.cards[hid]),
+            )
+            for hid in range(start, len(self.cards))
+        ]
 
     def intern(self, hand: Iterable[Card]) -> int:
         given = hand if isinstance(hand, tuple) else tuple(hand)
@@ -420,6 +437,9 @@ class SetSolver:
         self._double_in: dict[int, bool] = {}
         """Per hand id: whether it holds a Double."""
         self._candidates: list[tuple[int, ...]] = []
+        self._uniques: list[tuple[int, ...]] = []
+        """Per candidate list: the codes it was found by, before :meth:`_undominated` (its key
+        in ``_candidate_ids``)."""
         # memo tables
         self._before: dict[int, Value] = {}
         self._after_memo: dict[int, Value] = {}
@@ -519,16 +539,10 @@ class SetSolver:
     def _push_hands(self) -> None:
         """Hand the C core the hands interned since (it builds the candidate lists from their
         plays)."""
-        hands = self.hands
         start = self._hands_pushed
-        if start < len(hands.cards):
-            self._core.add_hands(
-                [
-                    (*hands.facts[hid], [play[1:] for play in hands.plays[hid]])
-                    for hid in range(start, len(hands.cards))
-                ]
-            )
-            self._hands_pushed = len(hands.cards)
+        if start < len(self.hands.cards):
+            self._core.add_hands(self.hands.described(start))
+            self._hands_pushed = len(self.hands.cards)
 
     # -- interning ------------------------------------------------------------------------------
 
@@ -670,6 +684,7 @@ class SetSolver:
             found = len(self._candidates)
             self._candidate_ids[unique] = found
             self._candidates.append(self._undominated(unique))
+            self._uniques.append(unique)
         return found
 
     def _holds_double(self, hand: int) -> bool:
