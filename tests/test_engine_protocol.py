@@ -224,9 +224,9 @@ def test_save_and_load_resume_the_same_match(client: Client, tmp_path: Path) -> 
 
 def test_stop_cuts_a_long_advise_short_with_the_answer_so_far() -> None:
     client = Client()  # (two solver processes where there are two cores: both stop)
-    position = "kotor2 6,9 10 D,T,±1/2,+3 ?,?,?,? -- - 4443434433 a1 1"
+    position = "kotor2 6,9 10 F2/4,F3/6,D,±1/2 ?,?,?,? -- - 4443434433 a1 1"
     asked = client.send(
-        "advise", position=position, opp_deck="kotor2-hard", time=120, objective="set"
+        "advise", position=position, opp_deck="kotor2-average", time=120, objective="set"
     )
     time.sleep(3.0)  # (two hands at least are solved by then, even on a loaded machine)
     stop = client.send("stop")
@@ -239,9 +239,9 @@ def test_stop_cuts_a_long_advise_short_with_the_answer_so_far() -> None:
     assert answer["stopped"] is True and answer["exactness"] == "sampled"
     assert 2 <= answer["hands_solved"] < answer["hands_possible"]
     assert all(move["interval"] is not None for move in answer["moves"])
-    assert waited < 5, (
-        waited
-    )  # (the exact answer takes about 7 s on 2 cores; a hand under way ends first)
+    # (the exact answer takes about 9 s alone; the stop shows in the sampled answer above; the
+    # processes end the hands under way first, seconds beside the other tests: a loose bound)
+    assert waited < 15, waited
     # the engine goes on, and a stop with nothing to stop says so
     assert client.ok("stop") == {"stopped": False}
     assert client.ok("hello")["protocol"] == "1"

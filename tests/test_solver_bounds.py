@@ -44,17 +44,19 @@ def first_move(solver: SetSolver, mine: str, theirs: str) -> tuple[float, float]
 
 @native
 def test_the_c_memo_stays_within_its_bound_and_the_values_do_not_change() -> None:
-    # a memo of at most 2 x 65,536 entries for a search of some 200,000 positions: the cache
-    # forgets the cheapest positions and solves them again, to the same values
+    # a memo of 2 x 65,536 entries for a search of some 200,000 positions: once full, the
+    # before-draw table takes seven eighths of the after-draw one's room (131,072 + 8,192
+    # entries) and the cache forgets the cheapest positions and solves them again, to the same
+    # values
     free = SetSolver(RULES, fixed_draws=FULL_DECK)
     bounded = SetSolver(RULES, fixed_draws=FULL_DECK, max_states=200_000)
     expected = first_move(free, "+1 -2 ±3", "±2 +3 -4")
-    assert free.states > 150_000
+    assert free.states > 150_000 and not free._core.rebalanced
     assert first_move(bounded, "+1 -2 ±3", "±2 +3 -4") == expected
     core = bounded._core
-    assert core.replaced > 0
-    assert core.memo_bytes <= 2 * 65_536 * 24  # (24 bytes an entry)
-    assert bounded.states <= 2 * 65_536 < free.states
+    assert core.replaced > 0 and core.rebalanced
+    assert core.memo_bytes == (131_072 + 8_192) * 24  # (24 bytes an entry)
+    assert bounded.states <= 131_072 + 8_192 < free.states
     assert bounded.solved > free.solved  # what it forgot, it solved again
 
 

@@ -74,6 +74,8 @@ typedef struct {
     CANDIDATE_LISTS
     ListIndex list_ids;
     Map before, after_memo;
+    int rebalanced; /* the memo was full: the before-draw table took most of the after-draw
+                       table's room (rebalance) */
     size_t clears;
     uint64_t solved; /* positions computed (a forgotten one computed again counts again) */
     PyObject *progress; /* called with `solved` every PROGRESS_EVERY positions, or NULL */
@@ -415,6 +417,29 @@ static void after_draw(Core *self, int list, int other, double *e, double *w) {
     *w = bw;
 }
 
+/* Once the before-draw table, at its bound, first forgets a position to make room: the
+ * after-draw table gives up seven eighths of its room
+ * (its positions forgotten, found again as they are asked: each is the best of a few
+ * before-draw values) and the before-draw table doubles into it. A position before a draw
+ * averages ten after-draw ones; one after a draw is 2.4 times as common and far cheaper to
+ * find again: in halves of the memory each, they crowded the dearer ones out (a kotor2
+ * all-gold 4 v 4 set answer computed 173 M positions for 33.5 M held, docs/benchmarks.md). A
+ * search that fits never comes here: its tables are as they were. The memo then holds 1/16
+ * more positions than its bound (2 ** k + 2 ** (k - 4) for halves of 2 ** (k - 1)). */
+static int rebalance(Core *self) {
+    Map *before = &self->before, *after = &self->after_memo;
+    self->rebalanced = 1;
+    size_t small = after->max_cap / 8;
+    if (small < (1 << 10)) return 0; /* (a memo this small stays as it is) */
+    if (after->cap > small) { /* (else it never grew past its new bound) */
+        memo_free(after);
+        if (memo_init(after, small, small) < 0) return -1;
+    }
+    after->max_cap = small;
+    before->max_cap *= 2;
+    return memo_resize(before, before->cap * 2);
+}
+
 static void before_draw(Core *self, int mover, int other, double *e, double *w) {
     uint64_t key = pair_key(mover, other);
     if (memo_read(&self->before, key, e, w)) return;
@@ -441,7 +466,10 @@ static void before_draw(Core *self, int mover, int other, double *e, double *w) 
         equity += self->draw_p[i] * ae;
         p_win += self->draw_p[i] * aw;
     }
-    if (memo_keep(&self->before, key, equity, p_win, self->solved - started) < 0) {
+    if (memo_keep(&self->before, key, equity, p_win, self->solved - started) < 0 ||
+        (self->before.replaced && !self->rebalanced &&
+         self->before.cap >= self->before.max_cap && rebalance(self) < 0)) {
+        if (!PyErr_Occurred()) PyErr_NoMemory();
         self->failed = 1;
         return;
     }
@@ -535,6 +563,11 @@ static PyObject *core_get_replaced(Core *self, void *closure) {
     return PyLong_FromSize_t(self->before.replaced + self->after_memo.replaced);
 }
 
+static PyObject *core_get_rebalanced(Core *self, void *closure) {
+    (void)closure;
+    return PyBool_FromLong(self->rebalanced);
+}
+
 static PyObject *core_get_memo_bytes(Core *self, void *closure) {
     (void)closure;
     return PyLong_FromSize_t((self->before.cap + self->after_memo.cap) * sizeof(Entry));
@@ -546,6 +579,7 @@ static PyGetSetDef core_getset[] = {
     GETTER(solved, "positions computed so far (again if forgotten)"),
     GETTER(replaced, "memo entries forgotten to bound the memory"),
     GETTER(memo_bytes, "bytes the two memo tables take now"),
+    GETTER(rebalanced, "whether the memo was full and the before-draw table took most of the after-draw table's room"),
     FLAG_ATTRIBUTE(every_stand, "keep every stand in the candidate lists made from now on (not only the best)"),
     GETTER(nsides, "sides interned"),
     GETTER(nlists, "candidate lists interned"),

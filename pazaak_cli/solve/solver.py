@@ -877,10 +877,11 @@ positions); past this many positions it is emptied before the next hand, which b
 memory (about 1.5 GB) at the cost of solving some positions again (the expert's shared solver;
 :func:`solve_set_question` bounds its own solvers by the limits below)."""
 NATIVE_MEMO_STATES = 1 << 25
-"""The C loop's memo holds at most this many positions (24 bytes each: 768 MiB), forgetting the
-cheapest ones to make room: a search that needs more runs slower, in the same memory (measured
-on a 4 v 4 first move: 1.2 times the work with room for 65 % of its positions, 17 times with
-30 %)."""
+"""The C loop's memo holds at most this many positions (24 bytes each: 768 MiB; a sixteenth
+more once full, when the positions before a draw take most of the room of those after one:
+``rebalance`` in _fastsolve.c), forgetting the cheapest ones to make room: a search that needs
+more runs slower, in the same memory (measured on a 4 v 4 first move: 1.2 times the work with
+room for 65 % of its positions, 17 times with 30 %)."""
 PYTHON_MEMO_STATES = 3_000_000
 """A pure-Python fixed-draw search (no C compiler) is refused past this many positions..."""
 EXACT_MEMO_STATES = 3_000_000
