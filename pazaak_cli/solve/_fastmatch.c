@@ -1476,8 +1476,7 @@ static int build_after(Core *self, int side, int drawn) {
     Playing here = {self->total[side], self->cards[side], self->hand[side],
                     self->f24[side],   self->f36[side],   self->tiebreak[side]};
     Playing placed = place_card(&self->hands, &self->rules, here, drawn, here.hand);
-    uint64_t key = playing_key(&placed);
-    if (self->hands.has_double[placed.hand]) key |= (uint64_t)drawn << 53; /* (a Double copies it) */
+    uint64_t key = placed_key(&self->hands, &placed, drawn);
     int list = idmap_get(&self->placed_ids, key);
     if (list < 0) {
         if ((list = match_placed_list(self, &placed, drawn)) < 0) return -1;

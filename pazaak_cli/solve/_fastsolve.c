@@ -70,9 +70,7 @@ typedef struct {
     IdMap side_ids;   /* a side's key -> its id */
     IdMap placed_ids; /* a side holding its draw (and the draw, if its hand holds a Double) ->
                          its list: many draws lead to one side (5 then 3, 6 then 2) */
-    /* candidate lists, and their ids by their codes */
-    CANDIDATE_LISTS
-    ListIndex list_ids;
+    ListIndex lists; /* the candidate lists: id -> codes, and the ids by their codes */
     Map before, after_memo;
     int rebalanced; /* the memo was full: the before-draw table took most of the after-draw
                        table's room (rebalance) */
@@ -89,11 +87,11 @@ static void core_dealloc(Core *self) {
     PyObject_GC_UnTrack(self);
     core_clear(self);
     FREE_ALL(self->standing, self->total, self->tiebreak, self->cards, self->hand, self->f24,
-             self->f36, self->after, self->list_start, self->list_len, self->codes);
+             self->f36, self->after);
     hands_free(&self->hands);
     idmap_free(&self->side_ids);
     idmap_free(&self->placed_ids);
-    listindex_free(&self->list_ids);
+    listindex_free(&self->lists);
     memo_free(&self->before);
     memo_free(&self->after_memo);
     Py_TYPE(self)->tp_free((PyObject *)self);
@@ -200,27 +198,12 @@ static int end_codes(Core *self, const Playing *side, int tiebreaker_last, int f
 
 /* The id of the list codes[0..n), interned if new. -1: an exception is set. */
 static int intern_list(Core *self, const int *codes, int n) {
-    int found = listindex_get(&self->list_ids, codes, n);
+    int found = listindex_get(&self->lists, codes, n);
     if (found >= 0) return found;
-    if (check_ids(self, self->nlists, "candidate lists") < 0) return -1;
-    if (self->nlists == self->caplists) {
-        int cap = self->caplists ? self->caplists * 2 : 1024;
-        if (grow((void **)&self->list_start, cap, sizeof(int)) < 0 ||
-            grow((void **)&self->list_len, cap, sizeof(int)) < 0) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        self->caplists = cap;
-    }
-    if (codes_room(&self->codes, self->ncodes, &self->capcodes, n) < 0 ||
-        listindex_add(&self->list_ids, codes, n) < 0)
+    if (check_ids(self, self->lists.count, "candidate lists") < 0 ||
+        listindex_add(&self->lists, codes, n) < 0)
         return -1;
-    int id = self->nlists++;
-    self->list_start[id] = self->ncodes;
-    self->list_len[id] = n;
-    memcpy(&self->codes[self->ncodes], codes, (size_t)n * sizeof(int));
-    self->ncodes += n;
-    return id;
+    return self->lists.count - 1;
 }
 
 /* SetSolver._placed_list: the list of a side holding the card it just drew (`drawn`): its
@@ -264,8 +247,7 @@ static int placed_list(Core *self, const Playing *placed, int drawn) {
 static int candidate_list(Core *self, int side, int value) {
     Playing placed =
         place_card(&self->hands, &self->rules, playing_of(self, side), value, self->hand[side]);
-    uint64_t key = playing_key(&placed);
-    if (self->hands.has_double[placed.hand]) key |= (uint64_t)value << 53; /* (a Double copies it) */
+    uint64_t key = placed_key(&self->hands, &placed, value);
     int list = idmap_get(&self->placed_ids, key);
     if (list < 0) {
         if ((list = placed_list(self, &placed, value)) < 0) return -1;
@@ -345,7 +327,7 @@ static PyObject *core_candidates(Core *self, PyObject *args) {
         return fail(PyExc_IndexError, "no such playing side or value");
     int list = self->after[side * 11 + value];
     if (list < 0 && (list = candidate_list(self, side, value)) < 0) return NULL;
-    return codes_tuple(&self->codes[self->list_start[list]], self->list_len[list]);
+    return codes_tuple(&self->lists.codes[self->lists.start[list]], self->lists.len[list]);
 }
 
 static void before_draw(Core *self, int mover, int other, double *e, double *w);
@@ -391,17 +373,17 @@ static void after_draw(Core *self, int list, int other, double *e, double *w) {
     if (memo_read(&self->after_memo, key, e, w)) return;
     uint64_t started = self->solved++;
     double be = -1.0, bw = 0.0;
-    int start = self->list_start[list], len = self->list_len[list];
+    int start = self->lists.start[list], len = self->lists.len[list];
     int other_stands = self->standing[other];
     for (int i = 0; i < len; i++) { /* (the positions the candidates lead to, as candidate_value) */
-        int code = self->codes[start + i];
+        int code = self->lists.codes[start + i];
         if (code < 0 || (other_stands && self->standing[code])) continue;
         uint64_t next = other_stands ? pair_key(code, other) : pair_key(other, code);
         MEMO_PREFETCH(&self->before, next);
     }
     for (int i = 0; i < len; i++) {
         double ce, cw;
-        candidate_value(self, self->codes[start + i], other, &ce, &cw);
+        candidate_value(self, self->lists.codes[start + i], other, &ce, &cw);
         if (self->failed) return;
         if (ce > be + EPSILON || (ce > be - EPSILON && cw > bw)) {
             be = ce;
@@ -500,7 +482,7 @@ static PyObject *core_get_nsides(Core *self, void *closure) {
 
 static PyObject *core_get_nlists(Core *self, void *closure) {
     (void)closure;
-    return PyLong_FromLong(self->nlists);
+    return PyLong_FromLong(self->lists.count);
 }
 
 PyDoc_STRVAR(core_before_draw_doc, "before_draw(mover, other) -> (equity, p_win) for the mover");

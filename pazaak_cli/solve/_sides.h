@@ -310,6 +310,14 @@ SHARED_INLINE uint64_t playing_key(const Playing *side) {
            (uint64_t)side->hand << 29;
 }
 
+/* The key of a side holding the card it just drew (`drawn`), by which a core finds its
+ * candidate list once: many draws lead to one side (5 then 3, 6 then 2), but where its hand
+ * holds a Double, which copies the draw, the draw counts too. */
+SHARED_INLINE uint64_t placed_key(const Hands *h, const Playing *placed, int drawn) {
+    uint64_t key = playing_key(placed);
+    return h->has_double[placed->hand] ? key | (uint64_t)drawn << 53 : key;
+}
+
 /* Whether a side's fields fit playing_key (a hand below 2**24 and added). */
 SHARED_INLINE int side_in_range(const Hands *h, const Playing *side) {
     return side->total >= -128 && side->total <= 127 && side->f24 >= -128 && side->f24 <= 127 &&
