@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import signal
+import threading
 import time
 from collections.abc import Iterable
 
@@ -156,10 +158,10 @@ def test_a_ctrl_c_during_the_fork_is_raised_not_lost(recwarn: pytest.WarningsRec
     assert not [w for w in recwarn if "Exception ignored" in str(w.message)]
 
 
-def test_a_ctrl_c_here_leaves_the_copies_only_the_piece_they_hold() -> None:
+def test_a_ctrl_c_here_leaves_the_copies_no_more_pieces() -> None:
     """solve_dealt: once this process's share stops (Ctrl-C, or the engine's stop), the deal
-    is drained, so the forked copy finishes its hand and takes no other (without it the copy
-    would deal itself all 200: 4 s here)."""
+    is drained, so the forked copy takes no other piece, even one that would not stop (without
+    it the copy would deal itself all 200: 4 s here); what it finished comes back."""
     row: MoveRow = ((0.0, 0.0, 0.0, 0.0),)
 
     def here(share: Iterable[int]) -> HandsSolved:
@@ -170,7 +172,8 @@ def test_a_ctrl_c_here_leaves_the_copies_only_the_piece_they_hold() -> None:
     def there(share: Iterable[int]) -> HandsSolved:
         rows = {}
         for index in share:
-            time.sleep(0.02)
+            with contextlib.suppress(KeyboardInterrupt):  # (a piece that does not stop)
+                time.sleep(0.02)
             rows[index] = row
         return HandsSolved(rows, False)
 
@@ -178,6 +181,77 @@ def test_a_ctrl_c_here_leaves_the_copies_only_the_piece_they_hold() -> None:
     done = solve_dealt(range(200), here, there, 2)
     assert done.interrupted and 2 <= len(done.rows) <= 20
     assert time.monotonic() - started < 2
+
+
+def _long_hands(share: Iterable[int]) -> HandsSolved:
+    """A copy's hands of 30 s each, stopped as a search is by Ctrl-C: it answers with the hands
+    it finished."""
+    rows: dict[int, MoveRow] = {}
+    try:
+        for index in share:
+            time.sleep(30)
+            rows[index] = ((0.0, 0.0, 0.0, 0.0),)
+    except KeyboardInterrupt:
+        return HandsSolved(rows, True)
+    return HandsSolved(rows, False)
+
+
+def test_a_stop_here_stops_the_copies_hands_under_way() -> None:
+    """The copy's hand under way is stopped with this process's (a hand's search can take a
+    minute: the engine's stop waited for it), and its answer still comes back."""
+
+    def here(share: Iterable[int]) -> HandsSolved:
+        time.sleep(0.3)  # (the copy is in its first hand)
+        return HandsSolved({}, True)
+
+    started = time.monotonic()
+    done = solve_dealt(range(10), here, _long_hands, 2)
+    assert done.interrupted and done.rows == {}
+    assert time.monotonic() - started < 10
+
+
+def _ctrl_c_in(seconds: float) -> threading.Timer:
+    """A Ctrl-C to this (main) thread in ``seconds``, as the engine's stop sends it."""
+    main = threading.main_thread().ident
+    assert main is not None
+    timer = threading.Timer(seconds, signal.pthread_kill, (main, signal.SIGINT))
+    timer.start()
+    return timer
+
+
+def test_a_ctrl_c_while_waiting_is_passed_on_to_work_that_answers_it() -> None:
+    """Done with its share, this process waits for the copy's; a Ctrl-C then reaches the copy
+    (whose answer, read in part when the Ctrl-C came, is still read whole), and a copy that
+    ends without an answer after it is given up, not solved here."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+
+        def there(share: int) -> str:
+            try:
+                time.sleep(30)
+            except KeyboardInterrupt:
+                if share == 2:
+                    os._exit(5)
+                return f"{share} stopped" + "." * 200_000  # (more than a pipe holds at once)
+            return f"{share} done"
+
+        timer = _ctrl_c_in(0.5)
+        started = time.monotonic()
+        got = run_shared(
+            [0, 1, 2], str, there, stopped=lambda _: False, given_up=lambda share: f"{share} -"
+        )
+        timer.join()
+        assert got == ["0", "1 stopped" + "." * 200_000, "2 -"]
+        assert time.monotonic() - started < 10
+        # without `stopped`, the Ctrl-C is raised and the copies ended
+        timer = _ctrl_c_in(0.5)
+        started = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            run_shared([0, 1], str, there)
+        timer.join()
+        assert time.monotonic() - started < 10
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def test_a_drained_deal_deals_nothing_more() -> None:

@@ -380,6 +380,11 @@ def make_executor(workers: int, cluster: str | None = None) -> Executor:
     return LocalProcesses(workers)
 
 
+INTERRUPT_SIGNAL = getattr(signal, "SIGUSR1", signal.SIGINT)  # (no fork without it)
+"""The signal by which a forked child is told of a Ctrl-C (it ignores SIGINT itself: a Ctrl-C
+at the terminal reaches every process of the group, and only the parent decides)."""
+
+
 class WorkerLost(Exception):
     """A forked child ended without an answer (killed, out of memory)."""
 
@@ -395,8 +400,9 @@ class ForkedCall:
     """``function()`` run in a forked child of this process, its result (or the exception it
     raised) sent back pickled through a pipe: for work on state this process holds (a solver's
     tables), which a fork shares for free and a pool would have to rebuild. The child ends
-    with its parent and leaves Ctrl-C to it, as the pool's workers do; it never returns into
-    the caller's code (``os._exit``), so nothing the parent buffered or registered runs twice.
+    with its parent and leaves Ctrl-C to it, as the pool's workers do; the parent can pass a
+    Ctrl-C on (:meth:`interrupt`). It never returns into the caller's code (``os._exit``), so
+    nothing the parent buffered or registered runs twice.
     """
 
     def __init__(self, function: Callable[[], Any]) -> None:
@@ -404,7 +410,8 @@ class ForkedCall:
         read, write = os.pipe()
         # Ctrl-C waits until the fork is done: raised in the handlers Python runs after a fork
         # (the logging module's), it would be printed and lost, and the solve would go on
-        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        # (and an interrupt() until the child has its handler: SIGUSR1 would end it)
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, INTERRUPT_SIGNAL})
         # the objects held now are the child's to read, not to collect: frozen there, its
         # collector never walks them (a walk writes to every object it visits, and each page
         # written is copied); here they stay collectable (unless the program froze its own)
@@ -427,10 +434,14 @@ class ForkedCall:
             status = 1
             try:
                 _worker_started(parent)  # (ignores Ctrl-C: one pending is dropped)
+                signal.signal(INTERRUPT_SIGNAL, signal.default_int_handler)
                 signal.pthread_sigmask(signal.SIG_SETMASK, mask)
                 try:
-                    payload = pickle.dumps((True, function()))
+                    answer = function()
+                    signal.signal(INTERRUPT_SIGNAL, signal.SIG_IGN)  # (too late: answer)
+                    payload = pickle.dumps((True, answer))
                 except Exception as error:  # (sent back: the parent raises it)
+                    signal.signal(INTERRUPT_SIGNAL, signal.SIG_IGN)
                     payload = pickle.dumps((False, error))
                 with os.fdopen(write, "wb") as pipe:
                     pipe.write(payload)
@@ -440,6 +451,7 @@ class ForkedCall:
         os.close(write)
         self.pid: int | None = pid
         self._read: int | None = read
+        self._payload = bytearray()
         try:
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # (a Ctrl-C pending is raised here)
         except BaseException:
@@ -448,19 +460,29 @@ class ForkedCall:
 
     def result(self) -> Any:
         """Wait for the child: its function's result, or the exception it raised, raised here
-        (:class:`WorkerLost` if it died without a word)."""
-        assert self._read is not None, "result() is asked once"
-        read, self._read = self._read, None
-        with os.fdopen(read, "rb") as pipe:
-            payload = pipe.read()
+        (:class:`WorkerLost` if it died without a word). A Ctrl-C here while it waits loses
+        nothing: asked again, it goes on reading where it was."""
+        assert self._read is not None, "result() is asked until it answers"
+        while chunk := os.read(self._read, 1 << 16):
+            self._payload += chunk
+        os.close(self._read)
+        self._read = None
         self._reap()
         try:
-            ok, value = pickle.loads(payload)
+            ok, value = pickle.loads(self._payload)
         except Exception as error:
             raise WorkerLost("a worker process ended without an answer") from error
         if not ok:
             raise value
         return value
+
+    def interrupt(self) -> None:
+        """Pass a Ctrl-C on to the child: its function sees a :class:`KeyboardInterrupt` where
+        a Ctrl-C would have raised one (in a search, at its next check), and may still answer
+        (the work done so far); if it ends without one, :meth:`result` says so."""
+        if self.pid is not None:
+            with contextlib.suppress(OSError):
+                os.kill(self.pid, INTERRUPT_SIGNAL)
 
     def stop(self) -> None:
         """End the child now if it is still running (after an error or Ctrl-C here)."""
@@ -481,14 +503,45 @@ class ForkedCall:
 
 
 def run_shared(
-    shares: Sequence[ShareT], here: Callable[[ShareT], ResultT], there: Callable[[ShareT], ResultT]
+    shares: Sequence[ShareT],
+    here: Callable[[ShareT], ResultT],
+    there: Callable[[ShareT], ResultT],
+    *,
+    stopped: Callable[[ResultT], bool] | None = None,
+    given_up: Callable[[ShareT], ResultT] | None = None,
 ) -> list[ResultT]:
     """``here(shares[0])`` in this process while ``there(share)`` runs for every other share in
     a forked child (:class:`ForkedCall`), all at once; the results in the shares' order. A
     child that cannot be forked (no memory, a process limit) or dies without an answer has its
     share run ``here`` after all; an exception raised in one is raised here, and the other
-    children are ended."""
+    children are ended.
+
+    Work that answers a Ctrl-C with what it did so far says how its result shows one
+    (``stopped``) and what a share given up is worth (``given_up``): a Ctrl-C that stopped
+    ``here``, or came while this process waits, is then passed on to the children
+    (:meth:`ForkedCall.interrupt`), which answer at their next check instead of ending the work
+    under way (a hand's search takes up to a minute); a child lost after it is
+    ``given_up(share)``, not solved here. Without ``stopped`` a Ctrl-C while waiting is raised
+    and the children are ended."""
     children: list[ForkedCall | None] = []
+    interrupted = False
+
+    def interrupt_all() -> None:
+        nonlocal interrupted
+        interrupted = True
+        for child in children:
+            if child is not None:
+                child.interrupt()
+
+    def answer_of(child: ForkedCall) -> ResultT:
+        while True:
+            try:
+                return child.result()  # type: ignore[no-any-return]
+            except KeyboardInterrupt:
+                if stopped is None:
+                    raise
+                interrupt_all()
+
     try:
         for share in shares[1:]:
             try:
@@ -496,13 +549,18 @@ def run_shared(
             except OSError:
                 children.append(None)
         results = [here(shares[0])]
+        if stopped is not None and stopped(results[0]):
+            interrupt_all()
         for child, share in zip(children, shares[1:], strict=True):
             try:
                 if child is None:
                     raise WorkerLost("not forked")
-                results.append(child.result())
+                results.append(answer_of(child))
             except WorkerLost:  # (killed, out of memory: this process does it)
-                results.append(here(share))
+                if interrupted and given_up is not None:
+                    results.append(given_up(share))
+                else:
+                    results.append(here(share))
         return results
     finally:
         for child in children:

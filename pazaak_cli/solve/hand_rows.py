@@ -97,7 +97,8 @@ def solve_dealt(
     (:class:`~pazaak_cli.runtime.executors.SharedDeal`). The copies start at once, even from an
     empty memo: the first two hands in parallel halve the wait for the least sample, where solving
     one first so that the copy inherits its positions measured no faster (docs/benchmarks.md,
-    "Answers within a time budget"). Ctrl-C here leaves the copies only the hand each holds.
+    "Answers within a time budget"). Ctrl-C here (or the engine's stop) is passed on to the
+    copies, whose searches stop as this one's does: each answers with the hands it finished.
     ``contiguous``: each process takes one run of neighbouring hands instead (neighbouring in
     the prior's order, whatever order ``indices`` come in: they share the most positions, the
     fastest way to solve every hand), each run in the order given (a sample's draws: cut short
@@ -120,7 +121,7 @@ def solve_dealt(
             index: at for at in range(len(cuts) - 1) for index in ordered[cuts[at] : cuts[at + 1]]
         }
         runs = [[index for index in indices if block[index] == at] for at in range(len(cuts) - 1)]
-        parts += run_shared(runs, here, there)
+        parts += run_shared(runs, here, there, stopped=_was_stopped, given_up=_none_solved)
     else:
         deal = SharedDeal(len(indices))
 
@@ -131,13 +132,28 @@ def solve_dealt(
             return part
 
         try:
-            parts += run_shared([_Dealt(indices, deal)] * processes, here_first, there)
+            parts += run_shared(
+                [_Dealt(indices, deal)] * processes,
+                here_first,
+                there,
+                stopped=_was_stopped,
+                given_up=_none_solved,
+            )
         finally:
             deal.close()
     rows: dict[int, MoveRow] = {}
     for part in parts:
         rows.update(part.rows)
     return HandsSolved(rows, any(part.interrupted for part in parts))
+
+
+def _was_stopped(part: HandsSolved) -> bool:
+    return part.interrupted
+
+
+def _none_solved(share: Iterable[int]) -> HandsSolved:
+    """A copy's share once it was stopped and ended without an answer: no hand of it."""
+    return HandsSolved({}, True)
 
 
 def balanced_split(indices: Sequence[int], weigh: Callable[[Sequence[int]], float]) -> int:
