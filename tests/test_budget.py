@@ -9,8 +9,10 @@ commands' --time, --seed and --hands, and refinement in follow and play.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
+import shlex
 import time
 from pathlib import Path
 from typing import Any
@@ -19,8 +21,10 @@ import pytest
 from click.testing import CliRunner
 
 from pazaak_cli.cli import main
+from pazaak_cli.commands.advise_cmd import prepare_hint
+from pazaak_cli.commands.prepare_cmd import prepare_command
 from pazaak_cli.engine.cards import parse_cards
-from pazaak_cli.engine.decks import sample_deck
+from pazaak_cli.engine.decks import load_deck, sample_deck
 from pazaak_cli.engine.notation import parse_table
 from pazaak_cli.engine.position_builder import Question, build_question
 from pazaak_cli.engine.rules import parse_ruleset
@@ -37,7 +41,7 @@ from pazaak_cli.solve.hand_rows import (
     solve_dealt,
 )
 from pazaak_cli.solve.match_advice import MatchHands, clear_shared_solvers
-from pazaak_cli.solve.models import Objective
+from pazaak_cli.solve.models import KOTOR, Objective
 from pazaak_cli.solve.sampling import HandDraws, estimate, student_t_cdf, student_t_quantile
 from pazaak_cli.solve.solver import hand_processes
 from pazaak_cli.solve.time_budget import TimeBudget
@@ -271,6 +275,43 @@ def test_the_match_answer_when_a_sample_fits_the_budget_else_the_set_with_why() 
     objective, note = budgeted_objective(replay(large, "kotor2-average"), 2.0)
     assert objective == "set"
     assert note is not None and "beyond the 2 s budget" in note
+
+
+def test_past_the_budget_the_note_names_the_preparation_that_leaves_only_the_set() -> None:
+    """Where the match answer does not fit, the note names the command that solves its later
+    sets ahead (against an optimal opponent only: the preparation solves no rule's sets)."""
+    large = question("6", "+1 -2 ±3 +4", "", 4, rules="kotor2")
+    hint = "pazaak prepare -r kotor2 --deck YOUR-DECK --opp-deck kotor2-average"
+    asks = budgeted.ADVISE_ASKS._replace(prepare=hint)
+    asked = dataclasses.replace(replay(large, "kotor2-average"), asks=asks)
+    objective, note = budgeted_objective(asked, 2.0)
+    assert objective == "set" and note is not None
+    assert note.endswith(
+        f"`{hint}` solves the later sets of your deck against this one ahead, "
+        "once (minutes); the match answer then has only this set left to solve."
+    )
+    _, unasked = budgeted_objective(replay(large, "kotor2-average"), 2.0)
+    assert unasked is not None and "prepare" not in unasked
+    _, rule = budgeted_objective(dataclasses.replace(asked, model=KOTOR), 2.0)
+    assert "prepare" not in (rule or "")
+
+
+def test_the_preparation_named_is_a_command_that_prepare_reads(tmp_path: Path) -> None:
+    kotor1, kotor2 = parse_ruleset("kotor1"), parse_ruleset("kotor2")
+    assert (
+        prepare_hint(kotor1, sample_deck("kotor1-average"), 0)
+        == "pazaak prepare --deck YOUR-DECK --opp-deck kotor1-average"
+    )
+    mine = tmp_path / "my deck.txt"
+    mine.write_text("±1 ±2 +3 +4 +5 +6 ±5 -6 ±4 D\n", encoding="utf-8")
+    hint = prepare_hint(kotor2, load_deck(str(mine), kotor2), 1)
+    assert hint == f"pazaak prepare -r kotor2 --deck YOUR-DECK --opp-deck '{mine}' --player 2"
+    words = shlex.split(hint.replace("YOUR-DECK", "kotor2-average"))
+    assert words[:2] == ["pazaak", "prepare"]
+    with prepare_command.make_context("prepare", words[2:]) as context:  # (read, not run)
+        params = context.params
+    assert params["ruleset"] == kotor2 and params["player"] == "2"
+    assert params["opp_deck"].load(kotor2).cards == load_deck(str(mine), kotor2).cards
 
 
 # The commands ---------------------------------------------------------------------------------

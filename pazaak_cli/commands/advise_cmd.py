@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import shlex
 import sys
 import time
 
@@ -29,16 +30,14 @@ from pazaak_cli.commands.position_options import (
     sets_option,
 )
 from pazaak_cli.engine.cards import Card
-from pazaak_cli.engine.decks import SideDeck, default_deck
+from pazaak_cli.engine.decks import SAMPLE_PREFIX, SideDeck, default_deck
 from pazaak_cli.engine.errors import PazaakError
 from pazaak_cli.engine.game import TableCard
 from pazaak_cli.engine.notation import parse_position, parse_table
 from pazaak_cli.engine.position_builder import Question, build_question, question_from_state
 from pazaak_cli.engine.rules import DEFAULT_RULESET, MainDeck, Ruleset, parse_ruleset
 from pazaak_cli.solve.answers import AnswerRequest, answer
-from pazaak_cli.solve.budgeted import (
-    DEFAULT_SECONDS,
-)
+from pazaak_cli.solve.budgeted import ADVISE_ASKS, DEFAULT_SECONDS
 from pazaak_cli.solve.models import objective_named, opponent_model
 from pazaak_cli.solve.time_budget import TimeBudget
 from pazaak_cli.terminal.advice_table import render_advice
@@ -170,8 +169,11 @@ def advise_command(
     state = question.state
     other = state.sides[1 - state.turn]
     prior = None
+    asks = ADVISE_ASKS
     if not other.hand_known:  # (a standing opponent's hand still plays the later sets)
-        prior = (opp_deck or default_deck(state.ruleset)).cards
+        deck = opp_deck or default_deck(state.ruleset)
+        prior = deck.cards
+        asks = asks._replace(prepare=prepare_hint(state.ruleset, deck, state.turn))
     seconds = budget_seconds(
         time_budget,
         default=DEFAULT_SECONDS if sys.stdout.isatty() else None,
@@ -188,6 +190,7 @@ def advise_command(
         seed=str(sample_seed),
         hands=sample_hands,
         exact=exact,
+        asks=asks,
         progress=progress.update,
         positions=progress.positions,
         hand_progress=progress.budget,
@@ -216,6 +219,20 @@ def advise_command(
         return
     lines = [_position_line(question), render_advice(advice, note=note), *found.notes]
     click.echo(wrap_lines("\n".join(lines)))
+
+
+def prepare_hint(rules: Ruleset, opponent_deck: SideDeck, seat: int) -> str:
+    """The ``pazaak prepare`` command for the player in ``seat`` (0 or 1) against
+    ``opponent_deck`` under ``rules``, the player's own deck left for them to name."""
+    words = ["pazaak", "prepare"]
+    if rules.spec != DEFAULT_RULESET:
+        words += ["-r", rules.spec]
+    source = opponent_deck.source
+    deck = source[len(SAMPLE_PREFIX) :] if source.startswith(SAMPLE_PREFIX) else source
+    words += ["--deck", "YOUR-DECK", "--opp-deck", deck]
+    if seat == 1:
+        words += ["--player", "2"]
+    return shlex.join(words)
 
 
 def _question(

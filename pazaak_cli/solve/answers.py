@@ -182,9 +182,15 @@ def budgeted_objective(request: AnswerRequest, seconds: float) -> tuple[Objectiv
             f"for this set only instead{ask}."
         )
     who = "one hand" if len(possible) == 1 else f"{len(sample)} of the opponent's hands"
+    ahead = ""
+    if asks.prepare and len(possible) > 1 and request.model.rule is None:
+        ahead = (
+            f" `{asks.prepare}` solves the later sets of your deck against this one ahead, once "
+            "(minutes); the match answer then has only this set left to solve."
+        )
     return Objective.SET, (
         f"The match answer would take about {foreseen:.0f} s for {who}, beyond the "
-        f"{seconds:g} s budget: the best move for this set only instead{ask}."
+        f"{seconds:g} s budget: the best move for this set only instead{ask}.{ahead}"
     )
 
 

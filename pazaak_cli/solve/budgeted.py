@@ -121,6 +121,10 @@ class Asks(NamedTuple):
     again: str | None = None
     """What asks the same question again to refine its answer (``None``: a command asked once,
     whose notes say how to get the same answer again instead)."""
+    prepare: str | None = None
+    """The command that solves ahead the later sets of the player's deck against the hidden
+    hand's (``pazaak prepare ...``), after which a match answer has only its set in progress to
+    solve (``None``: not offered)."""
 
 
 ADVISE_ASKS = Asks("--time for more time", "--objective match", "--time 0", "--exact")
