@@ -205,6 +205,20 @@ def test_hands_full_of_plus_cards_and_doubles_agree_with_the_reference() -> None
     )
 
 
+@pytest.mark.parametrize(
+    ("table", "hand", "opp_table", "opp_hand"),
+    [("10 6", "+5 +4 D +1", "10 5", "+2 -1"), ("9 7", "+6 +5 -2", "10 4", "+4")],
+)
+def test_my_dead_cards_leave_the_keys_and_the_reply_agrees_with_the_reference(
+    table: str, hand: str, opp_table: str, opp_hand: str
+) -> None:
+    """My plus cards and Double that can only bust from here on are keyed away
+    (solver.LiveHands, for the maximising seat only: the rule's hand is its input); the
+    reference plays the whole hand."""
+    question = question_of("kotor2/main-deck=infinite", table, hand, opp_table, opp_hand)
+    assert_agrees(question, kotor_advice(question))
+
+
 def check_random_positions(
     spec: str,
     *,

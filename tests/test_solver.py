@@ -31,7 +31,7 @@ from pazaak_cli.engine.game import (
 )
 from pazaak_cli.engine.notation import parse_table
 from pazaak_cli.engine.position_builder import PositionError, Question, build_question
-from pazaak_cli.engine.rules import KOTOR2, parse_ruleset
+from pazaak_cli.engine.rules import KOTOR1, KOTOR2, parse_ruleset
 from pazaak_cli.runtime import executors
 from pazaak_cli.solve import solver as set_solver
 from pazaak_cli.solve.advice import advise, solve_question
@@ -44,7 +44,7 @@ from pazaak_cli.solve.answer_types import (
     SolverTooLarge,
 )
 from pazaak_cli.solve.hidden_hands import played_cards, played_posterior, possible_hands
-from pazaak_cli.solve.solver import SetSolver, playing_side
+from pazaak_cli.solve.solver import SetSolver, dead_card_steps, playing_side
 
 INF = "kotor2/main-deck=infinite"
 _SOLVER: dict[str, SetSolver] = {}
@@ -726,3 +726,23 @@ def test_dropping_the_dominated_stands_changes_no_value(
     assert max(_stands_per_list(pruned)) == 1  # one stand at most a list: the best
     assert max(_stands_per_list(every)) > 1
     assert pruned.solved <= every.solved
+
+
+def test_the_cards_a_side_can_no_longer_play_leave_its_key() -> None:
+    """A plus card (a Double) is dead once even the side's minus cards cannot bring it back
+    within the target after a draw; flips keep every card (dead_card_steps)."""
+    cards = parse_cards
+    assert dead_card_steps(cards("+1 +5"), 20) == [(15, cards("+1")), (19, ())]
+    assert dead_card_steps(cards("+5 -2"), 20) == [(17, cards("-2"))]
+    assert dead_card_steps(cards("D ±3"), 20) == [(22, cards("±3"))]
+    assert dead_card_steps(cards("T ±1/2 -6"), 20) == []
+    assert dead_card_steps(cards("+5 F2/4"), 20) == []
+    for native in (False, True):
+        solver = SetSolver(KOTOR1, fixed_draws=FULL_DECK, native=native)
+        full, left = solver.hands.intern(cards("+1 +5")), solver.hands.intern(cards("+1"))
+        assert solver.side_id((15, 0, full, 0, 0, False)) == solver.side_id(
+            (15, 0, left, 0, 0, False)
+        )
+        assert solver.side_id((14, 0, full, 0, 0, False)) != solver.side_id(
+            (14, 0, left, 0, 0, False)
+        )

@@ -465,6 +465,25 @@ def test_positions_after_a_played_card_agree_with_the_reference(name: str) -> No
     assert all(key[0] is None for key in moves)  # no second hand card in one turn
 
 
+DEAD_CARD_POSITIONS = {
+    # plus cards and Doubles that can no longer be played without busting leave the solver's
+    # keys (solver.dead_card_steps): the values must be the rules' own
+    "both hold plus cards past 14": (INF, "9 6", "+5 +1", "10 5", "+4 +2"),
+    "a minus card keeps a plus card alive": (INF, "9 7", "+5 -3", "10 6", "+6 +1"),
+    "Doubles past 18": (INF, "10 8", "D +1", "9 7", "+3 D"),
+    "kotor1 starter cards at 16": ("kotor1/main-deck=infinite", "9 7", "+2 +3", "10 6", "+4 +5"),
+    "a Tiebreaker is never dead": (INF, "10 7", "T +3", "10 6", "T +4"),
+    "a finite deck, drawn exactly": ("kotor1", "10 6", "+4 +1", "10 5", "+5 +3"),
+}
+
+
+@pytest.mark.parametrize("name", list(DEAD_CARD_POSITIONS))
+def test_positions_with_dead_cards_agree_with_the_reference(name: str) -> None:
+    question = ask(*DEAD_CARD_POSITIONS[name])
+    moves = check_question(question, options_for(question))
+    assert nontrivial(moves)
+
+
 def seen_all_but(spec: str, table: str, opp_table: str, left: Sequence[int]) -> str:
     """--seen for a deck of which only ``left`` (and the cards on the tables) are out of the
     earlier sets: every other card was seen."""

@@ -60,6 +60,12 @@ typedef struct {
     int every_stand; /* keep every stand in the lists (the tests' check that dropping changes
                         no value) */
     Hands hands;
+    /* per hand: from which totals more of its cards are dead (SetSolver._alive, add_alive),
+     * pairs (least total, hand id left) at alive[2 * alive_at[hand]], alive_len[hand] of them */
+    int nalive_hands, capalive_hands;
+    int *alive_at, *alive_len;
+    int *alive;
+    int nalive, capalive;
     /* sides: a standing one is (total, tiebreak), a playing one all of Playing */
     int nsides, capsides;
     char *standing;
@@ -87,7 +93,7 @@ static void core_dealloc(Core *self) {
     PyObject_GC_UnTrack(self);
     core_clear(self);
     FREE_ALL(self->standing, self->total, self->tiebreak, self->cards, self->hand, self->f24,
-             self->f36, self->after);
+             self->f36, self->after, self->alive_at, self->alive_len, self->alive);
     hands_free(&self->hands);
     idmap_free(&self->side_ids);
     idmap_free(&self->placed_ids);
@@ -123,9 +129,22 @@ static inline uint64_t side_key(int standing, const Playing *side) {
            (uint64_t)(side->tiebreak != 0) << 8;
 }
 
-/* The id of a side (a standing one reads only total and tiebreak), interned if new. -1: an
- * exception is set. */
-static int intern_side(Core *self, int standing, const Playing *side) {
+/* The hand a playing side on `total` holding `hand` keeps in its key: the cards it can still
+ * play without busting (SetSolver._without_dead_cards). */
+static inline int alive_hand(const Core *self, int hand, int total) {
+    if (hand >= self->nalive_hands) return hand;
+    const int *steps = &self->alive[2 * self->alive_at[hand]];
+    int left = hand;
+    for (int i = 0; i < self->alive_len[hand] && total >= steps[2 * i]; i++) left = steps[2 * i + 1];
+    return left;
+}
+
+/* The id of a side (a standing one reads only total and tiebreak; a playing one holds only its
+ * live cards), interned if new. -1: an exception is set. */
+static int intern_side(Core *self, int standing, const Playing *given) {
+    Playing alive = *given;
+    if (!standing) alive.hand = alive_hand(self, given->hand, given->total);
+    const Playing *side = &alive;
     uint64_t key = side_key(standing, side);
     int found = idmap_get(&self->side_ids, key);
     if (found >= 0) return found;
@@ -290,6 +309,64 @@ PyDoc_STRVAR(core_add_hands_doc, "add_hands(hands): the next hands by id, each (
 static PyObject *core_add_hands(Core *self, PyObject *args) {
     if (hands_add(&self->hands, args, (int)MAX_ID) < 0) return NULL;
     Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(core_add_alive_doc, "add_alive(first, steps): for the hands from id first on (the next ones), each a sequence of (least total, id of the hand left) where more of its cards are dead, ascending");
+static PyObject *core_add_alive(Core *self, PyObject *args) {
+    int first;
+    PyObject *given;
+    if (!PyArg_ParseTuple(args, "iO", &first, &given)) return NULL;
+    if (first != self->nalive_hands)
+        return fail(PyExc_ValueError, "add_alive takes the hands in order, each once");
+    PyObject *seq = PySequence_Fast(given, "add_alive's steps must be a sequence");
+    if (!seq) return NULL;
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(seq);
+    if (first + count > self->hands.count)
+        return fail_releasing(seq, PyExc_ValueError, "add_alive names a hand not added");
+    int limit = first + (int)count, kept = self->nalive;
+    if (limit > self->capalive_hands) {
+        int cap = self->capalive_hands ? self->capalive_hands : 256;
+        while (cap < limit) cap *= 2;
+        if (grow((void **)&self->alive_at, cap, sizeof(int)) < 0 ||
+            grow((void **)&self->alive_len, cap, sizeof(int)) < 0) {
+            Py_DECREF(seq);
+            return PyErr_NoMemory();
+        }
+        self->capalive_hands = cap;
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        int hand = first + (int)i;
+        PyObject *steps = PySequence_Fast(PySequence_Fast_GET_ITEM(seq, i), "a hand's steps must be a sequence");
+        if (!steps) goto failed;
+        Py_ssize_t n = PySequence_Fast_GET_SIZE(steps);
+        if (room_for((void **)&self->alive, 2 * self->nalive, &self->capalive, 2 * n, sizeof(int)) < 0) {
+            Py_DECREF(steps);
+            goto failed;
+        }
+        self->alive_at[hand] = self->nalive;
+        self->alive_len[hand] = (int)n;
+        for (Py_ssize_t k = 0; k < n; k++) {
+            int *pair = &self->alive[2 * (self->nalive + k)];
+            if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(steps, k), "ii", &pair[0], &pair[1])) {
+                Py_DECREF(steps);
+                goto failed;
+            }
+            if (pair[1] < 0 || pair[1] >= self->hands.count || (k && pair[0] <= pair[-2])) {
+                Py_DECREF(steps);
+                PyErr_SetString(PyExc_ValueError, "a step names no hand, or the totals do not rise");
+                goto failed;
+            }
+        }
+        self->nalive += (int)n;
+        Py_DECREF(steps);
+    }
+    Py_DECREF(seq);
+    self->nalive_hands = limit;
+    Py_RETURN_NONE;
+failed:
+    self->nalive = kept;
+    Py_DECREF(seq);
+    return NULL;
 }
 
 PyDoc_STRVAR(core_intern_side_doc, "intern_side(side) -> side id: a standing (total, tiebreak) or a playing (total, cards, hand, f24, f36, tiebreak), as solver.py's compact sides");
@@ -570,7 +647,8 @@ static PyGetSetDef core_getset[] = {
 };
 
 static PyMethodDef core_methods[] = {
-    METHOD(add_hands, VARARGS), METHOD(intern_side, VARARGS), METHOD(side, VARARGS),
+    METHOD(add_hands, VARARGS), METHOD(add_alive, VARARGS), METHOD(intern_side, VARARGS),
+    METHOD(side, VARARGS),
     METHOD(candidates, VARARGS),
     METHOD(before_draw, VARARGS), METHOD(candidate_value, VARARGS),
     METHOD(reserve, VARARGS), METHOD(clear_memo, NOARGS), {NULL, NULL, 0, NULL},

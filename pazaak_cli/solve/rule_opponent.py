@@ -59,6 +59,7 @@ from pazaak_cli.solve.solver import (
     PLAIN,
     TIEBREAKER,
     HandFacts,
+    LiveHands,
     compact_side,
     hand_facts,
     label_turn_ends,
@@ -280,6 +281,13 @@ class Seat:
         self.lists: list[tuple[int, ...]] = []
         """The distinct lists of turn ends: equal lists share a number, so that the best
         choice among one is solved once."""
+        self._live = (
+            LiveHands(self.hands.__getitem__, self.hand, self.target)
+            if not over_match and order is None
+            else None
+        )
+        """Where set: a maximising side in a set, whose sides are keyed without the cards it
+        can no longer play (:class:`~pazaak_cli.solve.solver.LiveHands`)."""
 
     # -- hands -------------------------------------------------------------------------------------
 
@@ -322,6 +330,10 @@ class Seat:
     def side(self, side: CompactSide) -> int:
         """The id of ``side``, playing or ended (see the module's docstring)."""
         found = self.side_ids.get(side)
+        if found is None and self._live is not None and len(side) == 6:
+            alive = self._live.side(side)
+            if alive != side:
+                found = self.side_ids[side] = self.side(alive)
         if found is None:
             found = len(self.sides)
             self.side_ids[side] = found

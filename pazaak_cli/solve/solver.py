@@ -13,7 +13,8 @@ Design (why it is fast):
   :class:`_Side`), a standing side is reduced to ``(total, tiebreak)``, hands are interned as small
   integers, and the deck is a tuple of counts (or a constant for fixed probabilities).
 * Keys are canonical: a flip sum is kept only while its owner still holds that flip card, the
-  tiebreak flag only where the ruleset can use it, the hand as a sorted multiset. Positions that
+  tiebreak flag only where the ruleset can use it, the hand as a sorted multiset without the
+  cards that can no longer be played without busting (:func:`dead_card_steps`). Positions that
   differ only in what cannot matter share one memo entry.
 * Values are negamax pairs ``(equity, p_win)`` from the point of view of the player to move;
   the other side's view is ``(-equity, p_win - equity)``. One memo table serves every move of the
@@ -287,6 +288,72 @@ def place_flip(
     return (total, cards, hand, f24 if flip24 else 0, f36 if flip36 else 0, tiebreak)
 
 
+def dead_card_steps(cards: Sequence[Card], target: int) -> list[tuple[int, tuple[Card, ...]]]:
+    """From which totals a hand's plus cards and Double are dead, ascending: (the least total
+    at which some more are, the cards still alive there), for a side at the end of its turn
+    (the set solver's keys; a set's value only: later sets would still play them).
+
+    The side's total never drops below ``total - reach``, ``reach`` summing how far its minus,
+    ± and Tiebreaker cards can take it down; a card is played after a draw (at least 1), so a
+    ``+k`` card can only be played onto ``total - reach + 1 + k`` or more, and a Double, which
+    copies the draw it follows, onto ``total - reach + 2`` or more. Past the target that card
+    busts wherever it is played: the side's plays with it are all losses, never better than
+    any other way to end the turn, so its positions are worth those of the hand without it.
+    A flip card can take a total down by more than its cards say: a hand holding one keeps
+    every card."""
+    if any(card.kind in (CardKind.FLIP_2_4, CardKind.FLIP_3_6) for card in cards):
+        return []
+    reach = sum(max(0, -min(card.values)) for card in cards if card.kind is not CardKind.DOUBLE)
+    dies: dict[int, list[int]] = {}  # the least total where it is dead -> the cards' places
+    for place, card in enumerate(cards):
+        if card.kind is CardKind.DOUBLE:
+            least = 2
+        elif min(card.values) > 0:
+            least = 1 + min(card.values)
+        else:
+            continue
+        dies.setdefault(target + reach - least + 1, []).append(place)
+    steps: list[tuple[int, tuple[Card, ...]]] = []
+    dead: set[int] = set()
+    for total in sorted(dies):
+        dead.update(dies[total])
+        steps.append((total, tuple(card for at, card in enumerate(cards) if at not in dead)))
+    return steps
+
+
+class LiveHands:
+    """Per hand id, the hand a set's keys keep for a side on each total: its cards less those
+    dead there (:func:`dead_card_steps`). For a maximising side in a set only: later sets, and
+    a rule that reads its hand, would still see them."""
+
+    def __init__(
+        self,
+        cards_of: Callable[[int], Sequence[Card]],
+        intern: Callable[[Sequence[Card]], int],
+        target: int,
+    ) -> None:
+        self._cards_of, self._intern, self._target = cards_of, intern, target
+        self._steps: list[tuple[tuple[int, int], ...]] = []
+
+    def steps(self, hid: int) -> tuple[tuple[int, int], ...]:
+        """(least total, hand id left) where more of hand ``hid``'s cards are dead, ascending
+        (made for it and every hand id before it)."""
+        while len(self._steps) <= hid:
+            made = dead_card_steps(self._cards_of(len(self._steps)), self._target)
+            self._steps.append(tuple((total, self._intern(left)) for total, left in made))
+        return self._steps[hid]
+
+    def side(self, side: _Playing) -> _Playing:
+        """``side`` holding only the cards it can still play without busting."""
+        total, hid = side[0], side[2]
+        left = hid
+        for least, alive in self.steps(hid):
+            if total < least:
+                break
+            left = alive
+        return side if left == hid else (total, side[1], left, side[3], side[4], side[5])
+
+
 def compact_side(ruleset: Ruleset, side: Side, hand: int, facts: HandFacts) -> _Playing:
     """The compact form of an engine side still playing, holding interned ``hand`` (whose
     :data:`HandFacts` are ``facts``): the one conversion both set solvers start from."""
@@ -436,6 +503,8 @@ class SetSolver:
         """Candidate list id by the side after the draw (with the draw, for a Double)."""
         self._double_in: dict[int, bool] = {}
         """Per hand id: whether it holds a Double."""
+        self._live = LiveHands(self.hands.cards.__getitem__, self.hands.intern, self._target)
+        """The hand each side keeps in its key (without its dead cards)."""
         self._candidates: list[tuple[int, ...]] = []
         self._uniques: list[tuple[int, ...]] = []
         """Per candidate list: the codes it was found by, before :meth:`_undominated` (its key
@@ -538,11 +607,13 @@ class SetSolver:
 
     def _push_hands(self) -> None:
         """Hand the C core the hands interned since (it builds the candidate lists from their
-        plays)."""
+        plays), and where their cards die (it keys its sides without them)."""
         start = self._hands_pushed
         if start < len(self.hands.cards):
+            count = len(self.hands.cards)
             self._core.add_hands(self.hands.described(start))
-            self._hands_pushed = len(self.hands.cards)
+            self._core.add_alive(start, [self._live.steps(hid) for hid in range(start, count)])
+            self._hands_pushed = count
 
     # -- interning ------------------------------------------------------------------------------
 
@@ -557,10 +628,14 @@ class SetSolver:
                 except OverflowError as error:
                     raise SolverTooLarge(str(error)) from None
                 return found
-            found = len(self._sides)
+            key = side if len(side) == 2 else self._live.side(side)
+            found = self._side_ids.get(key)
+            if found is None:
+                found = len(self._sides)
+                self._side_ids[key] = found
+                self._sides.append(key)
+                self._standing.append(len(key) == 2)
             self._side_ids[side] = found
-            self._sides.append(side)
-            self._standing.append(len(side) == 2)
         return found
 
     def deck_id(self, deck: _Deck) -> int:
