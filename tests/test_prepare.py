@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import pytest
@@ -14,6 +15,7 @@ from pazaak_cli.engine.decks import load_deck
 from pazaak_cli.engine.rules import parse_ruleset
 from pazaak_cli.runtime import executors
 from pazaak_cli.solve import match_advice
+from pazaak_cli.solve.hidden_hands import possible_hands
 from pazaak_cli.solve.match_advice import clear_shared_solvers, prepare_deck_pair
 
 RULES = f"kotor1/{TINY}"
@@ -108,6 +110,41 @@ def test_a_stopped_preparation_keeps_what_it_solved(monkeypatch: pytest.MonkeyPa
     assert 0 < prepared.solved < prepared.states
     clear_shared_solvers()
     assert prepare_deck_pair(rules, mine, theirs).solved == 0
+
+
+@pytest.mark.skipif(not executors.fork_available(), reason="no fork on this system")
+def test_a_stopped_preparation_keeps_the_forked_copys_work_too(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """In two processes the Ctrl-C reaches the copy solving the second half of my hands: its
+    values come back and are saved with these (they were lost with the copy)."""
+    monkeypatch.setenv("PAZAAK_SOLVER_PROCESSES", "2")
+    rules = parse_ruleset(RULES)
+    mine, theirs = load_deck("kotor1-starter").cards, load_deck("kotor1-average").cards
+    my_hands = [hand for hand, _ in possible_hands(mine, rules.hand_size)]
+    their_hands = [hand for hand, _ in possible_hands(theirs, rules.hand_size)]
+    copys_first = my_hands[-(-len(my_hands) // 2)]  # (the copy's first hand: its alone)
+    split = match_advice._prepare_split
+    started: list[bool] = []
+
+    def recorded_split(solver: Any, *args: Any) -> None:
+        started.append(True)
+        split(solver, *args)
+
+    def stop_after_the_third(done: int, total: int) -> None:
+        if done >= 6:  # (the count goes by two: the third of this process's hands)
+            time.sleep(0.5)  # (the copy is well into its share)
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(match_advice, "_prepare_split", recorded_split)
+    with pytest.raises(KeyboardInterrupt):
+        prepare_deck_pair(rules, mine, theirs, progress=stop_after_the_third)
+    assert started
+    clear_shared_solvers()  # (what is known now comes from the disk)
+    solver = match_advice.shared_match_solver(rules)
+    missing, states = solver.unsolved((0, 0), ([copys_first], their_hands))
+    assert states > 0 and missing == 0
+    assert solver.unsolved((0, 0), (my_hands, their_hands))[0] > 0  # (stopped before the end)
 
 
 def test_prepare_refuses_what_the_cache_cannot_keep(monkeypatch: pytest.MonkeyPatch) -> None:

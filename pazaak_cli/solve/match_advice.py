@@ -836,7 +836,9 @@ def _prepare_split(
     second in a forked copy (neighbouring hands share the most sub-hands), each sizing its
     runs for two processes' tables and not forking again. The copy's values, shares and moves
     come back by cards (:meth:`~MatchSolver.work_since`); a state both solved must have the
-    same bits (the values are order-free), so the values are the one-process run's."""
+    same bits (the values are order-free), so the values are the one-process run's. Ctrl-C
+    stops both: the copy's work so far comes back too (then Ctrl-C is raised here, and the
+    caller saves it all)."""
     half = -(-len(mine) // 2)
     before = solver.entry_keys()
 
@@ -844,22 +846,37 @@ def _prepare_split(
         if progress is not None:
             progress(min(2 * done, len(mine)), len(mine))
 
-    def here(share: Sequence[tuple[Card, ...]]) -> SolvedWork | None:
-        _prepare_hands(solver, share, theirs, seat, told, processes=2)
-        return None
+    def here(share: Sequence[tuple[Card, ...]]) -> tuple[SolvedWork | None, bool]:
+        try:
+            _prepare_hands(solver, share, theirs, seat, told, processes=2)
+        except KeyboardInterrupt:
+            return None, True
+        return None, False
 
-    def there(share: Sequence[tuple[Card, ...]]) -> SolvedWork | None:
-        _prepare_hands(solver, share, theirs, seat, None, processes=2, saving=False)
-        return solver.work_since(before)
+    def there(share: Sequence[tuple[Card, ...]]) -> tuple[SolvedWork | None, bool]:
+        stopped = False
+        try:
+            _prepare_hands(solver, share, theirs, seat, None, processes=2, saving=False)
+        except KeyboardInterrupt:  # (passed on from here: the values solved so far are final)
+            stopped = True
+        return solver.work_since(before), stopped
 
     kept, solver.processes = solver.processes, 1  # (each of the two in one process)
     try:
-        works = run_shared([mine[:half], mine[half:]], here, there)
+        works = run_shared(
+            [mine[:half], mine[half:]],
+            here,
+            there,
+            stopped=lambda part: part[1],
+            given_up=lambda share: (None, True),
+        )
     finally:
         solver.processes = kept
-    for work in works[1:]:
-        if work is not None:  # (None: the copy was lost and its share was solved here)
+    for work, _ in works[1:]:
+        if work is not None:  # (None: the copy was lost, and its share solved here or given up)
             solver.take_work(work)
+    if any(stopped for _, stopped in works):
+        raise KeyboardInterrupt
     if progress is not None:
         progress(len(mine), len(mine))
 
