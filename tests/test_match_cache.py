@@ -63,6 +63,21 @@ def test_a_later_process_finds_the_match_states_solved() -> None:
     assert [r.match_win for r in fresh.results] == pytest.approx(first, abs=1e-12)
 
 
+def test_an_answer_stopped_by_ctrl_c_keeps_what_it_solved() -> None:
+    """The later sets solved before a Ctrl-C are saved: the next question goes on from them."""
+
+    def stop(done: int, total: int) -> None:
+        raise KeyboardInterrupt  # (told after the first hand's row: its later sets are solved)
+
+    with pytest.raises(KeyboardInterrupt):
+        solve_match_question(question(), SolveOptions(objective="match", progress=stop))
+    assert json.loads(the_file().read_text(encoding="utf-8"))["entries"]
+    clear_shared_solvers()  # (a new process)
+    solver = shared_match_solver(parse_ruleset(SPEC))
+    answer()
+    assert solver.fixed_point_solves == 0  # (nothing solved again)
+
+
 def document(solver: object = 1, ruleset: str | None = None, entries: object = ()) -> str:
     """A cache document, each field as given."""
     body = {"format": "pazaak-match-cache", "solver": solver, "ruleset": ruleset or SPEC}

@@ -368,7 +368,7 @@ def _solve_match(
             rows = _every_hand(hands, partial(hands.row, with_odds=True), None)
     finally:
         hands.release()
-    hands.save()
+        hands.save()  # (also where Ctrl-C stopped it: the values kept are final)
     return _averaged(rows, hands)
 
 
@@ -648,15 +648,14 @@ class MatchHands(_MatchHands):
     ) -> HandsSolved:
         """The hands ``indices`` solved by ``solve`` (:class:`HandRows`' ``batch``): their later
         sets first, together (:meth:`prepare`); then the dense tables freed, and what was
-        solved saved unless Ctrl-C stopped it."""
+        solved saved, also where Ctrl-C stopped it (the values kept are final: the next
+        question goes on from them, as a stopped ``pazaak prepare`` does)."""
         try:
             self.prepare(indices)
-            done = solve(indices)
+            return solve(indices)
         finally:
             self.release(keep=True)
-        if not done.interrupted:
             self.save()
-        return done
 
     def release(self, *, keep: bool = False) -> None:
         """Free the dense tables; ``keep``: more hands may still be asked for (else the solver's
