@@ -733,8 +733,10 @@ def test_the_cards_a_side_can_no_longer_play_leave_its_key() -> None:
     within the target after a draw; flips keep every card (dead_card_steps)."""
     cards = parse_cards
     assert dead_card_steps(cards("+1 +5"), 20) == [(15, cards("+1")), (19, ())]
-    assert dead_card_steps(cards("+5 -2"), 20) == [(17, cards("-2"))]
-    assert dead_card_steps(cards("D ±3"), 20) == [(22, cards("±3"))]
+    # (a minus card is played after its turn's draw: -2 takes a total down by 1 at most)
+    assert dead_card_steps(cards("+5 -2"), 20) == [(16, cards("-2"))]
+    assert dead_card_steps(cards("+5 -1 T"), 20) == [(15, cards("-1 T"))]
+    assert dead_card_steps(cards("D ±3"), 20) == [(21, cards("±3"))]
     assert dead_card_steps(cards("T ±1/2 -6"), 20) == []
     assert dead_card_steps(cards("+5 F2/4"), 20) == []
     for native in (False, True):

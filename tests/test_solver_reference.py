@@ -470,6 +470,9 @@ DEAD_CARD_POSITIONS = {
     # keys (solver.dead_card_steps): the values must be the rules' own
     "both hold plus cards past 14": (INF, "9 6", "+5 +1", "10 5", "+4 +2"),
     "a minus card keeps a plus card alive": (INF, "9 7", "+5 -3", "10 6", "+6 +1"),
+    # each minus card's turn draws first: -4 and -2 take 13 down by 4 at most, so the +5 lives
+    # (one more counted off kills it: this position's answer then changes)
+    "a plus card alive through two minus cards' turns": (INF, "10 3", "+5 -4 -2", "10 10", None),
     "Doubles past 18": (INF, "10 8", "D +1", "9 7", "+3 D"),
     "kotor1 starter cards at 16": ("kotor1/main-deck=infinite", "9 7", "+2 +3", "10 6", "+4 +5"),
     "a Tiebreaker is never dead": (INF, "10 7", "T +3", "10 6", "T +4"),

@@ -293,17 +293,18 @@ def dead_card_steps(cards: Sequence[Card], target: int) -> list[tuple[int, tuple
     at which some more are, the cards still alive there), for a side at the end of its turn
     (the set solver's keys; a set's value only: later sets would still play them).
 
-    The side's total never drops below ``total - reach``, ``reach`` summing how far its minus,
-    ± and Tiebreaker cards can take it down; a card is played after a draw (at least 1), so a
-    ``+k`` card can only be played onto ``total - reach + 1 + k`` or more, and a Double, which
-    copies the draw it follows, onto ``total - reach + 2`` or more. Past the target that card
-    busts wherever it is played: the side's plays with it are all losses, never better than
-    any other way to end the turn, so its positions are worth those of the hand without it.
-    A flip card can take a total down by more than its cards say: a hand holding one keeps
-    every card."""
+    A turn draws first (at least 1) and plays one hand card at most, so a minus, ± or
+    Tiebreaker card that can take the total down by ``r`` takes it down by ``r - 1`` at most
+    over its turn, and the total at the start of a later turn is at least ``total - reach``,
+    ``reach`` summing those ``r - 1``. A ``+k`` card can then only be played onto ``total -
+    reach + 1 + k`` or more, and a Double, which copies the draw it follows, onto ``total -
+    reach + 2`` or more. Past the target that card busts wherever it is played: the side's
+    plays with it are all losses, never better than any other way to end the turn, so its
+    positions are worth those of the hand without it. A flip card can take a total down by more
+    than its cards say: a hand holding one keeps every card."""
     if any(card.kind in (CardKind.FLIP_2_4, CardKind.FLIP_3_6) for card in cards):
         return []
-    reach = sum(max(0, -min(card.values)) for card in cards if card.kind is not CardKind.DOUBLE)
+    reach = sum(max(0, -min(card.values) - 1) for card in cards if card.kind is not CardKind.DOUBLE)
     dies: dict[int, list[int]] = {}  # the least total where it is dead -> the cards' places
     for place, card in enumerate(cards):
         if card.kind is CardKind.DOUBLE:
