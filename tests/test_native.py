@@ -92,3 +92,15 @@ def test_the_core_refuses_what_it_cannot_hold() -> None:
     with pytest.raises(IndexError):
         core.candidates(core.intern_side((15, False)), 3)  # (a standing side draws nothing)
     assert core.nsides == 1 and core.nlists == 0
+    core.add_hands([(False, False, 0, [], []), (False, False, 0, [(5, 0, 0)], [1])])
+    with pytest.raises(ValueError, match="in order"):
+        core.add_alive(1, [()])
+    with pytest.raises(ValueError, match="not added"):
+        core.add_alive(0, [(), (), ()])
+    with pytest.raises(ValueError, match="do not rise"):
+        core.add_alive(0, [(), ((15, 0), (15, 0))])
+    with pytest.raises(ValueError, match="names no hand"):
+        core.add_alive(0, [(), ((15, 7),)])
+    core.add_alive(0, [(), ((15, 0),)])  # (+5 is dead from 15 on: the hand left is hand 0)
+    assert core.side(core.intern_side((16, 0, 1, 0, 0, False))) == (16, 0, 0, 0, 0, False)
+    assert core.side(core.intern_side((14, 0, 1, 0, 0, False))) == (14, 0, 1, 0, 0, False)

@@ -60,7 +60,7 @@ typedef struct {
     int every_stand; /* keep every stand in the lists (the tests' check that dropping changes
                         no value) */
     Hands hands;
-    /* per hand: from which totals more of its cards are dead (SetSolver._alive, add_alive),
+    /* per hand: from which totals more of its cards are dead (solver.LiveHands, add_alive),
      * pairs (least total, hand id left) at alive[2 * alive_at[hand]], alive_len[hand] of them */
     int nalive_hands, capalive_hands;
     int *alive_at, *alive_len;
@@ -130,7 +130,7 @@ static inline uint64_t side_key(int standing, const Playing *side) {
 }
 
 /* The hand a playing side on `total` holding `hand` keeps in its key: the cards it can still
- * play without busting (SetSolver._without_dead_cards). */
+ * play without busting (solver.LiveHands.side). */
 static inline int alive_hand(const Core *self, int hand, int total) {
     if (hand >= self->nalive_hands) return hand;
     const int *steps = &self->alive[2 * self->alive_at[hand]];
