@@ -28,7 +28,7 @@ from pazaak_cli.engine.decks import load_deck, sample_deck
 from pazaak_cli.engine.notation import parse_table
 from pazaak_cli.engine.position_builder import Question, build_question
 from pazaak_cli.engine.rules import parse_ruleset
-from pazaak_cli.solve import budgeted
+from pazaak_cli.solve import budgeted, match_advice
 from pazaak_cli.solve.advice import solve_question
 from pazaak_cli.solve.answer_types import Advice, SolveOptions
 from pazaak_cli.solve.answers import AnswerRequest, answer, budgeted_objective
@@ -479,6 +479,24 @@ def test_a_match_answer_whose_rest_is_foreseen_to_fit_is_solved_as_the_exact_ave
     assert sorted(calls[0][0]) == list(range(refined.possible))
     exact = solve_question(asked, asking)
     assert [r.match_win for r in done.results] == [r.match_win for r in exact.results]
+
+
+def test_a_match_answers_later_sets_are_prepared_in_the_hands_order(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A sample asks for its hands in the order they were drawn; their later sets are prepared
+    in the hands' own order, whose runs of neighbours share the most sub-hands (in the draws'
+    order the generous budget's exact answer did 1.45 times the work: 85 s against 61 s)."""
+    clear_shared_solvers()
+    asked = question("10 3", "+2", "9 4", 2, rules=f"{INFINITE},sets-to-win=2", sets=(1, 0))
+    hands = MatchHands(asked, options("kotor1-average", "match"))
+    prepared: list[list[Any]] = []
+    monkeypatch.setattr(
+        match_advice, "_prepare_runs", lambda *args, **kwargs: prepared.append(list(args[4]))
+    )
+    every = list(range(len(hands.other_hands)))
+    hands.prepare(every[::-1])
+    assert prepared == [[hands.other_hands[index][0] for index in every]]
 
 
 def test_a_match_answers_rows_go_to_two_processes_only_once_their_later_sets_are_known() -> None:

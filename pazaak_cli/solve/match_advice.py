@@ -576,9 +576,11 @@ class MatchHands(_MatchHands):
 
     def prepare(self, indices: Sequence[int]) -> None:
         """Solve every score's match states of the hands ``indices`` before their sets in
-        progress (:func:`_prepare_runs`; a hand no run takes is left to its row)."""
+        progress (:func:`_prepare_runs`; a hand no run takes is left to its row), in the
+        hands' own order whatever order they are asked in (a sample's draws): its runs of
+        neighbouring hands share the most sub-hands."""
         state = self.question.state
-        theirs = [self.other_hands[i][0] for i in indices]
+        theirs = [self.other_hands[i][0] for i in sorted(indices)]
         _prepare_runs(self.solver, state.sets_won(), state.turn, self.my_hand, theirs)
 
     def run_cost(self, indices: Sequence[int]) -> int:
