@@ -243,6 +243,22 @@ def test_a_ctrl_c_while_waiting_is_passed_on_to_work_that_answers_it() -> None:
         timer.join()
         assert got == ["0", "1 stopped" + "." * 200_000, "2 -"]
         assert time.monotonic() - started < 10
+
+        # a second Ctrl-C while a copy does not stop: raised, the copies ended
+        def stubborn(share: int) -> str:
+            until = time.monotonic() + 15  # (bounded: a regression fails, it does not hang)
+            while time.monotonic() < until:
+                with contextlib.suppress(KeyboardInterrupt):
+                    time.sleep(until - time.monotonic())
+            return "done"
+
+        first, second = _ctrl_c_in(0.5), _ctrl_c_in(1.0)
+        started = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            run_shared([0, 1], str, stubborn, stopped=lambda _: False, given_up=str)
+        first.join()
+        second.join()
+        assert time.monotonic() - started < 10
         # without `stopped`, the Ctrl-C is raised and the copies ended
         timer = _ctrl_c_in(0.5)
         started = time.monotonic()

@@ -437,12 +437,11 @@ class ForkedCall:
                 signal.signal(INTERRUPT_SIGNAL, signal.default_int_handler)
                 signal.pthread_sigmask(signal.SIG_SETMASK, mask)
                 try:
-                    answer = function()
-                    signal.signal(INTERRUPT_SIGNAL, signal.SIG_IGN)  # (too late: answer)
-                    payload = pickle.dumps((True, answer))
+                    outcome = (True, function())
                 except Exception as error:  # (sent back: the parent raises it)
-                    signal.signal(INTERRUPT_SIGNAL, signal.SIG_IGN)
-                    payload = pickle.dumps((False, error))
+                    outcome = (False, error)
+                signal.signal(INTERRUPT_SIGNAL, signal.SIG_IGN)  # (too late: it goes back whole)
+                payload = pickle.dumps(outcome)
                 with os.fdopen(write, "wb") as pipe:
                     pipe.write(payload)
                 status = 0
@@ -521,8 +520,8 @@ def run_shared(
     ``here``, or came while this process waits, is then passed on to the children
     (:meth:`ForkedCall.interrupt`), which answer at their next check instead of ending the work
     under way (a hand's search takes up to a minute); a child lost after it is
-    ``given_up(share)``, not solved here. Without ``stopped`` a Ctrl-C while waiting is raised
-    and the children are ended."""
+    ``given_up(share)``, not solved here. A second Ctrl-C, or one while waiting without
+    ``stopped``, is raised and the children are ended."""
     children: list[ForkedCall | None] = []
     interrupted = False
 
@@ -538,7 +537,7 @@ def run_shared(
             try:
                 return child.result()  # type: ignore[no-any-return]
             except KeyboardInterrupt:
-                if stopped is None:
+                if stopped is None or interrupted:  # (asked twice: the user will not wait)
                     raise
                 interrupt_all()
 
