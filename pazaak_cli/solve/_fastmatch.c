@@ -190,14 +190,17 @@ typedef struct {
 typedef struct {
     int context, h0, h1, n0, n1;
     int p0, p1;    /* the sides of each hand ranked first: the playing ones (see before_index) */
+    int q0, q1;    /* the sides of each hand that may be about to draw: p0, p1 where the playing
+                      ones are ranked first, else all (n0, n1) */
     int lazy;      /* values made when first read (densify's lazy; see PAGE_SHIFT) */
     int l0, l1;    /* candidate lists of each hand (after-draw positions, as for the sides) */
+    size_t first;  /* where the after-draw positions begin: q0 n1 + q1 n0 */
     size_t nv;     /* before-draw positions, then after-draw ones */
     size_t cap;    /* the values v holds room for (nv, or more: a larger table's array kept) */
     double *v, *d;
     size_t dcap;          /* the slopes' array holds this many (it may be a larger group's) */
     unsigned char *dirty; /* a lazy table's pages written (see PAGE_SHIFT) */
-    unsigned char *pick;  /* a set in progress's after-draw positions (from 2 n0 n1 on): the end
+    unsigned char *pick;  /* a set in progress's after-draw positions (from `first` on): the end
                              of turn the odds take (see PICK_AMBIGUOUS), made when first
                              written; NULL: none */
     size_t filled;
@@ -278,6 +281,7 @@ typedef struct {
     int *list_local;  /* list_local[list]: its rank among the lists of the hand that drew */
     int *nlist_local; /* per hand: lists so far */
     int *nfirst;      /* per hand: its sides ranked first (the playing ones, see `rank`) */
+    int *nplaying;    /* per hand: its playing sides (what `rank` puts first) */
     int caphands;
     Dense **dense;
     int ndense, capdense;
@@ -322,6 +326,13 @@ static inline uint64_t position_key(int context, int after, int mover, int x, in
            1;
 }
 
+/* How many of hand `h`'s sides (by local number) a dense table made now indexes as the side
+ * about to draw (see before_index): the playing ones where they are ranked first, else all. */
+static inline int drawing_sides(const Core *self, int h) {
+    int first = self->nfirst[h];
+    return first > 0 && first <= self->nlocal[h] ? first : self->nlocal[h];
+}
+
 static inline uint64_t dense_key(int context, int h0, int h1) {
     return (((uint64_t)context << 44) | ((uint64_t)h0 << HAND_BITS) | (uint64_t)h1) + 1;
 }
@@ -330,15 +341,25 @@ static inline uint64_t dense_key(int context, int h0, int h1) {
  * 1's sides, then seat 1's by rows of seat 0's. The positions one position reads (after each end
  * of the mover's turn) differ only in the mover's side, so they share a row: the other seat's if
  * it is playing (those of the first p sides, ranked first), the mover's own if the other seat
- * stands (and the mover draws again). A bijection onto [0, 2 n0 n1) whatever p0, p1. */
+ * stands (and the mover draws again). Only a playing side draws, so the mover's side is one of
+ * the first q of its hand (the playing ones, where they are ranked first: a standing mover's
+ * slots were a sixth of the before-draw positions, never written). A bijection onto
+ * [0, q0 n1 + q1 n0) for a mover's side below q, the other's below n, whatever p0, p1. */
 static inline size_t before_index(const Dense *g, int mover, int la, int lb) {
-    size_t n0 = (size_t)g->n0, n1 = (size_t)g->n1;
+    size_t q0 = (size_t)g->q0, q1 = (size_t)g->q1;
     if (mover == 0)
         return lb < g->p1 ? (size_t)la * g->p1 + lb
-                          : n0 * g->p1 + (size_t)(lb - g->p1) * n0 + la;
-    size_t base = n0 * n1;
+                          : q0 * g->p1 + (size_t)(lb - g->p1) * q0 + la;
+    size_t base = q0 * (size_t)g->n1;
     return la < g->p0 ? base + (size_t)lb * g->p0 + la
-                      : base + n1 * g->p0 + (size_t)(la - g->p0) * n1 + lb;
+                      : base + q1 * g->p0 + (size_t)(la - g->p0) * q1 + lb;
+}
+
+/* Whether a dense table indexes the before-draw position of `mover` with sides la, lb (local
+ * numbers): sides interned after it was made, or a mover past q, are not (the hash tables
+ * hold those). */
+static inline int before_indexed(const Dense *g, int mover, int la, int lb) {
+    return la < g->n0 && lb < g->n1 && (mover == 0 ? la < g->q0 : lb < g->q1);
 }
 
 static void dense_reset(Core *self, Dense *g) {
@@ -824,7 +845,7 @@ static int best_end(Core *self, int context, int mover, int list, int other, int
         if (!last) continue;
         int mine = self->local[code];
         int la = mover == 0 ? mine : other_local, lb = mover == 0 ? other_local : mine;
-        if (la >= last->n0 || lb >= last->n1) continue;
+        if (!before_indexed(last, next, la, lb)) continue;
         places[i] = last;
         at[i] = before_index(last, next, la, lb);
         PREFETCH(&last->v[at[i]]);
@@ -921,7 +942,7 @@ static int before_draw(Core *self, int context, int mover, int a, int b, int dec
     uint64_t key = 0;
     if (g) {
         int la = self->local[a], lb = self->local[b];
-        if (la < g->n0 && lb < g->n1) {
+        if (before_indexed(g, mover, la, lb)) {
             index = before_index(g, mover, la, lb);
             if (dense_has(g, index)) {
                 dense_read(self, g, index, v, d);
@@ -958,13 +979,13 @@ static int compute_before(Core *self, int context, int mover, int a, int b, int 
         /* the after-draw positions (list, other side): many draws lead to each; by rows of the
          * other seat's side, the lists the mover's draws lead to sit in one row (near each
          * other once `rank` has ordered them) */
-        size_t n0 = (size_t)g->n0, n1 = (size_t)g->n1, row;
+        size_t n1 = (size_t)g->n1, row;
         int lists;
         if (mover == 0) {
-            row = 2 * n0 * n1 + (size_t)self->local[b] * (size_t)g->l0;
+            row = g->first + (size_t)self->local[b] * (size_t)g->l0;
             lists = g->l0;
         } else {
-            row = 2 * n0 * n1 + (size_t)g->l0 * n1 + (size_t)self->local[a] * (size_t)g->l1;
+            row = g->first + (size_t)g->l0 * n1 + (size_t)self->local[a] * (size_t)g->l1;
             lists = g->l1;
         }
         /* a set in progress's after-draw positions keep the end the odds take (PICK_AMBIGUOUS),
@@ -1003,7 +1024,7 @@ static int compute_before(Core *self, int context, int mover, int a, int b, int 
                     dense_write(g, at, av);
                     if (g->d) g->d[at] = ad;
                     if (picks) { /* (after the before-draw positions: see PICK_AMBIGUOUS) */
-                        size_t first = 2 * n0 * n1;
+                        size_t first = g->first;
                         if (!g->pick) g->pick = calloc(g->nv - first + 1, 1);
                         if (g->pick) g->pick[at - first] = pick;
                     }
@@ -1129,8 +1150,8 @@ static int odds_before(Core *self, int context, int mover, int a, int b, int dec
     size_t row = 0, first = 0; /* (the after-draw positions' row, and where they begin) */
     int lists = 0;
     if (g && self->local[a] < g->n0 && self->local[b] < g->n1) {
-        size_t n0 = (size_t)g->n0, n1 = (size_t)g->n1;
-        first = 2 * n0 * n1;
+        size_t n1 = (size_t)g->n1;
+        first = g->first;
         row = mover == 0 ? first + (size_t)self->local[b] * (size_t)g->l0
                          : first + (size_t)g->l0 * n1 + (size_t)self->local[a] * (size_t)g->l1;
         lists = mover == 0 ? g->l0 : g->l1;
@@ -1188,7 +1209,8 @@ static void core_dealloc(Core *self) {
     listindex_free(&self->list_ids);
     FREE_ALL(self->cards, self->f24, self->f36, self->expanded);
     FREE_ALL(self->kind, self->tiebreak, self->hand, self->total, self->local, self->nlocal,
-             self->list_local, self->nlist_local, self->nfirst, self->dense, self->spares.items,
+             self->list_local, self->nlist_local, self->nfirst, self->nplaying, self->dense,
+             self->spares.items,
              self->lazy_spares.items, self->after, self->list_start, self->list_len, self->codes,
              self->ctx_s0, self->ctx_s1, self->ctx_opener, self->ctx_model, self->models,
              self->levels, self->spare_d);
@@ -1274,12 +1296,14 @@ static int new_side(Core *self, int kind, const Playing *side) {
         while (cap <= hand) cap *= 2;
         if (grow((void **)&self->nlocal, cap, sizeof(int)) < 0 ||
             grow((void **)&self->nlist_local, cap, sizeof(int)) < 0 ||
-            grow((void **)&self->nfirst, cap, sizeof(int)) < 0) {
+            grow((void **)&self->nfirst, cap, sizeof(int)) < 0 ||
+            grow((void **)&self->nplaying, cap, sizeof(int)) < 0) {
             PyErr_NoMemory();
             return -1;
         }
         memset(&self->nlocal[self->caphands], 0, (size_t)(cap - self->caphands) * sizeof(int));
         memset(&self->nfirst[self->caphands], 0, (size_t)(cap - self->caphands) * sizeof(int));
+        memset(&self->nplaying[self->caphands], 0, (size_t)(cap - self->caphands) * sizeof(int));
         memset(&self->nlist_local[self->caphands], 0,
                (size_t)(cap - self->caphands) * sizeof(int));
         self->caphands = cap;
@@ -1288,6 +1312,9 @@ static int new_side(Core *self, int kind, const Playing *side) {
     if (idmap_put(&self->side_ids, match_side_key(kind, side), id) < 0) return -1;
     self->nsides++;
     self->local[id] = self->nlocal[hand]++;
+    if (kind == PLAYING && self->local[id] >= self->nfirst[hand])
+        self->nfirst[hand] = 0; /* (its playing sides are no longer all ranked first) */
+    if (kind == PLAYING) self->nplaying[hand]++;
     self->kind[id] = (char)kind;
     self->tiebreak[id] = (char)(side->tiebreak != 0);
     self->hand[id] = hand;
@@ -2124,7 +2151,9 @@ static PyObject *core_table_sizes(Core *self, PyObject *args) {
         }
         if (h0 < 0 || h1 < 0 || h0 >= self->caphands || h1 >= self->caphands) continue;
         unsigned long long n0 = self->nlocal[h0], n1 = self->nlocal[h1];
-        before += 2 * n0 * n1;
+        /* (the playing sides: `rank` puts them first before the tables are made) */
+        before += (unsigned long long)self->nplaying[h0] * n1 +
+                  (unsigned long long)self->nplaying[h1] * n0;
         after += (unsigned long long)self->nlist_local[h0] * n1 +
                  (unsigned long long)self->nlist_local[h1] * n0;
     }
@@ -2303,9 +2332,12 @@ static PyObject *core_densify(Core *self, PyObject *args) {
     g->n1 = self->nlocal[h1];
     g->p0 = self->nfirst[h0] < g->n0 ? self->nfirst[h0] : g->n0;
     g->p1 = self->nfirst[h1] < g->n1 ? self->nfirst[h1] : g->n1;
+    g->q0 = drawing_sides(self, h0);
+    g->q1 = drawing_sides(self, h1);
+    g->first = (size_t)g->q0 * g->n1 + (size_t)g->q1 * g->n0;
     g->l0 = after ? self->nlist_local[h0] : 0; /* (0: no after-draw positions kept) */
     g->l1 = after ? self->nlist_local[h1] : 0;
-    g->nv = (size_t)2 * g->n0 * g->n1 + (size_t)g->l0 * g->n1 + (size_t)g->l1 * g->n0;
+    g->nv = g->first + (size_t)g->l0 * g->n1 + (size_t)g->l1 * g->n0;
     g->lazy = lazy;
     if (!lazy && dense_allocate(self, g) < 0) {
         free(g);
