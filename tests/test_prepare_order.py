@@ -126,11 +126,14 @@ def test_prepare_takes_their_hands_in_runs_where_all_do_not_fit(
     runs: list[int] = []
     prepare_all = NativeMatchSolver.prepare_all
 
-    def counted(self: NativeMatchSolver, scores: tuple[int, int], hands: Any) -> None:
+    def counted(
+        self: NativeMatchSolver, scores: tuple[int, int], hands: Any, **options: Any
+    ) -> None:
         runs.append(len(hands[1]))
-        prepare_all(self, scores, hands)
+        prepare_all(self, scores, hands, **options)
 
     monkeypatch.setattr(NativeMatchSolver, "prepare_all", counted)
+    monkeypatch.setattr(NativeMatchSolver, "fits_in_blocks", lambda *args: False)
     clear_shared_solvers()
     try:
         prepare_deck_pair(RULES, MINE_DECK, THEIRS_DECK)
@@ -139,6 +142,52 @@ def test_prepare_takes_their_hands_in_runs_where_all_do_not_fit(
         clear_shared_solvers()
     assert 1 < max(runs) < len(THEIRS) and sum(runs) >= len(MINE) * len(THEIRS)
     assert got == prepared(MINE, THEIRS, 1)
+
+
+@pytest.mark.parametrize("processes", ["1", "2"])
+def test_prepare_takes_their_hands_all_at_once_in_blocks_where_those_fit(
+    processes: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Where a score's tables for all their hands do not fit but its blocks do (the sub-hands
+    their hands share kept, each whole hand's own tables made and freed in turn), all their
+    hands go at once, each group's positions searched once a score; the values are the same
+    bits, in one process or with half of my hands in a forked copy."""
+    expected = prepared(MINE, THEIRS, 1)  # (all at once, before the bounds are lowered)
+    monkeypatch.setenv("PAZAAK_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("PAZAAK_SOLVER_PROCESSES", processes)
+    # (three fifths of the tables of all 6 of their hands, for each process: the blocks need
+    # less)
+    solver = NativeMatchSolver(RULES, max_states=5_000_000)
+    solver.fits(([MINE[0]], THEIRS))
+    pairs = [
+        (x, y)
+        for x in solver.sub_hands(solver.hands.intern(MINE[0]))
+        for y in solver._union_sub_hands(THEIRS)
+    ]
+    whole = sum(solver._dense_bytes(pairs, 1))
+    monkeypatch.setattr(match_native, "DENSE_LIMIT_BYTES", whole * 3 // 5 * int(processes))
+    monkeypatch.setattr(match_native, "FORK_MEMORY_BYTES", whole * 3 // 5 * int(processes))
+    monkeypatch.setattr(match_native, "resident_bytes", lambda: 0)
+    made: list[int] = []
+    level_blocks = NativeMatchSolver.level_blocks
+
+    def counted(self: NativeMatchSolver, pairs: Any) -> Any:
+        blocks = level_blocks(self, pairs)
+        if blocks is not None:
+            made.append(sum(len(step) for step, _ in blocks.steps))
+            assert made[-1] == len(pairs)  # (each group once a score)
+            assert sum(len(freed) for _, freed in blocks.steps) == len(pairs)
+        return blocks
+
+    monkeypatch.setattr(NativeMatchSolver, "level_blocks", counted)
+    clear_shared_solvers()
+    try:
+        prepare_deck_pair(RULES, MINE_DECK, THEIRS_DECK)
+        got = {(s, h, p): v for s, h, p, v in shared_match_solver(RULES).known_entries()}
+    finally:
+        clear_shared_solvers()
+    assert made
+    assert got == expected
 
 
 @pytest.mark.skipif(not executors.fork_available(), reason="no fork on this system")

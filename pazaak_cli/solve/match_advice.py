@@ -455,6 +455,11 @@ def _prepare_runs(
         return
     cards = [*my_hand, *(card for hand in left for card in hand)]
     runs = not any(card.kind in _MANY_SIDES for card in cards)
+    if runs and len(left) > 1 and solver.fits_in_blocks(seats(left), processes):
+        # (all at once, each score in blocks: the sub-hands the hands share searched once a
+        # score, not once a run; NativeMatchSolver.level_blocks)
+        solver.prepare_all(scores, seats(left), processes=processes)
+        return
     while left:
         run = _longest_fitting(solver, seats, left, processes) if runs and len(left) > 1 else 1
         if (run > 1 or each) and not solver.prepared(scores, seats(left[:run])):

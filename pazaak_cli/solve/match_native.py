@@ -25,7 +25,7 @@ import contextlib
 import os
 from collections.abc import Callable, Sequence
 from functools import partial
-from typing import Any, TypeVar, cast
+from typing import Any, NamedTuple, TypeVar, cast
 
 from pazaak_cli.engine.cards import Card
 from pazaak_cli.engine.rules import FirstPlayer, Ruleset
@@ -78,6 +78,16 @@ a side (29 million positions, no bound): the resident memory over the positions 
 FORK_MIN_PAIRS = 16
 """Scores are solved in forked processes only when the ones dealt out hold this many match
 states at least (a fork, and the dense tables it sets up, cost a few tens of milliseconds)."""
+
+
+class Blocks(NamedTuple):
+    """A score's groups cut so that their tables fit (:meth:`NativeMatchSolver.level_blocks`)."""
+
+    steps: list[tuple[list[tuple[int, int]], list[tuple[int, int]]]]
+    """In turn: the pairs of hands whose tables are made and whose states are solved (fewest
+    cards first), then those whose tables are freed."""
+    peak: int
+    """The most bytes of tables held at once."""
 
 
 Counts = tuple[int, int, int]
@@ -201,6 +211,9 @@ class NativeMatchSolver(MatchSolver):
         """The score level whose groups have dense tables now."""
         self._set_groups: tuple[int, int, int] | None = None
         """The last set in progress given dense tables of its own: (context, hand 0, hand 1)."""
+        self._blocking: tuple[int, frozenset[int], int] | None = None
+        """While :meth:`prepare_all` runs: the seat whose hands come in runs, those hands (ids),
+        and how many processes' tables at once the levels are sized for (see :class:`Blocks`)."""
         self._ranked = (0, 0)
         """How many sides and candidate lists the core had when it last ranked them."""
         self.processes: int | None = None
@@ -361,14 +374,23 @@ class NativeMatchSolver(MatchSolver):
         self,
         scores: tuple[int, int],
         hands: tuple[Sequence[Sequence[Card]], Sequence[Sequence[Card]]],
+        *,
+        processes: int = 1,
     ) -> None:
         """MatchSolver.prepare_all, after interning every side the later sets can reach from
-        these hands (so that each score level's groups get dense tables of the right size)."""
+        these hands (so that each score level's groups get dense tables of the right size).
+        Where a score's tables for all of them do not fit, a score at a time in blocks
+        (:meth:`level_blocks`), the tables sized for ``processes`` at once (or the pipeline's
+        two)."""
         for seat_hands in hands:
             for hand in seat_hands:
                 self._intern_later_sides(hand)
-        if not self._prepare_pipelined(scores, hands):
-            super().prepare_all(scores, hands)
+        self._blocking = self._run_seat(hands, max(processes, 2 if self._may_fork() else 1))
+        try:
+            if not self._prepare_pipelined(scores, hands):
+                super().prepare_all(scores, hands)
+        finally:
+            self._blocking = None
 
     def _prepare_pipelined(
         self,
@@ -381,9 +403,7 @@ class NativeMatchSolver(MatchSolver):
         two scores' tables; False: not done so (all solved here, then)."""
         hands = self._later_hands(hands)
         asked = self._asked(scores, hands)
-        if asked in self._prepared or not fork_available():
-            return False
-        if min(self.processes or solver_processes(), 2) < 2:
+        if asked in self._prepared or not self._may_fork():
             return False
         pairs, specs, rounds = self._unsolved(scores, hands)
         pipeline: Pipeline[Level] = Pipeline(rounds, pairs, dict(self._shares))
@@ -403,6 +423,148 @@ class NativeMatchSolver(MatchSolver):
             pipeline.close()
         self._prepared.add(asked)
         return True
+
+    def _may_fork(self) -> bool:
+        """Whether :meth:`prepare_all` may solve scores in a forked process beside this one."""
+        return fork_available() and min(self.processes or solver_processes(), 2) >= 2
+
+    def _run_seat(
+        self, hands: tuple[Sequence[Sequence[Card]], Sequence[Sequence[Card]]], processes: int
+    ) -> tuple[int, frozenset[int], int]:
+        """How :meth:`level_blocks` cuts the scores of :meth:`prepare_all` of these hands: the
+        seat with more hands given, those of its hands that are no sub-hand of another (ids),
+        and the bytes of tables each of ``processes`` may hold at once (beside what this
+        process holds, within :data:`FORK_MEMORY_BYTES` when there are two)."""
+        hands = self._later_hands(hands)
+        seat = 1 if len(hands[1]) >= len(hands[0]) else 0
+        given = {self.hands.intern(hand) for hand in hands[seat]}
+        inner = {sub for hand in given for sub in self.sub_hands(hand) if sub != hand}
+        limit = DENSE_LIMIT_BYTES
+        if processes > 1:
+            limit = max(0, FORK_MEMORY_BYTES - resident_bytes())
+        return seat, frozenset(given - inner), limit // processes
+
+    def level_blocks(self, pairs: Sequence[tuple[int, int]]) -> Blocks | None:
+        """A score's groups in blocks, where the tables of all ``pairs`` do not fit the bytes
+        :meth:`prepare_all` sized them for. A set only plays cards, so the groups of a
+        sub-hand of the run seat (a row: it against every sub-hand of the other seat) are read
+        only by the rows of the hands that hold it; the whole hands given are taken one at a
+        time, each bringing the rows of its sub-hands not made yet, and a row's tables are
+        freed once every hand that holds it is done. Each group's positions are then
+        searched once a score, where runs of hands (each with all the sub-hands it holds)
+        searched the shared ones again in every run: three times the groups for 4 hidden
+        cards of `kotor1-average` (docs/benchmarks.md). The hands go in the order that frees
+        the most beside what it makes (greedy). None: no blocks (all fit, or the blocks do not
+        either, or not preparing)."""
+        if self._blocking is None:
+            return None
+        seat, whole, limit = self._blocking
+        self._sync()
+        openers = 2 if self._reads_opener else 1
+
+        def size(group: Sequence[tuple[int, int]]) -> int:
+            return sum(self._dense_bytes(group, openers))
+
+        if size(pairs) <= limit:
+            return None
+        order = {pair: at for at, pair in enumerate(pairs)}  # (fewest cards first)
+        rows: dict[int, list[tuple[int, int]]] = {}
+        for pair in pairs:
+            rows.setdefault(pair[seat], []).append(pair)
+        row_bytes = {hand: size(row) for hand, row in rows.items()}
+        holds = {hand: [sub for sub in self.sub_hands(hand) if sub in rows] for hand in whole}
+        users = {sub: 0 for sub in rows}
+        for subs in holds.values():
+            for sub in subs:
+                users[sub] += 1
+        if any(count == 0 for count in users.values()):
+            return None  # (a row no whole hand holds: no order frees it)
+        cards = self.hands.cards
+        left = sorted(whole)
+        made: set[int] = set()
+        steps: list[tuple[list[tuple[int, int]], list[tuple[int, int]]]] = []
+        held = peak = 0
+        while left:
+
+            def cost(hand: int) -> tuple[int, int, int]:
+                new = sum(row_bytes[sub] for sub in holds[hand] if sub not in made)
+                freed = sum(row_bytes[sub] for sub in holds[hand] if users[sub] == 1)
+                return (new - freed, new, hand)
+
+            hand = min(left, key=cost)
+            left.remove(hand)
+            new_rows = sorted(
+                (sub for sub in holds[hand] if sub not in made), key=lambda sub: len(cards[sub])
+            )
+            made.update(new_rows)
+            held += sum(row_bytes[sub] for sub in new_rows)
+            peak = max(peak, held)
+            done = []
+            for sub in holds[hand]:
+                users[sub] -= 1
+                if users[sub] == 0:
+                    done.append(sub)
+                    held -= row_bytes[sub]
+            steps.append(
+                (
+                    sorted((pair for sub in new_rows for pair in rows[sub]), key=order.__getitem__),
+                    [pair for sub in done for pair in rows[sub]],
+                )
+            )
+        return Blocks(steps, peak) if peak <= limit else None
+
+    def fits_in_blocks(
+        self,
+        hands: tuple[Sequence[Sequence[Card]], Sequence[Sequence[Card]]],
+        processes: int = 1,
+    ) -> bool:
+        for seat_hands in self._later_hands(hands):
+            for hand in seat_hands:
+                self._intern_later_sides(hand)
+        later = self._later_hands(hands)
+        pairs = [
+            (x, y) for x in self._union_sub_hands(later[0]) for y in self._union_sub_hands(later[1])
+        ]
+        blocking = self._run_seat(hands, processes)
+        kept, self._blocking = self._blocking, blocking
+        try:
+            blocks = self.level_blocks(pairs)
+        finally:
+            self._blocking = kept
+        # (a sixteenth to spare: prepare_all sizes them again, this process's memory grown)
+        return blocks is not None and blocks.peak <= blocking[2] - blocking[2] // 16
+
+    def _solve_levels(
+        self, levels: Sequence[Level], pairs: Sequence[tuple[int, int]], specs: Sequence[int]
+    ) -> None:
+        """MatchSolver._solve_levels, in :meth:`level_blocks` where a score's tables do not
+        all fit: each block's tables made, its states solved (fewest cards first), the rows
+        no later block reads freed (their arrays taken by the next tables). The values are
+        those of the whole score at once: a state reads its later scores and its own score's
+        states with fewer cards, solved before it either way."""
+        blocks = self.level_blocks(pairs)
+        if blocks is None:
+            super()._solve_levels(levels, pairs, specs)
+            return
+        for level in levels:
+            s0, s1 = level.s0, level.s1
+            missing = set(level.missing)
+            contexts = self._level_contexts(s0, s1)
+            self._sync()
+            if self._dense_level != (s0, s1):
+                self._fast.drop_dense(True)  # (their arrays serve this level's tables)
+                self._rank()
+                self._dense_level = (s0, s1)
+            for made, freed in blocks.steps:
+                for context in contexts:
+                    for x, y in made:
+                        self._fast.densify(context, x, y, True)
+                for x, y in made:
+                    if (x, y) in missing:
+                        for spec in specs:
+                            self.entry((s0, s1, x, y), spec)
+                for context in contexts:
+                    self._fast.drop_groups(context, freed)
 
     def _run_pipeline(
         self, pipeline: Pipeline[Level], pairs: Sequence[tuple[int, int]], specs: Sequence[int]
@@ -565,6 +727,8 @@ class NativeMatchSolver(MatchSolver):
             or sum(len(level.missing) for share in dealt for level in share) < FORK_MIN_PAIRS
         ):
             return False
+        if self.level_blocks(pairs) is not None:
+            return True  # (sized for two processes beside this one's memory: _run_seat)
         self._sync()
         openers = 2 if self._reads_opener else 1
         before, after = self._dense_bytes(pairs, openers)
@@ -612,17 +776,22 @@ class NativeMatchSolver(MatchSolver):
         before, after = self._fast.table_sizes(pairs)
         return before * contexts * 8, after * contexts * 8
 
+    def _level_contexts(self, s0: int, s1: int) -> list[int]:
+        """The later sets' contexts of score ``s0``-``s1`` the core solves (one per opener
+        where the rule reads it)."""
+        openers = (0, 1) if self._reads_opener else (0,)
+        return sorted(
+            context
+            for context in {self._context(s0, s1, opener, 0) for opener in openers}
+            if self._native(context)
+        )
+
     def _start_level(self, s0: int, s1: int, pairs: Sequence[tuple[int, int]]) -> None:
         """Give the groups of this score level dense tables, the other levels' being freed
         first (from now on only their match-state values are read), within
         :data:`DENSE_LIMIT_BYTES`: without the after-draw positions if that is what fits, else
         refused (:class:`SolverTooLarge`)."""
-        openers = (0, 1) if self._reads_opener else (0,)
-        contexts = sorted(
-            context
-            for context in {self._context(s0, s1, opener, 0) for opener in openers}
-            if self._native(context)
-        )
+        contexts = self._level_contexts(s0, s1)
         self._sync()
         if self._dense_level != (s0, s1):
             self._fast.drop_dense(True)  # (its arrays serve this level's tables, of the same sizes)

@@ -790,9 +790,12 @@ class MatchSolver(SetSolver, MatchStates):
         self,
         scores: tuple[int, int],
         hands: tuple[Sequence[Sequence[Card]], Sequence[Sequence[Card]]],
+        *,
+        processes: int = 1,
     ) -> None:
         """:meth:`prepare` for every hand each seat may hold (a hidden hand's possible hands):
-        each score once for all of them, instead of once a hand."""
+        each score once for all of them, instead of once a hand. (``processes``: how many
+        processes' tables the native solver sizes a score's for; the memo here is one.)"""
         hands = self._later_hands(hands)
         asked = self._asked(scores, hands)
         if asked in self._prepared:
@@ -1118,6 +1121,15 @@ class MatchSolver(SetSolver, MatchStates):
         """Whether :meth:`prepare_all` of these hands stays within the solver's memory bound
         (the native solver's dense tables; this one has none), ``processes`` solving a score
         each at once."""
+        return True
+
+    def fits_in_blocks(
+        self,
+        hands: tuple[Sequence[Sequence[Card]], Sequence[Sequence[Card]]],
+        processes: int = 1,
+    ) -> bool:
+        """Whether :meth:`prepare_all` of these hands stays within the memory bound when each
+        score's tables are made a block at a time (the native solver's ``level_blocks``)."""
         return True
 
     def _intern_later_sides(self, cards: Sequence[Card]) -> None:
