@@ -31,6 +31,7 @@ from pazaak_cli.engine.rules import Ruleset, parse_ruleset
 from pazaak_cli.runtime import executors
 from pazaak_cli.solve import match_advice, match_native, match_solver
 from pazaak_cli.solve.answer_types import SolveOptions, SolverTooLarge
+from pazaak_cli.solve.hidden_hands import possible_hands
 from pazaak_cli.solve.match_advice import solve_match_question
 from pazaak_cli.solve.match_native import NativeMatchSolver, make_match_solver, native_available
 from pazaak_cli.solve.match_pipeline import Pipeline
@@ -534,9 +535,9 @@ def prepare_calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     calls: list[int] = []
     original = NativeMatchSolver.prepare_all
 
-    def spy(self: NativeMatchSolver, scores: Any, hands: Any) -> None:
+    def spy(self: NativeMatchSolver, scores: Any, hands: Any, **options: Any) -> None:
         calls.append(len(hands[1]))
-        original(self, scores, hands)
+        original(self, scores, hands, **options)
 
     monkeypatch.setattr(NativeMatchSolver, "prepare_all", spy)
     return calls
@@ -553,6 +554,7 @@ def test_a_hidden_hand_prepares_every_score_once_for_all_its_hands(
     together = solve_match_question(question, options, solver=NativeMatchSolver(rules))
     hands = together.hands_averaged
     assert hands > 4 and calls == [hands] + [1] * hands  # once for all, then (no work) a hand
+    monkeypatch.setattr(NativeMatchSolver, "fits_in_blocks", lambda *args: False)
     monkeypatch.setattr(
         NativeMatchSolver, "fits", lambda self, seats, processes=1: len(seats[1]) <= 2
     )
@@ -580,6 +582,7 @@ def test_with_two_processes_the_hands_go_in_runs_the_pipeline_has_room_for(
     monkeypatch.setenv("PAZAAK_SOLVER_PROCESSES", processes)
     rules, question, options = hidden_pair_question(K1, "+2 -1 +3 -3")
     calls = prepare_calls(monkeypatch)
+    monkeypatch.setattr(NativeMatchSolver, "fits_in_blocks", lambda *args: False)
     monkeypatch.setattr(
         NativeMatchSolver,
         "fits",
@@ -622,6 +625,51 @@ def test_a_set_in_progress_makes_room_rather_than_filling_the_hash_tables(
     assert all(held_bytes <= bound and hashed == 0 for held_bytes, hashed in held)
     assert [r.match_win for r in lean.results] == pytest.approx(
         [r.match_win for r in roomy.results], abs=1e-12
+    )
+
+
+def test_a_hidden_hand_goes_at_once_in_blocks_where_its_tables_do_not_all_fit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where a score's tables for all the possible hands do not fit but its blocks do (a
+    sub-hand's row kept while the hands that hold it are solved), all the hands are prepared
+    at once, each group made once a score and freed once no hand left reads it; the answer is
+    the one of all at once, to 1e-12."""
+    rules, question, options = hidden_pair_question(K1, "+2 -1 +3 -3")
+    together = solve_match_question(question, options, solver=NativeMatchSolver(rules))
+    hands = together.hands_averaged
+    solver = NativeMatchSolver(rules)
+    mine = tuple(card for card in question.state.sides[0].hand if card is not None)
+    theirs = [hand for hand, _ in possible_hands(parse_cards("+2 -1 +3 -3"), 2)]
+    solver.fits(([mine], theirs))
+    pairs = [
+        (x, y)
+        for x in solver.sub_hands(solver.hands.intern(mine))
+        for y in solver._union_sub_hands(theirs)
+    ]
+    whole = sum(solver._dense_bytes(pairs, 1))
+    monkeypatch.setattr(match_native, "DENSE_LIMIT_BYTES", whole * 4 // 5)
+    monkeypatch.setattr(match_native, "FORK_MEMORY_BYTES", whole * 8 // 5)
+    monkeypatch.setattr(match_native, "resident_bytes", lambda: 0)
+    calls = prepare_calls(monkeypatch)
+    steps: list[tuple[int, int, int]] = []
+    level_blocks = NativeMatchSolver.level_blocks
+
+    def counted(self: NativeMatchSolver, pairs: Any) -> Any:
+        blocks = level_blocks(self, pairs)
+        if blocks is not None:
+            made = [pair for step, _ in blocks.steps for pair in step]
+            freed = [pair for _, step in blocks.steps for pair in step]
+            steps.append((len(made), len(set(made)), len(set(freed))))
+        return blocks
+
+    monkeypatch.setattr(NativeMatchSolver, "level_blocks", counted)
+    blocked = solve_match_question(question, options, solver=NativeMatchSolver(rules))
+    assert calls[0] == hands and steps
+    assert all(made == distinct == freed == len(pairs) for made, distinct, freed in steps)
+    assert [r.move for r in blocked.results] == [r.move for r in together.results]
+    assert [r.match_win for r in blocked.results] == pytest.approx(
+        [r.match_win for r in together.results], abs=1e-12
     )
 
 
@@ -831,15 +879,17 @@ def test_an_error_in_a_forked_process_is_raised_here(monkeypatch: pytest.MonkeyP
 
 @pytest.mark.parametrize("bound", ["tables", "memory"])
 def test_no_fork_past_the_memory_bounds(bound: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Two scores' tables must fit DENSE_LIMIT_BYTES, and beside what this process holds
-    already, FORK_MEMORY_BYTES: else the scores are solved here alone, the same."""
+    """Two scores' tables must fit FORK_MEMORY_BYTES beside what each process holds (about
+    what this one does), each process's within DENSE_LIMIT_BYTES: else the scores are solved
+    here alone, the same."""
     monkeypatch.setattr(executors, "ForkedCall", _CountedFork)
     _CountedFork.made = 0
     _, moves = _two_by_two(1)
     if bound == "tables":
         # (this process's memory well within the bound, whatever earlier tests left in it)
         monkeypatch.setattr(match_native, "resident_bytes", lambda: 200_000_000)
-        monkeypatch.setattr(match_native, "DENSE_LIMIT_BYTES", 5_000_000)  # (one fits, not two)
+        monkeypatch.setattr(match_native, "DENSE_LIMIT_BYTES", 5_000_000)  # (one fits...)
+        monkeypatch.setattr(match_native, "FORK_MEMORY_BYTES", 405_000_000)  # (...not two)
     else:
         limit = match_native.FORK_MEMORY_BYTES
         monkeypatch.setattr(match_native, "resident_bytes", lambda: limit)

@@ -60,8 +60,9 @@ thousands of sides)."""
 
 FORK_MEMORY_BYTES = 1_600_000_000
 """Scores are solved in forked processes only when this process's resident memory and the
-tables of a score for each process stay within this (the answer's whole peak is bounded at
-2 GB; a forked process also copies the pages of its parent's memory it writes to). Measured on
+tables of a score for each process stay within this: the answer's whole peak is bounded at
+2 GB, and a forked process also copies the pages of its parent's memory it writes to (counted
+in :meth:`NativeMatchSolver._run_seat` as each process holding what this one does). Measured on
 the hidden `kotor2-average` match answer, whose parent holds 0.7 to 1.3 GB between hands and
 some of whose hands take 0.5 GB of tables a score: stopped after 200 s, the processes together
 peaked at 1.83 GB without this bound (2.1 GB in another run) and 1.42 GB with it."""
@@ -433,16 +434,21 @@ class NativeMatchSolver(MatchSolver):
     ) -> tuple[int, frozenset[int], int]:
         """How :meth:`level_blocks` cuts the scores of :meth:`prepare_all` of these hands: the
         seat with more hands given, those of its hands that are no sub-hand of another (ids),
-        and the bytes of tables each of ``processes`` may hold at once (beside what this
-        process holds, within :data:`FORK_MEMORY_BYTES` when there are two)."""
+        and the bytes of tables each of ``processes`` may hold at once: within
+        :data:`DENSE_LIMIT_BYTES`, and with two, their tables beside what each holds (about
+        what this one does) within :data:`FORK_MEMORY_BYTES`, the bound of the whole answer's
+        memory. (Both processes' tables had been held to :data:`DENSE_LIMIT_BYTES` together,
+        which the blocks of 4 hidden cards of `kotor1-average`, 0.69 GB a process, do not
+        fit: docs/benchmarks.md, "the later sets in blocks".)"""
         hands = self._later_hands(hands)
         seat = 1 if len(hands[1]) >= len(hands[0]) else 0
         given = {self.hands.intern(hand) for hand in hands[seat]}
         inner = {sub for hand in given for sub in self.sub_hands(hand) if sub != hand}
         limit = DENSE_LIMIT_BYTES
-        if processes > 1:
-            limit = max(0, FORK_MEMORY_BYTES - resident_bytes())
-        return seat, frozenset(given - inner), limit // processes
+        if processes > 1:  # (each process holds about what this one does, and its tables)
+            room = max(0, FORK_MEMORY_BYTES - processes * resident_bytes()) // processes
+            limit = min(limit, room)
+        return seat, frozenset(given - inner), limit
 
     def level_blocks(self, pairs: Sequence[tuple[int, int]]) -> Blocks | None:
         """A score's groups in blocks, where the tables of all ``pairs`` do not fit the bytes
@@ -518,6 +524,8 @@ class NativeMatchSolver(MatchSolver):
         hands: tuple[Sequence[Sequence[Card]], Sequence[Sequence[Card]]],
         processes: int = 1,
     ) -> bool:
+        """MatchSolver.fits_in_blocks: a score's tables, all at once or in :meth:`level_blocks`,
+        within the bytes :meth:`_run_seat` gives each of ``processes``."""
         for seat_hands in self._later_hands(hands):
             for hand in seat_hands:
                 self._intern_later_sides(hand)
@@ -529,10 +537,12 @@ class NativeMatchSolver(MatchSolver):
         kept, self._blocking = self._blocking, blocking
         try:
             blocks = self.level_blocks(pairs)
+            openers = 2 if self._reads_opener else 1
+            needed = sum(self._dense_bytes(pairs, openers)) if blocks is None else blocks.peak
         finally:
             self._blocking = kept
         # (a sixteenth to spare: prepare_all sizes them again, this process's memory grown)
-        return blocks is not None and blocks.peak <= blocking[2] - blocking[2] // 16
+        return needed <= blocking[2] - blocking[2] // 16
 
     def _solve_levels(
         self, levels: Sequence[Level], pairs: Sequence[tuple[int, int]], specs: Sequence[int]
@@ -727,11 +737,13 @@ class NativeMatchSolver(MatchSolver):
             or sum(len(level.missing) for share in dealt for level in share) < FORK_MIN_PAIRS
         ):
             return False
-        if self.level_blocks(pairs) is not None:
-            return True  # (sized for two processes beside this one's memory: _run_seat)
         self._sync()
         openers = 2 if self._reads_opener else 1
         before, after = self._dense_bytes(pairs, openers)
+        if self._blocking is not None and (
+            self.level_blocks(pairs) is not None or before + after <= self._blocking[2]
+        ):
+            return True  # (sized for two processes beside this one's memory: _run_seat)
         tables = (1 + len(dealt)) * (before + after)
         return tables <= DENSE_LIMIT_BYTES and resident_bytes() + tables <= FORK_MEMORY_BYTES
 
