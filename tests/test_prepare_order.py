@@ -52,6 +52,17 @@ def prepared(
     return {(score, hands, spec): value for score, hands, spec, value in solver.known_entries()}
 
 
+def deck_pair_prepared() -> Values:
+    """Every match-state value ``prepare_deck_pair`` solves for the two decks, from a fresh
+    shared solver (dropped after)."""
+    clear_shared_solvers()
+    try:
+        prepare_deck_pair(RULES, MINE_DECK, THEIRS_DECK)
+        return {(s, h, p): v for s, h, p, v in shared_match_solver(RULES).known_entries()}
+    finally:
+        clear_shared_solvers()
+
+
 def test_the_values_do_not_depend_on_the_order_they_are_solved_in() -> None:
     forward = prepared(MINE, THEIRS, 1)
     backward = prepared(MINE[::-1], THEIRS[::-1], 1)
@@ -134,12 +145,7 @@ def test_prepare_takes_their_hands_in_runs_where_all_do_not_fit(
 
     monkeypatch.setattr(NativeMatchSolver, "prepare_all", counted)
     monkeypatch.setattr(NativeMatchSolver, "fits_in_blocks", lambda *args: False)
-    clear_shared_solvers()
-    try:
-        prepare_deck_pair(RULES, MINE_DECK, THEIRS_DECK)
-        got = {(s, h, p): v for s, h, p, v in shared_match_solver(RULES).known_entries()}
-    finally:
-        clear_shared_solvers()
+    got = deck_pair_prepared()
     assert 1 < max(runs) < len(THEIRS) and sum(runs) >= len(MINE) * len(THEIRS)
     assert got == prepared(MINE, THEIRS, 1)
 
@@ -180,12 +186,7 @@ def test_prepare_takes_their_hands_all_at_once_in_blocks_where_those_fit(
         return blocks
 
     monkeypatch.setattr(NativeMatchSolver, "level_blocks", counted)
-    clear_shared_solvers()
-    try:
-        prepare_deck_pair(RULES, MINE_DECK, THEIRS_DECK)
-        got = {(s, h, p): v for s, h, p, v in shared_match_solver(RULES).known_entries()}
-    finally:
-        clear_shared_solvers()
+    got = deck_pair_prepared()
     assert made
     assert got == expected
 

@@ -213,8 +213,9 @@ class NativeMatchSolver(MatchSolver):
         self._set_groups: tuple[int, int, int] | None = None
         """The last set in progress given dense tables of its own: (context, hand 0, hand 1)."""
         self._blocking: tuple[int, frozenset[int], int] | None = None
-        """While :meth:`prepare_all` runs: the seat whose hands come in runs, those hands (ids),
-        and how many processes' tables at once the levels are sized for (see :class:`Blocks`)."""
+        """While :meth:`prepare_all` runs: the seat whose whole hands :meth:`level_blocks`
+        takes one at a time, those hands (ids), and the bytes of tables a process may hold
+        (:meth:`_run_seat`)."""
         self._ranked = (0, 0)
         """How many sides and candidate lists the core had when it last ranked them."""
         self.processes: int | None = None
@@ -730,8 +731,10 @@ class NativeMatchSolver(MatchSolver):
         self, dealt: Sequence[Sequence[Level]], pairs: Sequence[tuple[int, int]]
     ) -> bool:
         """Whether the scores dealt out are enough work to fork for, and their dense tables
-        and this process's at once fit :data:`DENSE_LIMIT_BYTES`, and beside what this process
-        holds already, :data:`FORK_MEMORY_BYTES`."""
+        fit: each process's, all at once or in blocks, within what :meth:`_run_seat` gives a
+        process while :meth:`prepare_all` runs; else (no blocking known) both processes'
+        within :data:`DENSE_LIMIT_BYTES` and, beside what this process holds already,
+        :data:`FORK_MEMORY_BYTES`."""
         if (
             not fork_available()
             or sum(len(level.missing) for share in dealt for level in share) < FORK_MIN_PAIRS
