@@ -452,6 +452,30 @@ def test_the_match_foresight_against_a_rule_counts_only_the_pairs_not_solved_yet
     assert after / alone == pytest.approx(new / match_pairs(mine, [second], ordered=True))
 
 
+def test_the_match_foresight_counts_the_known_pairs_a_batch_searches_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Against an optimal opponent a batch of hands some of whose match states are known
+    searches the positions of those pairs again (their tables were freed): its foresight counts
+    them at REBUILT_PAIR_SECONDS beside its new pairs; a batch all new, or all known, has none
+    (the sample of `--time 30` had overrun its budget by 7 s without it)."""
+    from pazaak_cli.solve.match_advice import MATCH_PAIR_SECONDS, REBUILT_PAIR_SECONDS
+
+    asked = question("6", "+1 -2 +3", "", 3, rules="kotor1")
+    optimal = options("kotor1-average", "match", "optimal")
+    hands = [(tuple(parse_cards("+1 -2 +4")), 1), (tuple(parse_cards("+1 +3 -2")), 1)]
+    pairs = match_advice.match_pairs(tuple(parse_cards("+1 -2 +3")), hands)
+    seen = {}
+    for left in (pairs, pairs // 4, 0):
+        monkeypatch.setattr(match_advice, "_pairs_left", lambda *args, left=left: left)
+        seen[left] = match_advice.match_seconds(asked, optimal, hands)
+    in_progress = seen[0]  # (nothing left: only the sets in progress)
+    assert seen[pairs] == pytest.approx(in_progress + pairs * MATCH_PAIR_SECONDS)
+    assert seen[pairs // 4] == pytest.approx(
+        in_progress + pairs // 4 * MATCH_PAIR_SECONDS + (pairs - pairs // 4) * REBUILT_PAIR_SECONDS
+    )
+
+
 def test_a_match_answer_whose_rest_is_foreseen_to_fit_is_solved_as_the_exact_average(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -251,6 +251,14 @@ MATCH_PAIR_SECONDS = 0.016
 cores: measured on the 4 v 4 first move (256 pairs, 4.2 s; docs/benchmarks.md). A flip card or
 a Double about multiplies it by :data:`GOLD_PAIR_WEIGHT`."""
 
+REBUILT_PAIR_SECONDS = 0.004
+"""Wall seconds a pair of sub-hands whose match states are known costs a batch of hands that
+still has states to solve: their sets pass through those pairs' positions, whose tables the
+batch before freed, and search them again (no fixed point: a quarter of a new pair's cost).
+Measured on the growth of a `--time 30` sample of `+1 -2 +3 +4` against 4 hidden cards of
+`kotor1-average`: after a first batch of 47 hands, 9 more with 144 new pairs and 688 known took
+5.1 s, foreseen at 2.5 s from the new pairs alone (the budget was overrun by 7 s)."""
+
 SET_PAIR_SECONDS = 1.57 / 15_616
 """The same for a pair of sub-hands of a set in progress solved once the later sets are known,
 its rows shared by two processes: measured on the first move of `kotor1-starter`'s `+1 +2 +3
@@ -295,9 +303,12 @@ def match_seconds(
     weight = GOLD_PAIR_WEIGHT if any(card.kind in _MANY_SIDES for card in cards) else 1
     pairs = match_pairs(my_hand, hands)
     left = _pairs_left(state, my_hand, hands, pairs, QUICK_SET_PAIRS // weight)
+    rebuilt = pairs - left if 0 < left < pairs else 0  # (see REBUILT_PAIR_SECONDS)
     in_progress = subhand_count(my_hand) * sum(subhand_count(hand) for hand, _ in hands)
     each = SET_PAIR_SECONDS if two_solver_processes() else SET_PAIR_SECONDS_ALONE
-    return weight * (left * MATCH_PAIR_SECONDS + in_progress * each)
+    return weight * (
+        left * MATCH_PAIR_SECONDS + rebuilt * REBUILT_PAIR_SECONDS + in_progress * each
+    )
 
 
 def match_is_quick(question: Question, options: SolveOptions) -> bool:
