@@ -1210,10 +1210,9 @@ static void core_dealloc(Core *self) {
     FREE_ALL(self->cards, self->f24, self->f36, self->expanded);
     FREE_ALL(self->kind, self->tiebreak, self->hand, self->total, self->local, self->nlocal,
              self->list_local, self->nlist_local, self->nfirst, self->nplaying, self->dense,
-             self->spares.items,
-             self->lazy_spares.items, self->after, self->list_start, self->list_len, self->codes,
-             self->ctx_s0, self->ctx_s1, self->ctx_opener, self->ctx_model, self->models,
-             self->levels, self->spare_d);
+             self->spares.items, self->lazy_spares.items, self->after, self->list_start,
+             self->list_len, self->codes, self->ctx_s0, self->ctx_s1, self->ctx_opener,
+             self->ctx_model, self->models, self->levels, self->spare_d);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -1312,9 +1311,11 @@ static int new_side(Core *self, int kind, const Playing *side) {
     if (idmap_put(&self->side_ids, match_side_key(kind, side), id) < 0) return -1;
     self->nsides++;
     self->local[id] = self->nlocal[hand]++;
-    if (kind == PLAYING && self->local[id] >= self->nfirst[hand])
-        self->nfirst[hand] = 0; /* (its playing sides are no longer all ranked first) */
-    if (kind == PLAYING) self->nplaying[hand]++;
+    if (kind == PLAYING) {
+        self->nplaying[hand]++;
+        if (self->local[id] >= self->nfirst[hand])
+            self->nfirst[hand] = 0; /* (its playing sides are no longer all ranked first) */
+    }
     self->kind[id] = (char)kind;
     self->tiebreak[id] = (char)(side->tiebreak != 0);
     self->hand[id] = hand;

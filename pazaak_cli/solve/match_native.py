@@ -520,6 +520,19 @@ class NativeMatchSolver(MatchSolver):
             )
         return Blocks(steps, peak) if peak <= limit else None
 
+    def _later_pairs(
+        self, hands: tuple[Sequence[Sequence[Card]], Sequence[Sequence[Card]]]
+    ) -> list[tuple[int, int]]:
+        """The pairs of sub-hands of a score below these hands (as the later sets meet them),
+        every side their sets reach interned first (what the tables are sized by)."""
+        hands = self._later_hands(hands)
+        for seat_hands in hands:
+            for hand in seat_hands:
+                self._intern_later_sides(hand)
+        below0 = self._union_sub_hands(hands[0])
+        below1 = self._union_sub_hands(hands[1])
+        return [(x, y) for x in below0 for y in below1]
+
     def fits_in_blocks(
         self,
         hands: tuple[Sequence[Sequence[Card]], Sequence[Sequence[Card]]],
@@ -527,13 +540,7 @@ class NativeMatchSolver(MatchSolver):
     ) -> bool:
         """MatchSolver.fits_in_blocks: a score's tables, all at once or in :meth:`level_blocks`,
         within the bytes :meth:`_run_seat` gives each of ``processes``."""
-        for seat_hands in self._later_hands(hands):
-            for hand in seat_hands:
-                self._intern_later_sides(hand)
-        later = self._later_hands(hands)
-        pairs = [
-            (x, y) for x in self._union_sub_hands(later[0]) for y in self._union_sub_hands(later[1])
-        ]
+        pairs = self._later_pairs(hands)
         blocking = self._run_seat(hands, processes)
         kept, self._blocking = self._blocking, blocking
         try:
@@ -633,14 +640,8 @@ class NativeMatchSolver(MatchSolver):
         :data:`DENSE_LIMIT_BYTES`, after-draw positions included (interning their sides);
         ``processes`` > 1: a score's tables for each within it, and beside what this process
         holds, within :data:`FORK_MEMORY_BYTES` (what the pipeline forks for)."""
-        hands = self._later_hands(hands)
-        for seat_hands in hands:
-            for hand in seat_hands:
-                self._intern_later_sides(hand)
-        below0 = self._union_sub_hands(hands[0])
-        below1 = self._union_sub_hands(hands[1])
         openers = 2 if self._reads_opener else 1
-        before, after = self._dense_bytes([(x, y) for x in below0 for y in below1], openers)
+        before, after = self._dense_bytes(self._later_pairs(hands), openers)
         tables = processes * (before + after)
         if processes > 1 and resident_bytes() + tables > FORK_MEMORY_BYTES:
             return False
