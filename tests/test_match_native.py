@@ -673,6 +673,53 @@ def test_a_hidden_hand_goes_at_once_in_blocks_where_its_tables_do_not_all_fit(
     )
 
 
+def test_rows_the_next_hand_needs_room_for_are_freed_early_and_made_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where even the blocks' shared rows do not fit beside a hand's own, rows that hand does
+    not hold are freed early and made again for the hands that hold them: the tables held
+    stay within the bound, every group made is freed, some are made twice, and the answer is
+    the one of all at once, to 1e-12."""
+    deck = "+2 -1 +3 -3 +4 -4"
+    rules, question, options = hidden_pair_question(K1, deck)
+    together = solve_match_question(question, options, solver=NativeMatchSolver(rules))
+    solver = NativeMatchSolver(rules)
+    mine = tuple(card for card in question.state.sides[0].hand if card is not None)
+    theirs = [hand for hand, _ in possible_hands(parse_cards(deck), 2)]
+    solver.fits(([mine], theirs))
+    pairs = [
+        (x, y)
+        for x in solver.sub_hands(solver.hands.intern(mine))
+        for y in solver._union_sub_hands(theirs)
+    ]
+    whole = sum(solver._dense_bytes(pairs, 1))
+    limit = whole * 3 // 10  # (the blocks without early frees hold 0.41 of it)
+    monkeypatch.setattr(match_native, "DENSE_LIMIT_BYTES", limit)
+    monkeypatch.setattr(match_native, "FORK_MEMORY_BYTES", 2 * limit)
+    monkeypatch.setattr(match_native, "resident_bytes", lambda: 0)
+    plans: list[tuple[int, int, int, int]] = []
+    level_blocks = NativeMatchSolver.level_blocks
+
+    def counted(self: NativeMatchSolver, pairs: Any) -> Any:
+        blocks = level_blocks(self, pairs)
+        if blocks is not None:
+            made = [pair for step, _ in blocks.steps for pair in step]
+            freed = [pair for _, step in blocks.steps for pair in step]
+            assert sorted(made) == sorted(freed) and set(made) == set(pairs)
+            plans.append((blocks.peak, len(made), len(pairs), blocks.made))
+        return blocks
+
+    monkeypatch.setattr(NativeMatchSolver, "level_blocks", counted)
+    blocked = solve_match_question(question, options, solver=NativeMatchSolver(rules))
+    assert plans
+    assert all(peak <= limit and made > groups for peak, made, groups, _ in plans)
+    assert all(made_bytes > whole for *_, made_bytes in plans)
+    assert [r.move for r in blocked.results] == [r.move for r in together.results]
+    assert [r.match_win for r in blocked.results] == pytest.approx(
+        [r.match_win for r in together.results], abs=1e-12
+    )
+
+
 def test_hands_with_a_double_about_are_not_prepared_in_runs(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

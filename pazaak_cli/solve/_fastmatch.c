@@ -2543,8 +2543,21 @@ failed:
     return NULL;
 }
 
+/* trim_heap(): give the heap's free pages back to the system now (before a fork: pages a
+ * forked copy writes into are copied, free ones too). */
+PyDoc_STRVAR(module_trim_heap_doc, "trim_heap(): give the heap's free pages back to the system");
+static PyObject *module_trim_heap(PyObject *unused, PyObject *noargs) {
+    (void)unused;
+    (void)noargs;
+#ifdef CAN_TRIM_HEAP
+    malloc_trim(0);
+#endif
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef module_methods[] = {
     {"cache_entries", module_cache_entries, METH_VARARGS, module_cache_entries_doc},
+    {"trim_heap", module_trim_heap, METH_NOARGS, module_trim_heap_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -89,6 +89,8 @@ class Blocks(NamedTuple):
     cards first), then those whose tables are freed."""
     peak: int
     """The most bytes of tables held at once."""
+    made: int
+    """The bytes of tables made in all (more than the score's where rows are made again)."""
 
 
 Counts = tuple[int, int, int]
@@ -393,6 +395,10 @@ class NativeMatchSolver(MatchSolver):
                 super().prepare_all(scores, hands)
         finally:
             self._blocking = None
+            # (the freed tables' arrays stay in the heap, where a forked copy for the sets in
+            # progress writing into them would copy them: 2.13 GB for both processes where
+            # 1.72 with this, `kotor1-strong`'s blocks, docs/benchmarks.md)
+            _fastmatch.trim_heap()
 
     def _prepare_pipelined(
         self,
@@ -456,13 +462,16 @@ class NativeMatchSolver(MatchSolver):
         :meth:`prepare_all` sized them for. A set only plays cards, so the groups of a
         sub-hand of the run seat (a row: it against every sub-hand of the other seat) are read
         only by the rows of the hands that hold it; the whole hands given are taken one at a
-        time, each bringing the rows of its sub-hands not made yet, and a row's tables are
-        freed once every hand that holds it is done. Each group's positions are then
-        searched once a score, where runs of hands (each with all the sub-hands it holds)
-        searched the shared ones again in every run: three times the groups for 4 hidden
-        cards of `kotor1-average` (docs/benchmarks.md). The hands go in the order that frees
-        the most beside what it makes (greedy). None: no blocks (all fit, or the blocks do not
-        either, or not preparing)."""
+        time, each bringing the rows of its sub-hands not held, and a row's tables are freed
+        once every hand that holds it is done. Each group's positions are then searched once
+        a score, where runs of hands (each with all the sub-hands it holds) searched the
+        shared ones again in every run: three times the groups for 4 hidden cards of
+        `kotor1-average` (docs/benchmarks.md). The hands go in the order that frees the most
+        beside what it makes (greedy). Where a hand's rows do not fit beside those held, rows
+        it does not hold are freed early, those the fewest hands left hold first, and made
+        again for the hands that hold them (searched again, as a run searched its sub-hands:
+        `kotor1-strong`'s blocks make 1.7 times its groups where its runs made 5 times). None:
+        no blocks (all fit, or one hand's rows do not, or not preparing)."""
         if self._blocking is None:
             return None
         seat, whole, limit = self._blocking
@@ -488,37 +497,53 @@ class NativeMatchSolver(MatchSolver):
             return None  # (a row no whole hand holds: no order frees it)
         cards = self.hands.cards
         left = sorted(whole)
-        made: set[int] = set()
+        held: set[int] = set()
         steps: list[tuple[list[tuple[int, int]], list[tuple[int, int]]]] = []
-        held = peak = 0
+        held_bytes = peak = made_bytes = 0
         while left:
 
             def cost(hand: int) -> tuple[int, int, int]:
-                new = sum(row_bytes[sub] for sub in holds[hand] if sub not in made)
+                new = sum(row_bytes[sub] for sub in holds[hand] if sub not in held)
                 freed = sum(row_bytes[sub] for sub in holds[hand] if users[sub] == 1)
                 return (new - freed, new, hand)
 
             hand = min(left, key=cost)
             left.remove(hand)
             new_rows = sorted(
-                (sub for sub in holds[hand] if sub not in made), key=lambda sub: len(cards[sub])
+                (sub for sub in holds[hand] if sub not in held), key=lambda sub: len(cards[sub])
             )
-            made.update(new_rows)
-            held += sum(row_bytes[sub] for sub in new_rows)
-            peak = max(peak, held)
+            needed = sum(row_bytes[sub] for sub in new_rows)
+            if held_bytes + needed > limit:  # (rows freed early, after the step before)
+                mine = set(holds[hand])
+                early = sorted(
+                    (sub for sub in held if sub not in mine),
+                    key=lambda sub: (users[sub], -row_bytes[sub], sub),
+                )
+                while early and held_bytes + needed > limit:
+                    sub = early.pop(0)
+                    held.discard(sub)
+                    held_bytes -= row_bytes[sub]
+                    steps[-1][1].extend(rows[sub])
+                if held_bytes + needed > limit:
+                    return None  # (this hand's rows alone do not fit)
+            held.update(new_rows)
+            held_bytes += needed
+            made_bytes += needed
+            peak = max(peak, held_bytes)
             done = []
             for sub in holds[hand]:
                 users[sub] -= 1
                 if users[sub] == 0:
                     done.append(sub)
-                    held -= row_bytes[sub]
+                    held.discard(sub)
+                    held_bytes -= row_bytes[sub]
             steps.append(
                 (
                     sorted((pair for sub in new_rows for pair in rows[sub]), key=order.__getitem__),
                     [pair for sub in done for pair in rows[sub]],
                 )
             )
-        return Blocks(steps, peak) if peak <= limit else None
+        return Blocks(steps, peak, made_bytes)
 
     def _later_pairs(
         self, hands: tuple[Sequence[Sequence[Card]], Sequence[Sequence[Card]]]
@@ -541,25 +566,27 @@ class NativeMatchSolver(MatchSolver):
         """MatchSolver.fits_in_blocks: a score's tables, all at once or in :meth:`level_blocks`,
         within the bytes :meth:`_run_seat` gives each of ``processes``."""
         pairs = self._later_pairs(hands)
-        blocking = self._run_seat(hands, processes)
-        kept, self._blocking = self._blocking, blocking
+        seat, whole, limit = self._run_seat(hands, processes)
+        # (a sixteenth to spare: prepare_all sizes them again, this process's memory grown)
+        limit -= limit // 16
+        kept, self._blocking = self._blocking, (seat, whole, limit)
         try:
             blocks = self.level_blocks(pairs)
             openers = 2 if self._reads_opener else 1
             needed = sum(self._dense_bytes(pairs, openers)) if blocks is None else blocks.peak
         finally:
             self._blocking = kept
-        # (a sixteenth to spare: prepare_all sizes them again, this process's memory grown)
-        return needed <= blocking[2] - blocking[2] // 16
+        return needed <= limit
 
     def _solve_levels(
         self, levels: Sequence[Level], pairs: Sequence[tuple[int, int]], specs: Sequence[int]
     ) -> None:
         """MatchSolver._solve_levels, in :meth:`level_blocks` where a score's tables do not
         all fit: each block's tables made, its states solved (fewest cards first), the rows
-        no later block reads freed (their arrays taken by the next tables). The values are
-        those of the whole score at once: a state reads its later scores and its own score's
-        states with fewer cards, solved before it either way."""
+        no later block reads freed (their arrays taken by the next tables). The states are
+        solved as the whole score at once would: each reads its later scores and its own
+        score's states with fewer cards, solved before it either way (a row made again only
+        searches its positions again, its states known)."""
         blocks = self.level_blocks(pairs)
         if blocks is None:
             super()._solve_levels(levels, pairs, specs)
@@ -574,11 +601,13 @@ class NativeMatchSolver(MatchSolver):
                 self._rank()
                 self._dense_level = (s0, s1)
             for made, freed in blocks.steps:
+                self._fast.free_spares()  # (kept, the arrays freed would pass the peak)
                 for context in contexts:
                     for x, y in made:
                         self._fast.densify(context, x, y, True)
                 for x, y in made:
-                    if (x, y) in missing:
+                    if (x, y) in missing:  # (a row made again: its states are known)
+                        missing.discard((x, y))
                         for spec in specs:
                             self.entry((s0, s1, x, y), spec)
                 for context in contexts:
