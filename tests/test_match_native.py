@@ -694,9 +694,11 @@ def test_rows_the_next_hand_needs_room_for_are_freed_early_and_made_again(
     ]
     whole = sum(solver._dense_bytes(pairs, 1))
     limit = whole * 3 // 10  # (the blocks without early frees hold 0.41 of it)
+    assert solver.blocks_rework(([mine], theirs), 2) == 1.0
     monkeypatch.setattr(match_native, "DENSE_LIMIT_BYTES", limit)
     monkeypatch.setattr(match_native, "FORK_MEMORY_BYTES", 2 * limit)
     monkeypatch.setattr(match_native, "resident_bytes", lambda: 0)
+    assert solver.blocks_rework(([mine], theirs), 2) > 1.0  # (the foresight's factor)
     plans: list[tuple[int, int, int, int]] = []
     level_blocks = NativeMatchSolver.level_blocks
 

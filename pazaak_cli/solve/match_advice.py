@@ -249,7 +249,10 @@ def _pairs_left(
 MATCH_PAIR_SECONDS = 0.016
 """Wall seconds a pair of sub-hands costs the match answer, solved at every score on two
 cores: measured on the 4 v 4 first move (256 pairs, 4.2 s; docs/benchmarks.md). A flip card or
-a Double about multiplies it by :data:`GOLD_PAIR_WEIGHT`."""
+a Double about multiplies it by :data:`GOLD_PAIR_WEIGHT`. Blocks that make rows again
+(``MatchSolver.blocks_rework``) add those at :data:`REBUILT_PAIR_SECONDS`: 4 hidden cards of
+`kotor1-strong`, 3,552 pairs made 1.6 times over: 68 s foreseen (its sets in progress
+included), 71 s taken."""
 
 REBUILT_PAIR_SECONDS = 0.004
 """Wall seconds a pair of sub-hands whose match states are known costs a batch of hands that
@@ -303,9 +306,15 @@ def match_seconds(
     weight = GOLD_PAIR_WEIGHT if any(card.kind in _MANY_SIDES for card in cards) else 1
     pairs = match_pairs(my_hand, hands)
     left = _pairs_left(state, my_hand, hands, pairs, QUICK_SET_PAIRS // weight)
-    rebuilt = pairs - left if 0 < left < pairs else 0  # (see REBUILT_PAIR_SECONDS)
+    rebuilt: float = pairs - left if 0 < left < pairs else 0  # (see REBUILT_PAIR_SECONDS)
     in_progress = subhand_count(my_hand) * sum(subhand_count(hand) for hand, _ in hands)
     each = SET_PAIR_SECONDS if two_solver_processes() else SET_PAIR_SECONDS_ALONE
+    rework = 1.0
+    if left and weight == 1 and len(hands) > 1:  # (the rows the blocks make again)
+        seats = _seated(state.turn, my_hand, [hand for hand, _ in hands])
+        processes = 2 if two_solver_processes() else 1
+        rework = shared_match_solver(state.ruleset).blocks_rework(seats, processes)
+    rebuilt += left * (rework - 1.0)  # (made again: their states known)
     return weight * (
         left * MATCH_PAIR_SECONDS + rebuilt * REBUILT_PAIR_SECONDS + in_progress * each
     )

@@ -470,7 +470,7 @@ class NativeMatchSolver(MatchSolver):
         beside what it makes (greedy). Where a hand's rows do not fit beside those held, rows
         it does not hold are freed early, those the fewest hands left hold first, and made
         again for the hands that hold them (searched again, as a run searched its sub-hands:
-        `kotor1-strong`'s blocks make 1.7 times its groups where its runs made 5 times). None:
+        `kotor1-strong`'s blocks make 1.6 times its groups where its runs made 5 times). None:
         no blocks (all fit, or one hand's rows do not, or not preparing)."""
         if self._blocking is None:
             return None
@@ -558,6 +558,29 @@ class NativeMatchSolver(MatchSolver):
         below1 = self._union_sub_hands(hands[1])
         return [(x, y) for x in below0 for y in below1]
 
+    def _planned(
+        self,
+        hands: tuple[Sequence[Sequence[Card]], Sequence[Sequence[Card]]],
+        processes: int,
+    ) -> tuple[int, int, int, int]:
+        """The blocks :meth:`prepare_all` of these hands would take: (the bytes of tables held
+        at most, the bytes each of ``processes`` may hold, the bytes made in all, the score's
+        bytes), sized with a sixteenth to spare (prepare_all sizes them again, this process's
+        memory grown)."""
+        pairs = self._later_pairs(hands)
+        seat, whole, limit = self._run_seat(hands, processes)
+        limit -= limit // 16
+        kept, self._blocking = self._blocking, (seat, whole, limit)
+        try:
+            blocks = self.level_blocks(pairs)
+            openers = 2 if self._reads_opener else 1
+            total = sum(self._dense_bytes(pairs, openers))
+        finally:
+            self._blocking = kept
+        if blocks is None:
+            return total, limit, total, total
+        return blocks.peak, limit, blocks.made, total
+
     def fits_in_blocks(
         self,
         hands: tuple[Sequence[Sequence[Card]], Sequence[Sequence[Card]]],
@@ -565,18 +588,18 @@ class NativeMatchSolver(MatchSolver):
     ) -> bool:
         """MatchSolver.fits_in_blocks: a score's tables, all at once or in :meth:`level_blocks`,
         within the bytes :meth:`_run_seat` gives each of ``processes``."""
-        pairs = self._later_pairs(hands)
-        seat, whole, limit = self._run_seat(hands, processes)
-        # (a sixteenth to spare: prepare_all sizes them again, this process's memory grown)
-        limit -= limit // 16
-        kept, self._blocking = self._blocking, (seat, whole, limit)
-        try:
-            blocks = self.level_blocks(pairs)
-            openers = 2 if self._reads_opener else 1
-            needed = sum(self._dense_bytes(pairs, openers)) if blocks is None else blocks.peak
-        finally:
-            self._blocking = kept
+        needed, limit, _, _ = self._planned(hands, processes)
         return needed <= limit
+
+    def blocks_rework(
+        self,
+        hands: tuple[Sequence[Sequence[Card]], Sequence[Sequence[Card]]],
+        processes: int = 1,
+    ) -> float:
+        """MatchSolver.blocks_rework: the bytes of tables the blocks make over the score's
+        (rows freed early are made again)."""
+        _, _, made, total = self._planned(hands, processes)
+        return made / total if total else 1.0
 
     def _solve_levels(
         self, levels: Sequence[Level], pairs: Sequence[tuple[int, int]], specs: Sequence[int]

@@ -1132,6 +1132,15 @@ class MatchSolver(SetSolver, MatchStates):
         score's tables are made a block at a time (the native solver's ``level_blocks``)."""
         return True
 
+    def blocks_rework(
+        self,
+        hands: tuple[Sequence[Sequence[Card]], Sequence[Sequence[Card]]],
+        processes: int = 1,
+    ) -> float:
+        """How many times a score's positions :meth:`prepare_all` of these hands searches in
+        blocks (1.0: each once; more where rows are freed early and made again)."""
+        return 1.0
+
     def _intern_later_sides(self, cards: Sequence[Card]) -> None:
         """Intern every side reachable from a set started with any sub-hand of ``cards``,
         drawing from a full deck (the later sets' model), with its candidate lists: what the
