@@ -20,7 +20,7 @@ import signal
 import traceback
 from collections.abc import Callable, Sequence
 from functools import partial
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 
@@ -628,59 +628,24 @@ def test_a_set_in_progress_makes_room_rather_than_filling_the_hash_tables(
     )
 
 
-def test_a_hidden_hand_goes_at_once_in_blocks_where_its_tables_do_not_all_fit(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Where a score's tables for all the possible hands do not fit but its blocks do (a
-    sub-hand's row kept while the hands that hold it are solved), all the hands are prepared
-    at once, each group made once a score and freed once no hand left reads it; the answer is
-    the one of all at once, to 1e-12."""
-    rules, question, options = hidden_pair_question(K1, "+2 -1 +3 -3")
-    together = solve_match_question(question, options, solver=NativeMatchSolver(rules))
-    hands = together.hands_averaged
-    solver = NativeMatchSolver(rules)
-    mine = tuple(card for card in question.state.sides[0].hand if card is not None)
-    theirs = [hand for hand, _ in possible_hands(parse_cards("+2 -1 +3 -3"), 2)]
-    solver.fits(([mine], theirs))
-    pairs = [
-        (x, y)
-        for x in solver.sub_hands(solver.hands.intern(mine))
-        for y in solver._union_sub_hands(theirs)
-    ]
-    whole = sum(solver._dense_bytes(pairs, 1))
-    monkeypatch.setattr(match_native, "DENSE_LIMIT_BYTES", whole * 4 // 5)
-    monkeypatch.setattr(match_native, "FORK_MEMORY_BYTES", whole * 8 // 5)
-    monkeypatch.setattr(match_native, "resident_bytes", lambda: 0)
-    calls = prepare_calls(monkeypatch)
-    steps: list[tuple[int, int, int]] = []
-    level_blocks = NativeMatchSolver.level_blocks
+class HiddenTables(NamedTuple):
+    """A hidden hand's first match question, its answer all at once, and the score's groups."""
 
-    def counted(self: NativeMatchSolver, pairs: Any) -> Any:
-        blocks = level_blocks(self, pairs)
-        if blocks is not None:
-            made = [pair for step, _ in blocks.steps for pair in step]
-            freed = [pair for _, step in blocks.steps for pair in step]
-            steps.append((len(made), len(set(made)), len(set(freed))))
-        return blocks
-
-    monkeypatch.setattr(NativeMatchSolver, "level_blocks", counted)
-    blocked = solve_match_question(question, options, solver=NativeMatchSolver(rules))
-    assert calls[0] == hands and steps
-    assert all(made == distinct == freed == len(pairs) for made, distinct, freed in steps)
-    assert [r.move for r in blocked.results] == [r.move for r in together.results]
-    assert [r.match_win for r in blocked.results] == pytest.approx(
-        [r.match_win for r in together.results], abs=1e-12
-    )
+    rules: Ruleset
+    question: Question
+    options: SolveOptions
+    together: Any
+    """The answer with room for every table."""
+    solver: NativeMatchSolver
+    hands: tuple[list[tuple[Card, ...]], list[tuple[Card, ...]]]
+    pairs: list[tuple[int, int]]
+    whole: int
+    """The bytes of a score's tables for all of them."""
 
 
-def test_rows_the_next_hand_needs_room_for_are_freed_early_and_made_again(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Where even the blocks' shared rows do not fit beside a hand's own, rows that hand does
-    not hold are freed early and made again for the hands that hold them: the tables held
-    stay within the bound, every group made is freed, some are made twice, and the answer is
-    the one of all at once, to 1e-12."""
-    deck = "+2 -1 +3 -3 +4 -4"
+def hidden_tables(deck: str) -> HiddenTables:
+    """``+1 -2`` against 2 hidden cards of ``deck`` (kotor1): answered all at once, and the
+    groups of a score of its later sets, with their bytes."""
     rules, question, options = hidden_pair_question(K1, deck)
     together = solve_match_question(question, options, solver=NativeMatchSolver(rules))
     solver = NativeMatchSolver(rules)
@@ -693,13 +658,21 @@ def test_rows_the_next_hand_needs_room_for_are_freed_early_and_made_again(
         for y in solver._union_sub_hands(theirs)
     ]
     whole = sum(solver._dense_bytes(pairs, 1))
-    limit = whole * 3 // 10  # (the blocks without early frees hold 0.41 of it)
-    assert solver.blocks_rework(([mine], theirs), 2) == 1.0
+    hands = ([mine], theirs)
+    return HiddenTables(rules, question, options, together, solver, hands, pairs, whole)
+
+
+def bound_tables(monkeypatch: pytest.MonkeyPatch, limit: int) -> None:
+    """Each of two processes may hold ``limit`` bytes of tables (this one holding nothing)."""
     monkeypatch.setattr(match_native, "DENSE_LIMIT_BYTES", limit)
     monkeypatch.setattr(match_native, "FORK_MEMORY_BYTES", 2 * limit)
     monkeypatch.setattr(match_native, "resident_bytes", lambda: 0)
-    assert solver.blocks_rework(([mine], theirs), 2) > 1.0  # (the foresight's factor)
-    plans: list[tuple[int, int, int, int]] = []
+
+
+def planned_blocks(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The blocks every ``level_blocks`` of the native solver plans from now on (each checked:
+    every group made is freed)."""
+    plans: list[Any] = []
     level_blocks = NativeMatchSolver.level_blocks
 
     def counted(self: NativeMatchSolver, pairs: Any) -> Any:
@@ -708,18 +681,60 @@ def test_rows_the_next_hand_needs_room_for_are_freed_early_and_made_again(
             made = [pair for step, _ in blocks.steps for pair in step]
             freed = [pair for _, step in blocks.steps for pair in step]
             assert sorted(made) == sorted(freed) and set(made) == set(pairs)
-            plans.append((blocks.peak, len(made), len(pairs), blocks.made))
+            plans.append(blocks)
         return blocks
 
     monkeypatch.setattr(NativeMatchSolver, "level_blocks", counted)
-    blocked = solve_match_question(question, options, solver=NativeMatchSolver(rules))
-    assert plans
-    assert all(peak <= limit and made > groups for peak, made, groups, _ in plans)
-    assert all(made_bytes > whole for *_, made_bytes in plans)
-    assert [r.move for r in blocked.results] == [r.move for r in together.results]
-    assert [r.match_win for r in blocked.results] == pytest.approx(
-        [r.match_win for r in together.results], abs=1e-12
+    return plans
+
+
+def assert_same_answer(got: Any, expected: Any) -> None:
+    assert [r.move for r in got.results] == [r.move for r in expected.results]
+    assert [r.match_win for r in got.results] == pytest.approx(
+        [r.match_win for r in expected.results], abs=1e-12
     )
+
+
+def test_a_hidden_hand_goes_at_once_in_blocks_where_its_tables_do_not_all_fit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where a score's tables for all the possible hands do not fit but its blocks do (a
+    sub-hand's row kept while the hands that hold it are solved), all the hands are prepared
+    at once, each group made once a score and freed once no hand left reads it; the answer is
+    the one of all at once, to 1e-12."""
+    asked = hidden_tables("+2 -1 +3 -3")
+    bound_tables(monkeypatch, asked.whole * 4 // 5)
+    calls = prepare_calls(monkeypatch)
+    plans = planned_blocks(monkeypatch)
+    blocked = solve_match_question(
+        asked.question, asked.options, solver=NativeMatchSolver(asked.rules)
+    )
+    assert calls[0] == asked.together.hands_averaged and plans
+    assert all(sum(len(made) for made, _ in blocks.steps) == len(asked.pairs) for blocks in plans)
+    assert_same_answer(blocked, asked.together)
+
+
+def test_rows_the_next_hand_needs_room_for_are_freed_early_and_made_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where even the blocks' shared rows do not fit beside a hand's own, rows that hand does
+    not hold are freed early and made again for the hands that hold them: the tables held
+    stay within the bound, every group made is freed, some are made twice, and the answer is
+    the one of all at once, to 1e-12."""
+    asked = hidden_tables("+2 -1 +3 -3 +4 -4")
+    limit = asked.whole * 3 // 10  # (the blocks without early frees hold 0.41 of it)
+    assert asked.solver.blocks_rework(asked.hands, 2) == 1.0
+    bound_tables(monkeypatch, limit)
+    assert asked.solver.blocks_rework(asked.hands, 2) > 1.0  # (the foresight's factor)
+    plans = planned_blocks(monkeypatch)
+    blocked = solve_match_question(
+        asked.question, asked.options, solver=NativeMatchSolver(asked.rules)
+    )
+    assert plans
+    for blocks in plans:
+        made = sum(len(step) for step, _ in blocks.steps)
+        assert blocks.peak <= limit and made > len(asked.pairs) and blocks.made > asked.whole
+    assert_same_answer(blocked, asked.together)
 
 
 def test_hands_with_a_double_about_are_not_prepared_in_runs(
