@@ -606,7 +606,8 @@ class NativeMatchSolver(MatchSolver):
     ) -> None:
         """MatchSolver._solve_levels, in :meth:`level_blocks` where a score's tables do not
         all fit: each block's tables made, its states solved (fewest cards first), the rows
-        no later block reads freed (their arrays taken by the next tables). The states are
+        no later block reads freed (their arrays given back before the next block's tables
+        are made, so that the plan's peak bounds the memory). The states are
         solved as the whole score at once would: each reads its later scores and its own
         score's states with fewer cards, solved before it either way (a row made again only
         searches its positions again, its states known)."""
@@ -620,7 +621,7 @@ class NativeMatchSolver(MatchSolver):
             contexts = self._level_contexts(s0, s1)
             self._sync()
             if self._dense_level != (s0, s1):
-                self._fast.drop_dense(True)  # (their arrays serve this level's tables)
+                self._fast.drop_dense(True)  # (the level before's tables, if any are left)
                 self._rank()
                 self._dense_level = (s0, s1)
             for made, freed in blocks.steps:
