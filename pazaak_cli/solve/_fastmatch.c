@@ -2543,21 +2543,25 @@ failed:
     return NULL;
 }
 
-/* trim_heap(): give the heap's free pages back to the system now (before a fork: pages a
- * forked copy writes into are copied, free ones too). */
-PyDoc_STRVAR(module_trim_heap_doc, "trim_heap(): give the heap's free pages back to the system");
-static PyObject *module_trim_heap(PyObject *unused, PyObject *noargs) {
+/* trim_heap(above): give the heap's free pages back to the system now if it holds more than
+ * `above` bytes free (before a fork: pages a forked copy writes into are copied, free ones
+ * too; a small heap is left alone, its pages soon used again, see heap_released). */
+PyDoc_STRVAR(module_trim_heap_doc,
+             "trim_heap(above): give the heap's free pages back to the system if more than "
+             "`above` bytes are free");
+static PyObject *module_trim_heap(PyObject *unused, PyObject *args) {
     (void)unused;
-    (void)noargs;
+    unsigned long long above;
+    if (!PyArg_ParseTuple(args, "K", &above)) return NULL;
 #ifdef CAN_TRIM_HEAP
-    malloc_trim(0);
+    if (mallinfo2().fordblks > above) malloc_trim(0);
 #endif
     Py_RETURN_NONE;
 }
 
 static PyMethodDef module_methods[] = {
     {"cache_entries", module_cache_entries, METH_VARARGS, module_cache_entries_doc},
-    {"trim_heap", module_trim_heap, METH_NOARGS, module_trim_heap_doc},
+    {"trim_heap", module_trim_heap, METH_VARARGS, module_trim_heap_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -76,6 +76,12 @@ one deck for every 225 positions) add about 6. Measured on the kotor1 first move
 a side (29 million positions, no bound): the resident memory over the positions held was 76 to
 98 bytes, sampled every 100 MB (1.73 GB at 17.7 million, 1.87 GB at the end)."""
 
+TRIM_FREE_BYTES = 16 << 20
+"""After :meth:`NativeMatchSolver.prepare_all` the heap's free pages are given back once more
+than this is free: a score's tables leave tens to hundreds of MB (up to 0.6 GB for 4 hidden
+cards of `kotor1-strong`), while the small solves of the `expert` player (2,003 in 40 matches,
+each under 12 MB free) made it 7.5 % slower, trimmed every time."""
+
 FORK_MIN_PAIRS = 16
 """Scores are solved in forked processes only when the ones dealt out hold this many match
 states at least (a fork, and the dense tables it sets up, cost a few tens of milliseconds)."""
@@ -398,7 +404,7 @@ class NativeMatchSolver(MatchSolver):
             # (the freed tables' arrays stay in the heap, where a forked copy for the sets in
             # progress writing into them would copy them: 2.13 GB for both processes where
             # 1.72 with this, `kotor1-strong`'s blocks, docs/benchmarks.md)
-            _fastmatch.trim_heap()
+            _fastmatch.trim_heap(TRIM_FREE_BYTES)
 
     def _prepare_pipelined(
         self,
