@@ -128,9 +128,10 @@ def test_every_opener_rule_gives_the_local_bits(opener: str) -> None:
 def test_prepare_takes_their_hands_in_runs_where_all_do_not_fit(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """prepare_deck_pair, one of my hands at a time: their hands all at once where a score's
-    tables fit, else in runs of neighbouring hands (sharing their sub-hands' states), not one
-    at a time; the values are the same bits either way."""
+    """prepare_deck_pair, one of my hands at a time (where a tile of them does not fit): their
+    hands all at once where a score's tables fit, else in runs of neighbouring hands (sharing
+    their sub-hands' states), not one at a time; the values are the same bits either way."""
+    monkeypatch.setattr(match_advice, "PREPARE_TILE_HANDS", 1)
     monkeypatch.setenv("PAZAAK_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv("PAZAAK_SOLVER_PROCESSES", "1")
     monkeypatch.setattr(match_native, "DENSE_LIMIT_BYTES", 12_000_000)  # (3 of their 6 hands)
@@ -158,8 +159,10 @@ def test_prepare_takes_their_hands_all_at_once_in_blocks_where_those_fit(
     their hands share kept, each whole hand's own tables made and freed in turn, a shared row
     freed early and made again where the next hand's rows need its room), all their hands go
     at once, every group made and freed; the values are the same bits, in one process or with
-    half of my hands in a forked copy."""
+    half of my hands in a forked copy. (One of my hands at a time: where a tile of them does not
+    fit.)"""
     expected = prepared(MINE, THEIRS, 1)  # (all at once, before the bounds are lowered)
+    monkeypatch.setattr(match_advice, "PREPARE_TILE_HANDS", 1)
     monkeypatch.setenv("PAZAAK_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv("PAZAAK_SOLVER_PROCESSES", processes)
     # (three fifths of the tables of all 6 of their hands, for each process: the blocks need
@@ -190,6 +193,62 @@ def test_prepare_takes_their_hands_all_at_once_in_blocks_where_those_fit(
     got = deck_pair_prepared()
     assert made
     assert got == expected
+
+
+@pytest.mark.parametrize("processes", ["1", "2"])
+def test_prepare_takes_a_tile_of_my_hands_at_once_in_blocks_of_groups(
+    processes: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """prepare_deck_pair takes several of my hands at once against all of theirs, group by
+    group: every group a state reads is held when the state is solved, the tables held stay
+    within the bound (groups read again last freed first, and made again), every group made is
+    freed; the values are the bits of my hands one at a time, and the progress counts the match
+    states up to all of them; in one process, or with half of my hands in a forked copy."""
+    expected = prepared(MINE, THEIRS, 1)
+    monkeypatch.setenv("PAZAAK_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("PAZAAK_SOLVER_PROCESSES", processes)
+    solver = NativeMatchSolver(RULES, max_states=5_000_000)
+    solver.fits((MINE, THEIRS))
+    pairs = [(x, y) for x in solver._union_sub_hands(MINE) for y in solver._union_sub_hands(THEIRS)]
+    limit = sum(solver._dense_bytes(pairs, 1)) * 3 // 10
+    monkeypatch.setattr(match_native, "DENSE_LIMIT_BYTES", limit)
+    monkeypatch.setattr(match_native, "FORK_MEMORY_BYTES", 2 * limit)
+    monkeypatch.setattr(match_native, "resident_bytes", lambda: 0)
+    plans: list[tuple[NativeMatchSolver, Any]] = []
+    level_blocks = NativeMatchSolver.level_blocks
+
+    def counted(self: NativeMatchSolver, pairs: Any) -> Any:
+        blocks = level_blocks(self, pairs)
+        if blocks is not None and self._blocking is not None and len(self._blocking.others) > 1:
+            plans.append((self, blocks))
+        return blocks
+
+    monkeypatch.setattr(NativeMatchSolver, "level_blocks", counted)
+    told: list[tuple[int, int]] = []
+    clear_shared_solvers()
+    try:
+        prepare_deck_pair(RULES, MINE_DECK, THEIRS_DECK, progress=lambda *done: told.append(done))
+        got = {(s, h, p): v for s, h, p, v in shared_match_solver(RULES).known_entries()}
+    finally:
+        clear_shared_solvers()
+    assert plans and got == expected
+    for owner, blocks in plans:
+        held: set[tuple[int, int]] = set()
+        made = 0
+        for step, freed in blocks.steps:
+            held.update(step)
+            made += len(step)
+            for x, y in step:
+                reads = {(a, b) for a in owner.sub_hands(x) for b in owner.sub_hands(y)}
+                assert reads <= held
+            assert set(freed) <= held
+            held.difference_update(freed)
+        assert (
+            not held
+            and blocks.peak <= limit
+            and made > len({p for s, _ in blocks.steps for p in s})
+        )
+    assert told == sorted(told) and told[-1] == (told[-1][1], told[-1][1]) and len(told) > 2
 
 
 @pytest.mark.skipif(not executors.fork_available(), reason="no fork on this system")

@@ -75,8 +75,7 @@ def prepare_command(
             "set PAZAAK_CACHE_DIR to a directory or unset it"
         )
     hands = len(possible_hands(deck.cards, ruleset.hand_size))
-    label = "match states" if cluster else "your hands"
-    bar = LazyProgress(hands, enabled=not as_json and sys.stderr.isatty(), label=label)
+    bar = LazyProgress(hands, enabled=not as_json and sys.stderr.isatty(), label="match states")
 
     def progress(done: int, total: int) -> None:
         bar.total = total

@@ -733,6 +733,14 @@ PREPARE_SAVE_SECONDS = 120.0
 """How often :func:`prepare_deck_pair` writes what it has solved to the disk cache (a long
 preparation stopped by Ctrl-C keeps all but the last minutes of its work)."""
 
+PREPARE_TILE_HANDS = 12
+"""How many of my hands a local :func:`prepare_deck_pair` solves at once against all of theirs
+(``NativeMatchSolver.level_blocks``, group by group): the sub-hands my hands share are searched
+once a tile where one of my hands at a time searched them again for each. Counted for
+`kotor1-starter` against `kotor1-average` (each half of my hands, 0.6 GB of tables a process):
+1.00, 1.29, 1.39, 1.41 and 1.44 times less made with 1, 4, 8, 12 and 23 hands at once; 12
+keeps a save between tiles (two minutes of work or so, :data:`PREPARE_SAVE_SECONDS`)."""
+
 
 class Prepared(NamedTuple):
     """What :func:`prepare_deck_pair` did."""
@@ -797,7 +805,7 @@ def prepare_deck_pair(
                 solver, (0, 0), seats, executor, max_states=MATCH_MEMO_STATES, progress=progress
             )
         else:
-            _prepare_by_hand(solver, mine, theirs, seat, progress)
+            _prepare_by_hand(solver, mine, theirs, seat, _states_told(solver, missing, progress))
     except BaseException:
         solver.release_tables()
         if solver.entry_count > known:
@@ -809,14 +817,37 @@ def prepare_deck_pair(
     return Prepared(len(mine), len(theirs), states * openers, solver.entry_count - known, saved)
 
 
+Told = Callable[[int], None]
+"""Told how much of a local preparation is done: ``told(share)``, the part of the match states
+solved so far in this process (1: it solves all of them; 2: half, a forked copy the rest)."""
+
+
+def _states_told(
+    solver: MatchSolver, missing: int, progress: Callable[[int, int], None] | None
+) -> Told | None:
+    """``progress(done, total)`` of a local preparation, in match states (pairs of sub-hands at
+    a score) as a cluster's counts them: those solved in this process, times the processes
+    sharing the work (a forked copy's come back at the end)."""
+    if progress is None:
+        return None
+    openers = len(solver.opener_specs)
+    known = solver.entry_count
+
+    def told(processes: int) -> None:
+        done = (solver.entry_count - known) // openers * processes
+        progress(min(done, missing), missing)
+
+    return told
+
+
 def _prepare_by_hand(
     solver: MatchSolver,
     mine: Sequence[tuple[Card, ...]],
     theirs: Sequence[tuple[Card, ...]],
     seat: int,
-    progress: Callable[[int, int], None] | None,
+    progress: Told | None,
 ) -> None:
-    """prepare_deck_pair here: one of my hands at a time, saving now and then; with two
+    """prepare_deck_pair here: my hands a tile at a time, saving now and then; with two
     processes allowed, half of my hands in a forked copy at once (:func:`_prepare_split`)."""
     if len(mine) >= 2 and isinstance(solver, NativeMatchSolver) and two_solver_processes():
         _prepare_split(solver, mine, theirs, seat, progress)
@@ -829,26 +860,61 @@ def _prepare_hands(
     mine: Sequence[tuple[Card, ...]],
     theirs: Sequence[tuple[Card, ...]],
     seat: int,
-    progress: Callable[[int, int], None] | None,
+    progress: Told | None,
     *,
     processes: int | None = None,
     saving: bool = True,
 ) -> None:
-    """My hands one at a time, against theirs all at once or in runs (``processes``: sized
-    for that many processes' tables at once, as :func:`_prepare_runs`); ``saving``: to the
-    disk cache now and then."""
+    """My hands a tile at a time (:data:`PREPARE_TILE_HANDS`), against all of theirs at once
+    in blocks where the tile's tables fit them (``processes``: sized for that many processes'
+    tables at once), else one of mine at a time as :func:`_prepare_runs` takes it; ``saving``:
+    to the disk cache between tiles now and then; ``progress`` after each block and tile."""
     saved_at = time.monotonic()
-    for done, hand in enumerate(mine, 1):
-        solver.bound_memo()
-        try:  # (their hands all at once where they fit, else in runs: they share sub-hands)
-            _prepare_runs(solver, (0, 0), seat, hand, theirs, each=True, processes=processes)
-        finally:
-            solver.release_tables()
-        if saving and time.monotonic() - saved_at > PREPARE_SAVE_SECONDS:
-            save_entries(solver)
-            saved_at = time.monotonic()
-        if progress is not None:
-            progress(done, len(mine))
+    share = processes or 1  # (the processes sharing the hands: two in _prepare_split)
+    if processes is None:
+        processes = 2 if two_solver_processes() else 1
+    if progress is not None:
+        solver.after_step = partial(progress, share)
+    try:
+        for start in range(0, len(mine), PREPARE_TILE_HANDS):
+            tile = mine[start : start + PREPARE_TILE_HANDS]
+            solver.bound_memo()
+            try:
+                _prepare_tile(solver, seat, tile, theirs, processes)
+            finally:
+                solver.release_tables()
+            if saving and time.monotonic() - saved_at > PREPARE_SAVE_SECONDS:
+                save_entries(solver)
+                saved_at = time.monotonic()
+            if progress is not None:
+                progress(share)
+    finally:
+        solver.after_step = None
+
+
+def _prepare_tile(
+    solver: MatchSolver,
+    seat: int,
+    tile: Sequence[tuple[Card, ...]],
+    theirs: Sequence[tuple[Card, ...]],
+    processes: int,
+) -> None:
+    """Every score's match states of these hands of mine against all of theirs: at once, in
+    blocks of groups, where their tables fit so (no flips or Doubles, whose sides make the memo
+    grow past the room the blocks leave); else one of mine at a time, their hands all at once or
+    in runs (:func:`_prepare_runs`)."""
+    hands: tuple[list[Sequence[Card]], list[Sequence[Card]]] = (list(tile), list(theirs))
+    seats = hands if seat == 0 else (hands[1], hands[0])
+    cards = [card for hand in (*tile, *theirs) for card in hand]
+    if (
+        len(tile) > 1
+        and not any(card.kind in _MANY_SIDES for card in cards)
+        and solver.fits_in_blocks(seats, processes)
+    ):
+        solver.prepare_all((0, 0), seats, processes=processes)
+        return
+    for hand in tile:
+        _prepare_runs(solver, (0, 0), seat, hand, theirs, each=True, processes=processes)
 
 
 def _prepare_split(
@@ -856,7 +922,7 @@ def _prepare_split(
     mine: Sequence[tuple[Card, ...]],
     theirs: Sequence[tuple[Card, ...]],
     seat: int,
-    progress: Callable[[int, int], None] | None,
+    progress: Told | None,
 ) -> None:
     """:func:`_prepare_hands` in two processes at once: the first half of my hands here, the
     second in a forked copy (neighbouring hands share the most sub-hands), each sizing its
@@ -868,13 +934,9 @@ def _prepare_split(
     half = -(-len(mine) // 2)
     before = solver.entry_keys()
 
-    def told(done: int, total: int) -> None:
-        if progress is not None:
-            progress(min(2 * done, len(mine)), len(mine))
-
     def here(share: Sequence[tuple[Card, ...]]) -> tuple[SolvedWork | None, bool]:
         try:
-            _prepare_hands(solver, share, theirs, seat, told, processes=2)
+            _prepare_hands(solver, share, theirs, seat, progress, processes=2)
         except KeyboardInterrupt:
             return None, True
         return None, False
@@ -904,7 +966,7 @@ def _prepare_split(
     if any(stopped for _, stopped in works):
         raise KeyboardInterrupt
     if progress is not None:
-        progress(len(mine), len(mine))
+        progress(1)
 
 
 _SHARED_KOTOR: dict[tuple[Ruleset, int, DecisionRule], KotorMatchSolver] = {}

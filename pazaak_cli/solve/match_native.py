@@ -22,6 +22,7 @@ among equal values (a fixed point the core finds by the linear-piece shortcut ag
 from __future__ import annotations
 
 import contextlib
+import heapq
 import os
 from collections.abc import Callable, Sequence
 from functools import partial
@@ -97,6 +98,20 @@ class Blocks(NamedTuple):
     """The most bytes of tables held at once."""
     made: int
     """The bytes of tables made in all (more than the score's where rows are made again)."""
+
+
+class Blocking(NamedTuple):
+    """How :meth:`NativeMatchSolver.level_blocks` cuts the scores of a prepare_all
+    (:meth:`NativeMatchSolver._run_seat`)."""
+
+    seat: int
+    """The seat with more hands (its sub-hands are the rows)."""
+    whole: frozenset[int]
+    """Its hands that are no sub-hand of another (ids)."""
+    limit: int
+    """The bytes of tables a process may hold at once."""
+    others: frozenset[int]
+    """The same as ``whole`` for the other seat (several: a prepare's hands of mine)."""
 
 
 Counts = tuple[int, int, int]
@@ -220,10 +235,12 @@ class NativeMatchSolver(MatchSolver):
         """The score level whose groups have dense tables now."""
         self._set_groups: tuple[int, int, int] | None = None
         """The last set in progress given dense tables of its own: (context, hand 0, hand 1)."""
-        self._blocking: tuple[int, frozenset[int], int] | None = None
-        """While :meth:`prepare_all` runs: the seat whose whole hands :meth:`level_blocks`
-        takes one at a time, those hands (ids), and the bytes of tables a process may hold
+        self._blocking: Blocking | None = None
+        """While :meth:`prepare_all` runs: how :meth:`level_blocks` cuts its scores
         (:meth:`_run_seat`)."""
+        self._planned_blocks: tuple[object, Blocks | None] = (None, None)
+        """The last plan :meth:`level_blocks` made, and what it was made for (a prepare's
+        rounds ask the same one again)."""
         self._ranked = (0, 0)
         """How many sides and candidate lists the core had when it last ranked them."""
         self.processes: int | None = None
@@ -444,10 +461,10 @@ class NativeMatchSolver(MatchSolver):
 
     def _run_seat(
         self, hands: tuple[Sequence[Sequence[Card]], Sequence[Sequence[Card]]], processes: int
-    ) -> tuple[int, frozenset[int], int]:
+    ) -> Blocking:
         """How :meth:`level_blocks` cuts the scores of :meth:`prepare_all` of these hands: the
-        seat with more hands given, those of its hands that are no sub-hand of another (ids),
-        and the bytes of tables each of ``processes`` may hold at once: within
+        seat with more hands given, the hands of each seat that are no sub-hand of another
+        (ids), and the bytes of tables each of ``processes`` may hold at once: within
         :data:`DENSE_LIMIT_BYTES`, and with two, their tables beside what each holds (about
         what this one does) within :data:`FORK_MEMORY_BYTES`, the bound of the whole answer's
         memory. (Both processes' tables had been held to :data:`DENSE_LIMIT_BYTES` together,
@@ -455,13 +472,17 @@ class NativeMatchSolver(MatchSolver):
         fit: docs/benchmarks.md, "the later sets in blocks".)"""
         hands = self._later_hands(hands)
         seat = 1 if len(hands[1]) >= len(hands[0]) else 0
-        given = {self.hands.intern(hand) for hand in hands[seat]}
-        inner = {sub for hand in given for sub in self.sub_hands(hand) if sub != hand}
         limit = DENSE_LIMIT_BYTES
         if processes > 1:  # (each process holds about what this one does, and its tables)
             room = max(0, FORK_MEMORY_BYTES - processes * resident_bytes()) // processes
             limit = min(limit, room)
-        return seat, frozenset(given - inner), limit
+        return Blocking(seat, self._whole(hands[seat]), limit, self._whole(hands[1 - seat]))
+
+    def _whole(self, hands: Sequence[Sequence[Card]]) -> frozenset[int]:
+        """The ids of these hands that are no sub-hand of another of them."""
+        given = {self.hands.intern(hand) for hand in hands}
+        inner = {sub for hand in given for sub in self.sub_hands(hand) if sub != hand}
+        return frozenset(given - inner)
 
     def level_blocks(self, pairs: Sequence[tuple[int, int]]) -> Blocks | None:
         """A score's groups in blocks, where the tables of all ``pairs`` do not fit the bytes
@@ -476,24 +497,39 @@ class NativeMatchSolver(MatchSolver):
         beside what it makes (greedy). Where a hand's rows do not fit beside those held, rows
         it does not hold are freed early, those the fewest hands left hold first, and made
         again for the hands that hold them (searched again, as a run searched its sub-hands:
-        `kotor1-strong`'s blocks make 1.6 times its groups where its runs made 5 times). None:
-        no blocks (all fit, or one hand's rows do not, or not preparing)."""
-        if self._blocking is None:
+        `kotor1-strong`'s blocks make 1.6 times its groups where its runs made 5 times).
+        Where the other seat has several whole hands too (a prepare's hands of mine), group by
+        group instead (:meth:`_group_blocks`). None: no blocks (all fit, or one hand's rows do
+        not, or not preparing)."""
+        blocking = self._blocking
+        if blocking is None:
             return None
-        seat, whole, limit = self._blocking
         self._sync()
         openers = 2 if self._reads_opener else 1
-
-        def size(group: Sequence[tuple[int, int]]) -> int:
-            return sum(self._dense_bytes(group, openers))
-
-        if size(pairs) <= limit:
+        sizes = [sum(self._dense_bytes([pair], openers)) for pair in pairs]
+        if sum(sizes) <= blocking.limit:
             return None
+        asked = (blocking, tuple(pairs), tuple(sizes))
+        if self._planned_blocks[0] != asked:
+            if len(blocking.others) > 1:
+                blocks = self._group_blocks(pairs, sizes, blocking)
+            else:
+                blocks = self._row_blocks(pairs, sizes, blocking)
+            self._planned_blocks = (asked, blocks)
+        return self._planned_blocks[1]
+
+    def _row_blocks(
+        self, pairs: Sequence[tuple[int, int]], sizes: Sequence[int], blocking: Blocking
+    ) -> Blocks | None:
+        """:meth:`level_blocks` by rows: the run seat's whole hands one at a time."""
+        seat, whole, limit = blocking.seat, blocking.whole, blocking.limit
         order = {pair: at for at, pair in enumerate(pairs)}  # (fewest cards first)
         rows: dict[int, list[tuple[int, int]]] = {}
         for pair in pairs:
             rows.setdefault(pair[seat], []).append(pair)
-        row_bytes = {hand: size(row) for hand, row in rows.items()}
+        row_bytes = dict.fromkeys(rows, 0)
+        for pair, size in zip(pairs, sizes, strict=True):
+            row_bytes[pair[seat]] += size
         holds = {hand: [sub for sub in self.sub_hands(hand) if sub in rows] for hand in whole}
         users = {sub: 0 for sub in rows}
         for subs in holds.values():
@@ -551,6 +587,73 @@ class NativeMatchSolver(MatchSolver):
             )
         return Blocks(steps, peak, made_bytes)
 
+    def _group_blocks(
+        self, pairs: Sequence[tuple[int, int]], sizes: Sequence[int], blocking: Blocking
+    ) -> Blocks | None:
+        """:meth:`level_blocks` where both seats have several whole hands (a prepare's tile of
+        my hands against all of theirs): the pairs of whole hands in turn, each of the other
+        seat's against every one of the run seat's (snaking back and forth, so that
+        neighbours share sub-hands), each pair making the groups of its sub-hands it lacks.
+        A group is freed once no pair left reads it; where a pair's groups do not fit beside
+        those held, the held group read again last is freed first (Belady's rule). My hands
+        one at a time in rows made 6.6 times a score's tables for `kotor1-starter` against
+        `kotor1-average` (each of mine searching its sub-hands' groups again); this, with a
+        tile of 12 of my hands, 4.6 times (docs/benchmarks.md)."""
+        seat, limit = blocking.seat, blocking.limit
+        index = {pair: at for at, pair in enumerate(pairs)}  # (fewest cards first)
+        subs = {hand: self.sub_hands(hand) for hand in blocking.whole | blocking.others}
+        units: list[list[int]] = []
+        for turn, other in enumerate(sorted(blocking.others)):
+            for hand in sorted(blocking.whole, reverse=turn % 2 == 1):
+                seated = ((x, y) if seat == 1 else (y, x) for x in subs[other] for y in subs[hand])
+                units.append([index[pair] for pair in seated])
+        never = len(units)
+        next_uses: list[list[int]] = [[] for _ in units]
+        first = [never] * len(pairs)
+        for at in range(len(units) - 1, -1, -1):
+            uses = next_uses[at]
+            for group in units[at]:
+                uses.append(first[group])
+                first[group] = at
+        if never in first:
+            return None  # (a group no pair of whole hands reads)
+        next_use = first
+        held = [False] * len(pairs)
+        by_next: list[tuple[int, int]] = []  # (a heap: minus the next use, the group)
+        steps: list[tuple[list[tuple[int, int]], list[tuple[int, int]]]] = []
+        held_bytes = peak = made_bytes = 0
+        for at, unit in enumerate(units):
+            new = [group for group in unit if not held[group]]
+            needed = sum(sizes[group] for group in new)
+            while held_bytes + needed > limit and by_next:  # (freed early, after the step before)
+                minus, group = heapq.heappop(by_next)
+                if not held[group] or next_use[group] != -minus:
+                    continue  # (stale: freed, or read since)
+                if -minus == at:  # (every group held is this pair's)
+                    heapq.heappush(by_next, (minus, group))
+                    break
+                held[group] = False
+                held_bytes -= sizes[group]
+                steps[-1][1].append(pairs[group])
+            if held_bytes + needed > limit:
+                return None  # (this pair's groups alone do not fit)
+            for group in new:
+                held[group] = True
+            held_bytes += needed
+            made_bytes += needed
+            peak = max(peak, held_bytes)
+            done = []
+            for group, use in zip(unit, next_uses[at], strict=True):
+                next_use[group] = use
+                if use == never:
+                    held[group] = False
+                    held_bytes -= sizes[group]
+                    done.append(pairs[group])
+                else:
+                    heapq.heappush(by_next, (-use, group))
+            steps.append(([pairs[group] for group in sorted(new)], done))
+        return Blocks(steps, peak, made_bytes)
+
     def _later_pairs(
         self, hands: tuple[Sequence[Sequence[Card]], Sequence[Sequence[Card]]]
     ) -> list[tuple[int, int]]:
@@ -574,9 +677,9 @@ class NativeMatchSolver(MatchSolver):
         bytes), sized with a sixteenth to spare (prepare_all sizes them again, this process's
         memory grown)."""
         pairs = self._later_pairs(hands)
-        seat, whole, limit = self._run_seat(hands, processes)
-        limit -= limit // 16
-        kept, self._blocking = self._blocking, (seat, whole, limit)
+        blocking = self._run_seat(hands, processes)
+        limit = blocking.limit - blocking.limit // 16
+        kept, self._blocking = self._blocking, blocking._replace(limit=limit)
         try:
             blocks = self.level_blocks(pairs)
             openers = 2 if self._reads_opener else 1
@@ -642,6 +745,8 @@ class NativeMatchSolver(MatchSolver):
                             self.entry((s0, s1, x, y), spec)
                 for context in contexts:
                     self._fast.drop_groups(context, freed)
+                if self.after_step is not None:
+                    self.after_step()
 
     def _run_pipeline(
         self, pipeline: Pipeline[Level], pairs: Sequence[tuple[int, int]], specs: Sequence[int]
@@ -804,7 +909,7 @@ class NativeMatchSolver(MatchSolver):
         openers = 2 if self._reads_opener else 1
         before, after = self._dense_bytes(pairs, openers)
         if self._blocking is not None and (
-            self.level_blocks(pairs) is not None or before + after <= self._blocking[2]
+            self.level_blocks(pairs) is not None or before + after <= self._blocking.limit
         ):
             return True  # (sized for two processes beside this one's memory: _run_seat)
         tables = (1 + len(dealt)) * (before + after)

@@ -339,6 +339,9 @@ class MatchSolver(SetSolver, MatchStates):
         on every draw before it. Another composition (the deck as it stands, say) measures how
         much that choice moves an answer (``benchmarks/bench_deck_model.py``)."""
         self.max_states = max_states
+        self.after_step: Callable[[], None] | None = None
+        """Called after each score (and in the native solver each block of a score) whose
+        states :meth:`prepare_all` solved: a long preparation's progress."""
         self.values_order_free = False
         """True: a converged state's card-free positions are dropped (solved again from its
         value when a state with more cards reads them) instead of moved along their slopes to
@@ -1046,6 +1049,8 @@ class MatchSolver(SetSolver, MatchStates):
             for x, y in level.missing:
                 for spec in specs:
                     self.entry((level.s0, level.s1, x, y), spec)
+            if self.after_step is not None:
+                self.after_step()
 
     def _start_level(self, s0: int, s1: int, pairs: Sequence[tuple[int, int]]) -> None:
         """``prepare`` is about to solve the match states of score ``s0``-``s1`` with these
