@@ -58,7 +58,7 @@ def prepare_command(
     values a set starts from, kept in the disk cache. Afterwards every question of a match
     between these decks, from its first move, leaves only its set in progress to solve, so
     pazaak advise, the hint of pazaak play and pazaak follow answer for the match by default
-    (seconds instead of minutes). It takes a while (about 7 minutes on two cores for
+    (seconds instead of minutes). It takes a while (about 5 minutes on two cores for
     kotor1-starter against kotor1-average); Ctrl-C stops it, keeping what is solved: run it
     again to go on.
 
