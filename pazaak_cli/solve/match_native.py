@@ -127,6 +127,21 @@ _RULE_CODES = {
 """The first-player rules as the C core numbers them."""
 
 
+def _neighbours(hands: Sequence[int], subs: dict[int, list[int]]) -> list[int]:
+    """These hands in an order where each shares the most sub-hands with the one before it
+    (greedy, from the first): a plan's next pair of hands then finds more of its groups held
+    (for `kotor1-starter` against `kotor1-average`, 6 % fewer tables made than in the hands'
+    own order, docs/benchmarks.md)."""
+    left = list(hands)
+    order = [left.pop(0)] if left else []
+    while left:
+        last = set(subs[order[-1]])
+        best = max(left, key=lambda hand: sum(sub in last for sub in subs[hand]))
+        left.remove(best)
+        order.append(best)
+    return order
+
+
 def native_available() -> bool:
     """Whether the C core is built and not switched off by ``PAZAAK_PURE_PYTHON``."""
     return _fastmatch is not None and not os.environ.get("PAZAAK_PURE_PYTHON")
@@ -602,9 +617,10 @@ class NativeMatchSolver(MatchSolver):
         seat, limit = blocking.seat, blocking.limit
         index = {pair: at for at, pair in enumerate(pairs)}  # (fewest cards first)
         subs = {hand: self.sub_hands(hand) for hand in blocking.whole | blocking.others}
+        runs = _neighbours(sorted(blocking.whole), subs)
         units: list[list[int]] = []
-        for turn, other in enumerate(sorted(blocking.others)):
-            for hand in sorted(blocking.whole, reverse=turn % 2 == 1):
+        for turn, other in enumerate(_neighbours(sorted(blocking.others), subs)):
+            for hand in runs[:: -1 if turn % 2 else 1]:
                 seated = ((x, y) if seat == 1 else (y, x) for x in subs[other] for y in subs[hand])
                 units.append([index[pair] for pair in seated])
         never = len(units)
