@@ -716,15 +716,14 @@ class NativeMatchSolver(MatchSolver):
         needed, limit, _, _ = self._planned(hands, processes)
         return needed <= limit
 
-    def blocks_rework(
+    def later_table_bytes(
         self,
         hands: tuple[Sequence[Sequence[Card]], Sequence[Sequence[Card]]],
         processes: int = 1,
-    ) -> float:
-        """MatchSolver.blocks_rework: the bytes of tables the blocks make over the score's
-        (rows freed early are made again)."""
+    ) -> tuple[int, int] | None:
+        """MatchSolver.later_table_bytes: as :meth:`_planned` plans them."""
         _, _, made, total = self._planned(hands, processes)
-        return made / total if total else 1.0
+        return made, total
 
     def _solve_levels(
         self, levels: Sequence[Level], pairs: Sequence[tuple[int, int]], specs: Sequence[int]
