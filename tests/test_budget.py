@@ -458,67 +458,47 @@ def test_the_match_foresight_counts_the_known_pairs_a_batch_searches_again(
 ) -> None:
     """Against an optimal opponent a batch of hands some of whose match states are known
     searches the positions of those pairs again (their tables were freed): its foresight counts
-    them at REBUILT_SHARE of a new pair beside its new pairs; a batch all new, or all known, has
-    none (the sample of `--time 30` had overrun its budget by 7 s without it). A pair's rate is
-    the question's own, from its score's tables."""
-    from pazaak_cli.solve.match_advice import (
-        REBUILT_SHARE,
-        TABLE_BYTE_SECONDS,
-        TABLE_PAIR_SECONDS,
-    )
+    them at REBUILT_PAIR_SECONDS beside its new pairs; a batch all new, or all known, has none
+    (the sample of `--time 30` had overrun its budget by 7 s without it)."""
+    from pazaak_cli.solve.match_advice import MATCH_PAIR_SECONDS, REBUILT_PAIR_SECONDS
 
     asked = question("6", "+1 -2 +3", "", 3, rules="kotor1")
     optimal = options("kotor1-average", "match", "optimal")
     hands = [(tuple(parse_cards("+1 -2 +4")), 1), (tuple(parse_cards("+1 +3 -2")), 1)]
     pairs = match_advice.match_pairs(tuple(parse_cards("+1 -2 +3")), hands)
-    solver = match_advice.shared_match_solver(asked.state.ruleset)
-    seats = ([tuple(parse_cards("+1 -2 +3"))], [hand for hand, _ in hands])
-    made, total = solver.later_table_bytes(seats, 2) or (0, 0)
-    assert made == total > 0  # (all fit at once)
-    each = TABLE_BYTE_SECONDS * total / pairs + TABLE_PAIR_SECONDS
     seen = {}
     for left in (pairs, pairs // 4, 0):
         monkeypatch.setattr(match_advice, "_pairs_left", lambda *args, left=left: left)
         seen[left] = match_advice.match_seconds(asked, optimal, hands)
     in_progress = seen[0]  # (nothing left: only the sets in progress)
-    assert seen[pairs] == pytest.approx(in_progress + pairs * each)
+    assert seen[pairs] == pytest.approx(in_progress + pairs * MATCH_PAIR_SECONDS)
     assert seen[pairs // 4] == pytest.approx(
-        in_progress + (pairs // 4 + (pairs - pairs // 4) * REBUILT_SHARE) * each
+        in_progress + pairs // 4 * MATCH_PAIR_SECONDS + (pairs - pairs // 4) * REBUILT_PAIR_SECONDS
     )
 
 
 def test_the_match_foresight_counts_the_rows_the_blocks_make_again(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Where a score's blocks free rows early and make them again, the foresight counts the
-    tables they make, not the score's (`kotor1-strong`'s 113 hands: 1.5 times the score's
-    tables, 71 s where the score's alone foresaw 45 s); a gold card about, where no table is
-    counted, keeps the pairs' rate."""
-    from pazaak_cli.solve.match_advice import (
-        GOLD_PAIR_WEIGHT,
-        MATCH_PAIR_SECONDS,
-        TABLE_BYTE_SECONDS,
-        TABLE_PAIR_SECONDS,
-    )
+    """Where a score's blocks free rows early and make them again, the pairs made again count
+    at REBUILT_PAIR_SECONDS beside the new ones (`kotor1-strong`'s 113 hands: 1.6 times the
+    score's tables, 71 s where the new pairs alone foresaw 57 s)."""
+    from pazaak_cli.solve.match_advice import MATCH_PAIR_SECONDS, REBUILT_PAIR_SECONDS
 
     asked = question("6", "+1 -2 +3", "", 3, rules="kotor1")
     optimal = options("kotor1-average", "match", "optimal")
     hands = [(tuple(parse_cards("+1 -2 +4")), 1), (tuple(parse_cards("+1 +3 -2")), 1)]
     pairs = match_advice.match_pairs(tuple(parse_cards("+1 -2 +3")), hands)
-    monkeypatch.setattr(match_advice, "_pairs_left", lambda *args: 0)
-    in_progress = match_advice.match_seconds(asked, optimal, hands)
+    seen = {}
+    for left in (pairs, 0):
+        monkeypatch.setattr(match_advice, "_pairs_left", lambda *args, left=left: left)
+        seen[left] = match_advice.match_seconds(asked, optimal, hands)
+    assert seen[pairs] == pytest.approx(seen[0] + pairs * MATCH_PAIR_SECONDS)  # (all fit)
+    monkeypatch.setattr(NativeMatchSolver, "blocks_rework", lambda *args: 1.5)
     monkeypatch.setattr(match_advice, "_pairs_left", lambda *args: pairs)
-    monkeypatch.setattr(NativeMatchSolver, "later_table_bytes", lambda *args: (15_000, 10_000))
-    each = TABLE_BYTE_SECONDS * 10_000 / pairs + TABLE_PAIR_SECONDS
     reworked = match_advice.match_seconds(asked, optimal, hands)
-    assert reworked == pytest.approx(in_progress + pairs * 1.5 * each)
-    gold = [(tuple(parse_cards("+1 -2 D")), 1), (tuple(parse_cards("+1 +3 D")), 1)]
-    gold_pairs = match_advice.match_pairs(tuple(parse_cards("+1 -2 +3")), gold)
-    monkeypatch.setattr(match_advice, "_pairs_left", lambda *args: 0)
-    gold_in_progress = match_advice.match_seconds(asked, optimal, gold)
-    monkeypatch.setattr(match_advice, "_pairs_left", lambda *args: gold_pairs)
-    assert match_advice.match_seconds(asked, optimal, gold) == pytest.approx(
-        gold_in_progress + GOLD_PAIR_WEIGHT * gold_pairs * MATCH_PAIR_SECONDS
+    assert reworked == pytest.approx(
+        seen[0] + pairs * MATCH_PAIR_SECONDS + pairs * 0.5 * REBUILT_PAIR_SECONDS
     )
 
 

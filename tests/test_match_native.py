@@ -723,11 +723,9 @@ def test_rows_the_next_hand_needs_room_for_are_freed_early_and_made_again(
     the one of all at once, to 1e-12."""
     asked = hidden_tables("+2 -1 +3 -3 +4 -4")
     limit = asked.whole * 3 // 10  # (the blocks without early frees hold 0.41 of it)
-    made, total = asked.solver.later_table_bytes(asked.hands, 2) or (0, 0)
-    assert made == total > 0
+    assert asked.solver.blocks_rework(asked.hands, 2) == 1.0
     bound_tables(monkeypatch, limit)
-    made, total = asked.solver.later_table_bytes(asked.hands, 2) or (0, 0)
-    assert made > total > 0  # (what the foresight counts)
+    assert asked.solver.blocks_rework(asked.hands, 2) > 1.0  # (the foresight's factor)
     plans = planned_blocks(monkeypatch)
     blocked = solve_match_question(
         asked.question, asked.options, solver=NativeMatchSolver(asked.rules)

@@ -248,30 +248,19 @@ def _pairs_left(
 
 MATCH_PAIR_SECONDS = 0.016
 """Wall seconds a pair of sub-hands costs the match answer, solved at every score on two
-cores, where its tables are not counted (a flip card or a Double about, which also multiplies
-it by :data:`GOLD_PAIR_WEIGHT`; the pure-Python solver): measured on the 4 v 4 first move (256
-pairs, 4.2 s; docs/benchmarks.md). Elsewhere :data:`TABLE_BYTE_SECONDS` and
-:data:`TABLE_PAIR_SECONDS` give a question its own rate."""
+cores: measured on the 4 v 4 first move (256 pairs, 4.2 s; docs/benchmarks.md). A flip card or
+a Double about multiplies it by :data:`GOLD_PAIR_WEIGHT`. Blocks that make rows again
+(``MatchSolver.blocks_rework``) add those at :data:`REBUILT_PAIR_SECONDS`: 4 hidden cards of
+`kotor1-strong`, 3,552 pairs made 1.6 times over: 68 s foreseen (its sets in progress
+included), 71 s taken."""
 
-TABLE_BYTE_SECONDS = 9.65e-9
-"""Wall seconds a byte of a score's tables costs the match answer, with
-:data:`TABLE_PAIR_SECONDS` a pair of sub-hands: a pair costs ``TABLE_BYTE_SECONDS * bytes /
-pairs + TABLE_PAIR_SECONDS`` (``MatchSolver.later_table_bytes``), made again where the blocks
-make rows again. Fitted on eleven cold exact match answers, whole commands on two cores, the
-sets in progress taken off (one hidden card to 4 hidden of `kotor1-strong`, 0.8 to 71 s): the
-foresight within 0.85 to 1.18 of each, where :data:`MATCH_PAIR_SECONDS` alone was within 0.83
-to 1.81 (the pairs of different decks hold tables of different sizes; docs/benchmarks.md)."""
-
-TABLE_PAIR_SECONDS = 0.00484
-"""See :data:`TABLE_BYTE_SECONDS`."""
-
-REBUILT_SHARE = 0.25
-"""What a pair of sub-hands whose match states are known costs a batch of hands that still has
-states to solve, against a new pair: their sets pass through those pairs' positions, whose
-tables the batch before freed, and search them again (no fixed point). Measured on the growth
-of a `--time 30` sample of `+1 -2 +3 +4` against 4 hidden cards of `kotor1-average`: after a
-first batch of 47 hands, 9 more with 144 new pairs and 688 known took 5.1 s, foreseen at 2.5 s
-from the new pairs alone (the budget was overrun by 7 s)."""
+REBUILT_PAIR_SECONDS = 0.004
+"""Wall seconds a pair of sub-hands whose match states are known costs a batch of hands that
+still has states to solve: their sets pass through those pairs' positions, whose tables the
+batch before freed, and search them again (no fixed point: a quarter of a new pair's cost).
+Measured on the growth of a `--time 30` sample of `+1 -2 +3 +4` against 4 hidden cards of
+`kotor1-average`: after a first batch of 47 hands, 9 more with 144 new pairs and 688 known took
+5.1 s, foreseen at 2.5 s from the new pairs alone (the budget was overrun by 7 s)."""
 
 SET_PAIR_SECONDS = 1.57 / 15_616
 """The same for a pair of sub-hands of a set in progress solved once the later sets are known,
@@ -317,19 +306,18 @@ def match_seconds(
     weight = GOLD_PAIR_WEIGHT if any(card.kind in _MANY_SIDES for card in cards) else 1
     pairs = match_pairs(my_hand, hands)
     left = _pairs_left(state, my_hand, hands, pairs, QUICK_SET_PAIRS // weight)
-    searched_again = pairs - left if 0 < left < pairs else 0  # (see REBUILT_SHARE)
+    rebuilt: float = pairs - left if 0 < left < pairs else 0  # (see REBUILT_PAIR_SECONDS)
     in_progress = subhand_count(my_hand) * sum(subhand_count(hand) for hand, _ in hands)
     each = SET_PAIR_SECONDS if two_solver_processes() else SET_PAIR_SECONDS_ALONE
-    pair_seconds, made = MATCH_PAIR_SECONDS, float(left)
-    if left and weight == 1:  # (this question's own rate, from its tables: TABLE_BYTE_SECONDS)
+    rework = 1.0
+    if left and weight == 1 and len(hands) > 1:  # (the rows the blocks make again)
         seats = _seated(state.turn, my_hand, [hand for hand, _ in hands])
         processes = 2 if two_solver_processes() else 1
-        sized = shared_match_solver(state.ruleset).later_table_bytes(seats, processes)
-        if sized is not None and sized[1] > 0:
-            pair_seconds = TABLE_BYTE_SECONDS * sized[1] / pairs + TABLE_PAIR_SECONDS
-            made = left * sized[0] / sized[1]  # (the rows the blocks make again, in full)
-    later = (made + searched_again * REBUILT_SHARE) * pair_seconds
-    return weight * (later + in_progress * each)
+        rework = shared_match_solver(state.ruleset).blocks_rework(seats, processes)
+    rebuilt += left * (rework - 1.0)  # (made again: their states known)
+    return weight * (
+        left * MATCH_PAIR_SECONDS + rebuilt * REBUILT_PAIR_SECONDS + in_progress * each
+    )
 
 
 def match_is_quick(question: Question, options: SolveOptions) -> bool:

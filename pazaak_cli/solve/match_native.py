@@ -716,14 +716,15 @@ class NativeMatchSolver(MatchSolver):
         needed, limit, _, _ = self._planned(hands, processes)
         return needed <= limit
 
-    def later_table_bytes(
+    def blocks_rework(
         self,
         hands: tuple[Sequence[Sequence[Card]], Sequence[Sequence[Card]]],
         processes: int = 1,
-    ) -> tuple[int, int] | None:
-        """MatchSolver.later_table_bytes: as :meth:`_planned` plans them."""
+    ) -> float:
+        """MatchSolver.blocks_rework: the bytes of tables the blocks make over the score's
+        (rows freed early are made again)."""
         _, _, made, total = self._planned(hands, processes)
-        return made, total
+        return made / total if total else 1.0
 
     def _solve_levels(
         self, levels: Sequence[Level], pairs: Sequence[tuple[int, int]], specs: Sequence[int]

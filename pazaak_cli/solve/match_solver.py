@@ -1137,15 +1137,14 @@ class MatchSolver(SetSolver, MatchStates):
         score's tables are made a block at a time (the native solver's ``level_blocks``)."""
         return True
 
-    def later_table_bytes(
+    def blocks_rework(
         self,
         hands: tuple[Sequence[Sequence[Card]], Sequence[Sequence[Card]]],
         processes: int = 1,
-    ) -> tuple[int, int] | None:
-        """The bytes of tables :meth:`prepare_all` of these hands makes a score (more where
-        its blocks make rows again), and a score's tables' bytes; None: no tables to count
-        (this solver's memo holds positions one by one)."""
-        return None
+    ) -> float:
+        """How many times a score's positions :meth:`prepare_all` of these hands searches in
+        blocks (1.0: each once; more where rows are freed early and made again)."""
+        return 1.0
 
     def _intern_later_sides(self, cards: Sequence[Card]) -> None:
         """Intern every side reachable from a set started with any sub-hand of ``cards``,
