@@ -736,10 +736,11 @@ preparation stopped by Ctrl-C keeps all but the last minutes of its work)."""
 PREPARE_TILE_HANDS = 12
 """How many of my hands a local :func:`prepare_deck_pair` solves at once against all of theirs
 (``NativeMatchSolver.level_blocks``, group by group): the sub-hands my hands share are searched
-once a tile where one of my hands at a time searched them again for each. Counted for
-`kotor1-starter` against `kotor1-average` (each half of my hands, 0.6 GB of tables a process):
-1.00, 1.29, 1.39, 1.41 and 1.44 times less made with 1, 4, 8, 12 and 23 hands at once; 12
-keeps a save between tiles (two minutes of work or so, :data:`PREPARE_SAVE_SECONDS`)."""
+once a tile where one of my hands at a time searched them again for each. Planned for
+`kotor1-starter` against `kotor1-average` (each half of my hands, 0.6 GB of tables a process;
+a real run has about 0.7): 1.00, 1.29, 1.39, 1.41 and 1.44 times less made with 1, 4, 8, 12
+and 23 hands at once; 12 keeps a save between tiles (two minutes of work or so,
+:data:`PREPARE_SAVE_SECONDS`)."""
 
 
 class Prepared(NamedTuple):

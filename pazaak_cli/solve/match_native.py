@@ -521,11 +521,12 @@ class NativeMatchSolver(MatchSolver):
             return None
         self._sync()
         openers = 2 if self._reads_opener else 1
-        sizes = [sum(self._dense_bytes([pair], openers)) for pair in pairs]
-        if sum(sizes) <= blocking.limit:
+        total = sum(self._dense_bytes(pairs, openers))
+        if total <= blocking.limit:
             return None
-        asked = (blocking, tuple(pairs), tuple(sizes))
+        asked = (blocking, tuple(pairs), total)
         if self._planned_blocks[0] != asked:
+            sizes = [sum(self._dense_bytes([pair], openers)) for pair in pairs]
             if len(blocking.others) > 1:
                 blocks = self._group_blocks(pairs, sizes, blocking)
             else:
@@ -610,10 +611,10 @@ class NativeMatchSolver(MatchSolver):
         seat's against every one of the run seat's (snaking back and forth, so that
         neighbours share sub-hands), each pair making the groups of its sub-hands it lacks.
         A group is freed once no pair left reads it; where a pair's groups do not fit beside
-        those held, the held group read again last is freed first (Belady's rule). My hands
-        one at a time in rows made 6.6 times a score's tables for `kotor1-starter` against
-        `kotor1-average` (each of mine searching its sub-hands' groups again); this, with a
-        tile of 12 of my hands, 4.6 times (docs/benchmarks.md)."""
+        those held, the held group read again last is freed first (Belady's rule). Planned for
+        `kotor1-starter` against `kotor1-average` at 0.7 GB a process, my hands one at a time
+        in rows made 6.5 times a score's tables (each of mine searching its sub-hands' groups
+        again); this, with tiles of 12 of my hands, 3.9 times (docs/benchmarks.md)."""
         seat, limit = blocking.seat, blocking.limit
         index = {pair: at for at, pair in enumerate(pairs)}  # (fewest cards first)
         subs = {hand: self.sub_hands(hand) for hand in blocking.whole | blocking.others}
