@@ -255,12 +255,18 @@ a Double about multiplies it by :data:`GOLD_PAIR_WEIGHT`. Blocks that make rows 
 included), 71 s taken."""
 
 REBUILT_PAIR_SECONDS = 0.004
+"""Wall seconds a pair of sub-hands costs each time a score's blocks make its tables again
+(``MatchSolver.blocks_rework``: its states are solved by then, so no fixed point is iterated)."""
+
+KNOWN_PAIR_SECONDS = 0.010
 """Wall seconds a pair of sub-hands whose match states are known costs a batch of hands that
 still has states to solve: their sets pass through those pairs' positions, whose tables the
-batch before freed, and search them again (no fixed point: a quarter of a new pair's cost).
-Measured on the growth of a `--time 30` sample of `+1 -2 +3 +4` against 4 hidden cards of
-`kotor1-average`: after a first batch of 47 hands, 9 more with 144 new pairs and 688 known took
-5.1 s, foreseen at 2.5 s from the new pairs alone (the budget was overrun by 7 s)."""
+batch before freed, and search them again. Measured on the growth of samples of `+1 +2 +3 +4`
+against 4 hidden cards of `kotor1-average` after a first batch of 17, 31 and 47 hands: 800 to
+912 known pairs beside 192 to 320 new ones, 5.8 to 8.8 s more than the new pairs foresee (0.0071
+to 0.0094 s a known pair; the growth's hands are lost if it is cut at the deadline, so the
+foresight errs long). At :data:`REBUILT_PAIR_SECONDS` these growths took 1.4 to 1.6 times
+their foresight: `--time 30` overran by 2.9 s, its growth cut with 2 of its 13 hands solved."""
 
 SET_PAIR_SECONDS = 1.57 / 15_616
 """The same for a pair of sub-hands of a set in progress solved once the later sets are known,
@@ -306,7 +312,7 @@ def match_seconds(
     weight = GOLD_PAIR_WEIGHT if any(card.kind in _MANY_SIDES for card in cards) else 1
     pairs = match_pairs(my_hand, hands)
     left = _pairs_left(state, my_hand, hands, pairs, QUICK_SET_PAIRS // weight)
-    rebuilt: float = pairs - left if 0 < left < pairs else 0  # (see REBUILT_PAIR_SECONDS)
+    again = pairs - left if 0 < left < pairs else 0  # (see KNOWN_PAIR_SECONDS)
     in_progress = subhand_count(my_hand) * sum(subhand_count(hand) for hand, _ in hands)
     each = SET_PAIR_SECONDS if two_solver_processes() else SET_PAIR_SECONDS_ALONE
     rework = 1.0
@@ -314,9 +320,12 @@ def match_seconds(
         seats = _seated(state.turn, my_hand, [hand for hand, _ in hands])
         processes = 2 if two_solver_processes() else 1
         rework = shared_match_solver(state.ruleset).blocks_rework(seats, processes)
-    rebuilt += left * (rework - 1.0)  # (made again: their states known)
+    rebuilt = left * (rework - 1.0)  # (made again: their states known)
     return weight * (
-        left * MATCH_PAIR_SECONDS + rebuilt * REBUILT_PAIR_SECONDS + in_progress * each
+        left * MATCH_PAIR_SECONDS
+        + again * KNOWN_PAIR_SECONDS
+        + rebuilt * REBUILT_PAIR_SECONDS
+        + in_progress * each
     )
 
 
