@@ -261,6 +261,7 @@ typedef struct {
     double low, high; /* the interval of offsets over which every choice made stands */
     int read_unknown;
     uint64_t solved;
+    uint64_t reported; /* `solved` at the last progress report (see count_solved) */
     long long budget; /* raise too_large once solved reaches it (-1: no budget) */
     PyObject *expand, *turn, *draws, *over, *too_large;
     PyObject *progress;
@@ -675,11 +676,11 @@ static inline int memo_store(Core *self, Map *live, uint64_t key, double v, doub
 
 /* One more position before a draw: the budget, Ctrl-C and progress (KotorMatchSolver._new_position). */
 static int count_position(Core *self) {
-    self->solved++;
-    if (self->budget >= 0 && self->solved >= (uint64_t)self->budget)
+    if (self->budget >= 0 && self->solved + 1 >= (uint64_t)self->budget) {
+        self->solved++;
         return fail_status(self->too_large, "the exact solve exceeds its state budget");
-    if (self->solved & (PROGRESS_EVERY - 1)) return 0;
-    return progress_report(self->progress, self->solved);
+    }
+    return count_solved(&self->solved, &self->reported, self->progress);
 }
 
 /* -- the recursion ----------------------------------------------------------------------------- */

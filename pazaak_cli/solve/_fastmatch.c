@@ -269,6 +269,7 @@ typedef struct {
     uint64_t reads;  /* iterated values read so far */
     int read_unknown; /* MatchSolver._read_unknown */
     uint64_t solved;  /* positions computed (again if forgotten) */
+    uint64_t reported; /* `solved` at the last progress report (see count_solved) */
     long long budget; /* raise too_large once the tables hold this many positions (-1: never) */
     Map odds;         /* (P(seat 0 wins the set), P(tie)) along the match-optimal line */
     double tolerance; /* match values this close are equally good (solver.BEST_TOLERANCE) */
@@ -965,7 +966,7 @@ static int compute_before(Core *self, int context, int mover, int a, int b, int 
                           size_t index, uint64_t key, double *v, double *d) {
     if (self->budget >= 0 && (long long)core_size(self) >= self->budget)
         return fail_status(self->too_large, "the exact solve exceeds its state budget");
-    if (count_solved(&self->solved, self->progress) < 0) return -1; /* (Ctrl-C in a long search) */
+    if (count_solved(&self->solved, &self->reported, self->progress) < 0) return -1; /* (Ctrl-C in a long search) */
     uint64_t reads = self->reads;
     Draws copied;
     const Draws *model = &self->later_draws; /* (the later sets' model: most positions) */
@@ -1140,7 +1141,7 @@ static int odds_before(Core *self, int context, int mover, int a, int b, int dec
     if (key_of(self, context, deck, 0, mover, a, b, &key) < 0) return -1;
     Map *odds = self->models[self->ctx_model[context]].exact ? &self->exact_odds : &self->odds;
     if (memo_read(odds, key, win, tie)) return 0;
-    if (count_solved(&self->solved, NULL) < 0) return -1; /* (Ctrl-C only: no progress report) */
+    if (count_solved(&self->solved, &self->reported, NULL) < 0) return -1; /* (Ctrl-C only: no progress report) */
     Draws model;
     if (draws_of(self, context, deck, &model) < 0) return -1;
     int side = mover == 0 ? a : b, other = mover == 0 ? b : a;

@@ -123,6 +123,7 @@ typedef struct {
     Map row_of;
     Map my_before, my_choice, opp_before;
     uint64_t solved; /* positions computed before a draw, either player's (as Python counts) */
+    uint64_t reported; /* `solved` at the last progress report (see count_solved) */
     PyObject *expand_mine;
     PyObject *progress;
     int failed;
@@ -547,7 +548,7 @@ static inline void judge(const Core *self, int me, int opp, double *e, double *w
 }
 
 static int count_position(Core *self) {
-    if (count_solved(&self->solved, self->progress) < 0) {
+    if (count_solved(&self->solved, &self->reported, self->progress) < 0) {
         self->failed = 1;
         return -1;
     }

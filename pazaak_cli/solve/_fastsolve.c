@@ -82,6 +82,7 @@ typedef struct {
                        table's room (rebalance) */
     size_t clears;
     uint64_t solved; /* positions computed (a forgotten one computed again counts again) */
+    uint64_t reported; /* `solved` at the last progress report (see count_solved) */
     PyObject *progress; /* called with `solved` every PROGRESS_EVERY positions, or NULL */
     int failed;
 } Core;
@@ -503,7 +504,7 @@ static void before_draw(Core *self, int mover, int other, double *e, double *w) 
     uint64_t key = pair_key(mover, other);
     if (memo_read(&self->before, key, e, w)) return;
     uint64_t started = self->solved;
-    if (count_solved(&self->solved, self->progress) < 0) { /* (Ctrl-C in a long search) */
+    if (count_solved(&self->solved, &self->reported, self->progress) < 0) { /* (Ctrl-C in a long search) */
         self->failed = 1;
         return;
     }
