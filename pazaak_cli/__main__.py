@@ -1,5 +1,5 @@
 """``python -m pazaak_cli``: the same as the ``pazaak`` command."""
 
-from pazaak_cli.cli import main
+from pazaak_cli.cli import run
 
-main(prog_name="pazaak")
+run()

@@ -14,6 +14,7 @@ import click
 
 from pazaak_cli import __version__
 from pazaak_cli.commands.common import PazaakGroup
+from pazaak_cli.solve.time_budget import mark_launched
 
 COMMANDS = {
     "play": ("pazaak_cli.commands.play_cmd", "play_command"),
@@ -59,3 +60,10 @@ def main() -> None:
     pazaak follow     mirror a KOTOR match turn by turn, with the advice and the cards counted
     pazaak validate   check a side-deck file against a ruleset
     """
+
+
+def run() -> None:
+    """The ``pazaak`` program (its entry point, and ``python -m pazaak_cli``): :func:`main` in
+    a process launched to run it, whose time budgets count from the launch."""
+    mark_launched()
+    main(prog_name="pazaak")

@@ -13,6 +13,8 @@ import dataclasses
 import json
 import math
 import shlex
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -28,7 +30,7 @@ from pazaak_cli.engine.decks import load_deck, sample_deck
 from pazaak_cli.engine.notation import parse_table
 from pazaak_cli.engine.position_builder import Question, build_question
 from pazaak_cli.engine.rules import parse_ruleset
-from pazaak_cli.solve import budgeted, match_advice
+from pazaak_cli.solve import budgeted, match_advice, time_budget
 from pazaak_cli.solve.advice import solve_question
 from pazaak_cli.solve.answer_types import Advice, SolveOptions
 from pazaak_cli.solve.answers import AnswerRequest, answer, budgeted_objective
@@ -405,6 +407,51 @@ def test_play_refines_the_hint_when_asked_again(tmp_path: Path) -> None:
     assert math.isfinite(float(said[1].split()[4]))  # (how many possible hands)
 
 
+def test_a_round_run_to_its_deadline_first_makes_room_in_the_memo(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Before a set answer's round that runs to its deadline, the memo is sized for the
+    positions the round is foreseen to add (ROOM_SHARE of the rate the round before measured,
+    times the time left), not doubled on the way (a doubling no deadline can cut had ended the
+    2 s answer about `kotor2-average` at 2.5 to 2.7 s); the least sample, with no rate yet,
+    asks none. Against an optimal opponent the room is the set solver's memo."""
+    asked = question("6", "+1 -2 +3", "", 3, rules="kotor1")
+    refined = Refinement(asked, options("kotor1-average"))
+    rows = refined._hand_solver()
+    assert rows._reserve == rows.solver.reserve  # type: ignore[attr-defined]
+    rows.processes = 2
+    monkeypatch.setattr(budgeted, "_exact_fits", lambda *asked: False)  # (a probe, then rounds)
+    asked_room: list[tuple[int, int]] = []
+    solve = rows.solve
+
+    def solve_here(indices: Any, until: Any, solved: Any = None, **how: Any) -> HandsSolved:
+        return solve(indices, until, solved, processes=1)  # (no fork in the tests)
+
+    monkeypatch.setattr(rows, "solve", solve_here)
+    monkeypatch.setattr(
+        rows, "make_room", lambda positions: asked_room.append((positions, rows.states))
+    )
+    refined.refine(TimeBudget(30.0))
+    assert asked_room, "the probe after the least sample runs to its deadline"
+    assert all(positions > held for positions, held in asked_room)
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="the launch time is Linux's")
+def test_a_commands_budget_counts_from_its_process_launch() -> None:
+    """The person waits from the launch: in a process the program marked as launched for the
+    command, its clock starts at the launch (Python's start and the imports counted: 0.22 s of
+    a `--time 3` answer were not); a command called in-process (here, by the tests) starts its
+    clock at the call."""
+    probe = "import time; from pazaak_cli.solve import time_budget as t; t.mark_launched(); "
+    probe += "print(time.monotonic() - t.command_started())"
+    fresh = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=False
+    )
+    assert fresh.returncode == 0, fresh.stderr
+    assert 0.0 < float(fresh.stdout) <= time_budget.LAUNCH_SECONDS_AT_MOST
+    assert time.monotonic() - time_budget.command_started() < 0.05
+
+
 def test_a_hand_foreseen_to_end_past_the_deadline_is_not_begun() -> None:
     """A search cannot be cut short: with less time left than the last hand took, the next is
     not begun (the 2 s answer about kotor2-hard ended past 2.5 s on one begun anyway)."""
@@ -433,6 +480,45 @@ def test_past_the_least_sample_no_match_hand_is_begun_that_is_not_foreseen_to_fi
     done = refined.refine(TimeBudget(2.0))
     assert done.hands_solved == MIN_HANDS < done.hands_averaged
     assert refined.seconds is not None and refined.seconds < 2.0
+
+
+@dataclasses.dataclass(frozen=True)
+class _Ending(TimeBudget):
+    """A budget that is late once ``ended`` holds anything."""
+
+    ended: list[Any] = dataclasses.field(default_factory=list)
+
+    def late(self) -> bool:
+        return bool(self.ended)
+
+
+def test_an_exact_try_cut_by_its_deadline_keeps_the_draws_it_solved_as_a_sample(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Once the rest of a set answer's hands are foreseen to fit, they are solved in runs as
+    the exact average solves them, each run in the draws' order: cut by the deadline, the
+    hands solved are the first draws, a sample (`--time 5` about 4 hidden cards of
+    `kotor2-average` had kept 3 of the 152 hands its sorted runs solved)."""
+    asked = question("6", "+1 -2 +3", "", 3, rules="kotor1")
+    refined = Refinement(asked, options("kotor1-average"))
+    solver = refined._hand_solver()
+    solver.processes = 2  # (the exact try is the path of two processes)
+    monkeypatch.setattr(budgeted, "_exact_fits", lambda *asked: True)
+    solve = solver.solve
+    tried: list[list[int]] = []
+
+    def cut(indices: Any, until: Any, solved: Any = None, **how: Any) -> HandsSolved:
+        if not how.get("contiguous"):  # (the least sample, in this process)
+            return solve(indices, None, solved, processes=1)
+        tried.append(list(indices))
+        return solve(list(indices)[:10], None, solved, processes=1)  # (then the deadline)
+
+    monkeypatch.setattr(solver, "solve", cut)
+    done = refined.refine(_Ending(60.0, ended=tried))  # (late once the try is begun)
+    order = refined.draws.distinct(refined.possible)
+    assert tried == [[hand for hand in order if hand not in order[:MIN_HANDS]]]
+    assert done.exactness == "sampled"
+    assert done.hands_solved == MIN_HANDS + 10 == refined.solved_prefix()
 
 
 def test_the_match_foresight_against_a_rule_counts_only_the_pairs_not_solved_yet() -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import shlex
 import sys
-import time
 
 import click
 
@@ -39,7 +38,7 @@ from pazaak_cli.engine.rules import DEFAULT_RULESET, MainDeck, Ruleset, parse_ru
 from pazaak_cli.solve.answers import AnswerRequest, answer
 from pazaak_cli.solve.budgeted import ADVISE_ASKS, DEFAULT_SECONDS
 from pazaak_cli.solve.models import objective_named, opponent_model
-from pazaak_cli.solve.time_budget import TimeBudget
+from pazaak_cli.solve.time_budget import TimeBudget, command_started
 from pazaak_cli.terminal.advice_table import render_advice
 from pazaak_cli.terminal.text import SolveProgress, wrap_lines
 from pazaak_cli.tools.advice_report import advice_json
@@ -152,7 +151,7 @@ def advise_command(
     with its 95 % interval (the model line and the JSON say "sampled"); --time 0 waits for the
     exact answer, --exact counts every card drawn too.
     """
-    started = time.monotonic()
+    started = command_started()  # (the person waits from the launch)
     question = _question(
         ruleset,
         table_text,

@@ -36,7 +36,7 @@ from pazaak_cli.engine.decks import SideDeck, default_deck
 from pazaak_cli.engine.numbers import parse_whole
 from pazaak_cli.engine.rules import DEFAULT_RULESET, MainDeck, Ruleset, parse_ruleset
 from pazaak_cli.solve.budgeted import overrun_note
-from pazaak_cli.solve.time_budget import TimeBudget
+from pazaak_cli.solve.time_budget import TimeBudget, command_started
 from pazaak_cli.terminal.chart_text import (
     PassProgress,
     chart_json,
@@ -181,7 +181,7 @@ def chart_command(
       pazaak chart --hand "+1 -2 ±3 +4" --opp-deck kotor1-average --out chart.svg
       pazaak chart --hand "±2 -3" --objective match --sets 2-1 --opp-hand "+4"
     """
-    started = time.monotonic()  # (the budget counts from here, as advise's does)
+    started = command_started()  # (the budget counts from the launch, as advise's does)
     if out is not None and out.suffix.lower() != ".svg":
         if out.suffix.lower() == ".png":
             raise click.BadParameter(

@@ -273,7 +273,9 @@ class HandRows:
     many processes may share those hands once the batch has prepared them (a match answer's
     rows read the same bits in any process only once their later sets are known).
     ``start(run)``: told, in the process that solves it, of a run of hands before its first
-    (a match answer interns the sides they reach, so that its tables are sized for all)."""
+    (a match answer interns the sides they reach, so that its tables are sized for all).
+    ``reserve(positions)``: make room in the solver's memo for that many at once
+    (:meth:`make_room`)."""
 
     def __init__(
         self,
@@ -288,6 +290,7 @@ class HandRows:
         weigh: Callable[[Sequence[int]], float] | None = None,
         share: Callable[[Sequence[int]], int] | None = None,
         start: Callable[[Sequence[int]], None] | None = None,
+        reserve: Callable[[int], None] | None = None,
     ) -> None:
         self.solver = solver
         self.processes = processes
@@ -299,6 +302,7 @@ class HandRows:
         self._weigh = weigh
         self._share = share
         self._start = start
+        self._reserve = reserve
 
     @property
     def moves(self) -> list[Move]:
@@ -316,6 +320,16 @@ class HandRows:
     @property
     def states(self) -> int:
         return self.solver.states
+
+    def make_room(self, positions: int) -> None:
+        """Size the memo for about ``positions`` before a round of hands that runs to its
+        deadline, where the solver can (a set answer against an optimal opponent): its tables
+        are made once at that size, not doubled on the way. A doubling zeroes a whole new
+        table (most of it in the kernel) and moves every position, in one go that no deadline
+        can cut: the 2 s answer about `kotor2-average` spent a third of its time there and
+        ended at 2.5 to 2.7 s, at 2.0 s with its room made (docs/benchmarks.md)."""
+        if self._reserve is not None:
+            self._reserve(positions)
 
     def solve(
         self,
@@ -397,6 +411,7 @@ def set_hands(
     fixed = rules.main_deck is not MainDeck.INFINITE
     solver: Counting
     watch: Callable[[Progress | None], None]
+    reserve: Callable[[int], None] | None = None  # (the rule's reply memo has no reserve)
     if options.rule is not None:
         kotor = KotorReplySolver(
             rules, state.set_winners.count(state.turn), fixed_draws=fresh, rule=options.rule
@@ -417,10 +432,16 @@ def set_hands(
         set_job = HandJob(question, optimal, other_hands, codes, optimal.deck_id(deck_after))
         row_of = partial(_optimal_row, set_job)
         model = describe_model(state, other_hands, fixed, deck_after)
-        solver, watch = optimal, optimal.watch
+        solver, watch, reserve = optimal, optimal.watch, optimal.reserve
     about = Description([move for move, _ in moves], model, fixed)
     return HandRows(
-        solver, row_of, about, watch=watch, processes=processes, positions=options.positions
+        solver,
+        row_of,
+        about,
+        watch=watch,
+        processes=processes,
+        positions=options.positions,
+        reserve=reserve,
     )
 
 
