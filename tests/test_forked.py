@@ -15,6 +15,7 @@ import pytest
 from pazaak_cli.engine.errors import PazaakError
 from pazaak_cli.runtime.executors import (
     SOLVER_PROCESSES_VARIABLE,
+    WAITING_SECONDS,
     ForkedCall,
     SharedDeal,
     WorkerLost,
@@ -46,6 +47,19 @@ def test_an_error_raised_there_is_raised_here() -> None:
 
     with pytest.raises(PazaakError, match="too large"):
         ForkedCall(fails).result()
+
+
+def test_a_parent_waiting_for_its_child_is_told_it_still_waits() -> None:
+    """``result(waiting)`` calls ``waiting()`` every WAITING_SECONDS while the child works (a
+    progress bar kept moving), and still brings the answer back."""
+    told: list[float] = []
+
+    def slow() -> str:
+        time.sleep(3 * WAITING_SECONDS + 0.2)
+        return "done"
+
+    assert ForkedCall(slow).result(lambda: told.append(time.monotonic())) == "done"
+    assert len(told) >= 2
 
 
 def test_a_child_that_dies_without_an_answer_is_lost() -> None:

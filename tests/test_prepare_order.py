@@ -285,3 +285,28 @@ def test_prepare_in_two_processes_gives_the_bits_of_one(
     values, shares, moves = solved["2"]
     assert values == solved["1"][0] == prepared(MINE, THEIRS, 1)
     assert (shares, moves) == solved["1"][1:]
+
+
+@pytest.mark.skipif(not executors.fork_available(), reason="no fork on this system")
+def test_a_preparations_progress_counts_the_forked_copys_share_as_it_goes() -> None:
+    """The progress of a preparation in two processes is the mean of each one's share of its
+    part, the copy's read from the memory it writes it in, and reported by this process only
+    (when it is told, and while it waits): it no longer shows the end while the copy works."""
+    told: list[tuple[int, int]] = []
+    progress = match_advice.PrepareProgress(1000, lambda *done: told.append(done))
+    progress.split()
+    progress.told(0.5)
+    assert told[-1] == (250, 1000)
+
+    def copys_share() -> None:
+        progress.in_copy()
+        progress.told(0.25)  # (written, not reported: the bar is the parent's)
+
+    executors.ForkedCall(copys_share).result()
+    assert told[-1] == (250, 1000)
+    progress.report()
+    assert told[-1] == (375, 1000)
+    progress.told(0.4)  # (a share never goes back)
+    assert told[-1] == (375, 1000)
+    progress.told(1.0)
+    assert told[-1] == (625, 1000)

@@ -30,6 +30,7 @@ import logging
 import os
 import pickle
 import re
+import select
 import signal
 import socket
 import sys
@@ -396,6 +397,11 @@ def fork_available() -> bool:
     return hasattr(os, "fork") and threading.current_thread() is threading.main_thread()
 
 
+WAITING_SECONDS = 0.5
+"""How often a process waiting for a forked child's answer is told it still waits
+(:meth:`ForkedCall.result`)."""
+
+
 class ForkedCall:
     """``function()`` run in a forked child of this process, its result (or the exception it
     raised) sent back pickled through a pipe: for work on state this process holds (a solver's
@@ -457,12 +463,19 @@ class ForkedCall:
             self.stop()
             raise
 
-    def result(self) -> Any:
+    def result(self, waiting: Callable[[], None] | None = None) -> Any:
         """Wait for the child: its function's result, or the exception it raised, raised here
-        (:class:`WorkerLost` if it died without a word). A Ctrl-C here while it waits loses
-        nothing: asked again, it goes on reading where it was."""
+        (:class:`WorkerLost` if it died without a word); ``waiting()`` every
+        :data:`WAITING_SECONDS` meanwhile (a progress bar kept moving). A Ctrl-C here while it
+        waits loses nothing: asked again, it goes on reading where it was."""
         assert self._read is not None, "result() is asked until it answers"
-        while chunk := os.read(self._read, 1 << 16):
+        while True:
+            if waiting is not None and not select.select([self._read], [], [], WAITING_SECONDS)[0]:
+                waiting()
+                continue
+            chunk = os.read(self._read, 1 << 16)
+            if not chunk:
+                break
             self._payload += chunk
         os.close(self._read)
         self._read = None
@@ -508,6 +521,7 @@ def run_shared(
     *,
     stopped: Callable[[ResultT], bool] | None = None,
     given_up: Callable[[ShareT], ResultT] | None = None,
+    waiting: Callable[[], None] | None = None,
 ) -> list[ResultT]:
     """``here(shares[0])`` in this process while ``there(share)`` runs for every other share in
     a forked child (:class:`ForkedCall`), all at once; the results in the shares' order. A
@@ -521,7 +535,8 @@ def run_shared(
     (:meth:`ForkedCall.interrupt`), which answer at their next check instead of ending the work
     under way (a hand's search takes up to a minute); a child lost after it is
     ``given_up(share)``, not solved here. A second Ctrl-C, or one while waiting without
-    ``stopped``, is raised and the children are ended."""
+    ``stopped``, is raised and the children are ended. ``waiting()``: called every
+    :data:`WAITING_SECONDS` while this process waits for a child."""
     children: list[ForkedCall | None] = []
     interrupted = False
 
@@ -535,7 +550,7 @@ def run_shared(
     def answer_of(child: ForkedCall) -> ResultT:
         while True:
             try:
-                return child.result()  # type: ignore[no-any-return]
+                return child.result(waiting)  # type: ignore[no-any-return]
             except KeyboardInterrupt:
                 if stopped is None or interrupted:  # (asked twice: the user will not wait)
                     raise

@@ -12,6 +12,7 @@ Against a model with a rule (``options.rule``: the KOTOR I rule, the heuristic) 
 from __future__ import annotations
 
 import math
+import mmap
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -815,7 +816,8 @@ def prepare_deck_pair(
                 solver, (0, 0), seats, executor, max_states=MATCH_MEMO_STATES, progress=progress
             )
         else:
-            _prepare_by_hand(solver, mine, theirs, seat, _states_told(solver, missing, progress))
+            told = None if progress is None else PrepareProgress(missing, progress)
+            _prepare_by_hand(solver, mine, theirs, seat, told)
     except BaseException:
         solver.release_tables()
         if solver.entry_count > known:
@@ -827,27 +829,41 @@ def prepare_deck_pair(
     return Prepared(len(mine), len(theirs), states * openers, solver.entry_count - known, saved)
 
 
-Told = Callable[[int], None]
-"""Told how much of a local preparation is done: ``told(share)``, the part of the match states
-solved so far in this process (1: it solves all of them; 2: half, a forked copy the rest)."""
+class PrepareProgress:
+    """``progress(done, total)`` of a local preparation, in match states as a cluster's counts
+    them (``total``: the states missing): the work done, from the share of its part each
+    process has done (:meth:`told`; a score's blocks counted by the groups they make, each tile
+    of my hands the same). Counted by the states solved, it had shown 100 % for the last 30 % of
+    the time (the forked copy's states come back at its end) and an ETA of 16 s of 43 at 5 %
+    (the first states are the cheapest). The shares live in memory a forked copy writes its own
+    into (:meth:`in_copy`), and this process reads while it waits for it (:meth:`report`)."""
 
+    def __init__(self, missing: int, progress: Callable[[int, int], None]) -> None:
+        self.missing = missing
+        self._progress: Callable[[int, int], None] | None = progress
+        self._memory = mmap.mmap(-1, 8 * 2)  # (shared with a forked copy: slots 0 and 1)
+        self._shares = memoryview(self._memory).cast("d")
+        self._slots = 1
+        self._slot = 0
 
-def _states_told(
-    solver: MatchSolver, missing: int, progress: Callable[[int, int], None] | None
-) -> Told | None:
-    """``progress(done, total)`` of a local preparation, in match states (pairs of sub-hands at
-    a score) as a cluster's counts them: those solved in this process, times the processes
-    sharing the work (a forked copy's come back at the end)."""
-    if progress is None:
-        return None
-    openers = len(solver.opener_specs)
-    known = solver.entry_count
+    def split(self) -> None:
+        """From now on the work is this process's part and a forked copy's, half each."""
+        self._slots = 2
 
-    def told(processes: int) -> None:
-        done = (solver.entry_count - known) // openers * processes
-        progress(min(done, missing), missing)
+    def in_copy(self) -> None:
+        """In the forked copy: write its share, report nothing (the bar is the parent's)."""
+        self._slot, self._progress = 1, None
 
-    return told
+    def told(self, share: float) -> None:
+        """This process has done this share of its part (never less than it said before)."""
+        self._shares[self._slot] = max(self._shares[self._slot], min(share, 1.0))
+        self.report()
+
+    def report(self) -> None:
+        """Say the work done so far, both processes' (in the copy: nothing)."""
+        if self._progress is not None:
+            done = sum(self._shares[: self._slots]) / self._slots
+            self._progress(min(int(done * self.missing), self.missing), self.missing)
 
 
 def _prepare_by_hand(
@@ -855,7 +871,7 @@ def _prepare_by_hand(
     mine: Sequence[tuple[Card, ...]],
     theirs: Sequence[tuple[Card, ...]],
     seat: int,
-    progress: Told | None,
+    progress: PrepareProgress | None,
 ) -> None:
     """prepare_deck_pair here: my hands a tile at a time, saving now and then; with two
     processes allowed, half of my hands in a forked copy at once (:func:`_prepare_split`)."""
@@ -870,7 +886,7 @@ def _prepare_hands(
     mine: Sequence[tuple[Card, ...]],
     theirs: Sequence[tuple[Card, ...]],
     seat: int,
-    progress: Told | None,
+    progress: PrepareProgress | None,
     *,
     processes: int | None = None,
     saving: bool = True,
@@ -878,28 +894,34 @@ def _prepare_hands(
     """My hands a tile at a time (:data:`PREPARE_TILE_HANDS`), against all of theirs at once
     in blocks where the tile's tables fit them (``processes``: sized for that many processes'
     tables at once), else one of mine at a time as :func:`_prepare_runs` takes it; ``saving``:
-    to the disk cache between tiles now and then; ``progress`` after each block and tile."""
+    to the disk cache between tiles now and then; ``progress`` told after each block and
+    tile."""
     saved_at = time.monotonic()
-    share = processes or 1  # (the processes sharing the hands: two in _prepare_split)
     if processes is None:
         processes = 2 if two_solver_processes() else 1
-    if progress is not None:
-        solver.after_step = partial(progress, share)
-    try:
-        for start in range(0, len(mine), PREPARE_TILE_HANDS):
-            tile = mine[start : start + PREPARE_TILE_HANDS]
-            solver.bound_memo()
-            try:
-                _prepare_tile(solver, seat, tile, theirs, processes)
-            finally:
-                solver.release_tables()
-            if saving and time.monotonic() - saved_at > PREPARE_SAVE_SECONDS:
-                save_entries(solver)
-                saved_at = time.monotonic()
-            if progress is not None:
-                progress(share)
-    finally:
-        solver.after_step = None
+    for start in range(0, len(mine), PREPARE_TILE_HANDS):
+        tile = mine[start : start + PREPARE_TILE_HANDS]
+        step = None
+        if progress is not None:  # (each hand of mine an equal part of the work)
+            step = partial(_share_of, progress.told, start, len(tile), len(mine))
+        solver.bound_memo()
+        try:
+            _prepare_tile(solver, seat, tile, theirs, processes, step)
+        finally:
+            solver.release_tables()
+        if saving and time.monotonic() - saved_at > PREPARE_SAVE_SECONDS:
+            save_entries(solver)
+            saved_at = time.monotonic()
+        if progress is not None:
+            progress.told((start + len(tile)) / len(mine))
+
+
+def _share_of(
+    told: Callable[[float], None], done: int, part: int, whole: int, share: float
+) -> None:
+    """``told`` the share of a whole of ``whole`` equal pieces done once ``done`` of them are,
+    and ``share`` of the next ``part``."""
+    told((done + share * part) / whole)
 
 
 def _prepare_tile(
@@ -908,23 +930,30 @@ def _prepare_tile(
     tile: Sequence[tuple[Card, ...]],
     theirs: Sequence[tuple[Card, ...]],
     processes: int,
+    step: Callable[[float], None] | None = None,
 ) -> None:
     """Every score's match states of these hands of mine against all of theirs: at once, in
     blocks of groups, where their tables fit so (no flips or Doubles, whose sides make the memo
     grow past the room the blocks leave); else one of mine at a time, their hands all at once or
-    in runs (:func:`_prepare_runs`)."""
+    in runs (:func:`_prepare_runs`). ``step``: told the share of the tile done as it goes."""
     hands: tuple[list[Sequence[Card]], list[Sequence[Card]]] = (list(tile), list(theirs))
     seats = hands if seat == 0 else (hands[1], hands[0])
     cards = [card for hand in (*tile, *theirs) for card in hand]
-    if (
-        len(tile) > 1
-        and not any(card.kind in _MANY_SIDES for card in cards)
-        and solver.fits_in_blocks(seats, processes)
-    ):
-        solver.prepare_all((0, 0), seats, processes=processes)
-        return
-    for hand in tile:
-        _prepare_runs(solver, (0, 0), seat, hand, theirs, each=True, processes=processes)
+    try:
+        if (
+            len(tile) > 1
+            and not any(card.kind in _MANY_SIDES for card in cards)
+            and solver.fits_in_blocks(seats, processes)
+        ):
+            solver.after_step = step
+            solver.prepare_all((0, 0), seats, processes=processes)
+            return
+        for done, hand in enumerate(tile):
+            if step is not None:
+                solver.after_step = partial(_share_of, step, done, 1, len(tile))
+            _prepare_runs(solver, (0, 0), seat, hand, theirs, each=True, processes=processes)
+    finally:
+        solver.after_step = None
 
 
 def _prepare_split(
@@ -932,7 +961,7 @@ def _prepare_split(
     mine: Sequence[tuple[Card, ...]],
     theirs: Sequence[tuple[Card, ...]],
     seat: int,
-    progress: Told | None,
+    progress: PrepareProgress | None,
 ) -> None:
     """:func:`_prepare_hands` in two processes at once: the first half of my hands here, the
     second in a forked copy (neighbouring hands share the most sub-hands), each sizing its
@@ -940,9 +969,11 @@ def _prepare_split(
     come back by cards (:meth:`~MatchSolver.work_since`); a state both solved must have the
     same bits (the values are order-free), so the values are the one-process run's. Ctrl-C
     stops both: the copy's work so far comes back too (then Ctrl-C is raised here, and the
-    caller saves it all)."""
+    caller saves it all). The progress counts both halves, this process's while it waits."""
     half = -(-len(mine) // 2)
     before = solver.entry_keys()
+    if progress is not None:
+        progress.split()
 
     def here(share: Sequence[tuple[Card, ...]]) -> tuple[SolvedWork | None, bool]:
         try:
@@ -953,8 +984,10 @@ def _prepare_split(
 
     def there(share: Sequence[tuple[Card, ...]]) -> tuple[SolvedWork | None, bool]:
         stopped = False
+        if progress is not None:
+            progress.in_copy()
         try:
-            _prepare_hands(solver, share, theirs, seat, None, processes=2, saving=False)
+            _prepare_hands(solver, share, theirs, seat, progress, processes=2, saving=False)
         except KeyboardInterrupt:  # (passed on from here: the values solved so far are final)
             stopped = True
         return solver.work_since(before), stopped
@@ -967,16 +1000,17 @@ def _prepare_split(
             there,
             stopped=lambda part: part[1],
             given_up=lambda share: (None, True),
+            waiting=None if progress is None else progress.report,
         )
     finally:
         solver.processes = kept
     for work, _ in works[1:]:
         if work is not None:  # (None: the copy was lost, and its share solved here or given up)
             solver.take_work(work)
+    if progress is not None:
+        progress.report()  # (the copy's last share, written as it ended)
     if any(stopped for _, stopped in works):
         raise KeyboardInterrupt
-    if progress is not None:
-        progress(1)
 
 
 _SHARED_KOTOR: dict[tuple[Ruleset, int, DecisionRule], KotorMatchSolver] = {}

@@ -452,6 +452,7 @@ class NativeMatchSolver(MatchSolver):
         if asked in self._prepared or not self._may_fork():
             return False
         pairs, specs, rounds = self._unsolved(scores, hands)
+        self._levels_done, self._levels_total = 0, sum(len(levels) for levels in rounds)
         pipeline: Pipeline[Level] = Pipeline(rounds, pairs, dict(self._shares))
         try:
             if not self._worth_forking([pipeline.levels_of(1)], pairs):
@@ -750,6 +751,8 @@ class NativeMatchSolver(MatchSolver):
                 self._fast.drop_dense(True)  # (the level before's tables, if any are left)
                 self._rank()
                 self._dense_level = (s0, s1)
+            groups = sum(len(made) for made, _ in blocks.steps)
+            solved = 0
             for made, freed in blocks.steps:
                 self._fast.free_spares()  # (kept, the arrays freed would pass the peak)
                 for context in contexts:
@@ -762,8 +765,8 @@ class NativeMatchSolver(MatchSolver):
                             self.entry((s0, s1, x, y), spec)
                 for context in contexts:
                     self._fast.drop_groups(context, freed)
-                if self.after_step is not None:
-                    self.after_step()
+                solved += len(made)
+                self._level_done(solved / groups if solved < groups else 1.0)
 
     def _run_pipeline(
         self, pipeline: Pipeline[Level], pairs: Sequence[tuple[int, int]], specs: Sequence[int]

@@ -339,9 +339,12 @@ class MatchSolver(SetSolver, MatchStates):
         on every draw before it. Another composition (the deck as it stands, say) measures how
         much that choice moves an answer (``benchmarks/bench_deck_model.py``)."""
         self.max_states = max_states
-        self.after_step: Callable[[], None] | None = None
-        """Called after each score (and in the native solver each block of a score) whose
-        states :meth:`prepare_all` solved: a long preparation's progress."""
+        self.after_step: Callable[[float], None] | None = None
+        """Told, after each score (and in the native solver each block of a score) whose
+        states :meth:`prepare_all` solved, the share of its scores done (a score's blocks
+        counted by the groups they make): a long preparation's progress."""
+        self._levels_done = 0
+        self._levels_total = 0
         self.values_order_free = False
         """True: a converged state's card-free positions are dropped (solved again from its
         value when a state with more cards reads them) instead of moved along their slopes to
@@ -804,6 +807,7 @@ class MatchSolver(SetSolver, MatchStates):
         if asked in self._prepared:
             return  # (all solved when it was asked before: match-state values are never dropped)
         pairs, specs, rounds = self._unsolved(scores, hands)
+        self._levels_done, self._levels_total = 0, sum(len(levels) for levels in rounds)
         for levels in rounds:
             if not levels:
                 continue  # (all solved before: nothing to share out)
@@ -1049,8 +1053,16 @@ class MatchSolver(SetSolver, MatchStates):
             for x, y in level.missing:
                 for spec in specs:
                     self.entry((level.s0, level.s1, x, y), spec)
-            if self.after_step is not None:
-                self.after_step()
+            self._level_done()
+
+    def _level_done(self, within: float = 1.0) -> None:
+        """Tell :attr:`after_step` that this share of the score being solved is done (1: all
+        of it, and the next one begins)."""
+        if within >= 1.0:
+            self._levels_done += 1
+            within = 0.0
+        if self.after_step is not None and self._levels_total:
+            self.after_step(min((self._levels_done + within) / self._levels_total, 1.0))
 
     def _start_level(self, s0: int, s1: int, pairs: Sequence[tuple[int, int]]) -> None:
         """``prepare`` is about to solve the match states of score ``s0``-``s1`` with these
