@@ -167,3 +167,20 @@ def test_an_interval_that_spans_every_value_is_not_shown_as_information() -> Non
     assert "10.00" in stand and ANY_VALUE not in stand
     assert "too few hands for an interval" in shown
     assert "in both hands solved (of 61): too few hands to say how sure" in said(shown)
+
+
+def test_an_overrun_says_why_as_it_was() -> None:
+    """The reason an overrun gives is the one that held: the least sample where the answer
+    rests on no more than it, else the hands under way at the deadline (an answer from 24 hands
+    had said the least sample took that long)."""
+    from pazaak_cli.solve.budgeted import MIN_HANDS, overrun_note
+
+    assert overrun_note(1.02, 1.0, 24) is None  # (within the slack)
+    least = overrun_note(5.6, 2.0, MIN_HANDS)
+    assert least is not None and f"the fewest hands an answer rests on ({MIN_HANDS})" in least
+    assert overrun_note(5.6, 2.0) == least  # (the hands not said: a chart's cells)
+    more = overrun_note(1.2, 1.0, 24)
+    assert more == (
+        "This took 1.2 s, over the 1 s budget: the hands under way at the deadline took that "
+        "long to end."
+    )

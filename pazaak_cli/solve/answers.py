@@ -218,7 +218,7 @@ def answer(request: AnswerRequest, refinement: Refinement | None = None) -> Answ
     if request.asks.again is None:  # asked once: how to ask the same again, and the overrun
         notes = [
             repeat_note(advice) if request.hands is None else None,
-            overrun_note(budget.spent(), budget.seconds),
+            overrun_note(budget.spent(), budget.seconds, advice.hands_solved),
         ]
     else:
         notes = [refined_note(refinement, was_sampled, request.asks.again)]

@@ -486,17 +486,20 @@ def confidence_note(advice: Advice, asks: Asks = ADVISE_ASKS) -> str | None:
     )
 
 
-def overrun_note(taken: float | None, seconds: float | None) -> str | None:
+def overrun_note(
+    taken: float | None, seconds: float | None, hands: int | None = None
+) -> str | None:
     """What an answer says when it took longer than its budget (measured, ``taken`` seconds):
-    by how much, and why (the least sample, two hands, is solved past the budget if need be);
-    ``None`` within it."""
+    by how much, and why: the least sample, two hands, is solved past the budget if need be;
+    an answer that rests on more (``hands``) went over as the hands under way at the deadline
+    ended (it had said the least sample's reason after 24 hands); ``None`` within it."""
     if taken is None or seconds is None or taken <= seconds * OVERRUN_SLACK:
         return None
     shown = f"{taken:.1f}" if taken >= 0.1 else f"{taken:.3f}"
-    return (
-        f"This took {shown} s, over the {seconds:g} s budget: the fewest hands an answer rests "
-        f"on ({MIN_HANDS}) take that long here."
-    )
+    why = f"the fewest hands an answer rests on ({MIN_HANDS}) take that long here"
+    if hands is not None and hands > MIN_HANDS:
+        why = "the hands under way at the deadline took that long to end"
+    return f"This took {shown} s, over the {seconds:g} s budget: {why}."
 
 
 def repeat_note(advice: Advice, asks_hands: bool = True) -> str | None:
