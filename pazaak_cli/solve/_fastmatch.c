@@ -269,7 +269,6 @@ typedef struct {
     uint64_t reads;  /* iterated values read so far */
     int read_unknown; /* MatchSolver._read_unknown */
     uint64_t solved;  /* positions computed (again if forgotten) */
-    uint64_t reported; /* `solved` at the last progress report (see count_solved) */
     long long budget; /* raise too_large once the tables hold this many positions (-1: never) */
     Map odds;         /* (P(seat 0 wins the set), P(tie)) along the match-optimal line */
     double tolerance; /* match values this close are equally good (solver.BEST_TOLERANCE) */
@@ -310,6 +309,8 @@ typedef struct {
      * position (the models array may move when Python adds one). */
     Draws later_draws;
     int later_fixed;
+    uint64_t reported; /* `solved` at the last progress report (see count_solved; here, not
+                          beside it: the fields the recursion reads keep their places) */
 } Core;
 
 static size_t core_size(const Core *self) {
