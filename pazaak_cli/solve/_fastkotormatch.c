@@ -676,11 +676,10 @@ static inline int memo_store(Core *self, Map *live, uint64_t key, double v, doub
 
 /* One more position before a draw: the budget, Ctrl-C and progress (KotorMatchSolver._new_position). */
 static int count_position(Core *self) {
-    if (self->budget >= 0 && self->solved + 1 >= (uint64_t)self->budget) {
-        self->solved++;
+    if (count_solved(&self->solved, &self->reported, self->progress) < 0) return -1;
+    if (self->budget >= 0 && self->solved >= (uint64_t)self->budget)
         return fail_status(self->too_large, "the exact solve exceeds its state budget");
-    }
-    return count_solved(&self->solved, &self->reported, self->progress);
+    return 0;
 }
 
 /* -- the recursion ----------------------------------------------------------------------------- */

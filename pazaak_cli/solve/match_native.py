@@ -766,7 +766,7 @@ class NativeMatchSolver(MatchSolver):
                 for context in contexts:
                     self._fast.drop_groups(context, freed)
                 solved += len(made)
-                self._level_done(solved / groups if solved < groups else 1.0)
+                self._level_done(solved / groups)  # (1 at the last step: the score is done)
 
     def _run_pipeline(
         self, pipeline: Pipeline[Level], pairs: Sequence[tuple[int, int]], specs: Sequence[int]
