@@ -19,6 +19,7 @@ from pazaak_cli.engine.rules import parse_ruleset
 from pazaak_cli.solve import budgeted
 from pazaak_cli.solve.advice import solve_question
 from pazaak_cli.solve.answer_types import Move, MoveResult, Outcome, SolveOptions
+from pazaak_cli.solve.answers import beyond
 from pazaak_cli.solve.budgeted import Refinement, SampledAdvice
 from pazaak_cli.solve.hand_rows import HandRows
 from pazaak_cli.solve.time_budget import TimeBudget
@@ -184,3 +185,21 @@ def test_an_overrun_says_why_as_it_was() -> None:
         "This took 1.2 s, over the 1 s budget: the hands under way at the deadline took that "
         "long to end."
     )
+
+
+@pytest.mark.parametrize(
+    ("foreseen", "seconds", "shown"),
+    [
+        (6.3, 6.0, "6.3"),
+        (6.04, 6.0, "6.04"),
+        (9.6, 6.0, "10"),
+        (2.5, 2.0, "2.5"),
+        (13.0, 2.0, "13"),
+    ],
+)
+def test_a_foreseen_time_reads_as_past_the_budget_it_exceeds(
+    foreseen: float, seconds: float, shown: str
+) -> None:
+    """The note that gives the set answer instead had said "about 6 s, beyond the 6 s budget"."""
+    assert beyond(foreseen, seconds) == shown
+    assert float(shown) > seconds

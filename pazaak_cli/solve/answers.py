@@ -189,9 +189,19 @@ def budgeted_objective(request: AnswerRequest, seconds: float) -> tuple[Objectiv
             "(minutes); the match answer then has only this set left to solve."
         )
     return Objective.SET, (
-        f"The match answer would take about {foreseen:.0f} s for {who}, beyond the "
+        f"The match answer would take about {beyond(foreseen, seconds)} s for {who}, beyond the "
         f"{seconds:g} s budget: the best move for this set only instead{ask}.{ahead}"
     )
+
+
+def beyond(foreseen: float, seconds: float) -> str:
+    """``foreseen`` seconds written with the fewest decimals (up to two) that still read as
+    more than the ``seconds`` it exceeds: "about 6 s, beyond the 6 s budget" said nothing."""
+    for decimals in (0, 1):
+        shown = f"{foreseen:.{decimals}f}"
+        if float(shown) > seconds:
+            return shown
+    return f"{foreseen:.2f}"
 
 
 def answer(request: AnswerRequest, refinement: Refinement | None = None) -> Answer:
