@@ -635,7 +635,7 @@ def test_a_match_answers_later_sets_are_prepared_in_the_hands_order(
     hands = MatchHands(asked, options("kotor1-average", "match"))
     prepared: list[list[Any]] = []
     monkeypatch.setattr(
-        match_advice, "_prepare_runs", lambda *args, **kwargs: prepared.append(list(args[4]))
+        match_advice, "prepare_runs", lambda *args, **kwargs: prepared.append(list(args[4]))
     )
     every = list(range(len(hands.other_hands)))
     hands.prepare(every[::-1])

@@ -24,11 +24,8 @@ from pazaak_cli.engine.cards import parse_cards
 from pazaak_cli.engine.decks import load_deck
 from pazaak_cli.engine.rules import KOTOR1, parse_ruleset
 from pazaak_cli.runtime.executors import DaskCluster
-from pazaak_cli.solve.match_advice import (
-    clear_shared_solvers,
-    prepare_deck_pair,
-    shared_match_solver,
-)
+from pazaak_cli.solve.deck_pair_prepare import prepare_deck_pair
+from pazaak_cli.solve.match_advice import clear_shared_solvers, shared_match_solver
 from pazaak_cli.tools.deckbuild import Opponent, build_deck, pool_from_cards
 from pazaak_cli.tools.simulate import Entrant, Pairing, simulate
 

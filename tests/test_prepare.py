@@ -14,9 +14,10 @@ from pazaak_cli.cli import main
 from pazaak_cli.engine.decks import load_deck
 from pazaak_cli.engine.rules import parse_ruleset
 from pazaak_cli.runtime import executors
-from pazaak_cli.solve import match_advice
+from pazaak_cli.solve import deck_pair_prepare, match_advice
+from pazaak_cli.solve.deck_pair_prepare import prepare_deck_pair
 from pazaak_cli.solve.hidden_hands import possible_hands
-from pazaak_cli.solve.match_advice import clear_shared_solvers, prepare_deck_pair
+from pazaak_cli.solve.match_advice import clear_shared_solvers
 
 RULES = f"kotor1/{TINY}"
 DECKS = ["--deck", "kotor1-starter", "--opp-deck", "kotor1-average"]
@@ -124,7 +125,7 @@ def test_a_stopped_preparation_keeps_the_forked_copys_work_too(
     my_hands = [hand for hand, _ in possible_hands(mine, rules.hand_size)]
     their_hands = [hand for hand, _ in possible_hands(theirs, rules.hand_size)]
     copys_first = my_hands[-(-len(my_hands) // 2)]  # (the copy's first hand: its alone)
-    split = match_advice._prepare_split
+    split = deck_pair_prepare._prepare_split
     started: list[bool] = []
 
     def recorded_split(solver: Any, *args: Any) -> None:
@@ -136,7 +137,7 @@ def test_a_stopped_preparation_keeps_the_forked_copys_work_too(
             time.sleep(0.5)  # (the copy is well into its share)
             raise KeyboardInterrupt
 
-    monkeypatch.setattr(match_advice, "_prepare_split", recorded_split)
+    monkeypatch.setattr(deck_pair_prepare, "_prepare_split", recorded_split)
     with pytest.raises(KeyboardInterrupt):
         prepare_deck_pair(rules, mine, theirs, progress=stop_after_the_third)
     assert started
@@ -148,7 +149,7 @@ def test_a_stopped_preparation_keeps_the_forked_copys_work_too(
 
 
 def test_prepare_refuses_what_the_cache_cannot_keep(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(match_advice, "MAX_ENTRIES", 100)
+    monkeypatch.setattr(deck_pair_prepare, "MAX_ENTRIES", 100)
     code, output = run("prepare", "-r", RULES, *DECKS)
     assert code == 1
     assert output.startswith("Error: these decks meet in ")
@@ -156,7 +157,7 @@ def test_prepare_refuses_what_the_cache_cannot_keep(monkeypatch: pytest.MonkeyPa
         "match states, more than the cache keeps (100): the match answer solves them question "
         "by question instead\n"
     )
-    monkeypatch.setattr(match_advice, "MAX_ENTRIES", 200)  # (the pair alone: 168 values)
+    monkeypatch.setattr(deck_pair_prepare, "MAX_ENTRIES", 200)  # (the pair alone: 168 values)
     small = ["--deck", "kotor1-starter", "--opp-deck", "kotor1-average"]
     one_card = f"kotor1/{TINY.replace('hand-size=2', 'hand-size=1')}"
     assert run("prepare", "-r", one_card, *small)[0] == 0

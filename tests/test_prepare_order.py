@@ -15,13 +15,10 @@ from pazaak_cli.engine.cards import Card, parse_cards
 from pazaak_cli.engine.rules import parse_ruleset
 from pazaak_cli.runtime import executors
 from pazaak_cli.runtime.executors import Executor, InProcess, LocalProcesses
-from pazaak_cli.solve import match_advice, match_native
+from pazaak_cli.solve import deck_pair_prepare, match_native
+from pazaak_cli.solve.deck_pair_prepare import prepare_deck_pair
 from pazaak_cli.solve.hidden_hands import possible_hands
-from pazaak_cli.solve.match_advice import (
-    clear_shared_solvers,
-    prepare_deck_pair,
-    shared_match_solver,
-)
+from pazaak_cli.solve.match_advice import clear_shared_solvers, shared_match_solver
 from pazaak_cli.solve.match_native import NativeMatchSolver
 from pazaak_cli.solve.prepare_plan import prepare_planned
 
@@ -131,7 +128,7 @@ def test_prepare_takes_their_hands_in_runs_where_all_do_not_fit(
     """prepare_deck_pair, one of my hands at a time (where a tile of them does not fit): their
     hands all at once where a score's tables fit, else in runs of neighbouring hands (sharing
     their sub-hands' states), not one at a time; the values are the same bits either way."""
-    monkeypatch.setattr(match_advice, "PREPARE_TILE_HANDS", 1)
+    monkeypatch.setattr(deck_pair_prepare, "PREPARE_TILE_HANDS", 1)
     monkeypatch.setenv("PAZAAK_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv("PAZAAK_SOLVER_PROCESSES", "1")
     monkeypatch.setattr(match_native, "DENSE_LIMIT_BYTES", 12_000_000)  # (3 of their 6 hands)
@@ -162,7 +159,7 @@ def test_prepare_takes_their_hands_all_at_once_in_blocks_where_those_fit(
     half of my hands in a forked copy. (One of my hands at a time: where a tile of them does not
     fit.)"""
     expected = prepared(MINE, THEIRS, 1)  # (all at once, before the bounds are lowered)
-    monkeypatch.setattr(match_advice, "PREPARE_TILE_HANDS", 1)
+    monkeypatch.setattr(deck_pair_prepare, "PREPARE_TILE_HANDS", 1)
     monkeypatch.setenv("PAZAAK_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv("PAZAAK_SOLVER_PROCESSES", processes)
     # (three fifths of the tables of all 6 of their hands, for each process: the blocks need
@@ -259,13 +256,13 @@ def test_prepare_in_two_processes_gives_the_bits_of_one(
     at once (their runs sized for two processes' tables); the values, and the shares and moves
     later solves start from, come back and are the one-process run's, bit for bit."""
     split: list[int] = []
-    prepare_split = match_advice._prepare_split
+    prepare_split = deck_pair_prepare._prepare_split
 
     def counted(solver: Any, mine: Any, *args: Any) -> None:
         split.append(len(mine))
         prepare_split(solver, mine, *args)
 
-    monkeypatch.setattr(match_advice, "_prepare_split", counted)
+    monkeypatch.setattr(deck_pair_prepare, "_prepare_split", counted)
     solved = {}
     for processes in ("1", "2"):
         monkeypatch.setenv("PAZAAK_SOLVER_PROCESSES", processes)
@@ -293,7 +290,7 @@ def test_a_preparations_progress_counts_the_forked_copys_share_as_it_goes() -> N
     part, the copy's read from the memory it writes it in, and reported by this process only
     (when it is told, and while it waits): it no longer shows the end while the copy works."""
     told: list[tuple[int, int]] = []
-    progress = match_advice.PrepareProgress(1000, lambda *done: told.append(done))
+    progress = deck_pair_prepare.PrepareProgress(1000, lambda *done: told.append(done))
     progress.split()
     progress.told(0.5)
     assert told[-1] == (250, 1000)

@@ -12,8 +12,8 @@ from pazaak_cli.commands.deck_option import deck_option
 from pazaak_cli.engine.decks import SideDeck
 from pazaak_cli.engine.rules import Ruleset
 from pazaak_cli.runtime.executors import DaskCluster
+from pazaak_cli.solve.deck_pair_prepare import prepare_deck_pair
 from pazaak_cli.solve.hidden_hands import possible_hands
-from pazaak_cli.solve.match_advice import prepare_deck_pair
 from pazaak_cli.solve.match_cache import cache_path
 from pazaak_cli.terminal.text import LazyProgress, elapsed_text
 
