@@ -203,3 +203,22 @@ def test_a_foreseen_time_reads_as_past_the_budget_it_exceeds(
     """The note that gives the set answer instead had said "about 6 s, beyond the 6 s budget"."""
     assert beyond(foreseen, seconds) == shown
     assert float(shown) > seconds
+
+
+def test_a_chart_past_its_budget_gives_the_reason_that_held() -> None:
+    """A chart about a known hand is solved whole whatever the budget; it had said that "the
+    fewest hands an answer rests on (2)" took the time (a tester's 2 s chart took 44 s)."""
+    known = ["chart", "--hand", "+1", "--opp-hand", "", "--my-totals", "15-16"]
+    known += ["--opp-totals", "15-16", "--time", "0.001"]
+    text = said(run(*known).output)
+    assert "over the 0.001 s budget: a chart about a known hand is always solved whole" in text
+    assert "each on its own finite deck (--main-deck infinite" in text
+    assert "fewest hands" not in text
+    infinite = said(run(*known, "--main-deck", "infinite").output)
+    assert "a chart about a known hand is always solved whole, and its " in infinite
+    assert "each on its own finite deck" not in infinite
+    hidden = ["chart", "--ruleset", "kotor1/main-deck=infinite", "--hand", "+1"]
+    hidden += ["--opp-hand-size", "2", "--opp-deck", "kotor1-starter", "--my-totals", "15-16"]
+    hidden += ["--opp-totals", "15-16", "--time", "0.001"]
+    text = said(run(*hidden).output)
+    assert f"the whole grid on the fewest hands a chart rests on ({budgeted.MIN_HANDS})" in text

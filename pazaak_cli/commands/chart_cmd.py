@@ -35,11 +35,11 @@ from pazaak_cli.engine.cards import Card
 from pazaak_cli.engine.decks import SideDeck, default_deck
 from pazaak_cli.engine.numbers import parse_whole
 from pazaak_cli.engine.rules import DEFAULT_RULESET, MainDeck, Ruleset, parse_ruleset
-from pazaak_cli.solve.budgeted import overrun_note
 from pazaak_cli.solve.time_budget import TimeBudget, command_started
 from pazaak_cli.terminal.chart_text import (
     PassProgress,
     chart_json,
+    chart_overrun_note,
     chart_title,
     render_chart,
     sample_note,
@@ -243,7 +243,7 @@ def chart_command(
         emit_json({**chart_json(chart), "time_budget": seconds})
         return
     click.echo(render_chart(chart))
-    for note in (sample_note(chart, seconds, taken), overrun_note(taken, seconds)):
+    for note in (sample_note(chart, seconds, taken), chart_overrun_note(chart, taken, seconds)):
         if note:
             click.echo("\n".join(textwrap.wrap(note, 79)))
     if out is not None:

@@ -8,8 +8,9 @@ import textwrap
 from typing import Any
 
 from pazaak_cli.engine.notation import format_position
+from pazaak_cli.engine.rules import MainDeck
 from pazaak_cli.solve.answer_types import Move
-from pazaak_cli.solve.budgeted import OVERRUN_SLACK
+from pazaak_cli.solve.budgeted import MIN_HANDS, OVERRUN_SLACK
 from pazaak_cli.terminal.text import LazyProgress, printable, style
 from pazaak_cli.tools.chart import CLOSE_CALL, Cell, Chart, ChartSpec
 
@@ -59,6 +60,33 @@ def sample_note(chart: Chart, seconds: float | None, taken: float) -> str | None
         f"{speed}; --hands {sample.hands_solved} --seed {sample.seed} gives this chart again, "
         "--time 0 the exact one."
     )
+
+
+def chart_overrun_note(chart: Chart, taken: float, seconds: float | None) -> str | None:
+    """What a chart says when it took longer than its budget (measured, ``taken`` seconds), and
+    the reason that held: a chart about one possible hand (a known hand) is solved whole, the
+    least sample's grid (two hands) past the budget if need be, and a later pass only when
+    foreseen to fit (so it ran longer than foreseen). ``None`` within it."""
+    if seconds is None or taken <= seconds * OVERRUN_SLACK:
+        return None
+    sample = chart.sample
+    cells = sum(cell is not None for cell in chart.cells.values())
+    if sample.hands_possible == 1:
+        finite = chart.spec.ruleset.main_deck is not MainDeck.INFINITE
+        why = (
+            f"a chart about {'a known hand' if chart.spec.opp_hand is not None else 'one hand'} "
+            f"is always solved whole, and its {cells:,} cells take that long here"
+        )
+        if finite:
+            why += (
+                ", each on its own finite deck (--main-deck infinite lets the cells share the work)"
+            )
+    elif sample.hands_solved <= MIN_HANDS:
+        why = f"the whole grid on the fewest hands a chart rests on ({MIN_HANDS}) takes that long"
+    else:
+        why = "its last pass took longer than foreseen"
+    shown = f"{taken:.1f}" if taken >= 0.1 else f"{taken:.3f}"
+    return f"This took {shown} s, over the {seconds:g} s budget: {why}."
 
 
 def chart_title(spec: ChartSpec) -> str:
