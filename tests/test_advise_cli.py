@@ -167,6 +167,26 @@ def test_a_position_in_notation_gives_the_same_answer_as_the_flags() -> None:
     assert by_flags["model"] == by_notation["model"]
 
 
+@pytest.mark.parametrize(
+    ("given", "flag"),
+    [
+        (["--ruleset", "kotor2"], "--ruleset"),
+        (["--sets", "1-1"], "--sets"),
+        (["--hand", "+1"], "--hand"),
+        (["--opp-hand-size", "3"], "--opp-hand-size"),
+        (["--opp-stood"], "--opp-stood"),
+        (["--seen", "1 1"], "--seen"),
+    ],
+)
+def test_an_option_the_position_already_gives_is_refused_not_ignored(
+    given: list[str], flag: str
+) -> None:
+    """A tester's `--position ... --ruleset kotor2` was answered for the notation's kotor1."""
+    result = advise("--position", "kotor1 3,2,5 10,7 +1,-2,±3,+4 - -S - 4334343443 a1 1", *given)
+    assert result.exit_code == 2
+    assert f"{flag} cannot be used with --position: the notation gives the whole" in result.output
+
+
 def test_json_position_reads_back_as_the_question_before_the_draw() -> None:
     data = advise_json(*STOOD)
     state = parse_position(data["position"])

@@ -13,6 +13,7 @@ from pazaak_cli.commands.common import (
     budget_seconds,
     emit_json,
     json_option,
+    refuse_given,
     ruleset_option,
     sample_options,
     time_option,
@@ -250,6 +251,21 @@ def _question(
     if position is not None:
         if table_text is not None:
             raise click.UsageError("give either --position or --table, not both")
+        refuse_given(
+            click.get_current_context(),
+            (
+                ("ruleset", "--ruleset"),
+                ("hand", "--hand"),
+                ("opp_table_text", "--opp-table"),
+                ("opp_stood", "--opp-stood"),
+                ("opp_hand", "--opp-hand"),
+                ("opp_hand_size", "--opp-hand-size"),
+                ("sets", "--sets"),
+                ("seen", "--seen"),
+            ),
+            "--position: the notation gives the whole position (its ruleset, tables, hands, "
+            "score and deck; only --main-deck may change its deck model)",
+        )
         state = parse_position(position)
         if main_deck is not None:
             rules = dataclasses.replace(state.ruleset, main_deck=MainDeck(main_deck))

@@ -278,14 +278,18 @@ MAX_BUDGET_SECONDS = 86_400.0
 """The longest --time taken (a day): more is a typing error, not a wish."""
 
 
+def refuse_given(ctx: click.Context, options: Sequence[tuple[str, str]], reason: str) -> None:
+    """An option among ``options`` (parameter name, flag) that the user gave is a usage error
+    saying that it ``cannot be used with`` ``reason``: never silently ignored."""
+    for name, flag in options:
+        if ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT:
+            raise click.UsageError(f"{flag} cannot be used with {reason}", ctx)
+
+
 def refuse_with_resume(ctx: click.Context, options: Sequence[tuple[str, str]], kept: str) -> None:
     """A resumed match keeps its own settings: an option among ``options`` (parameter name,
     flag) given with ``--resume`` is a usage error saying so (``kept``: what the match keeps)."""
-    for name, flag in options:
-        if ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT:
-            raise click.UsageError(
-                f"{flag} cannot be used with --resume: a resumed match keeps its own {kept}", ctx
-            )
+    refuse_given(ctx, options, f"--resume: a resumed match keeps its own {kept}")
 
 
 def emit_json(data: Any) -> None:
