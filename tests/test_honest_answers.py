@@ -222,3 +222,20 @@ def test_a_chart_past_its_budget_gives_the_reason_that_held() -> None:
     hidden += ["--opp-totals", "15-16", "--time", "0.001"]
     text = said(run(*hidden).output)
     assert f"the whole grid on the fewest hands a chart rests on ({budgeted.MIN_HANDS})" in text
+
+
+def test_a_refined_answer_past_its_budget_gives_the_reason_that_held() -> None:
+    """`follow`'s hint from 60 hands had said that "the fewest hands an answer rests on (2)"
+    took the time."""
+    from types import SimpleNamespace
+
+    from pazaak_cli.solve.budgeted import refined_note
+
+    advice = SimpleNamespace(exactness="sampled", hands_solved=60, hands_averaged=61)
+    refinement = SimpleNamespace(advice=advice, interrupted=False, seconds=1.1, budget=1.0)
+    note = refined_note(refinement, True, "h")  # type: ignore[arg-type]
+    assert note == (
+        "Sampled from 60 of 61 possible hands; h to refine it.\n"
+        "This took 1.1 s, over the 1 s budget: the hands under way at the deadline took that "
+        "long to end."
+    )

@@ -537,9 +537,12 @@ def refinement_note(refinement: Refinement, was_sampled: bool, again: str) -> st
 def refined_note(refinement: Refinement, was_sampled: bool, again: str) -> str | None:
     """:func:`refinement_note`, and the overrun of the call's budget if it had one
     (:func:`overrun_note`)."""
+    advice = refinement.advice
     notes = [
         refinement_note(refinement, was_sampled, again),
-        overrun_note(refinement.seconds, refinement.budget),
+        overrun_note(
+            refinement.seconds, refinement.budget, advice.hands_solved if advice else None
+        ),
     ]
     return "\n".join(note for note in notes if note) or None
 
