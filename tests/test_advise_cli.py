@@ -409,3 +409,13 @@ def test_a_standing_opponents_hidden_hand_is_averaged_over_its_deck() -> None:
     assert kept["moves"][0]["match_win"] == data["moves"][0]["match_win"]
     none = advise_json(*STANDING_18, "--opp-stood", *MATCH_OBJECTIVE)
     assert data["moves"][0]["match_win"] < none["moves"][0]["match_win"]
+
+
+def test_a_standing_opponent_whose_hand_is_not_given_is_not_said_to_be_known() -> None:
+    """The match model takes it to hold no cards; its line had said "both hands known" right
+    under the note that the hand was not given."""
+    result = advise(*STOOD[:-1], "--opp-stood", "--objective", "match", "--time", "0")
+    text = " ".join(result.output.split())
+    assert "The opponent's hand was not given" in text
+    assert "your hand known, the opponent's empty, both play for the match" in text
+    assert "both hands known" not in text

@@ -1027,7 +1027,7 @@ def describe_match_model(
             f"opponent plays {model.plays} in this set and every later one, you play for the match"
         )
         if other.hand_known:
-            who += "; its hand known, in the order given"
+            who += "; its hand known, in the order given" if other.hand else "; its hand empty"
         else:
             orders = sum(len(match_hand_orders(hand)) for hand, _ in other_hands)
             who += (
@@ -1037,7 +1037,8 @@ def describe_match_model(
             if orders > len(other_hands):
                 who += f" ({orders} with the orders that change its choices)"
     elif other.hand_known:
-        who = "both hands known, both play for the match"
+        who = "both hands known" if other.hand else "your hand known, the opponent's empty"
+        who += ", both play for the match"
     else:
         who = (
             f"opponent's {len(other.hand)} hidden cards averaged over {len(other_hands)} "
