@@ -212,3 +212,19 @@ def test_prepare_on_a_cluster_it_cannot_reach_is_a_usage_error(address: str, sai
     code, output = run("prepare", "-r", RULES, *DECKS, "--cluster", address)
     assert code == 2, output
     assert output.count("\n") == 1 and said in output and address in output
+
+
+def test_ctrl_c_says_what_is_kept_and_how_to_go_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stopped preparation had said only "Interrupted."."""
+    from pazaak_cli.commands import prepare_cmd
+
+    def stopped(*args: Any, **kwargs: Any) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(prepare_cmd, "prepare_deck_pair", stopped)
+    result = CliRunner().invoke(main, ["prepare", "-r", RULES, *DECKS], prog_name="pazaak")
+    assert result.exit_code == 130
+    assert (
+        "Stopped: the match values solved so far are saved in the cache; the same command goes "
+        "on from there." in result.output
+    )

@@ -7,7 +7,14 @@ import time
 
 import click
 
-from pazaak_cli.commands.common import EXIT_CODES, emit_json, fail, json_option, ruleset_option
+from pazaak_cli.commands.common import (
+    EXIT_CODES,
+    EXIT_INTERRUPTED,
+    emit_json,
+    fail,
+    json_option,
+    ruleset_option,
+)
 from pazaak_cli.commands.deck_option import deck_option
 from pazaak_cli.engine.decks import SideDeck
 from pazaak_cli.engine.rules import Ruleset
@@ -92,6 +99,14 @@ def prepare_command(
             progress=progress,
             executor=executor,
         )
+    except KeyboardInterrupt:
+        bar.close()
+        click.echo(
+            "\nStopped: the match values solved so far are saved in the cache; the same "
+            "command goes on from there.",
+            err=True,
+        )
+        raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
     finally:
         bar.close()
         if executor is not None:
