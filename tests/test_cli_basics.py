@@ -337,3 +337,20 @@ def test_the_solve_status_foresees_no_time_before_a_hand_is_done(
     assert capsys.readouterr().err.strip() == "Solving: 0/40 hidden hands"
     progress.update(10, 40)
     assert capsys.readouterr().err.strip() == "Solving: 10/40 hidden hands, about 30 s left"
+
+
+@pytest.mark.parametrize(
+    ("args", "where"),
+    [
+        (["play", "--opponent"], "pazaak play"),
+        (["advise", "--table"], "pazaak advise"),
+        (["advise", "--bogus"], "pazaak advise"),
+        (["nosuch"], "pazaak"),
+    ],
+)
+def test_a_usage_error_points_at_the_commands_own_help(args: list[str], where: str) -> None:
+    """An option missing its value pointed at `pazaak --help` (Click raises it with no
+    context)."""
+    code, _, err = invoke(*args)
+    assert code == 2
+    assert err.rstrip().endswith(f"(`{where} --help` lists what it takes).")

@@ -60,7 +60,10 @@ class PazaakGroup(click.Group):
         except click.exceptions.NoArgsIsHelpError:
             raise
         except click.UsageError as error:
-            raise one_line_usage(error) from None
+            # (an option missing its value is raised with no context: name the subcommand)
+            sub = ctx.invoked_subcommand
+            where = f"{ctx.command_path} {sub}" if error.ctx is None and sub else None
+            raise one_line_usage(error, where) from None
         except KeyboardInterrupt:
             # Click would say "Aborted!" and exit 1, the code of a domain failure.
             click.echo("\nInterrupted.", err=True)
@@ -78,10 +81,12 @@ class UsageFailure(click.ClickException):
     exit_code = EXIT_USAGE
 
 
-def one_line_usage(error: click.UsageError) -> UsageFailure:
+def one_line_usage(error: click.UsageError, where: str | None = None) -> UsageFailure:
     """A usage error as one line (exit 2), as every error is: what was wrong, and where the
-    command's options are listed (Click would print its usage banner over four lines)."""
-    where = error.ctx.command_path if error.ctx is not None else "pazaak"
+    command's options are listed (Click would print its usage banner over four lines;
+    ``where``: the command, if the error does not know it)."""
+    if where is None:
+        where = error.ctx.command_path if error.ctx is not None else "pazaak"
     message = error.format_message()
     if isinstance(error, click.BadParameter) and not isinstance(error, click.MissingParameter):
         return UsageFailure(message)  # (it says what was wrong with the value given)
