@@ -2,8 +2,9 @@
 
 Exit codes: 0 a deck found; 1 a domain failure (a pool with fewer cards than a deck, a card
 the ruleset does not allow, an --against deck that is not valid, a cluster without workers);
-2 a usage error (an option out of range, an unreadable file, --out on an existing file without
---force, an unreachable --cluster, Dask not installed); 130 interrupted (Ctrl-C).
+2 a usage error (an option out of range, an unknown --against policy, an unreadable file, - read
+twice, --out on a directory or on an existing file without --force, an unreachable --cluster,
+Dask not installed); 130 interrupted (Ctrl-C).
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from pazaak_cli.commands.common import (
     ruleset_option,
     seed_option,
 )
-from pazaak_cli.engine.decks import load_deck
+from pazaak_cli.engine.decks import SAMPLE_PREFIX, STDIN_SPEC, load_deck
+from pazaak_cli.engine.numbers import counted
 from pazaak_cli.engine.rules import Ruleset
 from pazaak_cli.players.roster import POLICY_NAMES
 from pazaak_cli.runtime.executors import available_cores, make_executor
@@ -131,7 +133,8 @@ def deckbuild_command(
 
     \b
     Exit codes: 0 found; 1 a bad pool or deck (too few cards, a card the ruleset does not
-    allow); 2 a usage error (unreadable file, --out exists, unreachable --cluster); 130 Ctrl-C.
+    allow); 2 a usage error (unreadable file, unknown POLICY, --out exists or is a directory,
+    unreachable --cluster); 130 Ctrl-C.
 
     \b
     Examples:
@@ -139,10 +142,12 @@ def deckbuild_command(
       pazaak deckbuild --pool my-cards.deck --against kotor1-strong:expert --out best.deck
       pazaak deckbuild --ruleset kotor2 --cluster tcp://127.0.0.1:8786 --seed 7 --json
     """
-    if out_file is not None and os.path.lexists(out_file) and not force:
-        raise UsageFailure(f"--out {out_file}: the file exists; use --force to replace it")
+    if out_file is not None:
+        _check_out(out_file, force)
+    opponents = [_against_spec(spec) for spec in against]
+    _check_stdin_once(pool_file, [deck_spec for deck_spec, _ in opponents])
     pool = read_pool(pool_file, ruleset) if pool_file is not None else whole_pool(ruleset)
-    field = _field(against, ruleset)
+    field = _field(opponents, ruleset)
     least = minimum_budget(len(field))
     if matches < least:
         raise UsageFailure(
@@ -175,15 +180,52 @@ def deckbuild_command(
         click.echo(_report(result, executor.description))
 
 
-def _field(against: Sequence[str], ruleset: Ruleset) -> tuple[Opponent, ...]:
-    if not against:
+def _check_out(path: str, force: bool) -> None:
+    """Refuse an --out the deck could not be written to before the search, not after it."""
+    if os.path.isdir(path):
+        raise UsageFailure(f"--out {path}: is a directory; give a file name")
+    if os.path.lexists(path) and not force:
+        raise UsageFailure(f"--out {path}: the file exists; use --force to replace it")
+    directory = os.path.dirname(path)
+    if directory and not os.path.isdir(directory):
+        raise UsageFailure(f"--out {path}: no such directory {directory}")
+
+
+def _against_spec(spec: str) -> tuple[str, str]:
+    """(deck, policy) of ``DECK[:POLICY]``. A file that exists, or ``sample:NAME``, is a deck
+    whatever its colons; otherwise a last part that is no policy is a typo to name, not part of
+    a deck's name (which would be reported as a missing file)."""
+    head, sep, tail = spec.rpartition(":")
+    if not sep:
+        return spec, DEFAULT_FIELD_POLICY
+    if tail in POLICY_NAMES:
+        return head, tail
+    if os.path.lexists(spec) or head == SAMPLE_PREFIX.rstrip(":"):
+        return spec, DEFAULT_FIELD_POLICY
+    raise UsageFailure(
+        f"--against {spec}: no policy {tail!r} to play {head or 'the deck'}; the policies are "
+        f"{', '.join(POLICY_NAMES)}"
+    )
+
+
+def _check_stdin_once(pool_file: str | None, deck_specs: Sequence[str]) -> None:
+    """Standard input can be read once: a second deck read from it would be empty."""
+    options = (["--pool"] if pool_file == STDIN_SPEC else []) + [
+        "--against" for deck_spec in deck_specs if deck_spec == STDIN_SPEC
+    ]
+    if len(options) > 1:
+        where = " and ".join(sorted(set(options)))
+        raise UsageFailure(
+            f"{STDIN_SPEC} (standard input) is given {len(options)} times to {where}; it can "
+            "be read only once"
+        )
+
+
+def _field(opponents: Sequence[tuple[str, str]], ruleset: Ruleset) -> tuple[Opponent, ...]:
+    if not opponents:
         return default_field(ruleset)
     field = []
-    for spec in against:
-        deck_spec, policy = spec, DEFAULT_FIELD_POLICY
-        head, sep, tail = spec.rpartition(":")
-        if sep and tail in POLICY_NAMES:
-            deck_spec, policy = head, tail
+    for deck_spec, policy in opponents:
         deck = load_deck(deck_spec, ruleset)
         field.append(Opponent(deck.name, tuple(sorted(deck.cards)), policy))
     return tuple(field)
@@ -246,10 +288,10 @@ def _report(result: SearchResult, where: str) -> str:
     )
     lines += [
         "",
-        f"search: {result.candidates_tried:,} candidate "
-        f"deck{'s' if result.candidates_tried != 1 else ''} tried "
-        f"({result.climbs:,} neighbourhood race{'s' if result.climbs != 1 else ''}), "
-        f"{result.matches_played:,} matches played (budget {result.budget:,}), "
+        f"search: {counted(result.candidates_tried, 'candidate deck')} tried "
+        f"({counted(result.climbs, 'neighbourhood race')}), "
+        f"{counted(result.matches_played, 'match', 'matches')} played "
+        f"(budget {result.budget:,}), "
         f"{elapsed_text(result.seconds)} on {where}",
         f"stopped: {result.stopped}",
     ]
@@ -257,7 +299,8 @@ def _report(result: SearchResult, where: str) -> str:
 
 
 def _pool_text(pool: Pool) -> str:
-    return f"{printable(pool.source)}, {pool.size} cards of {len(pool.copies)} kinds"
+    cards, kinds = counted(pool.size, "card"), counted(len(pool.copies), "kind")
+    return f"{printable(pool.source)}, {cards} of {kinds}"
 
 
 def _score_json(score: Score, field: Sequence[Opponent]) -> dict[str, object]:
@@ -322,7 +365,7 @@ def _write_deck(path: str, result: SearchResult) -> None:
         f"name: {name}\n"
         f"ruleset: {result.ruleset.spec}\n"
         f"description: pazaak deckbuild's best deck against "
-        f"{len(result.field)} opponent{'s' if len(result.field) > 1 else ''}\n\n"
+        f"{counted(len(result.field), 'opponent')}\n\n"
         f"{_spelling(best.deck)}\n"
     )
     directory = os.path.dirname(os.path.abspath(path))

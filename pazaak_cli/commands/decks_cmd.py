@@ -66,6 +66,12 @@ def decks_command(names: tuple[str, ...], ruleset: Ruleset | None, as_json: bool
     if as_json:
         emit_json([_deck_json(deck) for deck in decks])
         return
+    if not decks:  # an empty table would say nothing
+        under = (
+            f" is valid under ruleset {ruleset.spec}" if ruleset is not None else " is installed"
+        )
+        click.echo(f"No sample deck{under}.")
+        return
     if names:
         for index, deck in enumerate(decks):
             if index:

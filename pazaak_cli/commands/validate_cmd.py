@@ -17,6 +17,7 @@ from pazaak_cli.commands.common import (
 )
 from pazaak_cli.commands.deck_option import complete_decks
 from pazaak_cli.engine.decks import (
+    STDIN_SPEC,
     BinaryInputError,
     DeckReport,
     card_counts,
@@ -24,6 +25,7 @@ from pazaak_cli.engine.decks import (
     read_source,
 )
 from pazaak_cli.engine.errors import InputError
+from pazaak_cli.engine.numbers import counted
 from pazaak_cli.engine.rules import Ruleset
 from pazaak_cli.terminal.deck_table import summary_table
 from pazaak_cli.terminal.text import style
@@ -52,7 +54,7 @@ def validate_command(files: tuple[str, ...], ruleset: Ruleset | None, as_json: b
     FILE:LINE:COLUMN: message; a valid deck gets a summary of its cards by kind. The ruleset is
     --ruleset if given, else the file's `ruleset:` header, else kotor1. Exit code 0: every file
     is a valid deck; 1: some deck is invalid (a binary file too); 2: some file cannot be read
-    (missing, a directory, too large).
+    (missing, a directory, too large, - given a second time).
 
     \b
     Examples:
@@ -64,8 +66,17 @@ def validate_command(files: tuple[str, ...], ruleset: Ruleset | None, as_json: b
     results: list[dict[str, Any]] = []
     exit_code = EXIT_OK
     printed = False
+    stdin_read = False
     for spec in files:
         try:
+            if spec == STDIN_SPEC:
+                if stdin_read:  # a second read would find it empty: say why, not "empty"
+                    raise InputError(
+                        f"{STDIN_SPEC}: standard input was already read for an earlier "
+                        f"{STDIN_SPEC}; give {STDIN_SPEC} only once",
+                        token=spec,
+                    )
+                stdin_read = True
             source, data, sample = read_source(spec)
         except InputError as error:
             # a file read and found binary is not a valid deck (1); one that cannot be read is
@@ -103,7 +114,8 @@ def _print_report(source: str, report: DeckReport) -> None:
         return
     deck = report.deck
     verdict = style("valid", fg="green", bold=True)
-    click.echo(f"{source}: {verdict} {spec} side deck {deck.name!r}, {len(deck.cards)} cards")
+    cards = counted(len(deck.cards), "card")
+    click.echo(f"{source}: {verdict} {spec} side deck {deck.name!r}, {cards}")
     click.echo(summary_table(deck))
 
 

@@ -36,7 +36,7 @@ from typing import BinaryIO
 
 from pazaak_cli.engine.cards import CARD_SYNTAX, FIXED_TOKENS, MAX_MAGNITUDE, Card, CardKind
 from pazaak_cli.engine.errors import CardError, DeckError, InputError, PazaakError
-from pazaak_cli.engine.numbers import parse_in_range
+from pazaak_cli.engine.numbers import counted, parse_in_range
 from pazaak_cli.engine.rules import DEFAULT_RULESET, KOTOR2_POOL, PRESETS, Ruleset, parse_ruleset
 
 NUMBERED_SYNTAX = "+1..+6, -1..-6, ±1..±6 (or +-n, *n)"
@@ -505,7 +505,7 @@ def validate_deck(parsed: ParsedDeck, ruleset: Ruleset | None = None) -> list[Pr
                 extra.column,
                 extra.token,
                 f"{_show(extra.token)} is card {size + 1}, but a {rules.spec} side deck holds "
-                f"exactly {size} cards; this file lists {count}: remove {count - size}",
+                f"exactly {counted(size, 'card')}; this file lists {count}: remove {count - size}",
             )
         )
     elif count == 0:
@@ -515,8 +515,8 @@ def validate_deck(parsed: ParsedDeck, ruleset: Ruleset | None = None) -> list[Pr
                 source,
                 *parsed.end,
                 "",
-                f"{what}; a {rules.spec} side deck holds exactly {size} cards, "
-                f"for example +1 +1 +2 +2 +3 +3 +4 +4 +5 +5",
+                f"{what}; a {rules.spec} side deck holds exactly {counted(size, 'card')}"
+                + (f", for example {_EXAMPLE[: size * 3 - 1]}" if size <= 10 else ""),
             )
         )
     elif count < size:
@@ -525,7 +525,7 @@ def validate_deck(parsed: ParsedDeck, ruleset: Ruleset | None = None) -> list[Pr
                 source,
                 *parsed.end,
                 _shorten(_printable(parsed.last_token)),
-                f"the deck ends after {count} card{'s' if count > 1 else ''}; a {rules.spec} "
+                f"the deck ends after {counted(count, 'card')}; a {rules.spec} "
                 f"side deck holds exactly {size}: add {size - count}",
             )
         )
@@ -874,6 +874,10 @@ def _encoding_message(run: str, places: _TokenPlaces, column: int) -> str:
         f"byte{'s' if len(raw) > 1 else ''} {shown}{where} {verb} not UTF-8; "
         f"save the file as UTF-8{hint}"
     )
+
+
+_EXAMPLE = "+1 +1 +2 +2 +3 +3 +4 +4 +5 +5"
+"""A side deck of 10 cards valid in every preset, shortened for smaller decks in examples."""
 
 
 def _printable(text: str) -> str:

@@ -50,3 +50,9 @@ def parse_in_range(text: str, low: int, high: int) -> int | None:
     if number is None or not low <= number <= high:
         return None
     return number
+
+
+def counted(number: int, one: str, many: str | None = None) -> str:
+    """``1 card``, ``2 cards``, ``1,000 matches``: a count with its noun agreeing (``many``:
+    the plural where it is not ``one`` + s)."""
+    return f"{number:,} {one if number == 1 else (many or one + 's')}"

@@ -125,7 +125,10 @@ class Ruleset:
                 raise RulesetError(f"{_field_key(field)} must be from {low} to {high}")
         if not 1 <= self.hand_size <= self.side_deck_size:
             raise RulesetError(
-                f"the hand size must be from 1 to the side-deck size ({self.side_deck_size})"
+                f"the hand size must be from 1 to the side-deck size ({self.side_deck_size}), "
+                f"and it is {self.hand_size} (a hand is dealt from the side deck): set "
+                f"side-deck-size to at least {self.hand_size} or hand-size to at most "
+                f"{self.side_deck_size}"
             )
 
     @property

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from pazaak_cli.engine.cards import Card
 from pazaak_cli.engine.game import MatchState, Side
+from pazaak_cli.engine.numbers import counted
 from pazaak_cli.engine.rules import MainDeck
 
 
@@ -29,10 +30,10 @@ def board_head(state: MatchState, set_number: int, names: tuple[str, str]) -> st
     ties = state.ties()
     head = f"Set {set_number}; sets: {names[0]} {won[0]}, {names[1]} {won[1]}"
     if ties:
-        head += f", {ties} tie{'s' if ties != 1 else ''}"
-    counted = deck_count(state)
-    if counted:
-        head += f"; {counted}"
+        head += f", {counted(ties, 'tie')}"
+    drawn = deck_count(state)
+    if drawn:
+        head += f"; {drawn}"
     return head
 
 

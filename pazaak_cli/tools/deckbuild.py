@@ -20,7 +20,9 @@ kinds), so the search is a local one, raced:
    before it, and the decks with the best lower interval bounds (five in all), each played as
    often as the leader, then twice as often, and so on, until the leader's interval is clear
    of the others' or the budget is spent. (Among hundreds of candidates, a few look great
-   after a few lucky matches: they are shown only once measured as long as the leader.)
+   after a few lucky matches: they are shown only once measured as long as the leader.) The
+   share kept never leaves the race less than one deal per opponent, so the least budget
+   (:func:`minimum_budget`) still measures one deck.
 
 Every candidate plays match ``i`` against opponent ``j`` from the run's seed and ``i`` alone
 (the simulator's seeding), each deal from both seats, and a candidate that plays more matches
@@ -48,6 +50,7 @@ from pazaak_cli.engine.decks import (
     sample_decks,
 )
 from pazaak_cli.engine.errors import DeckError, PazaakError
+from pazaak_cli.engine.numbers import counted
 from pazaak_cli.engine.rules import Ruleset
 from pazaak_cli.runtime.executors import Executor, InProcess
 from pazaak_cli.tools.simulate import (
@@ -226,7 +229,7 @@ def read_pool(spec: str, ruleset: Ruleset) -> Pool:
     need = ruleset.side_deck_size
     if len(cards) < need:
         raise DeckError(
-            f"{source}: the pool holds {len(cards)} card{'s' if len(cards) != 1 else ''}, "
+            f"{source}: the pool holds {counted(len(cards), 'card')}, "
             f"fewer than the {need} of a {ruleset.spec} side deck",
             token=spec,
         )
@@ -446,13 +449,14 @@ def build_deck(
         raise PazaakError("the field is empty: give at least one --against deck")
     if budget < minimum_budget(len(field)):
         raise PazaakError(
-            f"a budget of {budget:,} matches is too small: at least "
+            f"a budget of {counted(budget, 'match', 'matches')} is too small: at least "
             f"{minimum_budget(len(field))} (one deal from both seats per opponent)"
         )
     size = ruleset.side_deck_size
     if pool.size < size:
         raise PazaakError(
-            f"the pool holds {pool.size} cards, fewer than the {size} of a {ruleset.spec} side deck"
+            f"the pool holds {counted(pool.size, 'card')}, fewer than the {size} of a "
+            f"{ruleset.spec} side deck"
         )
     refused = [card for card, _ in pool.copies if not ruleset.allows(card)]
     if refused:
@@ -513,7 +517,10 @@ def _search(
 ) -> tuple[str, list[Deck]]:
     """Race the starts, climb through neighbourhoods, confirm the finalists: why it stopped,
     and the finalists (the leader first)."""
-    climb_budget = budget - int(budget * CONFIRM_SHARE)
+    # never less than the least budget (one deal per opponent): otherwise keeping a share for
+    # the finalists leaves a budget of a few times the field's size no first race at all
+    least = minimum_budget(len(evaluator.field))
+    climb_budget = max(least, budget - int(budget * CONFIRM_SHARE))
     first = [tuple(sorted(deck)) for deck in start_decks] if start_decks else None
     candidates = first or starts(ruleset, pool, rng)
     first_rung = STARTS_RUNG
