@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
+from pazaak_cli.engine.numbers import counted
 from pazaak_cli.engine.position_builder import Question
 from pazaak_cli.solve.advice import solve_question
 from pazaak_cli.solve.answer_types import (
@@ -443,7 +444,7 @@ class Refinement:
 def sampled_model(model: str, possible: int, solved: int, seed: str) -> str:
     """The exact answer's model line, said of a sample: how many of the possible hands were
     solved, how they were drawn, and the seed."""
-    said = f"averaged over {possible:,} possible hands"
+    said = f"averaged over {counted(possible, 'possible hand')}"
     instead = (
         f"sampled: {solved:,} of its {possible:,} possible hands solved, each drawn as often as "
         f"its deck deals it (seed {seed}), ± a 95 % interval"

@@ -20,6 +20,7 @@ from typing import Literal, NamedTuple
 from pazaak_cli.engine.cards import Card, CardKind
 from pazaak_cli.engine.errors import PazaakError
 from pazaak_cli.engine.game import FULL_DECK, MatchState, Side
+from pazaak_cli.engine.numbers import counted
 from pazaak_cli.engine.position_builder import PositionError, Question
 from pazaak_cli.engine.rules import MainDeck, Ruleset
 from pazaak_cli.policies.kotor_rule import DecisionRule
@@ -1031,8 +1032,8 @@ def describe_match_model(
         else:
             orders = sum(len(match_hand_orders(hand)) for hand, _ in other_hands)
             who += (
-                f"; its {len(other.hand)} hidden cards averaged over {len(other_hands)} possible "
-                "hands"
+                f"; its {counted(len(other.hand), 'hidden card')} averaged over "
+                f"{counted(len(other_hands), 'possible hand')}"
             )
             if orders > len(other_hands):
                 who += f" ({orders} with the orders that change its choices)"
@@ -1041,8 +1042,9 @@ def describe_match_model(
         who += ", both play for the match"
     else:
         who = (
-            f"opponent's {len(other.hand)} hidden cards averaged over {len(other_hands)} "
-            "possible hands (each solved with both hands known), both play for the match"
+            f"opponent's {counted(len(other.hand), 'hidden card')} averaged over "
+            f"{counted(len(other_hands), 'possible hand')} (each solved with both hands known), "
+            "both play for the match"
         )
     if current is None and state.ruleset.main_deck is not MainDeck.INFINITE:
         deck = "every set drawn with a full deck's odds (uniform 1..10)"

@@ -42,6 +42,7 @@ from pazaak_cli.engine.game import (
     Side,
     current_values,
 )
+from pazaak_cli.engine.numbers import counted
 from pazaak_cli.engine.position_builder import Question
 from pazaak_cli.engine.rules import FlipTargets, MainDeck, NineCards, Ruleset, Tiebreaker
 from pazaak_cli.runtime.executors import fork_available, run_shared, solver_processes
@@ -1187,8 +1188,9 @@ def describe_model(
         who = "both hands known, opponent plays optimally"
     else:
         who = (
-            f"opponent's {len(other.hand)} hidden cards averaged over {len(other_hands)} "
-            f"{'sampled' if sampled else 'possible'} hands (each solved with both hands known), "
+            f"opponent's {counted(len(other.hand), 'hidden card')} averaged over "
+            f"{counted(len(other_hands), 'sampled hand' if sampled else 'possible hand')} "
+            "(each solved with both hands known), "
             "opponent plays optimally"
         )
     return f"{rules.spec}: {who}; {deck_model_said(rules, fixed, deck_after)}"

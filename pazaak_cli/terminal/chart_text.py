@@ -8,6 +8,7 @@ import textwrap
 from typing import Any
 
 from pazaak_cli.engine.notation import format_position
+from pazaak_cli.engine.numbers import counted
 from pazaak_cli.engine.rules import MainDeck
 from pazaak_cli.solve.answer_types import Move
 from pazaak_cli.solve.budgeted import MIN_HANDS, OVERRUN_SLACK
@@ -95,7 +96,7 @@ def chart_title(spec: ChartSpec) -> str:
     if spec.opp_hand is not None:
         theirs = " ".join(str(card) for card in spec.opp_hand) or "no cards"
     else:
-        theirs = f"{spec.opp_hand_size} hidden cards"
+        theirs = counted(spec.opp_hand_size, "hidden card")
     return f"Pazaak chart: your hand {mine}, against {theirs}"
 
 

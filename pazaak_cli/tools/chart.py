@@ -35,6 +35,7 @@ from functools import lru_cache
 from pazaak_cli.engine.cards import Card, CardKind
 from pazaak_cli.engine.errors import PazaakError
 from pazaak_cli.engine.game import COPIES_PER_VALUE, FULL_DECK, MAIN_VALUES, Placed, TableCard
+from pazaak_cli.engine.numbers import counted
 from pazaak_cli.engine.position_builder import PositionError, Question, build_question
 from pazaak_cli.engine.rules import MainDeck, Ruleset
 from pazaak_cli.solve.advice import solve_question
@@ -598,14 +599,14 @@ def describe_chart(spec: ChartSpec, cells: Sequence[Cell], sample: ChartSample) 
         held = f"its hand {shown} known"
     else:
         deck = f" of {spec.opp_deck_name}" if spec.opp_deck_name else ""
-        held = f"its {spec.opp_hand_size} hidden cards{deck}"
+        held = f"its {counted(spec.opp_hand_size, 'hidden card')}{deck}"
         if sample.exactness == "sampled":
             held += (
                 f", sampled: {sample.hands_solved:,} of {sample.hands_possible:,} possible "
                 f"hands (seed {sample.seed})"
             )
         else:
-            held += f" averaged over {sample.hands_possible:,} hands"
+            held += f" averaged over {counted(sample.hands_possible, 'hand')}"
     score = f"sets {spec.sets[0]}-{spec.sets[1]} of a match to {rules.sets_to_win}"
     if rules.main_deck is MainDeck.INFINITE:
         deck_model = "infinite deck (uniform 1..10)"
