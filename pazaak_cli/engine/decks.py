@@ -678,11 +678,13 @@ def load_deck(spec: str, ruleset: Ruleset | None = None) -> SideDeck:
     return deck
 
 
-def describe_problems(problems: list[Problem], shown: int = 3) -> str:
-    """The first problems as one message (``; ``-separated), with a count of the others."""
+def describe_problems(problems: list[Problem], shown: int = 1) -> str:
+    """The first problem (or ``shown`` of them, ``; ``-separated) as one message, with a count
+    of the others: an error is one sentence, and `pazaak validate` lists them all."""
     text = "; ".join(str(problem) for problem in problems[:shown])
     if len(problems) > shown:
-        text += f" (and {len(problems) - shown} more: run `pazaak validate` on the file)"
+        others = counted(len(problems) - shown, "more problem")
+        text += f" (and {others}: `pazaak validate` lists them all)"
     return text
 
 
