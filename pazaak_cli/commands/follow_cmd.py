@@ -4,8 +4,9 @@ your decisions and the cards counted for you.
 A thin layer over :mod:`pazaak_cli.tools.follow` (which keeps the match and applies the rules): it
 reads lines, prints what happened, the board and the advice (the table of ``pazaak advise``),
 and saves after every event with :mod:`pazaak_cli.runtime.savefile`. Exit codes: 0 at the end of the
-match, the input or ``quit``; 1 for a corrupt save or an invalid deck; 2 for usage errors; 130
-on Ctrl-C (the match is saved).
+match, the input or ``quit``; 1 for a corrupt save, an unfinished match in the way (one of
+``pazaak play`` even with ``--new``) or an invalid deck; 2 for usage errors; 130 on Ctrl-C (the
+match is saved).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import json
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import click
 
@@ -32,18 +33,23 @@ from pazaak_cli.commands.deck_option import deck_option
 from pazaak_cli.commands.position_options import CARDS, OPPONENT_HELP
 from pazaak_cli.engine.cards import Card
 from pazaak_cli.engine.decks import SideDeck, load_deck
-from pazaak_cli.engine.errors import PazaakError
+from pazaak_cli.engine.errors import DeckError, PazaakError
 from pazaak_cli.engine.game import MatchState
 from pazaak_cli.engine.position_builder import Question
 from pazaak_cli.engine.rules import DEFAULT_RULESET, Ruleset, parse_ruleset
 from pazaak_cli.runtime.savefile import (
+    FOLLOW,
     SaveFileError,
     SaveInUseError,
+    chosen_save,
     data_dir,
     hold_save,
     probe_save,
     read_save,
+    same_save,
+    saved_by,
     unfinished,
+    whose_match,
     write_save,
 )
 from pazaak_cli.solve.answer_types import Advice
@@ -51,7 +57,7 @@ from pazaak_cli.solve.answers import Answer, answer
 from pazaak_cli.solve.budgeted import DEFAULT_SECONDS, Refinement
 from pazaak_cli.solve.models import OPPONENT_MODELS
 from pazaak_cli.solve.pondering import Ponderer
-from pazaak_cli.terminal.follow_screen import Screen
+from pazaak_cli.terminal.follow_screen import Screen, valid_text
 from pazaak_cli.terminal.lines import MAX_LINE_BYTES, TOO_LONG, LineReader, stdin_is_terminal
 from pazaak_cli.terminal.text import SolveProgress
 from pazaak_cli.tools.follow import (
@@ -109,10 +115,11 @@ COMMANDS = ("undo", "board", "position", "hint", "hint match", "help", "quit")
 @click.option(
     "--save",
     "save_path",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=click.Path(dir_okay=False),
     default=None,
     help=f"Save the match to this file after every event (default: {DEFAULT_SAVE_NAME} in the "
-    "data directory).",
+    "data directory). Never replaces another unfinished match (without --new), a match of "
+    "`pazaak play` or a file that is not a pazaak save.",
 )
 @click.option(
     "--resume",
@@ -146,7 +153,7 @@ def follow_command(
     opp_deck: SideDeck | None,
     opponent: str,
     first: str | None,
-    save_path: Path | None,
+    save_path: str | None,
     resume_path: str | None,
     replace: bool,
     quiet_advice: bool,
@@ -169,16 +176,17 @@ def follow_command(
       pazaak follow --resume
     """
     screen = Screen(as_json=as_json, quiet=quiet_advice)
+    chosen = chosen_save(save_path)
     with contextlib.ExitStack() as held:  # the save files this session holds (hold_save)
         if resume_path is not None:
             _refuse_with_resume(ctx)
             path = Path(resume_path) if resume_path else _default_save_path()
             held.enter_context(_hold(path, create_directory=False))
             followed = _load(path)
-            target = save_path or path
-            if target.resolve() != path.resolve():
+            target = chosen or path
+            if not same_save(target, path):
                 held.enter_context(_hold(target))
-                if unfinished(probe_save(target)):
+                if unfinished(_probe_own(target)):
                     raise fail(
                         f"an unfinished match is saved in {target}: resuming {path} there would "
                         "replace it; choose another --save file"
@@ -187,9 +195,9 @@ def follow_command(
             screen.resumed(followed, path)
         else:
             followed = _new_match(ruleset, hand, opp_deck, opponent, first)
-            target = save_path or _default_save_path()
+            target = chosen or _default_save_path()
             held.enter_context(_hold(target))
-            if unfinished(probe_save(target)) and not replace:
+            if unfinished(_probe_own(target)) and not replace:
                 raise fail(
                     f"an unfinished match is saved in {target}: continue it with "
                     f"`pazaak follow --resume {target}`, or start a new one with --new (it "
@@ -215,6 +223,12 @@ def _new_match(
     if hand is None:
         raise click.UsageError("give your hand with --hand (the 4 cards you were dealt)")
     rules = ruleset or parse_ruleset(DEFAULT_RULESET)
+    if opp_deck is not None and not opp_deck.fits(rules):
+        # Checked against its own ruleset: refused now, as play does, not at every advice.
+        try:
+            opp_deck = load_deck(opp_deck.source, rules)
+        except DeckError as error:
+            raise fail(f"invalid {rules.spec} side deck: {error}") from None
     deck = opp_deck or load_deck("sample:" + DEFAULT_OPP_DECKS[rules.name], rules)
     setup = FollowSetup(rules, hand, deck.cards, deck.name, opponent)
     try:
@@ -255,12 +269,63 @@ def _refuse_with_resume(ctx: click.Context) -> None:
     )
 
 
+def _probe_own(target: Path) -> dict[str, Any] | None:
+    """The save in ``target`` (``None``: none), which a new or resumed match may replace only
+    if it is a followed one: an unfinished match of ``pazaak play`` is refused, even with
+    --new (it is not this command's to replace)."""
+    existing = probe_save(target)
+    if existing is not None and saved_by(existing) != FOLLOW and unfinished(existing):
+        raise fail(f"{target} holds {whose_match(target, existing)}; choose another --save file")
+    return existing
+
+
 def _load(path: Path) -> Followed:
     document = read_save(path)
+    if saved_by(document) != FOLLOW:
+        raise SaveFileError(
+            f"{path} cannot be resumed by pazaak follow: it holds {whose_match(path, document)}"
+        )
     try:
         return from_document(document)
     except FollowError as error:
         raise SaveFileError(f"{path} cannot be resumed by pazaak follow: {error}") from None
+
+
+JSON_STARTS = ("{", "[", '"')
+"""How a JSON value that is not a number begins (no typed event or command does): such a
+--json input line must be the object ``{"line": "..."}``."""
+JSON_OBJECT = 'a JSON input line is an object {"line": "..."}'
+JSON_KINDS = {type(None): "null", bool: "a boolean", int: "a number", float: "a number"}
+JSON_KINDS.update({list: "an array", dict: "an object"})
+
+
+def _json_mode_line() -> str | None:
+    """One line of --json input (``None`` at its end). Bytes that are not UTF-8 read as U+FFFD,
+    as typed lines do: echoed as lone surrogates, strict JSON parsers would refuse the output."""
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:
+        text = sys.stdin.readline()
+        return valid_text(text).strip() if text else None
+    raw: bytes = stream.readline()
+    if not raw:
+        return None
+    return raw.decode("utf-8", errors="replace").strip()
+
+
+def _line_of(text: str) -> str:
+    """The typed line a --json input line ``{"line": "..."}`` carries; :class:`FollowError`
+    saying what is wrong with any other JSON (or almost-JSON) line."""
+    try:
+        message = json.loads(text)
+    except (ValueError, RecursionError):
+        raise FollowError(JSON_OBJECT) from None
+    if not isinstance(message, dict) or "line" not in message:
+        raise FollowError(JSON_OBJECT)
+    line = message["line"]
+    if not isinstance(line, str):
+        kind = JSON_KINDS.get(type(line), "not a string")
+        raise FollowError(f'the "line" field of a JSON input line must be a string, not {kind}')
+    return valid_text(line).strip()
 
 
 Solved = TypeVar("Solved")
@@ -326,13 +391,9 @@ class Loop:
 
     def read(self) -> str | None:
         if self.screen.as_json:
-            raw = sys.stdin.readline()
-            if not raw:
-                return None
-            text = raw.strip()
-            return text
+            return _json_mode_line()
         line = self.reader.read(self.screen.prompt(self.followed))
-        return line
+        return None if line is None else valid_text(line)
 
     def handle(self, line: str) -> bool:
         """One input line; False when the session should stop."""
@@ -340,12 +401,11 @@ class Loop:
         if line == TOO_LONG:
             screen.refused(line, f"that line is over {MAX_LINE_BYTES} characters")
             return True
-        if screen.as_json and line.startswith("{"):
+        if screen.as_json and line.startswith(JSON_STARTS):
             try:
-                message = json.loads(line)
-                line = str(message["line"]).strip()
-            except (ValueError, KeyError, TypeError, RecursionError):
-                screen.refused(line, 'a JSON input line is an object {"line": "..."}')
+                line = _line_of(line)
+            except FollowError as error:
+                screen.refused(line, str(error))
                 return True
         if not line:
             return True

@@ -5,16 +5,17 @@ on, saves after every event, and draws the screen. Exit codes: 0 when the match 
 player quits (``quit``) and at the end of the input (Ctrl-D or the end of a piped script): the
 match is saved and can be resumed; 130 on Ctrl-C (saved too, the shell convention for an
 interrupt); 1 for a corrupt or foreign save file, a save that another ``pazaak play`` holds (see
-:func:`pazaak_cli.runtime.savefile.hold_save`), an unfinished match in the way, or an invalid deck;
-2 for usage errors (a path that cannot be used included).
+:func:`pazaak_cli.runtime.savefile.hold_save`), an unfinished match in the way (a followed one
+even with ``--new``), or an invalid deck; 2 for usage errors (a path that cannot be used
+included).
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
-import os
 import random
+import re
 import shlex
 import sys
 import time
@@ -51,12 +52,17 @@ from pazaak_cli.engine.notation import format_position
 from pazaak_cli.engine.rules import DEFAULT_RULESET, PRESETS, Ruleset
 from pazaak_cli.players.roster import MATCH_POLICIES, POLICY_NAMES, Player, make_player
 from pazaak_cli.runtime.savefile import (
+    PLAY,
     SaveFileError,
+    chosen_save,
     default_save_path,
     hold_save,
     probe_save,
+    same_save,
+    saved_by,
     set_aside,
     unfinished,
+    whose_match,
 )
 from pazaak_cli.solve.budgeted import DEFAULT_SECONDS, Refinement
 from pazaak_cli.solve.pondering import Ponderer
@@ -152,12 +158,12 @@ def _complete_deck(
 @click.option(
     "--save",
     "save_path",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=click.Path(dir_okay=False),
     default=None,
     help="Save the match to this file after every move (default: match.json in the data "
     "directory: $PAZAAK_DATA_DIR, $XDG_DATA_HOME/pazaak or ~/.local/share/pazaak). Never "
-    "replaces another unfinished match (without --new) or a file that is not a pazaak save; "
-    "held by one pazaak play at a time.",
+    "replaces another unfinished match (without --new), a followed match (`pazaak follow`) or "
+    "a file that is not a pazaak save; held by one pazaak play at a time.",
 )
 @click.option(
     "--resume",
@@ -193,7 +199,7 @@ def play_command(
     opp_deck: str | None,
     seed: int | None,
     wager: int,
-    save_path: Path | None,
+    save_path: str | None,
     resume_path: str | None,
     replace: bool,
     delay: float | None,
@@ -219,28 +225,35 @@ def play_command(
     terminal = stdin_is_terminal()
     reader = LineReader(terminal)
     pause = delay if delay is not None else (TERMINAL_DELAY if stdout_is_terminal() else 0.0)
+    chosen = chosen_save(save_path)
     with contextlib.ExitStack() as held:  # the save files this session holds (see hold_save)
         if resume_path is not None:
             _refuse_with_resume(ctx)
             path = Path(resume_path) if resume_path else default_save_path()
             held.enter_context(hold_save(path, create_directory=False))
             session = load_session(path, computer_player)
-            target = save_path or path
-            if not _same_file(target, path):
+            target = chosen or path
+            if not same_save(target, path):
                 held.enter_context(hold_save(target))
                 _refuse_to_replace(target, path)
             _play_saved(session, target, reader, pause, resumed_from=path)
             return
-        target = save_path or default_save_path()
+        target = chosen or default_save_path()
         held.enter_context(hold_save(target))
-        _start(ctx, target, reader, pause)
+        _start(ctx, target, chosen, reader, pause)
 
 
-def _start(ctx: click.Context, target: Path, reader: LineReader, pause: float) -> None:
-    """A new match saved in ``target`` (held), unless the person resumes the one saved there."""
+def _start(
+    ctx: click.Context, target: Path, save_path: Path | None, reader: LineReader, pause: float
+) -> None:
+    """A new match saved in ``target`` (held; ``save_path``: the --save given), unless the person
+    resumes the one saved there."""
     params = ctx.params
-    save_path, replace, terminal = params["save_path"], params["replace"], reader.terminal
+    replace, terminal = params["replace"], reader.terminal
     existing = _probe_target(target, replace=replace, chosen=save_path is not None)
+    if existing is not None and saved_by(existing) != PLAY and unfinished(existing):
+        # Neither resumed (play cannot) nor replaced, even with --new: it is another command's.
+        raise fail(f"{target} holds {whose_match(target, existing)}; choose another --save file")
     if unfinished(existing) and not replace:
         if not terminal:
             raise fail(
@@ -267,20 +280,12 @@ def _start(ctx: click.Context, target: Path, reader: LineReader, pause: float) -
     _finish(screen.run())
 
 
-def _same_file(first: Path, second: Path) -> bool:
-    """Whether two paths name the same save (the same name in the same directory)."""
-    if first.name != second.name:
-        return False
-    try:
-        return os.path.samefile(first.parent, second.parent)
-    except OSError:
-        return os.path.abspath(first) == os.path.abspath(second)
-
-
 def _refuse_to_replace(target: Path, resumed_from: Path) -> None:
     """``--resume A --save B``: B is checked as a new match's save file is. An unfinished match or
     a file that is not a pazaak save is never replaced (a finished match may be)."""
     existing = probe_save(target)
+    if existing is not None and saved_by(existing) != PLAY and unfinished(existing):
+        raise fail(f"{target} holds {whose_match(target, existing)}; choose another --save file")
     if unfinished(existing):
         raise fail(
             f"an unfinished match is saved in {target}: resuming {resumed_from} there would "
@@ -301,9 +306,13 @@ def _probe_target(target: Path, *, replace: bool, chosen: bool) -> dict[str, Any
                 raise fail(f"{error}; choose another --save file") from None
             raise
         aside = set_aside(target)
+        # One flat sentence: the file is moved aside, not "left untouched" as read_save says of
+        # a refused one, and the reason's own parenthesis becomes a clause.
+        why = error.message.removeprefix(f"{target} ").removesuffix(" (left untouched)")
+        why = re.sub(r" \(([^()]*)\)", r", \1", why)
         click.echo(
-            f"The save file {target} cannot be read ({error.message.removeprefix(f'{target} ')}); "
-            f"it is kept, byte for byte, as {aside}, and the new match is saved in {target}."
+            f"The save file {target} cannot be read ({why}); it is kept, byte for byte, as "
+            f"{aside}, and the new match is saved in {target}."
         )
         return None
 

@@ -6,14 +6,20 @@ Ctrl-C at any moment leaves either the old match or the new one. :func:`read_sav
 corrupt file (not JSON, cut short, wrong fields) from a foreign one (valid JSON or text that is not
 a pazaak save) and from a save made by a newer version; it never changes the file.
 
+A save reached through a symbolic link is the link's target: it is written (the temporary file
+next to it), held and set aside there, so the link stays a link and a session through the link
+and one through the target exclude each other (:func:`real_path`).
+
 A session holds its save with :func:`hold_save` (an exclusive ``flock`` on a hidden lock file
 next to it), so that two sessions never write one file in turn and drop each other's moves. Every
 path error (a name over 255 bytes, a directory that cannot be searched) is an
 :class:`~pazaak_cli.engine.errors.InputError`, never an ``OSError``; JSON that Python will not read
 (nested too deep, numbers of thousands of digits) is a :class:`SaveFileError` like any corrupt file.
 
-What the document holds is :mod:`pazaak_cli.tools.session`'s business; this module checks only the
-envelope: ``{"format": "pazaak-match", "version": 1, ...}``.
+What the document holds is :mod:`pazaak_cli.tools.session`'s business (and
+:mod:`pazaak_cli.tools.follow`'s); this module checks only the envelope:
+``{"format": "pazaak-match", "version": 1, ...}``, and tells the two commands' saves apart
+(:func:`saved_by`), so that neither takes the other's for a corrupt one of its own.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import fcntl
 import hashlib
 import json
 import os
+import shlex
 import stat
 import tempfile
 from collections.abc import Iterator
@@ -41,6 +48,10 @@ MAX_SAVE_BYTES = 4 * 1024 * 1024
 DATA_DIR_ENV = "PAZAAK_DATA_DIR"
 """Overrides the data directory (tests point it to a temporary directory)."""
 DEFAULT_SAVE_NAME = "match.json"
+FOLLOW_KIND = "follow"
+"""The ``kind`` field of a match of ``pazaak follow``; a ``pazaak play`` save has none."""
+PLAY, FOLLOW = "play", "follow"
+"""The commands that save matches (:func:`saved_by`)."""
 
 
 class SaveFileError(PazaakError):
@@ -68,11 +79,22 @@ def default_save_path() -> Path:
     return data_dir() / DEFAULT_SAVE_NAME
 
 
+def chosen_save(text: str | None) -> Path | None:
+    """The path given to ``--save`` (``None``: not given). An empty one is refused: as a
+    ``Path`` it would be ``.``, and the error would name the current directory."""
+    if text is None:
+        return None
+    if not text:
+        raise InputError("the --save path is empty: give the save file's name")
+    return Path(text)
+
+
 def write_save(path: Path, document: dict[str, Any]) -> None:
     """Write ``document`` (given the envelope fields here) to ``path`` atomically.
 
-    The directory is created if needed. On any failure the old file is left as it was and the
-    temporary file is removed.
+    The directory is created if needed; through a symbolic link the link's target is replaced
+    (the link stays). On any failure the old file is left as it was and the temporary file is
+    removed.
     """
     body = {"format": FORMAT, "version": VERSION, **document}
     # One field a line: readable, diffable, and the long random states stay on one line each.
@@ -81,7 +103,8 @@ def write_save(path: Path, document: dict[str, Any]) -> None:
         for key, value in body.items()
     ]
     text = "{\n " + ",\n ".join(fields) + "\n}\n"
-    directory = path.parent
+    real = real_path(path)  # (a link's target is replaced, never the link)
+    directory = real.parent
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as error:
@@ -90,7 +113,7 @@ def write_save(path: Path, document: dict[str, Any]) -> None:
         raise InputError(f"{path} is a directory, not a save file")
     try:
         # A short prefix: the temporary name must fit the 255 bytes a name may have.
-        prefix = f".{path.name[:64]}."
+        prefix = f".{real.name[:64]}."
         handle, temp_name = tempfile.mkstemp(dir=directory, prefix=prefix, suffix=".tmp")
     except OSError as error:
         raise InputError(f"cannot write a save file in {directory}: {error.strerror}") from None
@@ -100,7 +123,7 @@ def write_save(path: Path, document: dict[str, Any]) -> None:
             stream.write(text)
             stream.flush()
             os.fsync(stream.fileno())
-        os.replace(temp, path)
+        os.replace(temp, real)
     except BaseException as error:
         with contextlib.suppress(OSError):
             temp.unlink()
@@ -192,6 +215,39 @@ def unfinished(document: dict[str, Any] | None) -> bool:
     return document is not None and document.get("finished") is not True
 
 
+def saved_by(document: dict[str, Any]) -> str:
+    """The command whose match a save holds, :data:`PLAY` or :data:`FOLLOW` (by its ``kind``
+    field): each command must tell the other's save from a corrupt one of its own."""
+    return FOLLOW if document.get("kind") == FOLLOW_KIND else PLAY
+
+
+def whose_match(path: Path, document: dict[str, Any]) -> str:
+    """What a save holds and how to continue it, for a message about the other command's save:
+    ``a match followed with `pazaak follow` (continue it with `pazaak follow --resume F`)``."""
+    command = saved_by(document)
+    how = "followed" if command == FOLLOW else "played"
+    return (
+        f"a match {how} with `pazaak {command}` (continue it with "
+        f"`pazaak {command} --resume {shlex.quote(str(path))}`)"
+    )
+
+
+def real_path(path: Path) -> Path:
+    """The file a save path names, its symbolic links followed (the target of a dangling link
+    too): written, held and set aside there, so that a link stays a link."""
+    try:
+        return path.resolve()
+    except RuntimeError:  # a loop of links (Python 3.11; OSError ELOOP later)
+        raise InputError(f"cannot use {path}: its symbolic links form a loop") from None
+    except OSError as error:
+        raise InputError(f"cannot use {path}: {error.strerror}") from None
+
+
+def same_save(first: Path, second: Path) -> bool:
+    """Whether two paths name one save file (through links, ``.`` and ``..`` included)."""
+    return real_path(first) == real_path(second)
+
+
 def _exists(path: Path) -> bool:
     """``Path.exists``, but a path that cannot be looked at (a name over 255 bytes, a directory
     that cannot be searched) is an :class:`InputError`, not an ``OSError``."""
@@ -209,12 +265,14 @@ def _is_dir(path: Path) -> bool:
 
 
 def lock_path(path: Path) -> Path:
-    """The lock file of the save at ``path``: a hidden file next to it. The save itself cannot
-    carry the lock: every write replaces it by a new file (a new inode)."""
-    name = f".{path.name}.lock"
+    """The lock file of the save at ``path``: a hidden file next to it (next to a link's target,
+    so that a link and its target share one lock). The save itself cannot carry the lock: every
+    write replaces it by a new file (a new inode)."""
+    real = real_path(path)
+    name = f".{real.name}.lock"
     if len(os.fsencode(name)) > 255:
-        name = f".{hashlib.sha256(os.fsencode(path.name)).hexdigest()[:32]}.lock"
-    return path.parent / name
+        name = f".{hashlib.sha256(os.fsencode(real.name)).hexdigest()[:32]}.lock"
+    return real.parent / name
 
 
 @contextlib.contextmanager
@@ -227,15 +285,14 @@ def hold_save(path: Path, *, create_directory: bool = True) -> Iterator[None]:
     if _exists(path) and not path.is_file():
         what = "a directory" if path.is_dir() else "not a regular file"
         raise InputError(f"{path} is {what}, not a save file")
-    if not _exists(path.parent):
+    directory = real_path(path).parent
+    if not _exists(directory):
         if not create_directory:
             raise InputError(f"there is no saved match at {path}")
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            directory.mkdir(parents=True, exist_ok=True)
         except OSError as error:
-            raise InputError(
-                f"cannot create the directory {path.parent}: {error.strerror}"
-            ) from None
+            raise InputError(f"cannot create the directory {directory}: {error.strerror}") from None
     lock = lock_path(path)
     handle = _take_lock(path, lock)
     try:
@@ -279,7 +336,9 @@ def _take_lock(path: Path, lock: Path) -> int:
 
 def set_aside(path: Path) -> Path:
     """Rename an unreadable save to ``NAME.corrupt`` (``NAME.corrupt-2`` ... if taken), byte for
-    byte as it was, so that a new match can use the name; return the new path."""
+    byte as it was, so that a new match can use the name; return the new path. Through a link,
+    the target is renamed (next to it): the link stays, and the new match is written through it."""
+    path = real_path(path)
     for number in range(1, 1000):
         suffix = ".corrupt" if number == 1 else f".corrupt-{number}"
         aside = path.with_name(path.name[:200] + suffix)

@@ -5,6 +5,7 @@ advice, and the same as one JSON object a line for programs (docs/follow.md).
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,16 @@ from pazaak_cli.terminal.text import printable
 from pazaak_cli.tools.advice_report import advice_json
 from pazaak_cli.tools.board import board_head, seen_text, table_text
 from pazaak_cli.tools.follow import ME, Followed, Step, describe_result
+
+LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
+"""A lone surrogate: what ``surrogateescape`` makes of a byte that is not UTF-8, or what a
+JSON ``"\\ud800"`` escape reads as (a Python string holds no surrogate pairs)."""
+
+
+def valid_text(text: str) -> str:
+    """``text`` with each lone surrogate as U+FFFD: a JSON document (or a terminal) must never
+    get one; strict parsers refuse it."""
+    return LONE_SURROGATE.sub("\ufffd", text)
 
 
 def _player(player: int | None) -> str | None:
@@ -68,7 +79,10 @@ class Screen:
         self.quiet = quiet
 
     def emit(self, kind: str, **fields: Any) -> None:
-        click.echo(json.dumps({"type": kind, **fields}, ensure_ascii=False), color=False)
+        """One JSON object a line; never a lone surrogate (:func:`valid_text`): the input is
+        echoed in it, and it may come from anywhere."""
+        text = json.dumps({"type": kind, **fields}, ensure_ascii=False)
+        click.echo(valid_text(text), color=False)
 
     def say(self, text: str) -> None:
         """Print for people. Text from outside (a deck's ``name:``, a typed token, a path) goes

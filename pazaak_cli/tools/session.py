@@ -52,7 +52,14 @@ from pazaak_cli.engine.notation import format_position
 from pazaak_cli.engine.numbers import is_ascii_digits, parse_in_range, parse_signed
 from pazaak_cli.engine.rules import Ruleset, parse_ruleset
 from pazaak_cli.players.roster import POLICY_NAMES, Player
-from pazaak_cli.runtime.savefile import SaveFileError, read_save, write_save
+from pazaak_cli.runtime.savefile import (
+    PLAY,
+    SaveFileError,
+    read_save,
+    saved_by,
+    whose_match,
+    write_save,
+)
 
 HUMAN = "human"
 """The seat kind of a person at the keyboard; any other kind names a computer player."""
@@ -341,8 +348,13 @@ class MatchSession:
 
 
 def load_session(path: Path, player_factory: PlayerFactory | None) -> MatchSession:
-    """Read a saved match; the file is only read, never changed, whatever is wrong with it."""
+    """Read a saved match; the file is only read, never changed, whatever is wrong with it. A
+    match of ``pazaak follow`` is refused as such, not as a corrupt save (it is not one)."""
     document = read_save(path)
+    if saved_by(document) != PLAY:
+        raise SaveFileError(
+            f"{path} cannot be resumed by pazaak play: it holds {whose_match(path, document)}"
+        )
     try:
         return MatchSession.from_document(document, player_factory)
     except SaveFileError as error:

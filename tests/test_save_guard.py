@@ -1,0 +1,279 @@
+"""Saves that must not be lost or misread: a save reached through a symbolic link, a save of the
+other command (``play`` and ``follow`` each refuse the other's, saying which command continues
+it), a ``follow`` opponent deck of another ruleset, ``follow --json`` input that is not an event,
+and the wording of an unreadable default save and an empty ``--save``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from pazaak_cli.cli import main
+from pazaak_cli.runtime.savefile import (
+    DATA_DIR_ENV,
+    SaveInUseError,
+    hold_save,
+    lock_path,
+    read_save,
+    write_save,
+)
+
+HAND = "+1 -2 ±3 +4"
+JSON_OBJECT = 'a JSON input line is an object {"line": "..."}'
+
+
+@pytest.fixture(autouse=True)
+def _environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv(DATA_DIR_ENV, str(tmp_path / "data"))
+    monkeypatch.setenv("PAZAAK_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)
+
+
+def pazaak(args: list[str], lines: list[str] | None = None) -> Result:
+    """Run ``pazaak ARGS`` with ``lines`` piped in."""
+    text = "".join(f"{line}\n" for line in lines or [])
+    return CliRunner().invoke(main, args, input=text)
+
+
+def play_save(path: Path) -> None:
+    """An unfinished match of ``pazaak play`` in ``path``."""
+    made = pazaak(["play", "--deck", "kotor1-starter", "--seed", "1", "--save", str(path)], ["q"])
+    assert made.exit_code == 0, made.output
+
+
+def follow_save(path: Path) -> None:
+    """An unfinished match of ``pazaak follow`` in ``path`` (set 1 opened, nothing typed)."""
+    made = pazaak(["follow", "--hand", HAND, "--save", str(path)])
+    assert made.exit_code == 0, made.output
+
+
+# 1. A save through a symbolic link -------------------------------------------------------------
+
+
+def test_a_save_through_a_link_writes_the_target_and_the_link_stays(tmp_path: Path) -> None:
+    (tmp_path / "real").mkdir()
+    target = tmp_path / "real" / "m.json"
+    link = tmp_path / "link.json"
+    link.symlink_to(target)  # dangling until the first save
+    started = pazaak(["play", "--deck", "kotor1-starter", "--seed", "1", "--save", str(link)])
+    assert started.exit_code == 0, started.output
+    assert link.is_symlink() and os.readlink(link) == str(target)
+    first = read_save(target)
+    resumed = pazaak(["play", "--resume", str(link)], ["e", "q"])
+    assert resumed.exit_code == 0, resumed.output
+    assert link.is_symlink()
+    assert len(read_save(target)["moves"]) > len(first["moves"])
+    # Nothing left behind: no temporary file, no lock file, next to the link or the target.
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".")]
+    assert [p.name for p in (tmp_path / "real").iterdir()] == ["m.json"]
+
+
+def test_a_link_and_its_target_share_one_lock(tmp_path: Path) -> None:
+    target = tmp_path / "real" / "m.json"
+    write_save(target, {"finished": True})
+    link = tmp_path / "link.json"
+    link.symlink_to(target)
+    assert lock_path(link) == lock_path(target)
+    with hold_save(link), pytest.raises(SaveInUseError), hold_save(target):
+        pass
+    with hold_save(target), pytest.raises(SaveInUseError), hold_save(link):
+        pass
+
+
+def test_a_loop_of_links_is_refused_not_replaced(tmp_path: Path) -> None:
+    loop = tmp_path / "loop.json"
+    loop.symlink_to(loop)
+    result = pazaak(["play", "--deck", "kotor1-starter", "--save", str(loop)], ["q"])
+    assert result.exit_code == 2, result.output
+    assert result.stderr == f"Error: cannot use {loop}: its symbolic links form a loop\n"
+    assert loop.is_symlink()
+
+
+def test_a_corrupt_default_save_through_a_link_is_set_aside_next_to_its_target(
+    tmp_path: Path,
+) -> None:
+    target = tmp_path / "real" / "m.json"
+    target.parent.mkdir()
+    target.write_bytes(b"garbage")
+    link = tmp_path / "data" / "match.json"
+    link.parent.mkdir()
+    link.symlink_to(target)
+    new = pazaak(["play", "--deck", "kotor1-starter", "--seed", "3", "--new"], ["q"])
+    assert new.exit_code == 0, new.output
+    assert (tmp_path / "real" / "m.json.corrupt").read_bytes() == b"garbage"
+    assert link.is_symlink() and read_save(target)["seed"] == 3
+
+
+# 2. play and follow each refuse the other's save -----------------------------------------------
+
+
+def test_play_refuses_a_followed_match_even_with_new_and_says_how_to_continue_it(
+    tmp_path: Path,
+) -> None:
+    followed = tmp_path / "f.json"
+    follow_save(followed)
+    before = followed.read_bytes()
+    holds = (
+        f"{followed} holds a match followed with `pazaak follow` (continue it with "
+        f"`pazaak follow --resume {followed}`)"
+    )
+    for extra in ([], ["--new"]):
+        result = pazaak(["play", "--deck", "kotor1-starter", "--save", str(followed), *extra])
+        assert result.exit_code == 1, result.output
+        assert result.stderr == f"Error: {holds}; choose another --save file\n"
+    resumed = pazaak(["play", "--resume", str(followed)], ["q"])
+    assert resumed.exit_code == 1, resumed.output
+    assert resumed.stderr == (
+        f"Error: {followed} cannot be resumed by pazaak play: it holds a match followed with "
+        f"`pazaak follow` (continue it with `pazaak follow --resume {followed}`)\n"
+    )
+    played = tmp_path / "p.json"
+    play_save(played)
+    elsewhere = pazaak(["play", "--resume", str(played), "--save", str(followed)], ["q"])
+    assert elsewhere.exit_code == 1, elsewhere.output
+    assert elsewhere.stderr == f"Error: {holds}; choose another --save file\n"
+    assert followed.read_bytes() == before
+    assert pazaak(["follow", "--resume", str(followed)]).exit_code == 0
+
+
+def test_follow_refuses_a_played_match_even_with_new_and_says_how_to_continue_it(
+    tmp_path: Path,
+) -> None:
+    played = tmp_path / "p.json"
+    play_save(played)
+    before = played.read_bytes()
+    holds = (
+        f"{played} holds a match played with `pazaak play` (continue it with "
+        f"`pazaak play --resume {played}`)"
+    )
+    for extra in ([], ["--new"]):
+        result = pazaak(["follow", "--hand", HAND, "--save", str(played), *extra])
+        assert result.exit_code == 1, result.output
+        assert result.stderr == f"Error: {holds}; choose another --save file\n"
+    resumed = pazaak(["follow", "--resume", str(played)])
+    assert resumed.exit_code == 1, resumed.output
+    assert resumed.stderr == (
+        f"Error: {played} cannot be resumed by pazaak follow: it holds a match played with "
+        f"`pazaak play` (continue it with `pazaak play --resume {played}`)\n"
+    )
+    followed = tmp_path / "f.json"
+    follow_save(followed)
+    elsewhere = pazaak(["follow", "--resume", str(followed), "--save", str(played)])
+    assert elsewhere.exit_code == 1, elsewhere.output
+    assert elsewhere.stderr == f"Error: {holds}; choose another --save file\n"
+    assert played.read_bytes() == before
+    assert pazaak(["play", "--resume", str(played)], ["q"]).exit_code == 0
+
+
+# 3. follow checks the opponent's deck against the ruleset at the start ------------------------
+
+
+def test_follow_refuses_an_opponent_deck_of_another_ruleset_at_the_start(tmp_path: Path) -> None:
+    save = tmp_path / "f.json"
+    result = pazaak(["follow", "--hand", HAND, "--opp-deck", "kotor2-hard", "--save", str(save)])
+    assert result.exit_code == 1, result.output
+    assert result.stderr.startswith("Error: invalid kotor1 side deck: sample:kotor2-hard:")
+    assert "'F2/4'" in result.stderr and "not in the kotor1 card pool" in result.stderr
+    assert result.stderr.count("\n") == 1
+    assert not save.exists()
+    under_kotor2 = ["-r", "kotor2", "--first", "me", "--opp-deck", "kotor2-hard"]
+    fits = pazaak(["follow", "--hand", HAND, *under_kotor2, "--save", str(save)])
+    assert fits.exit_code == 0, fits.output
+
+
+# 4. follow --json input that is not an event ---------------------------------------------------
+
+
+def follow_json(lines: list[str]) -> list[dict[str, object]]:
+    result = pazaak(["follow", "--json", "--hand", HAND], lines)
+    assert result.exit_code == 0, result.output
+    return [json.loads(line) for line in result.output.splitlines()]
+
+
+def test_follow_json_a_line_field_that_is_not_a_string_is_named() -> None:
+    objects = follow_json(['{"line": null}', '{"line": 5}', '{"line": ["e"]}'])
+    refused = [obj["message"] for obj in objects if obj["type"] == "refused"]
+    assert refused == [
+        'the "line" field of a JSON input line must be a string, not null',
+        'the "line" field of a JSON input line must be a string, not a number',
+        'the "line" field of a JSON input line must be a string, not an array',
+    ]
+
+
+def test_follow_json_every_line_that_is_not_the_object_gets_one_message() -> None:
+    lines = ["[]", "{}", '"5"', '["5"]', "{bad", '{"lines": "5"}']
+    objects = follow_json(lines)
+    refused = [(obj["input"], obj["message"]) for obj in objects if obj["type"] == "refused"]
+    assert refused == [(line, JSON_OBJECT) for line in lines]
+    assert objects[-1]["type"] == "stopped"
+
+
+def test_follow_json_never_writes_a_lone_surrogate(tmp_path: Path) -> None:
+    """Bytes that are not UTF-8, and a JSON ``\\ud800`` escape, in a real process (whose
+    standard streams use ``surrogateescape``): the output is strict UTF-8 JSON."""
+    env = {**os.environ, "LC_ALL": "C.UTF-8", "PYTHONIOENCODING": ""}
+    process = subprocess.run(
+        [sys.executable, "-m", "pazaak_cli", "follow", "--json", "--hand", HAND],
+        input=b'\xff\xfe\n{"line": "\\ud800"}\n',
+        capture_output=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert process.returncode == 0, process.stderr.decode("utf-8", "replace")
+    objects = [json.loads(line) for line in process.stdout.decode("utf-8").splitlines()]
+    refused = [obj for obj in objects if obj["type"] == "refused"]
+    assert [obj["input"] for obj in refused] == ["\ufffd\ufffd", "\ufffd"]
+    assert refused[0]["message"].startswith("'\ufffd\ufffd' is not an event")
+    text = json.dumps(objects, ensure_ascii=False)
+    assert not any(0xD800 <= ord(char) <= 0xDFFF for char in text)
+
+
+# 5. Wording -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "why"),
+    [
+        (b"garbage", "is not a pazaak save file: it is not JSON"),
+        (
+            b'{"format": "pazaak-match", x',
+            "is a corrupt pazaak save file: invalid JSON at line 1, column 28, Expecting "
+            "property name enclosed in double quotes",
+        ),
+    ],
+)
+def test_a_corrupt_default_save_set_aside_is_said_in_one_plain_sentence(
+    content: bytes, why: str
+) -> None:
+    save = Path(os.environ[DATA_DIR_ENV]) / "match.json"
+    save.parent.mkdir(parents=True)
+    save.write_bytes(content)
+    new = pazaak(["play", "--deck", "kotor1-starter", "--seed", "3", "--new"], ["q"])
+    assert new.exit_code == 0, new.output
+    aside = save.with_name("match.json.corrupt")
+    said = new.stdout.splitlines()[0]
+    assert said == (
+        f"The save file {save} cannot be read ({why}); it is kept, byte for byte, as {aside}, "
+        f"and the new match is saved in {save}."
+    )
+    assert said.count("(") == 1
+    assert aside.read_bytes() == content
+
+
+@pytest.mark.parametrize(
+    "command", [["play", "--deck", "kotor1-starter"], ["follow", "--hand", HAND]]
+)
+def test_an_empty_save_path_is_named_as_such(command: list[str]) -> None:
+    result = pazaak([*command, "--save", ""], ["q"])
+    assert result.exit_code == 2, result.output
+    assert result.stderr == "Error: the --save path is empty: give the save file's name\n"
+    assert not Path("data").exists()
