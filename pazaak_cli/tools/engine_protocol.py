@@ -21,11 +21,14 @@ and :class:`~pazaak_cli.solve.budgeted.Refinement`, as ``pazaak advise`` asks th
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
+import os
 import queue
 import random
 import signal
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -66,7 +69,15 @@ from pazaak_cli.engine.notation import format_position, parse_position
 from pazaak_cli.engine.position_builder import PositionError, question_from_state
 from pazaak_cli.engine.rules import DEFAULT_RULESET, PRESETS, Ruleset, parse_ruleset
 from pazaak_cli.players.roster import POLICY_HELP, POLICY_NAMES, Player, make_player
-from pazaak_cli.runtime.savefile import SaveFileError, read_save, write_save
+from pazaak_cli.runtime.savefile import (
+    SaveFileError,
+    SaveInUseError,
+    hold_save,
+    probe_save,
+    read_save,
+    unfinished,
+    write_save,
+)
 from pazaak_cli.solve.answer_types import Advice
 from pazaak_cli.solve.answers import AnswerRequest, answer, choose_objective
 from pazaak_cli.solve.budgeted import DEFAULT_SECONDS, Refinement
@@ -107,6 +118,8 @@ COMMANDS = (
     "quit",
 )
 """Every command, in the order docs/protocol.md describes them."""
+PLAYER_ALIASES = {"match-lite": "expert"}
+"""Other names ``seats`` and ``play-opponent`` accept for a player of ``hello``'s list."""
 
 
 class ProtocolError(PazaakError):
@@ -127,6 +140,7 @@ ERROR_CODES: dict[type[PazaakError], str] = {
     HiddenInformationError: "hidden_information",
     IllegalActionError: "illegal_move",
     SaveFileError: "bad_save",
+    SaveInUseError: "bad_save",
     InputError: "input",
 }
 """The code of each library error (the first class that matches, in this order; any other
@@ -168,6 +182,10 @@ class Game:
     session: MatchSession
     history: list[Snapshot] = field(default_factory=list)
     guests: dict[tuple[int, str], tuple[Player, random.Random]] = field(default_factory=dict)
+    files: dict[str, str] = field(default_factory=dict)
+    """The save files this game was saved to or loaded from: each real path (links followed),
+    and the fingerprint of the document there then (:func:`_fingerprint`). Of the unfinished
+    matches, only these may be replaced unasked: any other is someone else's."""
 
     def streams(self) -> list[random.Random]:
         session = self.session
@@ -254,6 +272,26 @@ class Request:
             raise self._wrong(name, f"a whole number from {low} to {high}", value)
         return value
 
+    def flag(self, name: str) -> bool:
+        """A yes-or-no field (absent or ``null``: no)."""
+        value = self.data.get(name)
+        if value is None:
+            return False
+        if not isinstance(value, bool):
+            raise self._wrong(name, "true or false", value)
+        return value
+
+    def path(self, name: str = "path") -> Path:
+        """A file's path: a NUL cannot be in one (the system would refuse it with a
+        ``ValueError``, not an ``OSError``)."""
+        text = self.text(name)
+        if not text or "\x00" in text:
+            raise ProtocolError(
+                "bad_request",
+                f"field {name!r} is {_shown(text)}: a path is not empty and holds no NUL character",
+            )
+        return Path(text)
+
     def seat(self, name: str = "seat", default: int | None = None) -> int:
         """A seat as the protocol numbers them (1 or 2), returned as the engine's (0 or 1)."""
         return self.whole(name, default, low=1, high=2) - 1
@@ -331,24 +369,37 @@ class Engine:
         """The reply to one line of text (a JSON object)."""
         try:
             data = json.loads(line, parse_constant=_no_constant)
-        except (ValueError, RecursionError):
-            shown = line.strip()
+        except RecursionError:
+            return error_reply(None, "bad_request", "the line's JSON is nested too deep to read")
+        except ValueError as error:
+            if not isinstance(error, json.JSONDecodeError | _NotJson) and "digits" in str(error):
+                # valid JSON, but Python reads no integer longer than this (a defence against
+                # quadratic time); no request needs one
+                return error_reply(
+                    None,
+                    "bad_request",
+                    f"a number in the line is too long: over {sys.get_int_max_str_digits():,} "
+                    "digits",
+                )
+            shown = _text(line.strip())
             shown = shown if len(shown) <= 40 else shown[:37] + "..."
             return error_reply(None, "bad_json", f"the line is not JSON: {shown!r}")
         return self.reply(data)
 
     def reply(self, data: Any) -> dict[str, Any]:
         """The reply to one request; never raises for anything the request holds."""
+        fault = _not_unicode(data)
         if not isinstance(data, dict):
             return error_reply(
-                None, "bad_request", f"a request is a JSON object, not {_shown(data)}"
+                None,
+                "bad_request",
+                f"a request is a JSON object, not {_shown(data)}" if fault is None else fault,
             )
         request_id = data.get("id")
-        if (
-            not (request_id is None or isinstance(request_id, str | int | float))
-            or isinstance(request_id, bool)
-            or (isinstance(request_id, float) and not math.isfinite(request_id))
-        ):
+        usable = _usable_id(request_id)
+        if fault is not None:
+            return error_reply(request_id if usable else None, "bad_request", fault)
+        if not usable:
             return error_reply(
                 None, "bad_request", f"field 'id' is {_shown(request_id)}: a string or a number"
             )
@@ -408,9 +459,68 @@ class Engine:
         return name
 
 
+class _NotJson(ValueError):
+    """A constant Python's JSON reader takes but JSON has not (see :func:`_no_constant`)."""
+
+
 def _no_constant(name: str) -> Any:
     """``NaN`` and ``Infinity`` are not JSON (Python's reader takes them; no reply may)."""
-    raise ValueError(f"{name} is not JSON")
+    raise _NotJson(f"{name} is not JSON")
+
+
+def _usable_id(request_id: Any) -> bool:
+    """Whether a request's ``id`` can be given back: absent, a string or a finite number."""
+    return (
+        (request_id is None or isinstance(request_id, str | int | float))
+        and not isinstance(request_id, bool)
+        and not (isinstance(request_id, float) and not math.isfinite(request_id))
+        and _is_unicode(request_id)
+    )
+
+
+def _is_unicode(value: Any) -> bool:
+    """Whether every string in ``value`` (parsed JSON, keys too) is Unicode text. JSON may
+    escape a lone surrogate (``"\\ud800"``), half of a UTF-16 pair: Python reads it into a
+    string that cannot be written as UTF-8, and a strict JSON reader rejects it."""
+    waiting = [value]
+    while waiting:  # (a loop, not a recursion: the JSON may be nested deep)
+        item = waiting.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return False
+        elif isinstance(item, dict):
+            waiting += item.keys()
+            waiting += item.values()
+        elif isinstance(item, list):
+            waiting += item
+    return True
+
+
+def _not_unicode(data: Any) -> str | None:
+    """What of a request is not Unicode text (the message of its ``bad_request``), else
+    ``None``: checked once, before any field is read or quoted."""
+    if _is_unicode(data):
+        return None
+    where = "the request"
+    if isinstance(data, dict):
+        for key, value in data.items():
+            if not _is_unicode(key):
+                where = "a field's name"
+                break
+            if not _is_unicode(value):
+                where = f"field {key!r}"
+                break
+    return (
+        f"{where} holds text that is not valid Unicode: a lone surrogate (an escape from "
+        "\\ud800 to \\udfff that is not half of a pair)"
+    )
+
+
+def _text(line: str) -> str:
+    """A line as a message may quote it: any lone surrogate replaced."""
+    return line.encode("utf-8", "replace").decode("utf-8")
 
 
 def error_reply(request_id: Any, code: str, message: str) -> dict[str, Any]:
@@ -435,8 +545,9 @@ def _hello(engine: Engine, request: Request) -> dict[str, Any]:
         "players": [
             {"name": name, "about": POLICY_HELP[name]}
             for name in POLICY_NAMES
-            if name != "match-lite"
+            if name not in PLAYER_ALIASES
         ],
+        "player_aliases": dict(PLAYER_ALIASES),
         "opponent_models": list(OPPONENT_MODELS),
         "objectives": [str(objective) for objective in Objective],
     }
@@ -448,13 +559,14 @@ def _new(engine: Engine, request: Request) -> dict[str, Any]:
     kinds = request.pair("seats") or [HUMAN, HUMAN]
     decks = request.pair("decks")
     hands = request.pair("hands")
+    dealt = None if hands is None else _hands(hands, ruleset)
     chosen: list[tuple[str, tuple[Card, ...]]] = []
     for number in range(2):
         where = f"seat {number + 1}"
         if decks is not None:
             chosen.append(_deck(decks[number], ruleset, f"{where}'s deck"))
-        elif hands is not None:
-            chosen.append(("hand", _cards(hands[number], f"{where}'s hand")))
+        elif dealt is not None:
+            chosen.append(("hand", dealt[number]))
         else:
             deck = default_deck(ruleset)
             chosen.append((deck.name, deck.cards))
@@ -470,8 +582,7 @@ def _new(engine: Engine, request: Request) -> dict[str, Any]:
         seats.append(Seat(str(kind), name, chosen[number][0], chosen[number][1]))
     pair = (seats[0], seats[1])
     session = MatchSession.start(ruleset, pair, seed=seed, wager=0, player_factory=_player_factory)
-    if hands is not None:
-        dealt = tuple(_cards(hands[n], f"seat {n + 1}'s hand") for n in range(2))
+    if dealt is not None:
         for number, hand in enumerate(dealt):
             _check_hand(hand, seats[number].deck, ruleset, number)
         session.hands = (dealt[0], dealt[1])
@@ -507,14 +618,24 @@ def _deck(raw: Any, ruleset: Ruleset, where: str) -> tuple[str, tuple[Card, ...]
     return deck.name, deck.cards
 
 
+def _hands(raw: list[Any], ruleset: Ruleset) -> tuple[tuple[Card, ...], tuple[Card, ...]]:
+    """The two hands of ``new``'s ``hands``, each of the ruleset's size (checked before any
+    deck deals from them: without ``decks``, each hand is its seat's deck)."""
+    dealt = (_cards(raw[0], "seat 1's hand"), _cards(raw[1], "seat 2's hand"))
+    for number, hand in enumerate(dealt):
+        if len(hand) != ruleset.hand_size:
+            raise ProtocolError(
+                "bad_request",
+                f"field 'hands': seat {number + 1}'s hand holds {len(hand)} "
+                f"card{'' if len(hand) == 1 else 's'}; a "
+                f"{ruleset.spec} hand holds {ruleset.hand_size}",
+            )
+    return dealt
+
+
 def _check_hand(
     hand: tuple[Card, ...], deck: tuple[Card, ...], ruleset: Ruleset, seat: int
 ) -> None:
-    if len(hand) != ruleset.hand_size:
-        raise IllegalActionError(
-            f"seat {seat + 1}'s hand holds {len(hand)} cards; {ruleset.spec} deals "
-            f"{ruleset.hand_size}"
-        )
     left = list(deck)
     for card in hand:
         if not ruleset.allows(card):
@@ -816,22 +937,84 @@ def _advise(engine: Engine, request: Request) -> dict[str, Any]:
 
 def _save(engine: Engine, request: Request) -> dict[str, Any]:
     game = engine.game(request)
+    overwrite = request.flag("overwrite")
     document = game.session.to_document()
     reply: dict[str, Any] = {"game": game.id, "position": document["position"]}
-    if request.has("path"):
-        path = Path(request.text("path"))
-        write_save(path, document)
-        reply["path"] = str(path)
-    else:
+    if not request.has("path"):
         reply["document"] = document
+        return reply
+    path = request.path()
+    key = os.path.realpath(path)
+    try:
+        # Held while it is checked and written, as pazaak play holds its save: a session
+        # playing this file, or another engine saving it now, makes the save fail at once.
+        with hold_save(path):
+            _check_replaceable(path, game.files.get(key), overwrite=overwrite)
+            write_save(path, document)
+            try:
+                game.files[key] = _fingerprint(read_save(path))
+            except PazaakError:  # (written, but not to be replaced unasked)
+                game.files.pop(key, None)
+    except SaveInUseError:
+        raise SaveFileError(
+            f"cannot save to {path}: another pazaak process holds it (a pazaak play or follow "
+            "playing that match, or another engine saving there) (left untouched)"
+        ) from None
+    reply["path"] = str(path)
     return reply
 
 
+def _check_replaceable(path: Path, own: str | None, *, overwrite: bool) -> None:
+    """Refuse to write over anything but nothing, a finished match, or this game's own earlier
+    save (``own``: its fingerprint as this game last wrote or read it); ``overwrite`` allows
+    an unfinished match too, never a file that is not a pazaak save."""
+    try:
+        existing = probe_save(path)
+    except SaveFileError as error:  # ("PATH is not a pazaak save file: ...", and the like)
+        message = str(error)
+        reason = message.removeprefix(f"{path} ")
+        why = f"it {reason}" if reason != message else message
+        raise SaveFileError(f"cannot save to {path}: {why}") from None
+    if existing is None or not unfinished(existing) or overwrite:
+        return
+    if own is None:
+        raise SaveFileError(
+            f"cannot save to {path}: it holds an unfinished match that this game was neither "
+            'saved to nor loaded from; choose another path, or add "overwrite": true to '
+            "replace it (left untouched)"
+        )
+    if own != _fingerprint(existing):
+        raise SaveFileError(
+            f"cannot save to {path}: the unfinished match there changed since this game saved "
+            'or loaded it (another program wrote it); add "overwrite": true to replace it '
+            "(left untouched)"
+        )
+
+
+def _fingerprint(document: dict[str, Any]) -> str:
+    """A save document's digest: the same match document, however its file is laid out."""
+    text = json.dumps(document, sort_keys=True, ensure_ascii=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
 def _load(engine: Engine, request: Request) -> dict[str, Any]:
+    path = None
     if request.has("path"):
-        document = read_save(Path(request.text("path")))
-    elif isinstance(request.data.get("document"), dict):
+        if request.has("document"):
+            raise ProtocolError("bad_request", "load takes a 'path' or a 'document', not both")
+        path = request.path()
+        document = read_save(path)
+        if not _is_unicode(document):
+            raise SaveFileError(
+                f"{path} holds text that is not valid Unicode (a lone surrogate escaped in its "
+                "JSON): no pazaak writes one (left untouched)"
+            )
+    elif request.has("document"):
         document = request.data["document"]
+        if not isinstance(document, dict):
+            raise ProtocolError(
+                "bad_request", f"field 'document' is {_shown(document)}, not what save gave"
+            )
     else:
         raise ProtocolError("bad_request", "load needs a 'path' or a 'document' (what save gave)")
     try:
@@ -841,6 +1024,8 @@ def _load(engine: Engine, request: Request) -> dict[str, Any]:
     except (PazaakError, ValueError, TypeError, LookupError, RecursionError) as error:
         raise SaveFileError(f"the saved match cannot be used: {error}") from None
     game = Game(engine.new_id(request), session)
+    if path is not None:  # (this game may save its next moves back there)
+        game.files[os.path.realpath(path)] = _fingerprint(document)
     events = _run_chance(session)
     engine.games[game.id] = game
     return {"game": game.id, "events": events, **_summary(session)}
@@ -884,8 +1069,20 @@ HANDLERS: dict[str, Handler] = {
 
 
 def encode(reply: dict[str, Any]) -> str:
-    """One reply as one line (UTF-8 JSON, no new line inside)."""
-    return json.dumps(reply, ensure_ascii=False, separators=(",", ":"))
+    """One reply as one line (UTF-8 JSON, no new line inside). A reply that would carry a lone
+    surrogate (a bug: requests and loaded saves are checked) is replaced by an ``internal``
+    error: writing it would fail, and a strict reader would reject the line."""
+    text = json.dumps(reply, ensure_ascii=False, separators=(",", ":"))
+    if _is_unicode(text):
+        return text
+    request_id = reply.get("id")
+    return encode(
+        error_reply(
+            request_id if _usable_id(request_id) else None,
+            "internal",
+            "the reply held text that is not valid Unicode (a lone surrogate); please report it",
+        )
+    )
 
 
 class _Served:
@@ -972,9 +1169,7 @@ def _is_stop(line: str) -> Any:
         return ...
     if isinstance(data, dict) and data.get("cmd") == "stop" and len(data) <= 2:
         request_id = data.get("id")
-        if request_id is None or (
-            isinstance(request_id, str | int | float) and not isinstance(request_id, bool)
-        ):
+        if _usable_id(request_id) and _is_unicode(data):
             return request_id
     return ...
 
