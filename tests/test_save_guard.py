@@ -277,3 +277,26 @@ def test_an_empty_save_path_is_named_as_such(command: list[str]) -> None:
     assert result.exit_code == 2, result.output
     assert result.stderr == "Error: the --save path is empty: give the save file's name\n"
     assert not Path("data").exists()
+
+
+def test_the_engine_neither_replaces_nor_loads_a_followed_match(tmp_path: Path) -> None:
+    """As play refuses a follow save even with --new, the engine's save refuses it even with
+    "overwrite": true, and its load says whose match it is (it had said "cannot be used")."""
+    from pazaak_cli.tools.engine_protocol import Engine
+
+    followed = tmp_path / "f.json"
+    follow_save(followed)
+    before = followed.read_bytes()
+    engine = Engine()
+    game = engine.reply({"id": 1, "cmd": "new", "seed": 1})["result"]["game"]
+    for overwrite in (False, True):
+        reply = engine.reply(
+            {"id": 2, "cmd": "save", "game": game, "path": str(followed), "overwrite": overwrite}
+        )
+        assert not reply["ok"] and reply["error"]["code"] == "bad_save"
+        assert "a match followed with `pazaak follow`" in reply["error"]["message"]
+    assert followed.read_bytes() == before
+    reply = engine.reply({"id": 3, "cmd": "load", "path": str(followed)})
+    assert not reply["ok"] and reply["error"]["code"] == "bad_save"
+    assert reply["error"]["message"].startswith(f"{followed} cannot be loaded by the engine")
+    assert f"`pazaak follow --resume {followed}`" in reply["error"]["message"]

@@ -70,12 +70,15 @@ from pazaak_cli.engine.position_builder import PositionError, question_from_stat
 from pazaak_cli.engine.rules import DEFAULT_RULESET, PRESETS, Ruleset, parse_ruleset
 from pazaak_cli.players.roster import POLICY_HELP, POLICY_NAMES, Player, make_player
 from pazaak_cli.runtime.savefile import (
+    FOLLOW,
     SaveFileError,
     SaveInUseError,
     hold_save,
     probe_save,
     read_save,
+    saved_by,
     unfinished,
+    whose_match,
     write_save,
 )
 from pazaak_cli.solve.answer_types import Advice
@@ -975,7 +978,14 @@ def _check_replaceable(path: Path, own: str | None, *, overwrite: bool) -> None:
         reason = message.removeprefix(f"{path} ")
         why = f"it {reason}" if reason != message else message
         raise SaveFileError(f"cannot save to {path}: {why}") from None
-    if existing is None or not unfinished(existing) or overwrite:
+    if existing is None or not unfinished(existing):
+        return
+    if saved_by(existing) == FOLLOW:  # (as pazaak play refuses it, even with --new)
+        raise SaveFileError(
+            f"cannot save to {path}: it holds {whose_match(path, existing)}; choose another "
+            "path (left untouched)"
+        )
+    if overwrite:
         return
     if own is None:
         raise SaveFileError(
@@ -1017,6 +1027,12 @@ def _load(engine: Engine, request: Request) -> dict[str, Any]:
             )
     else:
         raise ProtocolError("bad_request", "load needs a 'path' or a 'document' (what save gave)")
+    if saved_by(document) == FOLLOW:
+        where = "the document" if path is None else str(path)
+        raise SaveFileError(
+            f"{where} cannot be loaded by the engine: it holds "
+            f"{whose_match(path or Path('FILE'), document)}"
+        )
     try:
         session = MatchSession.from_document(document, _player_factory)
     except SaveFileError:
