@@ -115,62 +115,43 @@ def test_a_corrupt_default_save_through_a_link_is_set_aside_next_to_its_target(
 # 2. play and follow each refuse the other's save -----------------------------------------------
 
 
-def test_play_refuses_a_followed_match_even_with_new_and_says_how_to_continue_it(
-    tmp_path: Path,
-) -> None:
-    followed = tmp_path / "f.json"
-    follow_save(followed)
-    before = followed.read_bytes()
-    holds = (
-        f"{followed} holds a match followed with `pazaak follow` (continue it with "
-        f"`pazaak follow --resume {followed}`)"
-    )
-    for extra in ([], ["--new"]):
-        result = pazaak(["play", "--deck", "kotor1-starter", "--save", str(followed), *extra])
-        assert result.exit_code == 1, result.output
-        assert result.stderr == f"Error: {holds}; choose another --save file\n"
-    resumed = pazaak(["play", "--resume", str(followed)], ["q"])
-    assert resumed.exit_code == 1, resumed.output
-    assert resumed.stderr == (
-        f"Error: {followed} cannot be resumed by pazaak play: it holds a match followed with "
-        f"`pazaak follow` (continue it with `pazaak follow --resume {followed}`)\n"
-    )
-    played = tmp_path / "p.json"
-    play_save(played)
-    elsewhere = pazaak(["play", "--resume", str(played), "--save", str(followed)], ["q"])
-    assert elsewhere.exit_code == 1, elsewhere.output
-    assert elsewhere.stderr == f"Error: {holds}; choose another --save file\n"
-    assert followed.read_bytes() == before
-    assert pazaak(["follow", "--resume", str(followed)]).exit_code == 0
+MATCHES = {
+    "play": (play_save, ["--deck", "kotor1-starter"], "played", ["q"]),
+    "follow": (follow_save, ["--hand", HAND], "followed", None),
+}
+"""Each command: how to make its unfinished save, its start options, its verb, what to type."""
 
 
-def test_follow_refuses_a_played_match_even_with_new_and_says_how_to_continue_it(
-    tmp_path: Path,
+@pytest.mark.parametrize(("command", "other"), [("play", "follow"), ("follow", "play")])
+def test_each_command_refuses_the_others_match_even_with_new_and_says_how_to_continue_it(
+    tmp_path: Path, command: str, other: str
 ) -> None:
-    played = tmp_path / "p.json"
-    play_save(played)
-    before = played.read_bytes()
+    make_own, start, _, typed = MATCHES[command]
+    make_other, _, verb, other_typed = MATCHES[other]
+    theirs = tmp_path / "theirs.json"
+    make_other(theirs)
+    before = theirs.read_bytes()
     holds = (
-        f"{played} holds a match played with `pazaak play` (continue it with "
-        f"`pazaak play --resume {played}`)"
+        f"{theirs} holds a match {verb} with `pazaak {other}` (continue it with "
+        f"`pazaak {other} --resume {theirs}`)"
     )
     for extra in ([], ["--new"]):
-        result = pazaak(["follow", "--hand", HAND, "--save", str(played), *extra])
+        result = pazaak([command, *start, "--save", str(theirs), *extra], typed)
         assert result.exit_code == 1, result.output
         assert result.stderr == f"Error: {holds}; choose another --save file\n"
-    resumed = pazaak(["follow", "--resume", str(played)])
+    resumed = pazaak([command, "--resume", str(theirs)], typed)
     assert resumed.exit_code == 1, resumed.output
     assert resumed.stderr == (
-        f"Error: {played} cannot be resumed by pazaak follow: it holds a match played with "
-        f"`pazaak play` (continue it with `pazaak play --resume {played}`)\n"
+        f"Error: {theirs} cannot be resumed by pazaak {command}: it holds a match {verb} with "
+        f"`pazaak {other}` (continue it with `pazaak {other} --resume {theirs}`)\n"
     )
-    followed = tmp_path / "f.json"
-    follow_save(followed)
-    elsewhere = pazaak(["follow", "--resume", str(followed), "--save", str(played)])
+    mine = tmp_path / "mine.json"
+    make_own(mine)
+    elsewhere = pazaak([command, "--resume", str(mine), "--save", str(theirs)], typed)
     assert elsewhere.exit_code == 1, elsewhere.output
     assert elsewhere.stderr == f"Error: {holds}; choose another --save file\n"
-    assert played.read_bytes() == before
-    assert pazaak(["play", "--resume", str(played)], ["q"]).exit_code == 0
+    assert theirs.read_bytes() == before
+    assert pazaak([other, "--resume", str(theirs)], other_typed).exit_code == 0
 
 
 # 3. follow checks the opponent's deck against the ruleset at the start ------------------------
