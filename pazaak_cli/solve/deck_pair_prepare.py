@@ -125,11 +125,11 @@ class PrepareProgress:
     """``progress(done, total)`` of a local preparation, in match states as a cluster's counts
     them (``total``: the states missing): the work done, from the share of its part each
     process has done (:meth:`told`; a score's blocks counted by the groups they make, each tile
-    of my hands by :func:`tile_weights`). Counted by the states solved, it had shown 100 % for the last 30 % of
-    the time (the forked copy's states come back at its end) and an ETA of 32 s where 44 were
-    left at 5 % (the first states are the cheapest; `kotor1/hand-size=3`, docs/benchmarks.md).
-    The shares live in memory a forked copy writes its own into (:meth:`in_copy`), and this
-    process reads while it waits for it (:meth:`report`)."""
+    of my hands by :func:`tile_weights`). Counted by the states solved, it had shown 100 % for
+    the last 30 % of the time (the forked copy's states come back at its end) and an ETA of 32 s
+    where 44 were left at 5 % (the first states are the cheapest; `kotor1/hand-size=3`,
+    docs/benchmarks.md). The shares live in memory a forked copy writes its own into
+    (:meth:`in_copy`), and this process reads while it waits for it (:meth:`report`)."""
 
     def __init__(self, missing: int, progress: Callable[[int, int], None]) -> None:
         self.missing = missing
