@@ -281,3 +281,40 @@ def test_the_engine_neither_replaces_nor_loads_a_followed_match(tmp_path: Path) 
     assert not reply["ok"] and reply["error"]["code"] == "bad_save"
     assert reply["error"]["message"].startswith(f"{followed} cannot be loaded by the engine")
     assert f"`pazaak follow --resume {followed}`" in reply["error"]["message"]
+
+
+def test_a_save_written_again_keeps_its_permissions(tmp_path: Path) -> None:
+    """The atomic write replaced a save with a new file of mode 0600 whatever the old one's."""
+    from pazaak_cli.runtime.savefile import write_save
+
+    path = tmp_path / "m.json"
+    write_save(path, {"n": 1})
+    assert (path.stat().st_mode & 0o777) == 0o600  # (a new save: its owner's only)
+    path.chmod(0o644)
+    write_save(path, {"n": 2})
+    assert (path.stat().st_mode & 0o777) == 0o644
+
+
+def test_new_refuses_a_save_of_a_newer_pazaak_rather_than_calling_it_corrupt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`play --new` set a newer pazaak's save aside as `match.json.corrupt`."""
+    from pazaak_cli.runtime.savefile import DEFAULT_SAVE_NAME, data_dir
+
+    save = data_dir() / DEFAULT_SAVE_NAME
+    save.parent.mkdir(parents=True, exist_ok=True)
+    save.write_text('{"format": "pazaak-match", "version": 99}\n', encoding="utf-8")
+    result = pazaak(["play", "--deck", "kotor1-starter", "--new"], ["q"])
+    assert result.exit_code == 1, result.output
+    assert "was saved by a newer pazaak" in result.stderr
+    assert not save.with_name(save.name + ".corrupt").exists()
+    assert save.read_text(encoding="utf-8").startswith('{"format": "pazaak-match", "version": 99}')
+
+
+def test_a_version_that_is_not_a_number_is_said_so(tmp_path: Path) -> None:
+    """ "its version is '1'" read as a valid version."""
+    save = tmp_path / "m.json"
+    save.write_text('{"format": "pazaak-match", "version": "1"}\n', encoding="utf-8")
+    result = pazaak(["play", "--resume", str(save)], ["q"])
+    assert result.exit_code == 1
+    assert 'its version is "1", not a whole number from 1' in result.stderr

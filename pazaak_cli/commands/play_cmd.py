@@ -53,6 +53,7 @@ from pazaak_cli.engine.rules import DEFAULT_RULESET, PRESETS, Ruleset
 from pazaak_cli.players.roster import MATCH_POLICIES, POLICY_NAMES, Player, make_player
 from pazaak_cli.runtime.savefile import (
     PLAY,
+    NewerSaveError,
     SaveFileError,
     chosen_save,
     default_save_path,
@@ -301,7 +302,7 @@ def _probe_target(target: Path, *, replace: bool, chosen: bool) -> dict[str, Any
     try:
         return probe_save(target)
     except SaveFileError as error:
-        if not replace or chosen:
+        if not replace or chosen or isinstance(error, NewerSaveError):  # (newer: not corrupt)
             if replace:
                 raise fail(f"{error}; choose another --save file") from None
             raise

@@ -58,6 +58,10 @@ class SaveFileError(PazaakError):
     """A save file that cannot be used: corrupt, foreign, or from a newer version."""
 
 
+class NewerSaveError(SaveFileError):
+    """A save made by a newer pazaak: not corrupt, only not readable here (never set aside)."""
+
+
 class SaveInUseError(PazaakError):
     """A save file that another running ``pazaak play`` holds: two sessions writing one file
     would each drop the other's moves."""
@@ -93,8 +97,8 @@ def write_save(path: Path, document: dict[str, Any]) -> None:
     """Write ``document`` (given the envelope fields here) to ``path`` atomically.
 
     The directory is created if needed; through a symbolic link the link's target is replaced
-    (the link stays). On any failure the old file is left as it was and the temporary file is
-    removed.
+    (the link stays). A file replaced keeps its permissions; a new one is readable by its owner
+    only. On any failure the old file is left as it was and the temporary file is removed.
     """
     body = {"format": FORMAT, "version": VERSION, **document}
     # One field a line: readable, diffable, and the long random states stay on one line each.
@@ -123,6 +127,9 @@ def write_save(path: Path, document: dict[str, Any]) -> None:
             stream.write(text)
             stream.flush()
             os.fsync(stream.fileno())
+        # the file replaced keeps its permissions (a new one is its owner's only: mkstemp's)
+        with contextlib.suppress(FileNotFoundError):
+            os.chmod(temp, stat.S_IMODE(os.stat(real).st_mode))
         os.replace(temp, real)
     except BaseException as error:
         with contextlib.suppress(OSError):
@@ -189,12 +196,13 @@ def read_save(path: Path) -> dict[str, Any]:
         )
     version = document.get("version")
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        shown = json.dumps(version, ensure_ascii=False)[:20]
         raise SaveFileError(
-            f"{path} is a corrupt pazaak save file: its version is {str(version)[:20]!r} "
-            "(left untouched)"
+            f"{path} is a corrupt pazaak save file: its version is {shown}, not a whole "
+            "number from 1 (left untouched)"
         )
     if version > VERSION:
-        raise SaveFileError(
+        raise NewerSaveError(
             f"{path} was saved by a newer pazaak (save format {version}; this one reads up to "
             f"{VERSION}): upgrade pazaak to resume it (left untouched)"
         )
