@@ -334,6 +334,10 @@ def test_moves_out_of_turn_are_refused() -> None:
     )
     followed = follow_lines(["e", "4"], followed)
     assert refused(followed, "3").startswith("the opponent has already drawn (4) this turn")
+    played = follow_lines(["+1"], follow_lines(["5"]))  # (one hand card a turn: no other)
+    assert refused(played, "6") == (
+        "you have already drawn (5) this turn: type e (end the turn) or s (stand)"
+    )
     assert refused(followed, "me") == (
         "'me' answers who opens a set, and nobody is asked that now (set 1 is on)"
     )
@@ -782,3 +786,15 @@ def test_resuming_a_finished_match_shows_the_result_and_stops(canned_advice: lis
     assert resumed.exit_code == 0
     assert resumed.output.splitlines()[-1] == ("Match over: you won 3-2, 1 tie. (Saved in f.json.)")
     assert "> " not in resumed.output
+
+
+def test_a_command_word_with_more_on_its_line_is_named_as_no_command() -> None:
+    """`hint match x` had been read as events: "'hint' is not an event"."""
+    result = invoke(BASE_ARGS, ["hint match x", "undo   now", "board"])
+    assert result.exit_code == 0, result.output
+    refusals = [line for line in result.output.splitlines() if "Refused:" in line]
+    commands = "undo, board, position, hint, hint match, help, quit come alone on a line."
+    assert refusals == [
+        f"Refused: 'hint match x' is not a command: {commands}",
+        f"Refused: 'undo   now' is not a command: {commands}",
+    ]

@@ -81,6 +81,8 @@ DEFAULT_SAVE_NAME = "follow.json"
 """The save file in the data directory when --save is not given (``pazaak play`` uses
 ``match.json``: the two never overwrite each other by default)."""
 COMMANDS = ("undo", "board", "position", "hint", "hint match", "help", "quit")
+COMMAND_WORDS = frozenset({"undo", "board", "position", "hint", "help", "quit", "exit"})
+"""The first words of the commands: a line that starts with one is no event."""
 
 
 @click.command("follow")
@@ -409,7 +411,7 @@ class Loop:
                 return True
         if not line:
             return True
-        word = line.lower()
+        word = " ".join(line.lower().split())
         if word in ("quit", "q", "exit"):
             self.screen.stopped(self.followed, self.target, "")
             return False
@@ -429,6 +431,10 @@ class Loop:
                 self.advise("match" if word != "hint" else None)
             else:
                 self.advise_within_budget()
+            return True
+        if word != "undo" and word.split()[0] in COMMAND_WORDS:  # ("hint match x")
+            shown = ", ".join(COMMANDS)
+            screen.refused(line, f"{line!r} is not a command: {shown} come alone on a line")
             return True
         if word == "undo":
             try:

@@ -296,9 +296,11 @@ def apply(followed: Followed, event: Typed) -> Followed:
     if isinstance(event, TypedDraw):
         if state.phase is Phase.AFTER_DRAW:
             drawn = state.sides[state.turn].table[-1 - int(state.played)]
+            then = "e (end the turn) or s (stand)"
+            if not state.played:  # (one hand card a turn: after it, only the end of the turn)
+                then = f"a hand card, {then}"
             raise FollowError(
-                f"{who} {_has(state.turn)} already drawn ({drawn}) this turn: type a hand card, "
-                "e (end the turn) or s (stand)"
+                f"{who} {_has(state.turn)} already drawn ({drawn}) this turn: type {then}"
             )
         return _settle(_step(followed, Step(_draw(followed, event))))
     if state.phase is Phase.BEFORE_DRAW:
