@@ -12,7 +12,7 @@ from click.testing import CliRunner, Result
 
 from pazaak_cli.cli import main
 from pazaak_cli.engine.cards import parse_cards
-from pazaak_cli.engine.decks import check_deck
+from pazaak_cli.engine.decks import check_deck, read_source
 from pazaak_cli.engine.errors import PazaakError
 from pazaak_cli.engine.rules import KOTOR1, parse_ruleset
 from pazaak_cli.players.roster import POLICY_NAMES
@@ -231,3 +231,15 @@ def test_validate_a_one_card_deck_says_one_card(tmp_path: Path) -> None:
     result = run("validate", str(path))
     assert_clean_exit(result, 0)
     assert "side deck 'one', 1 card\n" in result.output
+
+
+def test_a_gold_card_in_a_deck_whose_header_says_kotor2_asks_for_the_ruleset() -> None:
+    """A sample KOTOR II deck under kotor1 was told to "write the header 'ruleset: kotor2'",
+    which it has: the fix there is the command's --ruleset."""
+    source, data, sample = read_source("kotor2-hard")
+    report = check_deck(data, source, parse_ruleset("kotor1"), name=sample)
+    assert report.deck is None
+    message = report.problems[0].message
+    assert message.endswith("this deck's header says ruleset 'kotor2': give --ruleset kotor2")
+    headerless = check_deck(b"F2/4 +1 +2 +3 +4 +5 -1 -2 -3 -4\n", "g.deck", parse_ruleset("kotor1"))
+    assert headerless.problems[0].message.endswith("write the header 'ruleset: kotor2'")

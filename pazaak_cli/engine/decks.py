@@ -573,7 +573,11 @@ def _pool_problems(
     for entry in parsed.find_entries(outside, limit):
         problems.append(
             Problem(
-                parsed.source, entry.line, entry.column, entry.token, _pool_message(entry, rules)
+                parsed.source,
+                entry.line,
+                entry.column,
+                entry.token,
+                _pool_message(entry, rules, parsed.headers.get("ruleset", ("",))[0]),
             )
         )
     return problems, sum(parsed.token_counts[token] for token in outside)
@@ -818,14 +822,19 @@ def _parse_token(token: str) -> Card:
     return Card.parse(token)
 
 
-def _pool_message(entry: DeckEntry, rules: Ruleset) -> str:
+def _pool_message(entry: DeckEntry, rules: Ruleset, header: str = "") -> str:
+    """A card ``rules`` does not allow, and the fix: for a KOTOR II gold card, the header that
+    makes it a KOTOR II deck, or where the deck already says it is one (``header``, its
+    ``ruleset:`` value), the ruleset to give the command."""
     card = entry.card
     assert card is not None
     if card in KOTOR2_POOL and card.is_gold:
+        fix = "for KOTOR II write the header 'ruleset: kotor2'"
+        if header and header != rules.spec:
+            fix = f"this deck's header says ruleset {_show(header)}: give --ruleset {header}"
         return (
             f"{_show(entry.token)} ({card.kind.value}) is a KOTOR II gold card, not in the "
-            f"{rules.spec} card pool (+1..+6, -1..-6, ±1..±6); for KOTOR II write the header "
-            f"'ruleset: kotor2'"
+            f"{rules.spec} card pool (+1..+6, -1..-6, ±1..±6); {fix}"
         )
     allowed = " ".join(str(c) for c in sorted(rules.card_pool))
     return f"{_show(entry.token)} is not in the {rules.spec} card pool; allowed: {allowed}"
