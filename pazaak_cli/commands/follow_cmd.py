@@ -46,10 +46,10 @@ from pazaak_cli.runtime.savefile import (
     hold_save,
     probe_save,
     read_save,
+    refuse_others_match,
+    refuse_to_resume_others,
     same_save,
-    saved_by,
     unfinished,
-    whose_match,
     write_save,
 )
 from pazaak_cli.solve.answer_types import Advice
@@ -276,17 +276,13 @@ def _probe_own(target: Path) -> dict[str, Any] | None:
     if it is a followed one: an unfinished match of ``pazaak play`` is refused, even with
     --new (it is not this command's to replace)."""
     existing = probe_save(target)
-    if existing is not None and saved_by(existing) != FOLLOW and unfinished(existing):
-        raise fail(f"{target} holds {whose_match(target, existing)}; choose another --save file")
+    refuse_others_match(target, existing, FOLLOW)
     return existing
 
 
 def _load(path: Path) -> Followed:
     document = read_save(path)
-    if saved_by(document) != FOLLOW:
-        raise SaveFileError(
-            f"{path} cannot be resumed by pazaak follow: it holds {whose_match(path, document)}"
-        )
+    refuse_to_resume_others(path, document, FOLLOW)
     try:
         return from_document(document)
     except FollowError as error:

@@ -59,11 +59,10 @@ from pazaak_cli.runtime.savefile import (
     default_save_path,
     hold_save,
     probe_save,
+    refuse_others_match,
     same_save,
-    saved_by,
     set_aside,
     unfinished,
-    whose_match,
 )
 from pazaak_cli.solve.budgeted import DEFAULT_SECONDS, Refinement
 from pazaak_cli.solve.pondering import Ponderer
@@ -252,9 +251,7 @@ def _start(
     params = ctx.params
     replace, terminal = params["replace"], reader.terminal
     existing = _probe_target(target, replace=replace, chosen=save_path is not None)
-    if existing is not None and saved_by(existing) != PLAY and unfinished(existing):
-        # Neither resumed (play cannot) nor replaced, even with --new: it is another command's.
-        raise fail(f"{target} holds {whose_match(target, existing)}; choose another --save file")
+    refuse_others_match(target, existing, PLAY)
     if unfinished(existing) and not replace:
         if not terminal:
             raise fail(
@@ -285,8 +282,7 @@ def _refuse_to_replace(target: Path, resumed_from: Path) -> None:
     """``--resume A --save B``: B is checked as a new match's save file is. An unfinished match or
     a file that is not a pazaak save is never replaced (a finished match may be)."""
     existing = probe_save(target)
-    if existing is not None and saved_by(existing) != PLAY and unfinished(existing):
-        raise fail(f"{target} holds {whose_match(target, existing)}; choose another --save file")
+    refuse_others_match(target, existing, PLAY)
     if unfinished(existing):
         raise fail(
             f"an unfinished match is saved in {target}: resuming {resumed_from} there would "

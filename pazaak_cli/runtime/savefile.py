@@ -48,10 +48,9 @@ MAX_SAVE_BYTES = 4 * 1024 * 1024
 DATA_DIR_ENV = "PAZAAK_DATA_DIR"
 """Overrides the data directory (tests point it to a temporary directory)."""
 DEFAULT_SAVE_NAME = "match.json"
-FOLLOW_KIND = "follow"
-"""The ``kind`` field of a match of ``pazaak follow``; a ``pazaak play`` save has none."""
 PLAY, FOLLOW = "play", "follow"
-"""The commands that save matches (:func:`saved_by`)."""
+"""The commands that save matches (:func:`saved_by`): a save of ``pazaak follow`` has the
+``kind`` field ``"follow"``, one of ``pazaak play`` none."""
 
 
 class SaveFileError(PazaakError):
@@ -226,7 +225,7 @@ def unfinished(document: dict[str, Any] | None) -> bool:
 def saved_by(document: dict[str, Any]) -> str:
     """The command whose match a save holds, :data:`PLAY` or :data:`FOLLOW` (by its ``kind``
     field): each command must tell the other's save from a corrupt one of its own."""
-    return FOLLOW if document.get("kind") == FOLLOW_KIND else PLAY
+    return FOLLOW if document.get("kind") == FOLLOW else PLAY
 
 
 def whose_match(path: Path, document: dict[str, Any]) -> str:
@@ -238,6 +237,24 @@ def whose_match(path: Path, document: dict[str, Any]) -> str:
         f"a match {how} with `pazaak {command}` (continue it with "
         f"`pazaak {command} --resume {shlex.quote(str(path))}`)"
     )
+
+
+def refuse_others_match(path: Path, document: dict[str, Any] | None, command: str) -> None:
+    """Raise :class:`SaveFileError` if ``path`` holds an unfinished match of another command
+    than ``command``: neither resumed nor replaced by this one, even with ``--new``."""
+    if document is not None and saved_by(document) != command and unfinished(document):
+        raise SaveFileError(
+            f"{path} holds {whose_match(path, document)}; choose another --save file"
+        )
+
+
+def refuse_to_resume_others(path: Path, document: dict[str, Any], command: str) -> None:
+    """Raise :class:`SaveFileError` if the save ``command`` is asked to resume is another
+    command's (not a corrupt one of its own: saying so leads the user to ``--new``)."""
+    if saved_by(document) != command:
+        raise SaveFileError(
+            f"{path} cannot be resumed by pazaak {command}: it holds {whose_match(path, document)}"
+        )
 
 
 def real_path(path: Path) -> Path:

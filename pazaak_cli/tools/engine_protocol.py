@@ -24,7 +24,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
 import queue
 import random
 import signal
@@ -66,6 +65,7 @@ from pazaak_cli.engine.game import (
 )
 from pazaak_cli.engine.move_notation import format_action
 from pazaak_cli.engine.notation import format_position, parse_position
+from pazaak_cli.engine.numbers import counted
 from pazaak_cli.engine.position_builder import PositionError, question_from_state
 from pazaak_cli.engine.rules import DEFAULT_RULESET, PRESETS, Ruleset, parse_ruleset
 from pazaak_cli.players.roster import POLICY_HELP, POLICY_NAMES, Player, make_player
@@ -76,6 +76,7 @@ from pazaak_cli.runtime.savefile import (
     hold_save,
     probe_save,
     read_save,
+    real_path,
     saved_by,
     unfinished,
     whose_match,
@@ -629,9 +630,8 @@ def _hands(raw: list[Any], ruleset: Ruleset) -> tuple[tuple[Card, ...], tuple[Ca
         if len(hand) != ruleset.hand_size:
             raise ProtocolError(
                 "bad_request",
-                f"field 'hands': seat {number + 1}'s hand holds {len(hand)} "
-                f"card{'' if len(hand) == 1 else 's'}; a "
-                f"{ruleset.spec} hand holds {ruleset.hand_size}",
+                f"field 'hands': seat {number + 1}'s hand holds {counted(len(hand), 'card')}; "
+                f"a {ruleset.spec} hand holds {ruleset.hand_size}",
             )
     return dealt
 
@@ -947,7 +947,7 @@ def _save(engine: Engine, request: Request) -> dict[str, Any]:
         reply["document"] = document
         return reply
     path = request.path()
-    key = os.path.realpath(path)
+    key = str(real_path(path))
     try:
         # Held while it is checked and written, as pazaak play holds its save: a session
         # playing this file, or another engine saving it now, makes the save fail at once.
@@ -1041,7 +1041,7 @@ def _load(engine: Engine, request: Request) -> dict[str, Any]:
         raise SaveFileError(f"the saved match cannot be used: {error}") from None
     game = Game(engine.new_id(request), session)
     if path is not None:  # (this game may save its next moves back there)
-        game.files[os.path.realpath(path)] = _fingerprint(document)
+        game.files[str(real_path(path))] = _fingerprint(document)
     events = _run_chance(session)
     engine.games[game.id] = game
     return {"game": game.id, "events": events, **_summary(session)}

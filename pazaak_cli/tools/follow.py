@@ -42,7 +42,7 @@ from pazaak_cli.engine.move_notation import format_action, parse_action
 from pazaak_cli.engine.notation import format_position
 from pazaak_cli.engine.position_builder import Question, question_from_state
 from pazaak_cli.engine.rules import FirstPlayer, MainDeck, Ruleset, parse_ruleset
-from pazaak_cli.runtime.savefile import FOLLOW_KIND
+from pazaak_cli.runtime.savefile import FOLLOW
 from pazaak_cli.solve.answer_types import SolveOptions
 from pazaak_cli.solve.answers import AnswerRequest
 from pazaak_cli.solve.budgeted import DEFAULT_SEED, FOLLOW_ASKS, Progress
@@ -54,7 +54,7 @@ ME = 0
 OPPONENT = 1
 DEFAULT_OPP_DECKS = {"kotor1": "kotor1-strongest", "kotor2": "kotor2-hard"}
 """The opponent's side deck when none is given (docs/follow.md says why these)."""
-DOCUMENT_KIND = FOLLOW_KIND
+DOCUMENT_KIND = FOLLOW
 """The ``kind`` field of a followed match's save document (``pazaak play`` saves have none)."""
 OPENER_WORDS = {"me": ME, "m": ME, "opponent": OPPONENT, "opp": OPPONENT, "o": OPPONENT}
 """The answers to "who opens this set?"."""

@@ -56,8 +56,7 @@ from pazaak_cli.runtime.savefile import (
     PLAY,
     SaveFileError,
     read_save,
-    saved_by,
-    whose_match,
+    refuse_to_resume_others,
     write_save,
 )
 
@@ -351,10 +350,7 @@ def load_session(path: Path, player_factory: PlayerFactory | None) -> MatchSessi
     """Read a saved match; the file is only read, never changed, whatever is wrong with it. A
     match of ``pazaak follow`` is refused as such, not as a corrupt save (it is not one)."""
     document = read_save(path)
-    if saved_by(document) != PLAY:
-        raise SaveFileError(
-            f"{path} cannot be resumed by pazaak play: it holds {whose_match(path, document)}"
-        )
+    refuse_to_resume_others(path, document, PLAY)
     try:
         return MatchSession.from_document(document, player_factory)
     except SaveFileError as error:
