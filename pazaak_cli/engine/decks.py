@@ -682,13 +682,14 @@ def load_deck(spec: str, ruleset: Ruleset | None = None) -> SideDeck:
     return deck
 
 
-def describe_problems(problems: list[Problem], shown: int = 1) -> str:
-    """The first problem (or ``shown`` of them, ``; ``-separated) as one message, with a count
-    of the others: an error is one sentence, and `pazaak validate` lists them all."""
-    text = "; ".join(str(problem) for problem in problems[:shown])
-    if len(problems) > shown:
-        others = counted(len(problems) - shown, "more problem")
-        text += f" (and {others}: `pazaak validate` lists them all)"
+def describe_problems(problems: list[Problem]) -> str:
+    """The first problem as one message, with a count of the others: an error is one
+    sentence, and `pazaak validate` lists them all."""
+    text = str(problems[0])
+    if len(problems) > 1:
+        text += (
+            f" (and {counted(len(problems) - 1, 'more problem')}: `pazaak validate` lists them all)"
+        )
     return text
 
 
