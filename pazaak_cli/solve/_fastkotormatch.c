@@ -29,11 +29,16 @@
  * sum are those of the Python methods, so both give the same floats.
  *
  * The positions of the match state whose fixed point Python iterates (its contexts, its two
- * hands: `push_live`) go to a scratch table of that level: `forget` empties it for a new
- * evaluation, and `settle` too once the value is found (read again, they are solved again from
+ * hands: `push_live`) go to a scratch table of that level, each as a line in the value x tried
+ * (a + b x: its card-free tie reads x as the line (0, 1), so a line's bits depend on its choices
+ * only, which compare the lines at x) with the interval of x over which every choice it rests on
+ * stands by CHOICE_MARGIN. A new try of x (`forget`) reads again the lines whose intervals hold
+ * it, the same bits a search would give again, and searches the rest (under the alternating
+ * openers, whose tie reads the other opener's line of the same try, it empties the table).
+ * `settle` empties it once the value is found (read again, those positions are solved again from
  * the value found: moved along their slopes into the main table, they kept last bits that
  * depended on what was solved before and on what the table forgot); the choices made there
- * narrow the interval of offsets from the value tried over which they all stand (`interval`),
+ * narrow the interval of values tried over which they all stand (`interval`),
  * as KotorMatchSolver._narrow does. The main table keeps a value a position and no slope (every
  * slope outside a scratch table is +0.0: Values). It is bounded: full, it forgets its entries (a
  * cache: values are pure functions of their keys; see keep). The rule's replies to a total of
@@ -65,6 +70,9 @@ enum { PLAYING, STANDING, BUST, NINE_WIN }; /* rule_opponent.PLAYING ... NINE_WI
 #define REPLY_LOW (-32)
 #define REPLY_SPAN 64
 #define REPLY_INDEX_MAX ((size_t)1 << 24)
+/* A choice among lines in the value tried stands where it is higher by this much (the bits of a
+ * line summed again at another value tried are then the same: KotorMatchSolver.CHOICE_MARGIN). */
+#define CHOICE_MARGIN 1e-14
 /* A buffer of the values seen at a live choice node on the stack, larger lists on the heap. */
 #define SEEN_ON_STACK 64
 
@@ -191,8 +199,77 @@ static inline int values_keep(Values *t, uint64_t key, double v) {
     return 0;
 }
 
+/* A position of the match state iterated: its value as a line in the value x tried, a + b x
+ * (the card-free tie reads x as the line (0, 1): KotorMatchSolver._solve_entry), and the interval
+ * [lo, hi] of x over which every choice it rests on stands (each by a margin of CHOICE_MARGIN).
+ * Within that interval the same search would make the same choices and sum the same lines in the
+ * same order: the same bits, so a later try of x reads it rather than solving it again. */
+typedef struct {
+    uint64_t key; /* plus one: a zeroed slot is empty */
+    double a, b, lo, hi;
+    unsigned epoch; /* the try that last read or solved it (its positions are counted once a try) */
+    int reads;      /* whether its search read the value tried (a card-free tie: read_unknown) */
+} Line;
+
+typedef struct {
+    Line *slots;
+    size_t cap, size;
+} Lines;
+
+static void lines_free(Lines *t) {
+    free(t->slots);
+    t->slots = NULL;
+    t->cap = t->size = 0;
+}
+
+static void lines_clear(Lines *t) {
+    if (t->slots && t->size) memset(t->slots, 0, t->cap * sizeof(Line));
+    t->size = 0;
+}
+
+static inline Line *lines_find(const Lines *t, uint64_t key) {
+    size_t i = (size_t)memo_mix(key) & (t->cap - 1);
+    for (;;) {
+        Line *slot = &t->slots[i];
+        if (slot->key == key || slot->key == EMPTY) return slot;
+        i = (i + 1) & (t->cap - 1);
+    }
+}
+
+static int lines_grow(Lines *t) {
+    size_t cap = t->cap ? t->cap * 2 : 1 << 10;
+    Line *old = t->slots;
+    size_t old_cap = t->cap;
+    t->slots = calloc(cap, sizeof(Line));
+    if (!t->slots) {
+        t->slots = old;
+        PyErr_NoMemory();
+        return -1;
+    }
+    t->cap = cap;
+    for (size_t i = 0; i < old_cap; i++)
+        if (old[i].key != EMPTY) *lines_find(t, old[i].key) = old[i];
+    free(old);
+    return 0;
+}
+
+/* The slot for `key`, found or made (NULL: no memory, an exception set). */
+static inline Line *lines_slot(Lines *t, uint64_t key) {
+    if ((t->size + 1) * MEMO_LOAD_DEN > t->cap * MEMO_LOAD_NUM && lines_grow(t) < 0) return NULL;
+    Line *slot = lines_find(t, key);
+    if (slot->key == EMPTY) {
+        slot->key = key;
+        t->size++;
+    }
+    return slot;
+}
+
 static inline uint64_t position_key(int slot, int tag, int x, int y) {
     return ((((uint64_t)slot << 2 | (uint64_t)tag) << ID_BITS | (uint64_t)x) << ID_BITS | (uint64_t)y) + 1;
+}
+
+static inline int key_tag(uint64_t key) {
+    return (int)(((key - 1) >> (2 * ID_BITS)) & 3);
 }
 
 /* One seat's sides as Python interned them: kind, total, tiebreak, hand id; and per (side, value
@@ -218,10 +295,14 @@ typedef struct {
     int ndecks;
 } Model;
 
-/* A match state whose fixed point Python iterates, and the scratch table of its positions. */
+/* A match state whose fixed point Python iterates, and the scratch table of its positions.
+ * `keep`: its positions outlive a try of x (their lines do not read the value tried; not under
+ * the alternating openers, whose card-free tie reads the other opener's line of this try). */
 typedef struct {
     int contexts[2], ncontexts, my_hand, its_hand;
-    Map scratch;
+    int keep;
+    unsigned epoch; /* the try of x (a line solved in this try is read whatever its interval) */
+    Lines scratch;
 } Level;
 
 typedef struct {
@@ -258,7 +339,8 @@ typedef struct {
     Map volatile_overs; /* the value iterated, where a set's end reads it */
     Level levels[MAX_LEVELS];
     int nlevels;
-    double low, high; /* the interval of offsets over which every choice made stands */
+    double low, high; /* the interval of values tried over which every choice made stands */
+    double x;         /* the value tried (the card-free tie's line is (0, 1)) */
     int read_unknown;
     uint64_t solved;
     uint64_t reported; /* `solved` at the last progress report (see count_solved) */
@@ -291,7 +373,7 @@ static void core_dealloc(Core *self) {
     FREE_ALL(self->list_start, self->list_len, self->codes, self->ctx_sets, self->ctx_model,
              self->ctx_fixed, self->ctx_slot, self->turn_at, self->data, self->rows, self->reply_block,
              self->reply_index);
-    for (int i = 0; i < MAX_LEVELS; i++) memo_free(&self->levels[i].scratch);
+    for (int i = 0; i < MAX_LEVELS; i++) lines_free(&self->levels[i].scratch);
     values_free(&self->memo);
     Map *maps[] = {&self->slot_of, &self->row_of, &self->sloped, &self->overs, &self->volatile_overs, &self->odds};
     for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++) memo_free(maps[i]);
@@ -335,8 +417,8 @@ static int core_init(Core *self, PyObject *args, PyObject *kwds) {
     for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
         if (memo_init(maps[i], 1 << 10, (size_t)1 << 62) < 0) goto no_memory;
     self->budget = -1;
-    self->low = -1.0;
-    self->high = 1.0;
+    self->low = -INFINITY;
+    self->high = INFINITY;
     return 0;
 no_memory:
     PyErr_NoMemory();
@@ -639,19 +721,75 @@ static int replies(Core *self, int opp, int mine, int i_stand, int sets, int cod
 
 /* -- the memo: the main table, or the scratch table of the match state iterated ---------------- */
 
-/* The scratch table of the level iterated where the position (context, me, opp) is one of its
- * (the match state's contexts and both its hands: KotorMatchSolver._is_live), else NULL. */
-static inline Map *live_table(Core *self, int context, int me, int opp) {
+/* The level iterated where the position (context, me, opp) is one of its (the match state's
+ * contexts and both its hands: KotorMatchSolver._is_live), else NULL. */
+static inline Level *live_table(Core *self, int context, int me, int opp) {
     if (!self->nlevels) return NULL;
     Level *level = &self->levels[self->nlevels - 1];
     if (self->mine.hand[me] != level->my_hand || self->theirs.hand[opp] != level->its_hand) return NULL;
     for (int i = 0; i < level->ncontexts; i++)
-        if (level->contexts[i] == context) return &level->scratch;
+        if (level->contexts[i] == context) return level;
     return NULL;
 }
 
-static inline int memo_lookup(Core *self, Map *live, uint64_t key, double *v, double *d) {
-    if (live) return memo_read(live, key, v, d);
+/* A position of the level iterated, solved in this try, or in an earlier one where its choices
+ * stand at the value tried now: its line, and what the search reading it narrows (the interval,
+ * whether the value tried was read). Read from an earlier try, it is not counted again: `solved`
+ * counts the positions searched. 1: found; 0: not (or its choices do not stand). */
+static inline int live_read(Core *self, Level *level, uint64_t key, double *v, double *d) {
+    Line *slot = lines_find(&level->scratch, key);
+    if (slot->key != key) return 0;
+    if (slot->epoch != level->epoch) {
+        if (!(slot->lo <= self->x && self->x <= slot->hi)) return 0;
+        slot->epoch = level->epoch;
+    }
+    if (slot->lo > self->low) self->low = slot->lo;
+    if (slot->hi < self->high) self->high = slot->hi;
+    if (slot->reads) self->read_unknown = 1;
+    *v = slot->a;
+    *d = slot->b;
+    return 1;
+}
+
+/* Keep a position of the level iterated, its choices standing over [low, high]. */
+static inline int live_store(Core *self, Level *level, uint64_t key, double v, double d, double low,
+                             double high) {
+    Line *slot = lines_slot(&level->scratch, key);
+    if (!slot) return -1;
+    slot->a = v;
+    slot->b = d;
+    slot->lo = low;
+    slot->hi = high;
+    slot->reads = self->read_unknown;
+    slot->epoch = level->epoch;
+    return 0;
+}
+
+/* What a search of the level iterated narrows (the interval, whether the value tried was read)
+ * is its own, kept with it, and then the outer search's too. */
+typedef struct {
+    double low, high;
+    int reads;
+} Outer;
+
+static inline Outer live_begin(Core *self, const Level *live) {
+    Outer outer = {self->low, self->high, self->read_unknown};
+    if (live) {
+        self->low = -INFINITY;
+        self->high = INFINITY;
+        self->read_unknown = 0;
+    }
+    return outer;
+}
+
+static inline void live_end(Core *self, Outer outer) {
+    if (self->low < outer.low) self->low = outer.low;
+    if (self->high > outer.high) self->high = outer.high;
+    self->read_unknown |= outer.reads;
+}
+
+static inline int memo_lookup(Core *self, Level *live, uint64_t key, double *v, double *d) {
+    if (live) return live_read(self, live, key, v, d);
     if (values_read(&self->memo, key, v)) {
         *d = 0.0;
         return 1;
@@ -659,17 +797,17 @@ static inline int memo_lookup(Core *self, Map *live, uint64_t key, double *v, do
     return self->sloped.size && memo_read(&self->sloped, key, v, d);
 }
 
-static inline int memo_store(Core *self, Map *live, uint64_t key, double v, double d) {
-    if (live) return keep(live, key, v, d);
+/* Keep a position outside the level iterated: a value in the main table (its slope +0.0). */
+static inline int memo_store(Core *self, uint64_t key, double v, double d) {
     if (d == 0.0 && !signbit(d)) return values_keep(&self->memo, key, v);
     return keep(&self->sloped, key, v, d);
 }
 
-/* Ask ahead for the slot of the position `key`, in `live` (a scratch table) or the main one. */
+/* Ask ahead for the slot of the position `key`, in `live`'s scratch table or the main one. */
 #define POSITION_PREFETCH(self, live, key)                                                        \
     do {                                                                                          \
         if (live)                                                                                 \
-            MEMO_PREFETCH((live), (key));                                                         \
+            PREFETCH(&(live)->scratch.slots[(size_t)memo_mix(key) & ((live)->scratch.cap - 1)]);  \
         else                                                                                      \
             PREFETCH(&(self)->memo.slots[values_index(&(self)->memo, (key))]);                    \
     } while (0)
@@ -680,6 +818,15 @@ static int count_position(Core *self) {
     if (self->budget >= 0 && self->solved >= (uint64_t)self->budget)
         return fail_status(self->too_large, "the exact solve exceeds its state budget");
     return 0;
+}
+
+/* A position before a draw is solved: kept in its level with what its search narrowed, which
+ * then narrows the outer search's (live_begin), or in the main table. */
+static inline int position_solved(Core *self, Level *live, uint64_t key, double v, double d, Outer outer) {
+    if (!live) return memo_store(self, key, v, d);
+    int status = live_store(self, live, key, v, d, self->low, self->high);
+    live_end(self, outer);
+    return status;
 }
 
 /* -- the recursion ----------------------------------------------------------------------------- */
@@ -741,17 +888,17 @@ static int turn_ended(Core *self, int context, int slot, int mover, int me, int 
     return opp_before(self, context, slot, me, opp, deck, v, d);
 }
 
-/* Narrow the interval of offsets t from the value iterated over which the choice of (value,
- * slope) among `seen` stands (KotorMatchSolver._narrow). */
+/* Narrow the interval of values tried over which the choice of the line (value, slope) among
+ * the lines `seen` stands, each by CHOICE_MARGIN (KotorMatchSolver._narrow). */
 static void narrow(Core *self, double value, double slope, const double *seen, int n) {
     double low = self->low, high = self->high;
     for (int i = 0; i < n; i++) {
         double other = seen[2 * i], other_slope = seen[2 * i + 1];
         if (other_slope > slope) {
-            double t = (value - other) / (other_slope - slope);
+            double t = (value - other - CHOICE_MARGIN) / (other_slope - slope);
             if (t < high) high = t;
         } else if (other_slope < slope) {
-            double t = (other - value) / (slope - other_slope);
+            double t = (other - value + CHOICE_MARGIN) / (slope - other_slope);
             if (t > low) low = t;
         }
     }
@@ -761,10 +908,11 @@ static void narrow(Core *self, double value, double slope, const double *seen, i
 
 /* My best end of turn from list `list` against `opp` in slot `slot` (deck `deck`), as
  * my_before_draw's inner loop: the first of the highest values. */
-static int my_choice(Core *self, int context, int slot, int list, int opp, int deck, Map *live, double *bv,
+static int my_choice(Core *self, int context, int slot, int list, int opp, int deck, Level *live, double *bv,
                      double *bd) {
     uint64_t key = position_key(slot, 2, list, opp);
     if (memo_lookup(self, live, key, bv, bd)) return 0;
+    Outer outer = live_begin(self, live);
     int they_stand = self->theirs.kind[opp] == STANDING;
     int start = self->list_start[list], len = self->list_len[list];
     double stack_seen[2 * SEEN_ON_STACK];
@@ -775,11 +923,11 @@ static int my_choice(Core *self, int context, int slot, int list, int opp, int d
         return -1;
     }
     int nseen = 0, status = 0;
-    double best = -1.0, best_slope = 0.0;
+    double best = -1.0, best_slope = 0.0, best_at = -1.0, x = self->x;
     for (int k = 0; k < len; k++) { /* ask the memory for every child's slot at once */
         int code = self->codes[start + k], kind = self->mine.kind[code];
         if (kind == PLAYING || (kind == STANDING && !they_stand)) {
-            Map *table = live_table(self, context, code, opp);
+            Level *table = live_table(self, context, code, opp);
             POSITION_PREFETCH(self, table, position_key(slot, they_stand ? 0 : 1, code, opp));
         }
     }
@@ -794,21 +942,31 @@ static int my_choice(Core *self, int context, int slot, int list, int opp, int d
         else
             status = turn_ended(self, context, slot, ME, code, opp, deck, &cv, &cd);
         if (status < 0) break;
-        if (seen) {
+        if (seen) { /* a line in the value tried: compared where it is, every one seen */
             seen[2 * nseen] = cv;
             seen[2 * nseen + 1] = cd;
             nseen++;
-        }
-        if (cv > best) {
+            double at = cv + cd * x;
+            if (at > best_at) {
+                best = cv;
+                best_slope = cd;
+                best_at = at;
+            }
+        } else if (cv > best) {
             best = cv;
             best_slope = cd;
             if (best >= 1.0) break;
         }
     }
     if (status == 0) {
-        status = memo_store(self, live, key, best, best_slope);
         self->solved++;
-        if (status == 0 && seen) narrow(self, best, best_slope, seen, nseen);
+        if (seen) {
+            narrow(self, best, best_slope, seen, nseen);
+            status = live_store(self, live, key, best, best_slope, self->low, self->high);
+            live_end(self, outer);
+        } else {
+            status = memo_store(self, key, best, best_slope);
+        }
     }
     if (seen && seen != stack_seen) free(seen);
     *bv = best;
@@ -818,10 +976,11 @@ static int my_choice(Core *self, int context, int slot, int list, int opp, int d
 
 /* I (side `me`, playing) am about to draw against the rule's side `opp` (my_before_draw). */
 static int my_before(Core *self, int context, int slot, int me, int opp, int deck, double *v, double *d) {
-    Map *live = live_table(self, context, me, opp);
+    Level *live = live_table(self, context, me, opp);
     uint64_t key = position_key(slot, 0, me, opp);
     if (memo_lookup(self, live, key, v, d)) return 0;
     if (count_position(self) < 0) return -1;
+    Outer outer = live_begin(self, live);
     Draws draws;
     if (draws_of(self, context, deck, &draws) < 0) return -1;
     int lists[10], children[10];
@@ -849,15 +1008,16 @@ static int my_before(Core *self, int context, int slot, int me, int opp, int dec
     }
     *v = value;
     *d = slope;
-    return memo_store(self, live, key, value, slope);
+    return position_solved(self, live, key, value, slope, outer);
 }
 
 /* The rule (side `opp`, playing) is about to draw against my side `me` (opp_before_draw). */
 static int opp_before(Core *self, int context, int slot, int me, int opp, int deck, double *v, double *d) {
-    Map *live = live_table(self, context, me, opp);
+    Level *live = live_table(self, context, me, opp);
     uint64_t key = position_key(slot, 1, me, opp);
     if (memo_lookup(self, live, key, v, d)) return 0;
     if (count_position(self) < 0) return -1;
+    Outer outer = live_begin(self, live);
     Draws draws;
     if (draws_of(self, context, deck, &draws) < 0) return -1;
     int codes[11];
@@ -871,7 +1031,7 @@ static int opp_before(Core *self, int context, int slot, int me, int opp, int de
         if (child < 0) return -1;
         children[i] = child;
         if (kind == PLAYING || (kind == STANDING && !i_stand)) {
-            Map *table = live_table(self, context, me, code);
+            Level *table = live_table(self, context, me, code);
             POSITION_PREFETCH(self, table, position_key(child, i_stand ? 1 : 0, me, code));
         }
     }
@@ -885,7 +1045,7 @@ static int opp_before(Core *self, int context, int slot, int me, int opp, int de
     }
     *v = value;
     *d = slope;
-    return memo_store(self, live, key, value, slope);
+    return position_solved(self, live, key, value, slope, outer);
 }
 
 /* -- the set's odds along the line chosen (KotorMatchSolver._odds_ended, _odds_before, _choice) -- */
@@ -1064,8 +1224,8 @@ PyDoc_STRVAR(core_push_live_doc,
              "now (one or two contexts); its positions go to a scratch table until pop_live");
 static PyObject *core_push_live(Core *self, PyObject *args) {
     PyObject *items;
-    int my_hand, its_hand;
-    if (!PyArg_ParseTuple(args, "Oii", &items, &my_hand, &its_hand)) return NULL;
+    int my_hand, its_hand, keep_lines = 0;
+    if (!PyArg_ParseTuple(args, "Oii|p", &items, &my_hand, &its_hand, &keep_lines)) return NULL;
     if (self->nlevels >= MAX_LEVELS) return fail(self->too_large, "match states nested too deep for the C solver");
     PyObject *seq = PySequence_Fast(items, "contexts must be a sequence");
     if (!seq) return NULL;
@@ -1084,11 +1244,12 @@ static PyObject *core_push_live(Core *self, PyObject *args) {
     level->ncontexts = (int)n;
     level->my_hand = my_hand;
     level->its_hand = its_hand;
+    level->keep = keep_lines;
+    level->epoch = 1;
     /* (a level's table is kept for the next state iterated at that depth: fresh memory costs a
      * page fault and its zeroing on every first write) */
-    if (!level->scratch.slots && memo_init(&level->scratch, 1 << 10, (size_t)1 << 62) < 0)
-        return PyErr_NoMemory();
-    memo_clear(&level->scratch);
+    if (!level->scratch.slots && lines_grow(&level->scratch) < 0) return NULL;
+    lines_clear(&level->scratch);
     self->nlevels++;
     Py_RETURN_NONE;
 }
@@ -1097,19 +1258,26 @@ PyDoc_STRVAR(core_pop_live_doc, "pop_live(): the match state iterated is done (i
 static PyObject *core_pop_live(Core *self, PyObject *unused) {
     (void)unused;
     if (!self->nlevels) return fail(PyExc_RuntimeError, "no match state is iterated");
-    memo_clear(&self->levels[--self->nlevels].scratch);
+    lines_clear(&self->levels[--self->nlevels].scratch);
     Py_RETURN_NONE;
 }
 
 PyDoc_STRVAR(core_forget_doc,
-             "forget(): drop the positions of the match state iterated (their values read the value "
-             "tried), uncounted (_forget)");
+             "forget(): a new value is tried for the match state iterated: its positions are read "
+             "again only where their choices stand at it (never under the alternating openers), "
+             "and stay counted (_forget)");
 static PyObject *core_forget(Core *self, PyObject *unused) {
     (void)unused;
     if (!self->nlevels) Py_RETURN_NONE;
-    Map *scratch = &self->levels[self->nlevels - 1].scratch;
-    self->solved -= scratch->size;
-    memo_clear(scratch);
+    Level *level = &self->levels[self->nlevels - 1];
+    if (level->keep) {
+        if (++level->epoch == 0) { /* (wrapped: no line may seem read in this try) */
+            lines_clear(&level->scratch);
+            level->epoch = 1;
+        }
+    } else {
+        lines_clear(&level->scratch);
+    }
     Py_RETURN_NONE;
 }
 
@@ -1119,7 +1287,7 @@ PyDoc_STRVAR(core_settle_doc,
              "keys; _settle)");
 static PyObject *core_settle(Core *self, PyObject *unused) {
     (void)unused;
-    if (self->nlevels) memo_clear(&self->levels[self->nlevels - 1].scratch);
+    if (self->nlevels) lines_clear(&self->levels[self->nlevels - 1].scratch);
     Py_RETURN_NONE;
 }
 
@@ -1192,6 +1360,20 @@ static int core_set_interval(Core *self, PyObject *value, void *closure) {
     return PyArg_ParseTuple(value, "dd", &self->low, &self->high) ? 0 : -1;
 }
 
+static PyObject *core_get_x(Core *self, void *closure) {
+    (void)closure;
+    return PyFloat_FromDouble(self->x);
+}
+
+static int core_set_x(Core *self, PyObject *value, void *closure) {
+    (void)closure;
+    if (!value) return fail_status(PyExc_TypeError, "x cannot be deleted");
+    double x = PyFloat_AsDouble(value);
+    if (x == -1.0 && PyErr_Occurred()) return -1;
+    self->x = x;
+    return 0;
+}
+
 static PyObject *core_get_held(Core *self, void *closure) {
     (void)closure;
     size_t held = self->memo.size + self->sloped.size;
@@ -1213,8 +1395,9 @@ static PyObject *core_get_memo_bytes(Core *self, void *closure) {
     (void)closure;
     size_t bytes = self->sloped.cap + self->odds.cap + self->overs.cap + self->volatile_overs.cap +
                    self->slot_of.cap + self->row_of.cap;
-    for (int i = 0; i < self->nlevels; i++) bytes += self->levels[i].scratch.cap;
-    return PyLong_FromSize_t(bytes * sizeof(Entry) + self->memo.cap * sizeof(Value));
+    size_t lines = 0;
+    for (int i = 0; i < self->nlevels; i++) lines += self->levels[i].scratch.cap;
+    return PyLong_FromSize_t(bytes * sizeof(Entry) + self->memo.cap * sizeof(Value) + lines * sizeof(Line));
 }
 
 static PyObject *core_get_main_slots(Core *self, void *closure) {
@@ -1226,7 +1409,8 @@ static PyGetSetDef core_getset[] = {
     ATTRIBUTE(solved, "positions solved (before a draw and my choices after one), as Python counts them"),
     BUDGET_ATTRIBUTE("a search raises the too-large error once solved reaches this (None: no budget)"),
     ATTRIBUTE(main_bound, "the slots the main table of positions may grow to (a power of two)"),
-    ATTRIBUTE(interval, "(low, high): the offsets from the value iterated over which every choice made stands"),
+    ATTRIBUTE(interval, "(low, high): the values tried over which every choice made stands"),
+    ATTRIBUTE(x, "the value tried for the match state iterated (its card-free tie's line is (0, 1))"),
     FLAG_ATTRIBUTE(read_unknown, "whether a set's end read the value iterated since this was last cleared"),
     GETTER(held, "positions held in the tables now"),
     GETTER(replaced, "positions forgotten to bound the main table"),

@@ -129,10 +129,19 @@ _LATER = 0
 """The deck model of later sets (full-deck probabilities); the set in progress gets its own."""
 
 Pair = tuple[float, float]
-"""(P(the advised player wins the match), its slope in the value being iterated)."""
+"""(P(the advised player wins the match), its slope in the value being iterated). Inside the
+match state iterated a pair is a line in the value x tried, (a, b) for a + b x: its card-free tie
+reads x as (0, 1), so a pair's bits do not depend on x, only its choices do (compared at x)."""
+CHOICE_MARGIN = 1e-14
+"""A choice between two lines in the value tried stands where it is higher by this much: where
+every choice of a position stands so, the same search at another value tried makes them all
+again and sums the same lines in the same order, so the C loop keeps such a position from one
+try to the next (its interval, :meth:`KotorMatchSolver._narrow`) where Python solves it again,
+and both give the same bits."""
 _WON: Pair = (1.0, 0.0)
 _LOST: Pair = (0.0, 0.0)
 _NO_PAIR: Pair = (-1.0, 0.0)
+_INFINITY = float("inf")
 
 MatchKey = tuple[int, int, int, int]
 """(sets won by me, sets won by the opponent, my hand id, its hand id)."""
@@ -216,8 +225,10 @@ class KotorMatchSolver(MatchStates):
         """Whether :attr:`budget` bounds the positions held (the exact deck's memory cap: a
         memo emptied makes room again) rather than those solved."""
         self._progress: Callable[[int], None] | None = None
-        self._interval = (-1.0, 1.0)
-        """The offsets from the value iterated over which every choice made stands."""
+        self._interval = (-_INFINITY, _INFINITY)
+        """The values tried over which every choice made stands."""
+        self._x = 0.0
+        """The value tried for the match state iterated."""
         rule_id = NATIVE_RULES.get(rule)
         if native and rule_id is not None:
             self._start_core(rule_id)
@@ -367,14 +378,17 @@ class KotorMatchSolver(MatchStates):
         )
         return odds
 
-    def _enter_live(self, contexts: tuple[int, ...], my_hand: int, its_hand: int) -> Any:
+    def _enter_live(
+        self, contexts: tuple[int, ...], my_hand: int, its_hand: int, keep: bool
+    ) -> Any:
         """The match state (``contexts``, hands) is iterated from now on: the C loop keeps its
-        positions apart; what it held of the state iterated before is returned to restore."""
+        positions apart (from one value tried to the next where ``keep``: their lines do not
+        read it); what it held of the state iterated before is returned to restore."""
         core = self._core
         if core is None:
             return None
-        saved = (core.interval, core.read_unknown)
-        core.push_live(contexts, my_hand, its_hand)
+        saved = (core.interval, core.read_unknown, core.x)
+        core.push_live(contexts, my_hand, its_hand, keep)
         return saved
 
     def _leave_live(self, saved: Any) -> None:
@@ -382,7 +396,7 @@ class KotorMatchSolver(MatchStates):
         core = self._core
         if core is not None:
             core.pop_live()
-            core.interval, core.read_unknown = saved
+            core.interval, core.read_unknown, core.x = saved
 
     @property
     def states(self) -> int:
@@ -493,6 +507,7 @@ class KotorMatchSolver(MatchStates):
             best = memo.get(choice_key)
             if best is None:
                 best = _NO_PAIR
+                best_at = -1.0
                 seen: list[Pair] | None = [] if live else None
                 for code in lists[number]:
                     kind = kinds[code]
@@ -506,9 +521,12 @@ class KotorMatchSolver(MatchStates):
                             pair = theirs_next(context, code, opp, rest)
                     else:
                         pair = end(context, ME, code, opp, rest)
-                    if seen is not None:
+                    if seen is not None:  # a line: compared at the value tried, all of them seen
                         seen.append(pair)
-                    if pair[0] > best[0]:
+                        at = pair[0] + pair[1] * self._x
+                        if at > best_at:
+                            best, best_at = pair, at
+                    elif pair[0] > best[0]:
                         best = pair
                         if best[0] >= 1.0:
                             break
@@ -665,25 +683,26 @@ class KotorMatchSolver(MatchStates):
         return self.opp_before_draw(context, me, opp, 0)
 
     def _narrow(self, best: Pair, seen: list[Pair]) -> None:
-        """Narrow the interval of offsets t from the value iterated over which the choice of
-        ``best`` among ``seen`` stands (each value moves by its slope times t)."""
+        """Narrow the interval of values tried over which the choice of the line ``best`` among
+        the lines ``seen`` stands, each by :data:`CHOICE_MARGIN`."""
         value, slope = best
         low, high = self._interval
         for other, other_slope in seen:
             if other_slope > slope:
-                high = min(high, (value - other) / (other_slope - slope))
+                high = min(high, (value - other - CHOICE_MARGIN) / (other_slope - slope))
             elif other_slope < slope:
-                low = max(low, (other - value) / (slope - other_slope))
+                low = max(low, (other - value + CHOICE_MARGIN) / (slope - other_slope))
         self._interval = (low, high)
 
     def _forget(self) -> None:
-        """Drop the positions whose value depends on the value being iterated."""
+        """A new value is tried: drop the positions whose lines were chosen at the value tried
+        before (Python drops them all; the C loop keeps those whose choices stand at the new
+        one, the same bits: :data:`CHOICE_MARGIN`). They stay counted: they were searched."""
         if self._core is not None:
             self._core.forget()
             return
         for memo, key in self._live_keys:
             del memo[key]
-        self._positions -= len(self._live_keys)
         self._live_keys.clear()
 
     def _settle(self) -> None:
@@ -710,7 +729,7 @@ class KotorMatchSolver(MatchStates):
             unknown = (match, ME)  # the openers alternate after a tie: iterate on my entry
 
             def evaluate(x: float) -> Pair:
-                iterating[unknown] = (x, 1.0)
+                iterating[unknown] = (0.0, 1.0)
                 iterating.pop((match, OPP), None)
                 self._forget()
                 iterating[(match, OPP)] = self._root(match, OPP)  # its ties come back to x
@@ -720,7 +739,7 @@ class KotorMatchSolver(MatchStates):
             unknown = (match, RANDOM)
 
             def evaluate(x: float) -> Pair:
-                iterating[unknown] = (x, 1.0)
+                iterating[unknown] = (0.0, 1.0)
                 self._forget()
                 (v0, d0), (v1, d1) = self._root(match, ME), self._root(match, OPP)
                 return (0.5 * (v0 + v1), 0.5 * (d0 + d1))
@@ -730,7 +749,7 @@ class KotorMatchSolver(MatchStates):
             opener = unknown[1]
 
             def evaluate(x: float) -> Pair:
-                iterating[unknown] = (x, 1.0)
+                iterating[unknown] = (0.0, 1.0)
                 self._forget()
                 return self._root(match, opener)
 
@@ -738,15 +757,17 @@ class KotorMatchSolver(MatchStates):
         openers = (ME, OPP) if self._reads_opener else (_OPENER_FREE,)
         contexts = tuple(self._context(mine, theirs, opener, _LATER) for opener in openers)
         guess = self._guess(match, unknown[1])
-        outer = (self._live, self._live_keys, self._interval)
+        outer = (self._live, self._live_keys, self._interval, self._x)
         self._live, self._live_keys = (contexts, my_hand, its_hand), []
-        outer_core = self._enter_live(contexts, my_hand, its_hand)
+        outer_core = self._enter_live(
+            contexts, my_hand, its_hand, keep=rule is not FirstPlayer.ALTERNATE
+        )
         try:
             value, shift = self._fixed_point(evaluate, guess)
             self._entries[unknown] = value
-            if rule is FirstPlayer.ALTERNATE:
+            if rule is FirstPlayer.ALTERNATE:  # the other opener's line, where x was last tried
                 other, slope = iterating[(match, OPP)]
-                self._entries[(match, OPP)] = other + slope * shift
+                self._entries[(match, OPP)] = other + slope * (value - shift) + slope * shift
             self._settle()
         except BaseException:  # a budget, Ctrl-C: these positions read a value never found
             self._forget()
@@ -754,7 +775,7 @@ class KotorMatchSolver(MatchStates):
         finally:
             iterating.pop(unknown, None)
             iterating.pop((match, OPP), None)
-            self._live, self._live_keys, self._interval = outer
+            self._live, self._live_keys, self._interval, self._x = outer
             self._leave_live(outer_core)
         found = self._entries.get((match, spec))
         if found is None:  # one opener's entry under the random rule, or a set typed by hand
@@ -772,20 +793,22 @@ class KotorMatchSolver(MatchStates):
     def _evaluation(
         self, evaluate: Callable[[float], Pair], x: float
     ) -> tuple[Pair, tuple[float, float] | None]:
-        """``evaluate(x)``, and the interval around x on which every choice it made stands
-        (narrowed by :meth:`_narrow` as the evaluation goes)."""
-        self._interval = (-1.0, 1.0)
+        """``evaluate(x)``: the root's line read at x, and the offsets from x over which every
+        choice it made stands (narrowed by :meth:`_narrow` as the evaluation goes)."""
+        self._x = x
+        self._interval = (-_INFINITY, _INFINITY)
         core = self._core
-        if core is None:
-            value = evaluate(x)
-            return value, self._interval
-        core.interval = (-1.0, 1.0)
-        core.read_unknown = False
-        value = evaluate(x)
-        if core.read_unknown:  # (a set's end read the value tried from the loop's tables)
-            self._read_unknown = True
-        low, high = core.interval
-        return value, (max(low, self._interval[0]), min(high, self._interval[1]))
+        if core is not None:
+            core.x = x
+            core.interval = (-_INFINITY, _INFINITY)
+            core.read_unknown = False
+        value, slope = evaluate(x)
+        low, high = self._interval
+        if core is not None:
+            if core.read_unknown:  # (a set's end read the value tried from the loop's tables)
+                self._read_unknown = True
+            low, high = max(low, core.interval[0]), min(high, core.interval[1])
+        return (value + slope * x, slope), (low - x, high - x)
 
     # -- questions ---------------------------------------------------------------------------------
 
