@@ -28,6 +28,7 @@ from pazaak_cli.engine.errors import (
     HiddenInformationError,
     IllegalActionError,
     NotationError,
+    NotationSyntaxError,
     PazaakError,
     RulesetError,
 )
@@ -100,6 +101,7 @@ __all__ = [
     "Move",
     "MoveResult",
     "NotationError",
+    "NotationSyntaxError",
     "Objective",
     "Open",
     "OpponentModel",

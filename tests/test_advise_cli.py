@@ -341,7 +341,6 @@ IMPOSSIBLE = {
         ["--table", "5", "--opp-table", "10", "--opp-stood", "--sets", "3-0"],
         "the match ends at 3",
     ),
-    "an unreadable position": (["--position", "nonsense"], "10 fields"),
     "an opponent standing before its first draw": (
         ["--table", "10 5", "--hand", "+1", "--opp-stood"],
         "cannot stand before his first draw",
@@ -361,6 +360,14 @@ IMPOSSIBLE = {
         "-6",
     ),
 }  # fmt: skip
+
+
+def test_an_unreadable_position_is_a_usage_error() -> None:
+    """A position string that cannot be read is a bad option value (exit 2), where one read but
+    impossible is a domain failure (exit 1, below)."""
+    result = advise("--position", "nonsense")
+    assert result.exit_code == 2, result.output
+    assert "10 fields" in error_line(result)
 
 
 @pytest.mark.parametrize("name", list(IMPOSSIBLE))

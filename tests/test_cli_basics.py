@@ -319,7 +319,7 @@ def test_advise_refuses_absurd_or_foreign_numbers_at_once(
 )
 def test_advise_refuses_other_digits_in_a_position_in_one_line(position: str) -> None:
     exit_code, _, err = invoke("advise", "--position", position, env={"NO_COLOR": "1"})
-    assert exit_code == 1, err
+    assert exit_code == 2, err  # (a position that cannot be read: a bad option value)
     assert err.startswith("Error: field ") and err.count("\n") == 1
 
 
@@ -354,3 +354,42 @@ def test_a_usage_error_points_at_the_commands_own_help(args: list[str], where: s
     code, _, err = invoke(*args)
     assert code == 2
     assert err.rstrip().endswith(f"(`{where} --help` lists what it takes).")
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "exit_code", "words"),
+    [
+        (["advise", "--table", "5 x", "--hand", "+1", "--json"], "usage", 2, "'x' is not a table"),
+        (["advise", "--tabel", "5", "--json"], "usage", 2, "No such option '--tabel'"),
+        (["advise", "--position", "nonsense", "--json"], "usage", 2, "10 fields"),
+        (
+            ["advise", "--json", "--position", "kotor1 10,5 - +1 - -S - 4444344443 a1 1"],
+            "failure",
+            1,
+            "cannot stand before his first draw",
+        ),
+        (["simulate", "--matches", "0", "--json"], "usage", 2, "--matches"),
+        (["decks", "--ruleset", "kotor9", "--json"], "usage", 2, "kotor9"),
+    ],
+)
+def test_a_json_commands_error_is_json_on_standard_output(
+    args: list[str], code: str, exit_code: int, words: str
+) -> None:
+    """Under --json a script reads the error where it reads the answer: one JSON object on
+    standard output, shaped as the engine protocol's errors, and nothing on standard error."""
+    got, out, err = invoke(*args, env={"NO_COLOR": "1"})
+    assert got == exit_code, (out, err)
+    assert err == ""
+    error = json.loads(out)["error"]
+    assert error["code"] == code and error["exit_code"] == exit_code
+    assert words in error["message"]
+    assert out.count("\n") == 1
+
+
+def test_an_error_is_a_line_on_standard_error_without_json_or_where_json_is_not_an_option() -> None:
+    got, out, err = invoke("advise", "--position", "nonsense", env={"NO_COLOR": "1"})
+    assert (got, out) == (2, "") and err.startswith("Error: a position has 10 fields")
+    got, out, err = invoke("play", "--json", env={"NO_COLOR": "1"})  # (play has no --json)
+    assert (got, out) == (2, "") and "No such option '--json'" in err
+    got, out, err = invoke("advise", "--table", "5 x", "--", "--json", env={"NO_COLOR": "1"})
+    assert got == 2 and out == "" and err.startswith("Error:")

@@ -2,7 +2,8 @@
 
 Exit codes: 0 success, 1 a domain failure (an invalid deck, an impossible position, an illegal
 move: any :class:`~pazaak_cli.engine.errors.PazaakError`), 2 a usage error (a bad option, a missing
-file), 130 interrupted (Ctrl-C, in every command). No traceback reaches the user.
+file), 130 interrupted (Ctrl-C, in every command). No traceback reaches the user. A command run
+with ``--json`` says its error in JSON too (:func:`emit_json_error`), where a script reads.
 """
 
 from __future__ import annotations
@@ -32,6 +33,10 @@ EXIT_CODES = (
     "file that cannot be read); 130 interrupted by Ctrl-C."
 )
 """The epilog of every command's --help: one meaning for each exit code."""
+ERROR_CODES = {EXIT_DOMAIN: "failure", EXIT_USAGE: "usage", EXIT_INTERRUPTED: "interrupted"}
+"""The ``code`` of a ``--json`` error object, by exit code."""
+JSON_ERRORS = "pazaak.json_errors"
+"""The key of ``ctx.meta`` that says whether the command's errors are written as JSON."""
 
 
 class PazaakGroup(click.Group):
@@ -46,15 +51,36 @@ class PazaakGroup(click.Group):
         **extra: Any,
     ) -> click.Context:
         try:
-            return super().make_context(info_name, args, parent, **extra)
+            ctx = super().make_context(info_name, args, parent, **extra)
         except click.exceptions.NoArgsIsHelpError:
             raise
         except click.UsageError as error:
             raise one_line_usage(error) from None
+        ctx.meta[JSON_ERRORS] = self._asks_json(ctx, args)
+        return ctx
+
+    def _asks_json(self, ctx: click.Context, args: Sequence[str]) -> bool:
+        """Whether the command line runs a command that takes ``--json`` with ``--json`` (read
+        from the words, so that an error in reading the others is JSON too)."""
+        words = list(args[: args.index("--")] if "--" in args else args)
+        name = next((word for word in words if not word.startswith("-")), None)
+        command = self.get_command(ctx, name) if name is not None else None
+        takes_json = command is not None and any(p.name == "as_json" for p in command.params)
+        return takes_json and "--json" in words
 
     def invoke(self, ctx: click.Context) -> Any:
         if os.environ.get("NO_COLOR"):
             ctx.color = False
+        try:
+            return self._invoke_plainly(ctx)
+        except click.ClickException as error:
+            if not ctx.meta.get(JSON_ERRORS):
+                raise
+            emit_json_error(error.format_message(), error.exit_code)
+            raise click.exceptions.Exit(error.exit_code) from None
+
+    def _invoke_plainly(self, ctx: click.Context) -> Any:
+        """The command, its errors turned into one line and an exit code."""
         try:
             return super().invoke(ctx)
         except click.exceptions.NoArgsIsHelpError:
@@ -66,7 +92,10 @@ class PazaakGroup(click.Group):
             raise one_line_usage(error, where) from None
         except KeyboardInterrupt:
             # Click would say "Aborted!" and exit 1, the code of a domain failure.
-            click.echo("\nInterrupted.", err=True)
+            if ctx.meta.get(JSON_ERRORS):
+                emit_json_error("Interrupted.", EXIT_INTERRUPTED)
+            else:
+                click.echo("\nInterrupted.", err=True)
             raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
         except InputError as error:
             raise UsageFailure(str(error)) from None
@@ -295,6 +324,15 @@ def refuse_with_resume(ctx: click.Context, options: Sequence[tuple[str, str]], k
     """A resumed match keeps its own settings: an option among ``options`` (parameter name,
     flag) given with ``--resume`` is a usage error saying so (``kept``: what the match keeps)."""
     refuse_given(ctx, options, f"--resume: a resumed match keeps its own {kept}")
+
+
+def emit_json_error(message: str, exit_code: int) -> None:
+    """A command's error under ``--json``: one JSON object on standard output (in place of the
+    line on standard error), as the engine protocol's errors read: ``{"error": {"code":
+    "usage", "message": ..., "exit_code": 2}}``."""
+    code = ERROR_CODES.get(exit_code, "failure")
+    error = {"code": code, "message": message, "exit_code": exit_code}
+    click.echo(json.dumps({"error": error}, ensure_ascii=False), color=False)
 
 
 def emit_json(data: Any) -> None:

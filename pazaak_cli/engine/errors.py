@@ -49,5 +49,11 @@ class InputError(PazaakError):
     deck. A usage error (exit code 2 at the command line), not a domain failure."""
 
 
+class NotationSyntaxError(NotationError, InputError):
+    """A position string that cannot be read (a field missing or not in the notation's form):
+    a usage error at the command line, where a position read but impossible is a domain
+    failure (:class:`NotationError`)."""
+
+
 class WagerError(PazaakError):
     """A wager that cannot be settled: not a whole number of credits, or the match not over."""

@@ -31,7 +31,7 @@ drawn, an opener the first-player rule forbids, or a last set whose result the t
 from __future__ import annotations
 
 from pazaak_cli.engine.cards import MAX_MAGNITUDE, Card, CardKind
-from pazaak_cli.engine.errors import CardError, NotationError, PazaakError
+from pazaak_cli.engine.errors import CardError, NotationError, NotationSyntaxError, PazaakError
 from pazaak_cli.engine.game import (
     COPIES_PER_VALUE,
     FULL_DECK,
@@ -88,16 +88,17 @@ def _format_list(tokens: list[str]) -> str:
 
 
 def parse_position(text: str) -> MatchState:
-    """Read a position; raise :class:`NotationError` naming the field and token at fault."""
+    """Read a position; raise :class:`NotationSyntaxError` where it cannot be read, or
+    :class:`NotationError` where it is impossible, naming the field and token at fault."""
     fields = text.split()
     if len(fields) != FIELDS:
-        raise NotationError(
+        raise NotationSyntaxError(
             f"a position has {FIELDS} fields separated by spaces, this one has {len(fields)}"
         )
     try:
         ruleset = parse_ruleset(fields[0])
     except PazaakError as error:
-        raise NotationError(f"field 1 (ruleset): {error}", token=fields[0]) from None
+        raise NotationSyntaxError(f"field 1 (ruleset): {error}", token=fields[0]) from None
     tables = tuple(
         parse_table(
             fields[1 + i], ruleset.flip_targets, where=f"field {2 + i} (player {i + 1}'s table)"
@@ -110,7 +111,9 @@ def parse_position(text: str) -> MatchState:
     deck = _parse_deck(fields[7])
     phase, turn, played, forfeited = _parse_turn(fields[8])
     if fields[9] not in ("1", "2"):
-        raise NotationError(f"field 10 (opener): {fields[9]!r} is not 1 or 2", token=fields[9])
+        raise NotationSyntaxError(
+            f"field 10 (opener): {fields[9]!r} is not 1 or 2", token=fields[9]
+        )
     sides = tuple(
         Side(tables[i], table_total(tables[i], ruleset.flip_targets), hands[i], standing[i])
         for i in range(2)
@@ -166,7 +169,7 @@ def _parse_table_card(
     signed = parse_signed(raw, max_digits=2)
     if signed is not None and 1 <= abs(signed) <= MAX_MAGNITUDE:
         return TableCard(Placed.HAND, signed)
-    raise NotationError(
+    raise NotationSyntaxError(
         f"{where}: {token!r} is not a table card; write main-deck cards as 1..10, played hand "
         "cards as their signed value (+3, -2), tiebreakers as +1T/-1T, and F2/4, F3/6, D",
         token=token,
@@ -184,7 +187,7 @@ def _parse_hand(text: str, player: int) -> tuple[Card | None, ...]:
         try:
             cards.append(Card.parse(token))
         except CardError as error:
-            raise NotationError(
+            raise NotationSyntaxError(
                 f"field {4 + player} (player {player + 1}'s hand): {error}", token=token
             ) from None
     return tuple(cards)
@@ -192,7 +195,7 @@ def _parse_hand(text: str, player: int) -> tuple[Card | None, ...]:
 
 def _parse_stands(text: str) -> tuple[bool, bool]:
     if len(text) != 2 or any(ch not in "S-" for ch in text):
-        raise NotationError(
+        raise NotationSyntaxError(
             f"field 6 (stand flags): {text!r} must be two characters, S or -", token=text
         )
     return (text[0] == "S", text[1] == "S")
@@ -202,7 +205,7 @@ def _parse_sets(text: str) -> tuple[int | None, ...]:
     if text == "-":
         return ()
     if any(ch not in "12=" for ch in text):
-        raise NotationError(
+        raise NotationSyntaxError(
             f"field 7 (finished sets): {text!r} must be '-' or a string of 1, 2 and =", token=text
         )
     return tuple(None if ch == "=" else int(ch) - 1 for ch in text)
@@ -211,7 +214,7 @@ def _parse_sets(text: str) -> tuple[int | None, ...]:
 def _parse_deck(text: str) -> tuple[int, ...]:
     counts = [parse_in_range(ch, 0, COPIES_PER_VALUE) for ch in text[:11]]
     if len(counts) != 10 or None in counts:
-        raise NotationError(
+        raise NotationSyntaxError(
             f"field 8 (main deck): {text!r} must be ten digits 0..4, the count of each value "
             "1..10 left in the deck",
             token=text,
@@ -229,7 +232,7 @@ def _parse_turn(text: str) -> tuple[Phase, int, bool, int | None]:
         "f": Phase.MATCH_OVER,
     }
     if len(text) != 2 or text[0] not in letters or text[1] not in "12":
-        raise NotationError(
+        raise NotationSyntaxError(
             f"field 9 (phase): {text!r} must be one of d, a, p, o, x, f followed by 1 or 2",
             token=text,
         )
