@@ -426,3 +426,23 @@ def test_a_standing_opponent_whose_hand_is_not_given_is_not_said_to_be_known() -
     assert "The opponent's hand was not given" in text
     assert "your hand known, the opponent's empty, both play for the match" in text
     assert "both hands known" not in text
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--table", "5 D", "--hand", "+1"], "'--table': D is not a kotor1 card: kotor2 has it"),
+        (["--table", "5", "--opp-table", "10 F2/4"], "'--opp-table': F2/4 is not a kotor1 card"),
+        (["--main-deck", "per-set", "--seen", "5", "--table", "5"], "drop --seen"),
+        (["--main-deck", "infinite", "--seen", "5", "--table", "5"], "drop --seen"),
+    ],
+)
+def test_options_the_ruleset_cannot_take_are_usage_errors(args: list[str], words: str) -> None:
+    """A KOTOR II card on a kotor1 table is a bad value of that option, as it is in --hand
+    (it was an 'impossible position', exit 1); --seen with a deck that loses no card between
+    sets is refused (with the infinite deck it was silently ignored)."""
+    defaults = {"--opp-table": ["--opp-table", "10"], "--hand": ["--hand", "+1"]}
+    extra = [word for option, words_ in defaults.items() if option not in args for word in words_]
+    result = advise(*args, *extra, "--opp-stood")
+    assert result.exit_code == 2, result.output
+    assert words in error_line(result)

@@ -393,3 +393,20 @@ def test_an_error_is_a_line_on_standard_error_without_json_or_where_json_is_not_
     assert (got, out) == (2, "") and "No such option '--json'" in err
     got, out, err = invoke("advise", "--table", "5 x", "--", "--json", env={"NO_COLOR": "1"})
     assert got == 2 and out == "" and err.startswith("Error:")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["play", "--seed", "-3"],
+        ["simulate", "--seed", "-3"],
+        ["deckbuild", "--seed", "-3"],
+        ["advise", "--table", "5", "--hand", "+1", "--opp-hand-size", "1", "--seed", "-3"],
+        ["chart", "--hand", "+1", "--opp-hand-size", "1", "--seed", "-3"],
+    ],
+)
+def test_every_seed_is_a_whole_number_from_0(args: list[str]) -> None:
+    """One meaning for --seed in every command (and in the engine protocol): a negative seed
+    is a usage error, where play, simulate and deckbuild took it and advise refused it."""
+    got, _, err = invoke(*args, env={"NO_COLOR": "1"})
+    assert got == 2 and "'--seed': -3 is not in the range x>=0" in err, err

@@ -33,7 +33,7 @@ from pazaak_cli.engine.cards import Card
 from pazaak_cli.engine.decks import SAMPLE_PREFIX, SideDeck, default_deck
 from pazaak_cli.engine.errors import PazaakError
 from pazaak_cli.engine.game import TableCard
-from pazaak_cli.engine.notation import parse_position, parse_table
+from pazaak_cli.engine.notation import gold_cards, parse_position, parse_table
 from pazaak_cli.engine.position_builder import Question, build_question, question_from_state
 from pazaak_cli.engine.rules import DEFAULT_RULESET, MainDeck, Ruleset, parse_ruleset
 from pazaak_cli.solve.answers import AnswerRequest, answer
@@ -282,6 +282,11 @@ def _question(
     rules = ruleset or parse_ruleset(DEFAULT_RULESET)
     if main_deck is not None:
         rules = dataclasses.replace(rules, main_deck=MainDeck(main_deck))
+    if seen and rules.main_deck is not MainDeck.SHARED:
+        raise click.UsageError(
+            f"--seen counts the cards gone from a deck shared across sets; with the "
+            f"{rules.main_deck.value} main deck of {rules.spec} none is gone: drop --seen"
+        )
     table = _table(table_text, rules, "--table")
     opp_table = _table(opp_table_text, rules, "--opp-table")
     hidden: tuple[Card | None, ...]
@@ -308,12 +313,16 @@ def _question(
 
 
 def _table(text: str, rules: Ruleset, option: str) -> tuple[TableCard, ...]:
+    """A table option read, its cards of another ruleset refused as a bad value (exit 2), as
+    ``--hand``'s are."""
     try:
-        return parse_table(text, rules.flip_targets, where=option)
+        table = parse_table(text, rules.flip_targets, where=option)
     except PazaakError as error:
         raise click.BadParameter(
             str(error).removeprefix(f"{option}: "), param_hint=f"'{option}'"
         ) from None
+    check_cards(gold_cards(table), rules, f"'{option}'")
+    return table
 
 
 def _position_line(question: Question) -> str:

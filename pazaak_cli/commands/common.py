@@ -218,12 +218,13 @@ def json_option(func: F) -> F:
 
 
 def seed_option(func: F) -> F:
-    """``--seed``: every random choice comes from this seed; the same seed replays the same."""
+    """``--seed``: every random choice comes from this seed; the same seed replays the same. A
+    whole number from 0, as every seed of the project is (a sampled answer's, the engine's)."""
     return click.option(
         "--seed",
-        type=WholeNumber(),
+        type=WholeNumber(0, None),
         default=None,
-        help="Seed for the random generator (default: random).",
+        help="Seed for the random generator, a whole number from 0 (default: random).",
     )(func)
 
 

@@ -343,6 +343,11 @@ _GOLD_CARD = {
 }
 
 
+def gold_cards(table: tuple[TableCard, ...]) -> tuple[Card, ...]:
+    """The KOTOR II hand cards a table shows played (a ruleset without them cannot hold it)."""
+    return tuple(_GOLD_CARD[card.placed] for card in table if card.placed in _GOLD_CARD)
+
+
 def _check_table(rules: Ruleset, side: Side, name: str) -> None:
     """The cards of one table: what each can be worth, and the order they can land in."""
     table = side.table
