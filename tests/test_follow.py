@@ -44,6 +44,7 @@ from pazaak_cli.solve import answers, match_advice
 from pazaak_cli.solve.answer_types import Advice, Move, MoveResult, Outcome
 from pazaak_cli.solve.answers import answer
 from pazaak_cli.solve.models import Objective
+from pazaak_cli.terminal.lines import MAX_JSON_LINE_BYTES
 from pazaak_cli.tools.follow import (
     Followed,
     FollowError,
@@ -798,3 +799,19 @@ def test_a_command_word_with_more_on_its_line_is_named_as_no_command() -> None:
         f"Refused: 'hint match x' is not a command: {commands}",
         f"Refused: 'undo   now' is not a command: {commands}",
     ]
+
+
+def test_a_json_input_line_over_its_cap_is_refused_without_being_held() -> None:
+    """Typed lines are capped at MAX_LINE_BYTES; a --json line is too (at eight times that,
+    room for JSON escapes): refused with an empty input (the line is read in pieces and
+    dropped), and the session goes on."""
+    long_line = '{"line": "' + "x" * (MAX_JSON_LINE_BYTES + 10) + '"}'
+    result = invoke(["--json", *BASE_ARGS], [long_line, '{"line": "board"}', "quit"])
+    assert result.exit_code == 0, result.output
+    objects = [json.loads(line) for line in result.output.splitlines()]
+    assert [obj["type"] for obj in objects] == ["start", "refused", "board", "stopped"]
+    assert objects[1] == {
+        "type": "refused",
+        "input": "",
+        "message": f"that line is over {MAX_JSON_LINE_BYTES:,} bytes",
+    }

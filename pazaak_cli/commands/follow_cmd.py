@@ -58,7 +58,14 @@ from pazaak_cli.solve.budgeted import DEFAULT_SECONDS, Refinement
 from pazaak_cli.solve.models import OPPONENT_MODELS
 from pazaak_cli.solve.pondering import Ponderer
 from pazaak_cli.terminal.follow_screen import Screen, valid_text
-from pazaak_cli.terminal.lines import MAX_LINE_BYTES, TOO_LONG, LineReader, stdin_is_terminal
+from pazaak_cli.terminal.lines import (
+    MAX_JSON_LINE_BYTES,
+    MAX_LINE_BYTES,
+    TOO_LONG,
+    LineReader,
+    read_line_bytes,
+    stdin_is_terminal,
+)
 from pazaak_cli.terminal.text import SolveProgress
 from pazaak_cli.tools.follow import (
     DEFAULT_OPP_DECKS,
@@ -298,16 +305,15 @@ JSON_KINDS.update({list: "an array", dict: "an object"})
 
 
 def _json_mode_line() -> str | None:
-    """One line of --json input (``None`` at its end). Bytes that are not UTF-8 read as U+FFFD,
+    """One line of --json input (``None`` at its end; :data:`TOO_LONG` for one over
+    :data:`MAX_JSON_LINE_BYTES`, never held whole). Bytes that are not UTF-8 read as U+FFFD,
     as typed lines do: echoed as lone surrogates, strict JSON parsers would refuse the output."""
-    stream = getattr(sys.stdin, "buffer", None)
-    if stream is None:
-        text = sys.stdin.readline()
-        return valid_text(text).strip() if text else None
-    raw: bytes = stream.readline()
-    if not raw:
+    raw, fits = read_line_bytes(MAX_JSON_LINE_BYTES)
+    if raw is None:
         return None
-    return raw.decode("utf-8", errors="replace").strip()
+    if not fits:
+        return TOO_LONG
+    return valid_text(raw.decode("utf-8", errors="replace")).strip()
 
 
 def _line_of(text: str) -> str:
@@ -397,7 +403,12 @@ class Loop:
         """One input line; False when the session should stop."""
         screen = self.screen
         if line == TOO_LONG:
-            screen.refused(line, f"that line is over {MAX_LINE_BYTES} characters")
+            limit = (
+                f"{MAX_JSON_LINE_BYTES:,} bytes"
+                if screen.as_json
+                else f"{MAX_LINE_BYTES} characters"
+            )
+            screen.refused("", f"that line is over {limit}")  # (not held, not echoed)
             return True
         if screen.as_json and line.startswith(JSON_STARTS):
             try:

@@ -17,6 +17,30 @@ TOO_LONG = "\x00"
 """What :meth:`LineReader.read` returns for a line over :data:`MAX_LINE_BYTES`."""
 
 
+MAX_JSON_LINE_BYTES = 8 * MAX_LINE_BYTES
+"""A ``--json`` input line longer than this is refused: room for a typed line of
+:data:`MAX_LINE_BYTES` written with JSON escapes (``\\u00b1`` for ``±``)."""
+
+
+def read_line_bytes(limit: int) -> tuple[bytes | None, bool]:
+    """One line of standard input (``None`` at its end), and whether it fitted in ``limit``
+    bytes: the rest of a longer line is read and dropped, never held."""
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:
+        text = sys.stdin.readline()
+        return (text.encode("utf-8") if text else None), len(text) <= limit
+    raw: bytes = stream.readline(limit + 1)
+    if not raw:
+        return None, True
+    if len(raw) > limit and not raw.endswith(b"\n"):
+        while True:
+            rest = stream.readline(64 * 1024)
+            if not rest or rest.endswith(b"\n"):
+                break
+        return raw, False
+    return raw, True
+
+
 CLEAR_SCREEN = "\033[H\033[2J\033[3J"
 """Clears the terminal and its scrollback: hides one player's hand from the other (hot seat)."""
 
@@ -75,17 +99,4 @@ class LineReader:
     def _read_bytes() -> tuple[bytes | None, bool]:
         """One line (``None`` at the end of the input), and whether it fitted in
         :data:`MAX_LINE_BYTES` (the rest of a longer line is read and dropped)."""
-        stream = getattr(sys.stdin, "buffer", None)
-        if stream is None:
-            text = sys.stdin.readline()
-            return (text.encode("utf-8") if text else None), len(text) <= MAX_LINE_BYTES
-        raw: bytes = stream.readline(MAX_LINE_BYTES + 1)
-        if not raw:
-            return None, True
-        if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
-            while True:
-                rest = stream.readline(64 * 1024)
-                if not rest or rest.endswith(b"\n"):
-                    break
-            return raw, False
-        return raw, True
+        return read_line_bytes(MAX_LINE_BYTES)
