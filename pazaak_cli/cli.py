@@ -8,12 +8,16 @@ circle: no command module imports this one (see the layers in :mod:`pazaak_cli`)
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import os
+import sys
+from typing import NoReturn
 
 import click
 
 from pazaak_cli import __version__
-from pazaak_cli.commands.common import PazaakGroup
+from pazaak_cli.commands.common import EXIT_DOMAIN, PazaakGroup
 from pazaak_cli.solve.time_budget import mark_launched
 
 COMMANDS = {
@@ -64,6 +68,21 @@ def main() -> None:
 
 def run() -> None:
     """The ``pazaak`` program (its entry point, and ``python -m pazaak_cli``): :func:`main` in
-    a process launched to run it, whose time budgets count from the launch."""
+    a process launched to run it, whose time budgets count from the launch. Output that cannot
+    be written (a closed standard output, a full disk) is one line and exit code 1, as every
+    error is (Click takes a closed pipe, ``| head``, itself)."""
     mark_launched()
-    main(prog_name="pazaak")
+    if sys.stdout is None:
+        _output_failed("standard output is closed")
+    try:
+        main(prog_name="pazaak")
+    except OSError as error:  # (what reaches here was raised writing the output)
+        _output_failed(f"cannot write the output: {error.strerror or error}")
+
+
+def _output_failed(reason: str) -> NoReturn:
+    """End the program on output it cannot write: the reason on standard error if it can."""
+    with contextlib.suppress(OSError, AttributeError, ValueError):
+        sys.stderr.write(f"Error: {reason}.\n")
+        sys.stderr.flush()
+    os._exit(EXIT_DOMAIN)  # (not sys.exit: the interpreter would flush the output again)

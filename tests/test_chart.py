@@ -207,7 +207,7 @@ def test_a_sampled_chart_is_advises_sampled_answer_on_its_cells() -> None:
         4,
         19,
     )
-    assert chart["seed"] == "7" and chart["draws"] >= 4
+    assert chart["seed"] == 7 and chart["draws"] >= 4
     assert (
         "2 hidden cards of kotor1-average, sampled: 4 of 19 possible hands (seed 7)"
         in (chart["model"])
@@ -508,7 +508,7 @@ def test_the_svg_is_well_formed_and_escapes_every_name(tmp_path: Path) -> None:
 
 def test_the_docs_picture_is_what_the_docs_example_draws(tmp_path: Path) -> None:
     """docs/chart-example.svg is the docs example's chart: after a change to the drawing,
-    regenerate it with ``pazaak chart <DOC_COMMAND> --out docs/chart-example.svg``."""
+    regenerate it with ``pazaak chart <DOC_COMMAND> --out docs/chart-example.svg --force``."""
     out = tmp_path / "example.svg"
     assert run("chart", *DOC_COMMAND, "--out", str(out)).exit_code == 0
     assert out.read_text(encoding="utf-8") == DOC_PICTURE.read_text(encoding="utf-8")
@@ -567,7 +567,7 @@ KNOWN = ("chart", *INFINITE, "--my-totals", "18-19", "--opp-totals", "18-19")
         (("--hand", "+1", "--opp-hand", "+1", "--opp-hand-size", "2"), 2, "not both"),
         (("--hand", "+1", "--opp-hand", "-1", "--sets", "x"), 2, "is not MINE-THEIRS"),
         (("--hand", "+1", "--opp-hand", "-1", "--my-totals", "19-11"), 2, "range of totals"),
-        (("--hand", "+1", "--opp-hand", "-1", "--out", "/nonexistent/c.svg"), 2, "cannot write"),
+        (("--hand", "+1", "--opp-hand", "-1", "--out", "/nonexistent/c.svg"), 2, "no such dir"),
         (("--hand", "+1", "--opp-hand", "-1", "--sets", "3-0"), 1, "the match ends at 3 sets"),
         (("--hand", "+1 +2 +3 +4 +5", "--opp-hand", "-1"), 1, "more than the 4 dealt"),
         (("--hand", "+1", "--opp-hand", "+1 +2 +3 +4 +5"), 1, "more than the 4 dealt"),
@@ -600,3 +600,17 @@ def test_ctrl_c_stops_a_chart_with_exit_130(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr("pazaak_cli.commands.chart_cmd.compute_chart", interrupted)
     result = run(*KNOWN, "--hand", "+1", "--opp-hand", "-1")
     assert result.exit_code == 130 and result.stderr == "\nInterrupted.\n"
+
+
+def test_out_does_not_replace_a_file_without_force(tmp_path: Path) -> None:
+    """An existing file is the user's until --force says otherwise (as deckbuild --out): the
+    chart refuses before drawing, the file untouched; with --force it is replaced whole."""
+    out = tmp_path / "mine.svg"
+    out.write_text("precious", encoding="utf-8")
+    args = ["chart", "--hand", "+1", "--opp-hand", "-1", "--my-totals", "18-19"]
+    args += ["--opp-totals", "18-19", "--out", str(out)]
+    refused = run(*args)
+    assert refused.exit_code == 2 and "the file exists; use --force" in refused.output
+    assert out.read_text(encoding="utf-8") == "precious"
+    assert run(*args, "--force").exit_code == 0
+    assert out.read_text(encoding="utf-8").startswith("<?xml")

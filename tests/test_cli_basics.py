@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -410,3 +411,52 @@ def test_every_seed_is_a_whole_number_from_0(args: list[str]) -> None:
     is a usage error, where play, simulate and deckbuild took it and advise refused it."""
     got, _, err = invoke(*args, env={"NO_COLOR": "1"})
     assert got == 2 and "'--seed': -3 is not in the range x>=0" in err, err
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
+def test_output_that_cannot_be_written_is_one_line_and_exit_1() -> None:
+    """A full disk under standard output, or standard output closed: one line on standard
+    error and exit 1, where a traceback was shown."""
+    env = {**os.environ, "NO_COLOR": "1"}
+    with open("/dev/full", "w", encoding="utf-8") as full:
+        ran = subprocess.run(
+            [sys.executable, "-m", "pazaak_cli", "rules", "--json"],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            check=False,
+        )
+    assert ran.returncode == 1
+    assert ran.stderr == "Error: cannot write the output: No space left on device.\n"
+    closed = subprocess.run(
+        [sys.executable, "-m", "pazaak_cli", "rules"],
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        check=False,
+        preexec_fn=lambda: os.close(1),
+    )
+    assert (closed.returncode, closed.stderr) == (1, "Error: standard output is closed.\n")
+
+
+def test_counts_agree_with_their_nouns_in_a_one_set_match() -> None:
+    rules = "kotor1/sets-to-win=1"
+    got, _, err = invoke(
+        "advise",
+        "-r",
+        rules,
+        "--table",
+        "5",
+        "--hand",
+        "+1",
+        "--opp-table",
+        "10",
+        "--opp-stood",
+        "--sets",
+        "1-0",
+        env={"NO_COLOR": "1"},
+    )
+    assert got == 1 and "the match ends at 1 set won: each player has won none" in err
+    got, out, _ = invoke("simulate", "--matches", "1", "--seed", "1", env={"NO_COLOR": "1"})
+    assert got == 0 and "1 match, ruleset kotor1" in out and "1 matches" not in out

@@ -443,7 +443,7 @@ def test_the_same_advise_asked_again_goes_on_refining_the_answer() -> None:
     assert first["exactness"] == "sampled"
     assert again["hands_solved"] > first["hands_solved"]
     other = engine.reply({"id": 3, **question, "seed": 1})["result"]
-    assert other["continued"] is False and other["seed"] == "1"
+    assert other["continued"] is False and other["seed"] == 1
 
 
 def test_the_command_runs_in_process_too() -> None:

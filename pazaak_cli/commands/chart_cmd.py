@@ -13,13 +13,14 @@ import click
 
 from pazaak_cli.commands.common import (
     EXIT_CODES,
-    UsageFailure,
     budget_seconds,
+    check_out_file,
     emit_json,
     json_option,
     ruleset_option,
     sample_options,
     time_option,
+    write_out_file,
 )
 from pazaak_cli.commands.deck_option import deck_option
 from pazaak_cli.commands.position_options import (
@@ -133,6 +134,7 @@ TOTALS = TotalsType()
     metavar="FILE.svg",
     help="Also write the chart as an SVG picture (a browser shows it).",
 )
+@click.option("--force", is_flag=True, help="Let --out replace an existing file.")
 @time_option(
     f"Default: {DEFAULT_CHART_SECONDS:g} s for a hidden hand when the chart goes to a terminal, "
     "else the exact chart.",
@@ -156,6 +158,7 @@ def chart_command(
     my_totals: tuple[int, ...] | None,
     opp_totals: tuple[int, ...] | None,
     out: Path | None,
+    force: bool,
     time_budget: float | None,
     sample_seed: int,
     sample_hands: int | None,
@@ -192,8 +195,8 @@ def chart_command(
         raise click.BadParameter(
             "the chart is written as SVG: name a .svg file", param_hint="'--out'"
         )
-    if out is not None and not out.parent.is_dir():
-        raise UsageFailure(f"cannot write {out}: no directory {out.parent}")
+    if out is not None:
+        check_out_file(str(out), force)
     if opp_hand is not None and opp_hand_size is not None:
         raise click.UsageError("give either --opp-hand or --opp-hand-size, not both")
     rules = ruleset or parse_ruleset(DEFAULT_RULESET)
@@ -234,10 +237,7 @@ def chart_command(
     finally:
         progress.close()
     if out is not None:
-        try:
-            out.write_text(render_svg(chart, chart_title(spec)), encoding="utf-8")
-        except OSError as error:
-            raise UsageFailure(f"cannot write {out}: {error.strerror or error}") from None
+        write_out_file(str(out), render_svg(chart, chart_title(spec)))
     taken = time.monotonic() - started
     if as_json:
         emit_json({**chart_json(chart), "time_budget": seconds})

@@ -8,9 +8,11 @@ with ``--json`` says its error in JSON too (:func:`emit_json_error`), where a sc
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
+import tempfile
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -325,6 +327,41 @@ def refuse_with_resume(ctx: click.Context, options: Sequence[tuple[str, str]], k
     """A resumed match keeps its own settings: an option among ``options`` (parameter name,
     flag) given with ``--resume`` is a usage error saying so (``kept``: what the match keeps)."""
     refuse_given(ctx, options, f"--resume: a resumed match keeps its own {kept}")
+
+
+def check_out_file(path: str, force: bool) -> None:
+    """Refuse an ``--out`` that could not be written, or would replace a file without
+    ``--force``, before the work, not after it (a usage error)."""
+    if os.path.isdir(path):
+        raise UsageFailure(f"--out {path}: is a directory; give a file name")
+    if os.path.lexists(path) and not force:
+        raise UsageFailure(f"--out {path}: the file exists; use --force to replace it")
+    directory = os.path.dirname(path)
+    if directory and not os.path.isdir(directory):
+        raise UsageFailure(f"--out {path}: no such directory {directory}")
+
+
+def write_out_file(path: str, text: str) -> None:
+    """Write an ``--out`` file atomically (a temporary file beside it, renamed over: the old
+    file whole or the new one, never half of one), readable as any file the user makes."""
+    directory = os.path.dirname(os.path.abspath(path))
+    try:
+        handle, temporary = tempfile.mkstemp(prefix=".pazaak-out-", dir=directory)
+    except OSError as error:
+        raise UsageFailure(f"--out {path}: cannot write there ({_reason(error)})") from None
+    try:
+        os.fchmod(handle, 0o644)  # (not mkstemp's private 0600)
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.replace(temporary, path)
+    except OSError as error:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise UsageFailure(f"--out {path}: cannot write it ({_reason(error)})") from None
+
+
+def _reason(error: OSError) -> str:
+    return (error.strerror or type(error).__name__).lower()
 
 
 def emit_json_error(message: str, exit_code: int) -> None:

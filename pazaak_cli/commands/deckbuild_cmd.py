@@ -9,11 +9,9 @@ Dask not installed); 130 interrupted (Ctrl-C).
 
 from __future__ import annotations
 
-import contextlib
 import os
 import random
 import sys
-import tempfile
 from collections.abc import Sequence
 
 import click
@@ -21,11 +19,13 @@ from tabulate import tabulate
 
 from pazaak_cli.commands.common import (
     UsageFailure,
+    check_out_file,
     cluster_option,
     emit_json,
     json_option,
     ruleset_option,
     seed_option,
+    write_out_file,
 )
 from pazaak_cli.engine.decks import SAMPLE_PREFIX, STDIN_SPEC, load_deck
 from pazaak_cli.engine.numbers import counted
@@ -143,7 +143,7 @@ def deckbuild_command(
       pazaak deckbuild --ruleset kotor2 --cluster tcp://127.0.0.1:8786 --seed 7 --json
     """
     if out_file is not None:
-        _check_out(out_file, force)
+        check_out_file(out_file, force)
     opponents = [_against_spec(spec) for spec in against]
     _check_stdin_once(pool_file, [deck_spec for deck_spec, _ in opponents])
     pool = read_pool(pool_file, ruleset) if pool_file is not None else whole_pool(ruleset)
@@ -178,17 +178,6 @@ def deckbuild_command(
         emit_json(result_json(result, executor_description=executor.description))
     else:
         click.echo(_report(result, executor.description))
-
-
-def _check_out(path: str, force: bool) -> None:
-    """Refuse an --out the deck could not be written to before the search, not after it."""
-    if os.path.isdir(path):
-        raise UsageFailure(f"--out {path}: is a directory; give a file name")
-    if os.path.lexists(path) and not force:
-        raise UsageFailure(f"--out {path}: the file exists; use --force to replace it")
-    directory = os.path.dirname(path)
-    if directory and not os.path.isdir(directory):
-        raise UsageFailure(f"--out {path}: no such directory {directory}")
 
 
 def _against_spec(spec: str) -> tuple[str, str]:
@@ -368,21 +357,4 @@ def _write_deck(path: str, result: SearchResult) -> None:
         f"{counted(len(result.field), 'opponent')}\n\n"
         f"{_spelling(best.deck)}\n"
     )
-    directory = os.path.dirname(os.path.abspath(path))
-    try:
-        handle, temporary = tempfile.mkstemp(prefix=".deckbuild-", dir=directory)
-    except OSError as error:
-        raise UsageFailure(f"--out {path}: cannot write there ({_reason(error)})") from None
-    try:
-        os.fchmod(handle, 0o644)  # a deck file like any other, not mkstemp's private 0600
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except OSError as error:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise UsageFailure(f"--out {path}: cannot write it ({_reason(error)})") from None
-
-
-def _reason(error: OSError) -> str:
-    return (error.strerror or type(error).__name__).lower()
+    write_out_file(path, text)

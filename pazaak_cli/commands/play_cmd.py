@@ -49,6 +49,7 @@ from pazaak_cli.engine.game import (
     Phase,
 )
 from pazaak_cli.engine.notation import format_position
+from pazaak_cli.engine.numbers import counted
 from pazaak_cli.engine.rules import DEFAULT_RULESET, PRESETS, Ruleset
 from pazaak_cli.players.roster import MATCH_POLICIES, POLICY_NAMES, Player, make_player
 from pazaak_cli.runtime.savefile import (
@@ -717,7 +718,8 @@ class Screen:
             + style(f"{second.name} ({second.deck_name})", bold=True)
         )
         click.echo(
-            f"Ruleset {session.ruleset.spec}, first to {session.ruleset.sets_to_win} sets, "
+            f"Ruleset {session.ruleset.spec}, "
+            f"first to {counted(session.ruleset.sets_to_win, 'set')}, "
             f"seed {session.seed}{stake}."
         )
         click.echo(

@@ -21,6 +21,7 @@ from pazaak_cli.commands.common import (
 )
 from pazaak_cli.commands.deck_option import DeckSource, DeckType
 from pazaak_cli.engine.decks import SideDeck, default_deck
+from pazaak_cli.engine.numbers import counted
 from pazaak_cli.engine.rules import Ruleset
 from pazaak_cli.players.roster import POLICY_HELP, POLICY_NAMES
 from pazaak_cli.runtime.executors import make_executor
@@ -191,7 +192,8 @@ def _pairing_report(result: PairingResult) -> str:
     swap = ", seats swapped for every match" if result.swap else ""
     lines = [
         style(f"{pairing.first.label} vs {pairing.second.label}", bold=True),
-        f"{t.matches:,} matches, ruleset {result.ruleset.spec}, seed {result.seed}{swap}",
+        f"{counted(t.matches, 'match', 'matches')}, ruleset {result.ruleset.spec}, "
+        f"seed {result.seed}{swap}",
         "",
     ]
     rows = []
@@ -249,7 +251,8 @@ def _matrix_report(
     swap = ", seats swapped for every match" if any_result.swap else ""
     lines = [
         style("Player 1's match-win rate (95% CI)", bold=True),
-        f"{who}ruleset {any_result.ruleset.spec}, {matches:,} matches per pairing, "
+        f"{who}ruleset {any_result.ruleset.spec}, "
+        f"{counted(matches, 'match', 'matches')} per pairing, "
         f"seed {any_result.seed}{swap}",
         "",
     ]

@@ -56,3 +56,11 @@ def counted(number: int, one: str, many: str | None = None) -> str:
     """``1 card``, ``2 cards``, ``1,000 matches``: a count with its noun agreeing (``many``:
     the plural where it is not ``one`` + s)."""
     return f"{number:,} {one if number == 1 else (many or one + 's')}"
+
+
+def seed_number(seed: str | None) -> int | str | None:
+    """A sampled answer's seed as its JSON shows it: the whole number given (``--seed 7``: 7,
+    as ``simulate`` and ``deckbuild`` show theirs), else the text it is."""
+    if seed is not None and seed.isascii() and seed.isdigit():
+        return int(seed)
+    return seed

@@ -25,6 +25,7 @@ from pazaak_cli.engine.game import (
     table_total,
 )
 from pazaak_cli.engine.notation import check_position
+from pazaak_cli.engine.numbers import counted
 from pazaak_cli.engine.rules import MainDeck, Ruleset
 
 
@@ -79,8 +80,9 @@ def build_question(
     what cannot be."""
     if max(sets) >= ruleset.sets_to_win or min(sets) < 0:
         raise PositionError(
-            f"the sets won are {sets[0]}-{sets[1]}, but the match ends at {ruleset.sets_to_win} "
-            f"sets won: each player has won 0 to {ruleset.sets_to_win - 1}"
+            f"the sets won are {sets[0]}-{sets[1]}, but the match ends at "
+            f"{counted(ruleset.sets_to_win, 'set')} won: each player has won "
+            + ("none" if ruleset.sets_to_win == 1 else f"0 to {ruleset.sets_to_win - 1}")
         )
     if not table:
         raise PositionError("your table is empty: give it with the card you just drew last")

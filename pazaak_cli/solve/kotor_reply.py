@@ -35,6 +35,7 @@ from typing import Any
 from pazaak_cli.engine.cards import Card
 from pazaak_cli.engine.errors import PazaakError
 from pazaak_cli.engine.game import FULL_DECK, MatchState, Side
+from pazaak_cli.engine.numbers import counted
 from pazaak_cli.engine.position_builder import Question
 from pazaak_cli.engine.rules import FlipTargets, MainDeck, NineCards, Ruleset, Tiebreaker
 from pazaak_cli.policies.heuristic_rule import heuristic_rule
@@ -576,7 +577,10 @@ def describe_model(
         who += "; its hand known, in the order given"
     else:
         kind = "sampled" if sampled is not None else "possible"
-        who += f"; its {len(other.hand)} hidden cards averaged over {len(other_hands)} {kind} hands"
+        who += (
+            f"; its {counted(len(other.hand), 'hidden card')} averaged over "
+            f"{counted(len(other_hands), f'{kind} hand')}"
+        )
         orders = sum(len(hand_orders(hand)) for hand, _ in other_hands)
         if orders > len(other_hands):  # gold cards whose order the rule reads
             who += f" ({orders} with the orders that change its choices)"

@@ -8,7 +8,7 @@ import textwrap
 from typing import Any
 
 from pazaak_cli.engine.notation import format_position
-from pazaak_cli.engine.numbers import counted
+from pazaak_cli.engine.numbers import counted, seed_number
 from pazaak_cli.engine.rules import MainDeck
 from pazaak_cli.solve.answer_types import Move
 from pazaak_cli.solve.budgeted import MIN_HANDS, OVERRUN_SLACK
@@ -205,7 +205,7 @@ def chart_json(chart: Chart) -> dict[str, Any]:
         "exactness": sample.exactness,
         "hands_solved": sample.hands_solved,
         "hands_possible": sample.hands_possible,
-        "seed": sample.seed,
+        "seed": seed_number(sample.seed),
         "draws": sample.draws,
         "passes": [
             {"hands": done.hands, "new_hands": done.new_hands, "seconds": done.seconds}

@@ -15,6 +15,7 @@ from pazaak_cli.engine.cards import CardKind
 from pazaak_cli.engine.game import Draw, MatchState, Open, Phase, Play, Stand, set_outcome
 from pazaak_cli.engine.move_notation import format_action
 from pazaak_cli.engine.notation import format_position
+from pazaak_cli.engine.numbers import counted
 from pazaak_cli.solve.answer_types import Advice
 from pazaak_cli.solve.budgeted import FOLLOW_ASKS
 from pazaak_cli.solve.models import opponent_model
@@ -340,7 +341,8 @@ def board_lines(followed: Followed) -> list[str]:
     lines = [
         head + ".",
         f"  You:      {table_text(me)}; hand {hand}",
-        f"  Opponent: {table_text(them)}; {len(them.hand)} hidden hand cards; played {played}",
+        f"  Opponent: {table_text(them)}; {counted(len(them.hand), 'hidden hand card')}; "
+        f"played {played}",
     ]
     if state.is_terminal():
         lines.append(f"Match over: {describe_result(followed)}.")

@@ -19,6 +19,7 @@ from pazaak_cli.engine.game import (
     Stand,
     set_outcome,
 )
+from pazaak_cli.engine.numbers import counted
 from pazaak_cli.terminal.text import printable, style
 from pazaak_cli.tools.board import board_head, seen_text, table_text
 from pazaak_cli.tools.session import Event, MatchSession, Seat
@@ -260,6 +261,6 @@ def board_text(session: MatchSession, seat: int) -> list[str]:
     return [
         head + ".",
         f"  {(ordered[0] + ':').ljust(width)} {table_text(mine)}; hand {hand}",
-        f"  {(ordered[1] + ':').ljust(width)} {table_text(theirs)}; {len(theirs.hand)} hand "
-        f"cards face down; played {played}",
+        f"  {(ordered[1] + ':').ljust(width)} {table_text(theirs)}; "
+        f"{counted(len(theirs.hand), 'hand card')} face down; played {played}",
     ]

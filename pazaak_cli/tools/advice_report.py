@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from pazaak_cli.engine.notation import format_position
+from pazaak_cli.engine.numbers import seed_number
 from pazaak_cli.engine.position_builder import Question
 from pazaak_cli.solve.advice import FallbackAdvice
 from pazaak_cli.solve.answer_types import Advice, MoveResult
@@ -25,7 +26,7 @@ def advice_json(advice: Advice, question: Question) -> dict[str, Any]:
             advice.hands_averaged if advice.hands_solved is None else advice.hands_solved
         ),
         "draws": advice.draws,
-        "seed": advice.seed,
+        "seed": seed_number(advice.seed),
         "confidence": advice.confidence,
         "fixed_probabilities": advice.fixed_probabilities,
         "position": format_position(question.state),
