@@ -433,6 +433,7 @@ def test_a_standing_opponent_whose_hand_is_not_given_is_not_said_to_be_known() -
     [
         (["--table", "5 D", "--hand", "+1"], "'--table': D is not a kotor1 card: kotor2 has it"),
         (["--table", "5", "--opp-table", "10 F2/4"], "'--opp-table': F2/4 is not a kotor1 card"),
+        (["--table", "9 6", "--opp-table", "10", "--opp-hand", "T"], "'--opp-hand': T is not a"),
         (["--main-deck", "per-set", "--seen", "5", "--table", "5"], "drop --seen"),
         (["--main-deck", "infinite", "--seen", "5", "--table", "5"], "drop --seen"),
     ],

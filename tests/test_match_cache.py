@@ -16,6 +16,8 @@ from pazaak_cli.cli import main
 from pazaak_cli.engine.cards import parse_cards
 from pazaak_cli.engine.position_builder import Question, question_from_state
 from pazaak_cli.engine.rules import parse_ruleset
+from pazaak_cli.policies.heuristic_rule import heuristic_rule
+from pazaak_cli.policies.kotor_rule import kotor_rule
 from pazaak_cli.solve import match_cache
 from pazaak_cli.solve.answer_types import SolveOptions
 from pazaak_cli.solve.match_advice import (
@@ -23,6 +25,7 @@ from pazaak_cli.solve.match_advice import (
     shared_match_solver,
     solve_match_question,
 )
+from pazaak_cli.solve.match_kotor import KotorMatchSolver
 from pazaak_cli.solve.match_solver import MatchSolver
 
 SPEC = parse_ruleset(f"kotor1/{TINY}").spec  # (the ruleset's own spelling, as the file has it)
@@ -229,8 +232,29 @@ def test_the_rows_read_in_c_as_in_python(bad_row: object, monkeypatch: pytest.Mo
             monkeypatch.setenv("PAZAAK_PURE_PYTHON", "1")
         solver = MatchSolver(parse_ruleset(SPEC))
         try:
-            found[pure] = (match_cache._checked(document, solver.ruleset, solver.hands.intern), 0)
+            interns = solver.cache_interns()
+            found[pure] = (match_cache._checked(document, solver.ruleset, "", interns), 0)
         except (ValueError, TypeError):  # (what load_entries takes for a file not ours)
             found[pure] = ([], 1)
     assert found[False] == found[True]
     assert found[False][1] == (bad_row is not None)
+
+
+def test_the_values_against_a_rule_have_a_file_of_their_own_per_rule_and_seat() -> None:
+    """A solver against the KOTOR rule saves its values (its hands in its own order, the
+    rule's in the rule's) and a fresh one reads them, to the last bit; the file is not the
+    optimal opponent's, nor the other seat's or the heuristic's, which read nothing from it."""
+    rules = parse_ruleset(SPEC)
+    solver = KotorMatchSolver(rules, 0, rule=kotor_rule)
+    solver.prepare_hand((0, 0), parse_cards("+1 -2"), parse_cards("+2 +1"), orders=True)
+    assert match_cache.save_entries(solver)
+    fresh = KotorMatchSolver(rules, 0, rule=kotor_rule)
+    assert match_cache.load_entries(fresh) == solver.entry_count > 0
+    assert sorted(fresh.known_entries()) == sorted(solver.known_entries())
+    for other in (
+        MatchSolver(rules),
+        KotorMatchSolver(rules, 1, rule=kotor_rule),
+        KotorMatchSolver(rules, 0, rule=heuristic_rule),
+    ):
+        assert match_cache.load_entries(other) == 0
+    assert len({match_cache._solver_path(s) for s in (solver, MatchSolver(rules))}) == 2

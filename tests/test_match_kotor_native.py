@@ -18,6 +18,7 @@ import json
 import os
 import random
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -341,7 +342,7 @@ def test_two_processes_give_the_exact_average_of_one(monkeypatch: pytest.MonkeyP
 
 
 def test_a_sample_s_later_sets_in_two_processes_give_the_one_process_answer(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """The sampled match answer against the rule (a hand count, as a time budget asks for
     hands) solves each batch's later sets in two processes first: the same bytes as one
@@ -368,6 +369,7 @@ def test_a_sample_s_later_sets_in_two_processes_give_the_one_process_answer(
         match_advice.clear_shared_solvers()
         split.clear()
         monkeypatch.setenv("PAZAAK_SOLVER_PROCESSES", str(processes))
+        monkeypatch.setenv("PAZAAK_CACHE_DIR", str(tmp_path / f"cache-{processes}"))  # (cold)
         result = CliRunner().invoke(main, args, prog_name="pazaak")
         assert result.exit_code == 0, result.output
         assert any(split) == (processes == 2)

@@ -109,7 +109,7 @@ def test_a_ponder_stops_within_a_fraction_of_a_second_and_leaves_the_solvers_sou
 
 
 def test_follow_works_ahead_while_the_user_types(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """At the first decision of a match the advice within a budget the cold match answer would
     overrun is the match's when the user took the time the ponder needed to type his draw; a
@@ -128,6 +128,7 @@ def test_follow_works_ahead_while_the_user_types(
     objectives = []
     for ahead in (True, False):
         clear_shared_solvers()
+        monkeypatch.setenv("PAZAAK_CACHE_DIR", str(tmp_path / f"cache-{ahead}"))  # (cold)
         screen = Screen(as_json=True, quiet=False)
         Typing.lines = ["5", "quit"]
         Typing(followed("kotor"), tmp_path / "follow.json", screen, 0.05, ponder=ahead).run()
@@ -138,7 +139,7 @@ def test_follow_works_ahead_while_the_user_types(
 
 
 def test_play_works_ahead_on_the_hint_while_the_person_types(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The hint ``h`` typed at the first move of a match, once the work ahead is done, is the
     match's within a budget the cold match answer would overrun (without it, this set's)."""
@@ -163,6 +164,7 @@ def test_play_works_ahead_on_the_hint_while_the_person_types(
     firsts = []
     for ahead in (True, False):
         clear_shared_solvers()
+        monkeypatch.setenv("PAZAAK_CACHE_DIR", str(tmp_path / f"cache-{ahead}"))  # (cold)
         session = MatchSession.start(rules, seats, seed=1, wager=0, player_factory=computer_player)
         screen = play_cmd.Screen(session, tmp_path / "match.json", LineReader(False), 0.0)
         screen.reader = Typing(screen, ["h", "q"])

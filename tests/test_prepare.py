@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import os
 import time
 from typing import Any
 
@@ -11,8 +13,10 @@ from click.testing import CliRunner
 from match_reference import TINY
 
 from pazaak_cli.cli import main
+from pazaak_cli.commands import prepare_cmd
 from pazaak_cli.engine.decks import load_deck
 from pazaak_cli.engine.rules import parse_ruleset
+from pazaak_cli.policies.kotor_rule import kotor_rule
 from pazaak_cli.runtime import executors
 from pazaak_cli.solve import deck_pair_prepare, match_advice
 from pazaak_cli.solve.deck_pair_prepare import prepare_deck_pair
@@ -228,3 +232,68 @@ def test_ctrl_c_says_what_is_kept_and_how_to_go_on(monkeypatch: pytest.MonkeyPat
         "Stopped: the match values solved so far are saved in the cache; the same command goes "
         "on from there." in result.output
     )
+
+
+def test_prepare_against_the_rule_then_the_default_answers_for_the_match(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`prepare --opponent kotor` keeps the values against the KOTOR rule in a file of their
+    own: a question against the rule past the default's limit answers for the set, and once
+    the pair is prepared for the match, with the bits of the match answer asked for in a fresh
+    process; a second preparation solves nothing, and the optimal opponent's values are not
+    among what it kept."""
+    limits = match_advice.kotor_match_limits(kotor_rule)
+    small = dataclasses.replace(limits, quick_pairs=2)
+    monkeypatch.setattr(match_advice, "kotor_match_limits", lambda rule: small)
+    question = ["advise", "-r", RULES, "--table", "2", "--hand", "+1 +2", "--opp-table", ""]
+    question += ["--opp-hand-size", "2", "--opp-deck", "kotor1-average", "--opponent", "kotor"]
+    question += ["--json"]
+    code, output = run(*question)
+    assert code == 0, output
+    assert json.loads(output)["objective"] == "set"
+    code, output = run("prepare", "-r", RULES, *DECKS, "--opponent", "kotor", "--json")
+    assert code == 0, output
+    first = json.loads(output)
+    assert first["opponent"] == "kotor" and first["states"] == first["solved"] > 0
+    clear_shared_solvers()  # (another process: what is known comes from the disk)
+    code, output = run(*question)
+    answer = json.loads(output)
+    assert answer["objective"] == "match" and answer["exactness"] == "exact"
+    code, output = run("prepare", "-r", RULES, *DECKS, "--opponent", "kotor", "--json")
+    assert json.loads(output)["solved"] == 0
+    cache = os.environ["PAZAAK_CACHE_DIR"]
+    monkeypatch.setenv("PAZAAK_CACHE_DIR", "off")
+    clear_shared_solvers()
+    code, output = run(*question, "--objective", "match", "--time", "0")
+    assert json.loads(output)["moves"] == answer["moves"]
+    monkeypatch.setenv("PAZAAK_CACHE_DIR", cache)
+    code, output = run("prepare", "-r", RULES, *DECKS, "--json")
+    assert json.loads(output)["solved"] > 0  # (the optimal opponent's: not prepared yet)
+
+
+def test_prepare_against_a_rule_is_local() -> None:
+    code, output = run("prepare", *DECKS, "--opponent", "kotor", "--cluster", "tcp://x:1")
+    assert code == 2 and "--cluster prepares against the optimal opponent only" in output
+
+
+def test_prepare_checks_the_cache_can_be_written_before_it_solves(tmp_path: Any) -> None:
+    """A cache path that is a file fails at once (it failed after all the solving, saying to
+    check that a directory was writable)."""
+    blocked = tmp_path / "cachefile"
+    blocked.write_text("", encoding="utf-8")
+    result = CliRunner().invoke(
+        main, ["prepare", "-r", RULES, *DECKS], env={"PAZAAK_CACHE_DIR": str(blocked)}
+    )
+    assert result.exit_code == 1
+    assert f"the cache directory {blocked} is a file, not a directory" in result.output
+
+
+def test_a_stopped_prepare_under_json_says_so_in_json(monkeypatch: pytest.MonkeyPatch) -> None:
+    def stopped(*args: Any, **kwargs: Any) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(prepare_cmd, "prepare_deck_pair", stopped)
+    result = CliRunner().invoke(main, ["prepare", "-r", RULES, *DECKS, "--json"])
+    assert result.exit_code == 130 and result.stderr == ""
+    error = json.loads(result.stdout)["error"]
+    assert error["code"] == "interrupted" and error["message"].startswith("Stopped: the match")

@@ -38,7 +38,7 @@ from pazaak_cli.engine.position_builder import Question, build_question, questio
 from pazaak_cli.engine.rules import DEFAULT_RULESET, MainDeck, Ruleset, parse_ruleset
 from pazaak_cli.solve.answers import AnswerRequest, answer
 from pazaak_cli.solve.budgeted import ADVISE_ASKS, DEFAULT_SECONDS
-from pazaak_cli.solve.models import objective_named, opponent_model
+from pazaak_cli.solve.models import OPTIMAL, objective_named, opponent_model
 from pazaak_cli.solve.time_budget import TimeBudget, command_started
 from pazaak_cli.terminal.advice_table import render_advice
 from pazaak_cli.terminal.text import SolveProgress, wrap_lines
@@ -173,7 +173,7 @@ def advise_command(
     if not other.hand_known:  # (a standing opponent's hand still plays the later sets)
         deck = opp_deck or default_deck(state.ruleset)
         prior = deck.cards
-        asks = asks._replace(prepare=prepare_hint(state.ruleset, deck, state.turn))
+        asks = asks._replace(prepare=prepare_hint(state.ruleset, deck, state.turn, opponent))
     seconds = budget_seconds(
         time_budget,
         default=DEFAULT_SECONDS if sys.stdout.isatty() else None,
@@ -221,9 +221,10 @@ def advise_command(
     click.echo(wrap_lines("\n".join(lines)))
 
 
-def prepare_hint(rules: Ruleset, opponent_deck: SideDeck, seat: int) -> str:
+def prepare_hint(rules: Ruleset, opponent_deck: SideDeck, seat: int, opponent: str) -> str:
     """The ``pazaak prepare`` command for the player in ``seat`` (0 or 1) against
-    ``opponent_deck`` under ``rules``, the player's own deck left for them to name."""
+    ``opponent_deck`` under ``rules`` and the ``opponent`` model, the player's own deck left
+    for them to name."""
     words = ["pazaak", "prepare"]
     if rules.spec != DEFAULT_RULESET:
         words += ["-r", rules.spec]
@@ -232,6 +233,8 @@ def prepare_hint(rules: Ruleset, opponent_deck: SideDeck, seat: int) -> str:
     words += ["--deck", "YOUR-DECK", "--opp-deck", deck]
     if seat == 1:
         words += ["--player", "2"]
+    if opponent != OPTIMAL.name:
+        words += ["--opponent", opponent]
     return shlex.join(words)
 
 
@@ -300,6 +303,8 @@ def _question(
                 "--opp-hand-size (its deck with --opp-deck), or say --opp-stood"
             )
     check_cards(hand, rules, "'--hand'")
+    if opp_hand is not None:
+        check_cards(opp_hand, rules, "'--opp-hand'")
     return build_question(
         rules,
         table=table,

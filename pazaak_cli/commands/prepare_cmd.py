@@ -11,17 +11,22 @@ from pazaak_cli.commands.common import (
     EXIT_CODES,
     EXIT_INTERRUPTED,
     emit_json,
+    emit_json_error,
     fail,
     json_option,
     ruleset_option,
 )
 from pazaak_cli.commands.deck_option import deck_option
+from pazaak_cli.commands.position_options import opponent_option
 from pazaak_cli.engine.decks import SideDeck
 from pazaak_cli.engine.rules import Ruleset
 from pazaak_cli.runtime.executors import DaskCluster
 from pazaak_cli.solve.deck_pair_prepare import prepare_deck_pair
 from pazaak_cli.solve.hidden_hands import possible_hands
-from pazaak_cli.solve.match_cache import cache_path
+from pazaak_cli.solve.match_cache import cache_path, unwritable
+from pazaak_cli.solve.match_kotor import CACHED_RULES
+from pazaak_cli.solve.models import OPPONENT_MODELS
+from pazaak_cli.solve.rule_deck_prepare import prepare_deck_pair_against_rule
 from pazaak_cli.terminal.text import LazyProgress, elapsed_text
 
 
@@ -42,6 +47,7 @@ from pazaak_cli.terminal.text import LazyProgress, elapsed_text
     help="Your seat: 1 (pazaak play and follow seat you there; in kotor1 player 1 opens every "
     "set) or 2.",
 )
+@opponent_option
 @click.option(
     "--cluster",
     metavar="ADDRESS",
@@ -56,6 +62,7 @@ def prepare_command(
     deck: SideDeck,
     opp_deck: SideDeck,
     player: str,
+    opponent: str,
     cluster: str | None,
     as_json: bool,
 ) -> None:
@@ -67,22 +74,36 @@ def prepare_command(
     pazaak advise, the hint of pazaak play and pazaak follow answer for the match by default
     (seconds instead of minutes). It takes a while (about 5 minutes on two cores for
     kotor1-starter against kotor1-average); Ctrl-C stops it, keeping what is solved: run it
-    again to go on.
+    again to go on. The values assume the opponent --opponent names: prepare against kotor
+    for the answers of --opponent kotor (pazaak follow's default, the game's own rule).
 
     \b
     Examples:
       pazaak prepare --deck kotor1-starter --opp-deck kotor1-average
+      pazaak prepare --deck kotor1-starter --opp-deck kotor1-average --opponent kotor
       pazaak prepare -r kotor1 --deck my.deck --opp-deck kotor1-strongest --json
       pazaak prepare --deck kotor1-starter --opp-deck kotor1-average --cluster tcp://HOST:8786
     """
     theirs = opp_deck
-    if cache_path(ruleset) is None:
+    rule = OPPONENT_MODELS[opponent].rule
+    if rule is not None and cluster:
+        raise click.UsageError(
+            f"--cluster prepares against the optimal opponent only; --opponent {opponent} is "
+            "prepared here (drop --cluster)"
+        )
+    kind = "" if rule is None else f"{CACHED_RULES[rule]}/player{player}"
+    path = cache_path(ruleset, kind)
+    if path is None:
         raise fail(
             "the disk cache is off (PAZAAK_CACHE_DIR=off): nothing solved would be kept; "
             "set PAZAAK_CACHE_DIR to a directory or unset it"
         )
+    problem = unwritable(path)
+    if problem is not None:
+        raise fail(f"{problem}: nothing solved would be kept; set PAZAAK_CACHE_DIR to another")
     hands = len(possible_hands(deck.cards, ruleset.hand_size))
-    bar = LazyProgress(hands, enabled=not as_json and sys.stderr.isatty(), label="match states")
+    label = "match states" if rule is None else "your hands"
+    bar = LazyProgress(hands, enabled=not as_json and sys.stderr.isatty(), label=label)
 
     def progress(done: int, total: int) -> None:
         bar.total = total
@@ -91,21 +112,29 @@ def prepare_command(
     started = time.monotonic()
     executor = DaskCluster(cluster) if cluster else None
     try:
-        prepared = prepare_deck_pair(
-            ruleset,
-            deck.cards,
-            theirs.cards,
-            seat=int(player) - 1,
-            progress=progress,
-            executor=executor,
-        )
+        if rule is None:
+            prepared = prepare_deck_pair(
+                ruleset,
+                deck.cards,
+                theirs.cards,
+                seat=int(player) - 1,
+                progress=progress,
+                executor=executor,
+            )
+        else:
+            prepared = prepare_deck_pair_against_rule(
+                ruleset, deck.cards, theirs.cards, rule, seat=int(player) - 1, progress=progress
+            )
     except KeyboardInterrupt:
         bar.close()
-        click.echo(
-            "\nStopped: the match values solved so far are saved in the cache; the same "
-            "command goes on from there.",
-            err=True,
+        stopped = (
+            "Stopped: the match values solved so far are saved in the cache; the same command "
+            "goes on from there."
         )
+        if as_json:
+            emit_json_error(stopped, EXIT_INTERRUPTED)
+        else:
+            click.echo(f"\n{stopped}", err=True)
         raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
     finally:
         bar.close()
@@ -115,7 +144,7 @@ def prepare_command(
     if not prepared.saved:
         raise fail(
             f"the {prepared.states:,} match values were solved but could not be written to the "
-            f"cache ({cache_path(ruleset)}): check that its directory is writable"
+            f"cache ({cache_path(ruleset, kind)}): check that its directory is writable"
         )
     if as_json:
         emit_json(
@@ -124,24 +153,28 @@ def prepare_command(
                 "deck": deck.name,
                 "opp_deck": theirs.name,
                 "player": int(player),
+                "opponent": opponent,
                 "my_hands": prepared.my_hands,
                 "their_hands": prepared.their_hands,
                 "states": prepared.states,
                 "solved": prepared.solved,
                 "seconds": round(seconds, 1),
-                "cache": str(cache_path(ruleset)),
+                "cache": str(cache_path(ruleset, kind)),
             }
         )
         return
     known = prepared.states - prepared.solved
     click.echo(
-        f"{deck.name} against {theirs.name} ({ruleset.spec}, you as player {player}): "
+        f"{deck.name} against {theirs.name} ({ruleset.spec}, you as player {player}"
+        + ("" if rule is None else f", the opponent playing by {OPPONENT_MODELS[opponent].short}")
+        + "): "
         f"{prepared.my_hands} hands against {prepared.their_hands}, {prepared.states:,} match "
         f"values, {prepared.solved:,} solved now"
         + (f" ({known:,} known before)" if known > 0 else "")
         + f", in {elapsed_text(seconds)}."
     )
+    against = "" if rule is None else f" against --opponent {opponent}"
     click.echo(
-        "Questions of matches between these decks now answer for the match by default "
-        "(pazaak advise, the hint of pazaak play, pazaak follow)."
+        f"Questions{against} of matches between these decks now answer for the match by "
+        "default (pazaak advise, the hint of pazaak play, pazaak follow)."
     )

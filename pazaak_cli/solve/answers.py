@@ -183,7 +183,7 @@ def budgeted_objective(request: AnswerRequest, seconds: float) -> tuple[Objectiv
         )
     who = "one hand" if len(possible) == 1 else f"{len(sample)} of the opponent's hands"
     ahead = ""
-    if asks.prepare and len(possible) > 1 and request.model.rule is None:
+    if asks.prepare and len(possible) > 1:
         ahead = (
             f" `{asks.prepare}` solves the later sets of your deck against this one ahead, once "
             "(minutes); the match answer then has only this set left to solve."

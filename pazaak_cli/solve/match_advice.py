@@ -60,7 +60,8 @@ def check_match_position(state: MatchState) -> None:
     won = state.sets_won()
     if max(won) >= rules.sets_to_win:
         raise PositionError(
-            f"the score {won[0]}-{won[1]} has already ended a match to {rules.sets_to_win} sets "
+            f"the score {won[0]}-{won[1]} has already ended a match to "
+            f"{counted(rules.sets_to_win, 'set')} "
             "won: no move is left to advise"
         )
     for seat, side in enumerate(state.sides):
@@ -212,7 +213,11 @@ def match_question_pairs(question: Question, options: SolveOptions) -> MatchCost
     my_hand = tuple(card for card in me_side.hand if card is not None)
     if options.rule is not None:
         pairs = match_pairs(my_hand, other_hands, ordered=True)
-        return MatchCost(pairs, pairs, kotor_match_limits(options.rule).quick_pairs)
+        quick = kotor_match_limits(options.rule).quick_pairs
+        left = pairs
+        if pairs > quick:
+            left = _rule_pairs_left(state, my_hand, other_hands, options, pairs)
+        return MatchCost(pairs, left, quick)
     cards = [*my_hand, *(card for hand, _ in other_hands for card in hand)]
     gold = any(card.kind in MANY_SIDE_KINDS for card in cards)
     weight = GOLD_PAIR_WEIGHT if gold else 1
@@ -222,6 +227,33 @@ def match_question_pairs(question: Question, options: SolveOptions) -> MatchCost
     if pairs > quick:
         left = _pairs_left(state, my_hand, other_hands, pairs, QUICK_SET_PAIRS // weight)
     return MatchCost(pairs, left, quick)
+
+
+def _rule_pairs_left(
+    state: MatchState,
+    my_hand: tuple[Card, ...],
+    other_hands: Sequence[tuple[tuple[Card, ...], int]],
+    options: SolveOptions,
+    pairs: int,
+) -> int:
+    """:func:`_pairs_left` against a rule: the pairs of the hands whose later sets the shared
+    solver against it does not know (solved before, or read from the disk cache, as
+    ``pazaak prepare --opponent`` leaves them); ``pairs`` itself where the sets in progress
+    (each order of a hand the rule tells apart on its own) are more than
+    :data:`QUICK_SET_PAIRS`."""
+    hidden = not state.sides[1 - state.turn].hand_known
+    orders = (len(match_hand_orders(hand)) if hidden else 1 for hand, _ in other_hands)
+    in_progress = subhand_count(my_hand) * sum(
+        count * subhand_count(hand) for count, (hand, _) in zip(orders, other_hands, strict=True)
+    )
+    if in_progress > QUICK_SET_PAIRS:
+        return pairs
+    unknown = [
+        (hand, ways)
+        for hand, ways in other_hands
+        if not later_sets_known(state, state.turn, options, [hand])
+    ]
+    return match_pairs(my_hand, unknown, ordered=True) if unknown else 0
 
 
 def _pairs_left(
@@ -526,9 +558,7 @@ def later_sets_known(
     won = state.sets_won()
     if options.rule is None:
         return _all_known(shared_match_solver(state.ruleset), won, _seated(seat, my_hand, theirs))
-    kotor = _SHARED_KOTOR.get((state.ruleset, seat, options.rule))
-    if kotor is None:
-        return False
+    kotor = shared_kotor_solver(state.ruleset, seat, options.rule)  # (the disk cache read)
     hidden = not state.sides[1 - seat].hand_known
     return all(
         kotor.later_sets_known((won[seat], won[1 - seat]), my_hand, hand, orders=hidden)
@@ -549,8 +579,8 @@ def prepare_later_sets(
     answer to ``seat``'s decision in ``state`` against each of ``theirs`` (together, as
     :class:`MatchHands` does, or hand by hand against a rule), in this process, ``check``
     called a few times a second as the solver's progress (it may raise to stop it: what was
-    solved is kept). ``save``: the optimal opponent's values to the disk cache once done (not
-    when stopped: a save of a large cache takes most of a second, which a stop would wait for).
+    solved is kept). ``save``: the values to the disk cache once done (not when stopped: a save
+    of a large cache takes most of a second, which a stop would wait for).
     A question the match answer refuses raises its :class:`SolverTooLarge`."""
     my_hand = tuple(card for card in state.sides[seat].hand if card is not None)
     won = state.sets_won()
@@ -570,7 +600,7 @@ def prepare_later_sets(
     pairs = max(match_pairs(my_hand, [(tuple(hand), 1)], ordered=True) for hand in theirs)
     if pairs > limits.reach_pairs:
         raise SolverTooLarge(f"{pairs:,} pairs of sub-hands, {limits.reach_pairs} in reach")
-    kotor = _shared_kotor_solver(state.ruleset, seat, options.rule)
+    kotor = shared_kotor_solver(state.ruleset, seat, options.rule)
     hidden = not state.sides[1 - seat].hand_known
     previous = kotor.progress
     kotor.progress = check
@@ -579,6 +609,8 @@ def prepare_later_sets(
             kotor.prepare_hand((won[seat], won[1 - seat]), my_hand, hand, orders=hidden)
     finally:
         kotor.progress = previous
+    if save:
+        save_entries(kotor)
 
 
 class MatchHands(_MatchHands):
@@ -746,7 +778,7 @@ def clear_shared_solvers() -> None:
     _SHARED_KOTOR.clear()
 
 
-def _shared_kotor_solver(rules: Ruleset, seat: int, rule: DecisionRule) -> KotorMatchSolver:
+def shared_kotor_solver(rules: Ruleset, seat: int, rule: DecisionRule) -> KotorMatchSolver:
     """The match solver against ``rule`` the questions of ``seat`` under ``rules`` share (as
     :func:`shared_match_solver`; its memo is emptied past its limits' budget
     (:func:`kotor_match_limits`), between questions and between the match states a question
@@ -757,6 +789,7 @@ def _shared_kotor_solver(rules: Ruleset, seat: int, rule: DecisionRule) -> Kotor
         limits = kotor_match_limits(rule)
         solver = KotorMatchSolver(rules, seat, max_states=limits.budget, rule=rule)
         _SHARED_KOTOR[(rules, seat, rule)] = solver
+        load_entries(solver)  # (what earlier processes solved, or `pazaak prepare --opponent`)
     return solver
 
 
@@ -797,6 +830,7 @@ def solve_kotor_match_question(question: Question, options: SolveOptions) -> Adv
         rows = _every_hand(hands, hands.row, progress, processes=processes)
     finally:
         hands.release()
+        hands.save()  # (also where Ctrl-C stopped it: the values kept are final)
     return _averaged(rows, hands)
 
 
@@ -874,9 +908,10 @@ class KotorMatchHands(_MatchHands):
                 f"sub-hands {which}, where {self.limits.reach_pairs} fit its memory bound (the "
                 "set answer needs far less)"
             )
-        self.solver = _shared_kotor_solver(state.ruleset, state.turn, options.rule)
+        self.solver = shared_kotor_solver(state.ruleset, state.turn, options.rule)
         self.solver.progress = options.positions
         self._hidden = not state.sides[1 - state.turn].hand_known
+        self._known = self.solver.entry_count
 
     def row(self, index: int) -> MoveRow:
         """Every move's values if the opponent holds hand ``index`` (its orders averaged)."""
@@ -935,9 +970,20 @@ class KotorMatchHands(_MatchHands):
         self, indices: Sequence[int], solve: Callable[[Sequence[int]], HandsSolved]
     ) -> HandsSolved:
         """The hands ``indices`` solved by ``solve`` (:class:`HandRows`' ``batch``), their later
-        sets first, in two processes (:meth:`prepare_in_two`)."""
-        self.prepare_in_two(indices)
-        return solve(indices)
+        sets first, in two processes (:meth:`prepare_in_two`); what was solved saved, also
+        where Ctrl-C stopped it (the values kept are final)."""
+        try:
+            self.prepare_in_two(indices)
+            return solve(indices)
+        finally:
+            self.save()
+
+    def save(self) -> None:
+        """Save what was solved to the disk cache, as :meth:`MatchHands.save` does: the next
+        question of this match, in another process, reads the later sets it shares."""
+        if self.solver.entry_count > self._known:
+            save_entries(self.solver)
+            self._known = self.solver.entry_count
 
     def _past_budget(self) -> SolverTooLarge:
         return SolverTooLarge(
@@ -1017,11 +1063,12 @@ def describe_match_model(
     rules = state.ruleset
     won = state.sets_won()
     me = state.turn
-    score = f"match to {rules.sets_to_win} sets won, you lead {won[me]}-{won[1 - me]}"
+    to_win = counted(rules.sets_to_win, "set")
+    score = f"match to {to_win} won, you lead {won[me]}-{won[1 - me]}"
     if won[me] < won[1 - me]:
-        score = f"match to {rules.sets_to_win} sets won, you trail {won[me]}-{won[1 - me]}"
+        score = f"match to {to_win} won, you trail {won[me]}-{won[1 - me]}"
     elif won[me] == won[1 - me]:
-        score = f"match to {rules.sets_to_win} sets won, {won[me]}-{won[1 - me]}"
+        score = f"match to {to_win} won, {won[me]}-{won[1 - me]}"
     other = state.sides[1 - me]
     if model.rule is not None:
         who = (

@@ -1,10 +1,11 @@
 """The match-state values on disk, so that the next ``pazaak advise`` finds the later sets solved.
 
 The value at the start of a set depends only on the ruleset, the score, both hands and who
-opens it; one ``pazaak advise`` process solves thousands of them, and the next question of the
-same match needs most of them again. They are kept in one file per ruleset under the user's
-cache directory (``$PAZAAK_CACHE_DIR``, else ``$XDG_CACHE_HOME/pazaak``, else
-``~/.cache/pazaak``; ``PAZAAK_CACHE_DIR=off`` turns it off).
+opens it (and, against a rule, on the rule and the seat advised); one ``pazaak advise``
+process solves thousands of them, and the next question of the same match needs most of them
+again. They are kept in one file per ruleset (and rule and seat) under the user's cache
+directory (``$PAZAAK_CACHE_DIR``, else ``$XDG_CACHE_HOME/pazaak``, else ``~/.cache/pazaak``;
+``PAZAAK_CACHE_DIR=off`` turns it off).
 
 It must never make an answer wrong or a command fail:
 
@@ -28,15 +29,15 @@ import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from pazaak_cli.engine.cards import Card, parse_cards
 from pazaak_cli.engine.errors import PazaakError
 from pazaak_cli.engine.game import FULL_DECK
 from pazaak_cli.engine.rules import Ruleset
-from pazaak_cli.solve.match_solver import MatchKey, MatchSolver
+from pazaak_cli.solve.match_solver import MatchKey
 
 _fastmatch: Any = None
 with contextlib.suppress(ImportError):  # (the C core's reader of the rows, when it is built)
@@ -54,6 +55,32 @@ MAX_ENTRIES = 500_000
 """The most values one file holds (about 40 MB)."""
 
 
+Interns = tuple[Callable[[Sequence[Card]], int], Callable[[Sequence[Card]], int]]
+
+
+class CachedSolver(Protocol):
+    """What a solver shows the cache: ``MatchSolver`` (against an optimal opponent) and
+    ``KotorMatchSolver`` (against a rule)."""
+
+    ruleset: Ruleset
+
+    @property
+    def later_deck(self) -> Sequence[int]: ...
+
+    @property
+    def cache_kind(self) -> str | None: ...
+
+    def cache_interns(self) -> Interns: ...
+
+    def known_entries(
+        self,
+    ) -> Iterable[
+        tuple[tuple[int, int], tuple[tuple[Card, ...], tuple[Card, ...]], int, float]
+    ]: ...
+
+    def add_entries(self, entries: Iterable[tuple[tuple[MatchKey, int], float]]) -> None: ...
+
+
 def cache_dir() -> Path | None:
     """The cache directory, or None when the cache is off."""
     override = os.environ.get(CACHE_DIR_ENV)
@@ -66,24 +93,44 @@ def cache_dir() -> Path | None:
     return base / "pazaak"
 
 
-def cache_path(rules: Ruleset) -> Path | None:
-    """The file of ``rules``' values (named by a digest of the ruleset and the versions)."""
+def cache_path(rules: Ruleset, kind: str = "") -> Path | None:
+    """The file of ``rules``' values (named by a digest of the ruleset and the versions; and of
+    ``kind``, the rule and seat, for the values against a rule)."""
     directory = cache_dir()
     if directory is None:
         return None
-    digest = hashlib.sha256(f"{FORMAT}/{SOLVER_VERSION}/{rules.spec}".encode()).hexdigest()
+    named = f"{FORMAT}/{SOLVER_VERSION}/{rules.spec}" + (f"/{kind}" if kind else "")
+    digest = hashlib.sha256(named.encode()).hexdigest()
     return directory / f"match-{digest[:20]}.json"
 
 
-def _solver_path(solver: MatchSolver) -> Path | None:
+def unwritable(path: Path) -> str | None:
+    """Why the cache file ``path`` could not be written (its directory is a file, cannot be
+    made or written in), or None: what a long preparation checks before it begins (a save
+    that fails is otherwise given up without a word)."""
+    directory = path.parent
+    if directory.exists() and not directory.is_dir():
+        return f"the cache directory {directory} is a file, not a directory"
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=directory, prefix=".probe-"):
+            pass
+    except OSError as error:
+        return f"cannot write in the cache directory {directory}: {error.strerror or error}"
+    return None
+
+
+def _solver_path(solver: CachedSolver) -> Path | None:
     """The file of ``solver``'s values: none for a solver whose later sets are not drawn with a
-    full deck's odds (the values the file holds are of that model alone)."""
-    if solver.later_deck != FULL_DECK:
+    full deck's odds (the values the file holds are of that model alone), or against a rule
+    the cache does not name."""
+    kind = solver.cache_kind
+    if tuple(solver.later_deck) != FULL_DECK or kind is None:
         return None
-    return cache_path(solver.ruleset)
+    return cache_path(solver.ruleset, kind)
 
 
-def load_entries(solver: MatchSolver) -> int:
+def load_entries(solver: CachedSolver) -> int:
     """Give ``solver`` the values its ruleset's file holds; how many (0 if none or unreadable)."""
     path = _solver_path(solver)
     if path is None:
@@ -95,7 +142,8 @@ def load_entries(solver: MatchSolver) -> int:
     try:
         try:
             document = json.loads(path.read_text(encoding="utf-8"))
-            entries = _checked(document, solver.ruleset, solver.hands.intern)
+            kind = solver.cache_kind or ""
+            entries = _checked(document, solver.ruleset, kind, solver.cache_interns())
         except (
             OSError,
             UnicodeError,
@@ -113,7 +161,7 @@ def load_entries(solver: MatchSolver) -> int:
     return len(entries)
 
 
-def save_entries(solver: MatchSolver) -> bool:
+def save_entries(solver: CachedSolver) -> bool:
     """Write ``solver``'s match-state values to its ruleset's file, atomically; whether it did.
     What the file holds that the solver lacks (another process's work since this one read it)
     is read into the solver first, so that a save adds to the file and never drops from it."""
@@ -128,12 +176,14 @@ def save_entries(solver: MatchSolver) -> bool:
     )
     if len(rows) > MAX_ENTRIES:
         return False
-    document = {
+    document: dict[str, Any] = {
         "format": FORMAT,
         "solver": SOLVER_VERSION,
         "ruleset": solver.ruleset.spec,
-        "entries": rows,
     }
+    if solver.cache_kind:
+        document["against"] = solver.cache_kind
+    document["entries"] = rows
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(prefix=".match-", suffix=".tmp", dir=path.parent)
@@ -152,38 +202,46 @@ def save_entries(solver: MatchSolver) -> bool:
 
 
 def _checked(
-    document: Any, rules: Ruleset, intern: Callable[[tuple[Card, ...]], int]
+    document: Any, rules: Ruleset, kind: str, interns: Interns
 ) -> list[tuple[tuple[MatchKey, int], float]]:
-    """The entries of a cache document as :meth:`MatchSolver.add_entries` takes them, their hands
-    interned by ``intern`` (each text read once: a file holds a few hundred distinct hands), if
+    """The entries of a cache document as the solver's ``add_entries`` takes them, their hands
+    interned by ``interns`` (each text read once: a file holds a few hundred distinct hands), if
     every one of them is in place (else ValueError: then none is taken). One pass: a prepared
     deck pair's hundred thousand values are read before its first answer."""
     if not isinstance(document, dict):
         raise ValueError("not a cache document")
-    if (document.get("format"), document.get("solver"), document.get("ruleset")) != (
-        FORMAT,
-        SOLVER_VERSION,
-        rules.spec,
-    ):
-        raise ValueError("another format, solver or ruleset")
+    if (
+        document.get("format"),
+        document.get("solver"),
+        document.get("ruleset"),
+        document.get("against", ""),
+    ) != (FORMAT, SOLVER_VERSION, rules.spec, kind):
+        raise ValueError("another format, solver, ruleset or opponent")
     rows = document["entries"]
     if not isinstance(rows, list) or len(rows) > MAX_ENTRIES:
         raise ValueError("no list of entries")
-    ids: dict[str, int] = {}
+    id_tables: tuple[dict[str, int], dict[str, int]] = ({}, {})
 
-    def hand_id(text: object) -> int:
-        if not isinstance(text, str):
-            raise ValueError("a hand that is not text")
-        cards = tuple(parse_cards(text))
-        if len(cards) > rules.hand_size:
-            raise ValueError("a hand the ruleset does not deal")
-        if not all(rules.allows(card) for card in cards):
-            raise ValueError("a card the ruleset does not allow")
-        found = ids[text] = intern(cards)
-        return found
+    def reader(column: int) -> Callable[[object], int]:
+        ids, intern = id_tables[column], interns[column]
 
+        def hand_id(text: object) -> int:
+            if not isinstance(text, str):
+                raise ValueError("a hand that is not text")
+            cards = tuple(parse_cards(text))
+            if len(cards) > rules.hand_size:
+                raise ValueError("a hand the ruleset does not deal")
+            if not all(rules.allows(card) for card in cards):
+                raise ValueError("a card the ruleset does not allow")
+            found = ids[text] = intern(cards)
+            return found
+
+        return hand_id
+
+    hand_ids = (reader(0), reader(1))
     sets = rules.sets_to_win
-    if _fastmatch is not None and not os.environ.get("PAZAAK_PURE_PYTHON"):
+    if not kind and _fastmatch is not None and not os.environ.get("PAZAAK_PURE_PYTHON"):
+        ids, hand_id = id_tables[0], hand_ids[0]  # (one interner for both hands)
         entries: list[tuple[tuple[MatchKey, int], float]] = _fastmatch.cache_entries(
             rows, sets, ids, hand_id
         )
@@ -198,10 +256,10 @@ def _checked(
             raise ValueError("a score past the match")
         if type(value) is not float or not 0.0 <= value <= 1.0:  # (NaN fails the range)
             raise ValueError("a value that is not a probability")
-        h0 = ids[hand0] if hand0 in ids else hand_id(hand0)
-        h1 = ids[hand1] if hand1 in ids else hand_id(hand1)
+        h0 = id_tables[0][hand0] if hand0 in id_tables[0] else hand_ids[0](hand0)
+        h1 = id_tables[1][hand1] if hand1 in id_tables[1] else hand_ids[1](hand1)
         checked.append((((s0, s1, h0, h1), spec), value))
     return checked
 
 
-__all__ = ["cache_dir", "cache_path", "load_entries", "save_entries"]
+__all__ = ["cache_dir", "cache_path", "load_entries", "save_entries", "unwritable"]

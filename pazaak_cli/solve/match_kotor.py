@@ -143,6 +143,9 @@ _LOST: Pair = (0.0, 0.0)
 _NO_PAIR: Pair = (-1.0, 0.0)
 _INFINITY = float("inf")
 
+CACHED_RULES: dict[DecisionRule, str] = {kotor_rule: "kotor", heuristic_rule: "heuristic"}
+"""The rules whose match values the disk cache keeps, by the name in its files."""
+
 MatchKey = tuple[int, int, int, int]
 """(sets won by me, sets won by the opponent, my hand id, its hand id)."""
 
@@ -190,6 +193,7 @@ class KotorMatchSolver(MatchStates):
         self.ruleset = ruleset
         self.me_seat = me_seat
         self.max_states = max_states
+        self.decision_rule = rule
         self.me = Seat(ruleset, over_match=True)
         self.opp = RuleSeat(ruleset, rule, over_match=True)
         """The opponent's seat, deciding by ``rule``: the KOTOR I rule, or another with its
@@ -824,6 +828,55 @@ class KotorMatchSolver(MatchStates):
         if self._core is not None and self._core.main_bound < NATIVE_EXACT_MEMO_ENTRIES:
             self._core.main_bound = NATIVE_EXACT_MEMO_ENTRIES
 
+    # -- the disk cache (pazaak_cli.solve.match_cache) -----------------------------------------
+
+    later_deck = FULL_DECK
+    """The later sets are drawn with a full deck's odds (the model the disk cache keeps)."""
+
+    @property
+    def cache_kind(self) -> str | None:
+        """What the values mean beside the ruleset, for the disk cache's file: the rule and the
+        advised seat (they are that seat's chances, the rule at the other); None for a rule the
+        cache does not name (its values are not kept)."""
+        name = CACHED_RULES.get(self.decision_rule)
+        return None if name is None else f"{name}/player{self.me_seat + 1}"
+
+    def cache_interns(
+        self,
+    ) -> tuple[Callable[[Sequence[Card]], int], Callable[[Sequence[Card]], int]]:
+        """How the cache's two hands of a row (mine, then the rule's, in its order) become ids."""
+        return self.me.hand, self.opp.hand
+
+    def known_entries(
+        self,
+    ) -> Iterable[tuple[tuple[int, int], tuple[tuple[Card, ...], tuple[Card, ...]], int, float]]:
+        """Every match state's value solved so far: (sets won by me and by the rule, my hand and
+        the rule's, the opener spec, the value)."""
+        mine, theirs = self.me.hands, self.opp.hands
+        for ((s0, s1, h0, h1), spec), value in list(self._entries.items()):
+            yield (s0, s1), (mine[h0], theirs[h1]), spec, value
+
+    def add_entries(self, entries: Iterable[tuple[tuple[MatchKey, int], float]]) -> None:
+        """Values solved before (the disk cache's), their hands interned by
+        :meth:`cache_interns`; what this solver knows already stays."""
+        setdefault = self._entries.setdefault
+        for key, value in entries:
+            setdefault(key, value)
+
+    @property
+    def entry_count(self) -> int:
+        """How many match states' values are known."""
+        return len(self._entries)
+
+    @property
+    def opener_count(self) -> int:
+        """The values a match state has: one per opener the first-player rule leaves open."""
+        return len(self._specs())
+
+    def holds(self, match: MatchKey) -> int:
+        """How many of ``match``'s values (one per opener) are known."""
+        return sum((match, spec) in self._entries for spec in self._specs())
+
     def prepare(self, scores: tuple[int, int], my_hand: int, its_hands: Iterable[int]) -> None:
         """Solve the match states below ``scores`` (mine, its) and the hands bottom up (fewer
         cards and more sets first), so that no solve nests inside another."""
@@ -927,6 +980,12 @@ class KotorMatchSolver(MatchStates):
                     match,
                     {spec: entries[(match, spec)] for spec in range(3) if (match, spec) in entries},
                 )
+
+    def states_below(
+        self, scores: tuple[int, int], my_hand: int, its_hands: Iterable[int]
+    ) -> list[MatchKey]:
+        """The match states :meth:`prepare` solves (whether known or not), in its order."""
+        return list(self._states_below(scores, my_hand, its_hands))
 
     def _states_below(
         self, scores: tuple[int, int], my_hand: int, its_hands: Iterable[int]

@@ -1106,6 +1106,16 @@ class MatchSolver(SetSolver, MatchStates):
         h1 = self.hands.intern(hands[1])
         self.add_entries([(((scores[0], scores[1], h0, h1), spec), value)])
 
+    cache_kind: str | None = ""
+    """What the values mean beside the ruleset, for the disk cache's file (""; the solver of
+    the match against a rule names its rule and seat)."""
+
+    def cache_interns(
+        self,
+    ) -> tuple[Callable[[Sequence[Card]], int], Callable[[Sequence[Card]], int]]:
+        """How the cache's two hands of a row (seat 0's, seat 1's) become ids."""
+        return self.hands.intern, self.hands.intern
+
     def add_entries(self, entries: Iterable[tuple[tuple[MatchKey, int], float]]) -> None:
         """:meth:`add_entry` for many, their hands interned (``self.hands``): ((s0, s1, hand 0,
         hand 1), spec) and the value, each."""
