@@ -165,6 +165,7 @@ def build_question(
 
 def _who_is_who(message: str) -> str:
     """The engine speaks of player 1 and 2; here player 1 is the one asking for advice."""
+    message = message.replace("player 1's", "your").replace("player 2's", "the opponent's")
     return message.replace("player 1", "player 1 (you)").replace(
         "player 2", "player 2 (the opponent)"
     )
