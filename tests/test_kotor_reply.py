@@ -54,13 +54,14 @@ from pazaak_cli.engine.notation import parse_position, parse_table
 from pazaak_cli.engine.position_builder import Question, build_question, question_from_state
 from pazaak_cli.engine.rules import MainDeck, Ruleset, parse_ruleset
 from pazaak_cli.players.roster import HeuristicPlayer, KotorPlayer, Player
+from pazaak_cli.policies.kotor_rule import kotor_rule
 from pazaak_cli.solve import kotor_reply
 from pazaak_cli.solve.advice import solve_question
 from pazaak_cli.solve.answer_types import Advice, Move, SolveOptions, SolverTooLarge
 from pazaak_cli.solve.answers import AnswerRequest, answer
 from pazaak_cli.solve.kotor_reply import KotorReplySolver, hand_orders
 from pazaak_cli.solve.models import HEURISTIC, Objective
-from pazaak_cli.solve.rule_opponent import rule_hand
+from pazaak_cli.solve.rule_opponent import RuleSeat, _total_after, rule_hand
 from pazaak_cli.solve.solver import ACTION_KIND, DOUBLE
 
 KOTOR = "opponent plays the KOTOR I rule"
@@ -764,3 +765,32 @@ def test_the_set_reply_to_another_rule_agrees_with_that_player() -> None:
         differs += exact != kotor
         checked += 1
     assert differs  # (the two rules really differ on some of these positions)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    spec=st.sampled_from(
+        ["kotor1", "kotor2", "kotor2/flip-targets=positive-only", "kotor2/tiebreaker=any-played"]
+    ),
+    data=st.data(),
+)
+def test_the_totals_of_the_tries_left_are_those_of_the_sides_played(
+    spec: str, data: st.DataObject
+) -> None:
+    """The rule's step 4 reads the totals of the tries its hand leaves after a card; they are
+    worked out without making each side (a Double adds the card last on the table, a flip
+    turns the cards counted so far): the totals of ``Seat.play`` on random sides."""
+    rules = parse_ruleset(spec)
+    pool = sorted(rules.card_pool, key=str)
+    seat = RuleSeat(rules, kotor_rule, over_match=True)
+    cards = data.draw(st.lists(st.sampled_from(pool), min_size=1, max_size=4))
+    side = (0, 0, seat.hand(tuple(cards)), 0, 0, False)
+    for step in data.draw(st.lists(st.integers(0, 30), max_size=5)):
+        plays = seat.plays[side[2]]
+        if plays and step >= 10:
+            side = seat.play(side, step % 10 + 1, plays[step % len(plays)])
+        else:
+            side = seat.add(side, step + 1, side[2])
+    last = data.draw(st.integers(-6, 10))
+    for play in seat.plays[side[2]]:
+        assert _total_after(side, last, play) == seat.play(side, last, play)[0]

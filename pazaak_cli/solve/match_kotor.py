@@ -901,7 +901,9 @@ class KotorMatchSolver(MatchStates):
         for two); a copy that dies leaves its states to this process."""
         specs = self._specs()
         listed: dict[MatchKey, int] = {}  # (each state to solve, and its first group)
-        groups = list(its_hands)
+        groups = [list(group) for group in its_hands]
+        if all((scores, my_hand, tuple(group)) in self._known_below for group in groups):
+            return False  # (every one known already, as the foresight found: nothing to list)
         for number, group in enumerate(groups):
             for match in self._states_below(scores, my_hand, group):
                 if match not in listed and any(

@@ -33,6 +33,7 @@ A playing side is the set solver's compact ``(total, cards, hand, f24, f36, tieb
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
@@ -161,9 +162,19 @@ def may_tie(a: Card, b: Card, *, over_match: bool) -> bool:
     return not plain and kinds != {CardKind.DOUBLE, CardKind.MINUS}
 
 
-def _tying(cards: Sequence[Card], over_match: bool) -> tuple[list[Card], list[Card], list[Card]]:
+Tying = tuple[tuple[Card, ...], tuple[Card, ...], tuple[Card, ...]]
+
+
+def _tying(cards: Sequence[Card], over_match: bool) -> Tying:
     """The cards that may tie with another card of ``cards`` (:func:`may_tie`), fixed and ±
     apart (each in the order given), and the others (in the order given)."""
+    return _tying_of(tuple(cards), over_match)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _tying_of(cards: tuple[Card, ...], over_match: bool) -> Tying:
+    """:func:`_tying`, remembered: a question's foresight orders the same few hundred hands
+    and sub-hands again and again (it took 0.9 s of a 2 s answer)."""
     fixed: list[Card] = []
     signed: list[Card] = []
     rest: list[Card] = []
@@ -172,7 +183,7 @@ def _tying(cards: Sequence[Card], over_match: bool) -> tuple[list[Card], list[Ca
             (signed if card.kind in FLEXIBLE else fixed).append(card)
         else:
             rest.append(card)
-    return fixed, signed, rest
+    return tuple(fixed), tuple(signed), tuple(rest)
 
 
 def canonical_order(cards: Sequence[Card]) -> tuple[Card, ...]:
@@ -512,6 +523,18 @@ class RuleTurn(NamedTuple):
     """The same tries, with where each leads."""
 
 
+def _total_after(side: Playing, last: int, play: Play) -> int:
+    """The total of ``side`` once ``play`` is played on it, the card last on its table worth
+    ``last``: :meth:`Seat.play`'s total without making the side (the rule's step 4 reads only
+    the totals of the tries left, thousands of them a question)."""
+    _, value, kind, _, _ = play
+    if kind in (PLAIN, TIEBREAKER):
+        return side[0] + value
+    if kind == DOUBLE:
+        return side[0] + last
+    return side[0] - 2 * (side[3] if kind == FLIP24 else side[4])
+
+
 class RuleSeat(Seat):
     """The seat of the opponent that plays by ``rule`` (the KOTOR I rule, or another with its
     inputs): its hands in the rule's canonical order (:func:`rule_hand` in a set,
@@ -560,7 +583,7 @@ class RuleSeat(Seat):
             kind = play[2]
             last = drawn if kind == DOUBLE else 0 if kind in (FLIP24, FLIP36) else play[1]
             left = tuple(
-                (self.play(after, last, rest)[0], rest[4]) for rest in self.plays[after[2]]
+                (_total_after(after, last, rest), rest[4]) for rest in self.plays[after[2]]
             )
             stood = self.side(self.stands(after, tiebreaker))
             plays.append(RulePlay(after[0], None, self.side(after), stood, left))
