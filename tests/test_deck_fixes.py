@@ -235,11 +235,16 @@ def test_validate_a_one_card_deck_says_one_card(tmp_path: Path) -> None:
 
 def test_a_gold_card_in_a_deck_whose_header_says_kotor2_asks_for_the_ruleset() -> None:
     """A sample KOTOR II deck under kotor1 was told to "write the header 'ruleset: kotor2'",
-    which it has: the fix there is the command's --ruleset."""
+    which it has: the fix there is the command's --ruleset; and so it is for a deck without a
+    header given to a command, whose --ruleset a header would not change (validate without
+    --ruleset reads the header, so there the header is the fix)."""
     source, data, sample = read_source("kotor2-hard")
     report = check_deck(data, source, parse_ruleset("kotor1"), name=sample)
     assert report.deck is None
     message = report.problems[0].message
     assert message.endswith("this deck's header says ruleset 'kotor2': give --ruleset kotor2")
-    headerless = check_deck(b"F2/4 +1 +2 +3 +4 +5 -1 -2 -3 -4\n", "g.deck", parse_ruleset("kotor1"))
-    assert headerless.problems[0].message.endswith("write the header 'ruleset: kotor2'")
+    headerless = b"F2/4 +1 +2 +3 +4 +5 -1 -2 -3 -4\n"
+    given = check_deck(headerless, "g.deck", parse_ruleset("kotor1"))  # (a command's --ruleset)
+    assert given.problems[0].message.endswith("for KOTOR II give the command --ruleset kotor2")
+    alone = check_deck(headerless, "g.deck")  # (pazaak validate: the file's header decides)
+    assert alone.problems[0].message.endswith("write the header 'ruleset: kotor2'")

@@ -492,7 +492,7 @@ def validate_deck(parsed: ParsedDeck, ruleset: Ruleset | None = None) -> list[Pr
     project default), sorted by place, at most :data:`MAX_PROBLEMS` plus one counting the rest."""
     rules = _effective_ruleset(parsed, ruleset)
     # only the first _KEPT_PROBLEMS cards out of the pool can be shown: the others are counted
-    problems, outside = _pool_problems(parsed, rules, _KEPT_PROBLEMS)
+    problems, outside = _pool_problems(parsed, rules, _KEPT_PROBLEMS, given=ruleset is not None)
     total = len(problems) + outside - min(outside, _KEPT_PROBLEMS)
     source = parsed.source
     size, count = rules.side_deck_size, parsed.card_count
@@ -550,16 +550,17 @@ def pool_problems(parsed: ParsedDeck, ruleset: Ruleset) -> list[Problem]:
     """The problems of a file read as a card *pool* (any number of cards, as ``pazaak
     deckbuild --pool`` reads it): tokens that are not cards, and cards ``ruleset`` does not
     allow, each located; sorted by place."""
-    problems, _ = _pool_problems(parsed, ruleset, None)
+    problems, _ = _pool_problems(parsed, ruleset, None, given=True)
     problems.sort(key=lambda p: (p.line, p.column))
     return problems
 
 
 def _pool_problems(
-    parsed: ParsedDeck, rules: Ruleset, limit: int | None
+    parsed: ParsedDeck, rules: Ruleset, limit: int | None, *, given: bool
 ) -> tuple[list[Problem], int]:
     """The parse problems, then the first ``limit`` cards ``rules`` does not allow as
-    problems, in file order; and how many such cards there are in all."""
+    problems, in file order; and how many such cards there are in all (``given``: ``rules``
+    is the command's, not the file's: see :func:`_pool_message`)."""
     problems = list(parsed.problems)
     if not any(card.is_gold for card in rules.card_pool):  # (list only the cards it can hold)
         said = f"valid {rules.spec} cards are {NUMBERED_SYNTAX} (KOTOR II adds gold cards)"
@@ -577,7 +578,7 @@ def _pool_problems(
                 entry.line,
                 entry.column,
                 entry.token,
-                _pool_message(entry, rules, parsed.headers.get("ruleset", ("",))[0]),
+                _pool_message(entry, rules, parsed.headers.get("ruleset", ("",))[0], given),
             )
         )
     return problems, sum(parsed.token_counts[token] for token in outside)
@@ -601,7 +602,7 @@ def check_deck(
     raises for any input."""
     parsed = parse_deck(data, source)
     rules = _effective_ruleset(parsed, ruleset)
-    problems = validate_deck(parsed, rules)
+    problems = validate_deck(parsed, ruleset)  # (the ruleset given, if any: see _pool_message)
     if problems:
         return DeckReport(None, problems, rules)
     header_ruleset = parsed.header_ruleset
@@ -823,16 +824,19 @@ def _parse_token(token: str) -> Card:
     return Card.parse(token)
 
 
-def _pool_message(entry: DeckEntry, rules: Ruleset, header: str = "") -> str:
-    """A card ``rules`` does not allow, and the fix: for a KOTOR II gold card, the header that
-    makes it a KOTOR II deck, or where the deck already says it is one (``header``, its
-    ``ruleset:`` value), the ruleset to give the command."""
+def _pool_message(entry: DeckEntry, rules: Ruleset, header: str = "", given: bool = False) -> str:
+    """A card ``rules`` does not allow, and the fix: for a KOTOR II gold card, where the deck
+    already says it is one (``header``, its ``ruleset:`` value) or the command gave ``rules``
+    (``given``: a header would not change them), the ruleset to give the command; else the
+    header that makes it a KOTOR II deck (``pazaak validate`` reads it)."""
     card = entry.card
     assert card is not None
     if card in KOTOR2_POOL and card.is_gold:
         fix = "for KOTOR II write the header 'ruleset: kotor2'"
         if header and header != rules.spec:
             fix = f"this deck's header says ruleset {_show(header)}: give --ruleset {header}"
+        elif given:
+            fix = "for KOTOR II give the command --ruleset kotor2"
         return (
             f"{_show(entry.token)} ({card.kind.value}) is a KOTOR II gold card, not in the "
             f"{rules.spec} card pool (+1..+6, -1..-6, ±1..±6); {fix}"
