@@ -24,7 +24,7 @@ from pazaak_cli.runtime.executors import DaskCluster
 from pazaak_cli.solve.deck_pair_prepare import prepare_deck_pair
 from pazaak_cli.solve.hidden_hands import possible_hands
 from pazaak_cli.solve.match_cache import cache_path, unwritable
-from pazaak_cli.solve.match_kotor import CACHED_RULES
+from pazaak_cli.solve.match_kotor import rule_cache_kind
 from pazaak_cli.solve.models import OPPONENT_MODELS
 from pazaak_cli.solve.rule_deck_prepare import prepare_deck_pair_against_rule
 from pazaak_cli.terminal.text import LazyProgress, elapsed_text
@@ -91,7 +91,7 @@ def prepare_command(
             f"--cluster prepares against the optimal opponent only; --opponent {opponent} is "
             "prepared here (drop --cluster)"
         )
-    kind = "" if rule is None else f"{CACHED_RULES[rule]}/player{player}"
+    kind = "" if rule is None else rule_cache_kind(rule, int(player) - 1) or ""
     path = cache_path(ruleset, kind)
     if path is None:
         raise fail(

@@ -207,7 +207,7 @@ static inline int values_keep(Values *t, uint64_t key, double v) {
 typedef struct {
     uint64_t key; /* plus one: a zeroed slot is empty */
     double a, b, lo, hi;
-    unsigned epoch; /* the try that last read or solved it (its positions are counted once a try) */
+    unsigned epoch; /* the try that last read or solved it (read within it whatever its interval) */
     int reads;      /* whether its search read the value tried (a card-free tie: read_unknown) */
 } Line;
 
@@ -266,10 +266,6 @@ static inline Line *lines_slot(Lines *t, uint64_t key) {
 
 static inline uint64_t position_key(int slot, int tag, int x, int y) {
     return ((((uint64_t)slot << 2 | (uint64_t)tag) << ID_BITS | (uint64_t)x) << ID_BITS | (uint64_t)y) + 1;
-}
-
-static inline int key_tag(uint64_t key) {
-    return (int)(((key - 1) >> (2 * ID_BITS)) & 3);
 }
 
 /* One seat's sides as Python interned them: kind, total, tiebreak, hand id; and per (side, value

@@ -146,6 +146,14 @@ _INFINITY = float("inf")
 CACHED_RULES: dict[DecisionRule, str] = {kotor_rule: "kotor", heuristic_rule: "heuristic"}
 """The rules whose match values the disk cache keeps, by the name in its files."""
 
+
+def rule_cache_kind(rule: DecisionRule, seat: int) -> str | None:
+    """The disk cache's name for the values against ``rule`` of the player in ``seat`` (0 or
+    1): its file is named by it beside the ruleset; None for a rule it does not keep."""
+    name = CACHED_RULES.get(rule)
+    return None if name is None else f"{name}/player{seat + 1}"
+
+
 MatchKey = tuple[int, int, int, int]
 """(sets won by me, sets won by the opponent, my hand id, its hand id)."""
 
@@ -767,11 +775,11 @@ class KotorMatchSolver(MatchStates):
             contexts, my_hand, its_hand, keep=rule is not FirstPlayer.ALTERNATE
         )
         try:
-            value, shift = self._fixed_point(evaluate, guess)
+            value, _ = self._fixed_point(evaluate, guess)
             self._entries[unknown] = value
-            if rule is FirstPlayer.ALTERNATE:  # the other opener's line, where x was last tried
+            if rule is FirstPlayer.ALTERNATE:  # the other opener's line at the value found
                 other, slope = iterating[(match, OPP)]
-                self._entries[(match, OPP)] = other + slope * (value - shift) + slope * shift
+                self._entries[(match, OPP)] = other + slope * value
             self._settle()
         except BaseException:  # a budget, Ctrl-C: these positions read a value never found
             self._forget()
@@ -838,8 +846,7 @@ class KotorMatchSolver(MatchStates):
         """What the values mean beside the ruleset, for the disk cache's file: the rule and the
         advised seat (they are that seat's chances, the rule at the other); None for a rule the
         cache does not name (its values are not kept)."""
-        name = CACHED_RULES.get(self.decision_rule)
-        return None if name is None else f"{name}/player{self.me_seat + 1}"
+        return rule_cache_kind(self.decision_rule, self.me_seat)
 
     def cache_interns(
         self,
@@ -856,18 +863,6 @@ class KotorMatchSolver(MatchStates):
         for ((s0, s1, h0, h1), spec), value in list(self._entries.items()):
             yield (s0, s1), (mine[h0], theirs[h1]), spec, value
 
-    def add_entries(self, entries: Iterable[tuple[tuple[MatchKey, int], float]]) -> None:
-        """Values solved before (the disk cache's), their hands interned by
-        :meth:`cache_interns`; what this solver knows already stays."""
-        setdefault = self._entries.setdefault
-        for key, value in entries:
-            setdefault(key, value)
-
-    @property
-    def entry_count(self) -> int:
-        """How many match states' values are known."""
-        return len(self._entries)
-
     @property
     def opener_count(self) -> int:
         """The values a match state has: one per opener the first-player rule leaves open."""
@@ -880,7 +875,7 @@ class KotorMatchSolver(MatchStates):
     def prepare(self, scores: tuple[int, int], my_hand: int, its_hands: Iterable[int]) -> None:
         """Solve the match states below ``scores`` (mine, its) and the hands bottom up (fewer
         cards and more sets first), so that no solve nests inside another."""
-        self._solve_in_order(self._states_below(scores, my_hand, its_hands))
+        self._solve_in_order(self.states_below(scores, my_hand, its_hands))
 
     def prepare_in_two(
         self,
@@ -905,7 +900,7 @@ class KotorMatchSolver(MatchStates):
         if all((scores, my_hand, tuple(group)) in self._known_below for group in groups):
             return False  # (every one known already, as the foresight found: nothing to list)
         for number, group in enumerate(groups):
-            for match in self._states_below(scores, my_hand, group):
+            for match in self.states_below(scores, my_hand, group):
                 if match not in listed and any(
                     (match, spec) not in self._entries for spec in specs
                 ):
@@ -984,12 +979,6 @@ class KotorMatchSolver(MatchStates):
                 )
 
     def states_below(
-        self, scores: tuple[int, int], my_hand: int, its_hands: Iterable[int]
-    ) -> list[MatchKey]:
-        """The match states :meth:`prepare` solves (whether known or not), in its order."""
-        return list(self._states_below(scores, my_hand, its_hands))
-
-    def _states_below(
         self, scores: tuple[int, int], my_hand: int, its_hands: Iterable[int]
     ) -> list[MatchKey]:
         """The match states at ``scores`` (mine, its) and after, with sub-hands of these hands,
@@ -1134,7 +1123,7 @@ class KotorMatchSolver(MatchStates):
         specs, entries = self._specs(), self._entries
         if all(
             (match, spec) in entries
-            for match in self._states_below(scores, mine, its)
+            for match in self.states_below(scores, mine, its)
             for spec in specs
         ):
             self._known_below.add(key)

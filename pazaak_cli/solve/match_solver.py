@@ -244,6 +244,19 @@ class MatchStates:
     _entries: dict[tuple[MatchKey, int], float]
     """The match-state values found, by (match state, opener spec)."""
 
+    def add_entries(self, entries: Iterable[tuple[tuple[MatchKey, int], float]]) -> None:
+        """Values solved elsewhere (the disk cache's, another process's), their hands interned
+        by the solver's own tables: ((s0, s1, hand 0, hand 1), spec) and the value, each; a
+        value already held stays."""
+        setdefault = self._entries.setdefault
+        for key, value in entries:
+            setdefault(key, value)
+
+    @property
+    def entry_count(self) -> int:
+        """How many match states' values are known."""
+        return len(self._entries)
+
     def _peer_value(self, peer: Peer | None, match: MatchKey, spec: int) -> float | None:
         """The value of ``match`` for ``spec`` that another process solves (``peer``: the table
         its values come through, while two solve at once), kept once it is written; None: it is
@@ -1116,13 +1129,6 @@ class MatchSolver(SetSolver, MatchStates):
         """How the cache's two hands of a row (seat 0's, seat 1's) become ids."""
         return self.hands.intern, self.hands.intern
 
-    def add_entries(self, entries: Iterable[tuple[tuple[MatchKey, int], float]]) -> None:
-        """:meth:`add_entry` for many, their hands interned (``self.hands``): ((s0, s1, hand 0,
-        hand 1), spec) and the value, each."""
-        setdefault = self._entries.setdefault
-        for key, value in entries:
-            setdefault(key, value)
-
     def known_entries(
         self,
     ) -> Iterator[tuple[tuple[int, int], tuple[tuple[Card, ...], tuple[Card, ...]], int, float]]:
@@ -1130,11 +1136,6 @@ class MatchSolver(SetSolver, MatchStates):
         cards = self.hands.cards
         for ((s0, s1, h0, h1), spec), value in list(self._entries.items()):
             yield (s0, s1), (cards[h0], cards[h1]), spec, value
-
-    @property
-    def entry_count(self) -> int:
-        """How many match states' values are known."""
-        return len(self._entries)
 
     def release_tables(self) -> None:
         """Free what only the question just answered needed (the native solver's dense tables);
