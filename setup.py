@@ -3,8 +3,9 @@ pyproject.toml. If no C compiler is available the extensions are skipped (``opti
 the solver runs in pure Python, with the same results, more slowly. All four include the header
 ``_core.h`` (their shared memo, progress callback and Python plumbing), and the two replies to a
 fixed rule (over a set, ``_fastreply``; over a match, ``_fastkotormatch``) ``_rule.h`` (the
-rules' decisions), and the two that build their own candidate lists (``_fastsolve``,
-``_fastmatch``) ``_sides.h`` (the hands and placing a card): a change to a header rebuilds what
+rules' decisions), and the three that place cards themselves (``_fastsolve``, ``_fastmatch``,
+building their candidate lists, and ``_fastkotormatch``, the rule's turns) ``_sides.h`` (the
+hands and placing a card): a change to a header rebuilds what
 includes it (``depends``), and MANIFEST.in ships them in the sdist."""
 
 from setuptools import Extension, setup
@@ -39,7 +40,7 @@ setup(
         Extension(
             "pazaak_cli.solve._fastkotormatch",
             sources=["pazaak_cli/solve/_fastkotormatch.c"],
-            depends=[CORE_HEADER, RULE_HEADER],
+            depends=[CORE_HEADER, RULE_HEADER, SIDES_HEADER],
             optional=True,
             extra_compile_args=["-O2"],
         ),

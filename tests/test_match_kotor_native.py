@@ -31,10 +31,10 @@ from pazaak_cli.policies.heuristic_rule import heuristic_rule
 from pazaak_cli.policies.kotor_rule import DecisionRule, kotor_rule
 from pazaak_cli.solve import match_kotor
 from pazaak_cli.solve.answer_types import SolverTooLarge
-from pazaak_cli.solve.match_kotor import KotorMatchSolver
+from pazaak_cli.solve.match_kotor import KotorMatchSolver, _flat_turn
 from pazaak_cli.solve.match_pipeline import StateSplit
 from pazaak_cli.solve.match_solver import MatchMove
-from pazaak_cli.solve.rule_opponent import Playing
+from pazaak_cli.solve.rule_opponent import BUST, PLAYING, STANDING, Playing, RuleSeat
 from pazaak_cli.solve.solver import deck_after_draw
 
 pytestmark = pytest.mark.skipif(
@@ -84,6 +84,50 @@ def test_the_rules_choice_in_c_is_the_python_rules(rule: str, spec: str) -> None
         assert tuple(in_c)[1:] == seat.replies(opp, theirs, stands, sets)[1:], (cards, side)
         assert solver._core.replies(opp, theirs, stands, sets) == in_c
         checked += 1
+
+
+@pytest.mark.parametrize(
+    "spec", [*SPECS, "kotor2/flip-targets=positive-only", "kotor2/nine-cards=win"]
+)
+def test_the_rules_turns_built_in_c_are_the_python_seats(spec: str) -> None:
+    """On random sides of the rule's seat (hands of up to four cards of the ruleset's pool,
+    draws and hand cards placed, up to a table one card short of full), after each draw: the
+    turn the C loop builds is the Python seat's (``RuleSeat.turn``, flattened), and the sides it
+    numbered on the way are the ones Python numbers, in the same order (a seat beside it, given
+    the same hands and sides, numbers its own turns' sides)."""
+    rules = parse_ruleset(spec)
+    pool = sorted(rules.card_pool, key=str)
+    rng = random.Random(f"turns {spec}")
+    solver = KotorMatchSolver(rules, 0)
+    assert solver.native
+    seat, python = solver.opp, RuleSeat(rules, kotor_rule, over_match=True)
+    built = 0
+    while built < 2000:
+        cards = [rng.choice(pool) for _ in range(rng.randint(0, 4))]
+        hand = seat.hand(cards)
+        assert python.hand(cards) == hand
+        side: Playing = (0, 0, hand, 0, 0, False)
+        for _ in range(rng.randint(0, rules.table_size - 1)):
+            drawn = rng.randint(1, 10)
+            side = seat.add(side, drawn, side[2])
+            if seat.plays[side[2]] and rng.random() < 0.3:
+                side = seat.play(side, drawn, rng.choice(seat.plays[side[2]]))
+        if side[0] >= rules.target or (side[1] and side[1] >= rules.table_size):
+            continue
+        opp = seat.side(side)
+        assert python.side(side) == opp
+        solver._sync()
+        for drawn in range(1, 11):
+            assert solver._core.turn(opp, drawn) == _flat_turn(python.turn(opp, drawn)), (
+                cards,
+                side,
+                drawn,
+            )
+            built += 1
+        solver._pull_their_sides()
+        assert seat.sides == python.sides
+    assert len(seat.sides) > 1000  # (the turns numbered sides of every kind)
+    assert {seat.kind[code] for code in range(len(seat.sides))} >= {PLAYING, STANDING, BUST}
 
 
 # -- the whole search ----------------------------------------------------------------------------

@@ -9,15 +9,17 @@
  * match state Python solves. What both share, the rules' decisions and the memo, is in the
  * headers _rule.h and _core.h.
  *
- * Python keeps every seat, hand and deck: it interns both players' sides (the rule's turn after a
- * draw is worked out once by RuleSeat.turn, interning its sides, and handed here flattened), the
- * advised player's candidate lists, the contexts (score, opener, deck model) and the match
- * states, and mirrors what this core needs: each side's kind, total, tiebreak and hand id. This
+ * Python keeps every seat, hand and deck: it interns both players' hands and the advised
+ * player's sides and candidate lists, the contexts (score, opener, deck model) and the match
+ * states, and mirrors what this core needs: each side's kind, total, tiebreak and hand id, and
+ * the rule's hands (their plays in the rule's order of tries). The rule's turn after a draw is
+ * built here (build_turn, as RuleSeat.turn builds it), numbering the rule's new sides in the
+ * order Python's seat would; Python takes them over (their_sides_from) before it numbers one
+ * itself, so both number every side alike. This
  * core runs KotorMatchSolver.my_before_draw, opp_before_draw, _turn_ended, the rule's choice
  * (RuleSeat.reply, from the flattened turn) and the set's odds along the line chosen
  * (_odds_ended, _odds_before, _choice), and calls back into Python:
  *   expand(side, value) -> list id      the advised side's turn ends after a draw, first met;
- *   turn(side, value) -> ints           the rule side's turn after a draw, flattened (below);
  *   draws(model, deck) -> ((value, p, deck after), ...)   a deck's draws, first met;
  *   over(context, winner, hand, hand) -> (value, slope, final)   the value once a set ends
  *       (winner -1: a tie), which may solve that match state first, re-entering this core. A
@@ -49,6 +51,7 @@
 #define MEMO_HUGE_PAGES 0
 #include "_core.h"
 #include "_rule.h"
+#include "_sides.h"
 #include <math.h>
 
 enum { PLAYING, STANDING, BUST, NINE_WIN }; /* rule_opponent.PLAYING ... NINE_WIN */
@@ -268,13 +271,14 @@ static inline uint64_t position_key(int slot, int tag, int x, int y) {
     return ((((uint64_t)slot << 2 | (uint64_t)tag) << ID_BITS | (uint64_t)x) << ID_BITS | (uint64_t)y) + 1;
 }
 
-/* One seat's sides as Python interned them: kind, total, tiebreak, hand id; and per (side, value
- * drawn) what was worked out for it (the advised player's list id, the rule's turn id; -1: not
- * yet). */
+/* One seat's sides in Python's numbering: kind, total, tiebreak, hand id (and, the rule's seat,
+ * whose turns are built here, a playing side's count and flip sums); and per (side, value drawn)
+ * what was worked out for it (the advised player's list id, the rule's turn id; -1: not yet). */
 typedef struct {
     int n, cap;
     char *kind, *tiebreak;
     int *total, *hand;
+    int *cards, *f24, *f36;
     int *after;
 } Sides;
 
@@ -305,6 +309,16 @@ typedef struct {
     PyObject_HEAD
     int rule, target, sets_to_win;
     Sides mine, theirs;
+    /* the rule's seat, whose turns after a draw are built here (RuleSeat.turn): its hands in
+     * Python's ids (their plays in the rule's order of tries), whether each play is a try of a
+     * card whose sign the rule chooses, the rules of placing a card, and its sides by key (the
+     * sides Python adds and those built here, in the order Python interns them) */
+    Hands their_hands;
+    char *flexible;
+    int capflexible;
+    SideRules rules;
+    int rules_set;
+    IdMap their_ids;
     CANDIDATE_LISTS
     /* the contexts: the sets I have won (the rule reads them), the deck model, fixed draws */
     int ncontexts, capcontexts;
@@ -341,15 +355,15 @@ typedef struct {
     uint64_t solved;
     uint64_t reported; /* `solved` at the last progress report (see count_solved) */
     long long budget; /* raise too_large once solved reaches it (-1: no budget) */
-    PyObject *expand, *turn, *draws, *over, *too_large;
+    PyObject *expand, *draws, *over, *too_large;
     PyObject *progress;
 } Core;
 
-#define CALLBACKS(X) X(expand) X(turn) X(draws) X(over) X(too_large) X(progress)
+#define CALLBACKS(X) X(expand) X(draws) X(over) X(too_large) X(progress)
 CORE_GC(CALLBACKS)
 
 static void sides_free(Sides *s) {
-    FREE_ALL(s->kind, s->tiebreak, s->total, s->hand, s->after);
+    FREE_ALL(s->kind, s->tiebreak, s->total, s->hand, s->cards, s->f24, s->f36, s->after);
     memset(s, 0, sizeof(*s));
 }
 
@@ -365,6 +379,9 @@ static void core_dealloc(Core *self) {
     core_clear(self);
     sides_free(&self->mine);
     sides_free(&self->theirs);
+    hands_free(&self->their_hands);
+    free(self->flexible);
+    idmap_free(&self->their_ids);
     models_free(self);
     FREE_ALL(self->list_start, self->list_len, self->codes, self->ctx_sets, self->ctx_model,
              self->ctx_fixed, self->ctx_slot, self->turn_at, self->data, self->rows, self->reply_block,
@@ -383,21 +400,20 @@ static int callable_or_fail(PyObject *object, const char *message) {
 
 static int core_init(Core *self, PyObject *args, PyObject *kwds) {
     (void)kwds;
-    PyObject *expand, *turn, *draws, *over, *too_large;
+    PyObject *expand, *draws, *over, *too_large;
     Py_ssize_t max_entries = 0; /* the main table's bound; 0: none */
-    if (!PyArg_ParseTuple(args, "iiiOOOOO|n", &self->rule, &self->target, &self->sets_to_win,
-                          &expand, &turn, &draws, &over, &too_large, &max_entries))
+    if (!PyArg_ParseTuple(args, "iiiOOOO|n", &self->rule, &self->target, &self->sets_to_win,
+                          &expand, &draws, &over, &too_large, &max_entries))
         return -1;
     if (self->rule != RULE_KOTOR && self->rule != RULE_HEURISTIC)
         return fail_status(PyExc_ValueError, "no such rule in the C core");
     if (callable_or_fail(expand, "expand must be callable") < 0 ||
-        callable_or_fail(turn, "turn must be callable") < 0 ||
         callable_or_fail(draws, "draws must be callable") < 0 ||
         callable_or_fail(over, "over must be callable") < 0)
         return -1;
-    PyObject *held[] = {expand, turn, draws, over, too_large};
-    PyObject **fields[] = {&self->expand, &self->turn, &self->draws, &self->over, &self->too_large};
-    for (int i = 0; i < 5; i++) {
+    PyObject *held[] = {expand, draws, over, too_large};
+    PyObject **fields[] = {&self->expand, &self->draws, &self->over, &self->too_large};
+    for (int i = 0; i < 4; i++) {
         Py_INCREF(held[i]);
         Py_XSETREF(*fields[i], held[i]);
     }
@@ -429,7 +445,8 @@ static int sides_room(Sides *s, int n) {
     while (cap < s->n + n) cap *= 2;
     if (grow((void **)&s->kind, cap, 1) < 0 || grow((void **)&s->tiebreak, cap, 1) < 0 ||
         grow((void **)&s->total, cap, sizeof(int)) < 0 || grow((void **)&s->hand, cap, sizeof(int)) < 0 ||
-        grow((void **)&s->after, cap * 11, sizeof(int)) < 0) {
+        grow((void **)&s->cards, cap, sizeof(int)) < 0 || grow((void **)&s->f24, cap, sizeof(int)) < 0 ||
+        grow((void **)&s->f36, cap, sizeof(int)) < 0 || grow((void **)&s->after, cap * 11, sizeof(int)) < 0) {
         PyErr_NoMemory();
         return -1;
     }
@@ -445,12 +462,13 @@ static int item_int(PyObject *seq, Py_ssize_t i, long *out) {
 
 PyDoc_STRVAR(core_add_sides_doc,
              "add_sides(seat, kinds, totals, tiebreaks, hands): the next sides of seat 0 (the "
-             "advised player) or 1 (the rule), as Python interned them");
+             "advised player), as Python interned them (the rule's: add_their_sides)");
 static PyObject *core_add_sides(Core *self, PyObject *args) {
     int seat;
     PyObject *lists[4];
     if (!PyArg_ParseTuple(args, "iOOOO", &seat, &lists[0], &lists[1], &lists[2], &lists[3])) return NULL;
-    Sides *s = seat == ME ? &self->mine : &self->theirs;
+    if (seat != ME) return fail(PyExc_ValueError, "the rule's sides are added by add_their_sides");
+    Sides *s = &self->mine;
     PyObject *seqs[4] = {NULL, NULL, NULL, NULL};
     PyObject *result = NULL;
     for (int k = 0; k < 4; k++)
@@ -480,6 +498,7 @@ static PyObject *core_add_sides(Core *self, PyObject *args) {
         s->tiebreak[id] = (char)(tiebreak != 0);
         s->total[id] = (int)total;
         s->hand[id] = (int)hand;
+        s->cards[id] = s->f24[id] = s->f36[id] = 0;
         for (int v = 0; v < 11; v++) s->after[id * 11 + v] = -1;
         s->n++;
     }
@@ -488,6 +507,283 @@ static PyObject *core_add_sides(Core *self, PyObject *args) {
 done:
     for (int k = 0; k < 4; k++) Py_XDECREF(seqs[k]);
     return result;
+}
+
+/* -- the rule's seat: its hands and sides, and its turns built here ----------------------------- */
+
+/* A rule side's key: a playing side's fields (playing_key), or an ended side's kind, total,
+ * tiebreak and hand (a bust's and a ninth-card win's total and tiebreak are 0, as Python's tuples
+ * ("B", 0, False, hand) and ("W", 0, False, hand) have them). */
+static inline uint64_t their_key(int kind, const Playing *side) {
+    return playing_key(side) | (uint64_t)kind << 53;
+}
+
+/* The id of the rule's side of `kind` (ended sides keep only their total, tiebreak and hand),
+ * numbered next if new, as Seat.side numbers it. -1: an exception is set. */
+static int their_side(Core *self, int kind, Playing side) {
+    if (kind != PLAYING) side.cards = side.f24 = side.f36 = 0;
+    if (kind == BUST || kind == NINE_WIN) side.total = side.tiebreak = 0;
+    side.tiebreak = side.tiebreak != 0;
+    if (!side_in_range(&self->their_hands, &side))
+        return fail_status(self->too_large, "a side of the rule past the C solver's keys");
+    uint64_t key = their_key(kind, &side);
+    int found = idmap_get(&self->their_ids, key);
+    if (found >= 0) return found;
+    Sides *s = &self->theirs;
+    if (s->n >= MAX_ID)
+        return fail_status(self->too_large, "the search needs more sides than the C solver can number");
+    if (sides_room(s, 1) < 0 || idmap_put(&self->their_ids, key, s->n) < 0) return -1;
+    int id = s->n++;
+    s->kind[id] = (char)kind;
+    s->tiebreak[id] = (char)side.tiebreak;
+    s->total[id] = side.total;
+    s->hand[id] = side.hand;
+    s->cards[id] = side.cards;
+    s->f24[id] = side.f24;
+    s->f36[id] = side.f36;
+    for (int v = 0; v < 11; v++) s->after[id * 11 + v] = -1;
+    return id;
+}
+
+PyDoc_STRVAR(core_set_sides_rules_doc,
+             "set_sides_rules(table_size, nine_win, any_tiebreak, flip_all): the rules the rule's "
+             "turns are built by (its target is the core's)");
+static PyObject *core_set_sides_rules(Core *self, PyObject *args) {
+    SideRules *r = &self->rules;
+    if (!PyArg_ParseTuple(args, "ippp", &r->table_size, &r->nine_win, &r->any_tiebreak, &r->flip_all))
+        return NULL;
+    if (r->table_size < 1 || r->table_size > 15)
+        return fail(PyExc_ValueError, "a table of 1 to 15 cards");
+    r->target = self->target;
+    self->rules_set = 1;
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(core_add_their_hands_doc,
+             "add_their_hands(hands, flexible): the rule's next hands by id, as the set core takes "
+             "hands (their plays in the rule's order of tries), and for each of their plays in turn "
+             "whether it tries a card whose sign the rule chooses");
+static PyObject *core_add_their_hands(Core *self, PyObject *args) {
+    PyObject *hands, *flexible;
+    if (!PyArg_ParseTuple(args, "OO", &hands, &flexible)) return NULL;
+    PyObject *flags = PySequence_Fast(flexible, "flexible must be a sequence");
+    if (!flags) return NULL;
+    Hands *h = &self->their_hands;
+    int first = h->nplays;
+    PyObject *batch = PyTuple_Pack(1, hands);
+    if (!batch || hands_add(h, batch, MAX_ID) < 0) {
+        Py_XDECREF(batch);
+        Py_DECREF(flags);
+        return NULL;
+    }
+    Py_DECREF(batch);
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(flags);
+    if (n != h->nplays - first) {
+        Py_DECREF(flags);
+        return fail(PyExc_ValueError, "one flag for each play of the hands added");
+    }
+    if (room_for((void **)&self->flexible, first, &self->capflexible, n, 1) < 0) {
+        Py_DECREF(flags);
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int flag = PyObject_IsTrue(PySequence_Fast_GET_ITEM(flags, i));
+        if (flag < 0) {
+            Py_DECREF(flags);
+            return NULL;
+        }
+        self->flexible[first + i] = (char)flag;
+    }
+    Py_DECREF(flags);
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(core_add_their_sides_doc,
+             "add_their_sides(sides): the rule's next sides as Python interned them, each "
+             "(total, cards, hand, f24, f36, tiebreak) or (tag, total, tiebreak, hand), tag 'S', "
+             "'B' or 'W'");
+static PyObject *core_add_their_sides(Core *self, PyObject *args) {
+    PyObject *seq = sequence_argument(args, "sides must be a sequence");
+    if (!seq) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
+        Playing side = {0, 0, 0, 0, 0, 0};
+        int kind = PLAYING;
+        const char *tag;
+        if (PyTuple_Check(item) && PyTuple_GET_SIZE(item) == 6) {
+            if (!PyArg_ParseTuple(item, "iiiiii", &side.total, &side.cards, &side.hand, &side.f24,
+                                  &side.f36, &side.tiebreak))
+                goto failed;
+        } else if (PyArg_ParseTuple(item, "siii", &tag, &side.total, &side.tiebreak, &side.hand)) {
+            kind = tag[0] == 'S' ? STANDING : tag[0] == 'B' ? BUST : tag[0] == 'W' ? NINE_WIN : -1;
+            if (kind < 0 || tag[1]) {
+                PyErr_SetString(PyExc_ValueError, "an ended side's tag is 'S', 'B' or 'W'");
+                goto failed;
+            }
+        } else {
+            goto failed;
+        }
+        int before = self->theirs.n, id = their_side(self, kind, side);
+        if (id < 0) goto failed;
+        if (id != before) {
+            PyErr_SetString(PyExc_ValueError, "that side of the rule is held already");
+            goto failed;
+        }
+    }
+    Py_DECREF(seq);
+    Py_RETURN_NONE;
+failed:
+    Py_DECREF(seq);
+    return NULL;
+}
+
+PyDoc_STRVAR(core_their_sides_from_doc,
+             "their_sides_from(start) -> the rule's sides from id start on, as Python interns "
+             "them: (total, cards, hand, f24, f36, tiebreak) or (tag, total, tiebreak, hand)");
+static PyObject *core_their_sides_from(Core *self, PyObject *args) {
+    int start;
+    if (!PyArg_ParseTuple(args, "i", &start)) return NULL;
+    const Sides *s = &self->theirs;
+    if (start < 0 || start > s->n) return fail(PyExc_IndexError, "no such side");
+    PyObject *sides = PyList_New(s->n - start);
+    if (!sides) return NULL;
+    for (int id = start; id < s->n; id++) {
+        static const char *tags[] = {"", "S", "B", "W"};
+        PyObject *side =
+            s->kind[id] == PLAYING
+                ? Py_BuildValue("(iiiiiN)", s->total[id], s->cards[id], s->hand[id], s->f24[id], s->f36[id],
+                                PyBool_FromLong(s->tiebreak[id]))
+                : Py_BuildValue("(siNi)", tags[(int)s->kind[id]], s->total[id],
+                                PyBool_FromLong(s->tiebreak[id]), s->hand[id]);
+        if (!side) {
+            Py_DECREF(sides);
+            return NULL;
+        }
+        PyList_SET_ITEM(sides, id - start, side);
+    }
+    return sides;
+}
+
+/* The code of the one way the rules let a turn end once the rule's side `side` holds its last
+ * card of the turn (`full`: its table's last slot), past the free end (Seat.end_codes' first
+ * where the side is full or at or over the target). -1: an exception is set. */
+static int their_forced_end(Core *self, Playing side, int tiebreaker_last, int full) {
+    switch (turn_end(&self->rules, side.total, full)) {
+    case BUST_END:
+    case NINTH_BUST_END:
+        return their_side(self, BUST, side);
+    case NINTH_WIN_END:
+        return their_side(self, NINE_WIN, side);
+    case FREE_END:
+        return fail_status(PyExc_RuntimeError, "a free end is not forced");
+    default:
+        side.tiebreak = side.tiebreak || (tiebreaker_last && !self->rules.any_tiebreak);
+        return their_side(self, STANDING, side);
+    }
+}
+
+/* rule_opponent._total_after: the total of `side` once `play` is played on it, the card last on
+ * its table worth `last`. */
+static inline int total_after(const Playing *side, int last, const Play *play) {
+    switch (play->kind) {
+    case PLAIN:
+    case TIEBREAKER:
+        return side->total + play->value;
+    case DOUBLE:
+        return side->total + last;
+    case FLIP24:
+        return side->total - 2 * side->f24;
+    default:
+        return side->total - 2 * side->f36;
+    }
+}
+
+/* RuleSeat.turn, flattened (as turn_of reads it), built here into `data`: what the rule's side
+ * `opp` can do after drawing `value`, its sides interned in Seat.side's order. Its turn id, or
+ * -1 with an exception set. */
+static int build_turn(Core *self, int opp, int value) {
+    const Hands *h = &self->their_hands;
+    const SideRules *r = &self->rules;
+    if (!self->rules_set) return fail_status(PyExc_RuntimeError, "set_sides_rules first");
+    if (self->theirs.kind[opp] != PLAYING || self->theirs.hand[opp] >= h->count)
+        return fail_status(PyExc_ValueError, "a turn of a rule side playing, of a hand added");
+    const Sides *s = &self->theirs; /* (read before any side is added: they may move) */
+    Playing side = {s->total[opp], s->cards[opp], s->hand[opp], s->f24[opp], s->f36[opp], s->tiebreak[opp]};
+    Playing placed = place_card(h, r, side, value, side.hand);
+    int hand = placed.hand, size = r->table_size, target = r->target;
+    int first = h->plays_start[hand], nplays = h->plays_len[hand];
+    int need = 5 + 3 * nplays;
+    for (int i = 0; i < nplays; i++) need += 6 + 2 * h->plays_len[h->plays[first + i].rest];
+    if (codes_room(&self->turn_at, self->nturns, &self->capturns, 1) < 0 ||
+        codes_room(&self->data, self->ndata, &self->capdata, need) < 0)
+        return -1;
+    int start = self->ndata, at = start;
+    int *d = self->data; /* (interning sides does not move it) */
+    if (placed.cards >= size || placed.total == target) {
+        int code = their_forced_end(self, placed, 0, placed.cards >= size);
+        if (code < 0) return -1;
+        d[at++] = 0;
+        d[at++] = code;
+    } else {
+        int over = placed.total > target;
+        int end = their_side(self, over ? BUST : PLAYING, placed), stand = NO_STAND;
+        if (end < 0) return -1;
+        if (!over) {
+            Playing stood = placed;
+            if ((stand = their_side(self, STANDING, stood)) < 0) return -1;
+        }
+        d[at++] = 1;
+        d[at++] = placed.total;
+        d[at++] = end;
+        d[at++] = stand;
+        d[at++] = nplays;
+        int tries = at, starts = at + 2 * nplays, body = starts + nplays;
+        for (int i = 0; i < nplays; i++) {
+            const Play *play = &h->plays[first + i];
+            Playing after = play_card(h, r, placed, value, play);
+            int tiebreaker = play->kind == TIEBREAKER, full = after.cards >= size;
+            d[tries + 2 * i] = after.total;
+            d[tries + 2 * i + 1] = self->flexible[first + i];
+            d[starts + i] = body - start;
+            if (full || after.total >= target) {
+                int forced = their_forced_end(self, after, tiebreaker, full);
+                if (forced < 0) return -1;
+                int row[6] = {after.total, 1, forced, NO_STAND, NO_STAND, 0};
+                memcpy(d + body, row, sizeof row);
+                body += 6;
+                continue;
+            }
+            /* step 4 reads the tries of the hand left on the table after the card: a Double
+             * copies the card now last on the table, the one just played (a flip is placed as 0) */
+            int last = play->kind == DOUBLE ? value
+                       : play->kind == FLIP24 || play->kind == FLIP36 ? 0
+                                                                     : play->value;
+            Playing stood = after;
+            stood.tiebreak = after.tiebreak || (tiebreaker && !r->any_tiebreak);
+            int stood_code = their_side(self, STANDING, stood);
+            if (stood_code < 0) return -1;
+            int end_code = their_side(self, PLAYING, after);
+            if (end_code < 0) return -1;
+            int left_first = h->plays_start[after.hand], nleft = h->plays_len[after.hand];
+            d[body++] = after.total;
+            d[body++] = 0;
+            d[body++] = 0;
+            d[body++] = end_code;
+            d[body++] = stood_code;
+            d[body++] = nleft;
+            for (int k = 0; k < nleft; k++) {
+                d[body++] = total_after(&after, last, &h->plays[left_first + k]);
+                d[body++] = self->flexible[left_first + k];
+            }
+        }
+        at = body;
+    }
+    self->ndata = at;
+    int turn = self->nturns++;
+    self->turn_at[turn] = start;
+    self->theirs.after[opp * 11 + value] = turn;
+    return turn;
 }
 
 CORE_ADD_LIST(MAX_ID)
@@ -583,39 +879,42 @@ static int slot_of(Core *self, int context, int deck) {
 
 /* -- the rule's replies (RuleSeat.reply, RuleSeat.replies) ------------------------------------ */
 
-/* The flattened turn of the rule's side `opp` after drawing `value`, asked of Python the first
- * time (RuleSeat.turn):
+/* The flattened turn of the rule's side `opp` after drawing `value`, built the first time
+ * (build_turn, as RuleSeat.turn and match_kotor._flat_turn give it):
  *   forced:  0, code
  *   choices: 1, total, end, stand, ntries, (total, flexible) * ntries, then where each play
  *            starts (counted from the turn's own start) * ntries
  *   a play:  total, forced (0/1), forced code, end, stand, nleft, (total, flexible) * nleft
  * Its id, or -1 with an exception set. */
-static int turn_of(Core *self, int opp, int value) {
+static inline int turn_of(Core *self, int opp, int value) {
     int turn = self->theirs.after[opp * 11 + value];
-    if (turn >= 0) return turn;
-    PyObject *result = PyObject_CallFunction(self->turn, "ii", opp, value);
-    if (!result) return -1;
-    PyObject *seq = PySequence_Fast(result, "a turn is a sequence of ints");
-    Py_DECREF(result);
-    if (!seq) return -1;
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-    if (n < 2) return fail_status_releasing(seq, PyExc_ValueError, "a turn has two ints at least");
-    if (codes_room(&self->turn_at, self->nturns, &self->capturns, 1) < 0 ||
-        codes_room(&self->data, self->ndata, &self->capdata, n) < 0) {
-        Py_DECREF(seq);
-        return -1;
+    return turn >= 0 ? turn : build_turn(self, opp, value);
+}
+
+PyDoc_STRVAR(core_turn_doc,
+             "turn(opp, value) -> the rule side's turn after drawing value, flattened as "
+             "match_kotor._flat_turn gives RuleSeat.turn (its sides interned here)");
+static PyObject *core_turn(Core *self, PyObject *args) {
+    int opp, value;
+    if (!PyArg_ParseTuple(args, "ii", &opp, &value)) return NULL;
+    if (opp < 0 || opp >= self->theirs.n || value < 1 || value > 10)
+        return fail(PyExc_IndexError, "no such rule side, or no such value drawn");
+    int turn = turn_of(self, opp, value);
+    if (turn < 0) return NULL;
+    const int *t = self->data + self->turn_at[turn];
+    int n = turn + 1 < self->nturns ? self->turn_at[turn + 1] - self->turn_at[turn]
+                                     : self->ndata - self->turn_at[turn];
+    PyObject *list = PyList_New(n);
+    if (!list) return NULL;
+    for (int i = 0; i < n; i++) {
+        PyObject *item = PyLong_FromLong(t[i]);
+        if (!item) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SET_ITEM(list, i, item);
     }
-    int start = self->ndata;
-    int read = codes_read(seq, self->data, &self->ndata, -1);
-    Py_DECREF(seq);
-    if (read < 0) {
-        self->ndata = start;
-        return -1;
-    }
-    turn = self->nturns++;
-    self->turn_at[turn] = start;
-    self->theirs.after[opp * 11 + value] = turn;
-    return turn;
+    return list;
 }
 
 /* The turn-end code the rule reaches from side `opp` after drawing `value`, facing my total
@@ -1414,7 +1713,8 @@ static PyGetSetDef core_getset[] = {
     GETTER(memo_bytes, "bytes the tables of positions and set ends take now"),
     GETTER(main_slots, "slots of the main table of positions now"),
     COUNT(mine_sides, mine.n, "the advised player's sides added"),
-    COUNT(their_sides, theirs.n, "the rule's sides added"),
+    COUNT(their_sides, theirs.n, "the rule's sides numbered (added by Python or built here)"),
+    COUNT(their_hands, their_hands.count, "the rule's hands added"),
     COUNT(lists, nlists, "candidate lists added"),
     COUNT(contexts, ncontexts, "contexts added"),
     PROGRESS_ATTRIBUTE("progress(solved) is called every so many positions in a long search (or None)"),
@@ -1424,7 +1724,8 @@ static PyGetSetDef core_getset[] = {
 static PyMethodDef core_methods[] = {
     METHOD(add_sides, VARARGS),     METHOD(add_list, VARARGS),  METHOD(add_context, VARARGS),
     METHOD(before, VARARGS),        METHOD(turn_ended, VARARGS), METHOD(replies, VARARGS),
-    METHOD(odds_ended, VARARGS),
+    METHOD(odds_ended, VARARGS),   METHOD(set_sides_rules, VARARGS), METHOD(add_their_hands, VARARGS),
+    METHOD(add_their_sides, VARARGS), METHOD(their_sides_from, VARARGS), METHOD(turn, VARARGS),
     METHOD(push_live, VARARGS),     METHOD(pop_live, NOARGS),   METHOD(forget, NOARGS),
     METHOD(settle, NOARGS),         METHOD(clear_volatile, NOARGS), METHOD(clear_memo, NOARGS),
     {NULL, NULL, 0, NULL},

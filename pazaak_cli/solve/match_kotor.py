@@ -40,9 +40,11 @@ The recursion inside a set (:meth:`KotorMatchSolver.my_before_draw`, ``opp_befor
 choice have an optional C inner loop
 (:mod:`pazaak_cli.solve._fastkotormatch`, for the rules of :data:`NATIVE_RULES`): Python keeps the
 seats, hands, decks, contexts and match states and the fixed point (Newton on value/slope pairs),
-and the C loop calls back for what it has not met (a list of turn ends, the rule's turn after a
-draw, a deck's draws, the value at a set's end). Both give the same floats (the same sums in the
-same order); ``native=False`` keeps the Python recursion, the reference the tests compare it with.
+and the C loop builds the rule's turns after a draw itself (numbering their sides as
+:meth:`RuleSeat.turn` would, taken over by Python before it numbers one: :meth:`_pull_their_sides`)
+and calls back for what it has not met (a list of turn ends, a deck's draws, the value at a set's
+end). Both give the same floats (the same sums in the same order); ``native=False`` keeps the
+Python recursion, the reference the tests compare it with.
 """
 
 from __future__ import annotations
@@ -257,12 +259,14 @@ class KotorMatchSolver(MatchStates):
             rules.target,
             rules.sets_to_win,
             self._expand_mine,
-            self._rule_turn,
             self._deck_draws,
             self._native_over,
             SolverTooLarge,
             NATIVE_MEMO_ENTRIES,
         )
+        seat = self.opp
+        self._core.set_sides_rules(seat.size, seat.nine_win, seat.any_tiebreak, seat.flip_all)
+        seat.before_new = self._pull_their_sides
         self._iterating = _Volatile(self._core)
         self.my_before_draw = self._native_my_before_draw  # type: ignore[method-assign]
         self.opp_before_draw = self._native_opp_before_draw  # type: ignore[method-assign]
@@ -303,8 +307,9 @@ class KotorMatchSolver(MatchStates):
             self._core.progress = progress
 
     def _sync(self) -> None:
-        """Tell the C loop of the sides, candidate lists and contexts interned since it last
-        heard (the ids are Python's: the loop only mirrors them)."""
+        """Tell the C loop of the hands, sides, candidate lists and contexts Python interned
+        since it last heard (the ids are Python's: the loop mirrors them, and numbers the rule's
+        sides its turns find as :meth:`RuleSeat.turn` would: :meth:`_pull_their_sides`)."""
         core = self._core
         mine, theirs = self.me, self.opp
         if (
@@ -314,21 +319,40 @@ class KotorMatchSolver(MatchStates):
             and core.contexts == len(self._context_info)
         ):
             return  # (the common case: nothing new)
-        for index, seat in ((ME, mine), (OPP, theirs)):
-            start = core.mine_sides if index == ME else core.their_sides
-            if start < len(seat.sides):
-                core.add_sides(
-                    index,
-                    seat.kind[start:],
-                    seat.total[start:],
-                    [_tiebreak(side) for side in seat.sides[start:]],
-                    seat.hand_of[start:],
-                )
+        self._pull_their_sides()
+        start = core.mine_sides
+        if start < len(mine.sides):
+            core.add_sides(
+                ME,
+                mine.kind[start:],
+                mine.total[start:],
+                [_tiebreak(side) for side in mine.sides[start:]],
+                mine.hand_of[start:],
+            )
+        new_hands = range(core.their_hands, len(theirs.hands))
+        if new_hands:
+            core.add_their_hands(
+                [
+                    (*theirs.facts[hand], [play[1:4] for play in theirs.plays[hand]], [])
+                    for hand in new_hands
+                ],
+                [play[4] for hand in new_hands for play in theirs.plays[hand]],
+            )
+        if core.their_sides < len(theirs.sides):
+            core.add_their_sides(theirs.sides[core.their_sides :])
         for codes in mine.lists[core.lists :]:
             core.add_list(codes)
         for context in range(core.contexts, len(self._context_info)):
             sets, _, _, model = self._context_info[context]
             core.add_context(sets, model, self._models[model].fixed is not None)
+
+    def _pull_their_sides(self) -> None:
+        """Number in Python the rule's sides the C loop's turns numbered since (the same ids:
+        it numbers them in :meth:`RuleSeat.turn`'s order). Called before Python numbers a new
+        side of the rule's, so that both number it alike."""
+        core = self._core
+        if core is not None and core.their_sides > len(self.opp.sides):
+            self.opp.adopt(core.their_sides_from(len(self.opp.sides)))
 
     def _expand_mine(self, me: int, drawn: int) -> int:
         """The C loop's callback: the number of my list of turn ends after ``drawn``."""
@@ -337,13 +361,6 @@ class KotorMatchSolver(MatchStates):
             number = self.me.ends_after_draw(me, drawn)
         self._sync()
         return number
-
-    def _rule_turn(self, opp: int, drawn: int) -> list[int]:
-        """The C loop's callback: the rule's turn after ``drawn`` from side ``opp``, flattened
-        (:func:`_flat_turn`), its sides interned and told."""
-        turn = self.opp.turn(opp, drawn)
-        self._sync()
-        return _flat_turn(turn)
 
     def _deck_draws(self, model: int, deck: int) -> tuple[tuple[int, float, int], ...]:
         """The C loop's callback: the draws from ``deck`` in deck model ``model``."""
@@ -439,7 +456,7 @@ class KotorMatchSolver(MatchStates):
         seats and in a new C loop; the match states' values and the set ends' stay (they are
         keyed by hands)."""
         mine, theirs = self.me, self.opp
-        if max(len(mine.sides), len(theirs.sides), len(mine.lists)) <= NATIVE_SIDES:
+        if max(len(mine.sides), self._core.their_sides, len(mine.lists)) <= NATIVE_SIDES:
             return
         mine.forget_sides()
         theirs.forget_sides()
@@ -874,8 +891,12 @@ class KotorMatchSolver(MatchStates):
 
     def prepare(self, scores: tuple[int, int], my_hand: int, its_hands: Iterable[int]) -> None:
         """Solve the match states below ``scores`` (mine, its) and the hands bottom up (fewer
-        cards and more sets first), so that no solve nests inside another."""
-        self._solve_in_order(self.states_below(scores, my_hand, its_hands))
+        cards and more sets first), so that no solve nests inside another. (Asked again, as
+        every hand's moves ask it, it answers at once: :attr:`_known_below`.)"""
+        key = (scores, my_hand, tuple(its_hands))
+        if key not in self._known_below:
+            self._solve_in_order(self.states_below(scores, my_hand, key[2]))
+            self._known_below.add(key)
 
     def prepare_in_two(
         self,
@@ -906,6 +927,9 @@ class KotorMatchSolver(MatchStates):
                 ):
                     listed[match] = number
         states = list(listed)
+        if not states:  # (every one known: the hands' moves need not list them again)
+            self._known_below.update((scores, my_hand, tuple(group)) for group in groups)
+            return False
         if len(states) < SPLIT_MIN_STATES or not two_solver_processes():
             return False
         split = StateSplit(states)
@@ -961,9 +985,12 @@ class KotorMatchSolver(MatchStates):
         :meth:`prepare_in_two`, each published for the other process."""
         specs = self._specs()
         split = self._split
+        entries = self._entries
         for match in states:
             if reached is not None:
                 reached(match)
+            if split is None and all((match, spec) in entries for spec in specs):
+                continue  # (known: a prepared pair's, or the cache's)
             if split is not None:
                 split.start(match)
             for spec in specs:
@@ -972,7 +999,6 @@ class KotorMatchSolver(MatchStates):
                 self.bound_memo()
                 self.entry(match, spec)
             if split is not None:
-                entries = self._entries
                 split.publish(
                     match,
                     {spec: entries[(match, spec)] for spec in range(3) if (match, spec) in entries},
@@ -1279,7 +1305,8 @@ def _tiebreak(side: CompactSide) -> bool:
 
 
 def _flat_turn(turn: int | RuleTurn) -> list[int]:
-    """The rule's turn after a draw (:meth:`RuleSeat.turn`) as the C loop reads it:
+    """The rule's turn after a draw (:meth:`RuleSeat.turn`) as the C loop builds and reads it
+    (the reference its tests compare with):
     ``[0, code]`` when the rules leave no choice; else ``[1, total, end, stand, n]``, the n
     tries as (total, flexible), where each play starts (from the turn's start), then each play
     as ``[total, forced (0/1), forced code, end, stand, k]`` and its k cards left as (total,

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import functools
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
 from pazaak_cli.engine.cards import Card, CardKind
@@ -292,6 +292,9 @@ class Seat:
         self.lists: list[tuple[int, ...]] = []
         """The distinct lists of turn ends: equal lists share a number, so that the best
         choice among one is solved once."""
+        self.before_new: Callable[[], None] | None = None
+        """Called before a side is numbered: where a C loop numbers sides too
+        (:meth:`adopt`), it tells those first, so that both number alike."""
         self._live = (
             LiveHands(self.hands.__getitem__, self.hand, self.target)
             if not over_match and order is None
@@ -341,26 +344,39 @@ class Seat:
     def side(self, side: CompactSide) -> int:
         """The id of ``side``, playing or ended (see the module's docstring)."""
         found = self.side_ids.get(side)
+        if found is None and self.before_new is not None:
+            self.before_new()
+            found = self.side_ids.get(side)
         if found is None and self._live is not None and len(side) == 6:
             alive = self._live.side(side)
             if alive != side:
                 found = self.side_ids[side] = self.side(alive)
-        if found is None:
-            found = len(self.sides)
-            self.side_ids[side] = found
-            self.sides.append(side)
-            if len(side) == 6:
-                self.kind.append(PLAYING)
-                self.hand_of.append(side[2])
-                self.total.append(side[0])
-                self.standing.append(False)
-            else:
-                tag = side[0]
-                self.kind.append(_ENDED_KIND[tag])
-                self.hand_of.append(side[3])
-                self.total.append(side[1])
-                self.standing.append(tag == "S")
+        return self._number(side) if found is None else found
+
+    def _number(self, side: CompactSide) -> int:
+        """Number ``side``, not numbered yet, next."""
+        found = len(self.sides)
+        self.side_ids[side] = found
+        self.sides.append(side)
+        if len(side) == 6:
+            self.kind.append(PLAYING)
+            self.hand_of.append(side[2])
+            self.total.append(side[0])
+            self.standing.append(False)
+        else:
+            tag = side[0]
+            self.kind.append(_ENDED_KIND[tag])
+            self.hand_of.append(side[3])
+            self.total.append(side[1])
+            self.standing.append(tag == "S")
         return found
+
+    def adopt(self, sides: Iterable[CompactSide]) -> None:
+        """Number ``sides``, none numbered yet, next, in this order (the sides a C loop
+        numbered as :meth:`side` would have)."""
+        for side in sides:
+            assert side not in self.side_ids, side
+            self._number(side)
 
     def forget_sides(self) -> None:
         """Drop every interned side (side ids restart from 0; hands stay), and what is keyed by
