@@ -59,6 +59,16 @@ def test_python_m_pazaak_cli_runs_the_same_group() -> None:
 def test_an_unknown_command_is_a_usage_error() -> None:
     code, _, err = invoke("nonsense")
     assert code == 2 and "No such command 'nonsense'" in err
+    assert "did you mean" not in err  # (no command is close to it)
+
+
+def test_a_misspelt_command_is_answered_with_the_one_meant() -> None:
+    code, _, err = invoke("advize")
+    assert code == 2
+    assert err.strip() == (
+        "Error: No such command 'advize'; did you mean 'advise'? "
+        "(`pazaak --help` lists what it takes)."
+    )
 
 
 def test_rules_shows_the_default_ruleset_as_a_table() -> None:

@@ -9,6 +9,7 @@ with ``--json`` says its error in JSON too (:func:`emit_json_error`), where a sc
 from __future__ import annotations
 
 import contextlib
+import difflib
 import json
 import math
 import os
@@ -69,6 +70,22 @@ class PazaakGroup(click.Group):
         command = self.get_command(ctx, name) if name is not None else None
         takes_json = command is not None and any(p.name == "as_json" for p in command.params)
         return takes_json and "--json" in words
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        """The command named first in ``args``; an unknown name is answered with the command
+        it most likely meant, if one is close (``advize``: ``advise``)."""
+        try:
+            return super().resolve_command(ctx, args)
+        except click.UsageError as error:
+            name = args[0] if args else ""
+            close = difflib.get_close_matches(name, self.list_commands(ctx), n=1)
+            if not close or self.get_command(ctx, name) is not None:
+                raise
+            raise click.UsageError(
+                f"No such command {name!r}; did you mean {close[0]!r}?", error.ctx
+            ) from None
 
     def invoke(self, ctx: click.Context) -> Any:
         if os.environ.get("NO_COLOR"):
