@@ -23,7 +23,6 @@ import pytest
 from click.testing import CliRunner
 
 from pazaak_cli.cli import main
-from pazaak_cli.commands.advise_cmd import prepare_hint
 from pazaak_cli.commands.prepare_cmd import prepare_command
 from pazaak_cli.engine.cards import parse_cards
 from pazaak_cli.engine.decks import load_deck, sample_deck
@@ -34,7 +33,7 @@ from pazaak_cli.solve import budgeted, match_advice, time_budget
 from pazaak_cli.solve.advice import solve_question
 from pazaak_cli.solve.answer_types import Advice, SolveOptions
 from pazaak_cli.solve.answers import AnswerRequest, answer, budgeted_objective
-from pazaak_cli.solve.budgeted import MIN_HANDS, Refinement
+from pazaak_cli.solve.budgeted import MIN_HANDS, Refinement, deck_word, prepare_line
 from pazaak_cli.solve.hand_rows import (
     HandRows,
     HandsSolved,
@@ -303,14 +302,17 @@ def test_past_the_budget_the_note_names_the_preparation_that_leaves_only_the_set
 def test_the_preparation_named_is_a_command_that_prepare_reads(tmp_path: Path) -> None:
     kotor1, kotor2 = parse_ruleset("kotor1"), parse_ruleset("kotor2")
     assert (
-        prepare_hint(kotor1, sample_deck("kotor1-average"), 0, "optimal")
+        prepare_line(kotor1, deck_word(sample_deck("kotor1-average")), 0, "optimal")
         == "pazaak prepare --deck YOUR-DECK --opp-deck kotor1-average"
     )
     mine = tmp_path / "my deck.txt"
     mine.write_text("±1 ±2 +3 +4 +5 +6 ±5 -6 ±4 D\n", encoding="utf-8")
-    hint = prepare_hint(kotor2, load_deck(str(mine), kotor2), 1, "kotor")
+    hint = prepare_line(kotor2, deck_word(load_deck(str(mine), kotor2)), 1, "kotor")
     assert hint == (
         f"pazaak prepare -r kotor2 --deck YOUR-DECK --opp-deck '{mine}' --player 2 --opponent kotor"
+    )
+    assert prepare_line(kotor1, "kotor1-average", 0, "kotor", "kotor1-starter") == (
+        "pazaak prepare --deck kotor1-starter --opp-deck kotor1-average --opponent kotor"
     )
     words = shlex.split(hint.replace("YOUR-DECK", "kotor2-average"))
     assert words[:2] == ["pazaak", "prepare"]

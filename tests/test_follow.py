@@ -25,6 +25,7 @@ from click.testing import CliRunner, Result
 
 from pazaak_cli.cli import main
 from pazaak_cli.engine.cards import Card, parse_cards
+from pazaak_cli.engine.decks import load_deck
 from pazaak_cli.engine.game import (
     END_TURN,
     STAND,
@@ -50,6 +51,7 @@ from pazaak_cli.tools.follow import (
     FollowError,
     FollowSetup,
     apply_line,
+    follow_asks,
     from_document,
     parse_events,
     question_for,
@@ -815,3 +817,21 @@ def test_a_json_input_line_over_its_cap_is_refused_without_being_held() -> None:
         "input": "",
         "message": f"that line is over {MAX_JSON_LINE_BYTES:,} bytes",
     }
+
+
+def test_the_note_past_the_budget_names_the_preparation_for_the_opponents_deck() -> None:
+    """Where the match answer does not fit the budget, the note names ``pazaak prepare`` for
+    the opponent's deck (the user's own is not known here): by name where it is a sample
+    deck's cards, else a word for the user to replace."""
+    average = load_deck("kotor1-average", KOTOR1)
+    named = FollowSetup(KOTOR1, MY_HAND, average.cards, "kotor1-average", "kotor")
+    assert follow_asks(named).prepare == (
+        "pazaak prepare --deck YOUR-DECK --opp-deck kotor1-average --opponent kotor"
+    )
+    assert follow_asks(setup()).prepare == (
+        "pazaak prepare --deck YOUR-DECK --opp-deck THEIR-DECK"
+    )  # (a deck read from a file: the session kept its cards, not its path)
+    other = FollowSetup(KOTOR1, MY_HAND, OPP_DECK, "kotor1-average", "optimal")
+    assert "THEIR-DECK" in (follow_asks(other).prepare or "")  # (a name, not those cards)
+    drawn, _ = apply_line(start(named), "5")
+    assert request_for(drawn, 2.0).asks == follow_asks(named)

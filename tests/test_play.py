@@ -1294,3 +1294,16 @@ def test_a_status_line_shows_while_a_match_player_thinks_on_a_terminal(
         assert result.stderr.count(line) == result.stderr.count("\r" + " " * len(line) + "\r")
     else:
         assert "thinking" not in result.stderr
+
+
+def test_the_hints_note_past_the_budget_names_the_preparation_of_this_match() -> None:
+    """The hint's note where the match answer does not fit names the ``pazaak prepare``
+    command for this match: both sample decks by name, and the opponent's rule."""
+    session = library_session(1)
+    assert hint.play_asks(session, 0).prepare == (
+        "pazaak prepare --deck kotor1-starter --opp-deck kotor1-average --opponent kotor"
+    )
+    expert = library_session(1, opponent="expert", ruleset="kotor2")
+    assert hint.play_asks(expert, 0).prepare == (
+        "pazaak prepare -r kotor2 --deck kotor1-starter --opp-deck kotor2-average"
+    )

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import shlex
 import sys
 
 import click
@@ -30,15 +29,15 @@ from pazaak_cli.commands.position_options import (
     sets_option,
 )
 from pazaak_cli.engine.cards import Card
-from pazaak_cli.engine.decks import SAMPLE_PREFIX, SideDeck, default_deck
+from pazaak_cli.engine.decks import SideDeck, default_deck
 from pazaak_cli.engine.errors import PazaakError
 from pazaak_cli.engine.game import TableCard
 from pazaak_cli.engine.notation import gold_cards, parse_position, parse_table
 from pazaak_cli.engine.position_builder import Question, build_question, question_from_state
 from pazaak_cli.engine.rules import DEFAULT_RULESET, MainDeck, Ruleset, parse_ruleset
 from pazaak_cli.solve.answers import AnswerRequest, answer
-from pazaak_cli.solve.budgeted import ADVISE_ASKS, DEFAULT_SECONDS
-from pazaak_cli.solve.models import OPTIMAL, objective_named, opponent_model
+from pazaak_cli.solve.budgeted import ADVISE_ASKS, DEFAULT_SECONDS, deck_word, prepare_line
+from pazaak_cli.solve.models import objective_named, opponent_model
 from pazaak_cli.solve.time_budget import TimeBudget, command_started
 from pazaak_cli.terminal.advice_table import render_advice
 from pazaak_cli.terminal.text import SolveProgress, wrap_lines
@@ -173,7 +172,9 @@ def advise_command(
     if not other.hand_known:  # (a standing opponent's hand still plays the later sets)
         deck = opp_deck or default_deck(state.ruleset)
         prior = deck.cards
-        asks = asks._replace(prepare=prepare_hint(state.ruleset, deck, state.turn, opponent))
+        asks = asks._replace(
+            prepare=prepare_line(state.ruleset, deck_word(deck), state.turn, opponent)
+        )
     seconds = budget_seconds(
         time_budget,
         default=DEFAULT_SECONDS if sys.stdout.isatty() else None,
@@ -219,23 +220,6 @@ def advise_command(
         return
     lines = [_position_line(question), render_advice(advice, note=note), *found.notes]
     click.echo(wrap_lines("\n".join(lines)))
-
-
-def prepare_hint(rules: Ruleset, opponent_deck: SideDeck, seat: int, opponent: str) -> str:
-    """The ``pazaak prepare`` command for the player in ``seat`` (0 or 1) against
-    ``opponent_deck`` under ``rules`` and the ``opponent`` model, the player's own deck left
-    for them to name."""
-    words = ["pazaak", "prepare"]
-    if rules.spec != DEFAULT_RULESET:
-        words += ["-r", rules.spec]
-    source = opponent_deck.source
-    deck = source[len(SAMPLE_PREFIX) :] if source.startswith(SAMPLE_PREFIX) else source
-    words += ["--deck", "YOUR-DECK", "--opp-deck", deck]
-    if seat == 1:
-        words += ["--player", "2"]
-    if opponent != OPTIMAL.name:
-        words += ["--opponent", opponent]
-    return shlex.join(words)
 
 
 def _question(

@@ -19,13 +19,17 @@ sample of it fits the budget (from the counts the match solver keeps), else the 
 
 from __future__ import annotations
 
+import shlex
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
+from pazaak_cli.engine.cards import Card
+from pazaak_cli.engine.decks import SAMPLE_PREFIX, SideDeck, sample_deck, sample_names
 from pazaak_cli.engine.numbers import counted
 from pazaak_cli.engine.position_builder import Question
+from pazaak_cli.engine.rules import DEFAULT_RULESET, Ruleset
 from pazaak_cli.solve.advice import solve_question
 from pazaak_cli.solve.answer_types import (
     BEST_TOLERANCE,
@@ -45,7 +49,7 @@ from pazaak_cli.solve.match_advice import (
     match_seconds,
 )
 from pazaak_cli.solve.match_solver import clean_probability
-from pazaak_cli.solve.models import objective_named
+from pazaak_cli.solve.models import OPTIMAL, objective_named
 from pazaak_cli.solve.sampling import Estimate, HandDraws, estimate
 from pazaak_cli.solve.solver import EXACT_PROBE_STATES, HANDS_SHARING, averaged_outcomes
 from pazaak_cli.solve.time_budget import TimeBudget
@@ -144,6 +148,40 @@ PLAY_ASKS = Asks("h again for more time", "h m", None, again="h")
 """What ``pazaak play`` takes at its prompt."""
 FOLLOW_ASKS = Asks("hint again for more time", "hint match", None, again="type hint")
 """What ``pazaak follow`` takes at its prompt."""
+
+
+def prepare_line(
+    rules: Ruleset, their_deck: str, seat: int, opponent: str, my_deck: str = "YOUR-DECK"
+) -> str:
+    """The ``pazaak prepare`` command (:attr:`Asks.prepare`) for the player in ``seat`` (0 or 1)
+    with ``my_deck`` against ``their_deck`` (as a command line names them: :func:`deck_word`)
+    under ``rules`` and the ``opponent`` model (its name)."""
+    words = ["pazaak", "prepare"]
+    if rules.spec != DEFAULT_RULESET:
+        words += ["-r", rules.spec]
+    words += ["--deck", my_deck, "--opp-deck", their_deck]
+    if seat == 1:
+        words += ["--player", "2"]
+    if opponent != OPTIMAL.name:
+        words += ["--opponent", opponent]
+    return shlex.join(words)
+
+
+def sample_word(name: str, cards: Sequence[Card], unknown: str) -> str:
+    """``name`` where it names the sample deck of these cards (a command line reads it, where a
+    session keeps only a deck's name and cards), else ``unknown``."""
+    if name in sample_names() and sample_deck(name).cards == tuple(cards):
+        return name
+    return unknown
+
+
+def deck_word(deck: SideDeck, unknown: str = "THEIR-DECK") -> str:
+    """How a command line names ``deck``: its sample name or its file (``unknown`` where it was
+    read from standard input)."""
+    source = deck.source
+    if source == "<stdin>":
+        return unknown
+    return source[len(SAMPLE_PREFIX) :] if source.startswith(SAMPLE_PREFIX) else source
 
 
 Progress = Callable[[int, int, "float | None"], None]
@@ -558,9 +596,12 @@ __all__ = [
     "Refinement",
     "SampledAdvice",
     "confidence_note",
+    "deck_word",
     "overrun_note",
+    "prepare_line",
     "refined_note",
     "refinement_note",
     "repeat_note",
+    "sample_word",
     "sampled_model",
 ]

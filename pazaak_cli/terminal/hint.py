@@ -15,7 +15,14 @@ from pazaak_cli.engine.notation import format_position
 from pazaak_cli.engine.position_builder import question_from_state
 from pazaak_cli.solve.answer_types import SolveOptions
 from pazaak_cli.solve.answers import AnswerRequest, answer
-from pazaak_cli.solve.budgeted import DEFAULT_SEED, PLAY_ASKS, Refinement
+from pazaak_cli.solve.budgeted import (
+    DEFAULT_SEED,
+    PLAY_ASKS,
+    Asks,
+    Refinement,
+    prepare_line,
+    sample_word,
+)
 from pazaak_cli.solve.models import Objective, model_of_player
 from pazaak_cli.solve.time_budget import TimeBudget
 from pazaak_cli.terminal.advice_table import render_advice
@@ -51,17 +58,19 @@ def hint_text(
     however long), the budgeted answer (:mod:`pazaak_cli.solve.budgeted`), kept in ``refinements``
     so that a hint asked again at the same position goes on refining it."""
     view = session.view(seat)
+    model = model_of_player(session.seats[1 - seat].kind)
+    asks = play_asks(session, seat)
     try:
         question = question_from_state(view)
         request = AnswerRequest(
             question,
-            model=model_of_player(session.seats[1 - seat].kind),
+            model=model,
             objective=Objective.MATCH if objective == "match" else None,
             opponent_deck=session.seats[1 - seat].deck,
             opponent_played=session.cards_played_in_earlier_sets(1 - seat),
             budget=TimeBudget(seconds),
             stand_in=objective == "match",
-            asks=PLAY_ASKS,
+            asks=asks,
             progress=progress,
             positions=positions,
             hand_progress=progress,
@@ -72,13 +81,28 @@ def hint_text(
         if refinements is not None and found.refinement is not None and kept is None:
             refinements.clear()  # (one position's solver at a time: its memo is large)
             refinements[key] = found.refinement
-        table = render_advice(found.advice, PLAY_ASKS, found.objective_note)
+        table = render_advice(found.advice, asks, found.objective_note)
         table += "".join(f"\n{note}" for note in found.notes)
     except PazaakError as error:
         return f"No hint: {error}."
     except Exception as error:  # a failing hint must not end the match
         return f"No hint: the solver failed ({type(error).__name__}: {error}); please report it."
     return wrap_lines(table, shutil.get_terminal_size().columns)
+
+
+def play_asks(session: MatchSession, seat: int) -> Asks:
+    """What the player in ``seat`` can type at the prompt, as the hint's notes name it, and the
+    ``pazaak prepare`` command for this match's decks and opponent."""
+    mine, theirs = session.seats[seat], session.seats[1 - seat]
+    return PLAY_ASKS._replace(
+        prepare=prepare_line(
+            session.ruleset,
+            sample_word(theirs.deck_name, theirs.deck, "THEIR-DECK"),
+            seat,
+            model_of_player(theirs.kind).name,
+            sample_word(mine.deck_name, mine.deck, "YOUR-DECK"),
+        )
+    )
 
 
 def hint_ahead(session: MatchSession, seat: int) -> tuple[MatchState, int, SolveOptions, str]:

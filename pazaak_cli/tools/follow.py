@@ -45,7 +45,14 @@ from pazaak_cli.engine.rules import FirstPlayer, MainDeck, Ruleset, parse_rulese
 from pazaak_cli.runtime.savefile import FOLLOW
 from pazaak_cli.solve.answer_types import SolveOptions
 from pazaak_cli.solve.answers import AnswerRequest
-from pazaak_cli.solve.budgeted import DEFAULT_SEED, FOLLOW_ASKS, Progress
+from pazaak_cli.solve.budgeted import (
+    DEFAULT_SEED,
+    FOLLOW_ASKS,
+    Asks,
+    Progress,
+    prepare_line,
+    sample_word,
+)
 from pazaak_cli.solve.models import OPPONENT_MODELS, Objective, opponent_model
 from pazaak_cli.solve.time_budget import TimeBudget
 
@@ -567,10 +574,17 @@ def request_for(
         opponent_played=followed.opponent_earlier_cards(),
         budget=TimeBudget(seconds),
         stand_in=asked,
-        asks=FOLLOW_ASKS,
+        asks=follow_asks(followed.setup),
         progress=progress,
         hand_progress=hand_progress,
     )
+
+
+def follow_asks(setup: FollowSetup) -> Asks:
+    """What the user can type at the prompt, as the notes name it, and the ``pazaak prepare``
+    command for the opponent's deck (the user's own deck is not known here)."""
+    their = sample_word(setup.opp_deck_name, setup.opp_deck, "THEIR-DECK")
+    return FOLLOW_ASKS._replace(prepare=prepare_line(setup.ruleset, their, ME, setup.opponent))
 
 
 def ahead_of(followed: Followed) -> tuple[MatchState, int, SolveOptions, str]:
