@@ -511,3 +511,23 @@ def test_positions_read_again_from_one_try_to_the_next_give_the_same_bits(
     else:
         assert tries > len(values)  # (some states tried more than one value)
         assert c_states < states
+
+
+def test_a_forked_copys_own_main_table_holds_the_same_positions() -> None:
+    """``own_tables`` (what both processes of ``prepare_in_two`` do once forked: the main table
+    in memory of their own, in huge pages for the long search) keeps every position, whichever
+    memory it moves to: the same question asked again searches none and gives the same bits."""
+    rules = parse_ruleset("kotor1")
+    solver = KotorMatchSolver(rules)
+    mine, theirs = parse_cards("+1 -2 +3"), parse_cards("+2 -3 +4")
+    solver.prepare_hand((2, 2), mine, theirs)
+    core = solver._core
+    assert core.main_slots * 16 >= 1 << 22  # (large enough to be mapped in huge pages)
+    key = (2, 2, solver.me.hand(mine), solver.opp.hand(theirs))
+    first = [solver._root(key, opener) for opener in (match_kotor.ME, match_kotor.OPP)]
+    held, searched = core.held, solver.states
+    for huge in (True, False, True):
+        core.own_tables(huge)
+        assert core.held == held and core.huge_pages == huge
+        again = [solver._root(key, opener) for opener in (match_kotor.ME, match_kotor.OPP)]
+        assert again == first and solver.states == searched

@@ -46,8 +46,9 @@
  * cache: values are pure functions of their keys; see keep). The rule's replies to a total of
  * mine are found through a direct index by rule side (reply_place), not a hash.
  */
-/* (calloc'ed tables: in huge pages the kernel's zeroing of each page first written took 30 % of
- * a 3 v 3 first move, 5 % in small pages) */
+/* (The hash tables of _core.h stay calloc'ed: in huge pages the kernel's zeroing of each page
+ * first written took 30 % of a 3 v 3 first move, 5 % in small pages, when they held every
+ * position. The main table of positions, which now does, is in huge pages: values_alloc.) */
 #define MEMO_HUGE_PAGES 0
 #include "_core.h"
 #include "_rule.h"
@@ -120,20 +121,61 @@ typedef struct {
 typedef struct {
     Value *slots;
     size_t cap, size, max_cap, replaced;
+    int huge;   /* a large table in huge pages (values_alloc) */
+    int mapped; /* whether `slots` came from mmap (else calloc) */
 } Values;
 
-static int values_init(Values *t, size_t cap, size_t max_cap) {
+/* The main table's slots: where `huge` (a long search: set by Python, see huge_pages) and past
+ * HUGE_BYTES, asked of the system directly (zeroed by it, mapped when first written) in huge
+ * pages where Linux offers them, as _core.h's slots_alloc does for the other cores' memos: the
+ * search reads the table at random, and with 4 kB pages nearly every read also misses the
+ * address cache (TLB). Not for a short search: a huge page first written may wait for the
+ * kernel to gather free memory into one, which a search of a second or two does not earn back
+ * (measured: docs/benchmarks.md). `*mapped` says which way they came. */
+static Value *values_alloc(size_t cap, int huge, int *mapped) {
+    *mapped = 0;
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    size_t bytes = cap * sizeof(Value);
+    if (huge && bytes >= HUGE_BYTES) {
+        void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) return NULL;
+        madvise(p, bytes, MADV_HUGEPAGE);
+        *mapped = 1;
+        return p;
+    }
+#else
+    (void)huge;
+#endif
+    return calloc(cap, sizeof(Value));
+}
+
+static void values_release(Value *slots, size_t cap, int mapped) {
+    if (!slots) return;
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (mapped) {
+        munmap(slots, cap * sizeof(Value));
+        return;
+    }
+#else
+    (void)cap;
+    (void)mapped;
+#endif
+    free(slots);
+}
+
+static int values_init(Values *t, size_t cap, size_t max_cap, int huge) {
     if (max_cap && cap > max_cap) cap = max_cap;
-    t->slots = calloc(cap, sizeof(Value));
+    t->slots = values_alloc(cap, huge, &t->mapped);
     if (!t->slots) return -1;
     t->cap = cap;
     t->max_cap = max_cap;
     t->size = t->replaced = 0;
+    t->huge = huge;
     return 0;
 }
 
 static void values_free(Values *t) {
-    free(t->slots);
+    values_release(t->slots, t->cap, t->mapped);
     t->slots = NULL;
     t->cap = t->size = 0;
 }
@@ -166,7 +208,7 @@ static inline int values_read(const Values *t, uint64_t key, double *v) {
 
 static int values_resize(Values *t, size_t cap) {
     Values bigger;
-    if (values_init(&bigger, cap, t->max_cap) < 0) return -1;
+    if (values_init(&bigger, cap, t->max_cap, t->huge) < 0) return -1;
     bigger.replaced = t->replaced;
     for (size_t i = 0; i < t->cap; i++) {
         if (t->slots[i].key == EMPTY) continue;
@@ -174,7 +216,7 @@ static int values_resize(Values *t, size_t cap) {
         *slot = t->slots[i];
         bigger.size++;
     }
-    free(t->slots);
+    values_release(t->slots, t->cap, t->mapped);
     *t = bigger;
     return 0;
 }
@@ -422,7 +464,7 @@ static int core_init(Core *self, PyObject *args, PyObject *kwds) {
         max_cap = 1 << 10; /* the largest power of two within the bound (at least 1024) */
         while (max_cap * 2 <= (size_t)max_entries) max_cap *= 2;
     }
-    if (values_init(&self->memo, 1 << 12, max_cap) < 0) goto no_memory;
+    if (values_init(&self->memo, 1 << 12, max_cap, 0) < 0) goto no_memory;
     if (memo_init(&self->sloped, 1 << 10, max_cap) < 0) goto no_memory;
     if (memo_init(&self->odds, 1 << 10, max_cap) < 0) goto no_memory;
     Map *maps[] = {&self->slot_of, &self->row_of, &self->overs, &self->volatile_overs};
@@ -1594,6 +1636,25 @@ static PyObject *core_clear_volatile(Core *self, PyObject *unused) {
     Py_RETURN_NONE;
 }
 
+PyDoc_STRVAR(core_own_tables_doc,
+             "own_tables(huge): the main table of positions copied into memory of its own, in huge "
+             "pages from now on where huge (a long search; a forked copy's: the pages it shared with "
+             "the parent are then not copied and split a page at a time as either process writes)");
+static PyObject *core_own_tables(Core *self, PyObject *args) {
+    int huge;
+    if (!PyArg_ParseTuple(args, "p", &huge)) return NULL;
+    Values *t = &self->memo;
+    t->huge = huge;
+    int mapped;
+    Value *own = values_alloc(t->cap, huge, &mapped);
+    if (!own) return PyErr_NoMemory();
+    memcpy(own, t->slots, t->cap * sizeof(Value));
+    values_release(t->slots, t->cap, t->mapped);
+    t->slots = own;
+    t->mapped = mapped;
+    Py_RETURN_NONE;
+}
+
 PyDoc_STRVAR(core_clear_memo_doc,
              "clear_memo(): forget every position (between searches: bound_memo), keeping the sides, "
              "lists, turns, replies and the set ends' final values");
@@ -1695,6 +1756,11 @@ static PyObject *core_get_memo_bytes(Core *self, void *closure) {
     return PyLong_FromSize_t(bytes * sizeof(Entry) + self->memo.cap * sizeof(Value) + lines * sizeof(Line));
 }
 
+static PyObject *core_get_huge_pages(Core *self, void *closure) {
+    (void)closure;
+    return PyBool_FromLong(self->memo.huge);
+}
+
 static PyObject *core_get_main_slots(Core *self, void *closure) {
     (void)closure;
     return PyLong_FromSize_t(self->memo.cap);
@@ -1712,6 +1778,7 @@ static PyGetSetDef core_getset[] = {
     GETTER(sloped_held, "positions outside a scratch table with a slope not +0.0, held or forgotten (none expected)"),
     GETTER(memo_bytes, "bytes the tables of positions and set ends take now"),
     GETTER(main_slots, "slots of the main table of positions now"),
+    GETTER(huge_pages, "whether the main table of positions is in huge pages (own_tables)"),
     COUNT(mine_sides, mine.n, "the advised player's sides added"),
     COUNT(their_sides, theirs.n, "the rule's sides numbered (added by Python or built here)"),
     COUNT(their_hands, their_hands.count, "the rule's hands added"),
@@ -1728,6 +1795,7 @@ static PyMethodDef core_methods[] = {
     METHOD(add_their_sides, VARARGS), METHOD(their_sides_from, VARARGS), METHOD(turn, VARARGS),
     METHOD(push_live, VARARGS),     METHOD(pop_live, NOARGS),   METHOD(forget, NOARGS),
     METHOD(settle, NOARGS),         METHOD(clear_volatile, NOARGS), METHOD(clear_memo, NOARGS),
+    METHOD(own_tables, VARARGS),
     {NULL, NULL, 0, NULL},
 };
 

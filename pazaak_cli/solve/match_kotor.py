@@ -119,6 +119,15 @@ SPLIT_MIN_STATES = 64
 """The fewest match states :meth:`KotorMatchSolver.prepare_in_two` forks for (the later sets
 of one 2 v 2 question are 81: below that, the fork is most of the work)."""
 
+HUGE_PAGES_MIN_STATES = 1024
+"""The fewest match states for which :meth:`KotorMatchSolver.prepare_in_two` puts the C loop's
+main table in huge pages (``own_tables``): a long search reads it at random, and found it in the
+address cache more often (0.89 to 0.94 times the time: the cold answer about 4 hidden cards of
+``kotor1-average``, a 4 v 4 first move, ``prepare``), but a huge page first written may wait for
+the kernel to gather free memory, which a search of a second or two does not earn back: the
+3 v 3 first move (576 states, 1.3 s) took 0.85 to 0.87 times as long run after itself and 1.10
+to 1.14 times run after the version without them (docs/benchmarks.md)."""
+
 NATIVE_SIDES = 1 << 20
 """Sides a seat (or lists of turn ends) past which :meth:`KotorMatchSolver.bound_memo` forgets
 them all and numbers them again (the C loop numbers at most ``_fastkotormatch.MAX_IDS``, 2^21)."""
@@ -933,6 +942,7 @@ class KotorMatchSolver(MatchStates):
         if len(states) < SPLIT_MIN_STATES or not two_solver_processes():
             return False
         split = StateSplit(states)
+        split.huge = len(states) >= HUGE_PAGES_MIN_STATES
         saved_budget = self.budget
         self.budget = None if budget is None else self.states + budget
         self._split = split
@@ -941,6 +951,8 @@ class KotorMatchSolver(MatchStates):
                 child: ForkedCall | None = ForkedCall(partial(self._split_child, split))
             except OSError:
                 child = None
+            if self._huge_tables(split):
+                self._core.own_tables(True)  # (:meth:`_split_child`)
             try:
                 split.child = child.pid if child is not None else None
                 split.lost = child is None
@@ -975,7 +987,17 @@ class KotorMatchSolver(MatchStates):
         table)."""
         split.seat = 1
         self.progress = None  # (the parent shows the progress)
+        if self._huge_tables(split):
+            self._core.own_tables(True)
         self._solve_in_order(split.mine())
+
+    def _huge_tables(self, split: StateSplit) -> bool:
+        """Whether both processes of ``split``, once forked, take the main table into huge
+        pages of their own: for a long search (:data:`HUGE_PAGES_MIN_STATES`), and always once
+        it is in huge pages (shared with the other process, they would be copied a small page
+        at a time as either writes them)."""
+        core = self._core
+        return core is not None and (split.huge or bool(core.huge_pages))
 
     def _solve_in_order(
         self, states: Iterable[MatchKey], reached: Callable[[MatchKey], None] | None = None

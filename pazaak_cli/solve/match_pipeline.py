@@ -303,6 +303,8 @@ class StateSplit(SharedTable):
         """The seat that solves each state."""
         self.solving = len(self.states)
         """The index of the state this process is solving (its own, in order)."""
+        self.huge = False
+        """Whether the solvers' tables go to huge pages for it (a long search)."""
         super().__init__(len(self.states) * SPECS)
 
     def mine(self) -> list[MatchKey]:
