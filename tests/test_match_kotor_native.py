@@ -118,7 +118,7 @@ def test_the_rules_turns_built_in_c_are_the_python_seats(spec: str) -> None:
         assert python.side(side) == opp
         solver._sync()
         for drawn in range(1, 11):
-            assert solver._core.turn(opp, drawn) == _flat_turn(python.turn(opp, drawn)), (
+            assert solver._core.turn(opp, drawn) == tuple(_flat_turn(python.turn(opp, drawn))), (
                 cards,
                 side,
                 drawn,

@@ -934,7 +934,7 @@ static inline int turn_of(Core *self, int opp, int value) {
 }
 
 PyDoc_STRVAR(core_turn_doc,
-             "turn(opp, value) -> the rule side's turn after drawing value, flattened as "
+             "turn(opp, value) -> the rule side's turn after drawing value, a tuple flattened as "
              "match_kotor._flat_turn gives RuleSeat.turn (its sides interned here)");
 static PyObject *core_turn(Core *self, PyObject *args) {
     int opp, value;
@@ -946,17 +946,7 @@ static PyObject *core_turn(Core *self, PyObject *args) {
     const int *t = self->data + self->turn_at[turn];
     int n = turn + 1 < self->nturns ? self->turn_at[turn + 1] - self->turn_at[turn]
                                      : self->ndata - self->turn_at[turn];
-    PyObject *list = PyList_New(n);
-    if (!list) return NULL;
-    for (int i = 0; i < n; i++) {
-        PyObject *item = PyLong_FromLong(t[i]);
-        if (!item) {
-            Py_DECREF(list);
-            return NULL;
-        }
-        PyList_SET_ITEM(list, i, item);
-    }
-    return list;
+    return codes_tuple(t, n);
 }
 
 /* The turn-end code the rule reaches from side `opp` after drawing `value`, facing my total
