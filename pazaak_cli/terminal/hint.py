@@ -58,13 +58,12 @@ def hint_text(
     however long), the budgeted answer (:mod:`pazaak_cli.solve.budgeted`), kept in ``refinements``
     so that a hint asked again at the same position goes on refining it."""
     view = session.view(seat)
-    model = model_of_player(session.seats[1 - seat].kind)
-    asks = play_asks(session, seat)
     try:
+        asks = play_asks(session, seat)
         question = question_from_state(view)
         request = AnswerRequest(
             question,
-            model=model,
+            model=model_of_player(session.seats[1 - seat].kind),
             objective=Objective.MATCH if objective == "match" else None,
             opponent_deck=session.seats[1 - seat].deck,
             opponent_played=session.cards_played_in_earlier_sets(1 - seat),
