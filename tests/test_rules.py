@@ -147,6 +147,17 @@ def test_an_unknown_choice_is_refused_with_the_choices() -> None:
         parse_ruleset("kotor1/main-deck=endless")
 
 
+def test_a_setting_given_twice_is_refused_not_overwritten() -> None:
+    # (a variant written by hand, "main-deck=infinite,...,main-deck=per-set", kept only the
+    # last: which one the user meant is not for the parser to guess)
+    with pytest.raises(
+        RulesetError, match="'Main_Deck=per-set': main-deck is set twice in 'kotor1/main-deck="
+    ) as raised:
+        parse_ruleset("kotor1/main-deck=infinite,target=21,Main_Deck=per-set")
+    assert raised.value.token == "Main_Deck=per-set"
+    assert parse_ruleset("kotor1/main-deck=infinite,target=21").target == 21
+
+
 def test_a_number_setting_needs_a_whole_number_in_its_range() -> None:
     with pytest.raises(
         RulesetError, match="'target=twenty': target must be a whole number from 1 to 50"

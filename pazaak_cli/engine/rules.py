@@ -226,6 +226,12 @@ def parse_ruleset(spec: str) -> Ruleset:
                 f"{keys}",
                 token=item,
             )
+        if field in changes:
+            raise RulesetError(
+                f"{_short(item)!r}: {_field_key(field)} is set twice in {_short(spec)!r}; "
+                "give each setting once",
+                token=item,
+            )
         changes[field] = _parse_value(field, raw.strip(), item)
     try:
         return dataclasses.replace(base, **changes)  # type: ignore[arg-type]
