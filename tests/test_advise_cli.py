@@ -187,6 +187,28 @@ def test_an_option_the_position_already_gives_is_refused_not_ignored(
     assert f"{flag} cannot be used with --position: the notation gives the whole" in result.output
 
 
+@pytest.mark.parametrize(
+    ("given", "flag"),
+    [
+        (["--opp-deck", "kotor1-average"], "--opp-deck"),
+        (["--hands", "3"], "--hands"),
+        (["--seed", "4"], "--seed"),
+    ],
+)
+def test_the_options_of_a_hidden_hand_are_refused_where_it_is_known(
+    given: list[str], flag: str
+) -> None:
+    """They changed nothing there, silently: a script setting --hands believed it sampled."""
+    known = ["--table", "10 9", "--hand", "+1", "--opp-table", "10 8", "--opp-hand", "-1"]
+    result = advise(*known, *given)
+    assert result.exit_code == 2
+    assert f"{flag} cannot be used with a known opponent hand (--opp-hand)" in result.output
+    notation = advise("--position", "kotor1 3,2,5 10,7 +1,-2,±3,+4 - -S - 4334343443 a1 1", *given)
+    assert notation.exit_code == 2
+    assert "known opponent hand (the position's opponent hand)" in notation.output
+    assert advise(*known).exit_code == 0
+
+
 def test_json_position_reads_back_as_the_question_before_the_draw() -> None:
     data = advise_json(*STOOD)
     state = parse_position(data["position"])

@@ -260,10 +260,12 @@ def test_time_0_and_hands_past_every_hand_give_the_exact_chart() -> None:
     for args in (("--time", "0"), ("--hands", "19"), ("--hands", "1000")):
         other = chart_json(*HIDDEN, *HIDDEN_TOTALS, *args)
         assert other == {**exact, "time_budget": None}, args
-    known = chart_json(
-        *INFINITE, "--hand", "+1", "--opp-hand", "-1", *HIDDEN_TOTALS, "--hands", "4"
-    )
+    known = chart_json(*INFINITE, "--hand", "+1", "--opp-hand", "-1", *HIDDEN_TOTALS)
     assert (known["exactness"], known["hands_solved"], known["hands_possible"]) == ("exact", 1, 1)
+    # a known hand has nothing to sample: --hands there is refused, not ignored
+    refused = run("chart", *INFINITE, "--hand", "+1", "--opp-hand", "-1", "--hands", "4")
+    assert refused.exit_code == 2
+    assert "--hands cannot be used with a known opponent hand (--opp-hand)" in refused.output
 
 
 @pytest.mark.parametrize("opponent", ["optimal", "kotor"])

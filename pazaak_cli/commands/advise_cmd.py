@@ -13,6 +13,7 @@ from pazaak_cli.commands.common import (
     emit_json,
     json_option,
     refuse_given,
+    refuse_with_known_hand,
     ruleset_option,
     sample_options,
     time_option,
@@ -169,7 +170,10 @@ def advise_command(
     other = state.sides[1 - state.turn]
     prior = None
     asks = ADVISE_ASKS
-    if not other.hand_known:  # (a standing opponent's hand still plays the later sets)
+    if other.hand_known:
+        given_by = "--opp-hand" if position is None else "the position's opponent hand"
+        refuse_with_known_hand(click.get_current_context(), given_by)
+    else:  # (a standing opponent's hand still plays the later sets)
         deck = opp_deck or default_deck(state.ruleset)
         prior = deck.cards
         asks = asks._replace(

@@ -17,6 +17,7 @@ from pazaak_cli.commands.common import (
     check_out_file,
     emit_json,
     json_option,
+    refuse_with_known_hand,
     ruleset_option,
     sample_options,
     time_option,
@@ -207,6 +208,8 @@ def chart_command(
     prior = None
     if opp_hand is None:
         prior = opp_deck or default_deck(rules)
+    else:
+        refuse_with_known_hand(click.get_current_context(), "--opp-hand")
     spec = ChartSpec(
         ruleset=rules,
         hand=hand,

@@ -340,6 +340,19 @@ def refuse_given(ctx: click.Context, options: Sequence[tuple[str, str]], reason:
             raise click.UsageError(f"{flag} cannot be used with {reason}", ctx)
 
 
+def refuse_with_known_hand(ctx: click.Context, given_by: str) -> None:
+    """The options that choose and draw a hidden opponent hand (``--opp-deck``, ``--hands``,
+    ``--seed``) given where the opponent's hand is known (``given_by``: the option or notation
+    that gave it) are a usage error: they would change nothing, and a script that sets them
+    believes it gets a sample."""
+    refuse_given(
+        ctx,
+        (("opp_deck", "--opp-deck"), ("sample_hands", "--hands"), ("sample_seed", "--seed")),
+        f"a known opponent hand ({given_by}): it is for a hidden hand, whose possible hands "
+        "it chooses or samples",
+    )
+
+
 def refuse_with_resume(ctx: click.Context, options: Sequence[tuple[str, str]], kept: str) -> None:
     """A resumed match keeps its own settings: an option among ``options`` (parameter name,
     flag) given with ``--resume`` is a usage error saying so (``kept``: what the match keeps)."""
