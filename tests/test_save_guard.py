@@ -318,3 +318,58 @@ def test_a_version_that_is_not_a_number_is_said_so(tmp_path: Path) -> None:
     result = pazaak(["play", "--resume", str(save)], ["q"])
     assert result.exit_code == 1
     assert 'its version is "1", not a whole number from 1' in result.stderr
+
+
+# A save that reads as JSON but cannot be resumed --------------------------------------------------
+
+
+def _tampered(path: Path, field: str, value: object) -> bytes:
+    document = json.loads(path.read_text(encoding="utf-8"))
+    document[field] = value
+    path.write_text(json.dumps(document), encoding="utf-8")
+    return path.read_bytes()
+
+
+def test_a_play_save_that_cannot_be_resumed_is_as_protected_as_an_unreadable_one(
+    tmp_path: Path,
+) -> None:
+    """A tester's save with a bad seed (valid JSON) was named as a match to continue, which
+    --resume then refused, and --new replaced it, keeping no copy."""
+    save = tmp_path / "m.json"
+    play_save(save)
+    content = _tampered(save, "seed", "abc")
+    kept = pazaak(["play", "--deck", "kotor1-starter", "--save", str(save)], ["q"])
+    assert kept.exit_code == 1
+    assert kept.stderr == (
+        f"Error: {save} is a corrupt pazaak save file: field 'seed' is 'abc', not a whole "
+        "number (left untouched)\n"
+    )
+    new = pazaak(["play", "--deck", "kotor1-starter", "--save", str(save), "--new"], ["q"])
+    assert new.exit_code == 1
+    assert "choose another --save file" in new.stderr
+    assert save.read_bytes() == content
+    other = tmp_path / "other.json"
+    play_save(other)
+    resumed = pazaak(["play", "--resume", str(other), "--save", str(save)], ["q"])
+    assert resumed.exit_code == 1 and save.read_bytes() == content
+
+
+def test_a_default_play_save_that_cannot_be_resumed_is_set_aside_by_new() -> None:
+    save = Path(os.environ[DATA_DIR_ENV]) / "match.json"
+    play_save(save)
+    content = _tampered(save, "moves", ["draw 11"])
+    new = pazaak(["play", "--deck", "kotor1-starter", "--seed", "3", "--new"], ["q"])
+    assert new.exit_code == 0, new.output
+    assert new.stdout.startswith(f"The save file {save} cannot be read (is a corrupt pazaak")
+    assert save.with_name("match.json.corrupt").read_bytes() == content
+
+
+def test_a_follow_save_that_cannot_be_resumed_is_never_replaced(tmp_path: Path) -> None:
+    save = tmp_path / "f.json"
+    follow_save(save)
+    content = _tampered(save, "hand", ["+9"])
+    new = pazaak(["follow", "--hand", HAND, "--save", str(save), "--new"])
+    assert new.exit_code == 1
+    assert new.stderr.startswith(f"Error: {save} is a corrupt pazaak follow save: ")
+    assert new.stderr.endswith("(left untouched); choose another --save file\n")
+    assert save.read_bytes() == content

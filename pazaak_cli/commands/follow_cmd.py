@@ -49,6 +49,7 @@ from pazaak_cli.runtime.savefile import (
     refuse_others_match,
     refuse_to_resume_others,
     same_save,
+    saved_by,
     unfinished,
     write_save,
 )
@@ -284,6 +285,14 @@ def _probe_own(target: Path) -> dict[str, Any] | None:
     --new (it is not this command's to replace)."""
     existing = probe_save(target)
     refuse_others_match(target, existing, FOLLOW)
+    if existing is not None and saved_by(existing) == FOLLOW:
+        try:  # (one that reads but cannot be resumed is as damaged: never replaced)
+            from_document(existing)
+        except FollowError as error:
+            raise SaveFileError(
+                f"{target} is a corrupt pazaak follow save: {error} (left untouched); "
+                "choose another --save file"
+            ) from None
     return existing
 
 

@@ -62,6 +62,7 @@ from pazaak_cli.runtime.savefile import (
     probe_save,
     refuse_others_match,
     same_save,
+    saved_by,
     set_aside,
     unfinished,
 )
@@ -282,7 +283,7 @@ def _start(
 def _refuse_to_replace(target: Path, resumed_from: Path) -> None:
     """``--resume A --save B``: B is checked as a new match's save file is. An unfinished match or
     a file that is not a pazaak save is never replaced (a finished match may be)."""
-    existing = probe_save(target)
+    existing = _probe_whole(target)
     refuse_others_match(target, existing, PLAY)
     if unfinished(existing):
         raise fail(
@@ -292,12 +293,23 @@ def _refuse_to_replace(target: Path, resumed_from: Path) -> None:
         )
 
 
+def _probe_whole(target: Path) -> dict[str, Any] | None:
+    """:func:`probe_save`, and a save of this command that reads as JSON but cannot be resumed
+    (a hand its deck does not hold, a move the rules refuse, a missing stream) raises
+    :class:`SaveFileError` as an unreadable one does: it is as damaged, and as protected (it
+    was replaced by --new, and named as a match to continue that could not be)."""
+    existing = probe_save(target)
+    if existing is not None and saved_by(existing) == PLAY:
+        load_session(target, computer_player)
+    return existing
+
+
 def _probe_target(target: Path, *, replace: bool, chosen: bool) -> dict[str, Any] | None:
     """The save in ``target`` (``None`` if none). An unreadable file is never replaced: it is an
     error, except that ``--new`` sets an unreadable default save aside (renamed, byte for byte
     as it was) so that a corrupt default save cannot block every new match."""
     try:
-        return probe_save(target)
+        return _probe_whole(target)
     except SaveFileError as error:
         if not replace or chosen or isinstance(error, NewerSaveError):  # (newer: not corrupt)
             if replace:
