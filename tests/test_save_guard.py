@@ -373,3 +373,55 @@ def test_a_follow_save_that_cannot_be_resumed_is_never_replaced(tmp_path: Path) 
     assert new.stderr.startswith(f"Error: {save} is a corrupt pazaak follow save: ")
     assert new.stderr.endswith("(left untouched); choose another --save file\n")
     assert save.read_bytes() == content
+
+
+# A default deck that does not fit the ruleset ----------------------------------------------------
+
+SMALL = "kotor1/side-deck-size=5,hand-size=2"
+
+
+@pytest.mark.parametrize(
+    ("args", "deck", "option"),
+    [
+        (["play", "--deck", "small.deck", "--save", "m.json"], "kotor1-average", "--opp-deck"),
+        (
+            ["simulate", "--p1-deck", "small.deck", "-r", SMALL, "-n", "2"],
+            "kotor1-starter",
+            "--p2-deck",
+        ),
+        (
+            [
+                "advise",
+                "-r",
+                SMALL,
+                "--table",
+                "5",
+                "--hand",
+                "+1 +2",
+                "--opp-table",
+                "",
+                "--opp-hand-size",
+                "2",
+            ],
+            "kotor1-starter",
+            "--opp-deck",
+        ),
+        (
+            ["follow", "-r", SMALL, "--hand", "+1 +2", "--save", "f.json"],
+            "kotor1-strongest",
+            "--opp-deck",
+        ),
+    ],
+)
+def test_a_default_deck_that_does_not_fit_is_named_with_the_option_that_replaces_it(
+    tmp_path: Path, args: list[str], deck: str, option: str
+) -> None:
+    """A tester's variant with 5-card side decks got "...; give a deck file that is", the
+    sentence cut short, naming the player's default where the opponent's was refused."""
+    (tmp_path / "small.deck").write_text(f"ruleset: {SMALL}\n+1 +2 +3 +4 +5\n", encoding="utf-8")
+    result = pazaak(args, ["q"])
+    assert result.exit_code == 1, result.output
+    assert result.stderr == (
+        f"Error: the default deck {deck} does not fit ruleset {SMALL} (it holds 10 cards, a "
+        f"side deck here 5): give a deck that does with {option}\n"
+    )

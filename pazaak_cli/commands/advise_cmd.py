@@ -174,7 +174,7 @@ def advise_command(
         given_by = "--opp-hand" if position is None else "the position's opponent hand"
         refuse_with_known_hand(click.get_current_context(), given_by)
     else:  # (a standing opponent's hand still plays the later sets)
-        deck = opp_deck or default_deck(state.ruleset)
+        deck = opp_deck or default_deck(state.ruleset, option="--opp-deck")
         prior = deck.cards
         asks = asks._replace(
             prepare=prepare_line(state.ruleset, deck_word(deck), state.turn, opponent)

@@ -207,7 +207,7 @@ def chart_command(
         check_cards(cards, rules, f"'{option}'")
     prior = None
     if opp_hand is None:
-        prior = opp_deck or default_deck(rules)
+        prior = opp_deck or default_deck(rules, option="--opp-deck")
     else:
         refuse_with_known_hand(click.get_current_context(), "--opp-hand")
     spec = ChartSpec(

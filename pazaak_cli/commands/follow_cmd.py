@@ -32,7 +32,7 @@ from pazaak_cli.commands.common import (
 from pazaak_cli.commands.deck_option import deck_option
 from pazaak_cli.commands.position_options import CARDS, OPPONENT_HELP
 from pazaak_cli.engine.cards import Card
-from pazaak_cli.engine.decks import SideDeck, load_deck
+from pazaak_cli.engine.decks import SideDeck, default_deck, load_deck
 from pazaak_cli.engine.errors import DeckError, PazaakError
 from pazaak_cli.engine.game import MatchState
 from pazaak_cli.engine.position_builder import Question
@@ -239,7 +239,7 @@ def _new_match(
             opp_deck = load_deck(opp_deck.source, rules)
         except DeckError as error:
             raise fail(f"invalid {rules.spec} side deck: {error}") from None
-    deck = opp_deck or load_deck("sample:" + DEFAULT_OPP_DECKS[rules.name], rules)
+    deck = opp_deck or default_deck(rules, option="--opp-deck", name=DEFAULT_OPP_DECKS[rules.name])
     setup = FollowSetup(rules, hand, deck.cards, deck.name, opponent)
     try:
         return start(setup, None if first is None else OPENER_WORDS[first])

@@ -40,7 +40,7 @@ from pazaak_cli.commands.common import EXIT_INTERRUPTED as EXIT_INTERRUPTED
 from pazaak_cli.commands.deck_option import complete_decks
 from pazaak_cli.engine.cards import Card
 from pazaak_cli.engine.decks import SideDeck, default_deck, load_deck, sample_decks, sample_names
-from pazaak_cli.engine.errors import PazaakError
+from pazaak_cli.engine.errors import DeckError, PazaakError
 from pazaak_cli.engine.game import (
     FORFEIT,
     Action,
@@ -451,15 +451,15 @@ def _seat_deck(
     if spec is not None:
         return load_deck(spec, ruleset)
     if not reader.terminal:
-        deck = default_deck(ruleset or PRESETS[DEFAULT_RULESET])
+        deck = default_deck(ruleset or PRESETS[DEFAULT_RULESET], option=option)
         owner = "you play" if who == YOU else f"{who} plays"
         click.echo(f"No {option} given: {owner} the default deck {deck.name} ({deck}).")
         return deck
-    return _ask_deck(ruleset, who, reader)
+    return _ask_deck(ruleset, who, option, reader)
 
 
-def _ask_deck(ruleset: Ruleset | None, who: str, reader: LineReader) -> SideDeck:
-    fallback = default_deck(ruleset or PRESETS[DEFAULT_RULESET])
+def _ask_deck(ruleset: Ruleset | None, who: str, option: str, reader: LineReader) -> SideDeck:
+    fallback = default_deck(ruleset or PRESETS[DEFAULT_RULESET], option=option)
     whose = "your" if who == YOU else f"{who}'s"
     click.echo(f"Choose {whose} side deck: a sample deck name or a deck file. The samples:")
     for sample in sample_decks():
@@ -486,7 +486,11 @@ def _computer_default_deck(ruleset: Ruleset) -> SideDeck:
         deck = load_deck(name)
         if deck.fits(ruleset):
             return deck
-    return default_deck(ruleset)
+    try:
+        return default_deck(ruleset, option="--opp-deck")
+    except DeckError:  # (then named by the deck its docs give, and why it does not fit)
+        known = name in sample_names()
+        return default_deck(ruleset, option="--opp-deck", name=name if known else None)
 
 
 # Reading typed lines ---------------------------------------------------------------------------

@@ -125,8 +125,8 @@ def simulate_command(
       pazaak simulate --p1-deck kotor1-average --p1-deck kotor1-strong \\
           --p2-deck kotor1-average --p2-deck kotor1-strong --workers 2 --json
     """
-    first = _entrants(p1_policies, p1_decks, ruleset)
-    second = _entrants(p2_policies, p2_decks, ruleset)
+    first = _entrants(p1_policies, p1_decks, ruleset, "--p1-deck")
+    second = _entrants(p2_policies, p2_decks, ruleset, "--p2-deck")
     pairings = [Pairing(a, b) for a in first for b in second]
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)
@@ -157,9 +157,9 @@ def simulate_command(
 
 
 def _entrants(
-    policies: Sequence[str], sources: Sequence[DeckSource], ruleset: Ruleset
+    policies: Sequence[str], sources: Sequence[DeckSource], ruleset: Ruleset, option: str
 ) -> list[Entrant]:
-    decks = [source.load(ruleset) for source in sources] or [default_deck(ruleset)]
+    decks = [source.load(ruleset) for source in sources] or [default_deck(ruleset, option=option)]
     names = _deck_names(decks)
     return [
         Entrant(policy, name, deck.cards)

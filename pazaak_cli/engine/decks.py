@@ -714,16 +714,29 @@ DEFAULT_DECKS = {"kotor1": "kotor1-starter", "kotor2": "kotor1-starter"}
 the starter deck of a new game), for both presets."""
 
 
-def default_deck(ruleset: Ruleset) -> SideDeck:
-    """The documented default deck for ``ruleset`` (see :data:`DEFAULT_DECKS`), checked against
-    it; :class:`DeckError` if the ruleset's variant cannot use it (another side-deck size)."""
-    name = DEFAULT_DECKS.get(ruleset.name, DEFAULT_DECKS[DEFAULT_RULESET])
+def default_deck(
+    ruleset: Ruleset, *, option: str | None = None, name: str | None = None
+) -> SideDeck:
+    """The documented default deck for ``ruleset`` (see :data:`DEFAULT_DECKS`; ``name``: another
+    sample deck that is a default where it is used), checked against it; :class:`DeckError` if
+    the ruleset's variant cannot use it (another side-deck size), saying why and naming the
+    ``option`` that gives a deck instead."""
+    name = name or DEFAULT_DECKS.get(ruleset.name, DEFAULT_DECKS[DEFAULT_RULESET])
     try:
         return load_deck(SAMPLE_PREFIX + name, ruleset)
     except DeckError:
+        cards = load_deck(SAMPLE_PREFIX + name).cards
+        size = ruleset.side_deck_size
+        outside = sorted({str(card) for card in cards if not ruleset.allows(card)})
+        reason = (
+            f"it holds {len(cards)} cards, a side deck here {size}"
+            if len(cards) != size
+            else f"{', '.join(outside) or 'a card'} not in this ruleset's card pool"
+        )
+        where = f" with {option}" if option else ""
         raise DeckError(
-            f"the default deck {name} is not valid for ruleset {ruleset.spec} (it holds 10 "
-            f"cards of KOTOR I); give a deck file that is",
+            f"the default deck {name} does not fit ruleset {ruleset.spec} ({reason}): give a "
+            f"deck that does{where}",
             token=name,
         ) from None
 
