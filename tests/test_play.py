@@ -774,6 +774,7 @@ def test_computer_moves_are_paced_one_by_one(monkeypatch: pytest.MonkeyPatch) ->
 def test_any_script_plays_cleanly_and_leaves_a_loadable_save(seed: int, script: list[str]) -> None:
     """Whatever is typed: exit 0, no traceback, and a save that loads to a consistent match."""
     save = Path(os.environ[DATA_DIR_ENV]) / f"fuzz-{seed}.json"
+    save.parent.mkdir(parents=True, exist_ok=True)
     result = play(
         ["--deck", "kotor1-strongest", "--opponent", "random", "--seed", str(seed), "--new"]
         + ["--save", str(save)],
@@ -1218,6 +1219,7 @@ def test_a_directory_that_cannot_be_searched_is_one_line_and_exit_2(
             raise PermissionError(13, "Permission denied", str(self))
         return original(self, *args, **kwargs)
 
+    locked.mkdir()  # (there: a folder that does not exist is refused before it is searched)
     original = Path.stat
     monkeypatch.setattr(Path, "stat", refuse)
     path = locked / "m.json"

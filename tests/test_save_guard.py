@@ -356,6 +356,7 @@ def test_a_play_save_that_cannot_be_resumed_is_as_protected_as_an_unreadable_one
 
 def test_a_default_play_save_that_cannot_be_resumed_is_set_aside_by_new() -> None:
     save = Path(os.environ[DATA_DIR_ENV]) / "match.json"
+    save.parent.mkdir(parents=True)
     play_save(save)
     content = _tampered(save, "moves", ["draw 11"])
     new = pazaak(["play", "--deck", "kotor1-starter", "--seed", "3", "--new"], ["q"])
@@ -425,3 +426,17 @@ def test_a_default_deck_that_does_not_fit_is_named_with_the_option_that_replaces
         f"Error: the default deck {deck} does not fit ruleset {SMALL} (it holds 10 cards, a "
         f"side deck here 5): give a deck that does with {option}\n"
     )
+
+
+@pytest.mark.parametrize(
+    "command", [["play", "--deck", "kotor1-starter"], ["follow", "--hand", HAND]]
+)
+def test_a_save_in_a_folder_that_does_not_exist_is_refused_not_made(
+    tmp_path: Path, command: list[str]
+) -> None:
+    """A mistyped --save folder was made silently, where chart's --out is refused."""
+    missing = tmp_path / "no" / "such"
+    result = pazaak([*command, "--save", str(missing / "m.json")], ["q"])
+    assert result.exit_code == 2, result.output
+    assert result.stderr == f"Error: --save {missing / 'm.json'}: no such directory {missing}\n"
+    assert not (tmp_path / "no").exists()

@@ -84,12 +84,20 @@ def default_save_path() -> Path:
 
 def chosen_save(text: str | None) -> Path | None:
     """The path given to ``--save`` (``None``: not given). An empty one is refused: as a
-    ``Path`` it would be ``.``, and the error would name the current directory."""
+    ``Path`` it would be ``.``, and the error would name the current directory. So is one in a
+    folder that does not exist (the default save's folder is made; a typed one is not)."""
     if text is None:
         return None
     if not text:
         raise InputError("the --save path is empty: give the save file's name")
-    return Path(text)
+    path = Path(text)
+    try:
+        os.stat(path.parent)
+    except FileNotFoundError:  # (as --out is refused: a mistyped folder is not made silently)
+        raise InputError(f"--save {text}: no such directory {path.parent}") from None
+    except OSError:
+        pass  # (one that cannot be searched: the save's own use says so)
+    return path
 
 
 def write_save(path: Path, document: dict[str, Any]) -> None:
