@@ -835,3 +835,13 @@ def test_the_note_past_the_budget_names_the_preparation_for_the_opponents_deck()
     assert "THEIR-DECK" in (follow_asks(other).prepare or "")  # (a name, not those cards)
     drawn, _ = apply_line(start(named), "5")
     assert request_for(drawn, 2.0).asks == follow_asks(named)
+
+
+def test_a_lone_nul_is_a_wrong_event_and_a_long_line_is_named_as_long() -> None:
+    """A line holding one NUL was refused as "over 1000 characters": the mark of a line too
+    long was that very text."""
+    result = invoke(["--hand", "+1 -2 ±3 +4"], ["\x00", "x" * 2000])
+    assert result.exit_code == 0, result.output
+    said = [line for line in result.output.splitlines() if line.startswith("Refused")]
+    assert said[0].startswith("Refused: '\\x00' is not an event; type a draw (1..10)")
+    assert said[1] == "Refused: that line is over 1000 characters."

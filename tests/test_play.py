@@ -239,6 +239,8 @@ def test_every_bad_command_gets_one_clear_line_and_the_match_goes_on(tmp_path: P
         "2": f"'2' is not a command: to play a card write p 2; {allowed}",
         "+3": f"'+3' is not a command: to play a card write p +3; {allowed}",
         "x" * 2000: "That line is over 1000 characters: type a command",
+        "\x00": "'\\x00' is not a command: e end, s stand, p N play, h hint, state, ? help, "
+        "forfeit, q quit",  # (a lone NUL: not taken for the mark of a line too long)
         "p 1 up": "'up' is not a sign or a value: write p 1",
     }
     save = tmp_path / "m.json"

@@ -386,7 +386,7 @@ class Loop:
                 if line is None:
                     self.screen.stopped(self.followed, self.target, "End of input.")
                     return 0
-                if not self.handle(line.strip()):
+                if not self.handle(line if line is TOO_LONG else line.strip()):
                     return 0
             return 0
         except KeyboardInterrupt:
@@ -406,12 +406,14 @@ class Loop:
         if self.screen.as_json:
             return _json_mode_line()
         line = self.reader.read(self.screen.prompt(self.followed))
-        return None if line is None else valid_text(line)
+        if line is None or line is TOO_LONG:  # (kept as it is: handle tells it by identity)
+            return line
+        return valid_text(line)
 
     def handle(self, line: str) -> bool:
         """One input line; False when the session should stop."""
         screen = self.screen
-        if line == TOO_LONG:
+        if line is TOO_LONG:
             limit = (
                 f"{MAX_JSON_LINE_BYTES:,} bytes"
                 if screen.as_json

@@ -591,7 +591,7 @@ class Screen:
         if line is None:
             return self.stop("End of input.")
         view = self.session.view(seat)
-        if line == TOO_LONG:
+        if line is TOO_LONG:
             self.error(f"that line is over {MAX_LINE_BYTES} characters: type a command")
             return True
         try:

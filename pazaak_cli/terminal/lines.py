@@ -13,8 +13,14 @@ MAX_LINE_BYTES = 1000
 """A typed command longer than this is refused (and the rest of the line skipped)."""
 
 
-TOO_LONG = "\x00"
-"""What :meth:`LineReader.read` returns for a line over :data:`MAX_LINE_BYTES`."""
+class _Marker(str):
+    """A value that stands for something else than the text it holds: told apart by identity
+    (``is``), so that no line typed can be taken for it."""
+
+
+TOO_LONG: str = _Marker("\x00")
+"""What :meth:`LineReader.read` returns for a line over :data:`MAX_LINE_BYTES` (compare with
+``is``: a typed line holding a lone NUL is equal to it, and is an ordinary wrong command)."""
 
 
 MAX_JSON_LINE_BYTES = 8 * MAX_LINE_BYTES
