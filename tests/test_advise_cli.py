@@ -339,8 +339,18 @@ IMPOSSIBLE = {
         ["--table", "5", "--hand", "+1 +2 +3 +4 +5", "--opp-table", "10", "--opp-stood"],
         "more than the 4 dealt",
     ),
+    "main-deck cards out of turn": (
+        ["--table", "5 5", "--hand", "+1", "--opp-table", "", "--opp-hand", "+1"],
+        "your table shows 2 main-deck cards (the one you just drew included), the opponent's 0: "
+        "while neither stands the players draw in turn",
+    ),
+    "fewer main-deck cards than a standing opponent": (
+        ["--table", "5", "--hand", "+1", "--opp-table", "3 4", "--opp-stood"],
+        "your table shows 1 main-deck card (the one you just drew included), the opponent's 2: "
+        "the players draw in turn, and you draw on once the opponent stands",
+    ),
     "more opponent cards than dealt": (
-        ["--table", "5", "--opp-table", "10 8", "--opp-hand-size", "5"],
+        ["--table", "5 2", "--opp-table", "10 8", "--opp-hand-size", "5"],
         "more than the 4 dealt",
     ),
     "five 7s on the tables": (

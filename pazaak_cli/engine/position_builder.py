@@ -134,6 +134,7 @@ def build_question(
             f"your total before the card you just drew ({table[drawn_at]}) was {earlier}: "
             f"you {outcome}, so this turn cannot happen"
         )
+    _check_draw_counts(table, opp_table, opp_stood)
     if played and ruleset.main_deck is not MainDeck.INFINITE:
         deck = tuple(d - (1 if i == drawn - 1 else 0) for i, d in enumerate(deck))
     phase = Phase.AFTER_DRAW if played else Phase.BEFORE_DRAW
@@ -161,6 +162,32 @@ def build_question(
                 return Question(state, drawn)
     assert error is not None
     raise PositionError(f"impossible position: {_who_is_who(str(error))}")
+
+
+def _check_draw_counts(
+    table: Sequence[TableCard], opp_table: Sequence[TableCard], opp_stood: bool
+) -> None:
+    """The main-deck cards of the tables as typed (the one just drawn included) must fit the
+    players' turns: while neither stands they draw in turn, so the asker has drawn as many as
+    the opponent (who opened) or one more (having opened); once the opponent stands, the asker
+    draws on alone. Said in the typed tables' terms: the engine's own check speaks of the
+    position before the draw, one card fewer, and of player numbers."""
+    mine = sum(1 for card in table if card.placed is Placed.MAIN)
+    theirs = sum(1 for card in opp_table if card.placed is Placed.MAIN)
+    counts = (
+        f"your table shows {counted(mine, 'main-deck card')} (the one you just drew included), "
+        f"the opponent's {theirs}"
+    )
+    if opp_stood and mine < theirs:
+        raise PositionError(
+            f"{counts}: the players draw in turn, and you draw on once the opponent stands, so "
+            "you have drawn at least as many as it did"
+        )
+    if not opp_stood and mine - theirs not in (0, 1):
+        raise PositionError(
+            f"{counts}: while neither stands the players draw in turn, so you have drawn as many "
+            "as the opponent (it opened the set) or one more (you did)"
+        )
 
 
 def _who_is_who(message: str) -> str:
