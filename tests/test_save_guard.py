@@ -440,3 +440,13 @@ def test_a_save_in_a_folder_that_does_not_exist_is_refused_not_made(
     assert result.exit_code == 2, result.output
     assert result.stderr == f"Error: --save {missing / 'm.json'}: no such directory {missing}\n"
     assert not (tmp_path / "no").exists()
+
+
+def test_a_corrupt_save_quotes_its_values_as_the_file_spells_them(tmp_path: Path) -> None:
+    """It said "field 'finished' is True", Python's spelling of the file's true."""
+    save = tmp_path / "m.json"
+    play_save(save)
+    _tampered(save, "finished", True)
+    resumed = pazaak(["play", "--resume", str(save)], ["q"])
+    assert resumed.exit_code == 1
+    assert "field 'finished' is true but the moves do not end the match" in resumed.stderr

@@ -181,7 +181,12 @@ def budgeted_objective(request: AnswerRequest, seconds: float) -> tuple[Objectiv
             f"The match answer against this opponent is too large to solve here: the best move "
             f"for this set only instead{ask}."
         )
-    who = "one hand" if len(possible) == 1 else f"{len(sample)} of the opponent's hands"
+    who = (
+        "the one hand the opponent may hold"
+        if len(possible) == 1
+        else f"{len(sample)} of the {len(possible)} hands the opponent may hold (the fewest a "
+        "sampled answer rests on)"
+    )
     ahead = ""
     if asks.prepare and len(possible) > 1:
         ahead = (

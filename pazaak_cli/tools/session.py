@@ -20,6 +20,7 @@ with one sentence that says why and what is allowed.
 from __future__ import annotations
 
 import enum
+import json
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -370,7 +371,10 @@ def _short(text: str) -> str:
 
 
 def _shown(value: Any) -> str:
-    """A value from a save file as a message shows it: its repr, at most 40 characters."""
+    """A value from a save file as a message shows it: its repr (true, false and null as the
+    file spells them), at most 40 characters."""
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
     try:
         text = repr(value)
     except (ValueError, RecursionError):  # an int of too many digits, a list nested too deep
