@@ -1311,3 +1311,15 @@ def test_the_hints_note_past_the_budget_names_the_preparation_of_this_match() ->
     assert hint.play_asks(expert, 0).prepare == (
         "pazaak prepare -r kotor2 --deck kotor1-starter --opp-deck kotor2-average"
     )
+
+
+def test_a_match_saved_before_its_first_set_opens_resumes_at_set_1(tmp_path: Path) -> None:
+    """A save with no moves yet (written as the match starts; the process ended there, its
+    output cut by `| head`) was resumed as "set 0"."""
+    save = tmp_path / "m.json"
+    library_session(4).save(save)
+    assert read_save(save)["moves"] == []
+    resumed = play(["--resume", str(save)], ["q"])
+    assert resumed.stdout.startswith(
+        f"Resuming the match saved in {save} (set 1, You 0 - 0 kotor, kotor1, seed 4)."
+    )

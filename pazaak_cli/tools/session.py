@@ -175,10 +175,12 @@ class MatchSession:
         return self.state.observed_by(seat)
 
     def set_number(self) -> int:
-        """The number of the set being played (or about to be), from 1."""
+        """The number of the set being played (or just over, or about to be: 1 before the
+        first set opens), from 1."""
         state = self.state
         finished = len(state.set_winners)
-        return finished if state.phase in (Phase.SET_OVER, Phase.MATCH_OVER) else finished + 1
+        over = state.phase in (Phase.SET_OVER, Phase.MATCH_OVER) and finished > 0
+        return finished if over else finished + 1
 
     def winner(self) -> int | None:
         return self.state.match_winner()
