@@ -181,6 +181,21 @@ def test_decks_with_a_ruleset_no_sample_fits_says_so() -> None:
     assert json.loads(as_json.output) == []
 
 
+def test_a_deck_named_with_a_ruleset_is_shown_with_whether_it_is_valid_under_it() -> None:
+    """The --ruleset was silently ignored when decks were named (a kotor2 deck shown for
+    kotor1 without a word)."""
+    result = run("decks", "--ruleset", "kotor1", "kotor2-hard", "kotor1-strong")
+    assert_clean_exit(result, 0)
+    said = [line for line in result.output.splitlines() if "under ruleset" in line]
+    assert said[0].startswith(
+        "Not valid under ruleset kotor1: sample:kotor2-hard:6:1: 'F2/4' (flip 2&4) is a KOTOR II"
+    )
+    assert said[1] == "Valid under ruleset kotor1."
+    as_json = json.loads(run("decks", "--ruleset", "kotor1", "kotor1-strong", "--json").output)
+    assert as_json[0]["valid_under"] == {"ruleset": "kotor1", "problem": None}
+    assert "valid_under" not in json.loads(run("decks", "kotor1-strong", "--json").output)[0]
+
+
 # 7. counts of one --------------------------------------------------------------------------------
 
 

@@ -15,10 +15,12 @@ from pazaak_cli.engine.decks import (
     DEFAULT_DECKS,
     SideDeck,
     card_counts,
+    load_deck,
     sample_deck,
     sample_decks,
     sample_names,
 )
+from pazaak_cli.engine.errors import DeckError
 from pazaak_cli.engine.rules import Ruleset
 from pazaak_cli.terminal.deck_table import summary_table
 from pazaak_cli.terminal.text import style, wrap_lines
@@ -52,7 +54,8 @@ def decks_command(names: tuple[str, ...], ruleset: Ruleset | None, as_json: bool
     """List the sample decks, or show the named ones card by card.
 
     Any command that takes a deck (--deck, --p1-deck, validate) accepts a sample deck's name in
-    place of a file. With --ruleset, only the decks valid under that ruleset are listed.
+    place of a file. With --ruleset, only the decks valid under that ruleset are listed, and a
+    deck named is shown with whether it is valid under it, and why not.
 
     \b
     Examples:
@@ -64,7 +67,12 @@ def decks_command(names: tuple[str, ...], ruleset: Ruleset | None, as_json: bool
     if ruleset is not None and not names:
         decks = [deck for deck in decks if deck.fits(ruleset)]
     if as_json:
-        emit_json([_deck_json(deck) for deck in decks])
+        documents = [_deck_json(deck) for deck in decks]
+        if ruleset is not None and names:
+            for document, deck in zip(documents, decks, strict=True):
+                problem = _misfit(deck, ruleset)
+                document["valid_under"] = {"ruleset": ruleset.spec, "problem": problem}
+        emit_json(documents)
         return
     if not decks:  # an empty table would say nothing
         under = (
@@ -77,6 +85,13 @@ def decks_command(names: tuple[str, ...], ruleset: Ruleset | None, as_json: bool
             if index:
                 click.echo()
             _print_deck(deck)
+            if ruleset is not None:
+                problem = _misfit(deck, ruleset)
+                click.echo(
+                    f"Valid under ruleset {ruleset.spec}."
+                    if problem is None
+                    else f"Not valid under ruleset {ruleset.spec}: {problem}"
+                )
         return
     headers = ["name", "ruleset", "cards", "description"]
     rows = [[deck.name, deck.ruleset or "", str(deck), deck.description] for deck in decks]
@@ -114,6 +129,17 @@ def _print_deck(deck: SideDeck) -> None:
         click.echo(deck.description)
     click.echo(f"cards: {deck}")
     click.echo(summary_table(deck))
+
+
+def _misfit(deck: SideDeck, ruleset: Ruleset) -> str | None:
+    """Why a sample deck is not valid under ``ruleset`` (its first problem), or ``None``."""
+    if deck.fits(ruleset):
+        return None
+    try:
+        load_deck(deck.source, ruleset)
+    except DeckError as error:
+        return str(error)
+    return "it does not fit"
 
 
 def _deck_json(deck: SideDeck) -> dict[str, Any]:
