@@ -56,7 +56,10 @@ def test_the_table_states_the_position_and_model_then_lists_every_move_best_firs
     result = advise(*STOOD)
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
-    assert lines[0] == "Your table 8 5; opponent's 10 7, stands."
+    assert lines[0] == (
+        "Your table 8 5; opponent's 10 7, stands. It opened: you are player 2 (kotor1: player 1 "
+        "opens every set)."
+    )
     assert lines[1] == (
         "Best for this set only: a card you play now is gone for the rest of the match."
     )
@@ -479,3 +482,20 @@ def test_options_the_ruleset_cannot_take_are_usage_errors(args: list[str], words
     result = advise(*args, *extra, "--opp-stood")
     assert result.exit_code == 2, result.output
     assert words in error_line(result)
+
+
+def test_tables_where_the_opponent_opened_a_kotor1_set_say_that_you_are_player_2() -> None:
+    """Under kotor1 player 1 opens every set: the tables were read with the seats swapped, and
+    the later sets opened by the opponent, without a word."""
+    result = advise("--table", "5", "--hand", "+1", "--opp-table", "3", "--opp-hand", "+1")
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[0] == (
+        "Your table 5; opponent's 3. It opened: you are player 2 (kotor1: player 1 opens every "
+        "set)."
+    )
+    opened = advise("--table", "5 4", "--hand", "+1", "--opp-table", "3", "--opp-hand", "+1")
+    assert opened.output.splitlines()[0] == "Your table 5 4; opponent's 3."
+    kotor2 = advise(
+        "-r", "kotor2", "--table", "5", "--hand", "+1", "--opp-table", "3", "--opp-hand", ""
+    )
+    assert kotor2.output.splitlines()[0] == "Your table 5; opponent's 3."

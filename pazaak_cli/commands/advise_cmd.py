@@ -35,7 +35,7 @@ from pazaak_cli.engine.errors import PazaakError
 from pazaak_cli.engine.game import TableCard
 from pazaak_cli.engine.notation import gold_cards, parse_position, parse_table
 from pazaak_cli.engine.position_builder import Question, build_question, question_from_state
-from pazaak_cli.engine.rules import DEFAULT_RULESET, MainDeck, Ruleset, parse_ruleset
+from pazaak_cli.engine.rules import DEFAULT_RULESET, FirstPlayer, MainDeck, Ruleset, parse_ruleset
 from pazaak_cli.solve.answers import AnswerRequest, answer
 from pazaak_cli.solve.budgeted import ADVISE_ASKS, DEFAULT_SECONDS, deck_word, prepare_line
 from pazaak_cli.solve.models import objective_named, opponent_model
@@ -327,4 +327,9 @@ def _position_line(question: Question) -> str:
         table = f"{table} {question.drawn}".strip()
     opp = " ".join(str(card) for card in other.table) or "empty"
     stood = ", stands" if other.standing else ""
-    return f"Your table {table}; opponent's {opp}{stood}."
+    seat = ""
+    if state.turn == 1 and state.ruleset.first_player is FirstPlayer.PLAYER1:
+        seat = (  # (the tables can only be read so: said, as it shapes the later sets)
+            f" It opened: you are player 2 ({state.ruleset.spec}: player 1 opens every set)."
+        )
+    return f"Your table {table}; opponent's {opp}{stood}.{seat}"
