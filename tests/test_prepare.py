@@ -165,7 +165,7 @@ def test_prepare_refuses_what_the_cache_cannot_keep(monkeypatch: pytest.MonkeyPa
     small = ["--deck", "kotor1-starter", "--opp-deck", "kotor1-average"]
     one_card = f"kotor1/{TINY.replace('hand-size=2', 'hand-size=1')}"
     assert run("prepare", "-r", one_card, *small)[0] == 0
-    other = f"kotor1/{TINY.replace('hand-size=2', 'hand-size=1')},table-size=4"
+    other = f"kotor1/{TINY.replace('hand-size=2', 'hand-size=1').replace('size=3', 'size=4')}"
     code, output = run("prepare", "-r", other, *small)
     assert code == 0, output  # (another ruleset: another file)
     code, output = run(
