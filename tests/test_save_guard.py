@@ -450,3 +450,29 @@ def test_a_corrupt_save_quotes_its_values_as_the_file_spells_them(tmp_path: Path
     resumed = pazaak(["play", "--resume", str(save)], ["q"])
     assert resumed.exit_code == 1
     assert "field 'finished' is true but the moves do not end the match" in resumed.stderr
+
+
+def test_a_save_that_cannot_be_written_mid_match_is_a_failure_and_the_old_one_stays(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full disk mid-match exited 2, the code of a usage error."""
+    import errno
+
+    save = tmp_path / "m.json"
+    play_save(save)
+    before = save.read_bytes()
+    real_fsync = os.fsync
+
+    def full(handle: int) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full)
+    result = pazaak(["play", "--resume", str(save)], ["e", "q"])
+    monkeypatch.setattr(os, "fsync", real_fsync)
+    assert result.exit_code == 1, result.output
+    assert result.stderr == (
+        f"Error: cannot write the save file {save}: No space left on device (the file is left "
+        "as it was)\n"
+    )
+    assert save.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []

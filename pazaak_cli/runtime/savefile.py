@@ -141,8 +141,10 @@ def write_save(path: Path, document: dict[str, Any]) -> None:
     except BaseException as error:
         with contextlib.suppress(OSError):
             temp.unlink()
-        if isinstance(error, OSError):
-            raise InputError(f"cannot write the save file {path}: {error.strerror}") from None
+        if isinstance(error, OSError):  # (a full disk: a failure, exit 1, not a usage error)
+            raise PazaakError(
+                f"cannot write the save file {path}: {error.strerror} (the file is left as it was)"
+            ) from None
         raise
 
 
