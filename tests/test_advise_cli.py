@@ -487,15 +487,14 @@ def test_options_the_ruleset_cannot_take_are_usage_errors(args: list[str], words
 def test_tables_where_the_opponent_opened_a_kotor1_set_say_that_you_are_player_2() -> None:
     """Under kotor1 player 1 opens every set: the tables were read with the seats swapped, and
     the later sets opened by the opponent, without a word."""
-    result = advise("--table", "5", "--hand", "+1", "--opp-table", "3", "--opp-hand", "+1")
+    known = ("--hand", "+1", "--opp-hand", "+1", "--objective", "set", "--main-deck", "infinite")
+    result = advise("--table", "5", "--opp-table", "3", *known)
     assert result.exit_code == 0, result.output
     assert result.output.splitlines()[0] == (
-        "Your table 5; opponent's 3. It opened: you are player 2 (kotor1: player 1 opens every "
-        "set)."
+        "Your table 5; opponent's 3. It opened: you are player 2 (kotor1/main-deck=infinite: "
+        "player 1 opens every set)."
     )
-    opened = advise("--table", "5 4", "--hand", "+1", "--opp-table", "3", "--opp-hand", "+1")
+    opened = advise("--table", "5 4", "--opp-table", "3", *known)
     assert opened.output.splitlines()[0] == "Your table 5 4; opponent's 3."
-    kotor2 = advise(
-        "-r", "kotor2", "--table", "5", "--hand", "+1", "--opp-table", "3", "--opp-hand", ""
-    )
+    kotor2 = advise("-r", "kotor2", "--table", "5", "--opp-table", "3", *known)
     assert kotor2.output.splitlines()[0] == "Your table 5; opponent's 3."

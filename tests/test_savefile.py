@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pazaak_cli.engine.cards import parse_cards
-from pazaak_cli.engine.errors import InputError, NotationError
+from pazaak_cli.engine.errors import InputError, NotationError, PazaakError
 from pazaak_cli.engine.game import END_TURN, STAND, Action, MatchState
 from pazaak_cli.engine.move_notation import format_action, parse_action
 from pazaak_cli.engine.rules import KOTOR1, KOTOR2
@@ -139,8 +139,9 @@ def test_failed_rename_keeps_the_old_save_and_removes_the_temporary(
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "replace", broken_replace)
-    with pytest.raises(InputError, match="No space left on device"):
+    with pytest.raises(PazaakError, match="No space left on device") as raised:
         write_save(path, {"x": "new"})
+    assert not isinstance(raised.value, InputError)  # (a failure, exit 1: not a usage error)
     assert path.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["match.json"]
 
