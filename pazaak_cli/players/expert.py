@@ -1,5 +1,5 @@
 """The solvers as players: ``expert`` (match values, the later sets blind to the opponent's
-cards), ``match-expert`` (the exact match model) and ``set-expert`` (the set alone).
+cards), ``match-expert`` (the full match model) and ``set-expert`` (the set alone).
 
 Each sees only what its seat sees: the opponent's hand is hidden, so each decision averages the
 exact values over hands the opponent's side deck can still hold (docs/rules.md §9), less the cards
@@ -204,7 +204,15 @@ class MatchExpertPlayer(SetExpertPlayer):
     The match-state values it needs (every sub-hand of its hand against every sub-hand of the
     sampled ones, at every score) are solved when first needed and kept in the user's match
     cache (:mod:`pazaak_cli.solve.match_cache`), shared with ``pazaak advise``: the first matches of
-    a deck pair are slow (docs/simulate.md gives the measured costs), later ones read them.
+    a deck pair are slow (docs/simulate.md gives the measured costs), later ones read them;
+    ``pazaak prepare`` solves them ahead.
+
+    On a total no draw can bust, the opponent still playing (:func:`_draw_cannot_bust`), it
+    takes the opponent's hand as empty, as :class:`ExpertPlayer` does: those decisions took
+    nine tenths of its time, each solving its set in progress nearly whole for each sampled
+    hand, and nearly always end the turn. Measured on 300 matches against ``kotor``, the deck
+    pair prepared (benchmarks/bench_match_expert_no_bust.py, docs/benchmarks.md): 13 of 2,705
+    such decisions differ, 114 wins against 113 on the same deals, 59 s against 413 s.
     """
 
     match = True
@@ -212,6 +220,8 @@ class MatchExpertPlayer(SetExpertPlayer):
     """Whether the later sets take the opponent's hand as empty (``MatchSolver.later_blind``)."""
 
     def _best(self, view: MatchState, options: SolveOptions) -> Move:
+        if _draw_cannot_bust(view):
+            options.opponent_hands = [((), 1)]
         solver = _match_solver(view.ruleset, 1 - view.turn if self.later_blind else None)
         options.objective = "match"
         move = best_match_move(question_from_state(view), options, solver=solver)
@@ -229,23 +239,17 @@ class ExpertPlayer(MatchExpertPlayer):
     states it needs are then its own sub-hands against the empty hand at every score (3,474
     for all of ``kotor2-average``) instead of every sub-hand pair of the two decks (for KOTOR II
     decks with a Double, hours of solving; with the starter decks minutes for the first
-    matches). And on a total no draw can bust (:func:`_draw_cannot_bust`), the opponent still
-    playing, it takes the opponent's hand as empty in the set in progress too: those decisions
-    took most of its time and nearly always end the turn. Measured in docs/simulate.md.
+    matches). On a total no draw can bust it takes the opponent's hand as empty in the set in
+    progress too, as the match expert does (measured for this player first: docs/simulate.md).
     """
 
     later_blind = True
 
-    def _best(self, view: MatchState, options: SolveOptions) -> Move:
-        if _draw_cannot_bust(view):
-            options.opponent_hands = [((), 1)]
-        return super()._best(view, options)
-
 
 def _draw_cannot_bust(view: MatchState) -> bool:
     """Whether the mover is on a total that no main-deck card can take past the target, the
-    opponent still playing: where ``expert`` takes the opponent's hand as empty in the set in
-    progress too.
+    opponent still playing: where ``expert`` and ``match-expert`` take the opponent's hand as
+    empty.
 
     Measured (docs/simulate.md): four fifths to nine tenths of its time went to these
     decisions, the set in progress solved nearly whole for each sampled hand, and they end the

@@ -13,8 +13,8 @@ The policies:
 - ``random``: a uniformly random legal action, never a forfeit (:class:`RandomPlayer`);
 - ``expert`` (also ``match-lite``): the match solver as a player, the opponent's later hands
   taken as empty (``pazaak_cli.players.expert.ExpertPlayer``): no deck-pair table to solve first;
-- ``match-expert``: the exact match solver as a player
-  (``pazaak_cli.players.expert.MatchExpertPlayer``);
+- ``match-expert``: the match solver as a player, every later set with both sides' hands
+  (``pazaak_cli.players.expert.MatchExpertPlayer``): a deck-pair table first (``pazaak prepare``);
 - ``set-expert``: the exact set solver as a player (``pazaak_cli.players.expert.SetExpertPlayer``).
 
 :func:`make_player` builds any of them by name. This registry of named players sits at the
@@ -72,7 +72,7 @@ POLICY_HELP: dict[str, str] = {
     "stand17": "never plays a hand card, stands at 17 or more",
     "random": "a uniformly random legal action (never forfeits)",
     "expert": "plays to win the match (the match solver; quick with any deck)",
-    "match-expert": "the exact match model: stronger, slow until its table is solved",
+    "match-expert": "the full match model: stronger, slow until its table is solved (prepare)",
     "set-expert": "plays to win the set in progress (the set solver)",
     "match-lite": "the same player as expert (its earlier name)",
 }
