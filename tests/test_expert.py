@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -15,9 +16,11 @@ from pazaak_cli.engine.cards import Card
 from pazaak_cli.engine.decks import default_deck, load_deck
 from pazaak_cli.engine.errors import PazaakError
 from pazaak_cli.engine.game import FORFEIT, MatchState, Phase, deal_hand, new_match
+from pazaak_cli.engine.position_builder import Question
 from pazaak_cli.engine.rules import Ruleset, parse_ruleset
 from pazaak_cli.players.expert import ExpertPlayer, MatchExpertPlayer, SetExpertPlayer
 from pazaak_cli.players.roster import KotorPlayer, RandomPlayer, make_player
+from pazaak_cli.solve.answer_types import Move, SolveOptions
 from pazaak_cli.solve.hidden_hands import played_cards, possible_hands
 
 
@@ -179,16 +182,17 @@ def test_where_no_draw_can_bust_both_match_players_take_the_opponents_hand_as_em
     same move in all but 13 of 2,705 such decisions: docs/benchmarks.md), and for their sampled
     hands elsewhere."""
     from pazaak_cli.players import expert as module
+    from pazaak_cli.solve import match_advice
 
     rules = parse_ruleset("kotor1/main-deck=infinite")
     deck = default_deck(rules).cards
     asked: list[object] = []
+    real = match_advice.best_match_move
 
-    def best(question: object, options: object, **kwargs: object) -> object:
+    def best(question: Question, options: SolveOptions, **kwargs: Any) -> Move:
         asked.append(options.opponent_hands)
         return real(question, options, **kwargs)
 
-    real = module.best_match_move
     monkeypatch.setattr(module, "best_match_move", best)
     player = kind(ruleset=rules, opponent_deck=deck)
     rng = random.Random(3)
