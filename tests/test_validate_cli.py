@@ -384,3 +384,24 @@ def test_deck_completion_offers_sample_names_with_descriptions_and_files() -> No
     assert names == [name for name in sample_names() if name.startswith("kotor2-")]
     assert all(item.help for item in items[1:])
     assert DeckType().get_metavar(click.Option(["--deck"])) == "DECK"
+
+
+@pytest.mark.parametrize("invisible", ["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff"])
+def test_a_zero_width_character_between_cards_separates_them_as_a_space_does(
+    tmp_path: Path, invisible: str
+) -> None:
+    """A deck copied from a web page with a zero-width space after its last card was refused
+    twice: the character as a card that is not one, and as an eleventh card."""
+    deck = tmp_path / "copied.deck"
+    deck.write_text(f"+1 +2{invisible}+3 +4 +5 -1 -2 -3 -4 -5 {invisible}\n", encoding="utf-8")
+    valid = run("validate", str(deck))
+    assert valid.exit_code == 0, valid.output
+    assert "valid kotor1 side deck 'copied', 10 cards" in valid.output
+    deck.write_text(f"+1 +2 +3 +4 +5 -1 -2 -3 -4 +7{invisible}-5\n", encoding="utf-8")
+    problems = run("validate", str(deck))
+    assert problems.exit_code == 1
+    assert problems.output.splitlines()[:2] == [
+        f"{deck}:1:28: '+7' is not a side card: the number must be 1 to 6",
+        f"{deck}:1:31: '-5' is card 11, but a kotor1 side deck holds exactly 10 cards; this "
+        "file lists 11: remove 1",
+    ]

@@ -65,7 +65,21 @@ _SHOWN_TOKEN = 40
 """Longer tokens are shortened in messages."""
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
-_TOKEN = re.compile(r"[^\s,]+")
+_INVISIBLE = "\u200b\u200c\u200d\u2060\ufeff"
+"""Zero-width characters a deck copied from a web page or a chat may carry between its cards:
+separators, as spaces are (a card is never written with one)."""
+_TOKEN = re.compile(rf"[^\s,{_INVISIBLE}]+")
+
+
+def _spaced(text: str) -> str:
+    """``text`` with every separator that is not white space (commas, :data:`_INVISIBLE`) a
+    space: the same columns, so that ``split`` finds the tokens :data:`_TOKEN` does."""
+    for separator in ",", *_INVISIBLE:
+        if separator in text:
+            text = text.replace(separator, " ")
+    return text
+
+
 _HEADER = re.compile(r"\s*([A-Za-z][A-Za-z0-9_-]*)\s*:(.*)", re.DOTALL)
 _SIGNED_NUMBER = re.compile(r"(?:±|\+-|\*|\+|-|−)([0-9]+)")
 _BOM = "\ufeff"
@@ -110,7 +124,7 @@ _CARD_LIKE = re.compile(
 case) and a few more: the tokens it does not match are not cards, without asking (a test keeps
 this true)."""
 _UNDECODABLE_TOKEN = re.compile(r"^[^\n]*[\udc80-\udcff][^\n]*$", re.MULTILINE)
-_SEPARATOR = re.compile(r"[\s,]")
+_SEPARATOR = re.compile(rf"[\s,{_INVISIBLE}]")
 _BLOCK_LINES = 64
 """Lines looked at together when looking for the ones with a problem."""
 _BLOCK_CHARS = 8192
@@ -337,8 +351,7 @@ class _Scan:
             cards_text, header_lines = _HEADER_LINE.subn("", body)
             known, header_problems = self._read_headers(body)
             problems += header_lines - known + header_problems  # an unknown key: one each
-        if "," in cards_text:
-            cards_text = cards_text.replace(",", " ")  # the same columns
+        cards_text = _spaced(cards_text)
         lowered = cards_text.lower()  # every header key a token can spell is in it
         if any(key in lowered for key in HEADER_KEYS):
             cards_text, key_lines = _KEY_LINE.subn("", cards_text)
@@ -407,7 +420,7 @@ class _Scan:
         body = _COMMENT.sub("", text) if "#" in text else text
         if ":" in body:
             return False
-        body = body.replace(",", " ")
+        body = _spaced(body)
         return _KEY_LINE.search(body) is None and self.bad.isdisjoint(body.split())
 
 
@@ -480,7 +493,7 @@ def _tokens_among(text: str, tokens: set[str], start: int = 0) -> Iterator[re.Ma
     while start < len(text) and tokens:
         separator = _SEPARATOR.search(text, min(start + _BLOCK_CHARS, len(text)))
         stop = separator.start() if separator is not None else len(text)
-        if not tokens.isdisjoint(text[start:stop].replace(",", " ").split()):
+        if not tokens.isdisjoint(_spaced(text[start:stop]).split()):
             for match in _TOKEN.finditer(text, start, stop):
                 if match.group() in tokens:
                     yield match
