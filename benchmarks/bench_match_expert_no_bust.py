@@ -28,8 +28,10 @@ from typing import Any
 
 from pazaak_cli.cli import main as pazaak
 from pazaak_cli.engine.game import MatchState
+from pazaak_cli.engine.position_builder import question_from_state
 from pazaak_cli.players import expert
 from pazaak_cli.solve.answer_types import Move, SolveOptions
+from pazaak_cli.solve.match_advice import best_match_move
 
 
 def main() -> None:
@@ -48,7 +50,14 @@ def main() -> None:
 
     counts: dict[str, Any] = {"decisions": 0, "no_bust": 0, "differ": 0}
     seconds = {"all": 0.0, "no_bust_exact": 0.0, "no_bust_shortcut": 0.0}
-    exact_best = expert.MatchExpertPlayer._best
+
+    def exact_best(self: expert.MatchExpertPlayer, view: MatchState, options: SolveOptions) -> Move:
+        """The move of the match solver for the options as given (the player's own ``_best``
+        takes the shortcut where no draw can bust; this one never does)."""
+        later_blind = 1 - view.turn if self.later_blind else None
+        solver = expert._match_solver(view.ruleset, later_blind)
+        options.objective = "match"
+        return best_match_move(question_from_state(view), options, solver=solver)
 
     def best(self: expert.MatchExpertPlayer, view: MatchState, options: SolveOptions) -> Move:
         started = time.perf_counter()
