@@ -179,7 +179,7 @@ def test_where_no_draw_can_bust_both_match_players_take_the_opponents_hand_as_em
     kind: type[MatchExpertPlayer], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Both ask the match solver for the empty hand there (a ninth of match-expert's time, the
-    same move in all but 13 of 2,705 such decisions: docs/benchmarks.md), and for their sampled
+    same move in all but 26 of 5,403 such decisions: docs/benchmarks.md), and for their sampled
     hands elsewhere."""
     from pazaak_cli.players import expert as module
     from pazaak_cli.solve import match_advice

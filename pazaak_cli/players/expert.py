@@ -210,9 +210,9 @@ class MatchExpertPlayer(SetExpertPlayer):
     On a total no draw can bust, the opponent still playing (:func:`_draw_cannot_bust`), it
     takes the opponent's hand as empty, as :class:`ExpertPlayer` does: those decisions took
     nine tenths of its time, each solving its set in progress nearly whole for each sampled
-    hand, and nearly always end the turn. Measured on 300 matches against ``kotor``, the deck
-    pair prepared (benchmarks/bench_match_expert_no_bust.py, docs/benchmarks.md): 13 of 2,705
-    such decisions differ, 114 wins against 113 on the same deals, 59 s against 413 s.
+    hand, and nearly always end the turn. Measured on 600 matches against ``kotor``, the deck
+    pair prepared (benchmarks/bench_match_expert_no_bust.py, docs/benchmarks.md): 26 of 5,403
+    such decisions differ, 220 wins against 221 on the same deals, a seventh of the time.
     """
 
     match = True
