@@ -488,9 +488,12 @@ def _computer_default_deck(ruleset: Ruleset) -> SideDeck:
             return deck
     try:
         return default_deck(ruleset, option="--opp-deck")
-    except DeckError:  # (then named by the deck its docs give, and why it does not fit)
-        known = name in sample_names()
-        return default_deck(ruleset, option="--opp-deck", name=name if known else None)
+    except DeckError:
+        if name not in sample_names():
+            raise
+        # neither fits: the error names the default the docs give, and why it does not fit
+        default_deck(ruleset, option="--opp-deck", name=name)
+        raise
 
 
 # Reading typed lines ---------------------------------------------------------------------------

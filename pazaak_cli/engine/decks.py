@@ -737,15 +737,16 @@ def default_deck(
     name = name or DEFAULT_DECKS.get(ruleset.name, DEFAULT_DECKS[DEFAULT_RULESET])
     try:
         return load_deck(SAMPLE_PREFIX + name, ruleset)
-    except DeckError:
+    except DeckError as error:
         cards = load_deck(SAMPLE_PREFIX + name).cards
         size = ruleset.side_deck_size
         outside = sorted({str(card) for card in cards if not ruleset.allows(card)})
-        reason = (
-            f"it holds {len(cards)} cards, a side deck here {size}"
-            if len(cards) != size
-            else f"{', '.join(outside) or 'a card'} not in this ruleset's card pool"
-        )
+        if len(cards) != size:
+            reason = f"it holds {len(cards)} cards, a side deck here {size}"
+        elif outside:
+            reason = f"{', '.join(outside)} not in this ruleset's card pool"
+        else:
+            reason = str(error)
         where = f" with {option}" if option else ""
         raise DeckError(
             f"the default deck {name} does not fit ruleset {ruleset.spec} ({reason}): give a "
