@@ -18,6 +18,7 @@ from pazaak_cli.runtime.executors import (
     WAITING_SECONDS,
     ForkedCall,
     SharedDeal,
+    TwoEnds,
     WorkerLost,
     _worker_started,
     fork_available,
@@ -291,6 +292,32 @@ def test_a_drained_deal_deals_nothing_more() -> None:
     assert deal.take() is None
     deal.close()
     deal.drain()  # (closed: nothing to do)
+
+
+def test_two_ends_take_every_number_once_until_they_meet() -> None:
+    """Here the front, in a forked copy the back, each slow on its own numbers (the back's
+    cost four times the front's): every number is taken, the front's and the back's each a run
+    of neighbours, the one they meet on at most by both, and the slow end takes fewer."""
+    ends = TwoEnds(2, 40)
+
+    def take(end: str) -> list[int]:
+        taken = []
+        next_number = ends.take_front if end == "front" else ends.take_back
+        while (number := next_number()) is not None:
+            taken.append(number)
+            time.sleep(0.004 if end == "back" else 0.001)
+        return taken
+
+    front, back = run_shared(["front", "back"], take, take)
+    assert front == list(range(2, 2 + len(front)))
+    assert back == list(range(39, 39 - len(back), -1))
+    assert set(front) | set(back) == set(range(2, 40))
+    assert len(set(front) & set(back)) <= 1
+    assert len(back) < len(front)
+    assert ends.taken() >= 38
+    assert ends.take_front() is None and ends.take_back() is None
+    ends.back_lost()  # (the back's process died: its numbers are taken again from the end)
+    assert ends.take_back() == 39
 
 
 def test_two_runs_are_cut_where_their_costs_balance() -> None:

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
 import random
+import time
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -570,12 +573,15 @@ def test_playing_the_solver_against_itself_wins_as_often_as_it_predicts() -> Non
 
 
 @pytest.mark.parametrize(
-    ("spec", "table", "hand", "opp_table", "forks"),
+    ("spec", "table", "hand", "opp_table", "processes", "forks"),
     [
-        (INF, "4 8", "+1 -2", "9 3", 2),
-        ("kotor1", "4 8", "+1 -2", "9 3", 2),
+        (INF, "4 8", "+1 -2", "9 3", 3, 2),
+        ("kotor1", "4 8", "+1 -2", "9 3", 3, 2),
+        # two processes take the hands from either end until they meet
+        (INF, "4 8", "+1 -2", "9 3", 2, 1),
+        ("kotor1", "4 8", "+1 -2", "9 3", 2, 1),
         # a small search: never shared out, and its exact solve is tried all the same
-        ("kotor1", "5 4 9", "", "9 3 5", 0),
+        ("kotor1", "5 4 9", "", "9 3 5", 3, 0),
     ],
 )
 def test_a_hidden_hand_averaged_in_forked_processes_is_the_same_to_the_last_bit(
@@ -583,6 +589,7 @@ def test_a_hidden_hand_averaged_in_forked_processes_is_the_same_to_the_last_bit(
     table: str,
     hand: str,
     opp_table: str,
+    processes: int,
     forks: int,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -606,7 +613,7 @@ def test_a_hidden_hand_averaged_in_forked_processes_is_the_same_to_the_last_bit(
     monkeypatch.setenv("PAZAAK_SOLVER_PROCESSES", "1")
     alone = solve_question(question, deck)
     assert not made
-    monkeypatch.setenv("PAZAAK_SOLVER_PROCESSES", "3")
+    monkeypatch.setenv("PAZAAK_SOLVER_PROCESSES", str(processes))
     shared = solve_question(question, deck)
     assert len(made) == forks
     assert alone.hands_averaged == shared.hands_averaged >= set_solver.FORK_MIN_HANDS
@@ -615,6 +622,43 @@ def test_a_hidden_hand_averaged_in_forked_processes_is_the_same_to_the_last_bit(
     assert [(r.move, r.outcome) for r in shared.results] == [
         (r.move, r.outcome) for r in alone.results
     ]
+
+
+def test_two_ends_lose_no_hand_when_the_copy_dies_midway(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The forked copy that takes the hands from the back dies after it has taken two: this
+    process then solves every hand past its own (the copy's values died with it), and the
+    answer is the single process's, bit for bit."""
+    if not executors.fork_available():
+        pytest.skip("no fork on this system")
+    question = ask("kotor1", "4 8", "+1 -2", "9 3", hidden=2)
+    deck = SolveOptions(opponent_deck=parse_cards("+1 +2 +3 -1 -2 -3 ±1 ±2 +4 -4"))
+    monkeypatch.setenv("PAZAAK_SOLVER_PROCESSES", "1")
+    alone = solve_question(question, deck)
+    parent = os.getpid()
+    solved = set_solver.hand_values
+    hands = alone.hands_averaged
+    done_here: list[int] = []
+
+    def dying(job: Any, share: Any, *args: Any, **kwargs: Any) -> Any:
+        values = solved(job, share, *args, **kwargs)
+        if os.getpid() != parent and share[0] == hands - 2:
+            (tmp_path / "died").write_text("")
+            os._exit(3)  # (the copy, killed after its second hand)
+        if os.getpid() == parent:
+            done_here.extend(share)
+            time.sleep(0.02)  # (the front slower than the copy's two hands)
+        return values
+
+    monkeypatch.setattr(set_solver, "hand_values", dying)
+    monkeypatch.setenv("PAZAAK_SOLVER_PROCESSES", "2")
+    shared = solve_question(question, deck)
+    assert [(r.move, r.outcome) for r in shared.results] == [
+        (r.move, r.outcome) for r in alone.results
+    ]
+    assert (tmp_path / "died").exists()
+    assert {hands - 1, hands - 2} <= set(done_here)  # (the copy's two, solved here again)
 
 
 @pytest.mark.parametrize(

@@ -78,6 +78,26 @@ def test_a_c_memo_made_room_for_at_once_gives_the_same_values_within_its_bound()
 
 
 @native
+def test_a_full_c_memo_forgets_the_positions_of_earlier_rounds_first() -> None:
+    # two hidden hands one after the other in a memo too small for both: begun as a new round,
+    # the second keeps its own positions before those the first hand stored, so it
+    # solves fewer of them again; the values are the same either way
+    expected = first_move(SetSolver(RULES, fixed_draws=FULL_DECK), "+1 -2 ±3", "-1 +4 ±5")
+
+    def second_hand(rounds: bool) -> int:
+        solver = SetSolver(RULES, fixed_draws=FULL_DECK, max_states=100_000)
+        first_move(solver, "+1 -2 ±3", "±2 +3 -4")
+        if rounds:
+            solver.next_round()
+        before = solver.solved
+        assert first_move(solver, "+1 -2 ±3", "-1 +4 ±5") == expected
+        return solver.solved - before
+
+    with_rounds, without = second_hand(True), second_hand(False)
+    assert with_rounds * 2 < without
+
+
+@native
 def test_more_sides_than_the_c_keys_can_number_are_refused(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -27,12 +27,14 @@ import ctypes
 import gc
 import importlib
 import logging
+import mmap
 import os
 import pickle
 import re
 import select
 import signal
 import socket
+import struct
 import sys
 import threading
 import time
@@ -621,6 +623,52 @@ class SharedDeal:
 
 SHARED_DEAL_MOST = 16_384
 """The most numbers a :class:`SharedDeal` holds: 64 KiB, a Linux pipe's buffer."""
+
+
+class TwoEnds:
+    """Numbers ``first`` to ``end`` - 1 taken from both ends, the front by one process and the
+    back by another (one forked from the other), until they meet: unlike :class:`SharedDeal`,
+    each process goes through neighbouring numbers, and neither waits for a share fixed
+    before the work's costs are known. Each process writes only its own end, in memory both
+    share (an aligned 8-byte store, whole on the machines Python forks on), and reads the
+    other's before it takes a number; where both take the number they meet on, both do it
+    (the work must not mind: a pure function of the number). Made before the fork."""
+
+    def __init__(self, first: int, end: int) -> None:
+        self._shared = mmap.mmap(-1, 16)
+        self._end = end
+        self._set(0, first - 1)
+        self._set(1, end)
+
+    def _get(self, at: int) -> int:
+        return int(struct.unpack_from("q", self._shared, 8 * at)[0])
+
+    def _set(self, at: int, number: int) -> None:
+        struct.pack_into("q", self._shared, 8 * at, number)
+
+    def take_front(self) -> int | None:
+        """The next number from the front, or ``None`` once the back has taken it."""
+        number = self._get(0) + 1
+        if number >= self._get(1):
+            return None
+        self._set(0, number)
+        return number
+
+    def take_back(self) -> int | None:
+        """The next number from the back, or ``None`` once the front has taken it."""
+        number = self._get(1) - 1
+        if number <= self._get(0):
+            return None
+        self._set(1, number)
+        return number
+
+    def taken(self) -> int:
+        """How many numbers both ends have taken (the one each is on counted)."""
+        return self._get(0) + 1 + self._end - self._get(1)
+
+    def back_lost(self) -> None:
+        """The back's process died with its numbers: the back starts again from the end."""
+        self._set(1, self._end)
 
 
 def resident_bytes() -> int:

@@ -17,15 +17,19 @@
 #define WIN_MOVE (-2)
 
 /* The memo (see _core.h): an entry packs its key (two ids of ID_BITS each, plus one) with the
- * work it cost, in 16 bits (positions solved to compute it, what forgetting it would cost):
- * 24 bytes, a quarter less memory to zero and to read than a key and a count apart. A key lives
- * within 8 slots of its home slot. A table that may not grow any more (its `max_cap`) is a
- * cache: a new key takes the empty slot of its window or, when there is none, the slot of the
- * entry that cost the least work to compute (values are pure functions of their keys: a
- * forgotten one is computed again, the same). The memory is then bounded by max_cap. */
+ * round of searches that stored it, in 4 bits, and the work it cost, in 12 bits
+ * (positions solved to compute it, what forgetting it would cost): 24 bytes, a quarter less
+ * memory to zero and to read than a key and a count apart. A key lives within 8 slots of its
+ * home slot. A table that may not grow any more (its `max_cap`) is a cache: a new key takes the
+ * empty slot of its window or, when there is none, the slot of the entry of an earlier round
+ * that cost the least work to compute, else of this round's cheapest (values are pure functions
+ * of their keys: a forgotten one is computed again, the same). The memory is then bounded by
+ * max_cap. Python begins a round with each hidden hand it averages (next_round): the positions
+ * the hands done stored go first. */
 #define ID_BITS 24
 #define MAX_ID (((uint32_t)1 << ID_BITS) - 1)
 #define MEMO_KEY_BITS (2 * ID_BITS)
+#define MEMO_ROUND_BITS 4
 #define MEMO_WINDOW 8
 #define MEMO_HUGE_PAGES 1
 #include "_core.h"
@@ -590,6 +594,15 @@ static PyObject *core_clear_memo(Core *self, PyObject *unused) {
     Py_RETURN_NONE;
 }
 
+/* Begin a new round of searches (see the memo, above). */
+PyDoc_STRVAR(core_next_round_doc, "next_round(): the searches from here on are a new round: what the memo holds from earlier rounds is forgotten first when it is full");
+static PyObject *core_next_round(Core *self, PyObject *unused) {
+    (void)unused;
+    memo_next_round(&self->before);
+    memo_next_round(&self->after_memo);
+    Py_RETURN_NONE;
+}
+
 /* Make room at once for `entries` positions in each memo table (within its bound; see
  * memo_reserve). */
 PyDoc_STRVAR(core_reserve_doc, "reserve(entries): make room in each memo table for that many positions (within its bound)");
@@ -652,7 +665,8 @@ static PyMethodDef core_methods[] = {
     METHOD(side, VARARGS),
     METHOD(candidates, VARARGS),
     METHOD(before_draw, VARARGS), METHOD(candidate_value, VARARGS),
-    METHOD(reserve, VARARGS), METHOD(clear_memo, NOARGS), {NULL, NULL, 0, NULL},
+    METHOD(reserve, VARARGS), METHOD(clear_memo, NOARGS), METHOD(next_round, NOARGS),
+    {NULL, NULL, 0, NULL},
 };
 
 static PyTypeObject CoreType =

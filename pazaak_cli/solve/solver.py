@@ -45,7 +45,7 @@ from pazaak_cli.engine.game import (
 from pazaak_cli.engine.numbers import counted
 from pazaak_cli.engine.position_builder import Question
 from pazaak_cli.engine.rules import FlipTargets, MainDeck, NineCards, Ruleset, Tiebreaker
-from pazaak_cli.runtime.executors import fork_available, run_shared, solver_processes
+from pazaak_cli.runtime.executors import TwoEnds, fork_available, run_shared, solver_processes
 from pazaak_cli.solve.answer_types import (
     EPSILON,
     LOSS,
@@ -565,6 +565,13 @@ class SetSolver:
         if self._core is not None:
             self._core.reserve(positions // 2)  # (before and after a draw: a table each)
 
+    def next_round(self) -> None:
+        """Begin a new round of searches (another hidden hand): once the C memo is full, the
+        positions stored in earlier rounds are forgotten first, before this round's own (a
+        pure-Python memo ignores it)."""
+        if self._core is not None:
+            self._core.next_round()
+
     def bound_memo(self) -> None:
         """Empty a bounded memo that is full. Only between searches: emptied in the middle of
         one, the memo would make it redo its own work (exponentially, when it is too small).
@@ -1045,16 +1052,19 @@ def _average(
         size = -(-(len(other_hands) - first) // processes)
         if first:  # (a solver that had searched before solves no hand first: no estimate)
             job = job._replace(reserve=solver.states * size // (first * HANDS_SHARING))
-        shares = [
-            range(start, min(start + size, len(other_hands)))
-            for start in range(first, len(other_hands), size)
-        ]
-        parts = run_shared(
-            shares,
-            partial(hand_values, job, progress=options.progress, processes=len(shares)),
-            partial(_forked_hand_values, job),
-        )
-        values += [hand for part in parts for hand in part]
+        if processes == 2:
+            values += _values_from_both_ends(job, first, options.progress)
+        else:
+            shares = [
+                range(start, min(start + size, len(other_hands)))
+                for start in range(first, len(other_hands), size)
+            ]
+            parts = run_shared(
+                shares,
+                partial(hand_values, job, progress=options.progress, processes=len(shares)),
+                partial(_forked_hand_values, job),
+            )
+            values += [hand for part in parts for hand in part]
     total_ways = sum(ways for _, ways in other_hands)
     weighted = [
         (ways / total_ways, hand) for (_, ways), hand in zip(other_hands, values, strict=True)
@@ -1139,6 +1149,42 @@ computed by the shares of 104 and 105 hands, whose memos filled their bound (abo
 way; the foreseen 14.4 M is within a doubling of it."""
 
 
+def _values_from_both_ends(
+    job: HandJob, first: int, progress: Callable[[int, int], None] | None
+) -> list[list[tuple[float, float]]]:
+    """:func:`hand_values` of the hands from ``first`` on, in two processes: this one takes
+    them from the front, a forked copy from the back, each in turn until they meet
+    (:class:`~pazaak_cli.runtime.executors.TwoEnds`). The hands' costs differ by tens of times
+    (a Double or a flip in the opponent's hand makes many sides), so halves of their count left
+    one process working alone for a fifth of the time; each end still goes through neighbouring
+    hands, which share the most positions. A copy lost midway: every hand past this process's
+    is solved here."""
+    count = len(job.other_hands)
+    ends = TwoEnds(first, count)
+
+    def run(take: Callable[[], int | None], shown: bool) -> dict[int, list[tuple[float, float]]]:
+        taken: dict[int, list[tuple[float, float]]] = {}
+        while (hand := take()) is not None:
+            taken[hand] = hand_values(job, [hand])[0]
+            if shown and progress is not None:
+                progress(min(ends.taken(), count), count)
+        return taken
+
+    def here(end: str) -> dict[int, list[tuple[float, float]]]:
+        if end == "front":
+            return run(ends.take_front, True)
+        ends.back_lost()
+        return run(ends.take_back, True)
+
+    def forked(_: str) -> dict[int, list[tuple[float, float]]]:
+        job.solver.watch(None)  # (silent: this process shows the progress)
+        return run(ends.take_back, False)
+
+    front, back = run_shared(["front", "back"], here, forked)
+    solved = {**back, **front}
+    return [solved[hand] for hand in range(first, count)]
+
+
 def _forked_hand_values(job: HandJob, share: range) -> list[list[tuple[float, float]]]:
     """:func:`hand_values` in a forked child, silent (the parent shows the progress)."""
     job.solver.watch(None)
@@ -1161,6 +1207,7 @@ def hand_values(
     values = []
     for done, index in enumerate(share):
         solver.bound_memo()
+        solver.next_round()
         if other_side.standing:
             other = solver.side_id(standing_side(state.ruleset, other_side))
         else:
