@@ -658,6 +658,37 @@ def test_the_memo_can_be_trimmed_without_changing_the_numbers(
     ]
 
 
+@pytest.mark.skipif(not kotor_reply.NATIVE_RULES, reason="the C loop is not built")
+def test_the_rules_sides_are_forgotten_between_hands_past_their_memory_bound(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The rule's sides, turns and replies grow with every hand of an average (about 5 kB a
+    side): past NATIVE_RULE_BYTES they are forgotten between two hands, the numbers unchanged."""
+    question = question_of("kotor1/main-deck=infinite", "9 4", "-2 +3", "8", None, hidden=2)
+    deck = parse_cards("+1 +2 -3 ±4 +5")
+    held: list[tuple[int, int]] = []
+    trim = KotorReplySolver.trim
+
+    def trimmed(self: KotorReplySolver) -> None:
+        before = self._core.their_bytes
+        trim(self)
+        held.append((before, self._core.their_sides))
+
+    monkeypatch.setattr(KotorReplySolver, "trim", trimmed)
+    whole = kotor_advice(question, opponent_deck=deck)
+    assert all(sides > 0 for _, sides in held)  # (within the bound: kept)
+    grown = max(before for before, _ in held)
+    assert grown > held[0][0] > 0
+    held.clear()
+    monkeypatch.setattr(kotor_reply, "NATIVE_RULE_BYTES", 0)
+    bounded = kotor_advice(question, opponent_deck=deck)
+    assert len(held) > 1 and all(sides == 0 for _, sides in held)
+    assert max(before for before, _ in held) < grown
+    assert [(r.move, r.outcome) for r in whole.results] == [
+        (r.move, r.outcome) for r in bounded.results
+    ]
+
+
 def test_the_solver_reports_its_positions_and_honours_a_budget() -> None:
     rules = parse_ruleset("kotor1")
     solver = KotorReplySolver(rules, 0, budget=5)

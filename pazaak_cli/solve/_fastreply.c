@@ -753,10 +753,23 @@ static PyObject *core_get_memo_bytes(Core *self, void *closure) {
     return PyLong_FromSize_t((self->my_before.cap + self->my_choice.cap + self->opp_before.cap) * sizeof(Entry));
 }
 
+/* What the rule's sides, turns and replies hold (their tables counted at half load), which
+ * grows with every hand of an average until forget_theirs: about 5 kB a side, its replies to
+ * every total it faces most of it. */
+static PyObject *core_get_their_bytes(Core *self, void *closure) {
+    (void)closure;
+    size_t side = sizeof(Playing) + 2 * sizeof(char) + (1 + 11) * sizeof(int);
+    size_t bytes = (size_t)self->theirs.n * side + (size_t)self->nturns * sizeof(int) +
+                   (size_t)self->ndata * sizeof(int) + (size_t)self->nrows * 11 * sizeof(int) +
+                   2 * (self->side_of.size + self->row_of.size) * sizeof(Entry);
+    return PyLong_FromSize_t(bytes);
+}
+
 static PyGetSetDef core_getset[] = {
     GETTER(solved, "positions computed before a draw so far (again if forgotten)"),
     GETTER(replaced, "memo entries forgotten to bound the memory"),
     GETTER(memo_bytes, "bytes the three memo tables take now"),
+    GETTER(their_bytes, "bytes the rule's sides, turns and replies hold now (forget_theirs frees them for reuse)"),
     COUNT(mine_sides, mine.n, "the advised player's sides added"),
     COUNT(their_sides, theirs.n, "the rule's sides interned"),
     COUNT(hands, nhands, "the rule's hands added"),

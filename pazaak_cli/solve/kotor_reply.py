@@ -101,7 +101,11 @@ NATIVE_MEMO_ENTRIES = 1 << 22
 all); past that it forgets the cheapest (a cache: never wrong, at most slower)."""
 NATIVE_RULE_SIDES = 1_000_000
 """The rule's sides kept between two hands of an average before they are forgotten (each hand
-adds its own)."""
+adds its own)..."""
+NATIVE_RULE_BYTES = 256 << 20
+"""...and the memory their turns and replies may hold before they are (about 5 kB a side: a
+million would be 5 GB; `kotor2-hard`'s hands against `D F2/4 F3/6 T` reached 3.2 GB before this
+bound)."""
 
 
 def _tiebreak(side: CompactSide) -> bool:
@@ -396,9 +400,10 @@ class KotorReplySolver:
         stays bounded, the numbers do not change."""
         if self._core is not None:
             # the C memo bounds itself (a cache); the rule's sides, which every hand adds to,
-            # are forgotten in both once there are many
-            if self._core.their_sides > NATIVE_RULE_SIDES:
-                self._core.forget_theirs()
+            # are forgotten in both once there are many or they hold much memory
+            core = self._core
+            if core.their_sides > NATIVE_RULE_SIDES or core.their_bytes > NATIVE_RULE_BYTES:
+                core.forget_theirs()
             return
         if self.states - self._trimmed_at > MEMO_LIMIT:
             self._my_before.clear()
