@@ -55,6 +55,7 @@ from pazaak_cli.engine.position_builder import Question, build_question, questio
 from pazaak_cli.engine.rules import MainDeck, Ruleset, parse_ruleset
 from pazaak_cli.players.roster import HeuristicPlayer, KotorPlayer, Player
 from pazaak_cli.policies.kotor_rule import kotor_rule
+from pazaak_cli.runtime import executors
 from pazaak_cli.solve import kotor_reply
 from pazaak_cli.solve.advice import solve_question
 from pazaak_cli.solve.answer_types import Advice, Move, SolveOptions, SolverTooLarge
@@ -686,6 +687,38 @@ def test_the_rules_sides_are_forgotten_between_hands_past_their_memory_bound(
     assert max(before for before, _ in held) < grown
     assert [(r.move, r.outcome) for r in whole.results] == [
         (r.move, r.outcome) for r in bounded.results
+    ]
+
+
+@pytest.mark.parametrize("spec", ["kotor1/main-deck=infinite", "kotor2/main-deck=infinite"])
+def test_a_hidden_hand_averaged_from_both_ends_is_the_same_to_the_last_bit(
+    spec: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With two cores the C loop's average takes the hands after its first from both ends, in
+    this process and a forked copy; the values are summed here in the hands' order: the answer
+    a single process gives, bit for bit."""
+    if not kotor_reply.NATIVE_RULES or not executors.fork_available():
+        pytest.skip("the C loop or fork is missing")
+    made: list[int] = []
+
+    class Counted(executors.ForkedCall):
+        def __init__(self, function: Any) -> None:
+            made.append(1)
+            super().__init__(function)
+
+    monkeypatch.setattr(executors, "ForkedCall", Counted)
+    question = question_of(spec, "5", "+1 -2 ±3 +4", "", None, hidden=4)
+    deck = parse_cards("+1 +2 -3 ±4 +5 -1 ±2 +3 -4 ±5")
+    monkeypatch.setenv("PAZAAK_SOLVER_PROCESSES", "1")
+    alone = kotor_advice(question, opponent_deck=deck)
+    assert not made
+    monkeypatch.setenv("PAZAAK_SOLVER_PROCESSES", "2")
+    shared = kotor_advice(question, opponent_deck=deck)
+    assert made == [1]
+    assert shared.hands_averaged == alone.hands_averaged >= 16
+    assert shared.model == alone.model
+    assert [(r.move, r.outcome) for r in shared.results] == [
+        (r.move, r.outcome) for r in alone.results
     ]
 
 

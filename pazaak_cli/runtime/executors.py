@@ -671,6 +671,49 @@ class TwoEnds:
         self._set(1, self._end)
 
 
+def run_from_both_ends(
+    first: int,
+    end: int,
+    solve: Callable[[int], ResultT],
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    in_copy: Callable[[], None] | None = None,
+) -> list[ResultT]:
+    """``solve(number)`` for every number from ``first`` to ``end`` - 1, in two processes: this
+    one takes them from the front, a forked copy from the back, until they meet
+    (:class:`TwoEnds`); the results in the numbers' order. Where the work's costs are not known
+    before it is done, neither process waits long for the other, and each goes through
+    neighbouring numbers (what a solver's memo shares most). ``solve`` must be a pure function of
+    the number (the one they meet on may be solved twice). A copy lost midway: every number past
+    this process's is solved here. ``progress(numbers taken, all)``: told here, after each;
+    ``in_copy()``: called first in the copy (to silence it)."""
+    ends = TwoEnds(first, end)
+    count = end - first
+
+    def run(take: Callable[[], int | None], shown: bool) -> dict[int, ResultT]:
+        done: dict[int, ResultT] = {}
+        while (number := take()) is not None:
+            done[number] = solve(number)
+            if shown and progress is not None:
+                progress(min(ends.taken() - first, count), count)
+        return done
+
+    def here(which: str) -> dict[int, ResultT]:
+        if which == "front":
+            return run(ends.take_front, True)
+        ends.back_lost()
+        return run(ends.take_back, True)
+
+    def there(_: str) -> dict[int, ResultT]:
+        if in_copy is not None:
+            in_copy()
+        return run(ends.take_back, False)
+
+    front, back = run_shared(["front", "back"], here, there)
+    solved = {**back, **front}
+    return [solved[number] for number in range(first, end)]
+
+
 def resident_bytes() -> int:
     """This process's resident memory in bytes (0 where the system does not say: Linux's
     ``/proc`` only)."""

@@ -40,6 +40,7 @@ from pazaak_cli.engine.position_builder import Question
 from pazaak_cli.engine.rules import FlipTargets, MainDeck, NineCards, Ruleset, Tiebreaker
 from pazaak_cli.policies.heuristic_rule import heuristic_rule
 from pazaak_cli.policies.kotor_rule import DecisionRule, kotor_rule
+from pazaak_cli.runtime.executors import run_from_both_ends
 from pazaak_cli.solve.answer_types import (
     EPSILON,
     Advice,
@@ -63,6 +64,7 @@ from pazaak_cli.solve.solver import (
     DeckDraws,
     deck_after_draw,
     deck_model_said,
+    hand_processes,
     root_moves,
 )
 
@@ -134,11 +136,15 @@ class KotorReplySolver:
         budget: int | None = None,
         rule: DecisionRule = kotor_rule,
         native: bool = True,
+        shares: int = 1,
     ) -> None:
         """``rule``: the opponent's decision (the KOTOR I rule, or another with its inputs, its
         hand still read in the KOTOR rule's order). ``native``: with fixed draws and a rule the
         C loop knows (:data:`NATIVE_RULES`), search in C when it was built (``False``: always
-        in Python, the reference the tests compare it with)."""
+        in Python, the reference the tests compare it with). ``shares``: the processes that
+        will hold a copy of it (its average's hands taken from both ends): each copy's memo and
+        rule's memory bounded at that share of :data:`NATIVE_MEMO_ENTRIES` and
+        :data:`NATIVE_RULE_BYTES`."""
         self.ruleset = ruleset
         self.their_sets = their_sets
         self.fixed = tuple(fixed_draws) if fixed_draws is not None else None
@@ -153,6 +159,7 @@ class KotorReplySolver:
         self.states = 0
         """Positions solved so far (before a draw, either player's)."""
         self._trimmed_at = 0
+        self.shares = max(shares, 1)
         self._progress: Callable[[int], None] | None = None
         self._core: Any = None
         self._list_of_placed: dict[Any, int] = {}
@@ -184,7 +191,7 @@ class KotorReplySolver:
                 rules.tiebreaker is Tiebreaker.ANY_PLAYED,
             ),
             self.their_sets,
-            NATIVE_MEMO_ENTRIES,
+            NATIVE_MEMO_ENTRIES // self.shares,
         )
         self.after_my_turn = self._native_after_my_turn  # type: ignore[method-assign]
 
@@ -402,7 +409,8 @@ class KotorReplySolver:
             # the C memo bounds itself (a cache); the rule's sides, which every hand adds to,
             # are forgotten in both once there are many or they hold much memory
             core = self._core
-            if core.their_sides > NATIVE_RULE_SIDES or core.their_bytes > NATIVE_RULE_BYTES:
+            bound = NATIVE_RULE_BYTES // self.shares
+            if core.their_sides > NATIVE_RULE_SIDES or core.their_bytes > bound:
                 core.forget_theirs()
             return
         if self.states - self._trimmed_at > MEMO_LIMIT:
@@ -460,11 +468,20 @@ def solve_kotor_question(question: Question, options: SolveOptions) -> Advice:
     fresh = deck_after if any(deck_after) else FULL_DECK
 
     def solve(fixed: Sequence[int] | None, budget: int | None) -> tuple[list[_Row], int]:
+        processes = hand_processes(other_hands) if fixed is not None and budget is None else 1
         solver = KotorReplySolver(
-            rules, their_sets, fixed_draws=fixed, budget=budget, rule=options.rule or kotor_rule
+            rules,
+            their_sets,
+            fixed_draws=fixed,
+            budget=budget,
+            rule=options.rule or kotor_rule,
+            shares=processes,
         )
+        if not solver.native:  # (the Python search, the reference: one process)
+            processes = 1
         solver.progress = options.positions
-        return _average(question, solver, other_hands, deck_after, options), solver.states
+        results = _average(question, solver, other_hands, deck_after, options, processes=processes)
+        return results, solver.states
 
     fixed = False
     if rules.main_deck is MainDeck.INFINITE:
@@ -513,24 +530,54 @@ def _average(
     other_hands: list[tuple[tuple[Card, ...], int]],
     deck_after: tuple[int, ...],
     options: SolveOptions,
+    *,
+    processes: int = 1,
 ) -> list[_Row]:
-    """Every move's outcome, averaged over the opponent's possible hands and orders."""
+    """Every move's outcome, averaged over the opponent's possible hands and orders. With two
+    ``processes`` (the C loop's solver, made for that share), the hands after the first are
+    taken from both ends by this process and a forked copy
+    (:func:`~pazaak_cli.runtime.executors.run_from_both_ends`) once the search has computed more
+    than :data:`EXACT_PROBE_STATES` positions (so whether the exact deck is tried after it does
+    not depend on the processes); the values are summed here in the hands' order, the same bits
+    however they were solved."""
     other_side = question.state.sides[1 - question.state.turn]
     moves = question_moves(question, solver)
+    codes = [code for _, code in moves]
     deck = solver.deck_id(deck_after)
+    count = len(other_hands)
+
+    def hand_values(index: int) -> list[list[Value]]:
+        """Every move's values against each order of hand ``index`` that the rule reads."""
+        opps = opponent_sides(solver, other_side, other_hands[index][0])
+        values = [[solver.after_my_turn(code, opp, deck) for code in codes] for opp in opps]
+        solver.trim()
+        return values
+
+    def shown(done: int, _: int = 0) -> None:
+        if options.progress is not None:
+            options.progress(done, count)
+
+    per_hand: list[list[list[Value]]] = []
+    while len(per_hand) < count and (processes < 2 or solver.states <= EXACT_PROBE_STATES):
+        per_hand.append(hand_values(len(per_hand)))
+        shown(len(per_hand))
+    if len(per_hand) < count:
+        first = len(per_hand)
+        per_hand += run_from_both_ends(
+            first,
+            count,
+            hand_values,
+            progress=lambda taken, _: shown(first + taken),
+            in_copy=lambda: setattr(solver, "progress", None),  # (silent: this one shows it)
+        )
     total_ways = sum(ways for _, ways in other_hands)
     sums = [[0.0, 0.0] for _ in moves]
-    for done, (hand, ways) in enumerate(other_hands):
-        opps = opponent_sides(solver, other_side, hand)
-        weight = ways / total_ways / len(opps)
-        for opp in opps:
-            for index, (_, code) in enumerate(moves):
-                equity, p_win = solver.after_my_turn(code, opp, deck)
-                sums[index][0] += weight * equity
-                sums[index][1] += weight * p_win
-        solver.trim()
-        if options.progress is not None:
-            options.progress(done + 1, len(other_hands))
+    for (_, ways), values in zip(other_hands, per_hand, strict=True):
+        weight = ways / total_ways / len(values)
+        for opp_values in values:
+            for row, (equity, p_win) in zip(sums, opp_values, strict=True):
+                row[0] += weight * equity
+                row[1] += weight * p_win
     return [
         (move, Outcome.from_value((s[0], s[1]))) for (move, _), s in zip(moves, sums, strict=True)
     ]

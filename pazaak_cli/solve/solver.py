@@ -45,7 +45,12 @@ from pazaak_cli.engine.game import (
 from pazaak_cli.engine.numbers import counted
 from pazaak_cli.engine.position_builder import Question
 from pazaak_cli.engine.rules import FlipTargets, MainDeck, NineCards, Ruleset, Tiebreaker
-from pazaak_cli.runtime.executors import TwoEnds, fork_available, run_shared, solver_processes
+from pazaak_cli.runtime.executors import (
+    fork_available,
+    run_from_both_ends,
+    run_shared,
+    solver_processes,
+)
 from pazaak_cli.solve.answer_types import (
     EPSILON,
     LOSS,
@@ -1152,37 +1157,24 @@ way; the foreseen 14.4 M is within a doubling of it."""
 def _values_from_both_ends(
     job: HandJob, first: int, progress: Callable[[int, int], None] | None
 ) -> list[list[tuple[float, float]]]:
-    """:func:`hand_values` of the hands from ``first`` on, in two processes: this one takes
-    them from the front, a forked copy from the back, each in turn until they meet
-    (:class:`~pazaak_cli.runtime.executors.TwoEnds`). The hands' costs differ by tens of times
-    (a Double or a flip in the opponent's hand makes many sides), so halves of their count left
-    one process working alone for a fifth of the time; each end still goes through neighbouring
-    hands, which share the most positions. A copy lost midway: every hand past this process's
-    is solved here."""
+    """:func:`hand_values` of the hands from ``first`` on, in two processes taking them from
+    both ends until they meet (:func:`~pazaak_cli.runtime.executors.run_from_both_ends`). The
+    hands' costs differ by tens of times (a Double or a flip in the opponent's hand makes many
+    sides), so halves of their count left one process working alone for a fifth of the time;
+    each end still goes through neighbouring hands, which share the most positions."""
     count = len(job.other_hands)
-    ends = TwoEnds(first, count)
 
-    def run(take: Callable[[], int | None], shown: bool) -> dict[int, list[tuple[float, float]]]:
-        taken: dict[int, list[tuple[float, float]]] = {}
-        while (hand := take()) is not None:
-            taken[hand] = hand_values(job, [hand])[0]
-            if shown and progress is not None:
-                progress(min(ends.taken(), count), count)
-        return taken
+    def shown(taken: int, _: int) -> None:
+        if progress is not None:
+            progress(first + taken, count)
 
-    def here(end: str) -> dict[int, list[tuple[float, float]]]:
-        if end == "front":
-            return run(ends.take_front, True)
-        ends.back_lost()
-        return run(ends.take_back, True)
-
-    def forked(_: str) -> dict[int, list[tuple[float, float]]]:
-        job.solver.watch(None)  # (silent: this process shows the progress)
-        return run(ends.take_back, False)
-
-    front, back = run_shared(["front", "back"], here, forked)
-    solved = {**back, **front}
-    return [solved[hand] for hand in range(first, count)]
+    return run_from_both_ends(
+        first,
+        count,
+        lambda hand: hand_values(job, [hand])[0],
+        progress=shown,
+        in_copy=lambda: job.solver.watch(None),  # (silent: this process shows the progress)
+    )
 
 
 def _forked_hand_values(job: HandJob, share: range) -> list[list[tuple[float, float]]]:
