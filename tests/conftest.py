@@ -9,8 +9,11 @@ starts empty too: what an earlier test solved would change what the default answ
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
+from pazaak_cli.runtime import executors
 from pazaak_cli.solve import match_solver
 from pazaak_cli.solve.match_advice import clear_shared_solvers
 
@@ -60,3 +63,20 @@ def room_of_a_fresh_process(monkeypatch: pytest.MonkeyPatch) -> None:
     itself is tested in tests/test_exact_memory.py; this is for tests of what the exact solve
     answers."""
     monkeypatch.setattr(match_solver, "resident_bytes", lambda: FRESH_PROCESS_BYTES)
+
+
+@pytest.fixture
+def forks_made(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The forked copies made from here on, counted: a 1 for each
+    :class:`~pazaak_cli.runtime.executors.ForkedCall` (skipped where the system cannot fork)."""
+    if not executors.fork_available():
+        pytest.skip("no fork on this system")
+    made: list[int] = []
+
+    class Counted(executors.ForkedCall):
+        def __init__(self, function: Any) -> None:
+            made.append(1)
+            super().__init__(function)
+
+    monkeypatch.setattr(executors, "ForkedCall", Counted)
+    return made

@@ -55,7 +55,6 @@ from pazaak_cli.engine.position_builder import Question, build_question, questio
 from pazaak_cli.engine.rules import MainDeck, Ruleset, parse_ruleset
 from pazaak_cli.players.roster import HeuristicPlayer, KotorPlayer, Player
 from pazaak_cli.policies.kotor_rule import kotor_rule
-from pazaak_cli.runtime import executors
 from pazaak_cli.solve import kotor_reply
 from pazaak_cli.solve.advice import solve_question
 from pazaak_cli.solve.answer_types import Advice, Move, SolveOptions, SolverTooLarge
@@ -692,21 +691,14 @@ def test_the_rules_sides_are_forgotten_between_hands_past_their_memory_bound(
 
 @pytest.mark.parametrize("spec", ["kotor1/main-deck=infinite", "kotor2/main-deck=infinite"])
 def test_a_hidden_hand_averaged_from_both_ends_is_the_same_to_the_last_bit(
-    spec: str, monkeypatch: pytest.MonkeyPatch
+    spec: str, monkeypatch: pytest.MonkeyPatch, forks_made: list[int]
 ) -> None:
     """With two cores the C loop's average takes the hands after its first from both ends, in
     this process and a forked copy; the values are summed here in the hands' order: the answer
     a single process gives, bit for bit."""
-    if not kotor_reply.NATIVE_RULES or not executors.fork_available():
-        pytest.skip("the C loop or fork is missing")
-    made: list[int] = []
-
-    class Counted(executors.ForkedCall):
-        def __init__(self, function: Any) -> None:
-            made.append(1)
-            super().__init__(function)
-
-    monkeypatch.setattr(executors, "ForkedCall", Counted)
+    if not kotor_reply.NATIVE_RULES:
+        pytest.skip("the C loop is not built")
+    made = forks_made
     question = question_of(spec, "5", "+1 -2 ±3 +4", "", None, hidden=4)
     deck = parse_cards("+1 +2 -3 ±4 +5 -1 ±2 +3 -4 ±5")
     monkeypatch.setenv("PAZAAK_SOLVER_PROCESSES", "1")

@@ -592,22 +592,14 @@ def test_a_hidden_hand_averaged_in_forked_processes_is_the_same_to_the_last_bit(
     processes: int,
     forks: int,
     monkeypatch: pytest.MonkeyPatch,
+    forks_made: list[int],
 ) -> None:
     """With several cores the possible hands are shared out among forked copies of the
     question's solver; their values are summed here in the hands' order, so the answer is the
     one a single process gives, bit for bit (with the infinite deck and with the game's). A
     search that stays small (whose exact solve without replacement is then tried) is not
     shared out: the same model is answered whatever the processes."""
-    if not executors.fork_available():
-        pytest.skip("no fork on this system")
-    made: list[int] = []
-
-    class Counted(executors.ForkedCall):
-        def __init__(self, function: Any) -> None:
-            made.append(1)
-            super().__init__(function)
-
-    monkeypatch.setattr(executors, "ForkedCall", Counted)
+    made = forks_made
     question = ask(spec, table, hand, opp_table, hidden=2)
     deck = SolveOptions(opponent_deck=parse_cards("+1 +2 +3 -1 -2 -3 ±1 ±2 +4 -4"))
     monkeypatch.setenv("PAZAAK_SOLVER_PROCESSES", "1")
