@@ -55,10 +55,13 @@ from pazaak_cli.engine.position_builder import Question, build_question, questio
 from pazaak_cli.engine.rules import MainDeck, Ruleset, parse_ruleset
 from pazaak_cli.players.roster import HeuristicPlayer, KotorPlayer, Player
 from pazaak_cli.policies.kotor_rule import kotor_rule
+from pazaak_cli.runtime import executors
 from pazaak_cli.solve import kotor_reply
 from pazaak_cli.solve.advice import solve_question
 from pazaak_cli.solve.answer_types import Advice, Move, SolveOptions, SolverTooLarge
 from pazaak_cli.solve.answers import AnswerRequest, answer
+from pazaak_cli.solve.hand_rows import set_hands
+from pazaak_cli.solve.hidden_hands import weighted_opponent_hands
 from pazaak_cli.solve.kotor_reply import KotorReplySolver, hand_orders
 from pazaak_cli.solve.models import HEURISTIC, Objective
 from pazaak_cli.solve.rule_opponent import RuleSeat, _total_after, rule_hand
@@ -712,6 +715,23 @@ def test_a_hidden_hand_averaged_from_both_ends_is_the_same_to_the_last_bit(
     assert [(r.move, r.outcome) for r in shared.results] == [
         (r.move, r.outcome) for r in alone.results
     ]
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+def test_the_budgeted_answer_shares_the_memory_bounds_among_its_processes(
+    processes: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The time-budgeted set answer against the rule solves its hands in up to two processes,
+    each a copy of one solver: its memo and rule bound are made for that share, as the exact
+    average's are (two whole ones measured 1.46 GB together, a share each 0.90 GB)."""
+    monkeypatch.setenv("PAZAAK_SOLVER_PROCESSES", str(processes))
+    question = question_of("kotor1/main-deck=infinite", "5", "+1 -2 ±3 +4", "", None, hidden=4)
+    options = SolveOptions(opponent="kotor", opponent_deck=parse_cards("+1 +2 -3 ±4 +5 -1 ±2"))
+    other = question.state.sides[1 - question.state.turn]
+    hands = weighted_opponent_hands(other, options, question.state.ruleset)
+    rows = set_hands(question, options, hands)
+    assert isinstance(rows.solver, KotorReplySolver) and rows.solver.shares == rows.processes
+    assert rows.processes == (processes if executors.fork_available() else 1)
 
 
 def test_the_solver_reports_its_positions_and_honours_a_budget() -> None:

@@ -414,7 +414,11 @@ def set_hands(
     reserve: Callable[[int], None] | None = None  # (the rule's reply memo has no reserve)
     if options.rule is not None:
         kotor = KotorReplySolver(
-            rules, state.set_winners.count(state.turn), fixed_draws=fresh, rule=options.rule
+            rules,
+            state.set_winners.count(state.turn),
+            fixed_draws=fresh,
+            rule=options.rule,
+            shares=processes,  # (each process's memo and rule bound a share, as the optimal's)
         )
         moves = kotor_question_moves(question, kotor)
         codes = [code for _, code in moves]
