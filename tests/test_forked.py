@@ -296,7 +296,7 @@ def test_a_drained_deal_deals_nothing_more() -> None:
 
 def test_two_ends_take_every_number_once_until_they_meet() -> None:
     """Here the front, in a forked copy the back, each slow on its own numbers (the back's
-    cost four times the front's): every number is taken, the front's and the back's each a run
+    cost eight times the front's): every number is taken, the front's and the back's each a run
     of neighbours, the one they meet on at most by both, and the slow end takes fewer."""
     ends = TwoEnds(2, 40)
 
@@ -305,7 +305,7 @@ def test_two_ends_take_every_number_once_until_they_meet() -> None:
         next_number = ends.take_front if end == "front" else ends.take_back
         while (number := next_number()) is not None:
             taken.append(number)
-            time.sleep(0.004 if end == "back" else 0.001)
+            time.sleep(0.008 if end == "back" else 0.001)
         return taken
 
     front, back = run_shared(["front", "back"], take, take)

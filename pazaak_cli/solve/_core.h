@@ -337,8 +337,8 @@ SHARED int memo_resize(Map *m, size_t cap) {
         if (key == EMPTY) continue;
         Entry *slot = memo_place(&bigger, key);
         if (entry_key(slot) != EMPTY) { /* (the window's first to go against the one moved) */
-            int fresher = entry_stale(&bigger, slot) - entry_stale(&bigger, old);
-            if (fresher < 0 || (fresher == 0 && entry_work(slot) >= entry_work(old))) continue;
+            int staler = entry_stale(&bigger, slot) - entry_stale(&bigger, old);
+            if (staler < 0 || (staler == 0 && entry_work(slot) >= entry_work(old))) continue;
         }
         *slot = *old;
     }

@@ -553,7 +553,7 @@ def _average(
         solver.trim()
         return values
 
-    def shown(done: int, _: int = 0) -> None:
+    def shown(done: int) -> None:
         if options.progress is not None:
             options.progress(done, count)
 
