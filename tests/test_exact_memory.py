@@ -1,11 +1,13 @@
-"""The exact deck's memory bound: a set in progress drawn without replacement may add only as
-many positions as fit :data:`~pazaak_cli.solve.match_solver.EXACT_MEMORY_BYTES` beside what the
-process holds, whatever budget it was given (``--exact``: none), and is refused past it with the
-reason; without ``--exact`` that refusal still falls back to fixed draw probabilities.
+"""The exact deck's memory bound: in the pure-Python match solver and the replies to the KOTOR
+rule, a set in progress drawn without replacement may add only as many positions as fit
+:data:`~pazaak_cli.solve.match_solver.EXACT_MEMORY_BYTES` beside what the process holds, whatever
+budget it was given (``--exact``: none), and is refused past it with the reason; without
+``--exact`` that refusal still falls back to fixed draw probabilities.
 
 Each bound is checked from both sides: a room a tenth short of what the question needs is
 refused, the room it needs (and one position more) is answered, with the numbers of the solve
-without a bound."""
+without a bound. The C match core needs no such bound: its positions drawn exactly are a cache
+of a fixed size, answered in any room."""
 
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ from pazaak_cli.engine.cards import Card, parse_cards
 from pazaak_cli.engine.notation import parse_table
 from pazaak_cli.engine.position_builder import Question, build_question
 from pazaak_cli.engine.rules import parse_ruleset
-from pazaak_cli.solve import kotor_reply, match_native, match_solver
+from pazaak_cli.solve import kotor_reply, match_advice, match_native, match_solver
 from pazaak_cli.solve.answer_types import SolverTooLarge
 from pazaak_cli.solve.match_advice import clear_shared_solvers
 from pazaak_cli.solve.match_kotor import KotorMatchSolver
@@ -51,10 +53,6 @@ AnySolver = MatchSolver | KotorMatchSolver
 
 CASES: dict[str, tuple[Callable[[int], AnySolver], Callable[[], int]]] = {
     "pure": (lambda seat: MatchSolver(RULES), lambda: match_solver.EXACT_POSITION_BYTES),
-    "native": (
-        lambda seat: match_native.NativeMatchSolver(RULES),
-        lambda: match_native.EXACT_POSITION_BYTES,
-    ),
     "kotor": (
         lambda seat: KotorMatchSolver(RULES, seat),
         lambda: KotorMatchSolver(RULES, 0).exact_position_bytes,  # (C or Python's figure)
@@ -86,8 +84,6 @@ def needed_positions(solver: AnySolver, question: Question, other: tuple[Card, .
 def test_the_exact_deck_is_refused_short_of_the_room_it_needs_and_answered_within_it(
     name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    if name == "native" and not native_available():
-        pytest.skip("the C match core is not built")
     make, position_bytes = CASES[name]
     question = small_question()
     seat = question.state.turn
@@ -140,28 +136,50 @@ def test_the_kotor_match_solver_s_room_bounds_the_positions_it_holds_not_those_i
         solve_exact(KotorMatchSolver(RULES, seat), question)
 
 
-def test_the_core_forgets_another_hand_s_positions_drawn_exactly_to_make_room(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """The C core keeps its positions drawn exactly in one table, which a search adding to it
-    may double: they count against the room, and when they leave too little (one hand of a
-    hidden-hand average after another) they are forgotten first: each hand has the room alone."""
+def test_the_c_core_answers_the_exact_deck_in_any_room(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The C match core keeps its positions drawn exactly in a cache of a fixed size: no room
+    is too small for it (it forgets and solves again), so it is never refused, and answers with
+    the numbers of the solve with room to spare; after another hand's search too."""
     if not native_available():
         pytest.skip("the C match core is not built")
     question = small_question()
-    needed = needed_positions(match_native.NativeMatchSolver(RULES), question)
-    alone = match_native.NativeMatchSolver(RULES)
-    unbounded = solve_exact(alone, question)
+    unbounded = solve_exact(match_native.NativeMatchSolver(RULES), question)
+    monkeypatch.setattr(match_native, "EXACT_ENTRIES_LEAST", 1024)
+    monkeypatch.setattr(match_solver, "resident_bytes", lambda: 0)
+    monkeypatch.setattr(match_solver, "EXACT_MEMORY_BYTES", 0)  # (the least bound: 1,024)
     solver = match_native.NativeMatchSolver(RULES)
     solve_exact(solver, question, parse_cards("+1 -2 ±3"))  # (another hand of the opponent)
-    assert solver._fast.exact_states > 10 * needed
-    monkeypatch.setattr(match_solver, "resident_bytes", lambda: 0)
-    room = needed + 1  # (far short of what it needs beside the other hand's)
-    monkeypatch.setattr(
-        match_solver, "EXACT_MEMORY_BYTES", room * match_native.EXACT_POSITION_BYTES
-    )
     assert solve_exact(solver, question) == unbounded
-    assert solver._fast.exact_states == alone._fast.exact_states  # (the other hand's are gone)
+    assert solver._fast.exact_states <= 1024 < solver._fast.exact_replaced
+
+
+def test_the_c_core_s_cache_is_bounded_by_the_memory_left_and_by_its_share(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each search on an exact deck sizes the C core's cache: the most slots in a process alone,
+    half in each of two processes, and no more than what the memory bound leaves (the cache's
+    own slots counted as left), at least the least."""
+    if not native_available():
+        pytest.skip("the C match core is not built")
+    solver = match_native.NativeMatchSolver(RULES)
+    monkeypatch.setattr(match_solver, "resident_bytes", lambda: 0)
+    most = match_native.EXACT_ENTRIES_MOST
+    assert most * match_native.EXACT_ENTRY_BYTES <= match_solver.EXACT_MEMORY_BYTES
+    solver.size_exact_cache()
+    assert solver._fast.exact_entries == most
+    solver.exact_share = 2
+    solver.size_exact_cache()
+    assert solver._fast.exact_entries == most // 2
+    monkeypatch.setattr(match_solver, "EXACT_MEMORY_BYTES", 300_000 * 32)
+    solver.size_exact_cache()
+    assert solver._fast.exact_entries == 1 << 18
+    monkeypatch.setattr(match_solver, "EXACT_MEMORY_BYTES", 0)
+    solver.size_exact_cache()
+    assert solver._fast.exact_entries == match_native.EXACT_ENTRIES_LEAST
+    question = small_question()
+    assert solve_exact(solver, question) == solve_exact(
+        match_native.NativeMatchSolver(RULES), question
+    )
 
 
 def test_a_budget_below_the_room_still_fails_as_a_budget(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -184,10 +202,29 @@ def advise(*args: str) -> Result:
     return result
 
 
+def test_exact_against_an_optimal_opponent_is_answered_whatever_the_room(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The C core's positions drawn exactly are a cache of a fixed size: the same answer with
+    no room left for the exact deck at all."""
+    if not native_available():
+        pytest.skip("the C match core is not built")
+    args = [*SMALL, "--objective", "match", "--exact"]
+    answered = advise(*args)
+    assert answered.exit_code == 0, answered.output
+    assert "this set on the exact 36-card deck" in answered.stdout
+    monkeypatch.setattr(match_solver, "EXACT_MEMORY_BYTES", 0)  # (no room at all)
+    assert advise(*args).stdout == answered.stdout
+
+
 @pytest.mark.parametrize("opponent", ["optimal", "kotor"])
 def test_exact_is_refused_in_one_line_when_the_exact_deck_does_not_fit(
     opponent: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The pure-Python match solver (where the C core is not built) and the reply to the KOTOR
+    rule count the room an exact deck needs, and refuse it past their bound."""
+    if opponent == "optimal":
+        monkeypatch.setattr(match_advice, "make_match_solver", MatchSolver)
     args = [*SMALL, "--objective", "match", "--opponent", opponent]
     answered = advise(*args, "--exact")
     assert answered.exit_code == 0, answered.output
@@ -212,7 +249,10 @@ def test_without_exact_a_standing_opponent_falls_back_to_fixed_draws(
     opponent: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The exact deck is the default once the opponent stands (within a budget): with no room
-    for it the answer still comes, drawn with the fixed odds of the cards left."""
+    for it the answer still comes, drawn with the fixed odds of the cards left (the solvers that
+    count the room: see above)."""
+    if opponent == "optimal":
+        monkeypatch.setattr(match_advice, "make_match_solver", MatchSolver)
     args = [
         *("--table", "8 5", "--hand", "", "--opp-table", "10 7", "--opp-stood"),
         *("--opp-hand", "", "--sets", "2-2", "--objective", "match", "--opponent", opponent),

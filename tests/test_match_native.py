@@ -191,9 +191,9 @@ EXACT_DECKS = [
 def test_an_exact_current_deck_is_solved_by_the_core_as_python_solves_it(
     spec: str, hands: tuple[str, str], score: tuple[int, int], seed: int, decisions: int
 ) -> None:
-    """A set drawn without replacement: the core keys its positions by the deck as well (the
-    draws of each deck asked of Python once), and answers as the pure solver does, on small
-    decks; Python holds none of its positions."""
+    """A set drawn without replacement: the core keys its positions by the deck's code as well
+    (each deck's draws made from it, an empty deck renewed whole), and answers as the pure
+    solver does, on small decks; Python holds none of its positions."""
     question, other = playout(spec, hands, score, seed + 40, decisions)
     for deck in EXACT_DECKS:
         compare(spec, question, other, current_deck=deck, exact=True)
@@ -202,27 +202,29 @@ def test_an_exact_current_deck_is_solved_by_the_core_as_python_solves_it(
     assert not fast._groups and fast._py_positions == 0
 
 
-@pytest.mark.usefixtures("room_of_a_fresh_process")
-def test_bound_memo_forgets_the_exact_positions_past_their_slots() -> None:
-    """The core numbers each (context, deck) pair of a set drawn exactly (a slot); past
-    ``exact_slots_kept`` of them, bound_memo (between searches) forgets those positions, so a
-    long run never reaches the core's last slot (a search past it would fall back to the deck's
-    odds): the answers stay the same, solved again."""
-    question, other = playout(K1, ("+1", ""), (2, 2), 41, 2)
-    deck = EXACT_DECKS[0]
-    solver = NativeMatchSolver(parse_ruleset(K1))
-    first = solver.solve_moves(question, other, current_deck=deck, exact=True)
-    slots = solver._fast.nslots
-    assert slots > 1
-    assert solver.exact_slots_kept == solver._fast.max_slots // 2
-    solver.exact_slots_kept = slots  # not past it: kept
-    solver.bound_memo()
-    assert solver._fast.nslots == slots
-    solver.exact_slots_kept = slots - 1
-    solver.bound_memo()
-    assert solver._fast.nslots == 0
-    assert solver.solve_moves(question, other, current_deck=deck, exact=True) == first
-    assert solver._fast.nslots == slots
+def test_the_positions_drawn_exactly_are_a_cache_that_forgets_to_the_same_bits(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The core keeps the positions of a set drawn exactly in a cache of ``exact_entries``
+    slots: far too few for the search, it forgets the cheapest to make room and solves them
+    again, and the answers are the same to the last bit (a value is a function of its
+    position); set between searches, the size forgets what the cache held."""
+    question, other = playout(K1, ("+1 +2", "-3"), (2, 2), 41, 1)
+    deck = tuple(count - 1 for count in FULL_DECK)
+    roomy = NativeMatchSolver(parse_ruleset(K1))
+    first = roomy.solve_moves(question, other, current_deck=deck, exact=True)
+    held = roomy._fast.exact_states
+    assert held > 4 * 1024 and roomy._fast.exact_replaced == 0
+    monkeypatch.setattr(match_native, "EXACT_ENTRIES_MOST", 1024)
+    monkeypatch.setattr(match_native, "EXACT_ENTRIES_LEAST", 1024)
+    small = NativeMatchSolver(parse_ruleset(K1))
+    assert small.solve_moves(question, other, current_deck=deck, exact=True) == first
+    assert small._fast.exact_states <= 1024 < small._fast.exact_replaced
+    assert small._fast.solved > roomy._fast.solved  # (what it forgot, solved again)
+    roomy._fast.exact_entries = 1 << 20
+    assert roomy._fast.exact_states == 0
+    with pytest.raises(ValueError, match="power of two"):
+        roomy._fast.exact_entries = 3000
 
 
 BLIND_CASES = [

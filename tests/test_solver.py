@@ -21,6 +21,7 @@ from reference_solver import solver_moves
 from pazaak_cli.engine.cards import Card, all_cards, parse_cards
 from pazaak_cli.engine.errors import PazaakError
 from pazaak_cli.engine.game import (
+    COPIES_PER_VALUE,
     END_TURN,
     FULL_DECK,
     STAND,
@@ -787,3 +788,23 @@ def test_the_cards_a_side_can_no_longer_play_leave_its_key() -> None:
         assert solver.side_id((14, 0, full, 0, 0, False)) != solver.side_id(
             (14, 0, left, 0, 0, False)
         )
+
+
+@given(st.lists(st.integers(0, COPIES_PER_VALUE), min_size=10, max_size=10))
+def test_a_deck_named_by_its_code_draws_as_the_interned_deck(counts: list[int]) -> None:
+    """The decks drawn exactly that the C match core names by their codes (``DeckCodes``) draw
+    the same values with the same probabilities, to the bit, as the interned decks, into the
+    same decks after; an empty deck is renewed whole."""
+    deck = tuple(counts)
+    coded, interned = set_solver.DeckCodes(), set_solver.DeckDraws(None)
+    code = coded.intern(deck)
+    assert 0 <= code < set_solver.DECK_RADIX**10
+    assert [coded.intern(other) for other in (deck, FULL_DECK)] == [
+        code,
+        set_solver.DECK_RADIX**10 - 1,  # (the C core's FULL_DECK_CODE)
+    ]
+    mine = coded.draws(code)
+    theirs = interned.draws(interned.intern(deck))
+    assert [(v, p) for v, p, _ in mine] == [(v, p) for v, p, _ in theirs]
+    after = [interned._decks[rest] for _, _, rest in theirs]
+    assert [rest for _, _, rest in mine] == [coded.intern(rest) for rest in after]

@@ -5,8 +5,8 @@
  * them here. This module runs MatchSolver.value_before_draw / _value_after_draw / _end /
  * _set_over for every context: those whose deck model draws with fixed probabilities (one vector
  * per model id), and a set in progress drawn exactly without replacement (a model whose draws
- * depend on the deck: its positions carry a deck id, the deck's draws asked of Python once,
- * `draws(model, deck) -> ((value, probability, deck after), ...)`). It calls back into Python
+ * depend on the deck: its positions carry the deck's code, see exact_draws, and live in a
+ * bounded cache, see ExactTable). It calls back into Python
  * the first time a side draws a value (`expand(side, value) -> list id`) and the first time a
  * set ends in a match state whose value it does not hold (`entry(s0, s1, h0, h1, spec) ->
  * float`, which may solve that state, re-entering this core).
@@ -117,10 +117,10 @@ typedef struct {
     Map scratch;
 } Level;
 
-/* The draws from one deck: each value with its probability and the id of the deck after it (an
- * exact model's; a fixed model's draws deplete nothing: deck 0 stays deck 0). */
+/* The draws from one deck: each value with its probability and the code of the deck after it (a
+ * fixed model's draws deplete nothing: deck 0 stays deck 0). */
 typedef struct {
-    int ndraws; /* 0: not asked yet (a deck always has a draw: an empty one is renewed) */
+    int ndraws; /* a deck always has a draw: an empty one is renewed */
     int value[10];
     double p[10];
     int rest[10];
@@ -129,14 +129,172 @@ typedef struct {
 typedef struct {
     Draws fixed; /* a fixed model's draws */
     int defined;
-    int exact;    /* drawn without replacement: each deck's draws, from Python (see `draws`) */
-    Draws *decks; /* exact: by deck id */
-    int ndecks;
+    int exact; /* drawn without replacement: each deck's draws made from its code (exact_draws) */
 } Model;
 
-/* An exact model's positions are keyed by (context, deck): the pair is numbered (a "slot", in the
- * context's place of the key) when first met, and slots are dropped only between searches. */
-#define MAX_SLOTS MAX_CONTEXTS
+/* A deck drawn exactly is named by its code: the counts of the values 1..10 left (each 0 to
+ * COPIES, the full deck's), as the digits of a number in base COPIES + 1, value v's the digit of
+ * (COPIES + 1)^(v - 1). The positions need no numbering of the decks met (which Python made, a
+ * callback and about 1.3 kB a deck) and fit their keys in 24 bits. Python's DeckCodes names them
+ * alike. */
+#define DECK_COPIES 4
+#define DECK_RADIX (DECK_COPIES + 1)
+#define FULL_DECK_CODE 9765624 /* every value's count 4: 5^10 - 1 */
+static const int DECK_DIGIT[10] = {1, 5, 25, 125, 625, 3125, 15625, 78125, 390625, 1953125};
+
+/* The draws from the exact deck `code` (0: the deck has run out and is renewed whole), in the
+ * values' order, each count over the cards left: the bits Python's DeckCodes.make gives. */
+static void exact_draws(int code, Draws *out) {
+    if (code == 0) code = FULL_DECK_CODE;
+    int counts[10], total = 0, rest = code;
+    for (int i = 0; i < 10; i++) {
+        counts[i] = rest % DECK_RADIX;
+        rest /= DECK_RADIX;
+        total += counts[i];
+    }
+    out->ndraws = 0;
+    for (int i = 0; i < 10; i++) {
+        if (!counts[i]) continue;
+        out->value[out->ndraws] = i + 1;
+        out->p[out->ndraws] = (double)counts[i] / (double)total;
+        out->rest[out->ndraws++] = code - DECK_DIGIT[i];
+    }
+}
+
+/* The positions drawn exactly: a table that doubles while it is at most half full, up to a bound
+ * (`exact_entries`, set from Python), each key in a window of EXACT_WINDOW slots from its home;
+ * at the bound a full window gives its cheapest entry (the fewest positions solved to compute
+ * it) to the new one. A set in progress on
+ * its exact deck may need hundreds of millions of positions (more than 123.8 M for four cards
+ * against four), and a table that holds them all took 9.6 GB for three against three: bounded,
+ * a forgotten position is solved again, to the same bits. The key is wider than 64 bits (the
+ * deck's code beside the two sides): `place` holds the context and the deck, plus one (0: an
+ * empty slot), `pos` the kind, mover and sides in its low EXACT_POS_BITS and the work above. */
+#define EXACT_WINDOW 8
+/* Its bound unless Python sets `exact_entries` (32 bytes a slot: 0.5 GiB), and the share of it
+ * the odds get. */
+#define EXACT_ENTRIES ((size_t)1 << 24)
+#define EXACT_ODDS_SHARE 16
+#define EXACT_POS_BITS 46
+#define EXACT_POS_MASK ((((uint64_t)1) << EXACT_POS_BITS) - 1)
+#define EXACT_WORK_MAX ((((uint64_t)1) << (64 - EXACT_POS_BITS)) - 1)
+
+typedef struct {
+    uint64_t pos, place;
+    double v, d;
+} ExactEntry;
+
+typedef struct {
+    ExactEntry *slots;
+    size_t cap;      /* a power of two (0: none yet) */
+    size_t max_cap;  /* the bound */
+    size_t size;     /* slots in use */
+    size_t stored;   /* positions stored since cleared (the searches' count, for a budget) */
+    size_t replaced; /* entries given up to make room */
+} ExactTable;
+
+/* A position's key: `key` for the 64-bit tables; `place` nonzero for one drawn exactly (the
+ * pair (key's low EXACT_POS_BITS, place) is its key in an ExactTable). */
+typedef struct {
+    uint64_t key, place;
+} PosKey;
+
+static inline size_t exact_home(const ExactTable *t, PosKey k) {
+    return (size_t)mix64(k.key ^ (k.place * 0x9E3779B97F4A7C15ULL)) & (t->cap - 1);
+}
+
+/* The entry of `k`, or NULL. */
+static inline ExactEntry *exact_get(const ExactTable *t, PosKey k) {
+    if (!t->slots) return NULL;
+    size_t i = exact_home(t, k);
+    for (int n = 0; n < EXACT_WINDOW; n++) {
+        ExactEntry *e = &t->slots[(i + n) & (t->cap - 1)];
+        if (e->place == k.place && (e->pos & EXACT_POS_MASK) == k.key) return e;
+        if (e->place == 0) return NULL; /* (entries are replaced, never removed) */
+    }
+    return NULL;
+}
+
+static void exact_free(ExactTable *t) {
+    if (t->slots) {
+        free(t->slots);
+        memo_released(t->cap * sizeof(ExactEntry));
+    }
+    t->slots = NULL;
+    t->cap = t->size = t->stored = 0;
+}
+
+/* Where `k` goes: its slot, or an empty one; or (the window full) the cheapest of its window when
+ * the table is at its bound, else NULL (it must grow first). */
+static ExactEntry *exact_place(ExactTable *t, PosKey k) {
+    size_t i = exact_home(t, k);
+    ExactEntry *cheapest = NULL;
+    for (int n = 0; n < EXACT_WINDOW; n++) {
+        ExactEntry *e = &t->slots[(i + n) & (t->cap - 1)];
+        if (e->place == 0) {
+            t->size++;
+            return e;
+        }
+        if (e->place == k.place && (e->pos & EXACT_POS_MASK) == k.key) return e;
+        if (!cheapest || e->pos >> EXACT_POS_BITS < cheapest->pos >> EXACT_POS_BITS) cheapest = e;
+    }
+    if (t->cap < t->max_cap) return NULL;
+    t->replaced++;
+    return cheapest;
+}
+
+/* The size a table grows to (none yet: 4096 slots, within the bound). */
+static inline size_t exact_grown(const ExactTable *t) {
+    size_t cap = t->cap ? t->cap * 2 : 4096;
+    return cap < t->max_cap ? cap : t->max_cap;
+}
+
+/* Move every entry into a table of `cap` slots. -1: no memory (set). */
+static int exact_resize(ExactTable *t, size_t cap) {
+    ExactTable bigger = *t;
+    bigger.slots = calloc(cap, sizeof(ExactEntry));
+    if (!bigger.slots) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    bigger.cap = cap;
+    bigger.size = 0;
+    for (size_t i = 0; i < t->cap; i++) {
+        const ExactEntry *old = &t->slots[i];
+        if (old->place == 0) continue;
+        PosKey k = {old->pos & EXACT_POS_MASK, old->place};
+        ExactEntry *slot = exact_place(&bigger, k);
+        if (!slot) { /* (a full window below the bound: grow again) */
+            free(bigger.slots);
+            memo_released(cap * sizeof(ExactEntry));
+            return exact_resize(t, cap * 2 < t->max_cap ? cap * 2 : t->max_cap);
+        }
+        if (slot->place && slot->pos >> EXACT_POS_BITS >= old->pos >> EXACT_POS_BITS) continue;
+        *slot = *old;
+    }
+    bigger.replaced = t->replaced;
+    if (t->slots) {
+        free(t->slots);
+        memo_released(t->cap * sizeof(ExactEntry));
+    }
+    *t = bigger;
+    return 0;
+}
+
+/* Store `k`'s values, `work` the positions solved to compute them. -1: no memory (set). */
+static int exact_put(ExactTable *t, PosKey k, double v, double d, uint64_t work) {
+    if ((t->size + 1) * 2 > t->cap && t->cap < t->max_cap && exact_resize(t, exact_grown(t)) < 0)
+        return -1;
+    ExactEntry *slot;
+    while (!(slot = exact_place(t, k)))
+        if (exact_resize(t, exact_grown(t)) < 0) return -1;
+    slot->pos = k.key | (work < EXACT_WORK_MAX ? work : EXACT_WORK_MAX) << EXACT_POS_BITS;
+    slot->place = k.place;
+    slot->v = v;
+    slot->d = d;
+    t->stored++;
+    return 0;
+}
 
 /* A dense table holds each value negated, so that zero bits mean "not computed yet": a fresh
  * table is calloc'ed memory, whose pages the system maps only when first written (a set in
@@ -232,11 +390,9 @@ typedef struct {
     int rule, sets_to_win;
     Model *models; /* by model id: the fixed draw probabilities, if any */
     int nmodels;
-    Map tables[3]; /* final positions: of later sets (deck model 0), of sets in progress drawn
-                      with fixed probabilities, of sets in progress drawn exactly (by slot) */
-    Map slots;     /* exact positions: (context, deck) -> slot */
-    int nslots;
-    Map exact_odds; /* the odds of exact positions, by slot (`odds` has the others') */
+    Map tables[2]; /* final positions: of later sets (deck model 0), of sets in progress drawn
+                      with fixed probabilities */
+    ExactTable exact, exact_odds; /* of sets in progress drawn exactly: their values and odds */
     /* sides */
     int nsides, capsides;
     char *kind, *tiebreak;
@@ -274,7 +430,7 @@ typedef struct {
     double tolerance; /* match values this close are equally good (solver.BEST_TOLERANCE) */
     int blind_seat;   /* the seat whose hand the later sets take as blind_hand, or -1 */
     int blind_hand;   /* (MatchSolver.later_blind: the empty hand's id) */
-    PyObject *expand, *entry, *too_large, *progress, *draws;
+    PyObject *expand, *entry, *too_large, *progress;
     /* dense tables */
     int *local;  /* local[side]: its rank among the sides of its hand */
     int *nlocal; /* nlocal[hand]: sides of that hand so far */
@@ -315,7 +471,7 @@ typedef struct {
 
 static size_t core_size(const Core *self) {
     size_t n = 0;
-    n += self->tables[0].size + self->tables[1].size + self->tables[2].size + self->dense_filled;
+    n += self->tables[0].size + self->tables[1].size + self->exact.stored + self->dense_filled;
     for (int i = 0; i < self->nlevels; i++) n += self->levels[i].scratch.size;
     return n;
 }
@@ -580,95 +736,45 @@ static void dense_clear(Core *self, int keep) {
     memo_free(&self->dense_index);
 }
 
-/* The table of final positions of a context: later sets', or the sets in progress'. */
+/* The table of final positions of a context not drawn exactly: later sets', or the sets in
+ * progress'. */
 static inline Map *final_table(Core *self, int context) {
-    int model = self->ctx_model[context];
-    return &self->tables[self->models[model].exact ? 2 : model != 0];
+    return &self->tables[self->ctx_model[context] != 0];
 }
 
-/* The key of a position of `context` on deck `deck` (which only an exact model reads: its key
- * holds the slot of (context, deck) in the context's place). -1: an error is set. */
-static int key_of(Core *self, int context, int deck, int after, int mover, int x, int y,
-                  uint64_t *key) {
-    if (!self->models[self->ctx_model[context]].exact) {
-        *key = position_key(context, after, mover, x, y);
-        return 0;
-    }
-    uint64_t pair = (((uint64_t)context << 32) | (uint32_t)deck) + 1;
-    Entry *found = memo_get(&self->slots, pair);
-    int slot;
-    if (found) {
-        slot = (int)found->v;
+static inline int drawn_exactly(const Core *self, int context) {
+    return self->models[self->ctx_model[context]].exact;
+}
+
+/* The key of a position of `context` on deck `deck` (which only an exact model reads: the
+ * context and the deck's code are then its `place`). */
+static inline PosKey key_of(const Core *self, int context, int deck, int after, int mover, int x,
+                            int y) {
+    PosKey k;
+    if (!drawn_exactly(self, context)) {
+        k.key = position_key(context, after, mover, x, y);
+        k.place = 0;
     } else {
-        if (self->nslots >= MAX_SLOTS)
-            return fail_status(self->too_large, "too many decks drawn exactly for the C core");
-        slot = self->nslots++;
-        if (memo_keep(&self->slots, pair, (double)slot, 0.0, 0) < 0) return -1;
+        k.key = position_key(0, after, mover, x, y) - 1;
+        k.place = ((uint64_t)deck << 18 | (uint64_t)context) + 1;
     }
-    *key = position_key(slot, after, mover, x, y);
-    return 0;
+    return k;
 }
 
 /* The draws of `context`'s deck model from deck `deck`: a fixed model's own, an exact model's
- * asked of Python the first time (a copy: Python may add models and decks meanwhile). */
-static int draws_of(Core *self, int context, int deck, Draws *out) {
-    int id = self->ctx_model[context];
-    const Model *model = &self->models[id];
-    if (!model->exact) {
+ * made from the deck's code. */
+static inline void draws_of(const Core *self, int context, int deck, Draws *out) {
+    const Model *model = &self->models[self->ctx_model[context]];
+    if (model->exact)
+        exact_draws(deck, out);
+    else
         *out = model->fixed;
-        return 0;
-    }
-    if (deck < model->ndecks && model->decks[deck].ndraws) {
-        *out = model->decks[deck];
-        return 0;
-    }
-    if (!self->draws)
-        return fail_status(PyExc_RuntimeError, "an exact deck model needs the draws callback");
-    PyObject *result = PyObject_CallFunction(self->draws, "ii", id, deck);
-    if (!result) return -1;
-    PyObject *seq = PySequence_Fast(result, "draws returns a sequence");
-    Py_DECREF(result);
-    if (!seq) return -1;
-    Draws found = {0};
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-    if (n < 1 || n > 10)
-        return fail_status_releasing(seq, PyExc_ValueError, "a deck has 1 to 10 draws");
-    for (Py_ssize_t i = 0; i < n; i++) {
-        int value, rest;
-        double p;
-        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, i), "idi", &value, &p, &rest)) {
-            Py_DECREF(seq);
-            return -1;
-        }
-        if (value < 1 || value > 10 || rest < 0 || !(p > 0.0 && p <= 1.0))
-            return fail_status_releasing(seq, PyExc_ValueError,
-                                         "a draw is (value 1..10, probability, deck id)");
-        found.value[found.ndraws] = value;
-        found.p[found.ndraws] = p;
-        found.rest[found.ndraws++] = rest;
-    }
-    Py_DECREF(seq);
-    Model *kept = &self->models[id];
-    if (deck >= kept->ndecks) {
-        int count = deck + 1 > 2 * kept->ndecks ? deck + 1 : 2 * kept->ndecks;
-        if (grow((void **)&kept->decks, count, sizeof(Draws)) < 0) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        memset(&kept->decks[kept->ndecks], 0, (size_t)(count - kept->ndecks) * sizeof(Draws));
-        kept->ndecks = count;
-    }
-    kept->decks[deck] = found;
-    *out = found;
-    return 0;
 }
 
-/* Forget every position drawn exactly (their slots with them). */
+/* Forget every position drawn exactly, and their odds. */
 static void clear_exact(Core *self) {
-    memo_free(&self->tables[2]);
-    memo_free(&self->slots);
-    memo_free(&self->exact_odds);
-    self->nslots = 0;
+    exact_free(&self->exact);
+    exact_free(&self->exact_odds);
 }
 
 static inline uint64_t match_key(int s0, int s1, int h0, int h1, int spec) {
@@ -689,21 +795,30 @@ static inline Level *level_of(Core *self, int context, int h0, int h1) {
     return NULL;
 }
 
-static int find(Core *self, int context, int h0, int h1, uint64_t key, double *v, double *d) {
+static int find(Core *self, int context, int h0, int h1, PosKey key, double *v, double *d) {
+    if (key.place) {
+        const ExactEntry *e = exact_get(&self->exact, key);
+        if (!e) return 0;
+        *v = e->v;
+        *d = e->d;
+        return 1;
+    }
     Level *level = level_of(self, context, h0, h1);
-    if (level && memo_read(&level->scratch, key, v, d)) {
+    if (level && memo_read(&level->scratch, key.key, v, d)) {
         self->reads++; /* it read an iterated value: so does every position that reads it */
         return 1;
     }
-    return memo_read(final_table(self, context), key, v, d);
+    return memo_read(final_table(self, context), key.key, v, d);
 }
 
 /* Keep a computed value: in the scratch table of its level if it read an iterated value, else
- * in the final table of its deck model (the tables may have moved: look them up again). */
-static int keep(Core *self, int context, int h0, int h1, uint64_t key, int read, double v,
-                double d) {
+ * in the final table of its deck model (the tables may have moved: look them up again); one
+ * drawn exactly in their cache, with the `work` it took. */
+static int keep(Core *self, int context, int h0, int h1, PosKey key, int read, double v,
+                double d, uint64_t work) {
+    if (key.place) return exact_put(&self->exact, key, v, d, work);
     Level *level = read ? level_of(self, context, h0, h1) : NULL;
-    return memo_keep(level ? &level->scratch : final_table(self, context), key, v, d, 0);
+    return memo_keep(level ? &level->scratch : final_table(self, context), key.key, v, d, 0);
 }
 
 /* The candidate list after `side` draws `drawn`, from Python the first time (-1: an error). */
@@ -716,7 +831,7 @@ static int expand(Core *self, int side, int drawn) {
 static int before_draw(Core *self, int context, int mover, int a, int b, int deck, double *v,
                        double *d);
 static int compute_before(Core *self, int context, int mover, int a, int b, int deck, Dense *g,
-                          size_t index, uint64_t key, double *v, double *d);
+                          size_t index, PosKey key, double *v, double *d);
 
 static inline Recent *recent_slot(Core *self, uint64_t key) {
     return &self->recent[(key * 0x9E3779B97F4A7C15ull) >> (64 - RECENT_BITS)];
@@ -862,7 +977,8 @@ static int best_end(Core *self, int context, int mover, int list, int other, int
             int code = self->codes[start + i];
             if (g) { /* (end_turn's before_draw, its place found) */
                 int a = mover == 0 ? code : other, b = mover == 0 ? other : code;
-                if (compute_before(self, context, next, a, b, deck, g, at[i], 0, &ev, &ed) < 0)
+                PosKey none = {0, 0};
+                if (compute_before(self, context, next, a, b, deck, g, at[i], none, &ev, &ed) < 0)
                     return -1;
             } else if (end_turn(self, context, mover, code, other, deck, &ev, &ed) < 0) {
                 return -1;
@@ -922,14 +1038,14 @@ static int after_draw(Core *self, int context, int mover, int list, int a, int b
                       double *v, double *d) {
     int other = mover == 0 ? b : a;
     int h0 = self->hand[a], h1 = self->hand[b];
-    uint64_t key;
-    if (key_of(self, context, deck, 1, mover, list, other, &key) < 0) return -1;
+    PosKey key = key_of(self, context, deck, 1, mover, list, other);
     if (find(self, context, h0, h1, key, v, d)) return 0;
-    uint64_t reads = self->reads;
-    self->solved++;
+    uint64_t reads = self->reads, solved = self->solved++;
     double best, slope;
     if (best_end(self, context, mover, list, other, deck, &best, &slope, NULL) < 0) return -1;
-    if (keep(self, context, h0, h1, key, self->reads != reads, best, slope) < 0) return -1;
+    if (keep(self, context, h0, h1, key, self->reads != reads, best, slope,
+             self->solved - solved) < 0)
+        return -1;
     *v = best;
     *d = slope;
     return 0;
@@ -941,7 +1057,7 @@ static int before_draw(Core *self, int context, int mover, int a, int b, int dec
     int h0 = self->hand[a], h1 = self->hand[b];
     Dense *g = dense_of(self, context, h0, h1);
     size_t index = 0;
-    uint64_t key = 0;
+    PosKey key = {0, 0};
     if (g) {
         int la = self->local[a], lb = self->local[b];
         if (before_indexed(g, mover, la, lb)) {
@@ -955,7 +1071,7 @@ static int before_draw(Core *self, int context, int mover, int a, int b, int dec
         }
     }
     if (!g) {
-        if (key_of(self, context, deck, 0, mover, a, b, &key) < 0) return -1;
+        key = key_of(self, context, deck, 0, mover, a, b);
         if (find(self, context, h0, h1, key, v, d)) return 0;
     }
     return compute_before(self, context, mover, a, b, deck, g, index, key, v, d);
@@ -964,15 +1080,16 @@ static int before_draw(Core *self, int context, int mover, int a, int b, int dec
 /* Compute before-draw position (mover, a, b), not held: at `index` of dense table `g`, or (g
  * NULL) under `key` in the hash tables. */
 static int compute_before(Core *self, int context, int mover, int a, int b, int deck, Dense *g,
-                          size_t index, uint64_t key, double *v, double *d) {
+                          size_t index, PosKey key, double *v, double *d) {
     if (self->budget >= 0 && (long long)core_size(self) >= self->budget)
         return fail_status(self->too_large, "the exact solve exceeds its state budget");
+    uint64_t solved = self->solved;
     if (count_solved(&self->solved, &self->reported, self->progress) < 0) return -1; /* (Ctrl-C in a long search) */
     uint64_t reads = self->reads;
     Draws copied;
     const Draws *model = &self->later_draws; /* (the later sets' model: most positions) */
     if (self->ctx_model[context] != 0 || !self->later_fixed) {
-        if (draws_of(self, context, deck, &copied) < 0) return -1;
+        draws_of(self, context, deck, &copied);
         model = &copied;
     }
     int side = mover == 0 ? a : b;
@@ -1060,7 +1177,7 @@ static int compute_before(Core *self, int context, int mover, int a, int b, int 
         g->filled++;
         self->dense_filled++;
     } else if (keep(self, context, self->hand[a], self->hand[b], key, self->reads != reads, value,
-                    slope) < 0) {
+                    slope, self->solved - solved) < 0) {
         return -1;
     }
     *v = value;
@@ -1138,13 +1255,21 @@ done:
 
 static int odds_before(Core *self, int context, int mover, int a, int b, int deck, double *win,
                        double *tie) {
-    uint64_t key;
-    if (key_of(self, context, deck, 0, mover, a, b, &key) < 0) return -1;
-    Map *odds = self->models[self->ctx_model[context]].exact ? &self->exact_odds : &self->odds;
-    if (memo_read(odds, key, win, tie)) return 0;
+    PosKey key = key_of(self, context, deck, 0, mover, a, b);
+    if (key.place) {
+        const ExactEntry *e = exact_get(&self->exact_odds, key);
+        if (e) {
+            *win = e->v;
+            *tie = e->d;
+            return 0;
+        }
+    } else if (memo_read(&self->odds, key.key, win, tie)) {
+        return 0;
+    }
+    uint64_t solved = self->solved;
     if (count_solved(&self->solved, &self->reported, NULL) < 0) return -1; /* (Ctrl-C only: no progress report) */
     Draws model;
-    if (draws_of(self, context, deck, &model) < 0) return -1;
+    draws_of(self, context, deck, &model);
     int side = mover == 0 ? a : b, other = mover == 0 ? b : a;
     /* the after-draw positions' picks, where the values left them (see PICK_AMBIGUOUS): the
      * row of compute_before's dense branch */
@@ -1178,7 +1303,9 @@ static int odds_before(Core *self, int context, int mover, int a, int b, int dec
         w += model.p[i] * cw;
         t += model.p[i] * ct;
     }
-    if (memo_keep(odds, key, w, t, 0) < 0) return -1;
+    if (key.place ? exact_put(&self->exact_odds, key, w, t, self->solved - solved) < 0
+                  : memo_keep(&self->odds, key.key, w, t, 0) < 0)
+        return -1;
     *win = w;
     *tie = t;
     return 0;
@@ -1186,7 +1313,7 @@ static int odds_before(Core *self, int context, int mover, int a, int b, int dec
 
 /* -- the Python interface ------------------------------------------------------------------------ */
 
-#define CALLBACKS(X) X(expand) X(entry) X(too_large) X(progress) X(draws)
+#define CALLBACKS(X) X(expand) X(entry) X(too_large) X(progress)
 CORE_GC(CALLBACKS)
 
 static void drop_levels(Core *self) {
@@ -1204,7 +1331,6 @@ static void core_dealloc(Core *self) {
     memo_free(&self->tables[1]);
     memo_free(&self->entries);
     memo_free(&self->odds);
-    for (int i = 0; i < self->nmodels; i++) free(self->models[i].decks);
     hands_free(&self->hands);
     idmap_free(&self->side_ids);
     idmap_free(&self->placed_ids);
@@ -1232,17 +1358,16 @@ static PyObject *core_set_blind(Core *self, PyObject *args) {
 static int core_init(Core *self, PyObject *args, PyObject *kwds) {
     (void)kwds;
     int rule, sets_to_win;
-    PyObject *expand, *entry, *too_large, *draws = Py_None;
+    PyObject *expand, *entry, *too_large;
     double tolerance = 1e-9;
-    if (!PyArg_ParseTuple(args, "iiOOO|dO", &rule, &sets_to_win, &expand, &entry, &too_large,
-                          &tolerance, &draws))
+    if (!PyArg_ParseTuple(args, "iiOOO|d", &rule, &sets_to_win, &expand, &entry, &too_large,
+                          &tolerance))
         return -1;
     if (rule < PLAYER1 || rule > LOSER || sets_to_win < 1 || sets_to_win > 100)
         return fail_status(PyExc_ValueError, "a first-player rule 0..3 and sets to win 1..100");
     if (!PyCallable_Check(expand) || !PyCallable_Check(entry) ||
-        !PyExceptionClass_Check(too_large) || (draws != Py_None && !PyCallable_Check(draws))) {
-        PyErr_SetString(PyExc_TypeError,
-                        "expand, entry, draws: callables; too_large: an exception");
+        !PyExceptionClass_Check(too_large)) {
+        PyErr_SetString(PyExc_TypeError, "expand, entry: callables; too_large: an exception");
         return -1;
     }
     if (self->expand) return fail_status(PyExc_RuntimeError, "a core is initialised once");
@@ -1257,10 +1382,8 @@ static int core_init(Core *self, PyObject *args, PyObject *kwds) {
     self->expand = expand;
     self->entry = entry;
     self->too_large = too_large;
-    if (draws != Py_None) {
-        Py_INCREF(draws);
-        self->draws = draws;
-    }
+    self->exact.max_cap = EXACT_ENTRIES;
+    self->exact_odds.max_cap = EXACT_ENTRIES / EXACT_ODDS_SHARE;
     return 0;
 }
 
@@ -1687,10 +1810,10 @@ static PyObject *core_add_context(Core *self, PyObject *args) {
 }
 
 /* set_model(model, probabilities or None, exact=False): the fixed draw probabilities of a deck
- * model, or (exact) a model drawn without replacement, whose decks' draws come from the `draws`
- * callback (None and not exact: not solved here). Redefining a model forgets every position of
+ * model, or (exact) a model drawn without replacement, each deck's draws made from its code
+ * (exact_draws; None and not exact: not solved here). Redefining a model forgets every position of
  * the sets in progress of its kind. */
-PyDoc_STRVAR(core_set_model_doc, "set_model(model, probabilities or None, exact=False): fixed draw probabilities of values 1..10, or (exact) draws without replacement, each deck's asked of the draws callback");
+PyDoc_STRVAR(core_set_model_doc, "set_model(model, probabilities or None, exact=False): fixed draw probabilities of values 1..10, or (exact) draws without replacement, each deck's made from its code");
 static PyObject *core_set_model(Core *self, PyObject *args) {
     int model, exact = 0;
     PyObject *probabilities;
@@ -1723,7 +1846,6 @@ static PyObject *core_set_model(Core *self, PyObject *args) {
             dense_clear(self, 1);
         }
         if (old->exact) clear_exact(self);
-        free(old->decks);
     }
     self->models[model] = fresh;
     if (model == 0) {
@@ -1749,8 +1871,10 @@ static int check_sides(Core *self, int x, int y) {
 }
 
 static int check_deck(Core *self, int context, int deck) {
-    if (deck < 0 || (deck != 0 && !self->models[self->ctx_model[context]].exact))
-        return fail_status(PyExc_ValueError, "no such deck (a fixed model has deck 0 only)");
+    if (deck < 0 || deck > FULL_DECK_CODE ||
+        (deck != 0 && !self->models[self->ctx_model[context]].exact))
+        return fail_status(PyExc_ValueError,
+                           "no such deck (a fixed model has deck 0 only; an exact one a code)");
     return 0;
 }
 
@@ -1845,7 +1969,7 @@ PyDoc_STRVAR(core_clear_odds_doc, "clear_odds(): forget the odds");
 static PyObject *core_clear_odds(Core *self, PyObject *unused) {
     (void)unused;
     memo_clear(&self->odds);
-    memo_clear(&self->exact_odds);
+    exact_free(&self->exact_odds);
     Py_RETURN_NONE;
 }
 
@@ -2362,7 +2486,37 @@ static PyObject *core_get_states(Core *self, void *closure) {
 
 static PyObject *core_get_exact_states(Core *self, void *closure) {
     (void)closure;
-    return PyLong_FromSize_t(self->tables[2].size);
+    return PyLong_FromSize_t(self->exact.size);
+}
+
+static PyObject *core_get_exact_replaced(Core *self, void *closure) {
+    (void)closure;
+    return PyLong_FromSize_t(self->exact.replaced);
+}
+
+static PyObject *core_get_exact_bytes(Core *self, void *closure) {
+    (void)closure;
+    return PyLong_FromSize_t((self->exact.cap + self->exact_odds.cap) * sizeof(ExactEntry));
+}
+
+static PyObject *core_get_exact_entries(Core *self, void *closure) {
+    (void)closure;
+    return PyLong_FromSize_t(self->exact.max_cap);
+}
+
+/* exact_entries = n: the most slots the cache of positions drawn exactly grows to (a power of two,
+ * at least 1024; a sixteenth as many for their odds), which forgets what it held (between
+ * searches). */
+static int core_set_exact_entries(Core *self, PyObject *value, void *closure) {
+    (void)closure;
+    size_t n = value ? PyLong_AsSize_t(value) : 0;
+    if (n == (size_t)-1 && PyErr_Occurred()) return -1;
+    if (n < 1024 || (n & (n - 1)))
+        return fail_status(PyExc_ValueError, "exact_entries: a power of two, at least 1024");
+    clear_exact(self);
+    self->exact.max_cap = n;
+    self->exact_odds.max_cap = n / EXACT_ODDS_SHARE;
+    return 0;
 }
 
 static PyObject *core_get_hashed_states(Core *self, void *closure) {
@@ -2375,12 +2529,6 @@ static PyObject *core_get_solved(Core *self, void *closure) {
     return PyLong_FromUnsignedLongLong(self->solved);
 }
 
-static PyObject *core_get_max_slots(Core *self, void *closure) {
-    (void)self;
-    (void)closure;
-    return PyLong_FromLong(MAX_SLOTS);
-}
-
 static PyObject *core_get_max_contexts(Core *self, void *closure) {
     (void)self;
     (void)closure;
@@ -2390,9 +2538,9 @@ static PyObject *core_get_max_contexts(Core *self, void *closure) {
 static PyObject *core_get_memo_bytes(Core *self, void *closure) {
     (void)closure;
     size_t bytes = self->entries.cap * sizeof(Entry);
-    bytes += (self->tables[0].cap + self->tables[1].cap + self->tables[2].cap + self->odds.cap +
-              self->slots.cap + self->exact_odds.cap) *
-             sizeof(Entry);
+    bytes += (self->tables[0].cap + self->tables[1].cap + self->odds.cap) * sizeof(Entry);
+    if (self->exact.slots) bytes += self->exact.cap * sizeof(ExactEntry);
+    if (self->exact_odds.slots) bytes += self->exact_odds.cap * sizeof(ExactEntry);
     for (int i = 0; i < self->nlevels; i++) bytes += self->levels[i].scratch.cap * sizeof(Entry);
     bytes += self->dense_index.cap * sizeof(Entry);
     for (int i = 0; i < self->ndense; i++) {
@@ -2431,11 +2579,12 @@ static PyMethodDef core_methods[] = {
 static PyGetSetDef core_getset[] = {
     GETTER(states, "positions held now"),
     GETTER(solved, "positions computed so far (progress)"),
-    GETTER(exact_states, "positions drawn exactly held now (in one table: it doubles as it grows)"),
+    GETTER(exact_states, "positions drawn exactly held now (in their cache)"),
+    GETTER(exact_replaced, "positions drawn exactly forgotten to make room in their cache"),
+    ATTRIBUTE(exact_entries, "the most slots of the cache of positions drawn exactly (a power of two)"),
+    GETTER(exact_bytes, "bytes the caches of positions drawn exactly and their odds take now"),
     GETTER(hashed_states, "(later sets', sets in progress') positions drawn with fixed odds held in the hash tables, not in dense tables"),
     COUNT(nsides, nsides, "sides mirrored"),
-    COUNT(nslots, nslots, "(context, deck) pairs drawn exactly, numbered"),
-    GETTER(max_slots, "slots the core can number"),
     COUNT(nlists, nlists, "lists mirrored"),
     COUNT(ncontexts, ncontexts, "contexts mirrored"),
     COUNT(levels, nlevels, "match states being iterated"),

@@ -43,7 +43,7 @@ from pazaak_cli.solve.hidden_hands import (
 from pazaak_cli.solve.match_cache import load_entries, save_entries
 from pazaak_cli.solve.match_kotor import NATIVE_RULES as KOTOR_NATIVE_RULES
 from pazaak_cli.solve.match_kotor import KotorMatchSolver, canonical_order, match_hand_orders
-from pazaak_cli.solve.match_native import make_match_solver
+from pazaak_cli.solve.match_native import NativeMatchSolver, make_match_solver
 from pazaak_cli.solve.match_solver import MatchMove, MatchSolver, clean_probability
 from pazaak_cli.solve.models import OPTIMAL, OpponentModel
 from pazaak_cli.solve.solver import deck_after_draw, hand_processes, weighted_sums
@@ -673,12 +673,15 @@ class MatchHands(_MatchHands):
         """How many processes may share the rows of the hands ``indices``: those of the exact
         average where every later set of theirs has its value known (prepared, or read from
         the disk cache: a row then only reads values, the same bits in any process), else one
-        (a row solves what it lacks, whose last bits would depend on the process)."""
+        (a row solves what it lacks, whose last bits would depend on the process). The C solver
+        is told, for the share of memory its positions drawn exactly may take."""
         state = self.question.state
         theirs = [self.other_hands[index][0] for index in indices]
-        if not _all_known(self.solver, state.sets_won(), _seated(state.turn, self.my_hand, theirs)):
-            return 1
-        return hand_processes(self.other_hands)
+        known = _all_known(self.solver, state.sets_won(), _seated(state.turn, self.my_hand, theirs))
+        processes = hand_processes(self.other_hands) if known else 1
+        if isinstance(self.solver, NativeMatchSolver):
+            self.solver.exact_share = processes  # (each process's positions drawn exactly bounded)
+        return processes
 
     def row(self, index: int, with_odds: bool) -> MoveRow:
         """Every move's values if the opponent holds hand ``index`` (``with_odds``: the set's

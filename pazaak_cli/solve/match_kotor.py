@@ -373,8 +373,7 @@ class KotorMatchSolver(MatchStates):
 
     def _deck_draws(self, model: int, deck: int) -> tuple[tuple[int, float, int], ...]:
         """The C loop's callback: the draws from ``deck`` in deck model ``model``."""
-        decks = self._models[model]
-        return decks.table[deck] or decks.make(deck)
+        return self._models[model].draws(deck)
 
     def _native_over(
         self, context: int, winner: int, my_hand: int, its_hand: int
@@ -504,8 +503,7 @@ class KotorMatchSolver(MatchStates):
         )
 
     def _draws_of(self, context: int, deck: int) -> tuple[tuple[int, float, int], ...]:
-        decks = self._context_decks[context]
-        return decks.table[deck] or decks.make(deck)
+        return self._context_decks[context].draws(deck)
 
     def deck_model(self, deck: tuple[int, ...], exact: bool) -> int:
         """The id of the model of a set in progress on ``deck`` (exact: without replacement;

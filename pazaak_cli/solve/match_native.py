@@ -46,6 +46,7 @@ from pazaak_cli.solve.match_solver import (
     MatchKey,
     MatchSolver,
     Pair,
+    exact_room,
 )
 from pazaak_cli.solve.solver import DeckDraws
 
@@ -68,14 +69,20 @@ the hidden `kotor2-average` match answer, whose parent holds 0.7 to 1.3 GB betwe
 some of whose hands take 0.5 GB of tables a score: stopped after 200 s, the processes together
 peaked at 1.83 GB without this bound (2.1 GB in another run) and 1.42 GB with it."""
 
-EXACT_POSITION_BYTES = 160
-"""Bytes a position of the C core takes on an exact deck (the count
-:data:`pazaak_cli.solve.match_solver.EXACT_MEMORY_BYTES` caps such a solve by): its hash table holds
-24 bytes an entry at most half full, so 48 to 96 a position, and 144 while it doubles (the old
-array and the new one); the decks met (interned in Python with their draws, about 1.3 kB each:
-one deck for every 225 positions) add about 6. Measured on the kotor1 first move with two cards
-a side (29 million positions, no bound): the resident memory over the positions held was 76 to
-98 bytes, sampled every 100 MB (1.73 GB at 17.7 million, 1.87 GB at the end)."""
+EXACT_ENTRY_BYTES = 32
+"""Bytes a slot of the C core's cache of positions drawn exactly takes (``ExactEntry``)."""
+
+EXACT_ENTRIES_MOST = 1 << 25
+"""The most slots that cache grows to (1 GiB), split between the processes that solve an
+average's hands at once, and smaller where the process's memory leaves less of
+:data:`~pazaak_cli.solve.match_solver.EXACT_MEMORY_BYTES`. Measured on `--exact` with four known
+cards a side at the kotor1 first move, alone on a core: 2^25 slots 301.5 s and 1.61 GB for the
+whole process (334 M positions solved, 300 M of them again after they were forgotten); 2^24 slots
+806 M solved, 510.8 s and 0.82 GB, the two run side by side on the two cores. The table held
+every position of three cards a side at 9.6 GB."""
+
+EXACT_ENTRIES_LEAST = 1 << 16
+"""The fewest slots that cache is given, whatever the memory (2 MiB: it stays exact, and slow)."""
 
 TRIM_FREE_BYTES = 16 << 20
 """After :meth:`NativeMatchSolver.prepare_all` the heap's free pages are given back once more
@@ -219,6 +226,8 @@ def _in_core(python: _Entry, core_name: str) -> _Entry:
 class NativeMatchSolver(MatchSolver):
     """A :class:`MatchSolver` whose fixed-probability positions are solved by the C core."""
 
+    deck_codes = True
+
     def __init__(self, ruleset: Ruleset, **options: Any) -> None:
         """``options`` as :class:`~pazaak_cli.solve.match_solver.MatchSolver` takes them."""
         if _fastmatch is None:  # pragma: no cover - depends on the installation
@@ -231,7 +240,6 @@ class NativeMatchSolver(MatchSolver):
             self._entry_callback,
             SolverTooLarge,
             BEST_TOLERANCE,
-            self._draws_callback,
         )
         self._py_positions = 0
         self._budget: int | None = None
@@ -265,8 +273,9 @@ class NativeMatchSolver(MatchSolver):
         which forked it and say 1)."""
         self._forked_positions = 0
         """Positions computed by forked processes (for :attr:`positions_computed`)."""
-        self.exact_slots_kept = int(self._fast.max_slots) // 2
-        """:meth:`bound_memo` forgets the positions drawn exactly past this many slots."""
+        self.exact_share = 1
+        """How many processes solve positions drawn exactly at once (an average's hands shared
+        out): each bounds its cache of them at its share (:meth:`size_exact_cache`)."""
         self._fast.set_sides_rules(
             self._target, self._size, self._nine_win, self._any_tiebreak, self._flip_all
         )
@@ -368,12 +377,6 @@ class NativeMatchSolver(MatchSolver):
             exact = decks.fixed is None
             self._fast.set_model(model, self._fixed_probabilities(decks), exact)
         return context < self._max_contexts
-
-    def _draws_callback(self, model: int, deck: int) -> tuple[tuple[int, float, int], ...]:
-        """The core's callback: the draws from deck ``deck`` of an exact model (value,
-        probability, the deck after)."""
-        decks = self._models[model]
-        return decks.table[deck] or decks.make(deck)
 
     def _expand(self, side: int, drawn: int) -> int:
         """The core's callback: the candidate list after ``side`` draws ``drawn``."""
@@ -1059,28 +1062,23 @@ class NativeMatchSolver(MatchSolver):
             self._fast.drop_level(*match)
             raise
 
-    def _exact_position_bytes(self) -> int:
-        return EXACT_POSITION_BYTES
+    def _exact_cap(self, budget: int | None) -> tuple[int, int] | None:
+        """None: the core's positions drawn exactly are a cache of a bounded size, so a search
+        on an exact deck needs no cap on its memory (it forgets what it must and solves it
+        again); the bound is set here (:meth:`size_exact_cache`)."""
+        self.size_exact_cache()
+        return None
 
-    def _exact_held(self) -> int:
-        """The core's positions drawn exactly: one table, which a search adding to them may
-        double, copying them (so they count against its room as its own would)."""
-        return int(self._fast.exact_states)
-
-    def _forget_exact(self) -> None:
-        self._fast.clear_exact()
-
-    def bound_memo(self) -> None:
-        """Empty a bounded memo that is full (between searches only), as MatchSolver does; the
-        core forgets its positions too (the match-state values, sides and lists stay). Its
-        positions drawn exactly are forgotten too once their (context, deck) slots pass
-        :attr:`exact_slots_kept`: a search past the core's last slot would fail (and fall back
-        to the deck's odds), and the slots come before the positions' bound in a long run (about
-        465 slots and 5,200 positions a starter match)."""
-        clears = self._clears
-        super().bound_memo()
-        if self._clears == clears and self._fast.nslots > self.exact_slots_kept:
-            self._fast.clear_exact()
+    def size_exact_cache(self) -> None:
+        """Bound the cache of positions drawn exactly by what is left of the memory bound
+        beside this process (the cache's own slots counted as left) and by this process's share
+        of :data:`EXACT_ENTRIES_MOST`; a new bound forgets what the cache held."""
+        room = exact_room(EXACT_ENTRY_BYTES)[0] + int(self._fast.exact_bytes) // EXACT_ENTRY_BYTES
+        entries = EXACT_ENTRIES_MOST // max(1, self.exact_share)
+        while entries > EXACT_ENTRIES_LEAST and entries > room:
+            entries //= 2
+        if entries != self._fast.exact_entries:
+            self._fast.exact_entries = entries
 
     def forget_positions(self) -> None:
         """MatchSolver.forget_positions; the core's too (and its odds and dense tables)."""

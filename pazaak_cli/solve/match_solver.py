@@ -68,13 +68,11 @@ FIXED_POINT_TOLERANCE = 1e-13
 EXACT_MEMORY_BYTES = 1_800_000_000
 """The memory this process may hold while a set in progress is solved on its exact deck (drawn
 without replacement): such a solve may add at most what is left of this over the process's
-resident memory when it starts, counted at :data:`EXACT_POSITION_BYTES` a position (the C
-core's figure is :data:`pazaak_cli.solve.match_native.EXACT_POSITION_BYTES`), whatever budget it was
-given (``None`` included: ``--exact``), and is refused past that (:func:`exact_deck_refusal`)
-instead of growing: the match answer to the kotor1 first move with four cards a side on its
-exact deck had reached 19 GB after 300 s, and 6 GB after 115 s with three cards a side; with
-the bound, both are refused after 12 to 24 s (the later sets solved first take half of it) at
-1.25 and 1.39 GB, the whole process (docs/advise.md)."""
+resident memory when it starts, counted at :data:`EXACT_POSITION_BYTES` a position, whatever
+budget it was given (``None`` included: ``--exact``), and is refused past that
+(:func:`exact_deck_refusal`) instead of growing (the KOTOR match solver counts its own figure).
+The C match core needs no such cap: its positions drawn exactly are a cache of a fixed size
+(``NativeMatchSolver``)."""
 
 EXACT_POSITION_BYTES = 250
 """Bytes a position of the pure-Python match solver takes on an exact deck, measured: 170 to 190
@@ -333,6 +331,10 @@ class MatchSolver(SetSolver, MatchStates):
     own side kinds (a standing side keeps its hand) and its own memo (one table per group).
     """
 
+    deck_codes = False
+    """Whether a deck drawn exactly is named by its code (:class:`DeckCodes`, the C core's
+    names) rather than interned."""
+
     def __init__(
         self,
         ruleset: Ruleset,
@@ -379,7 +381,7 @@ class MatchSolver(SetSolver, MatchStates):
         self._groups: dict[int, dict[int, Pair]] = {}
         self._entries: dict[tuple[MatchKey, int], float] = {}
         self._iterating: dict[tuple[MatchKey, int], Pair] = {}
-        self._models = DeckModels(self._decks)
+        self._models = DeckModels(self._decks, coded=self.deck_codes)
         """The deck models by id (see :data:`_LATER`)."""
         self._odds_memo: dict[tuple[int, int, int, int, int], tuple[float, float]] = {}
         self._decks.intern(self.later_deck)  # later sets: deck id 0, fixed probabilities
@@ -508,8 +510,7 @@ class MatchSolver(SetSolver, MatchStates):
         return group
 
     def _draws_of(self, context: int, deck: int) -> tuple[tuple[int, float, int], ...]:
-        decks = self._models[self._context_info[context][3]]
-        return decks.table[deck] or decks.make(deck)
+        return self._models[self._context_info[context][3]].draws(deck)
 
     def deck_model(self, deck: tuple[int, ...], exact: bool) -> int:
         """The id of the model of a set in progress on ``deck``: its composition drawn without
@@ -1264,7 +1265,7 @@ class MatchSolver(SetSolver, MatchStates):
         saved_budget = self.budget
         self.budget = None if budget is None else self._positions + budget
         try:
-            with capped_search(capped, current_deck, self._exact_position_bytes()):
+            with capped_search(capped, current_deck, EXACT_POSITION_BYTES):
                 me = self._compact(me_side, my_hand)
                 moves = root_moves(question, me, self.place_draw, self.labelled_moves)
                 other = self.side_id(self._engine_side(other_side, tuple(other_hand)))
@@ -1283,31 +1284,9 @@ class MatchSolver(SetSolver, MatchStates):
     def _exact_cap(self, budget: int | None) -> tuple[int, int] | None:
         """The cap of a search of the set in progress on its exact deck when it is below
         ``budget`` (``None``: no budget), as (room, resident memory): see
-        :data:`EXACT_MEMORY_BYTES`. The positions drawn exactly held from before count against
-        the room (:meth:`_exact_held`), and are forgotten first where they leave too little:
-        they are another hand's, or an earlier question's."""
-        size = self._exact_position_bytes()
-        room, resident = exact_room(size)
-        held = self._exact_held()
-        if held and (budget is None or room - held < budget):
-            self._forget_exact()
-            room, resident = exact_room(size)
-        elif budget is not None and room - held >= budget:
-            return None
+        :data:`EXACT_MEMORY_BYTES` (a search here holds every position it solves)."""
+        room, resident = exact_room(EXACT_POSITION_BYTES)
         return (room, resident) if budget is None or room < budget else None
-
-    def _exact_position_bytes(self) -> int:
-        """Bytes a position of this solver takes on an exact deck (:data:`EXACT_POSITION_BYTES`;
-        the C core's are fewer)."""
-        return EXACT_POSITION_BYTES
-
-    def _exact_held(self) -> int:
-        """The positions drawn exactly held that a search's memory must count beside the
-        process's (none here: Python's tables are one per group of hands, none large)."""
-        return 0
-
-    def _forget_exact(self) -> None:
-        """Forget the positions drawn exactly (between searches; none counted here)."""
 
     def _compact(self, side: Side, hand: Sequence[Card]) -> Any:
         hid = self.hands.intern(hand)

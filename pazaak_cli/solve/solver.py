@@ -35,6 +35,7 @@ from typing import Any, NamedTuple
 from pazaak_cli.engine.cards import Card, CardKind
 from pazaak_cli.engine.errors import PazaakError
 from pazaak_cli.engine.game import (
+    COPIES_PER_VALUE,
     FULL_DECK,
     MatchState,
     Phase,
@@ -424,6 +425,49 @@ class DeckDraws:
         self.table[deck_id] = draws
         return draws
 
+    def draws(self, deck_id: int) -> tuple[tuple[int, float, int], ...]:
+        """The draws from deck ``deck_id`` (made the first time)."""
+        return self.table[deck_id] or self.make(deck_id)
+
+
+DECK_RADIX = COPIES_PER_VALUE + 1
+"""The base of a deck's code: a value's count is one of its digits (:func:`deck_code`)."""
+
+
+def deck_code(deck: _Deck) -> int:
+    """The code of a deck (the counts of 1..10 left): the counts as the digits of a number in
+    base :data:`DECK_RADIX`, value 1's the lowest. The C match core names an exact deck by it."""
+    code = 0
+    for count in reversed(deck):
+        if not 0 <= count <= COPIES_PER_VALUE:
+            raise ValueError(f"a deck holds 0 to {COPIES_PER_VALUE} cards of a value: {deck}")
+        code = code * DECK_RADIX + count
+    return code
+
+
+class DeckCodes(DeckDraws):
+    """A deck drawn exactly, each deck named by its code (:func:`deck_code`) rather than
+    interned: the ids the C match core computes itself, so that a search on an exact deck needs
+    no callback and no table of the decks met."""
+
+    def __init__(self) -> None:
+        super().__init__(None)
+        self._made: dict[int, tuple[tuple[int, float, int], ...]] = {}
+
+    def intern(self, deck: _Deck) -> int:
+        return deck_code(deck)
+
+    def make(self, deck_id: int) -> tuple[tuple[int, float, int], ...]:
+        counts = [(deck_id // DECK_RADIX**value) % DECK_RADIX for value in range(len(FULL_DECK))]
+        source = tuple(counts) if any(counts) else FULL_DECK
+        total, code = sum(source), deck_code(source)
+        draws = tuple((v + 1, n / total, code - DECK_RADIX**v) for v, n in enumerate(source) if n)
+        self._made[deck_id] = draws
+        return draws
+
+    def draws(self, deck_id: int) -> tuple[tuple[int, float, int], ...]:
+        return self._made.get(deck_id) or self.make(deck_id)
+
 
 class DeckModels(list[DeckDraws]):
     """The deck models of a match solver's sets in progress, by id: ``[0]`` the later sets'
@@ -431,9 +475,11 @@ class DeckModels(list[DeckDraws]):
     exactly shares (its positions are keyed by the deck's composition, so once the opponent
     stands a player's later questions of the set find their positions solved by the first)."""
 
-    def __init__(self, later: DeckDraws) -> None:
+    def __init__(self, later: DeckDraws, *, coded: bool = False) -> None:
+        """``coded``: name the decks of an exact model by their codes (:class:`DeckCodes`)."""
         super().__init__([later])
         self._ids: dict[tuple[_Deck, bool], int] = {}
+        self._coded = coded
 
     def model(self, deck: _Deck, exact: bool) -> int:
         """The id of the model of a set in progress on ``deck``: its composition drawn without
@@ -442,7 +488,10 @@ class DeckModels(list[DeckDraws]):
         found = self._ids.get(key)
         if found is None:
             found = self._ids[key] = len(self)
-            self.append(DeckDraws(None if exact else deck))
+            if exact and self._coded:
+                self.append(DeckCodes())
+            else:
+                self.append(DeckDraws(None if exact else deck))
         return found
 
     def forget(self) -> None:
