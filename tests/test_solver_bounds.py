@@ -170,7 +170,11 @@ def test_hands_are_counted_without_listing_them(deck: str, size: int) -> None:
 def test_exact_past_its_bound_is_refused_saying_what_to_use_instead(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """The pure-Python set solver (where the C loop is not built) holds every position it
+    solves on the exact deck: past its bound it refuses, saying what to use instead (the C
+    loop's positions are a bounded cache: it answers, test_native.py)."""
     monkeypatch.setattr(solver_module, "EXACT_MEMO_STATES", 10_000)
+    monkeypatch.setattr(solver_module, "_fastsolve", None)
     # a 4 v 4 first move solved without replacement: millions of positions
     args = ["advise", "--table", "5", "--hand", "+1 -2 ±3 +4", "--opp-table", ""]
     result = CliRunner().invoke(

@@ -386,6 +386,177 @@ SHARED void memo_clear(Map *m) {
     m->size = 0;
 }
 
+/* -- decks drawn exactly, and their positions ------------------------------------------------ */
+
+/* The draws from one deck: each value with its probability and the id of the deck after it (a
+ * deck drawn with fixed odds depletes nothing: its id stays). */
+typedef struct {
+    int ndraws; /* a deck always has a draw: an empty one is renewed */
+    int value[10];
+    double p[10];
+    int rest[10];
+} Draws;
+
+/* A deck drawn exactly is named by its code: the counts of the values 1..10 left (each 0 to
+ * COPIES, the full deck's), as the digits of a number in base COPIES + 1, value v's the digit of
+ * (COPIES + 1)^(v - 1). The positions need no numbering of the decks met (which Python made, a
+ * callback and about 1.3 kB a deck) and fit their keys in 24 bits. Python's DeckCodes names them
+ * alike. */
+#define DECK_COPIES 4
+#define DECK_RADIX (DECK_COPIES + 1)
+#define FULL_DECK_CODE 9765624 /* every value's count 4: 5^10 - 1 */
+static const int DECK_DIGIT[10] CORE_UNUSED = {1, 5, 25, 125, 625, 3125, 15625, 78125, 390625, 1953125};
+
+/* The draws from the exact deck `code` (0: the deck has run out and is renewed whole), in the
+ * values' order, each count over the cards left: the bits Python's DeckCodes.make gives. */
+SHARED void exact_draws(int code, Draws *out) {
+    if (code == 0) code = FULL_DECK_CODE;
+    int counts[10], total = 0, rest = code;
+    for (int i = 0; i < 10; i++) {
+        counts[i] = rest % DECK_RADIX;
+        rest /= DECK_RADIX;
+        total += counts[i];
+    }
+    out->ndraws = 0;
+    for (int i = 0; i < 10; i++) {
+        if (!counts[i]) continue;
+        out->value[out->ndraws] = i + 1;
+        out->p[out->ndraws] = (double)counts[i] / (double)total;
+        out->rest[out->ndraws++] = code - DECK_DIGIT[i];
+    }
+}
+
+/* Positions drawn exactly: a table that doubles while it is at most half full, up to a bound
+ * (`max_cap`, which the including core sets), each key in a window of EXACT_WINDOW slots from its
+ * home; at the bound a full window gives its cheapest entry (the fewest positions solved to
+ * compute it) to the new one. A set on its exact deck may need hundreds of millions of
+ * positions (more than 123.8 M for the match answer with four cards against four), and a table
+ * that holds them all took 9.6 GB for three against three: bounded, a forgotten position is
+ * solved again, to the same bits. The key is wider than 64 bits (the deck's code beside the
+ * position): `place` holds the deck (and the match core's context), plus one (0: an empty slot),
+ * `pos` the position's own key in its low EXACT_POS_BITS and the work above. */
+#define EXACT_WINDOW 8
+#define EXACT_POS_BITS 49
+#define EXACT_POS_MASK ((((uint64_t)1) << EXACT_POS_BITS) - 1)
+#define EXACT_WORK_MAX ((((uint64_t)1) << (64 - EXACT_POS_BITS)) - 1)
+
+typedef struct {
+    uint64_t pos, place;
+    double v, d;
+} ExactEntry;
+
+typedef struct {
+    ExactEntry *slots;
+    size_t cap;      /* a power of two (0: none yet) */
+    size_t max_cap;  /* the bound */
+    size_t size;     /* slots in use */
+    size_t stored;   /* positions stored since cleared (the searches' count, for a budget) */
+    size_t replaced; /* entries given up to make room */
+} ExactTable;
+
+/* A position's key: `key` for the 64-bit tables; `place` nonzero for one drawn exactly (the
+ * pair (key's low EXACT_POS_BITS, place) is its key in an ExactTable). */
+typedef struct {
+    uint64_t key, place;
+} PosKey;
+
+SHARED_INLINE size_t exact_home(const ExactTable *t, PosKey k) {
+    return (size_t)mix64(k.key ^ (k.place * 0x9E3779B97F4A7C15ULL)) & (t->cap - 1);
+}
+
+/* The entry of `k`, or NULL. */
+SHARED_INLINE ExactEntry *exact_get(const ExactTable *t, PosKey k) {
+    if (!t->slots) return NULL;
+    size_t i = exact_home(t, k);
+    for (int n = 0; n < EXACT_WINDOW; n++) {
+        ExactEntry *e = &t->slots[(i + n) & (t->cap - 1)];
+        if (e->place == k.place && (e->pos & EXACT_POS_MASK) == k.key) return e;
+        if (e->place == 0) return NULL; /* (entries are replaced, never removed) */
+    }
+    return NULL;
+}
+
+SHARED void exact_free(ExactTable *t) {
+    if (t->slots) {
+        free(t->slots);
+        memo_released(t->cap * sizeof(ExactEntry));
+    }
+    t->slots = NULL;
+    t->cap = t->size = t->stored = 0;
+}
+
+/* Where `k` goes: its slot, or an empty one; or (the window full) the cheapest of its window when
+ * the table is at its bound, else NULL (it must grow first). */
+SHARED ExactEntry *exact_place(ExactTable *t, PosKey k) {
+    size_t i = exact_home(t, k);
+    ExactEntry *cheapest = NULL;
+    for (int n = 0; n < EXACT_WINDOW; n++) {
+        ExactEntry *e = &t->slots[(i + n) & (t->cap - 1)];
+        if (e->place == 0) {
+            t->size++;
+            return e;
+        }
+        if (e->place == k.place && (e->pos & EXACT_POS_MASK) == k.key) return e;
+        if (!cheapest || e->pos >> EXACT_POS_BITS < cheapest->pos >> EXACT_POS_BITS) cheapest = e;
+    }
+    if (t->cap < t->max_cap) return NULL;
+    t->replaced++;
+    return cheapest;
+}
+
+/* The size a table grows to (none yet: 4096 slots, within the bound). */
+SHARED_INLINE size_t exact_grown(const ExactTable *t) {
+    size_t cap = t->cap ? t->cap * 2 : 4096;
+    return cap < t->max_cap ? cap : t->max_cap;
+}
+
+/* Move every entry into a table of `cap` slots. -1: no memory (set). */
+SHARED int exact_resize(ExactTable *t, size_t cap) {
+    ExactTable bigger = *t;
+    bigger.slots = calloc(cap, sizeof(ExactEntry));
+    if (!bigger.slots) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    bigger.cap = cap;
+    bigger.size = 0;
+    for (size_t i = 0; i < t->cap; i++) {
+        const ExactEntry *old = &t->slots[i];
+        if (old->place == 0) continue;
+        PosKey k = {old->pos & EXACT_POS_MASK, old->place};
+        ExactEntry *slot = exact_place(&bigger, k);
+        if (!slot) { /* (a full window below the bound: grow again) */
+            free(bigger.slots);
+            memo_released(cap * sizeof(ExactEntry));
+            return exact_resize(t, cap * 2 < t->max_cap ? cap * 2 : t->max_cap);
+        }
+        if (slot->place && slot->pos >> EXACT_POS_BITS >= old->pos >> EXACT_POS_BITS) continue;
+        *slot = *old;
+    }
+    bigger.replaced = t->replaced;
+    if (t->slots) {
+        free(t->slots);
+        memo_released(t->cap * sizeof(ExactEntry));
+    }
+    *t = bigger;
+    return 0;
+}
+
+/* Store `k`'s values, `work` the positions solved to compute them. -1: no memory (set). */
+SHARED int exact_put(ExactTable *t, PosKey k, double v, double d, uint64_t work) {
+    if ((t->size + 1) * 2 > t->cap && t->cap < t->max_cap && exact_resize(t, exact_grown(t)) < 0)
+        return -1;
+    ExactEntry *slot;
+    while (!(slot = exact_place(t, k)))
+        if (exact_resize(t, exact_grown(t)) < 0) return -1;
+    slot->pos = k.key | (work < EXACT_WORK_MAX ? work : EXACT_WORK_MAX) << EXACT_POS_BITS;
+    slot->place = k.place;
+    slot->v = v;
+    slot->d = d;
+    t->stored++;
+    return 0;
+}
+
 /* -- the search's progress --------------------------------------------------------------------- */
 
 /* How often a long search checks for Ctrl-C and reports its progress (a few times a second). */

@@ -324,14 +324,7 @@ typedef struct {
     int *after;
 } Sides;
 
-/* The draws from one deck (ndraws 0: not asked yet; a deck always has a draw). */
-typedef struct {
-    int ndraws;
-    int value[10];
-    double p[10];
-    int rest[10];
-} Draws;
-
+/* (Draws, in _core.h: ndraws 0 here is a deck whose draws were not asked yet.) */
 typedef struct {
     Draws *decks; /* by deck id */
     int ndecks;

@@ -5,7 +5,9 @@
  * reaches (the distinct ways a turn can end after a draw, built by the same rules as
  * SetSolver._candidate_list: place_card, place_flip, the plays, the turn's ends, the best stand
  * only) and runs the memoised expectimax over (mover side, other side) pairs with fixed draw
- * probabilities, exactly as SetSolver.before_draw / after_draw / candidate_value do in Python.
+ * probabilities, exactly as SetSolver.before_draw / after_draw / candidate_value do in Python;
+ * or (a core made without probabilities) on the exact deck, drawn without replacement: each
+ * position also keyed by the deck's code (exact_draws, in _core.h) and held in an ExactTable.
  * (The lists were built in Python, called back for each: a sixth of a kotor2 set answer.)
  *
  * Values are pairs (equity, p_win) for the player to move; the other side's view of (e, w) is
@@ -33,6 +35,9 @@
 #define MEMO_WINDOW 8
 #define MEMO_HUGE_PAGES 1
 #include "_core.h"
+
+/* An exact core's bound on its positions when Python gives none (32 bytes a slot: 1 GiB). */
+#define EXACT_SET_ENTRIES ((size_t)1 << 25)
 
 static inline uint64_t memo_mix(uint64_t key) {
     key ^= key >> 31;
@@ -85,6 +90,9 @@ typedef struct {
     int rebalanced; /* the memo was full: the before-draw table took most of the after-draw
                        table's room (rebalance) */
     size_t clears;
+    int exact;            /* drawn without replacement: positions on a deck, in exact_memo */
+    ExactTable exact_memo; /* before and after draws (the kind in the key's bit 48) */
+    long long budget;     /* exact: fail once this many positions were stored (-1: none) */
     uint64_t solved; /* positions computed (a forgotten one computed again counts again) */
     uint64_t reported; /* `solved` at the last progress report (see count_solved) */
     PyObject *progress; /* called with `solved` every PROGRESS_EVERY positions, or NULL */
@@ -105,6 +113,7 @@ static void core_dealloc(Core *self) {
     listindex_free(&self->lists);
     memo_free(&self->before);
     memo_free(&self->after_memo);
+    exact_free(&self->exact_memo);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -298,8 +307,14 @@ static int core_init(Core *self, PyObject *args, PyObject *kwds) {
         max_cap = 1 << 10; /* the largest power of two within the bound (at least 1024) */
         while (max_cap * 2 <= (size_t)max_entries) max_cap *= 2;
     }
-    if (read_probabilities(probabilities, &self->ndraws, self->draw_value, self->draw_p) < 0)
+    self->budget = -1;
+    if (probabilities == Py_None) {
+        self->exact = 1;
+        self->exact_memo.max_cap = max_entries > 0 ? max_cap * 2 : EXACT_SET_ENTRIES;
+    } else if (read_probabilities(probabilities, &self->ndraws, self->draw_value, self->draw_p) <
+               0) {
         return -1;
+    }
     memo_free(&self->before);
     memo_free(&self->after_memo);
     if (memo_init(&self->before, 1 << 16, max_cap) < 0 ||
@@ -412,10 +427,35 @@ static PyObject *core_candidates(Core *self, PyObject *args) {
     return codes_tuple(&self->lists.codes[self->lists.start[list]], self->lists.len[list]);
 }
 
-static void before_draw(Core *self, int mover, int other, double *e, double *w);
+static void before_draw(Core *self, int mover, int other, int deck, double *e, double *w);
 
-/* Value for the mover of ending its turn as `code` says, against `other`. */
-static void candidate_value(Core *self, int code, int other, double *e, double *w) {
+/* The key of a position on an exact deck: the pair's key (less one) with its kind beside it. */
+static inline PosKey exact_key(uint64_t key, int after, int deck) {
+    PosKey k = {(key - 1) | (uint64_t)after << 48, (uint64_t)deck + 1};
+    return k;
+}
+
+/* Whether the position `key` (after a draw or before it; `deck`: an exact core's) is held: its
+ * values then in *e and *w. */
+static inline int held(Core *self, const Map *m, int after, uint64_t key, int deck, double *e,
+                       double *w) {
+    if (!self->exact) return memo_read(m, key, e, w);
+    const ExactEntry *found = exact_get(&self->exact_memo, exact_key(key, after, deck));
+    if (!found) return 0;
+    *e = found->v;
+    *w = found->d;
+    return 1;
+}
+
+/* Keep the position's values, `work` the positions solved for them. -1: no memory (set). */
+static inline int hold(Core *self, Map *m, int after, uint64_t key, int deck, double e, double w,
+                       uint64_t work) {
+    if (!self->exact) return memo_keep(m, key, e, w, work);
+    return exact_put(&self->exact_memo, exact_key(key, after, deck), e, w, work);
+}
+
+/* Value for the mover of ending its turn as `code` says, against `other`, on deck `deck`. */
+static void candidate_value(Core *self, int code, int other, int deck, double *e, double *w) {
     if (code < 0) {
         if (code == LOSS_MOVE) {
             *e = -1.0;
@@ -428,7 +468,7 @@ static void candidate_value(Core *self, int code, int other, double *e, double *
     }
     if (self->standing[other]) {
         if (!self->standing[code]) {
-            before_draw(self, code, other, e, w);
+            before_draw(self, code, other, deck, e, w);
             return;
         }
         int mine = self->total[code], theirs = self->total[other];
@@ -445,19 +485,19 @@ static void candidate_value(Core *self, int code, int other, double *e, double *
         return;
     }
     double oe, ow;
-    before_draw(self, other, code, &oe, &ow);
+    before_draw(self, other, code, deck, &oe, &ow);
     *e = -oe;
     *w = ow - oe;
 }
 
-static void after_draw(Core *self, int list, int other, double *e, double *w) {
+static void after_draw(Core *self, int list, int other, int deck, double *e, double *w) {
     uint64_t key = pair_key(list, other);
-    if (memo_read(&self->after_memo, key, e, w)) return;
+    if (held(self, &self->after_memo, 1, key, deck, e, w)) return;
     uint64_t started = self->solved++;
     double be = -1.0, bw = 0.0;
     int start = self->lists.start[list], len = self->lists.len[list];
     int other_stands = self->standing[other];
-    for (int i = 0; i < len; i++) { /* (the positions the candidates lead to, as candidate_value) */
+    for (int i = 0; i < len && !self->exact; i++) { /* (the positions the candidates lead to, as candidate_value) */
         int code = self->lists.codes[start + i];
         if (code < 0 || (other_stands && self->standing[code])) continue;
         uint64_t next = other_stands ? pair_key(code, other) : pair_key(other, code);
@@ -465,7 +505,7 @@ static void after_draw(Core *self, int list, int other, double *e, double *w) {
     }
     for (int i = 0; i < len; i++) {
         double ce, cw;
-        candidate_value(self, self->lists.codes[start + i], other, &ce, &cw);
+        candidate_value(self, self->lists.codes[start + i], other, deck, &ce, &cw);
         if (self->failed) return;
         if (ce > be + EPSILON || (ce > be - EPSILON && cw > bw)) {
             be = ce;
@@ -473,7 +513,7 @@ static void after_draw(Core *self, int list, int other, double *e, double *w) {
             if (be >= 1.0 - EPSILON) break;
         }
     }
-    if (memo_keep(&self->after_memo, key, be, bw, self->solved - started) < 0) {
+    if (hold(self, &self->after_memo, 1, key, deck, be, bw, self->solved - started) < 0) {
         self->failed = 1;
         return;
     }
@@ -504,33 +544,56 @@ static int rebalance(Core *self) {
     return memo_resize(before, before->cap * 2);
 }
 
-static void before_draw(Core *self, int mover, int other, double *e, double *w) {
+static void before_draw(Core *self, int mover, int other, int deck, double *e, double *w) {
     uint64_t key = pair_key(mover, other);
-    if (memo_read(&self->before, key, e, w)) return;
+    if (held(self, &self->before, 0, key, deck, e, w)) return;
     uint64_t started = self->solved;
+    if (self->exact && self->budget >= 0 && (long long)self->exact_memo.stored >= self->budget) {
+        PyErr_SetString(PyExc_OverflowError, "the exact solve exceeds its state budget");
+        self->failed = 1;
+        return;
+    }
     if (count_solved(&self->solved, &self->reported, self->progress) < 0) { /* (Ctrl-C in a long search) */
         self->failed = 1;
         return;
     }
-    double equity = 0.0, p_win = 0.0;
-    for (int i = 0; i < self->ndraws; i++) { /* (the after-draw positions read below) */
-        int list = self->after[mover * 11 + self->draw_value[i]];
-        if (list >= 0) MEMO_PREFETCH(&self->after_memo, pair_key(list, other));
+    static const int same_deck[10]; /* (fixed odds: every draw leaves deck 0) */
+    Draws exact;
+    int ndraws = self->ndraws;
+    const int *values = self->draw_value, *rests = same_deck;
+    const double *ps = self->draw_p;
+    if (self->exact) {
+        exact_draws(deck, &exact);
+        ndraws = exact.ndraws;
+        values = exact.value;
+        ps = exact.p;
+        rests = exact.rest;
+    } else {
+        for (int i = 0; i < ndraws; i++) { /* (the after-draw positions read below) */
+            int list = self->after[mover * 11 + values[i]];
+            if (list >= 0) MEMO_PREFETCH(&self->after_memo, pair_key(list, other));
+        }
     }
-    for (int i = 0; i < self->ndraws; i++) {
-        int value = self->draw_value[i];
+    double equity = 0.0, p_win = 0.0;
+    for (int i = 0; i < ndraws; i++) {
+        int value = values[i];
         int list = self->after[mover * 11 + value];
         if (list < 0 && (list = candidate_list(self, mover, value)) < 0) {
             self->failed = 1;
             return;
         }
         double ae = 0.0, aw = 0.0;
-        after_draw(self, list, other, &ae, &aw);
+        after_draw(self, list, other, rests[i], &ae, &aw);
         if (self->failed) return;
-        equity += self->draw_p[i] * ae;
-        p_win += self->draw_p[i] * aw;
+        equity += ps[i] * ae;
+        p_win += ps[i] * aw;
     }
-    if (memo_keep(&self->before, key, equity, p_win, self->solved - started) < 0 ||
+    if (self->exact) {
+        if (hold(self, &self->before, 0, key, deck, equity, p_win, self->solved - started) < 0) {
+            self->failed = 1;
+            return;
+        }
+    } else if (memo_keep(&self->before, key, equity, p_win, self->solved - started) < 0 ||
         (self->before.replaced && !self->rebalanced &&
          self->before.cap >= self->before.max_cap && rebalance(self) < 0)) {
         if (!PyErr_Occurred()) PyErr_NoMemory();
@@ -548,11 +611,11 @@ static int check_side(Core *self, int side) {
 
 /* A search asked by Python: `what` of (first, second), as (equity, p_win) for the mover (NULL:
  * it failed, an exception is set). */
-static PyObject *search(Core *self, void (*what)(Core *, int, int, double *, double *), int first,
-                        int second) {
+static PyObject *search(Core *self, void (*what)(Core *, int, int, int, double *, double *),
+                        int first, int second, int deck) {
     double e = 0, w = 0;
     self->failed = 0;
-    what(self, first, second, &e, &w);
+    what(self, first, second, deck, &e, &w);
     if (self->failed) return NULL;
     return Py_BuildValue("(dd)", e, w);
 }
@@ -567,21 +630,31 @@ static PyObject *core_get_nlists(Core *self, void *closure) {
     return PyLong_FromLong(self->lists.count);
 }
 
-PyDoc_STRVAR(core_before_draw_doc, "before_draw(mover, other) -> (equity, p_win) for the mover");
-static PyObject *core_before_draw(Core *self, PyObject *args) {
-    int mover, other;
-    if (!PyArg_ParseTuple(args, "ii", &mover, &other)) return NULL;
-    if (check_side(self, mover) < 0 || check_side(self, other) < 0) return NULL;
-    if (self->standing[mover]) return fail(PyExc_ValueError, "a standing side does not draw");
-    return search(self, before_draw, mover, other);
+/* A deck an exact core draws from is a code (0 to FULL_DECK_CODE); a fixed one's is 0. */
+static int check_deck(Core *self, int deck) {
+    if (deck < 0 || deck > (self->exact ? FULL_DECK_CODE : 0))
+        return fail_status(PyExc_ValueError, "no such deck (an exact core's is a code, else 0)");
+    return 0;
 }
 
-PyDoc_STRVAR(core_candidate_value_doc, "candidate_value(code, other) -> (equity, p_win) for the mover");
+PyDoc_STRVAR(core_before_draw_doc, "before_draw(mover, other, deck=0) -> (equity, p_win) for the mover (deck: an exact core's deck code)");
+static PyObject *core_before_draw(Core *self, PyObject *args) {
+    int mover, other, deck = 0;
+    if (!PyArg_ParseTuple(args, "ii|i", &mover, &other, &deck)) return NULL;
+    if (check_side(self, mover) < 0 || check_side(self, other) < 0 || check_deck(self, deck) < 0)
+        return NULL;
+    if (self->standing[mover]) return fail(PyExc_ValueError, "a standing side does not draw");
+    return search(self, before_draw, mover, other, deck);
+}
+
+PyDoc_STRVAR(core_candidate_value_doc, "candidate_value(code, other, deck=0) -> (equity, p_win) for the mover");
 static PyObject *core_candidate_value(Core *self, PyObject *args) {
-    int code, other;
-    if (!PyArg_ParseTuple(args, "ii", &code, &other)) return NULL;
-    if ((code >= 0 && check_side(self, code) < 0) || check_side(self, other) < 0) return NULL;
-    return search(self, candidate_value, code, other);
+    int code, other, deck = 0;
+    if (!PyArg_ParseTuple(args, "ii|i", &code, &other, &deck)) return NULL;
+    if ((code >= 0 && check_side(self, code) < 0) || check_side(self, other) < 0 ||
+        check_deck(self, deck) < 0)
+        return NULL;
+    return search(self, candidate_value, code, other, deck);
 }
 
 /* Empty the memo between searches (the sides and lists stay): values are recomputed on demand. */
@@ -590,6 +663,7 @@ static PyObject *core_clear_memo(Core *self, PyObject *unused) {
     (void)unused;
     memo_clear(&self->before);
     memo_clear(&self->after_memo);
+    exact_free(&self->exact_memo);
     self->clears++;
     Py_RETURN_NONE;
 }
@@ -618,7 +692,7 @@ static PyObject *core_reserve(Core *self, PyObject *args) {
 
 static PyObject *core_get_states(Core *self, void *closure) {
     (void)closure;
-    return PyLong_FromSize_t(self->before.size + self->after_memo.size);
+    return PyLong_FromSize_t(self->before.size + self->after_memo.size + self->exact_memo.size);
 }
 
 static PyObject *core_get_clears(Core *self, void *closure) {
@@ -633,7 +707,8 @@ static PyObject *core_get_solved(Core *self, void *closure) {
 
 static PyObject *core_get_replaced(Core *self, void *closure) {
     (void)closure;
-    return PyLong_FromSize_t(self->before.replaced + self->after_memo.replaced);
+    return PyLong_FromSize_t(self->before.replaced + self->after_memo.replaced +
+                             self->exact_memo.replaced);
 }
 
 static PyObject *core_get_rebalanced(Core *self, void *closure) {
@@ -643,7 +718,8 @@ static PyObject *core_get_rebalanced(Core *self, void *closure) {
 
 static PyObject *core_get_memo_bytes(Core *self, void *closure) {
     (void)closure;
-    return PyLong_FromSize_t((self->before.cap + self->after_memo.cap) * sizeof(Entry));
+    return PyLong_FromSize_t((self->before.cap + self->after_memo.cap) * sizeof(Entry) +
+                             self->exact_memo.cap * sizeof(ExactEntry));
 }
 
 static PyGetSetDef core_getset[] = {
@@ -657,6 +733,7 @@ static PyGetSetDef core_getset[] = {
     GETTER(nsides, "sides interned"),
     GETTER(nlists, "candidate lists interned"),
     PROGRESS_ATTRIBUTE("progress(solved) is called every so many positions in a long search (or None)"),
+    BUDGET_ATTRIBUTE("an exact core: raise OverflowError once this many positions were stored (None: no budget)"),
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -671,7 +748,7 @@ static PyMethodDef core_methods[] = {
 
 static PyTypeObject CoreType =
     CORE_TYPE("pazaak_cli.solve._fastsolve.Core",
-              "Memoised set expectimax with fixed draw probabilities (see solver.py).");
+              "Memoised set expectimax with fixed draw probabilities, or on the exact deck (see solver.py).");
 
 static struct PyModuleDef module = CORE_MODULE(
     "_fastsolve",

@@ -506,10 +506,11 @@ class SetSolver:
     Internally a position before a draw is ``(mover side id, other side id, deck id)``; the
     moves after each draw are precomputed once per (side, drawn value) as a *candidate list*
     (the distinct sides the turn can end in), interned too, so that the position after a draw is
-    ``(candidate list id, other side id, deck id)``. With the C core (fixed draws), the core
-    numbers the sides and builds the lists itself, from the hands' plays handed to it: Python
-    keeps only the ids of the sides it asked for; the Python lists here are the reference its
-    tests compare with.
+    ``(candidate list id, other side id, deck id)``. With the C core, the core numbers the sides
+    and builds the lists itself, from the hands' plays handed to it: Python keeps only the ids
+    of the sides it asked for; the Python lists here are the reference its tests compare with.
+    On the exact deck the core names each deck by its code (:class:`DeckCodes`) and keeps the
+    positions in a cache (:data:`NATIVE_EXACT_ENTRIES`).
     """
 
     def __init__(
@@ -524,8 +525,10 @@ class SetSolver:
     ) -> None:
         """``fixed_draws``: draw with these fixed counts of each value, without depletion (the
         infinite deck is ``FULL_DECK``); ``None`` solves the finite deck exactly. ``native``:
-        use the C inner loop for fixed draws when it is installed (``False`` for the tests that
-        check one against the other). ``max_states``: bound the memo's memory. The C loop keeps
+        use the C inner loop when it is installed (``False`` for the tests that check one
+        against the other); on the exact deck its positions are a cache of
+        :data:`NATIVE_EXACT_ENTRIES` (``max_states`` does not bound it, ``budget`` does stop
+        it). ``max_states``: bound the memo's memory. The C loop keeps
         at most that many positions, a cache that forgets the cheapest ones to make room (a
         forgotten one is solved again: slower, never wrong); in Python, :meth:`bound_memo`
         (called between searches) empties a memo that is full, and a single search that would
@@ -549,8 +552,10 @@ class SetSolver:
         self._side_ids: dict[_Playing | _Standing, int] = {}
         self._sides: list[_Playing | _Standing] = []
         self._standing: list[bool] = []
-        # interned decks and their draws: (value, probability, deck id after)
-        self._decks = DeckDraws(self.fixed)
+        # interned decks and their draws: (value, probability, deck id after); the C loop names
+        # an exact deck by its code (DeckCodes) and makes its draws itself
+        coded = self.fixed is None and _fastsolve is not None and native
+        self._decks = DeckCodes() if coded else DeckDraws(self.fixed)
         self._draws = self._decks.table
         # candidate lists, per (side id, drawn value)
         self._after: dict[tuple[int, int], int] = {}
@@ -568,20 +573,22 @@ class SetSolver:
         # memo tables
         self._before: dict[int, Value] = {}
         self._after_memo: dict[int, Value] = {}
-        # the C inner loop, for fixed draw probabilities when it was built
+        # the C inner loop, when it was built: with fixed draw probabilities, or on the exact deck
         self._core: Any = None
         self._hands_pushed = 0
         """Hands handed to the C core so far (its ids are Python's)."""
-        if self.fixed is not None and _fastsolve is not None and native:
-            total = sum(self.fixed)
+        if _fastsolve is not None and native:
             rules = (self._target, self._size, self._nine_win, self._any_tiebreak, self._flip_all)
-            self._core = _fastsolve.Core(
-                [n / total for n in self.fixed],
-                (max_states or 0) // 2,
-                rules,
-                _fastsolve.MAX_IDS,
-            )
+            if self.fixed is None:  # (its positions on the decks met: a cache of a fixed bound)
+                probabilities, entries = None, NATIVE_EXACT_ENTRIES // 2
+            else:
+                total = sum(self.fixed)
+                probabilities = [n / total for n in self.fixed]
+                entries = (max_states or 0) // 2
+            self._core = _fastsolve.Core(probabilities, entries, rules, _fastsolve.MAX_IDS)
             self._core.progress = progress
+            if self.fixed is None:
+                self._core.budget = budget
             self.before_draw = self._native_before_draw  # type: ignore[method-assign]
             self.candidate_value = self._native_candidate_value  # type: ignore[method-assign]
 
@@ -656,14 +663,14 @@ class SetSolver:
 
     def _native_before_draw(self, mover: int, other: int, deck: int) -> Value:
         try:
-            result: Value = self._core.before_draw(mover, other)
-        except OverflowError as error:  # (more sides or lists than the core can number)
+            result: Value = self._core.before_draw(mover, other, deck)
+        except OverflowError as error:  # (more sides or lists than the core can number; a budget)
             raise SolverTooLarge(str(error)) from None
         return result
 
     def _native_candidate_value(self, code: int, other: int, deck: int) -> Value:
         try:
-            result: Value = self._core.candidate_value(code, other)
+            result: Value = self._core.candidate_value(code, other, deck)
         except OverflowError as error:
             raise SolverTooLarge(str(error)) from None
         return result
@@ -1023,8 +1030,13 @@ room for 65 % of its positions, 17 times with 30 %)."""
 PYTHON_MEMO_STATES = 3_000_000
 """A pure-Python fixed-draw search (no C compiler) is refused past this many positions..."""
 EXACT_MEMO_STATES = 3_000_000
-"""...and so is an exact solve without replacement (``--exact``): at about
+"""...and so is an exact solve without replacement (``--exact``) in Python: at about
 :data:`PYTHON_STATE_BYTES` each, some 0.6 GB."""
+
+NATIVE_EXACT_ENTRIES = 1 << 25
+"""The C loop's positions on the exact deck: a cache of this many slots (32 bytes each, 1 GiB,
+made as it fills), which forgets the positions that took the least work to solve and solves
+them again when asked: never refused, the same bits."""
 PYTHON_STATE_BYTES = 200
 """Bytes a position takes in a Python memo (its key, its value pair and the dict's slot),
 measured: the figure the refusals quote."""
