@@ -158,7 +158,8 @@ def test_the_c_core_s_cache_is_bounded_by_the_memory_left_and_by_its_share(
 ) -> None:
     """Each search on an exact deck sizes the C core's cache: the most slots in a process alone,
     half in each of two processes, and no more than what the memory bound leaves (the cache's
-    own slots counted as left), at least the least."""
+    own slots counted as left, and half as much again for its last doubling), at least the
+    least."""
     if not native_available():
         pytest.skip("the C match core is not built")
     solver = match_native.NativeMatchSolver(RULES)
@@ -170,9 +171,12 @@ def test_the_c_core_s_cache_is_bounded_by_the_memory_left_and_by_its_share(
     solver.exact_share = 2
     solver.size_exact_cache()
     assert solver._fast.exact_entries == most // 2
-    monkeypatch.setattr(match_solver, "EXACT_MEMORY_BYTES", 300_000 * 32)
+    monkeypatch.setattr(match_solver, "EXACT_MEMORY_BYTES", 400_000 * 32)  # (1.5 x 2^18 fits)
     solver.size_exact_cache()
     assert solver._fast.exact_entries == 1 << 18
+    monkeypatch.setattr(match_solver, "EXACT_MEMORY_BYTES", 380_000 * 32)  # (it does not)
+    solver.size_exact_cache()
+    assert solver._fast.exact_entries == 1 << 17
     monkeypatch.setattr(match_solver, "EXACT_MEMORY_BYTES", 0)
     solver.size_exact_cache()
     assert solver._fast.exact_entries == match_native.EXACT_ENTRIES_LEAST

@@ -1071,11 +1071,12 @@ class NativeMatchSolver(MatchSolver):
 
     def size_exact_cache(self) -> None:
         """Bound the cache of positions drawn exactly by what is left of the memory bound
-        beside this process (the cache's own slots counted as left) and by this process's share
-        of :data:`EXACT_ENTRIES_MOST`; a new bound forgets what the cache held."""
+        beside this process (the cache's own slots counted as left; its last doubling holds
+        the half-size table beside the new one: half as much again) and by this process's
+        share of :data:`EXACT_ENTRIES_MOST`; a new bound forgets what the cache held."""
         room = exact_room(EXACT_ENTRY_BYTES)[0] + int(self._fast.exact_bytes) // EXACT_ENTRY_BYTES
         entries = EXACT_ENTRIES_MOST // max(1, self.exact_share)
-        while entries > EXACT_ENTRIES_LEAST and entries > room:
+        while entries > EXACT_ENTRIES_LEAST and entries + entries // 2 > room:
             entries //= 2
         if entries != self._fast.exact_entries:
             self._fast.exact_entries = entries
