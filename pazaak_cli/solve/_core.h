@@ -434,9 +434,10 @@ SHARED void exact_draws(int code, Draws *out) {
  * that holds them all took 9.6 GB for three against three: bounded, a forgotten position is
  * solved again, to the same bits. The key is wider than 64 bits (the deck's code beside the
  * position): `place` holds the deck (and the match core's context), plus one (0: an empty slot),
- * `pos` the position's own key in its low EXACT_POS_BITS and the work above. */
+ * `pos` the position's own key in its low EXACT_POS_BITS (the set core's pair of sides, the
+ * match core's mover and sides) and the work above. */
 #define EXACT_WINDOW 8
-#define EXACT_POS_BITS 49
+#define EXACT_POS_BITS 48
 #define EXACT_POS_MASK ((((uint64_t)1) << EXACT_POS_BITS) - 1)
 #define EXACT_WORK_MAX ((((uint64_t)1) << (64 - EXACT_POS_BITS)) - 1)
 

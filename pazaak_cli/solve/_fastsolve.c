@@ -91,7 +91,7 @@ typedef struct {
                        table's room (rebalance) */
     size_t clears;
     int exact;            /* drawn without replacement: positions on a deck, in exact_memo */
-    ExactTable exact_memo; /* before and after draws (the kind in the key's bit 48) */
+    ExactTable exact_memo; /* the positions before a draw (see after_draw) */
     long long budget;     /* exact: fail once this many positions were stored (-1: none) */
     uint64_t solved; /* positions computed (a forgotten one computed again counts again) */
     uint64_t reported; /* `solved` at the last progress report (see count_solved) */
@@ -429,29 +429,21 @@ static PyObject *core_candidates(Core *self, PyObject *args) {
 
 static void before_draw(Core *self, int mover, int other, int deck, double *e, double *w);
 
-/* The key of a position on an exact deck: the pair's key (less one) with its kind beside it. */
-static inline PosKey exact_key(uint64_t key, int after, int deck) {
-    PosKey k = {(key - 1) | (uint64_t)after << 48, (uint64_t)deck + 1};
+/* The key of a position before a draw on an exact deck: the pair's key beside the deck's. */
+static inline PosKey exact_key(uint64_t key, int deck) {
+    PosKey k = {key - 1, (uint64_t)deck + 1};
     return k;
 }
 
-/* Whether the position `key` (after a draw or before it; `deck`: an exact core's) is held: its
- * values then in *e and *w. */
-static inline int held(Core *self, const Map *m, int after, uint64_t key, int deck, double *e,
-                       double *w) {
-    if (!self->exact) return memo_read(m, key, e, w);
-    const ExactEntry *found = exact_get(&self->exact_memo, exact_key(key, after, deck));
+/* Whether the position before a draw `key` (on `deck`, an exact core's) is held: its values
+ * then in *e and *w. */
+static inline int held(Core *self, uint64_t key, int deck, double *e, double *w) {
+    if (!self->exact) return memo_read(&self->before, key, e, w);
+    const ExactEntry *found = exact_get(&self->exact_memo, exact_key(key, deck));
     if (!found) return 0;
     *e = found->v;
     *w = found->d;
     return 1;
-}
-
-/* Keep the position's values, `work` the positions solved for them. -1: no memory (set). */
-static inline int hold(Core *self, Map *m, int after, uint64_t key, int deck, double e, double w,
-                       uint64_t work) {
-    if (!self->exact) return memo_keep(m, key, e, w, work);
-    return exact_put(&self->exact_memo, exact_key(key, after, deck), e, w, work);
 }
 
 /* Value for the mover of ending its turn as `code` says, against `other`, on deck `deck`. */
@@ -496,7 +488,7 @@ static void candidate_value(Core *self, int code, int other, int deck, double *e
  * 0.73 of one that fills its table (docs/benchmarks.md). */
 static void after_draw(Core *self, int list, int other, int deck, double *e, double *w) {
     uint64_t key = pair_key(list, other);
-    if (!self->exact && held(self, &self->after_memo, 1, key, deck, e, w)) return;
+    if (!self->exact && memo_read(&self->after_memo, key, e, w)) return;
     uint64_t started = self->solved++;
     double be = -1.0, bw = 0.0;
     int start = self->lists.start[list], len = self->lists.len[list];
@@ -517,7 +509,7 @@ static void after_draw(Core *self, int list, int other, int deck, double *e, dou
             if (be >= 1.0 - EPSILON) break;
         }
     }
-    if (!self->exact && hold(self, &self->after_memo, 1, key, deck, be, bw, self->solved - started) < 0) {
+    if (!self->exact && memo_keep(&self->after_memo, key, be, bw, self->solved - started) < 0) {
         self->failed = 1;
         return;
     }
@@ -550,7 +542,7 @@ static int rebalance(Core *self) {
 
 static void before_draw(Core *self, int mover, int other, int deck, double *e, double *w) {
     uint64_t key = pair_key(mover, other);
-    if (held(self, &self->before, 0, key, deck, e, w)) return;
+    if (held(self, key, deck, e, w)) return;
     uint64_t started = self->solved;
     if (self->exact && self->budget >= 0 && (long long)self->exact_memo.stored >= self->budget) {
         PyErr_SetString(PyExc_OverflowError, "the exact solve exceeds its state budget");
@@ -593,7 +585,8 @@ static void before_draw(Core *self, int mover, int other, int deck, double *e, d
         p_win += ps[i] * aw;
     }
     if (self->exact) {
-        if (hold(self, &self->before, 0, key, deck, equity, p_win, self->solved - started) < 0) {
+        if (exact_put(&self->exact_memo, exact_key(key, deck), equity, p_win,
+                      self->solved - started) < 0) {
             self->failed = 1;
             return;
         }
