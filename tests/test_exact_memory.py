@@ -6,8 +6,8 @@ budget it was given (``--exact``: none), and is refused past it with the reason;
 
 Each bound is checked from both sides: a room a tenth short of what the question needs is
 refused, the room it needs (and one position more) is answered, with the numbers of the solve
-without a bound. The C match core needs no such bound: its positions drawn exactly are a cache
-of a fixed size, answered in any room."""
+without a bound. The C match core and the C loop of the set reply need no such bound: their
+positions drawn exactly are a cache of a fixed size, answered in any room."""
 
 from __future__ import annotations
 
@@ -275,6 +275,9 @@ SET_ARGS = ["--table", "3 4", "--hand", "", "--opp-table", "6", "--opp-hand", ""
 def test_the_set_against_the_kotor_rule_under_exact_is_refused_not_drawn_with_fixed_odds(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """The Python search of the set reply refuses a search past its bound (the C loop's
+    positions are a cache: below)."""
+    monkeypatch.setattr(kotor_reply, "NATIVE_RULES", {})  # (the Python search)
     args = [*SET_ARGS, "--objective", "set", "--opponent", "kotor", "--exact"]
     monkeypatch.setattr(kotor_reply, "SEARCH_LIMIT", 40_000)
     answered = advise(*args)
@@ -288,3 +291,31 @@ def test_the_set_against_the_kotor_rule_under_exact_is_refused_not_drawn_with_fi
         "16,000 positions in memory against the KOTOR rule (over 0.0 GB): drop --exact for the "
         "answer that draws it with the fixed odds of the cards left"
     ]
+
+
+def test_the_c_set_reply_answers_the_exact_deck_in_any_room(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The C loop of the set reply to the KOTOR rule keeps its positions drawn exactly in a
+    cache: with the Python search's bound far below the question's positions and room for only
+    1,024 positions it answers, with the numbers it gives with room to spare."""
+    if not kotor_reply.NATIVE_RULES:
+        pytest.skip("the C loop of the set reply is not built")
+    args = [*SET_ARGS, "--objective", "set", "--opponent", "kotor", "--exact", "--json"]
+    roomy = advise(*args)
+    assert roomy.exit_code == 0, roomy.output
+    made: list[kotor_reply.KotorReplySolver] = []
+    solver = kotor_reply.KotorReplySolver
+
+    def small(*given: object, **options: object) -> kotor_reply.KotorReplySolver:
+        made.append(solver(*given, **options))  # type: ignore[arg-type]
+        return made[-1]
+
+    monkeypatch.setattr(kotor_reply, "KotorReplySolver", small)
+    monkeypatch.setattr(kotor_reply, "NATIVE_EXACT_ENTRIES", 1024)
+    monkeypatch.setattr(kotor_reply, "SEARCH_LIMIT", 1_000)
+    cramped = advise(*args)
+    assert cramped.exit_code == 0, cramped.output
+    assert cramped.stdout == roomy.stdout
+    assert [s.fixed for s in made] == [None] and made[0].native
+    assert made[0]._core.exact_states <= 1024 < made[0]._core.replaced

@@ -427,9 +427,9 @@ SHARED void exact_draws(int code, Draws *out) {
 }
 
 /* Positions drawn exactly: a table that doubles while it is at most half full, up to a bound
- * (`max_cap`, which the including core sets), each key in a window of EXACT_WINDOW slots from its
- * home; at the bound a full window gives its cheapest entry (the fewest positions solved to
- * compute it) to the new one. A set on its exact deck may need hundreds of millions of
+ * (`max_cap`, which the including core sets); at the bound each key is in a window of
+ * EXACT_WINDOW slots from its home (exact_window) and a full window gives its cheapest entry
+ * (the fewest positions solved to compute it) to the new one. A set on its exact deck may need hundreds of millions of
  * positions (more than 123.8 M for the match answer with four cards against four), and a table
  * that holds them all took 9.6 GB for three against three: bounded, a forgotten position is
  * solved again, to the same bits. The key is wider than 64 bits (the deck's code beside the
@@ -466,10 +466,21 @@ SHARED_INLINE size_t exact_home(const ExactTable *t, PosKey k) {
 }
 
 /* The entry of `k`, or NULL. */
+/* How far from its home a key may be: the window at the bound; below it, anywhere up to the
+ * first empty slot (the table grows at half full, so there is one near). A table that grew for
+ * a full window of EXACT_WINDOW below its bound, as it once did, grew 4 times larger than its
+ * load asked (the set reply's 3.5 M positions in 2^25 slots, 1 GiB, where 2^23 hold them under
+ * half full: in random keys a window of 8 is full from a quarter full on); one that gave up an
+ * entry instead would solve some positions twice, and count them so, where Python counts each
+ * once (its budget then stops at another point). */
+SHARED_INLINE size_t exact_window(const ExactTable *t) {
+    return t->cap < t->max_cap ? t->cap : EXACT_WINDOW;
+}
+
 SHARED_INLINE ExactEntry *exact_get(const ExactTable *t, PosKey k) {
     if (!t->slots) return NULL;
-    size_t i = exact_home(t, k);
-    for (int n = 0; n < EXACT_WINDOW; n++) {
+    size_t i = exact_home(t, k), window = exact_window(t);
+    for (size_t n = 0; n < window; n++) {
         ExactEntry *e = &t->slots[(i + n) & (t->cap - 1)];
         if (e->place == k.place && (e->pos & EXACT_POS_MASK) == k.key) return e;
         if (e->place == 0) return NULL; /* (entries are replaced, never removed) */
@@ -514,12 +525,18 @@ SHARED void exact_free(ExactTable *t) {
     t->cap = t->size = t->stored = 0;
 }
 
-/* Where `k` goes: its slot, or an empty one; or (the window full) the cheapest of its window when
- * the table is at its bound, else NULL (it must grow first). */
+/* Forget every entry (the slots stay, zeroed: a search that refills them does not grow again). */
+SHARED void exact_clear(ExactTable *t) {
+    if (t->slots && t->size) memset(t->slots, 0, t->cap * sizeof(ExactEntry));
+    t->size = t->stored = 0;
+}
+
+/* Where `k` goes: its slot, or an empty one; or (the window full, at the bound) the cheapest of
+ * its window. */
 SHARED ExactEntry *exact_place(ExactTable *t, PosKey k) {
-    size_t i = exact_home(t, k);
+    size_t i = exact_home(t, k), window = exact_window(t);
     ExactEntry *cheapest = NULL;
-    for (int n = 0; n < EXACT_WINDOW; n++) {
+    for (size_t n = 0; n < window; n++) {
         ExactEntry *e = &t->slots[(i + n) & (t->cap - 1)];
         if (e->place == 0) {
             t->size++;
@@ -528,7 +545,6 @@ SHARED ExactEntry *exact_place(ExactTable *t, PosKey k) {
         if (e->place == k.place && (e->pos & EXACT_POS_MASK) == k.key) return e;
         if (!cheapest || e->pos >> EXACT_POS_BITS < cheapest->pos >> EXACT_POS_BITS) cheapest = e;
     }
-    if (t->cap < t->max_cap) return NULL;
     t->replaced++;
     return cheapest;
 }
@@ -554,14 +570,10 @@ SHARED int exact_resize(ExactTable *t, size_t cap) {
         if (old->place == 0) continue;
         PosKey k = {old->pos & EXACT_POS_MASK, old->place};
         ExactEntry *slot = exact_place(&bigger, k);
-        if (!slot) { /* (a full window below the bound: grow again) */
-            exact_slots_free(bigger.slots, cap);
-            return exact_resize(t, cap * 2 < t->max_cap ? cap * 2 : t->max_cap);
-        }
-        if (slot->place && slot->pos >> EXACT_POS_BITS >= old->pos >> EXACT_POS_BITS) continue;
+        if (slot->place && slot->pos >> EXACT_POS_BITS >= old->pos >> EXACT_POS_BITS)
+            continue; /* (a full window keeps its dearer entry) */
         *slot = *old;
     }
-    bigger.replaced = t->replaced;
     exact_slots_free(t->slots, t->cap);
     *t = bigger;
     return 0;
@@ -571,9 +583,7 @@ SHARED int exact_resize(ExactTable *t, size_t cap) {
 SHARED int exact_put(ExactTable *t, PosKey k, double v, double d, uint64_t work) {
     if ((t->size + 1) * 2 > t->cap && t->cap < t->max_cap && exact_resize(t, exact_grown(t)) < 0)
         return -1;
-    ExactEntry *slot;
-    while (!(slot = exact_place(t, k)))
-        if (exact_resize(t, exact_grown(t)) < 0) return -1;
+    ExactEntry *slot = exact_place(t, k);
     slot->pos = k.key | (work < EXACT_WORK_MAX ? work : EXACT_WORK_MAX) << EXACT_POS_BITS;
     slot->place = k.place;
     slot->v = v;

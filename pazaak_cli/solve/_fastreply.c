@@ -1,5 +1,7 @@
 /* The inner loop of pazaak_cli.solve.kotor_reply.KotorReplySolver, in C: the exact best reply,
- * over one set with fixed draw probabilities, to an opponent that follows a fixed decision rule.
+ * over one set with fixed draw probabilities, to an opponent that follows a fixed decision rule;
+ * or (a core made without probabilities) on the exact deck, drawn without replacement: each
+ * position also keyed by the deck's code (exact_draws, in _core.h) and held in an ExactTable.
  *
  * Python keeps the advised player's seat: it interns his sides (small integer ids) and lists his
  * ways to end a turn after a draw (`expand_mine(side, value) -> list id`). The rule's seat is
@@ -43,6 +45,8 @@
 #define PLAY_INTS 4
 /* Hand ids fit in this many bits of a side's packed key. */
 #define HAND_BITS 18
+/* An exact core's bound on its positions when Python gives none (32 bytes a slot: 1 GiB). */
+#define EXACT_REPLY_ENTRIES ((size_t)1 << 25)
 
 
 static inline uint64_t memo_mix(uint64_t key) {
@@ -122,6 +126,9 @@ typedef struct {
     int *rows;
     Map row_of;
     Map my_before, my_choice, opp_before;
+    int exact;             /* drawn without replacement: positions on a deck, in exact_memo */
+    ExactTable exact_memo; /* both players' positions before a draw (see exact_key) */
+    long long budget;      /* fail once `solved` passes it (-1: none), as Python's budget */
     uint64_t solved; /* positions computed before a draw, either player's (as Python counts) */
     uint64_t reported; /* `solved` at the last progress report (see count_solved) */
     PyObject *expand_mine;
@@ -169,6 +176,7 @@ static void core_dealloc(Core *self) {
     memo_free(&self->my_before);
     memo_free(&self->my_choice);
     memo_free(&self->opp_before);
+    exact_free(&self->exact_memo);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -189,12 +197,21 @@ static int core_init(Core *self, PyObject *args, PyObject *kwds) {
     if (!PyArg_ParseTuple(rules, "iiippp", &self->target, &self->sets_to_win, &self->size,
                           &self->nine_win, &self->flip_all, &self->any_tiebreak))
         return -1;
-    if (read_probabilities(probabilities, &self->ndraws, self->draw_value, self->draw_p) < 0)
-        return -1;
     size_t max_cap = (size_t)1 << 62;
     if (max_entries > 0) {
         max_cap = 1 << 10; /* the largest power of two within the bound (at least 1024) */
         while (max_cap * 2 <= (size_t)max_entries) max_cap *= 2;
+    }
+    self->budget = -1;
+    if (probabilities == Py_None) { /* the exact deck: the rule's replies to every value */
+        self->exact = 1;
+        self->ndraws = 10;
+        for (int i = 0; i < 10; i++) self->draw_value[i] = i + 1;
+        exact_free(&self->exact_memo);
+        self->exact_memo.max_cap = max_entries > 0 ? max_cap : EXACT_REPLY_ENTRIES;
+    } else if (read_probabilities(probabilities, &self->ndraws, self->draw_value, self->draw_p) <
+               0) {
+        return -1;
     }
     self->rule = rule;
     self->their_sets = their_sets;
@@ -530,7 +547,7 @@ static const int *replies(Core *self, int opp, int theirs, int they_stand) {
 
 /* -- the recursion (KotorReplySolver.my_before_draw, opp_before_draw, after_my_turn) ----------- */
 
-static void opp_before(Core *self, int me, int opp, double *e, double *w);
+static void opp_before(Core *self, int me, int opp, int deck, double *e, double *w);
 
 /* Both stand: the higher total wins; equal totals go to a lone tiebreaker. */
 static inline void judge(const Core *self, int me, int opp, double *e, double *w) {
@@ -547,23 +564,78 @@ static inline void judge(const Core *self, int me, int opp, double *e, double *w
     }
 }
 
+/* A new position to compute: counted (progress, Ctrl-C), and refused past the budget as Python's
+ * _new_state refuses it (`solved` counts what Python's `states` counts while nothing is
+ * forgotten). -1: failed, an exception set. */
 static int count_position(Core *self) {
     if (count_solved(&self->solved, &self->reported, self->progress) < 0) {
+        self->failed = 1;
+        return -1;
+    }
+    if (self->budget >= 0 && (long long)self->solved > self->budget) {
+        PyErr_SetString(PyExc_OverflowError, "the exact solve exceeds its state budget");
         self->failed = 1;
         return -1;
     }
     return 0;
 }
 
-static void my_before(Core *self, int me, int opp, double *e, double *w) {
+/* An exact core's key of a position before a draw: the pair's key beside the deck's code and
+ * whose draw it is (the advised player's 0, the rule's 1). */
+static inline PosKey exact_key(uint64_t key, int deck, int rules_draw) {
+    PosKey k = {key - 1, (((uint64_t)deck << 1) | (uint64_t)rules_draw) + 1};
+    return k;
+}
+
+/* Whether the position before a draw `key` is held: in `memo` with fixed odds, in the exact
+ * table on the exact deck `deck`. */
+static inline int held(Core *self, Map *memo, uint64_t key, int deck, int rules_draw, double *e,
+                       double *w) {
+    if (!self->exact) return memo_read(memo, key, e, w);
+    const ExactEntry *found = exact_get(&self->exact_memo, exact_key(key, deck, rules_draw));
+    if (!found) return 0;
+    *e = found->v;
+    *w = found->d;
+    return 1;
+}
+
+/* Keep a position before a draw where `held` looks for it. -1: failed (set), `failed` too. */
+static inline int store(Core *self, Map *memo, uint64_t key, int deck, int rules_draw, double e,
+                        double w, uint64_t work) {
+    int status = self->exact ? exact_put(&self->exact_memo, exact_key(key, deck, rules_draw), e, w, work)
+                             : keep(memo, key, e, w, work);
+    if (status < 0) self->failed = 1;
+    return status;
+}
+
+/* The draws from `deck`: an exact core's from the deck's code (into `exact`), else the fixed odds
+ * (every draw leaving deck 0). */
+#define DRAWS_OF(self, deck)                                                                   \
+    static const int same_deck[10];                                                            \
+    Draws exact;                                                                               \
+    int ndraws = (self)->ndraws;                                                               \
+    const int *values = (self)->draw_value, *rests = same_deck;                                \
+    const double *ps = (self)->draw_p;                                                         \
+    if ((self)->exact) {                                                                       \
+        exact_draws(deck, &exact);                                                             \
+        ndraws = exact.ndraws;                                                                 \
+        values = exact.value;                                                                  \
+        ps = exact.p;                                                                          \
+        rests = exact.rest;                                                                    \
+    }
+
+/* On an exact deck a position after a draw (the advised player's best end of turn) is not kept,
+ * as in the set core: it is the best of a few positions before the next draw, which are. */
+static void my_before(Core *self, int me, int opp, int deck, double *e, double *w) {
     uint64_t key = pair_key(me, opp);
-    if (memo_read(&self->my_before, key, e, w)) return;
+    if (held(self, &self->my_before, key, deck, 0, e, w)) return;
     uint64_t started = self->solved;
     if (count_position(self) < 0) return;
     int opp_stands = self->theirs.standing[opp];
+    DRAWS_OF(self, deck)
     double equity = 0.0, p_win = 0.0;
-    for (int i = 0; i < self->ndraws; i++) {
-        int value = self->draw_value[i];
+    for (int i = 0; i < ndraws; i++) {
+        int value = values[i], rest = rests[i];
         int list = self->mine.after[me * 11 + value];
         if (list < 0 && (list = call_expand(self->expand_mine, me, value, &self->nlists)) < 0) {
             self->failed = 1;
@@ -571,7 +643,7 @@ static void my_before(Core *self, int me, int opp, double *e, double *w) {
         }
         uint64_t choice_key = pair_key(list, opp);
         double be, bw;
-        if (!memo_read(&self->my_choice, choice_key, &be, &bw)) {
+        if (self->exact || !memo_read(&self->my_choice, choice_key, &be, &bw)) {
             uint64_t choice_started = self->solved;
             be = -1.0;
             bw = 0.0;
@@ -586,9 +658,9 @@ static void my_before(Core *self, int me, int opp, double *e, double *w) {
                     judge(self, code, opp, &ce, &cw);
                 } else {
                     if (opp_stands)
-                        my_before(self, code, opp, &ce, &cw);
+                        my_before(self, code, opp, rest, &ce, &cw);
                     else
-                        opp_before(self, code, opp, &ce, &cw);
+                        opp_before(self, code, opp, rest, &ce, &cw);
                     if (self->failed) return;
                 }
                 if (ce > be + EPSILON || (ce > be - EPSILON && cw > bw)) {
@@ -597,25 +669,24 @@ static void my_before(Core *self, int me, int opp, double *e, double *w) {
                     if (be >= 1.0 - EPSILON) break; /* a certain win cannot be beaten */
                 }
             }
-            if (keep(&self->my_choice, choice_key, be, bw, self->solved - choice_started) < 0) {
+            if (!self->exact &&
+                keep(&self->my_choice, choice_key, be, bw, self->solved - choice_started) < 0) {
                 self->failed = 1;
                 return;
             }
         }
-        equity += self->draw_p[i] * be;
-        p_win += self->draw_p[i] * bw;
+        equity += ps[i] * be;
+        p_win += ps[i] * bw;
     }
-    if (keep(&self->my_before, key, equity, p_win, self->solved - started) < 0) {
-        self->failed = 1;
+    if (store(self, &self->my_before, key, deck, 0, equity, p_win, self->solved - started) < 0)
         return;
-    }
     *e = equity;
     *w = p_win;
 }
 
-static void opp_before(Core *self, int me, int opp, double *e, double *w) {
+static void opp_before(Core *self, int me, int opp, int deck, double *e, double *w) {
     uint64_t key = pair_key(me, opp);
-    if (memo_read(&self->opp_before, key, e, w)) return;
+    if (held(self, &self->opp_before, key, deck, 1, e, w)) return;
     uint64_t started = self->solved;
     if (count_position(self) < 0) return;
     int they_stand = self->mine.standing[me];
@@ -626,9 +697,10 @@ static void opp_before(Core *self, int me, int opp, double *e, double *w) {
     }
     int codes[11];
     memcpy(codes, row, sizeof(codes)); /* (the rows may move as the recursion adds some) */
+    DRAWS_OF(self, deck)
     double equity = 0.0, p_win = 0.0;
-    for (int i = 0; i < self->ndraws; i++) {
-        int code = codes[self->draw_value[i]];
+    for (int i = 0; i < ndraws; i++) {
+        int code = codes[values[i]];
         double ce, cw;
         if (code < 0) {
             ce = code == BUSTS ? 1.0 : -1.0;
@@ -637,29 +709,30 @@ static void opp_before(Core *self, int me, int opp, double *e, double *w) {
             judge(self, me, code, &ce, &cw);
         } else {
             if (they_stand)
-                opp_before(self, me, code, &ce, &cw);
+                opp_before(self, me, code, rests[i], &ce, &cw);
             else
-                my_before(self, me, code, &ce, &cw);
+                my_before(self, me, code, rests[i], &ce, &cw);
             if (self->failed) return;
         }
-        equity += self->draw_p[i] * ce;
-        p_win += self->draw_p[i] * cw;
+        equity += ps[i] * ce;
+        p_win += ps[i] * cw;
     }
-    if (keep(&self->opp_before, key, equity, p_win, self->solved - started) < 0) {
-        self->failed = 1;
+    if (store(self, &self->opp_before, key, deck, 1, equity, p_win, self->solved - started) < 0)
         return;
-    }
     *e = equity;
     *w = p_win;
 }
 
 PyDoc_STRVAR(core_after_my_turn_doc,
-             "after_my_turn(code, opp) -> (equity, p_win) once the advised player's turn ended as code");
+             "after_my_turn(code, opp, deck=0) -> (equity, p_win) once the advised player's turn "
+             "ended as code (deck: an exact core's deck code)");
 static PyObject *core_after_my_turn(Core *self, PyObject *args) {
-    int code, opp;
-    if (!PyArg_ParseTuple(args, "ii", &code, &opp)) return NULL;
+    int code, opp, deck = 0;
+    if (!PyArg_ParseTuple(args, "ii|i", &code, &opp, &deck)) return NULL;
     if (opp < 0 || opp >= self->theirs.n || code >= self->mine.n || code < NINE_WINS)
         return fail(PyExc_IndexError, "no such side");
+    if (deck < 0 || deck > (self->exact ? FULL_DECK_CODE : 0))
+        return fail(PyExc_ValueError, "no such deck (an exact core's is a code, else 0)");
     double e = 0.0, w = 0.0;
     self->failed = 0;
     if (code < 0) {
@@ -669,9 +742,9 @@ static PyObject *core_after_my_turn(Core *self, PyObject *args) {
         if (self->mine.standing[code])
             judge(self, code, opp, &e, &w);
         else
-            my_before(self, code, opp, &e, &w);
+            my_before(self, code, opp, deck, &e, &w);
     } else {
-        opp_before(self, code, opp, &e, &w);
+        opp_before(self, code, opp, deck, &e, &w);
     }
     if (self->failed) return NULL;
     return Py_BuildValue("(dd)", e, w);
@@ -735,6 +808,7 @@ static PyObject *core_forget_theirs(Core *self, PyObject *unused) {
     memo_clear(&self->my_before);
     memo_clear(&self->my_choice);
     memo_clear(&self->opp_before);
+    exact_clear(&self->exact_memo);
     Py_RETURN_NONE;
 }
 
@@ -745,12 +819,19 @@ static PyObject *core_get_solved(Core *self, void *closure) {
 
 static PyObject *core_get_replaced(Core *self, void *closure) {
     (void)closure;
-    return PyLong_FromSize_t(self->my_before.replaced + self->my_choice.replaced + self->opp_before.replaced);
+    return PyLong_FromSize_t(self->my_before.replaced + self->my_choice.replaced +
+                             self->opp_before.replaced + self->exact_memo.replaced);
+}
+
+static PyObject *core_get_exact_states(Core *self, void *closure) {
+    (void)closure;
+    return PyLong_FromSize_t(self->exact_memo.size);
 }
 
 static PyObject *core_get_memo_bytes(Core *self, void *closure) {
     (void)closure;
-    return PyLong_FromSize_t((self->my_before.cap + self->my_choice.cap + self->opp_before.cap) * sizeof(Entry));
+    return PyLong_FromSize_t((self->my_before.cap + self->my_choice.cap + self->opp_before.cap) * sizeof(Entry) +
+                             self->exact_memo.cap * sizeof(ExactEntry));
 }
 
 /* What the rule's sides, turns and replies hold (their tables counted at half load), which
@@ -768,7 +849,9 @@ static PyObject *core_get_their_bytes(Core *self, void *closure) {
 static PyGetSetDef core_getset[] = {
     GETTER(solved, "positions computed before a draw so far (again if forgotten)"),
     GETTER(replaced, "memo entries forgotten to bound the memory"),
-    GETTER(memo_bytes, "bytes the three memo tables take now"),
+    GETTER(memo_bytes, "bytes the memo tables take now (an exact core's positions too)"),
+    GETTER(exact_states, "an exact core: positions held in its table now"),
+    BUDGET_ATTRIBUTE("raise OverflowError once more than this many positions were computed (None: no budget)"),
     GETTER(their_bytes, "bytes the rule's sides, turns and replies hold now (forget_theirs frees them for reuse)"),
     COUNT(mine_sides, mine.n, "the advised player's sides added"),
     COUNT(their_sides, theirs.n, "the rule's sides interned"),
@@ -786,7 +869,7 @@ static PyMethodDef core_methods[] = {
 
 static PyTypeObject CoreType =
     CORE_TYPE("pazaak_cli.solve._fastreply.Core",
-              "The memoised best reply over a set to a fixed rule, fixed draw probabilities (see kotor_reply.py).");
+              "The memoised best reply over a set to a fixed rule, with fixed draw probabilities or on the exact deck (see kotor_reply.py).");
 
 static struct PyModuleDef module = CORE_MODULE(
     "_fastreply",

@@ -60,7 +60,9 @@ from pazaak_cli.solve.rule_opponent import (
     hand_orders,
 )
 from pazaak_cli.solve.solver import (
+    NATIVE_EXACT_ENTRIES,
     PROGRESS_MASK,
+    DeckCodes,
     DeckDraws,
     deck_after_draw,
     deck_model_said,
@@ -139,9 +141,11 @@ class KotorReplySolver:
         shares: int = 1,
     ) -> None:
         """``rule``: the opponent's decision (the KOTOR I rule, or another with its inputs, its
-        hand still read in the KOTOR rule's order). ``native``: with fixed draws and a rule the
-        C loop knows (:data:`NATIVE_RULES`), search in C when it was built (``False``: always
-        in Python, the reference the tests compare it with). ``shares``: the processes that
+        hand still read in the KOTOR rule's order). ``native``: with a rule the C loop knows
+        (:data:`NATIVE_RULES`), search in C when it was built, with fixed draws (no budget) or on
+        the exact deck (``False``: always in Python, the reference the tests compare it with).
+        ``budget``: refuse (:class:`SolverTooLarge`) past that many positions computed, as
+        :attr:`states` counts them. ``shares``: the processes that
         will hold a copy of it (its average's hands taken from both ends): each copy's memo and
         rule's memory bounded at that share of :data:`NATIVE_MEMO_ENTRIES` and
         :data:`NATIVE_RULE_BYTES`."""
@@ -151,7 +155,10 @@ class KotorReplySolver:
         self.budget = budget
         self.me = Seat(ruleset, over_match=False)
         self.opp = RuleSeat(ruleset, rule, over_match=False)
-        self._decks = DeckDraws(self.fixed)
+        rule_id = NATIVE_RULES.get(rule)  # (NATIVE_RULES is empty when the C loop is not built)
+        in_c = native and rule_id is not None and (self.fixed is None or budget is None)
+        # the C loop names an exact deck by its code and makes its draws itself
+        self._decks = DeckCodes() if in_c and self.fixed is None else DeckDraws(self.fixed)
         self._draws = self._decks.table
         self._my_choice: dict[int, dict[int, Value]] = {}
         self._my_before: dict[int, dict[int, Value]] = {}
@@ -165,21 +172,27 @@ class KotorReplySolver:
         self._list_of_placed: dict[Any, int] = {}
         """The C loop's list of turn ends by the advised side after its draw (see
         :meth:`_expand_mine`)."""
-        rule_id = NATIVE_RULES.get(rule)
-        if native and rule_id is not None and self.fixed is not None and budget is None:
-            self._start_core(rule_id)  # (NATIVE_RULES is empty when the C loop is not built)
+        if in_c:
+            assert rule_id is not None
+            self._start_core(rule_id)
 
     # -- the C inner loop ----------------------------------------------------------------------
 
     def _start_core(self, rule_id: int) -> None:
-        """Hand the search to the C loop (fixed draws, a rule it knows): it asks this solver's
-        seat for each new list of the advised player's turn ends, and holds the rule's seat
-        itself (its hands from :attr:`opp`, its sides, its turns and its replies)."""
-        assert self.fixed is not None
-        total = sum(self.fixed)
+        """Hand the search to the C loop (a rule it knows): it asks this solver's seat for each
+        new list of the advised player's turn ends, and holds the rule's seat itself (its hands
+        from :attr:`opp`, its sides, its turns and its replies). On the exact deck its positions
+        are a cache of :data:`NATIVE_EXACT_ENTRIES` (a share of them in each process) and the
+        budget is its own."""
         rules = self.ruleset
+        if self.fixed is None:
+            probabilities, entries = None, NATIVE_EXACT_ENTRIES // self.shares
+        else:
+            total = sum(self.fixed)
+            probabilities = [n / total for n in self.fixed]
+            entries = NATIVE_MEMO_ENTRIES // self.shares
         self._core = _fastreply.Core(
-            [n / total for n in self.fixed],
+            probabilities,
             self._expand_mine,
             rule_id,
             (
@@ -191,8 +204,9 @@ class KotorReplySolver:
                 rules.tiebreaker is Tiebreaker.ANY_PLAYED,
             ),
             self.their_sets,
-            NATIVE_MEMO_ENTRIES // self.shares,
+            entries,
         )
+        self._core.budget = self.budget
         self.after_my_turn = self._native_after_my_turn  # type: ignore[method-assign]
 
     @property
@@ -265,9 +279,12 @@ class KotorReplySolver:
 
     def _native_after_my_turn(self, code: int, opp: int, deck: int) -> Value:
         self._sync()
-        self.states = int(self._core.solved)
-        result: Value = self._core.after_my_turn(code, opp)
-        self.states = int(self._core.solved)
+        try:
+            result: Value = self._core.after_my_turn(code, opp, deck)
+        except OverflowError as error:  # (a budget; more sides than the core can number)
+            raise SolverTooLarge(str(error)) from None
+        finally:
+            self.states = int(self._core.solved)
         return result
 
     # -- decks and moves ---------------------------------------------------------------------------
