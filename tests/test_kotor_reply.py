@@ -692,23 +692,38 @@ def test_the_rules_sides_are_forgotten_between_hands_past_their_memory_bound(
     ]
 
 
-@pytest.mark.parametrize("spec", ["kotor1/main-deck=infinite", "kotor2/main-deck=infinite"])
+@pytest.mark.parametrize(
+    ("spec", "table", "hand", "opp_table", "hidden", "exact"),
+    [
+        ("kotor1/main-deck=infinite", "5", "+1 -2 ±3 +4", "", 4, False),
+        ("kotor2/main-deck=infinite", "5", "+1 -2 ±3 +4", "", 4, False),
+        ("kotor1", "5 3 2", "+1 -2", "4 6", 2, True),
+    ],
+)
 def test_a_hidden_hand_averaged_from_both_ends_is_the_same_to_the_last_bit(
-    spec: str, monkeypatch: pytest.MonkeyPatch, forks_made: list[int]
+    spec: str,
+    table: str,
+    hand: str,
+    opp_table: str,
+    hidden: int,
+    exact: bool,
+    monkeypatch: pytest.MonkeyPatch,
+    forks_made: list[int],
 ) -> None:
     """With two cores the C loop's average takes the hands after its first from both ends, in
     this process and a forked copy; the values are summed here in the hands' order: the answer
-    a single process gives, bit for bit."""
+    a single process gives, bit for bit; on the exact deck too (``--exact``)."""
     if not kotor_reply.NATIVE_RULES:
         pytest.skip("the C loop is not built")
     made = forks_made
-    question = question_of(spec, "5", "+1 -2 ±3 +4", "", None, hidden=4)
+    question = question_of(spec, table, hand, opp_table, None, hidden=hidden)
     deck = parse_cards("+1 +2 -3 ±4 +5 -1 ±2 +3 -4 ±5")
     monkeypatch.setenv("PAZAAK_SOLVER_PROCESSES", "1")
-    alone = kotor_advice(question, opponent_deck=deck)
+    alone = kotor_advice(question, opponent_deck=deck, exact=exact)
     assert not made
+    assert ("drawn without replacement" in alone.model) is exact
     monkeypatch.setenv("PAZAAK_SOLVER_PROCESSES", "2")
-    shared = kotor_advice(question, opponent_deck=deck)
+    shared = kotor_advice(question, opponent_deck=deck, exact=exact)
     assert made == [1]
     assert shared.hands_averaged == alone.hands_averaged >= 16
     assert shared.model == alone.model

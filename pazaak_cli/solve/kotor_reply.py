@@ -485,7 +485,9 @@ def solve_kotor_question(question: Question, options: SolveOptions) -> Advice:
     fresh = deck_after if any(deck_after) else FULL_DECK
 
     def solve(fixed: Sequence[int] | None, budget: int | None) -> tuple[list[_Row], int]:
-        processes = hand_processes(other_hands) if fixed is not None and budget is None else 1
+        # (a budgeted try of the exact deck counts its positions in one process: whether it
+        # answers must not depend on how many share the hands)
+        processes = hand_processes(other_hands) if budget is None else 1
         solver = KotorReplySolver(
             rules,
             their_sets,
