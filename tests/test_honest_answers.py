@@ -18,7 +18,13 @@ from pazaak_cli.engine.position_builder import build_question
 from pazaak_cli.engine.rules import parse_ruleset
 from pazaak_cli.solve import budgeted
 from pazaak_cli.solve.advice import solve_question
-from pazaak_cli.solve.answer_types import Move, MoveResult, Outcome, SolveOptions
+from pazaak_cli.solve.answer_types import (
+    Move,
+    MoveResult,
+    Outcome,
+    SolveOptions,
+    ranked_set_results,
+)
 from pazaak_cli.solve.answers import beyond
 from pazaak_cli.solve.budgeted import Refinement, SampledAdvice
 from pazaak_cli.solve.hand_rows import HandRows
@@ -239,3 +245,37 @@ def test_a_refined_answer_past_its_budget_gives_the_reason_that_held() -> None:
         "This took 1.1 s, over the 1 s budget: the hands under way at the deadline took that "
         "long to end."
     )
+
+
+def test_a_certainty_is_shown_as_the_1_or_0_it_is_not_its_rounding() -> None:
+    """A set's odds summed over many draws and hands may miss 1 by a few ulps: a certain loss
+    came out as P(loss) 1.0000000000000002 or 0.9999999999999989 in the JSON. Within 1e-13 of
+    0 or 1 a probability is shown as that certainty; anything further is kept as it is."""
+    assert Outcome.from_value((-1.0000000000000002, 0.0)) == Outcome(0.0, 0.0, 1.0)
+    assert Outcome.from_value((0.9999999999999989, 0.9999999999999989)) == Outcome(1.0, 0.0, 0.0)
+    assert Outcome.from_value((0.5, 0.75)).p_loss == 0.25
+    kept = Outcome.from_value((-0.9999999999998, 0.0))  # (2e-13 from certain: a real chance)
+    assert kept.p_loss == 0.9999999999998 and kept.p_tie == pytest.approx(2e-13)
+
+
+def test_moves_of_equal_numbers_list_the_one_that_keeps_its_card_and_stands_first() -> None:
+    """Where two moves of a set answer have the same numbers (to rounding), the order says
+    which to prefer: no card spent before a card (it stays for the match), then the stand
+    before ending the turn; the rounding of the sums no longer decides."""
+    plus_one = parse_cards("+1")[0]
+    certain = Outcome(1.0, 0.0, 0.0)
+    rounded = Outcome(0.9999999999999998, 0.0, 2.220446049250313e-16)
+    results = [
+        (Move(plus_one, 1, "stand"), certain),
+        (Move(None, None, "end"), certain),
+        (Move(None, None, "stand"), rounded),
+        (Move(None, None, "bust"), Outcome(0.0, 0.0, 1.0)),
+    ]
+    ranked = ranked_set_results(results)
+    assert [(r.move.card, r.move.then) for r in ranked] == [
+        (None, "stand"),
+        (None, "end"),
+        (plus_one, "stand"),
+        (None, "bust"),
+    ]
+    assert [r.best for r in ranked] == [True, True, True, False]

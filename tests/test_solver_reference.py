@@ -339,9 +339,11 @@ GOLD_POSITIONS = {
     "two F2/4, all signs": (INF, "4 2 9 4", "F2/4 F2/4", "10 9"),
     "two F2/4, positive only": (POS, "4 2 9 4", "F2/4 F2/4", "10 9"),
     "F3/6 rescues 22": (INF, "6 3 1 2 1 9", "F3/6", "10 9"),
-    "F3/6 on a nearly full table": (INF, "2 1 3 1 2 6 3", "F3/6", "10 9"),
-    "F3/6 on a played -3, positive only": (POS, "3 -3 6 5 3", "F3/6", "10 9"),
-    "F3/6 on a played -3, all signs": (INF, "3 -3 6 5 3", "F3/6", "10 9"),
+    # (against 19 the first two were certain either way: they passed as uncertain only by a
+    # rounding of 1 that is now shown as the certainty it is)
+    "F3/6 on a nearly full table": (INF, "2 1 3 1 2 6 3", "F3/6", "10 10"),
+    "F3/6 on a played -3, positive only": (POS, "3 -3 6 5", "F3/6", "10 9"),
+    "F3/6 on a played -3, all signs": (INF, "3 -3 6 5", "F3/6", "10 9"),
     "the opponent holds F2/4": (INF, "3 1 1 3 1 5 4", "+1", "2 1 2 1 4 3 2", "F2/4"),
     "the opponent holds F3/6, positive only": (
         POS,

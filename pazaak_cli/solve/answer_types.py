@@ -49,12 +49,13 @@ class Outcome:
 
     @staticmethod
     def from_value(value: Value) -> Outcome:
-        """From (equity, p_win); rounding noise below 1e-13 (a sum of exact zeros in floating
-        point) is shown as the 0 it is."""
+        """From (equity, p_win); rounding noise within 1e-13 of 0 or 1 (a sum of exact zeros or
+        of probabilities that make a certainty, in floating point) is shown as the 0 or 1 it
+        is."""
         equity, p_win = value
         p_loss = p_win - equity
         p_tie = 1.0 - p_win - p_loss
-        return Outcome(*(0.0 if abs(p) < 1e-13 else p for p in (p_win, p_tie, p_loss)))
+        return Outcome(*(clean_probability(p) for p in (p_win, p_tie, p_loss)))
 
 
 @dataclass(frozen=True)
@@ -180,11 +181,37 @@ class SolveOptions:
         return self.model.rule
 
 
+_THEN_ORDER = {"stand": 0, "end": 1, "bust": 2}
+"""Among moves of equal numbers, which is listed first: the stand, which ends the drawing."""
+
+
+def clean_probability(p: float) -> float:
+    """A probability within 1e-13 of 0 or 1 is that certainty (the rest is rounding), shown as
+    the exact value it is."""
+    if abs(p) < 1e-13:
+        return 0.0
+    if abs(p - 1.0) < 1e-13:
+        return 1.0
+    return p
+
+
 def ranked_set_results(results: Sequence[tuple[Move, Outcome]]) -> tuple[MoveResult, ...]:
     """A set answer's moves best first (by equity, then P(win)), those within
-    :data:`BEST_TOLERANCE` of the best equity marked best."""
+    :data:`BEST_TOLERANCE` of the best equity marked best. Moves whose numbers are equal (to
+    1e-12) are listed with the one that plays no card first (the card is kept for the match),
+    then a stand before ending the turn; then in the order given."""
     best_equity = max(outcome.equity for _, outcome in results)
-    ranked = sorted(results, key=lambda item: (-item[1].equity, -item[1].p_win))
+
+    def rank(item: tuple[Move, Outcome]) -> tuple[float, float, bool, int]:
+        move, outcome = item
+        return (
+            -round(outcome.equity, 12),
+            -round(outcome.p_win, 12),
+            move.card is not None,
+            _THEN_ORDER[move.then],
+        )
+
+    ranked = sorted(results, key=rank)
     return tuple(
         MoveResult(move, outcome, outcome.equity >= best_equity - BEST_TOLERANCE)
         for move, outcome in ranked
@@ -204,5 +231,6 @@ __all__ = [
     "SolveOptions",
     "SolverTooLarge",
     "Value",
+    "clean_probability",
     "ranked_set_results",
 ]

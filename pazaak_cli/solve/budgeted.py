@@ -38,6 +38,7 @@ from pazaak_cli.solve.answer_types import (
     MoveResult,
     Outcome,
     SolveOptions,
+    clean_probability,
     ranked_set_results,
 )
 from pazaak_cli.solve.hand_rows import HandRows, HandsSolved, MoveRow, set_hands
@@ -48,7 +49,6 @@ from pazaak_cli.solve.match_advice import (
     match_other_hands,
     match_seconds,
 )
-from pazaak_cli.solve.match_solver import clean_probability
 from pazaak_cli.solve.models import OPTIMAL, objective_named
 from pazaak_cli.solve.sampling import Estimate, HandDraws, estimate
 from pazaak_cli.solve.solver import EXACT_PROBE_STATES, HANDS_SHARING, averaged_outcomes

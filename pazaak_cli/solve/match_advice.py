@@ -33,6 +33,7 @@ from pazaak_cli.solve.answer_types import (
     Outcome,
     SolveOptions,
     SolverTooLarge,
+    clean_probability,
 )
 from pazaak_cli.solve.hand_rows import HandRows, HandsSolved, MoveRow
 from pazaak_cli.solve.hidden_hands import (
@@ -44,7 +45,7 @@ from pazaak_cli.solve.match_cache import load_entries, save_entries
 from pazaak_cli.solve.match_kotor import NATIVE_RULES as KOTOR_NATIVE_RULES
 from pazaak_cli.solve.match_kotor import KotorMatchSolver, canonical_order, match_hand_orders
 from pazaak_cli.solve.match_native import NativeMatchSolver, make_match_solver
-from pazaak_cli.solve.match_solver import MatchMove, MatchSolver, clean_probability
+from pazaak_cli.solve.match_solver import MatchMove, MatchSolver
 from pazaak_cli.solve.models import OPTIMAL, OpponentModel
 from pazaak_cli.solve.solver import deck_after_draw, hand_processes, weighted_sums
 

@@ -63,13 +63,12 @@ from pazaak_cli.engine.rules import FirstPlayer, Ruleset
 from pazaak_cli.policies.heuristic_rule import heuristic_rule
 from pazaak_cli.policies.kotor_rule import DecisionRule, kotor_rule
 from pazaak_cli.runtime.executors import ForkedCall, WorkerLost, two_solver_processes
-from pazaak_cli.solve.answer_types import BEST_TOLERANCE, SolverTooLarge
+from pazaak_cli.solve.answer_types import BEST_TOLERANCE, SolverTooLarge, clean_probability
 from pazaak_cli.solve.match_pipeline import StateSplit
 from pazaak_cli.solve.match_solver import (
     MatchMove,
     MatchStates,
     capped_search,
-    clean_probability,
     exact_room,
 )
 from pazaak_cli.solve.rule_opponent import (

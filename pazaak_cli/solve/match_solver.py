@@ -45,7 +45,7 @@ from pazaak_cli.engine.game import FULL_DECK, Side
 from pazaak_cli.engine.position_builder import Question
 from pazaak_cli.engine.rules import FirstPlayer, NineCards, Ruleset
 from pazaak_cli.runtime.executors import resident_bytes
-from pazaak_cli.solve.answer_types import BEST_TOLERANCE, Move, SolverTooLarge
+from pazaak_cli.solve.answer_types import BEST_TOLERANCE, Move, SolverTooLarge, clean_probability
 from pazaak_cli.solve.match_pipeline import Peer, PeerLost, Pipeline
 from pazaak_cli.solve.solver import (
     BUST_END,
@@ -1448,15 +1448,6 @@ def solve_fixed_point(evaluate: Callable[[float], Evaluation], guess: float) -> 
             return step, step - x
         x = step if low < step < high else (low + high) / 2
     raise PazaakError("the match value did not converge")  # pragma: no cover
-
-
-def clean_probability(p: float) -> float:
-    """Rounding noise around 0 and 1 shown as the exact value it is."""
-    if abs(p) < 1e-13:
-        return 0.0
-    if abs(p - 1.0) < 1e-13:
-        return 1.0
-    return p
 
 
 def iter_sub_hands(hand: Sequence[Card]) -> Iterator[tuple[Card, ...]]:  # pragma: no cover
