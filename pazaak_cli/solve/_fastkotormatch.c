@@ -42,8 +42,9 @@
  * depended on what was solved before and on what the table forgot); the choices made there
  * narrow the interval of values tried over which they all stand (`interval`),
  * as KotorMatchSolver._narrow does. The main table keeps a value a position and no slope (every
- * slope outside a scratch table is +0.0: Values). It is bounded: full, it forgets its entries (a
- * cache: values are pure functions of their keys; see keep). The rule's replies to a total of
+ * slope outside a scratch table is +0.0: Values). It is bounded: full, it forgets its entries, or
+ * on an exact deck a new position takes the slot of its home (a cache: values are pure functions
+ * of their keys; see values_keep). The rule's replies to a total of
  * mine are found through a direct index by rule side (reply_place), not a hash.
  */
 /* (The hash tables of _core.h stay calloc'ed: in huge pages the kernel's zeroing of each page
@@ -89,8 +90,8 @@ static inline void memo_released(size_t bytes) {
 }
 
 /* Store a value. The tables have no window (a key probes on to its slot or an empty one) and
- * grow before they are half full; one at its bound (the main table of positions) that would be
- * more than half full forgets every entry first, counted as replaced: a cache, whose values are
+ * grow before they are half full; one at its bound (the set's odds, the sloped pairs) that would
+ * be more than half full forgets every entry first, counted as replaced: a cache, whose values are
  * pure functions of their keys. (A window that forgets one entry when its few slots are full, as
  * _fastreply.c's memo does, fills up long before the table does: at half load some window of
  * eight is full within a million keys, and then a table below its bound must double or forget a
@@ -111,8 +112,8 @@ static inline int keep(Map *m, uint64_t key, double v, double d) {
  * iterated, for the hands only shrink and the score only grows along a match, so none comes back
  * to that match state; every other set end is a final value. A slope that is not +0.0 is kept
  * in the table of pairs `sloped` instead, so that nothing rests on that argument but the speed
- * (tests/test_match_kotor_native.py reads `sloped_held`: none, on every path it tries). Bounded
- * as keep() bounds a table: at its bound, more than half full, it forgets every entry. */
+ * (tests/test_match_kotor_native.py reads `sloped_held`: none, on every path it tries). Bounded:
+ * at its bound, half full, it forgets every entry, or a new key takes its home's (values_keep). */
 typedef struct {
     uint64_t key; /* plus one: a zeroed slot is empty */
     double v;
@@ -123,6 +124,7 @@ typedef struct {
     size_t cap, size, max_cap, replaced;
     int huge;   /* a large table in huge pages (values_alloc) */
     int mapped; /* whether `slots` came from mmap (else calloc) */
+    int evicts; /* at its bound a new key takes its home's slot (else every entry is forgotten) */
 } Values;
 
 /* The main table's slots: where `huge` (a long search: set by Python, see huge_pages) and past
@@ -210,6 +212,7 @@ static int values_resize(Values *t, size_t cap) {
     Values bigger;
     if (values_init(&bigger, cap, t->max_cap, t->huge) < 0) return -1;
     bigger.replaced = t->replaced;
+    bigger.evicts = t->evicts;
     for (size_t i = 0; i < t->cap; i++) {
         if (t->slots[i].key == EMPTY) continue;
         Value *slot = values_find(&bigger, t->slots[i].key);
@@ -221,12 +224,24 @@ static int values_resize(Values *t, size_t cap) {
     return 0;
 }
 
-/* Store a value (MemoryError set and -1 when the table cannot grow). */
+/* Store a value (MemoryError set and -1 when the table cannot grow). At its bound, as full as
+ * it may be, it forgets every entry; or, where it `evicts` (a set on its exact deck), a new key
+ * takes the slot of its home from whatever held it: the probes of every other key pass an
+ * occupied slot there as before, and the table stays as full. Forgetting every entry made a
+ * search that far outgrows the table solve again what it had just solved (the kotor1 first move
+ * with four known cards a side, a ± card each, on its exact deck: 147 M positions solved in 2^24
+ * slots, where 32 M are distinct); where a search outgrows it a little, and with fixed odds, an
+ * emptied table, read faster, did better (docs/benchmarks.md, "the rule's main table"). */
 static inline int values_keep(Values *t, uint64_t key, double v) {
     if ((t->size + 1) * MEMO_LOAD_DEN > t->cap * MEMO_LOAD_NUM) {
         if (t->max_cap && t->cap >= t->max_cap) {
             Value *held = values_find(t, key);
-            if (held->key == key) {
+            if (held->key == key || t->evicts) {
+                if (held->key != key) {
+                    held = &t->slots[values_index(t, key)];
+                    t->replaced++;
+                }
+                held->key = key;
                 held->v = v;
                 return 0;
             }
@@ -1688,6 +1703,19 @@ static int core_set_main_bound(Core *self, PyObject *value, void *closure) {
     return 0;
 }
 
+static PyObject *core_get_main_evicts(Core *self, void *closure) {
+    (void)closure;
+    return PyBool_FromLong(self->memo.evicts);
+}
+
+static int core_set_main_evicts(Core *self, PyObject *value, void *closure) {
+    (void)closure;
+    int truth = value ? PyObject_IsTrue(value) : 0;
+    if (truth < 0) return -1;
+    self->memo.evicts = truth;
+    return 0;
+}
+
 static PyObject *core_get_interval(Core *self, void *closure) {
     (void)closure;
     return Py_BuildValue("(dd)", self->low, self->high);
@@ -1753,6 +1781,7 @@ static PyGetSetDef core_getset[] = {
     ATTRIBUTE(solved, "positions solved (before a draw and my choices after one), as Python counts them"),
     BUDGET_ATTRIBUTE("a search raises the too-large error once solved reaches this (None: no budget)"),
     ATTRIBUTE(main_bound, "the slots the main table of positions may grow to (a power of two)"),
+    ATTRIBUTE(main_evicts, "whether the main table at its bound gives a new position its home's slot (else it forgets every entry)"),
     ATTRIBUTE(interval, "(low, high): the values tried over which every choice made stands"),
     ATTRIBUTE(x, "the value tried for the match state iterated (its card-free tie's line is (0, 1))"),
     FLAG_ATTRIBUTE(read_unknown, "whether a set's end read the value iterated since this was last cleared"),

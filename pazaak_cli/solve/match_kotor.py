@@ -101,7 +101,8 @@ functions); empty when it is not built."""
 NATIVE_MEMO_ENTRIES = 1 << 22
 """Slots of the C loop's main table of positions at most (16 bytes each, a value and no slope: 64
 MiB, for 2 million positions, the table at most half full); past that it forgets them all (a cache:
-never wrong, at most slower). :meth:`KotorMatchSolver.bound_memo` still empties it between match
+never wrong, at most slower; on an exact deck each new position takes its home's slot instead:
+:meth:`KotorMatchSolver._exact_table`). :meth:`KotorMatchSolver.bound_memo` still empties it between match
 states past ``max_states``, as it empties the Python memo. Smaller was faster here (what a larger
 table saves in positions forgotten, it lost in reads that missed the caches). Measured
 side by side (docs/benchmarks.md), 2^22 slots against 2^24: 0.90 and 0.94 times the time of the
@@ -855,9 +856,13 @@ class KotorMatchSolver(MatchStates):
     def _exact_table(self) -> None:
         """Let the C loop's main table grow to :data:`NATIVE_EXACT_MEMO_ENTRIES` from now on: a
         set drawn without replacement has a position per deck, and in the smaller table it
-        forgets them faster than it solves them."""
+        forgets them faster than it solves them; and at that bound give each new position its
+        home's slot rather than forget them all (such a search may need four times the
+        positions the table holds: docs/benchmarks.md, "the rule's main table")."""
         if self._core is not None and self._core.main_bound < NATIVE_EXACT_MEMO_ENTRIES:
             self._core.main_bound = NATIVE_EXACT_MEMO_ENTRIES
+        if self._core is not None:
+            self._core.main_evicts = True
 
     # -- the disk cache (pazaak_cli.solve.match_cache) -----------------------------------------
 
