@@ -102,9 +102,10 @@ NATIVE_MEMO_ENTRIES = 1 << 22
 """Slots of the C loop's main table of positions at most (16 bytes each, a value and no slope: 64
 MiB, for 2 million positions, the table at most half full); past that it forgets them all (a cache:
 never wrong, at most slower; on an exact deck each new position takes its home's slot instead:
-:meth:`KotorMatchSolver._exact_table`). :meth:`KotorMatchSolver.bound_memo` still empties it between match
-states past ``max_states``, as it empties the Python memo. Smaller was faster here (what a larger
-table saves in positions forgotten, it lost in reads that missed the caches). Measured
+:meth:`KotorMatchSolver._exact_table`). :meth:`KotorMatchSolver.bound_memo` still empties it
+between match states past ``max_states``, as it empties the Python memo. Smaller was faster
+here (what a larger table saves in positions forgotten, it lost in reads that missed the
+caches). Measured
 side by side (docs/benchmarks.md), 2^22 slots against 2^24: 0.90 and 0.94 times the time of the
 exact answer about 4 hidden cards of ``kotor1-average``, 0.84 and 0.85 times a 4 v 4 known first
 move, the same answers; 2^20 forgot too often (0.92 times, on the first). (Those were 24-byte slots;
