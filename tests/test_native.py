@@ -172,5 +172,12 @@ def test_the_core_s_exact_positions_are_a_cache_with_a_budget(
     assert solve(small) == value
     assert small.states <= 2048 < small._core.replaced
     assert small.solved > roomy.solved
+    monkeypatch.setattr(solver_module, "NATIVE_EXACT_ENTRIES", 4096)
+    halved = SetSolver(rules, shares=2)  # (one of two processes sharing an average: half)
+    held = halved._core.memo_bytes
+    halved.reserve(10_000_000)  # (its fixed-odds memos unused: nothing to make room in)
+    assert halved._core.memo_bytes == held
+    assert solve(halved) == value
+    assert halved.states <= 2048 < halved._core.replaced
     with pytest.raises(SolverTooLarge, match="budget"):
         solve(SetSolver(rules, budget=1000))

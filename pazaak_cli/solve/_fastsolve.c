@@ -676,11 +676,11 @@ static PyObject *core_next_round(Core *self, PyObject *unused) {
 
 /* Make room at once for `entries` positions in each memo table (within its bound; see
  * memo_reserve). */
-PyDoc_STRVAR(core_reserve_doc, "reserve(entries): make room in each memo table for that many positions (within its bound)");
+PyDoc_STRVAR(core_reserve_doc, "reserve(entries): make room in each memo table for that many positions (within its bound; an exact core's cache grows by itself)");
 static PyObject *core_reserve(Core *self, PyObject *args) {
     Py_ssize_t entries;
     if (!PyArg_ParseTuple(args, "n", &entries)) return NULL;
-    if (entries <= 0) Py_RETURN_NONE;
+    if (entries <= 0 || self->exact) Py_RETURN_NONE; /* (its fixed-odds memos are not used) */
     if (memo_reserve(&self->before, (size_t)entries) < 0 ||
         memo_reserve(&self->after_memo, (size_t)entries) < 0)
         return PyErr_NoMemory();

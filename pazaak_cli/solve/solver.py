@@ -522,9 +522,12 @@ class SetSolver:
         native: bool = True,
         max_states: int | None = None,
         progress: Callable[[int], None] | None = None,
+        shares: int = 1,
     ) -> None:
         """``fixed_draws``: draw with these fixed counts of each value, without depletion (the
-        infinite deck is ``FULL_DECK``); ``None`` solves the finite deck exactly. ``native``:
+        infinite deck is ``FULL_DECK``); ``None`` solves the finite deck exactly. ``shares``: the
+        processes that will hold a copy of it (a hidden hand's average shared out): on the exact
+        deck each copy's cache is that share of :data:`NATIVE_EXACT_ENTRIES`. ``native``:
         use the C inner loop when it is installed (``False`` for the tests that check one
         against the other); on the exact deck its positions are a cache of
         :data:`NATIVE_EXACT_ENTRIES` (``max_states`` does not bound it, ``budget`` does stop
@@ -580,7 +583,7 @@ class SetSolver:
         if _fastsolve is not None and native:
             rules = (self._target, self._size, self._nine_win, self._any_tiebreak, self._flip_all)
             if self.fixed is None:  # (its positions on the decks met: a cache of a fixed bound)
-                probabilities, entries = None, NATIVE_EXACT_ENTRIES // 2
+                probabilities, entries = None, NATIVE_EXACT_ENTRIES // 2 // max(1, shares)
             else:
                 total = sum(self.fixed)
                 probabilities = [n / total for n in self.fixed]
@@ -966,14 +969,25 @@ def solve_set_question(question: Question, options: SolveOptions | None = None) 
             processes=1 if options.solver else processes,
         )
     elif options.exact or other_side.standing:
+        # --exact in C shares the hands out as fixed odds do, each process's cache a share (a
+        # budgeted try stays in one: whether it answers must not depend on the processes)
+        shared = processes if options.exact and _fastsolve is not None else 1
         solver = SetSolver(
             rules,
             budget=None if options.exact else options.budget,
             max_states=EXACT_MEMO_STATES,
             progress=options.positions,
+            shares=shared,
         )
         try:
-            results = _average(question, solver, other_hands, deck_after, options)
+            results = _average(
+                question,
+                solver,
+                other_hands,
+                deck_after,
+                options,
+                processes=shared if solver.native else 1,
+            )
         except SolverTooLarge:
             if options.exact:
                 raise SolverTooLarge(
