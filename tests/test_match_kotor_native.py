@@ -303,27 +303,37 @@ def test_sides_numbered_again_between_searches_give_the_same_values(
     assert len(started) > 2  # (numbered again: more C loops than the two solvers')
 
 
+def _in_a_small_table(monkeypatch: pytest.MonkeyPatch, exact: bool) -> tuple[Any, Any]:
+    """A small match state's moves (on its exact deck or with fixed odds) solved by a C loop
+    whose main table holds 1,024 slots at most (on an exact deck too: ``exact``), checked
+    against Python's; the C solver and its moves."""
+    spec = f"kotor1/{SMALL}"
+    rules = parse_ruleset(spec)
+    state = _random_state(random.Random(14), spec)
+    other = tuple(card for card in state.sides[1 - state.turn].hand if card is not None)
+    reference = _moves(KotorMatchSolver(rules, state.turn, native=False), state, exact, other)
+    monkeypatch.setattr(match_kotor, "NATIVE_MEMO_ENTRIES", 1)
+    if exact:
+        monkeypatch.setattr(match_kotor, "NATIVE_EXACT_MEMO_ENTRIES", 1)
+    solver = KotorMatchSolver(rules, state.turn)
+    assert solver._core.main_bound == 1024 and not solver._core.main_evicts
+    got = _moves(solver, state, exact, other)
+    assert solver._core.replaced > 0
+    assert [r.move for r in got] == [r.move for r in reference]
+    assert [r.match_win for r in got] == pytest.approx([r.match_win for r in reference], abs=1e-12)
+    assert [r.set_win for r in got] == pytest.approx([r.set_win for r in reference], abs=1e-12)
+    return solver, (state, other)
+
+
 def test_a_main_table_that_forgets_at_once_gives_the_same_values(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The main table is a cache: at its least bound (1,024 slots) it forgets again and again,
     and the values are still Python's; a set drawn without replacement lets it grow to
     :data:`match_kotor.NATIVE_EXACT_MEMO_ENTRIES` from then on."""
-    spec = f"kotor1/{SMALL}"
-    rules = parse_ruleset(spec)
-    state = _random_state(random.Random(14), spec)
-    other = tuple(card for card in state.sides[1 - state.turn].hand if card is not None)
-    reference = _moves(KotorMatchSolver(rules, state.turn, native=False), state, False, other)
-    monkeypatch.setattr(match_kotor, "NATIVE_MEMO_ENTRIES", 1)
-    solver = KotorMatchSolver(rules, state.turn)
-    core = solver._core
-    assert core.main_bound == 1024
-    got = _moves(solver, state, False, other)
-    assert core.replaced > 0
-    assert [r.move for r in got] == [r.move for r in reference]
-    assert [r.match_win for r in got] == pytest.approx([r.match_win for r in reference], abs=1e-12)
+    solver, (state, other) = _in_a_small_table(monkeypatch, exact=False)
     _moves(solver, state, True, other)
-    assert core.main_bound == match_kotor.NATIVE_EXACT_MEMO_ENTRIES
+    assert solver._core.main_bound == match_kotor.NATIVE_EXACT_MEMO_ENTRIES
 
 
 def test_on_an_exact_deck_the_main_table_at_its_bound_gives_a_new_position_its_home(
@@ -331,24 +341,11 @@ def test_on_an_exact_deck_the_main_table_at_its_bound_gives_a_new_position_its_h
 ) -> None:
     """On an exact deck the main table at its bound does not forget every entry: each new
     position takes the slot of its home (a search may need four times what the table holds).
-    At 1,024 slots it does so again and again, and the values are still Python's; a table that
-    was not asked to (fixed odds) still forgets at once."""
-    spec = f"kotor1/{SMALL}"
-    rules = parse_ruleset(spec)
-    state = _random_state(random.Random(14), spec)
-    other = tuple(card for card in state.sides[1 - state.turn].hand if card is not None)
-    reference = _moves(KotorMatchSolver(rules, state.turn, native=False), state, True, other)
-    monkeypatch.setattr(match_kotor, "NATIVE_MEMO_ENTRIES", 1)
-    monkeypatch.setattr(match_kotor, "NATIVE_EXACT_MEMO_ENTRIES", 1)
-    solver = KotorMatchSolver(rules, state.turn)
+    At 1,024 slots it does so again and again (never more than half full), and the values are
+    still Python's; with fixed odds it still forgets at once (above)."""
+    solver, _ = _in_a_small_table(monkeypatch, exact=True)
     core = solver._core
-    assert not core.main_evicts
-    got = _moves(solver, state, True, other)
-    assert core.main_evicts and core.main_bound == 1024
-    assert core.replaced > 0 and core.held <= 512
-    assert [r.move for r in got] == [r.move for r in reference]
-    assert [r.match_win for r in got] == pytest.approx([r.match_win for r in reference], abs=1e-12)
-    assert [r.set_win for r in got] == pytest.approx([r.set_win for r in reference], abs=1e-12)
+    assert core.main_evicts and core.main_bound == 1024 and core.held <= 512
 
 
 def test_the_values_do_not_depend_on_the_order_or_on_what_the_tables_forgot(

@@ -955,19 +955,15 @@ def solve_set_question(question: Question, options: SolveOptions | None = None) 
         counts = deck_after if any(deck_after) else FULL_DECK
         return bounded_fixed_solver(rules, counts, options, processes)
 
+    def average(solver: SetSolver, shares: int = 1) -> list[tuple[Move, Outcome]]:
+        return _average(question, solver, other_hands, deck_after, options, processes=shares)
+
     reused = options.solver
     if reused is not None and not isinstance(reused, SetSolver):
         raise TypeError(f"SolveOptions.solver must be a SetSolver, not {type(reused).__name__}")
     if rules.main_deck is MainDeck.INFINITE:
         solver = reused or fixed_solver()
-        results = _average(
-            question,
-            solver,
-            other_hands,
-            deck_after,
-            options,
-            processes=1 if options.solver else processes,
-        )
+        results = average(solver, 1 if options.solver else processes)
     elif options.exact or other_side.standing:
         # --exact in C shares the hands out as fixed odds do, each process's cache a share (a
         # budgeted try stays in one: whether it answers must not depend on the processes)
@@ -980,14 +976,7 @@ def solve_set_question(question: Question, options: SolveOptions | None = None) 
             shares=shared,
         )
         try:
-            results = _average(
-                question,
-                solver,
-                other_hands,
-                deck_after,
-                options,
-                processes=shared if solver.native else 1,
-            )
+            results = average(solver, shared if solver.native else 1)
         except SolverTooLarge:
             if options.exact:
                 raise SolverTooLarge(
@@ -998,20 +987,18 @@ def solve_set_question(question: Question, options: SolveOptions | None = None) 
                 ) from None
             fixed = True
             solver = fixed_solver()
-            results = _average(
-                question, solver, other_hands, deck_after, options, processes=processes
-            )
+            results = average(solver, processes)
     else:
         # Both still play: the exact without-replacement solve multiplies the positions by the
         # deck's compositions. Solve with fixed draw probabilities first (fast); when that
         # search was small, the exact one is affordable too and replaces it.
         fixed = True
         solver = fixed_solver()
-        results = _average(question, solver, other_hands, deck_after, options, processes=processes)
+        results = average(solver, processes)
         if solver.solved <= EXACT_PROBE_STATES:  # (computed: it never drops, see _average)
             exact_solver = SetSolver(rules, budget=EXACT_BUDGET_FACTOR * max(solver.states, 1000))
             try:
-                results = _average(question, exact_solver, other_hands, deck_after, options)
+                results = average(exact_solver)
                 fixed, solver = False, exact_solver
             except SolverTooLarge:
                 pass
