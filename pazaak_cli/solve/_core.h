@@ -426,11 +426,30 @@ SHARED void exact_draws(int code, Draws *out) {
     }
 }
 
+/* The draws a position before a draw reads: on an exact deck those of the deck's code (made
+ * into `made`), else a core's fixed odds (`n` values with their probabilities), every draw
+ * leaving deck 0. */
+typedef struct {
+    int n;
+    const int *value, *rest;
+    const double *p;
+} DrawList;
+
+static const int SAME_DECK[10] CORE_UNUSED; /* (fixed odds: each draw leaves deck 0) */
+
+SHARED_INLINE DrawList draw_list(int exact, int deck, int n, const int *value, const double *p,
+                                 Draws *made) {
+    if (!exact) return (DrawList){n, value, SAME_DECK, p};
+    exact_draws(deck, made);
+    return (DrawList){made->ndraws, made->value, made->rest, made->p};
+}
+
 /* Positions drawn exactly: a table that doubles while it is at most half full, up to a bound
  * (`max_cap`, which the including core sets); at the bound each key is in a window of
  * EXACT_WINDOW slots from its home (exact_window) and a full window gives its cheapest entry
- * (the fewest positions solved to compute it) to the new one. A set on its exact deck may need hundreds of millions of
- * positions (more than 123.8 M for the match answer with four cards against four), and a table
+ * (the fewest positions solved to compute it) to the new one. A set on its exact deck may need
+ * hundreds of millions of positions (more than 123.8 M for the match answer with four cards
+ * against four), and a table
  * that holds them all took 9.6 GB for three against three: bounded, a forgotten position is
  * solved again, to the same bits. The key is wider than 64 bits (the deck's code beside the
  * position): `place` holds the deck (and the match core's context), plus one (0: an empty slot),
@@ -465,7 +484,6 @@ SHARED_INLINE size_t exact_home(const ExactTable *t, PosKey k) {
     return (size_t)mix64(k.key ^ (k.place * 0x9E3779B97F4A7C15ULL)) & (t->cap - 1);
 }
 
-/* The entry of `k`, or NULL. */
 /* How far from its home a key may be: the window at the bound; below it, anywhere up to the
  * first empty slot (the table grows at half full, so there is one near). A table that grew for
  * a full window of EXACT_WINDOW below its bound, as it once did, grew 4 times larger than its
@@ -477,6 +495,7 @@ SHARED_INLINE size_t exact_window(const ExactTable *t) {
     return t->cap < t->max_cap ? t->cap : EXACT_WINDOW;
 }
 
+/* The entry of `k`, or NULL. */
 SHARED_INLINE ExactEntry *exact_get(const ExactTable *t, PosKey k) {
     if (!t->slots) return NULL;
     size_t i = exact_home(t, k), window = exact_window(t);

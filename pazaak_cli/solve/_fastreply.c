@@ -608,22 +608,6 @@ static inline int store(Core *self, Map *memo, uint64_t key, int deck, int rules
     return status;
 }
 
-/* The draws from `deck`: an exact core's from the deck's code (into `exact`), else the fixed odds
- * (every draw leaving deck 0). */
-#define DRAWS_OF(self, deck)                                                                   \
-    static const int same_deck[10];                                                            \
-    Draws exact;                                                                               \
-    int ndraws = (self)->ndraws;                                                               \
-    const int *values = (self)->draw_value, *rests = same_deck;                                \
-    const double *ps = (self)->draw_p;                                                         \
-    if ((self)->exact) {                                                                       \
-        exact_draws(deck, &exact);                                                             \
-        ndraws = exact.ndraws;                                                                 \
-        values = exact.value;                                                                  \
-        ps = exact.p;                                                                          \
-        rests = exact.rest;                                                                    \
-    }
-
 /* On an exact deck a position after a draw (the advised player's best end of turn) is not kept,
  * as in the set core: it is the best of a few positions before the next draw, which are. */
 static void my_before(Core *self, int me, int opp, int deck, double *e, double *w) {
@@ -632,10 +616,11 @@ static void my_before(Core *self, int me, int opp, int deck, double *e, double *
     uint64_t started = self->solved;
     if (count_position(self) < 0) return;
     int opp_stands = self->theirs.standing[opp];
-    DRAWS_OF(self, deck)
+    Draws made;
+    DrawList draws = draw_list(self->exact, deck, self->ndraws, self->draw_value, self->draw_p, &made);
     double equity = 0.0, p_win = 0.0;
-    for (int i = 0; i < ndraws; i++) {
-        int value = values[i], rest = rests[i];
+    for (int i = 0; i < draws.n; i++) {
+        int value = draws.value[i], rest = draws.rest[i];
         int list = self->mine.after[me * 11 + value];
         if (list < 0 && (list = call_expand(self->expand_mine, me, value, &self->nlists)) < 0) {
             self->failed = 1;
@@ -675,8 +660,8 @@ static void my_before(Core *self, int me, int opp, int deck, double *e, double *
                 return;
             }
         }
-        equity += ps[i] * be;
-        p_win += ps[i] * bw;
+        equity += draws.p[i] * be;
+        p_win += draws.p[i] * bw;
     }
     if (store(self, &self->my_before, key, deck, 0, equity, p_win, self->solved - started) < 0)
         return;
@@ -697,10 +682,11 @@ static void opp_before(Core *self, int me, int opp, int deck, double *e, double 
     }
     int codes[11];
     memcpy(codes, row, sizeof(codes)); /* (the rows may move as the recursion adds some) */
-    DRAWS_OF(self, deck)
+    Draws made;
+    DrawList draws = draw_list(self->exact, deck, self->ndraws, self->draw_value, self->draw_p, &made);
     double equity = 0.0, p_win = 0.0;
-    for (int i = 0; i < ndraws; i++) {
-        int code = codes[values[i]];
+    for (int i = 0; i < draws.n; i++) {
+        int code = codes[draws.value[i]];
         double ce, cw;
         if (code < 0) {
             ce = code == BUSTS ? 1.0 : -1.0;
@@ -709,13 +695,13 @@ static void opp_before(Core *self, int me, int opp, int deck, double *e, double 
             judge(self, me, code, &ce, &cw);
         } else {
             if (they_stand)
-                opp_before(self, me, code, rests[i], &ce, &cw);
+                opp_before(self, me, code, draws.rest[i], &ce, &cw);
             else
-                my_before(self, me, code, rests[i], &ce, &cw);
+                my_before(self, me, code, draws.rest[i], &ce, &cw);
             if (self->failed) return;
         }
-        equity += ps[i] * ce;
-        p_win += ps[i] * cw;
+        equity += draws.p[i] * ce;
+        p_win += draws.p[i] * cw;
     }
     if (store(self, &self->opp_before, key, deck, 1, equity, p_win, self->solved - started) < 0)
         return;

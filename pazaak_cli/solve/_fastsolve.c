@@ -553,36 +553,25 @@ static void before_draw(Core *self, int mover, int other, int deck, double *e, d
         self->failed = 1;
         return;
     }
-    static const int same_deck[10]; /* (fixed odds: every draw leaves deck 0) */
-    Draws exact;
-    int ndraws = self->ndraws;
-    const int *values = self->draw_value, *rests = same_deck;
-    const double *ps = self->draw_p;
-    if (self->exact) {
-        exact_draws(deck, &exact);
-        ndraws = exact.ndraws;
-        values = exact.value;
-        ps = exact.p;
-        rests = exact.rest;
-    } else {
-        for (int i = 0; i < ndraws; i++) { /* (the after-draw positions read below) */
-            int list = self->after[mover * 11 + values[i]];
-            if (list >= 0) MEMO_PREFETCH(&self->after_memo, pair_key(list, other));
-        }
+    Draws made;
+    DrawList draws = draw_list(self->exact, deck, self->ndraws, self->draw_value, self->draw_p, &made);
+    for (int i = 0; i < draws.n && !self->exact; i++) { /* (the after-draw positions read below) */
+        int list = self->after[mover * 11 + draws.value[i]];
+        if (list >= 0) MEMO_PREFETCH(&self->after_memo, pair_key(list, other));
     }
     double equity = 0.0, p_win = 0.0;
-    for (int i = 0; i < ndraws; i++) {
-        int value = values[i];
+    for (int i = 0; i < draws.n; i++) {
+        int value = draws.value[i];
         int list = self->after[mover * 11 + value];
         if (list < 0 && (list = candidate_list(self, mover, value)) < 0) {
             self->failed = 1;
             return;
         }
         double ae = 0.0, aw = 0.0;
-        after_draw(self, list, other, rests[i], &ae, &aw);
+        after_draw(self, list, other, draws.rest[i], &ae, &aw);
         if (self->failed) return;
-        equity += ps[i] * ae;
-        p_win += ps[i] * aw;
+        equity += draws.p[i] * ae;
+        p_win += draws.p[i] * aw;
     }
     if (self->exact) {
         if (exact_put(&self->exact_memo, exact_key(key, deck), equity, p_win,

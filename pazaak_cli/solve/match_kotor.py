@@ -860,9 +860,9 @@ class KotorMatchSolver(MatchStates):
         forgets them faster than it solves them; and at that bound give each new position its
         home's slot rather than forget them all (such a search may need four times the
         positions the table holds: docs/benchmarks.md, "the rule's main table")."""
-        if self._core is not None and self._core.main_bound < NATIVE_EXACT_MEMO_ENTRIES:
-            self._core.main_bound = NATIVE_EXACT_MEMO_ENTRIES
         if self._core is not None:
+            if self._core.main_bound < NATIVE_EXACT_MEMO_ENTRIES:
+                self._core.main_bound = NATIVE_EXACT_MEMO_ENTRIES
             self._core.main_evicts = True
 
     # -- the disk cache (pazaak_cli.solve.match_cache) -----------------------------------------

@@ -458,10 +458,10 @@ class DeckCodes(DeckDraws):
         return deck_code(deck)
 
     def make(self, deck_id: int) -> tuple[tuple[int, float, int], ...]:
-        counts = [(deck_id // DECK_RADIX**value) % DECK_RADIX for value in range(len(FULL_DECK))]
-        source = tuple(counts) if any(counts) else FULL_DECK
-        total, code = sum(source), deck_code(source)
-        draws = tuple((v + 1, n / total, code - DECK_RADIX**v) for v, n in enumerate(source) if n)
+        code = deck_id or deck_code(FULL_DECK)  # (an empty deck is renewed whole)
+        counts = [(code // DECK_RADIX**value) % DECK_RADIX for value in range(len(FULL_DECK))]
+        total = sum(counts)
+        draws = tuple((v + 1, n / total, code - DECK_RADIX**v) for v, n in enumerate(counts) if n)
         self._made[deck_id] = draws
         return draws
 
