@@ -7,9 +7,11 @@ byte for byte as it was; a write that fails half-way must leave the old file int
 from __future__ import annotations
 
 import copy
+import errno
 import json
 import os
 import random
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -143,6 +145,26 @@ def test_failed_rename_keeps_the_old_save_and_removes_the_temporary(
         write_save(path, {"x": "new"})
     assert not isinstance(raised.value, InputError)  # (a failure, exit 1: not a usage error)
     assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["match.json"]
+
+
+def test_no_room_for_the_temporary_file_is_a_failure_and_no_permission_a_usage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full disk when the temporary file is made exited 2, the code of a usage error."""
+    path = tmp_path / "match.json"
+    write_save(path, {"x": "old"})
+    before = path.read_bytes()
+    for number, usage in ((errno.ENOSPC, False), (errno.EDQUOT, False), (errno.EACCES, True)):
+
+        def refused(*args: object, number: int = number, **kwargs: object) -> None:
+            raise OSError(number, os.strerror(number))
+
+        monkeypatch.setattr(tempfile, "mkstemp", refused)
+        with pytest.raises(PazaakError, match=os.strerror(number)) as raised:
+            write_save(path, {"x": "new"})
+        assert isinstance(raised.value, InputError) is usage, number
+        assert path.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["match.json"]
 
 

@@ -100,6 +100,11 @@ def chosen_save(text: str | None) -> Path | None:
     return path
 
 
+_NO_ROOM = frozenset({errno.ENOSPC, errno.EDQUOT})
+"""The errors of a disk without room: a failure (exit 1), where a path that cannot be written
+(no permission, a read-only place) is the user's to change (exit 2)."""
+
+
 def write_save(path: Path, document: dict[str, Any]) -> None:
     """Write ``document`` (given the envelope fields here) to ``path`` atomically.
 
@@ -127,7 +132,10 @@ def write_save(path: Path, document: dict[str, Any]) -> None:
         prefix = f".{real.name[:64]}."
         handle, temp_name = tempfile.mkstemp(dir=directory, prefix=prefix, suffix=".tmp")
     except OSError as error:
-        raise InputError(f"cannot write a save file in {directory}: {error.strerror}") from None
+        message = f"cannot write a save file in {directory}: {error.strerror}"
+        if error.errno in _NO_ROOM:  # (the disk, not the path given: a failure, exit 1)
+            raise PazaakError(message) from None
+        raise InputError(message) from None
     temp = Path(temp_name)
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
