@@ -170,6 +170,7 @@ def test_bad_lines_get_one_error_each_and_change_nothing(client: Client) -> None
         (("play-opponent", {"game": game, "player": "yoda"}), "unknown_player", "yoda"),
         (("undo", {"game": game}), "nothing_to_undo", "0 made"),
         (("new", {"ruleset": "kotor3"}), "bad_ruleset", "kotor3"),
+        (("new", {"seed": -1}), "bad_request", "from 0"),
         (("new", {"decks": ["no-such-deck", "kotor1-starter"]}), "input", "no-such-deck"),
         (("advise", {"position": "kotor1 1 2 3"}), "bad_position", "10 fields"),
         (("advise", {"game": game, "time": -1}), "bad_request", "'time'"),

@@ -559,7 +559,7 @@ def _hello(engine: Engine, request: Request) -> dict[str, Any]:
 
 def _new(engine: Engine, request: Request) -> dict[str, Any]:
     ruleset = parse_ruleset(request.text("ruleset", DEFAULT_RULESET))
-    seed = request.whole("seed", 0, low=-(2**63), high=2**63 - 1)
+    seed = request.whole("seed", 0, low=0, high=2**63 - 1)
     kinds = request.pair("seats") or [HUMAN, HUMAN]
     decks = request.pair("decks")
     hands = request.pair("hands")
