@@ -515,7 +515,9 @@ def test_every_refusal_is_one_line_and_leaves_the_save_as_it_was(canned_advice: 
     )
 
 
-def test_quiet_advice_shows_only_the_best_move() -> None:
+def test_quiet_advice_shows_only_the_best_move(canned_advice: list[Any]) -> None:
+    """(The advice canned: the real advice at the same decision is tested above, in
+    ``test_advice_for_a_decision_is_one_call_and_is_the_advise_table``.)"""
     result = invoke([*BASE_ARGS, "--quiet-advice"], ["8", "e", "5 e", "9"])
     assert result.exit_code == 0
     best = [line for line in result.output.splitlines() if line.startswith("Best: ")]
@@ -556,7 +558,7 @@ def test_hint_match_asks_for_the_match_answer_at_a_decision(
     assert [options.opponent for options in asked] == ["optimal", "optimal"]
 
 
-def test_position_is_pasteable_into_advise() -> None:
+def test_position_is_pasteable_into_advise(canned_advice: list[Any]) -> None:
     result = invoke(BASE_ARGS, ["8", "e", "5 e", "9", "position"])
     position = next(line for line in result.output.splitlines() if line.startswith("kotor1 "))
     advised = CliRunner().invoke(

@@ -695,8 +695,8 @@ def test_the_rules_sides_are_forgotten_between_hands_past_their_memory_bound(
 @pytest.mark.parametrize(
     ("spec", "table", "hand", "opp_table", "hidden", "exact"),
     [
-        ("kotor1/main-deck=infinite", "5", "+1 -2 ±3 +4", "", 4, False),
-        ("kotor2/main-deck=infinite", "5", "+1 -2 ±3 +4", "", 4, False),
+        ("kotor1/main-deck=infinite", "5", "+1 -2 ±3 +4", "", 3, False),
+        ("kotor2/main-deck=infinite", "5", "+1 -2 ±3 +4", "", 3, False),
         ("kotor1", "5 3 2", "+1 -2", "4 6", 2, True),
     ],
 )

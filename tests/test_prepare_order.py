@@ -5,6 +5,7 @@ run's, byte for byte."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -49,6 +50,17 @@ def prepared(
     return {(score, hands, spec): value for score, hands, spec, value in solver.known_entries()}
 
 
+@functools.cache
+def _forward() -> Values:
+    return prepared(MINE, THEIRS, 1)
+
+
+def forward_reference() -> Values:
+    """``prepared(MINE, THEIRS, 1)``, the reference most tests here compare with: solved once a
+    process (3 s), a copy each time."""
+    return dict(_forward())
+
+
 def deck_pair_prepared() -> Values:
     """Every match-state value ``prepare_deck_pair`` solves for the two decks, from a fresh
     shared solver (dropped after)."""
@@ -61,7 +73,7 @@ def deck_pair_prepared() -> Values:
 
 
 def test_the_values_do_not_depend_on_the_order_they_are_solved_in() -> None:
-    forward = prepared(MINE, THEIRS, 1)
+    forward = forward_reference()
     backward = prepared(MINE[::-1], THEIRS[::-1], 1)
     all_at_once = NativeMatchSolver(RULES, max_states=5_000_000)
     all_at_once.processes = 1
@@ -80,7 +92,7 @@ def test_two_processes_sharing_the_scores_give_the_same_bits() -> None:
     """The pipeline (every other score in a forked process) passes the moves of the first
     guesses back too: without them the parent's later states started elsewhere (2,684 of a
     deck pair's 9,801 values differed in the last bits)."""
-    assert prepared(MINE, THEIRS, 2) == prepared(MINE, THEIRS, 1)
+    assert prepared(MINE, THEIRS, 2) == forward_reference()
 
 
 @pytest.mark.parametrize("executor", [InProcess, lambda: LocalProcesses(2)], ids=["here", "pool"])
@@ -97,7 +109,7 @@ def test_the_plan_of_tasks_gives_the_local_bits(executor: Callable[[], Executor]
         running.close()
     assert solved == 900
     got = {(s, h, p): v for s, h, p, v in solver.known_entries()}
-    assert got == prepared(MINE, THEIRS, 1)
+    assert got == forward_reference()
 
 
 @pytest.mark.parametrize("opener", ["player1", "alternate", "loser", "random"])
@@ -128,6 +140,7 @@ def test_prepare_takes_their_hands_in_runs_where_all_do_not_fit(
     """prepare_deck_pair, one of my hands at a time (where a tile of them does not fit): their
     hands all at once where a score's tables fit, else in runs of neighbouring hands (sharing
     their sub-hands' states), not one at a time; the values are the same bits either way."""
+    expected = forward_reference()  # (before the solver is patched)
     monkeypatch.setattr(deck_pair_prepare, "PREPARE_TILE_HANDS", 1)
     monkeypatch.setenv("PAZAAK_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv("PAZAAK_SOLVER_PROCESSES", "1")
@@ -145,7 +158,7 @@ def test_prepare_takes_their_hands_in_runs_where_all_do_not_fit(
     monkeypatch.setattr(NativeMatchSolver, "fits_in_blocks", lambda *args: False)
     got = deck_pair_prepared()
     assert 1 < max(runs) < len(THEIRS) and sum(runs) >= len(MINE) * len(THEIRS)
-    assert got == prepared(MINE, THEIRS, 1)
+    assert got == expected
 
 
 @pytest.mark.parametrize("processes", ["1", "2"])
@@ -158,7 +171,7 @@ def test_prepare_takes_their_hands_all_at_once_in_blocks_where_those_fit(
     at once, every group made and freed; the values are the same bits, in one process or with
     half of my hands in a forked copy. (One of my hands at a time: where a tile of them does not
     fit.)"""
-    expected = prepared(MINE, THEIRS, 1)  # (all at once, before the bounds are lowered)
+    expected = forward_reference()  # (all at once, before the bounds are lowered)
     monkeypatch.setattr(deck_pair_prepare, "PREPARE_TILE_HANDS", 1)
     monkeypatch.setenv("PAZAAK_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv("PAZAAK_SOLVER_PROCESSES", processes)
@@ -201,7 +214,7 @@ def test_prepare_takes_a_tile_of_my_hands_at_once_in_blocks_of_groups(
     within the bound (groups read again last freed first, and made again), every group made is
     freed; the values are the bits of my hands one at a time, and the progress counts the match
     states up to all of them; in one process, or with half of my hands in a forked copy."""
-    expected = prepared(MINE, THEIRS, 1)
+    expected = forward_reference()
     monkeypatch.setenv("PAZAAK_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv("PAZAAK_SOLVER_PROCESSES", processes)
     solver = NativeMatchSolver(RULES, max_states=5_000_000)
@@ -255,6 +268,7 @@ def test_prepare_in_two_processes_gives_the_bits_of_one(
     """With two processes allowed, prepare_deck_pair solves half of my hands in a forked copy
     at once (their runs sized for two processes' tables); the values, and the shares and moves
     later solves start from, come back and are the one-process run's, bit for bit."""
+    expected = forward_reference()  # (before the solver is patched)
     split: list[int] = []
     prepare_split = deck_pair_prepare._prepare_split
 
@@ -280,7 +294,7 @@ def test_prepare_in_two_processes_gives_the_bits_of_one(
             clear_shared_solvers()
     assert split == [len(MINE)]
     values, shares, moves = solved["2"]
-    assert values == solved["1"][0] == prepared(MINE, THEIRS, 1)
+    assert values == solved["1"][0] == expected
     assert (shares, moves) == solved["1"][1:]
 
 
