@@ -442,6 +442,30 @@ def test_a_round_run_to_its_deadline_first_makes_room_in_the_memo(
     assert all(positions > held for positions, held in asked_room)
 
 
+@pytest.mark.parametrize("opponent", ["optimal", "kotor"])
+def test_a_budget_of_a_few_seconds_searches_in_small_pages_a_longer_one_in_huge_pages(
+    opponent: str,
+) -> None:
+    """A refinement tells the set answer's memo, at each call, whether its search is short (a
+    budget of at most SHORT_SEARCH_SECONDS: its tables in small pages made at once) or long (a
+    longer budget, or none: in huge pages); the same sample either way."""
+    asked = question("6", "+1 -2 +3", "", 3, rules="kotor1")
+    refined = Refinement(asked, options("kotor1-average", opponent=opponent))
+    rows = refined._hand_solver()
+    told: list[bool] = []
+    rows._short = told.append
+    first = refined.refine(TimeBudget(budgeted.SHORT_SEARCH_SECONDS), hands=3)
+    refined.refine(TimeBudget(budgeted.SHORT_SEARCH_SECONDS + 1.0), hands=4)
+    refined.refine(None, hands=5)
+    assert told == [True, False, False]
+    again = Refinement(asked, options("kotor1-average", opponent=opponent))
+    assert again.refine(None, hands=3).results == first.results
+    solver = again._hand_solver().solver
+    if solver._core is not None:  # type: ignore[attr-defined]
+        solver.short_searches(True)  # type: ignore[attr-defined]
+        assert solver._core.small_pages  # type: ignore[attr-defined]
+
+
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="the launch time is Linux's")
 def test_a_commands_budget_counts_from_its_process_launch() -> None:
     """The person waits from the launch: in a process the program marked as launched for the

@@ -78,6 +78,27 @@ def test_a_c_memo_made_room_for_at_once_gives_the_same_values_within_its_bound()
 
 
 @native
+def test_a_short_searchs_memo_in_small_pages_gives_the_same_values() -> None:
+    """A budgeted answer's memo tables are made in small pages at once (not in huge pages):
+    from the 4 MB on that _core.h maps from the system (here 2 x 2^19 slots, 24 MB), through a
+    doubling, and back: the values to the last bit."""
+    expected = first_move(SetSolver(RULES, fixed_draws=FULL_DECK), "+1 -2 ±3", "±2 +3 -4")
+    solver = SetSolver(RULES, fixed_draws=FULL_DECK)
+    solver.short_searches(True)
+    assert solver._core.small_pages
+    solver.reserve(2**19)
+    assert solver._core.memo_bytes >= 2 * 2**19 * 24
+    assert first_move(solver, "+1 -2 ±3", "±2 +3 -4") == expected
+    solver.short_searches(False)
+    assert not solver._core.small_pages
+    solver.reserve(2**21)  # (a doubling into huge pages, the positions moved)
+    assert first_move(solver, "+1 -2 ±3", "±2 +3 -4") == expected
+    assert first_move(solver, "+1 -2 ±3", "-1 +4 ±5") == first_move(
+        SetSolver(RULES, fixed_draws=FULL_DECK), "+1 -2 ±3", "-1 +4 ±5"
+    )
+
+
+@native
 def test_a_full_c_memo_forgets_the_positions_of_earlier_rounds_first() -> None:
     # two hidden hands one after the other in a memo too small for both: begun as a new round,
     # the second keeps its own positions before those the first hand stored, so it

@@ -30,7 +30,8 @@
  *                         use does (kotor2-hard's 113 hands solved 219.1 M positions against
  *                         222.2 M without, for a compare on every read);
  *   MEMO_HUGE_PAGES       1: a large table is mapped from the system at once, in huge pages
- *                         where Linux has them (default 0: calloc);
+ *                         where Linux has them, or for a short search (a table's
+ *                         `small_pages`) in small pages made at once (default 0: calloc);
  * and after it defines two functions: memo_mix(key), the 64-bit mix of a key whose low bits
  * are its home slot, and memo_released(bytes), told of the memory of each table freed.
  */
@@ -128,6 +129,9 @@ typedef struct {
     size_t max_cap;  /* the largest it may grow to (0: no bound); there it is a cache */
     size_t replaced; /* entries forgotten to make room (a window full) */
     uint64_t round;  /* this round's bits in a tag (memo_next_round; 0 without rounds) */
+    const int *small_pages; /* (MEMO_HUGE_PAGES) its core's flag, where it has one: while set
+                               (a short search), its large slots are made in small pages at
+                               once, not in huge pages (see slots_alloc); NULL: never */
 } Map;
 
 #if MEMO_KEY_BITS < 64
@@ -171,7 +175,11 @@ static inline void memo_released(size_t bytes);
 
 /* A large table's memory is asked of the system directly (zeroed, mapped when first written),
  * in huge pages where Linux offers them: the search reads it at random, and with 4 kB pages
- * nearly every read also misses the address cache (TLB). */
+ * nearly every read also misses the address cache (TLB). Not for a short search (a table's
+ * `small_pages`, a budgeted answer's): on a virtual machine whose host takes freed memory back,
+ * a huge page first written cost 2.4 to 3.5 s a GB against 0.5 to 0.7 in small pages, measured
+ * (docs/benchmarks.md, "fresh memory"), which a search of a second or two does not earn back;
+ * there its pages are made at once, in one call rather than a fault for each. */
 #define HUGE_BYTES ((size_t)1 << 22)
 #if MEMO_HUGE_PAGES && defined(__linux__) && defined(MADV_HUGEPAGE)
 #define MEMO_MAPS 1
@@ -179,15 +187,24 @@ static inline void memo_released(size_t bytes);
 #define MEMO_MAPS 0
 #endif
 
-SHARED Entry *slots_alloc(size_t cap) {
+SHARED Entry *slots_alloc(size_t cap, int small_pages) {
 #if MEMO_MAPS
     size_t bytes = cap * sizeof(Entry);
     if (bytes >= HUGE_BYTES) {
         void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (p == MAP_FAILED) return NULL;
-        madvise(p, bytes, MADV_HUGEPAGE);
+        if (!small_pages) {
+            madvise(p, bytes, MADV_HUGEPAGE);
+        } else {
+            madvise(p, bytes, MADV_NOHUGEPAGE);
+#ifdef MADV_POPULATE_WRITE
+            madvise(p, bytes, MADV_POPULATE_WRITE);
+#endif
+        }
         return p;
     }
+#else
+    (void)small_pages;
 #endif
     return calloc(cap, sizeof(Entry));
 }
@@ -204,10 +221,12 @@ SHARED void slots_free(Entry *slots, size_t cap) {
     memo_released(cap * sizeof(Entry));
 }
 
-/* An empty table of `cap` slots (a power of two; at most max_cap, 0: no bound). */
+/* An empty table of `cap` slots (a power of two; at most max_cap, 0: no bound), its pages as
+ * its core's `small_pages` flag says now (a Map's `small_pages` is its core's to set: a new one
+ * zeroed, or given). */
 SHARED int memo_init(Map *m, size_t cap, size_t max_cap) {
     if (max_cap && cap > max_cap) cap = max_cap;
-    m->slots = slots_alloc(cap);
+    m->slots = slots_alloc(cap, m->small_pages && *m->small_pages);
     if (!m->slots) return -1;
     m->cap = cap;
     m->max_cap = max_cap;
@@ -327,7 +346,7 @@ SHARED_INLINE Entry *memo_place(Map *m, uint64_t key) {
 
 /* Move every entry into a table of `cap` slots (at most max_cap). */
 SHARED int memo_resize(Map *m, size_t cap) {
-    Map bigger;
+    Map bigger = {.small_pages = m->small_pages};
     if (memo_init(&bigger, cap, m->max_cap) < 0) return -1;
     bigger.replaced = m->replaced;
     bigger.round = m->round;

@@ -2022,7 +2022,7 @@ static PyObject *core_drop_contexts(Core *self, PyObject *args) {
     }
     for (int t = 0; any && t < 2; t++) {
         Map *table = &self->tables[t];
-        Map kept;
+        Map kept = {0};
         if (memo_init(&kept, 1024, 0) < 0) {
             free(drop);
             return PyErr_NoMemory();

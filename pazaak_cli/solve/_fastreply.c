@@ -134,6 +134,8 @@ typedef struct {
     PyObject *expand_mine;
     PyObject *progress;
     int failed;
+    int small_pages; /* a short search's: the memo's tables made from now on in small pages at
+                        once, not in huge pages (slots_alloc, in _core.h) */
 } Core;
 
 #define CALLBACKS(X) X(expand_mine) X(progress)
@@ -220,6 +222,7 @@ static int core_init(Core *self, PyObject *args, PyObject *kwds) {
     Map *maps[] = {&self->my_before, &self->my_choice, &self->opp_before};
     for (int i = 0; i < 3; i++) {
         memo_free(maps[i]);
+        maps[i]->small_pages = &self->small_pages;
         if (memo_init(maps[i], 1 << 12, max_cap) < 0) {
             PyErr_NoMemory();
             return -1;
@@ -838,6 +841,7 @@ static PyGetSetDef core_getset[] = {
     GETTER(memo_bytes, "bytes the memo tables take now (an exact core's positions too)"),
     GETTER(exact_states, "an exact core: positions held in its table now"),
     BUDGET_ATTRIBUTE("raise OverflowError once more than this many positions were computed (None: no budget)"),
+    FLAG_ATTRIBUTE(small_pages, "a short search: the memo's large tables made from now on in small pages at once, not in huge pages"),
     GETTER(their_bytes, "bytes the rule's sides, turns and replies hold now (forget_theirs frees them for reuse)"),
     COUNT(mine_sides, mine.n, "the advised player's sides added"),
     COUNT(their_sides, theirs.n, "the rule's sides interned"),

@@ -97,6 +97,8 @@ typedef struct {
     uint64_t reported; /* `solved` at the last progress report (see count_solved) */
     PyObject *progress; /* called with `solved` every PROGRESS_EVERY positions, or NULL */
     int failed;
+    int small_pages; /* a short search's: the memo's tables made from now on in small pages at
+                        once, not in huge pages (slots_alloc, in _core.h) */
 } Core;
 
 #define CALLBACKS(X) X(progress)
@@ -317,6 +319,7 @@ static int core_init(Core *self, PyObject *args, PyObject *kwds) {
     }
     memo_free(&self->before);
     memo_free(&self->after_memo);
+    self->before.small_pages = self->after_memo.small_pages = &self->small_pages;
     if (memo_init(&self->before, 1 << 16, max_cap) < 0 ||
         memo_init(&self->after_memo, 1 << 16, max_cap) < 0) {
         PyErr_NoMemory();
@@ -716,6 +719,7 @@ static PyGetSetDef core_getset[] = {
     GETTER(memo_bytes, "bytes the two memo tables take now"),
     GETTER(rebalanced, "whether the memo was full and the before-draw table took most of the after-draw table's room"),
     FLAG_ATTRIBUTE(every_stand, "keep every stand in the candidate lists made from now on (not only the best)"),
+    FLAG_ATTRIBUTE(small_pages, "a short search: the memo's large tables made from now on in small pages at once, not in huge pages"),
     GETTER(nsides, "sides interned"),
     GETTER(nlists, "candidate lists interned"),
     PROGRESS_ATTRIBUTE("progress(solved) is called every so many positions in a long search (or None)"),

@@ -86,6 +86,15 @@ for the full rate (twice the table) and for half of it, the answers were the sam
 1.97 s, 21 to 25 hands, against 2.36 to 2.54 s and 16 hands without): the half holds less."""
 
 
+SHORT_SEARCH_SECONDS = 10.0
+"""A call of :meth:`Refinement.refine` with a budget of at most this many seconds searches
+with the set answer's memo in small pages made at once (:meth:`HandRows.short_searches
+<pazaak_cli.solve.hand_rows.HandRows.short_searches>`): measured on the 2 s answer about 4
+hidden cards of ``kotor2-hard``, 20 runs alternated, within 2.5 s 20 times against 17 in huge
+pages; ``kotor2-average``'s sampled 6.2 hands against 3.3; an exact answer of 14 s in one
+process took as long either way (docs/benchmarks.md, "fresh memory")."""
+
+
 def _exact_fits(first: float, batch: Sequence[int], solver: HandRows, deadline: float) -> bool:
     """Whether the hands ``batch`` are foreseen to be solved before ``deadline`` in runs shared
     out among the solver's processes, the least sample having taken ``first`` seconds: each
@@ -269,6 +278,7 @@ class Refinement:
         deadline = budget.deadline
         target = self.possible if hands is None else max(min(hands, self.possible), MIN_HANDS)
         solver = self._hand_solver()
+        solver.short_searches(budget.seconds is not None and budget.seconds <= SHORT_SEARCH_SECONDS)
 
         def solved_one(_: int) -> None:
             if progress is not None:

@@ -275,7 +275,8 @@ class HandRows:
     ``start(run)``: told, in the process that solves it, of a run of hands before its first
     (a match answer interns the sides they reach, so that its tables are sized for all).
     ``reserve(positions)``: make room in the solver's memo for that many at once
-    (:meth:`make_room`)."""
+    (:meth:`make_room`). ``short(yes)``: tell the solver whether its searches from now on are
+    short (:meth:`short_searches`)."""
 
     def __init__(
         self,
@@ -291,6 +292,7 @@ class HandRows:
         share: Callable[[Sequence[int]], int] | None = None,
         start: Callable[[Sequence[int]], None] | None = None,
         reserve: Callable[[int], None] | None = None,
+        short: Callable[[bool], None] | None = None,
     ) -> None:
         self.solver = solver
         self.processes = processes
@@ -303,6 +305,7 @@ class HandRows:
         self._share = share
         self._start = start
         self._reserve = reserve
+        self._short = short
 
     @property
     def moves(self) -> list[Move]:
@@ -330,6 +333,13 @@ class HandRows:
         ended at 2.5 to 2.7 s, at 2.0 s with its room made (docs/benchmarks.md)."""
         if self._reserve is not None:
             self._reserve(positions)
+
+    def short_searches(self, short: bool) -> None:
+        """Whether the searches from now on are short (a budget of a few seconds), where the
+        solver can tell its memo (a set answer's): its tables are then made in small pages at
+        once, whose first writes cost less than huge pages' (docs/benchmarks.md)."""
+        if self._short is not None:
+            self._short(short)
 
     def solve(
         self,
@@ -412,6 +422,7 @@ def set_hands(
     solver: Counting
     watch: Callable[[Progress | None], None]
     reserve: Callable[[int], None] | None = None  # (the rule's reply memo has no reserve)
+    short: Callable[[bool], None]
     if options.rule is not None:
         kotor = KotorReplySolver(
             rules,
@@ -428,7 +439,7 @@ def set_hands(
         model = describe_kotor_model(
             state, other_hands, fixed, deck_after, sampled=None, model=options.model
         )
-        solver, watch = kotor, kotor.watch
+        solver, watch, short = kotor, kotor.watch, kotor.short_searches
     else:
         optimal = bounded_fixed_solver(rules, fresh, options, processes)
         moves = question_moves(question, optimal)
@@ -436,7 +447,12 @@ def set_hands(
         set_job = HandJob(question, optimal, other_hands, codes, optimal.deck_id(deck_after))
         row_of = partial(_optimal_row, set_job)
         model = describe_model(state, other_hands, fixed, deck_after)
-        solver, watch, reserve = optimal, optimal.watch, optimal.reserve
+        solver, watch, reserve, short = (
+            optimal,
+            optimal.watch,
+            optimal.reserve,
+            optimal.short_searches,
+        )
     about = Description([move for move, _ in moves], model, fixed)
     return HandRows(
         solver,
@@ -446,6 +462,7 @@ def set_hands(
         processes=processes,
         positions=options.positions,
         reserve=reserve,
+        short=short,
     )
 
 

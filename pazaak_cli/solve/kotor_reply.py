@@ -418,6 +418,12 @@ class KotorReplySolver:
         C loop's searches too."""
         self.progress = progress
 
+    def short_searches(self, short: bool) -> None:
+        """Whether the searches from now on are short, as :meth:`SetSolver.short_searches
+        <pazaak_cli.solve.solver.SetSolver.short_searches>` says (the C loop's memo tables)."""
+        if self._core is not None:
+            self._core.small_pages = short
+
     def trim(self) -> None:
         """Forget the solved positions once more than :data:`MEMO_LIMIT` were added since the
         last trim (between the hands of an average, whose positions rarely recur): the memory

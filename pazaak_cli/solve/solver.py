@@ -629,6 +629,14 @@ class SetSolver:
         if self._core is not None:
             self._core.reserve(positions // 2)  # (before and after a draw: a table each)
 
+    def short_searches(self, short: bool) -> None:
+        """Whether the searches from now on are short (a budgeted answer's): the C memo's
+        tables made from then on in small pages at once, not in huge pages (``slots_alloc`` in
+        ``_core.h``: on the machines measured a huge page first written cost five times as
+        much, docs/benchmarks.md). The same values either way."""
+        if self._core is not None:
+            self._core.small_pages = short
+
     def next_round(self) -> None:
         """Begin a new round of searches (another hidden hand): once the C memo is full, the
         positions stored in earlier rounds are forgotten first, before this round's own (a
