@@ -130,42 +130,42 @@ def test_write_leaves_no_temporary_file(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["match.json"]
 
 
-def test_failed_rename_keeps_the_old_save_and_removes_the_temporary(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _refused_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, module: object, name: str, number: int
+) -> PazaakError:
+    """``write_save`` over an old save while ``module.name`` raises OSError ``number``: the
+    error it raises, once it is checked that the old save is left byte for byte and no
+    temporary file behind."""
     path = tmp_path / "match.json"
     write_save(path, {"x": "old"})
     before = path.read_bytes()
 
-    def broken_replace(src: object, dst: object) -> None:
-        raise OSError(28, "No space left on device")
+    def refused(*args: object, **kwargs: object) -> None:
+        raise OSError(number, os.strerror(number))
 
-    monkeypatch.setattr(os, "replace", broken_replace)
-    with pytest.raises(PazaakError, match="No space left on device") as raised:
+    monkeypatch.setattr(module, name, refused)
+    with pytest.raises(PazaakError, match=os.strerror(number)) as raised:
         write_save(path, {"x": "new"})
-    assert not isinstance(raised.value, InputError)  # (a failure, exit 1: not a usage error)
+    monkeypatch.undo()
     assert path.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["match.json"]
+    return raised.value
+
+
+def test_failed_rename_keeps_the_old_save_and_removes_the_temporary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    error = _refused_write(tmp_path, monkeypatch, os, "replace", errno.ENOSPC)
+    assert not isinstance(error, InputError)  # (a failure, exit 1: not a usage error)
 
 
 def test_no_room_for_the_temporary_file_is_a_failure_and_no_permission_a_usage_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A full disk when the temporary file is made exited 2, the code of a usage error."""
-    path = tmp_path / "match.json"
-    write_save(path, {"x": "old"})
-    before = path.read_bytes()
     for number, usage in ((errno.ENOSPC, False), (errno.EDQUOT, False), (errno.EACCES, True)):
-
-        def refused(*args: object, number: int = number, **kwargs: object) -> None:
-            raise OSError(number, os.strerror(number))
-
-        monkeypatch.setattr(tempfile, "mkstemp", refused)
-        with pytest.raises(PazaakError, match=os.strerror(number)) as raised:
-            write_save(path, {"x": "new"})
-        assert isinstance(raised.value, InputError) is usage, number
-        assert path.read_bytes() == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["match.json"]
+        error = _refused_write(tmp_path, monkeypatch, tempfile, "mkstemp", number)
+        assert isinstance(error, InputError) is usage, number
 
 
 def test_interrupt_during_write_keeps_the_old_save(
