@@ -63,6 +63,8 @@ def main() -> None:
     parser.add_argument("--pause", type=float, default=8.0, help="seconds between processes")
     parser.add_argument("--one", nargs=2, metavar=("HUGE", "AT_ONCE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if not hasattr(mmap, "MADV_HUGEPAGE"):
+        sys.exit("this system has no huge pages to compare (Linux's MADV_HUGEPAGE)")
     if args.one:
         print(json.dumps(measure(args.mb, args.one[0] == "1", args.one[1] == "1")))
         return
