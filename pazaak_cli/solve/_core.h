@@ -712,6 +712,8 @@ SHARED int flag_set(PyObject *self, PyObject *value, void *closure) {
 }
 
 #define FLAG_ATTRIBUTE(name, doc) {#name, flag_get, flag_set, doc, (void *)offsetof(Core, name)}
+/* The same for an int flag `field` elsewhere in the core (a member of one of its structs). */
+#define FLAG_FIELD(name, field, doc) {#name, flag_get, flag_set, doc, (void *)offsetof(Core, field)}
 
 /* -- what both cores ask of Python ------------------------------------------------------------- */
 

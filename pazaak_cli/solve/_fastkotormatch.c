@@ -1703,19 +1703,6 @@ static int core_set_main_bound(Core *self, PyObject *value, void *closure) {
     return 0;
 }
 
-static PyObject *core_get_main_evicts(Core *self, void *closure) {
-    (void)closure;
-    return PyBool_FromLong(self->memo.evicts);
-}
-
-static int core_set_main_evicts(Core *self, PyObject *value, void *closure) {
-    (void)closure;
-    int truth = value ? PyObject_IsTrue(value) : 0;
-    if (truth < 0) return -1;
-    self->memo.evicts = truth;
-    return 0;
-}
-
 static PyObject *core_get_interval(Core *self, void *closure) {
     (void)closure;
     return Py_BuildValue("(dd)", self->low, self->high);
@@ -1781,7 +1768,7 @@ static PyGetSetDef core_getset[] = {
     ATTRIBUTE(solved, "positions solved (before a draw and my choices after one), as Python counts them"),
     BUDGET_ATTRIBUTE("a search raises the too-large error once solved reaches this (None: no budget)"),
     ATTRIBUTE(main_bound, "the slots the main table of positions may grow to (a power of two)"),
-    ATTRIBUTE(main_evicts, "whether the main table at its bound gives a new position its home's slot (else it forgets every entry)"),
+    FLAG_FIELD(main_evicts, memo.evicts, "whether the main table at its bound gives a new position its home's slot (else it forgets every entry)"),
     ATTRIBUTE(interval, "(low, high): the values tried over which every choice made stands"),
     ATTRIBUTE(x, "the value tried for the match state iterated (its card-free tie's line is (0, 1))"),
     FLAG_ATTRIBUTE(read_unknown, "whether a set's end read the value iterated since this was last cleared"),

@@ -90,9 +90,10 @@ SHORT_SEARCH_SECONDS = 10.0
 """A call of :meth:`Refinement.refine` with a budget of at most this many seconds searches
 with the set answer's memo in small pages made at once (:meth:`HandRows.short_searches
 <pazaak_cli.solve.hand_rows.HandRows.short_searches>`): measured on the 2 s answer about 4
-hidden cards of ``kotor2-hard``, 20 runs alternated, within 2.5 s 20 times against 17 in huge
-pages; ``kotor2-average``'s sampled 6.2 hands against 3.3; an exact answer of 14 s in one
-process took as long either way (docs/benchmarks.md, "fresh memory")."""
+hidden cards of ``kotor2-hard``, two series of 20 runs alternated, within 2.5 s 20 and 20
+times against 17 and 19 in huge pages; ``kotor2-average``'s sample 10.0 hands against 5.1; an
+exact answer of 14 s in one process took as long either way (docs/benchmarks.md, "fresh
+memory")."""
 
 
 def _exact_fits(first: float, batch: Sequence[int], solver: HandRows, deadline: float) -> bool:
