@@ -70,10 +70,14 @@ def run() -> None:
     """The ``pazaak`` program (its entry point, and ``python -m pazaak_cli``): :func:`main` in
     a process launched to run it, whose time budgets count from the launch. Output that cannot
     be written (a closed standard output, a full disk) is one line and exit code 1, as every
-    error is (Click takes a closed pipe, ``| head``, itself)."""
+    error is (Click takes a closed pipe, ``| head``, itself). A closed standard input reads as
+    an empty one (``< /dev/null``): a game ends at the end of its input, a deck read from ``-``
+    is empty."""
     mark_launched()
     if sys.stdout is None:
         _output_failed("standard output is closed")
+    if sys.stdin is None:
+        sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115 (the process's own)
     try:
         main(prog_name="pazaak")
     except OSError as error:  # (what reaches here was raised writing the output)

@@ -450,6 +450,37 @@ def test_output_that_cannot_be_written_is_one_line_and_exit_1() -> None:
     assert (closed.returncode, closed.stderr) == (1, "Error: standard output is closed.\n")
 
 
+@pytest.mark.parametrize(
+    ("args", "code", "said"),
+    [
+        (
+            ["play", "--deck", "kotor1-starter", "--seed", "1", "--save", "{tmp}/game.json"],
+            0,
+            "End of input. The match is saved in",
+        ),
+        (["validate", "-"], 1, "<stdin>:1:1: the file is empty"),
+        (["engine"], 0, ""),
+    ],
+)
+def test_a_closed_standard_input_reads_as_an_empty_one(
+    args: list[str], code: int, said: str, tmp_path: Path
+) -> None:
+    """Standard input closed (``<&-``): what an empty input gives (a game saved at the end of
+    its input, an empty deck refused), where a traceback was shown."""
+    env = {**os.environ, "NO_COLOR": "1", "PAZAAK_CACHE_DIR": "off", "HOME": str(tmp_path)}
+    ran = subprocess.run(
+        [sys.executable, "-m", "pazaak_cli", *(a.format(tmp=tmp_path) for a in args)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        preexec_fn=lambda: os.close(0),
+    )
+    assert ran.returncode == code, ran.stderr
+    assert "Traceback" not in ran.stderr
+    assert said in ran.stdout + ran.stderr
+
+
 def test_counts_agree_with_their_nouns_in_a_one_set_match() -> None:
     rules = "kotor1/sets-to-win=1"
     got, _, err = invoke(
