@@ -210,6 +210,9 @@ def test_the_options_of_a_hidden_hand_are_refused_where_it_is_known(
     assert notation.exit_code == 2
     assert "known opponent hand (the position's opponent hand)" in notation.output
     assert advise(*known).exit_code == 0
+    stood = advise("--table", "8 5", "--hand", "+1", "--opp-table", "10 7", "--opp-stood", *given)
+    assert stood.exit_code == 2  # (no --opp-hand given: the message says what made it known)
+    assert "(--opp-stood without --opp-hand-size: it is taken to hold no cards)" in stood.output
 
 
 def test_json_position_reads_back_as_the_question_before_the_draw() -> None:

@@ -171,7 +171,12 @@ def advise_command(
     prior = None
     asks = ADVISE_ASKS
     if other.hand_known:
-        given_by = "--opp-hand" if position is None else "the position's opponent hand"
+        if position is not None:
+            given_by = "the position's opponent hand"
+        elif opp_hand is None:  # (a standing opponent given no hand holds none)
+            given_by = "--opp-stood without --opp-hand-size: it is taken to hold no cards"
+        else:
+            given_by = "--opp-hand"
         refuse_with_known_hand(click.get_current_context(), given_by)
     else:  # (a standing opponent's hand still plays the later sets)
         deck = opp_deck or default_deck(state.ruleset, option="--opp-deck")
