@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import select
+import shlex
 import signal
 import subprocess
 import sys
@@ -567,6 +568,28 @@ def test_position_is_pasteable_into_advise(canned_advice: list[Any]) -> None:
     )
     assert advised.exit_code == 0, advised.output
     assert "stand" in advised.output
+
+
+def test_position_gives_the_advise_command_of_the_same_question(canned_advice: list[Any]) -> None:
+    """At the user's decision, with the position: the advise command that asks the question as
+    follow does (its opponent deck, and its model where not optimal; a deck read from a file
+    named by a placeholder), where the notation alone took advise's own defaults."""
+    args = ["--hand", "+1 -2 ±3 +4", "--opp-deck", "kotor1-average", "--time", "0"]
+    result = invoke(args, ["8", "e", "5 e", "9", "position", "e", "position"])
+    lines = result.output.splitlines()
+    position = next(line for line in lines if line.startswith("kotor1 "))
+    said = [line for line in lines if line.startswith("The same question for advise: ")]
+    assert len(said) == 1  # (the second position is not the user's decision)
+    words = shlex.split(said[0].split(": ", 1)[1])
+    assert words == [
+        "pazaak", "advise", "--position", position, "--opp-deck", "kotor1-average",
+        "--opponent", "kotor",
+    ]  # fmt: skip
+    filed = invoke([*BASE_ARGS, "--new"], ["8", "e", "5 e", "9", "position"]).output.splitlines()
+    assert any(line.endswith(" --opp-deck THEIR-DECK") for line in filed)  # (optimal: no model)
+    as_json = invoke([*args, "--json", "--new"], ["8", "e", "5 e", "9", "position"])
+    emitted = [json.loads(line) for line in as_json.output.splitlines()]
+    assert next(obj for obj in emitted if obj["type"] == "position")["advise"] == words
 
 
 def test_an_unfinished_save_is_not_replaced_without_new(canned_advice: list[Any]) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,7 @@ from pazaak_cli.terminal.advice_table import render_advice
 from pazaak_cli.terminal.text import printable
 from pazaak_cli.tools.advice_report import advice_json
 from pazaak_cli.tools.board import board_head, seen_text, table_text
-from pazaak_cli.tools.follow import ME, Followed, Step, describe_result
+from pazaak_cli.tools.follow import ME, Followed, Step, advise_words, describe_result
 
 LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
 """A lone surrogate: what ``surrogateescape`` makes of a byte that is not UTF-8, or what a
@@ -227,11 +228,24 @@ class Screen:
             self.say(HELP_TEXT)
 
     def position(self, followed: Followed) -> None:
+        """The position's notation; at the user's decision, the ``pazaak advise`` command that
+        asks its question as the advice here does (the notation alone takes advise's own
+        opponent deck and model)."""
         position = format_position(followed.state)
+        words = advise_words(followed) if followed.my_decision else None
         if self.as_json:
-            self.emit("position", position=position)
-        else:
-            self.say(position)
+            self.emit("position", position=position, advise=words)
+            return
+        self.say(position)
+        if words is not None:
+            earlier = followed.opponent_earlier_cards()
+            unseen = (
+                f" (it takes the whole deck: the {counted(len(earlier), 'card')} the opponent "
+                f"played in earlier sets, {' '.join(map(str, earlier))}, are not in the notation)"
+                if earlier
+                else ""
+            )
+            self.say(f"The same question for advise{unseen}: {shlex.join(words)}")
 
     def board(self, followed: Followed) -> None:
         if self.as_json:
@@ -368,6 +382,6 @@ Type what happens in the game, in order; the tool knows whose turn it is.
   e  s         end the turn, stand
   7 +3 s       several events on one line
   me / opponent  who opens the set, when the game chose at random
-Commands: undo (one event back, again and again), board, position (for pazaak advise
---position), hint (the advice again), hint match (the odds of winning the match, however long
+Commands: undo (one event back, again and again), board, position (the notation, and the
+pazaak advise command of your decision), hint (the advice again), hint match (the odds of winning the match, however long
 they take), help, quit. The match is saved after every event."""

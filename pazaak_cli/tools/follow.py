@@ -53,7 +53,7 @@ from pazaak_cli.solve.budgeted import (
     prepare_line,
     sample_word,
 )
-from pazaak_cli.solve.models import OPPONENT_MODELS, Objective, opponent_model
+from pazaak_cli.solve.models import OPPONENT_MODELS, OPTIMAL, Objective, opponent_model
 from pazaak_cli.solve.time_budget import TimeBudget
 
 ME = 0
@@ -585,6 +585,21 @@ def follow_asks(setup: FollowSetup) -> Asks:
     command for the opponent's deck (the user's own deck is not known here)."""
     their = sample_word(setup.opp_deck_name, setup.opp_deck, "THEIR-DECK")
     return FOLLOW_ASKS._replace(prepare=prepare_line(setup.ruleset, their, ME, setup.opponent))
+
+
+def advise_words(followed: Followed) -> list[str]:
+    """The ``pazaak advise`` command that asks the question of the user's decision as the
+    advice here asks it: the position's notation, the opponent's side deck where its hand is
+    hidden (its sample name, else THEIR-DECK: a session keeps a deck's cards, not its file) and
+    how it is assumed to play (the position alone took advise's defaults: another deck, an
+    optimal opponent, another answer)."""
+    setup = followed.setup
+    words = ["pazaak", "advise", "--position", format_position(followed.state)]
+    if not followed.state.sides[1 - ME].hand_known:
+        words += ["--opp-deck", sample_word(setup.opp_deck_name, setup.opp_deck, "THEIR-DECK")]
+    if setup.opponent != OPTIMAL.name:
+        words += ["--opponent", setup.opponent]
+    return words
 
 
 def ahead_of(followed: Followed) -> tuple[MatchState, int, SolveOptions, str]:
