@@ -383,5 +383,5 @@ Type what happens in the game, in order; the tool knows whose turn it is.
   7 +3 s       several events on one line
   me / opponent  who opens the set, when the game chose at random
 Commands: undo (one event back, again and again), board, position (the notation, and the
-pazaak advise command of your decision), hint (the advice again), hint match (the odds of winning the match, however long
-they take), help, quit. The match is saved after every event."""
+pazaak advise command of your decision), hint (the advice again), hint match (the odds of
+winning the match, however long they take), help, quit. The match is saved after every event."""
