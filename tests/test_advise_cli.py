@@ -4,6 +4,7 @@ traceback) for every position that cannot be."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -343,7 +344,11 @@ IMPOSSIBLE = {
     ),
     "more hand cards than dealt": (
         ["--table", "5", "--hand", "+1 +2 +3 +4 +5", "--opp-table", "10", "--opp-stood"],
-        "more than the 4 dealt",
+        "you have 5 cards in hand and played 0 this set: more than the 4 dealt",
+    ),
+    "a card played beside a full hand, where you opened": (
+        ["--table", "7 +3 5", "--hand", "+1 +3 -1 +2", "--opp-table", "10 7", "--opp-stood"],
+        "you have 4 cards in hand and played 1 this set: more than the 4 dealt",
     ),
     "main-deck cards out of turn": (
         ["--table", "5 5", "--hand", "+1", "--opp-table", "", "--opp-hand", "+1"],
@@ -357,7 +362,7 @@ IMPOSSIBLE = {
     ),
     "more opponent cards than dealt": (
         ["--table", "5 2", "--opp-table", "10 8", "--opp-hand-size", "5"],
-        "more than the 4 dealt",
+        "the opponent has 5 cards in hand and played 0 this set: more than the 4 dealt",
     ),
     "five 7s on the tables": (
         ["--table", "7 7 7", "--opp-table", "7 7", "--opp-stood"],
@@ -422,6 +427,8 @@ def test_impossible_tables_are_explained_in_the_users_words() -> None:
     for args, _ in IMPOSSIBLE.values():
         line = error_line(advise(*args))
         assert "you has" not in line and "mark him" not in line and " he " not in line, line
+        if "--position" not in args:  # (a seat the user gave none of: you and the opponent)
+            assert not re.search(r"player \d", line), line
 
 
 STANDING_18 = ("--main-deck", "infinite", "--table", "10 9", "--hand", "+1", "--opp-table", "10 8")

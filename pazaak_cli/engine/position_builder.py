@@ -9,6 +9,7 @@ impossible table is refused with the engine's own reason.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -138,7 +139,7 @@ def build_question(
     if played and ruleset.main_deck is not MainDeck.INFINITE:
         deck = tuple(d - (1 if i == drawn - 1 else 0) for i, d in enumerate(deck))
     phase = Phase.AFTER_DRAW if played else Phase.BEFORE_DRAW
-    error: NotationError | None = None
+    error: tuple[NotationError, int] | None = None
     for me in (0, 1):
         for opener in (me, 1 - me):
             for winners in _set_orders(sets, me):
@@ -157,11 +158,11 @@ def build_question(
                 try:
                     check_position(state)
                 except NotationError as problem:
-                    error = error or problem
+                    error = error or (problem, me)
                     continue
                 return Question(state, drawn)
     assert error is not None
-    raise PositionError(f"impossible position: {_who_is_who(str(error))}")
+    raise PositionError(f"impossible position: {_who_is_who(str(error[0]), error[1])}")
 
 
 def _check_draw_counts(
@@ -190,12 +191,22 @@ def _check_draw_counts(
         )
 
 
-def _who_is_who(message: str) -> str:
-    """The engine speaks of player 1 and 2; here player 1 is the one asking for advice."""
-    message = message.replace("player 1's", "your").replace("player 2's", "the opponent's")
-    return message.replace("player 1", "player 1 (you)").replace(
-        "player 2", "player 2 (the opponent)"
-    )
+def _who_is_who(message: str, me: int) -> str:
+    """The engine speaks of player 1 and 2, in the third person; here of you (in seat ``me``
+    when the engine refused the position: a seat tried, not one the user gave) and the
+    opponent."""
+    mine, theirs = (1, 2) if me == 0 else (2, 1)
+    for number, who, whose, verbs in (
+        (mine, "you", "your", (("has", "have"), ("stands, so he", "stand, so you"))),
+        (theirs, "the opponent", "its", (("stands, so he", "stands, so it"),)),
+    ):
+        message = message.replace(f"player {number}'s", "your" if who == "you" else f"{who}'s")
+        for said, meant in verbs:
+            message = message.replace(f"player {number} {said}", f"{who} {meant}")
+        # ("filled his table", "to move after his draw": his own)
+        message = re.sub(rf"(player {number}\b(?:(?!player )[^.:;(])*?) his\b", rf"\1 {whose}", message)
+        message = message.replace(f"player {number}", who)
+    return message
 
 
 def _set_orders(sets: tuple[int, int], me: int) -> list[tuple[int | None, ...]]:
