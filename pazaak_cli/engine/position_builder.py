@@ -204,7 +204,8 @@ def _who_is_who(message: str, me: int) -> str:
         for said, meant in verbs:
             message = message.replace(f"player {number} {said}", f"{who} {meant}")
         # ("filled his table", "to move after his draw": his own)
-        message = re.sub(rf"(player {number}\b(?:(?!player )[^.:;(])*?) his\b", rf"\1 {whose}", message)
+        his_own = rf"(player {number}\b(?:(?!player )[^.:;(])*?) his\b"
+        message = re.sub(his_own, rf"\1 {whose}", message)
         message = message.replace(f"player {number}", who)
     return message
 
