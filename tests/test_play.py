@@ -242,6 +242,7 @@ def test_every_bad_command_gets_one_clear_line_and_the_match_goes_on(tmp_path: P
         "\x00": "'\\x00' is not a command: e end, s stand, p N play, h hint, state, ? help, "
         "forfeit, q quit",  # (a lone NUL: not taken for the mark of a line too long)
         "p 1 up": "'up' is not a sign or a value: write p 1",
+        "p 1 2": "A value needs its sign (+2 or -2): write p 1",
     }
     save = tmp_path / "m.json"
     args = ["--deck", "kotor1-starter", "--seed", "22", "--save", str(save)]

@@ -50,7 +50,7 @@ from pazaak_cli.engine.game import (
 )
 from pazaak_cli.engine.move_notation import format_action, parse_action
 from pazaak_cli.engine.notation import format_position
-from pazaak_cli.engine.numbers import is_ascii_digits, parse_in_range, parse_signed
+from pazaak_cli.engine.numbers import is_ascii_digits, parse_in_range, parse_signed, parse_whole
 from pazaak_cli.engine.rules import Ruleset, parse_ruleset
 from pazaak_cli.players.roster import POLICY_NAMES, Player
 from pazaak_cli.runtime.savefile import (
@@ -618,6 +618,10 @@ def _pick_value(state: MatchState, index: int, spec: str | None) -> Play:
     wanted = _parse_value_spec(spec)
     if wanted is None:
         how = f"write p {number}" if len(plays) == 1 else _value_choices(plays, number)
+        if parse_whole(spec.strip(), max_digits=2) is not None:  # (p 1 2: the sign left out)
+            raise CommandError(
+                f"a value needs its sign (+{spec.strip()} or -{spec.strip()}): {how}"
+            )
         raise CommandError(f"{spec!r} is not a sign or a value: {how}")
     kind, amount = wanted
     if kind == "sign":
