@@ -191,6 +191,12 @@ def test_an_overrun_says_why_as_it_was() -> None:
         "This took 1.2 s, over the 1 s budget: the hands under way at the deadline took that "
         "long to end."
     )
+    assert overrun_note(0.6, 0.1, 1) == (  # (a known hand: no sample, one search)
+        "This took 0.6 s, over the 0.1 s budget: the opponent's hand is known, and its one "
+        "search is not cut short."
+    )
+    close = overrun_note(0.34, 0.3, MIN_HANDS)  # (never shown as the budget itself)
+    assert close is not None and close.startswith("This took 0.34 s, over the 0.3 s budget")
 
 
 @pytest.mark.parametrize(

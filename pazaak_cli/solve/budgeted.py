@@ -542,14 +542,20 @@ def overrun_note(
     """What an answer says when it took longer than its budget (measured, ``taken`` seconds):
     by how much, and why: the least sample, two hands, is solved past the budget if need be;
     an answer that rests on more (``hands``) went over as the hands under way at the deadline
-    ended (it had said the least sample's reason after 24 hands); ``None`` within it."""
+    ended (it had said the least sample's reason after 24 hands); one about a known hand (one
+    hand) is one search, not cut short; ``None`` within it. The time shown never rounds down
+    to the budget ("0.3 s, over the 0.3 s budget" said nothing)."""
     if taken is None or seconds is None or taken <= seconds * OVERRUN_SLACK:
         return None
-    shown = f"{taken:.1f}" if taken >= 0.1 else f"{taken:.3f}"
+    digits = 1 if taken >= 0.1 else 3
+    while float(f"{taken:.{digits}f}") <= seconds and digits < 3:
+        digits += 1
     why = f"the fewest hands an answer rests on ({MIN_HANDS}) take that long here"
-    if hands is not None and hands > MIN_HANDS:
+    if hands == 1:
+        why = "the opponent's hand is known, and its one search is not cut short"
+    elif hands is not None and hands > MIN_HANDS:
         why = "the hands under way at the deadline took that long to end"
-    return f"This took {shown} s, over the {seconds:g} s budget: {why}."
+    return f"This took {taken:.{digits}f} s, over the {seconds:g} s budget: {why}."
 
 
 def repeat_note(advice: Advice, asks_hands: bool = True) -> str | None:
