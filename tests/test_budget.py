@@ -29,6 +29,7 @@ from pazaak_cli.engine.decks import load_deck, sample_deck
 from pazaak_cli.engine.notation import parse_table
 from pazaak_cli.engine.position_builder import Question, build_question
 from pazaak_cli.engine.rules import parse_ruleset
+from pazaak_cli.runtime.executors import SOLVER_PROCESSES_VARIABLE, fork_available
 from pazaak_cli.solve import budgeted, match_advice, time_budget
 from pazaak_cli.solve.advice import solve_question
 from pazaak_cli.solve.answer_types import Advice, SolveOptions
@@ -440,6 +441,24 @@ def test_a_round_run_to_its_deadline_first_makes_room_in_the_memo(
     refined.refine(TimeBudget(30.0))
     assert asked_room, "the probe after the least sample runs to its deadline"
     assert all(positions > held for positions, held in asked_room)
+
+
+@pytest.mark.skipif(not fork_available(), reason="no fork on this system")
+def test_the_progress_counts_the_hands_every_process_solves(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The hands solved so far, told to a progress line, count the forked copy's too, as it
+    solves them (a terminal showed 3 of 113 hands where the answer rested on 76): every count
+    told, up to all of them."""
+    monkeypatch.setenv(SOLVER_PROCESSES_VARIABLE, "2")
+    asked = question("6", "+1 -2 +3", "", 4, rules="kotor1")
+    refined = Refinement(asked, options("kotor1-average"))
+    told: list[int] = []
+    advice = refined.refine(TimeBudget(60.0), progress=lambda solved, _, __: told.append(solved))
+    assert refined._hand_solver().processes == 2
+    assert advice.hands_solved == advice.hands_averaged == 61
+    assert told == sorted(told) and told[-1] == 61
+    assert len(set(told)) > 30  # (not only this process's hands: the copy's as they came)
 
 
 @pytest.mark.parametrize("opponent", ["optimal", "kotor"])

@@ -18,6 +18,7 @@ from pazaak_cli.runtime.executors import (
     WAITING_SECONDS,
     ForkedCall,
     SharedDeal,
+    SharedTally,
     TwoEnds,
     WorkerLost,
     _worker_started,
@@ -292,6 +293,22 @@ def test_a_drained_deal_deals_nothing_more() -> None:
     assert deal.take() is None
     deal.close()
     deal.drain()  # (closed: nothing to do)
+
+
+def test_a_shared_tally_counts_what_the_copies_finish() -> None:
+    """Each piece a forked copy finishes is counted here, read without waiting, as often as
+    asked; nothing finished reads as 0."""
+    tally = SharedTally()
+    assert tally.count() == 0
+
+    def finish_five() -> None:
+        for _ in range(5):
+            tally.add()
+
+    ForkedCall(finish_five).result()
+    assert tally.count() == 5
+    assert tally.count() == 5
+    tally.close()
 
 
 def test_two_ends_take_every_number_once_until_they_meet() -> None:

@@ -625,6 +625,36 @@ SHARED_DEAL_MOST = 16_384
 """The most numbers a :class:`SharedDeal` holds: 64 KiB, a Linux pipe's buffer."""
 
 
+class SharedTally:
+    """How many pieces of work this process's forked copies have finished so far, as they
+    finish them (a progress line counts every process's, not only this one's): a copy writes a
+    byte to a pipe for each (:meth:`add`), this process reads what is there without waiting
+    (:meth:`count`). Counts up to a pipe's buffer unread (:data:`SHARED_DEAL_MOST`) at a time;
+    past that a copy would wait for the next :meth:`count`."""
+
+    def __init__(self) -> None:
+        self._read, self._write = os.pipe()
+        os.set_blocking(self._read, False)
+        self._count = 0
+
+    def add(self) -> None:
+        """One more piece finished (in a copy; never fails it: a count is only shown)."""
+        with contextlib.suppress(OSError):
+            os.write(self._write, b"\x01")
+
+    def count(self) -> int:
+        """The pieces the copies have finished so far."""
+        with contextlib.suppress(BlockingIOError):
+            while data := os.read(self._read, 4096):
+                self._count += len(data)
+        return self._count
+
+    def close(self) -> None:
+        for end in (self._read, self._write):
+            with contextlib.suppress(OSError):
+                os.close(end)
+
+
 class TwoEnds:
     """Numbers ``first`` to ``end`` - 1 taken from both ends, the front by one process and the
     back by another (one forked from the other), until they meet: unlike :class:`SharedDeal`,

@@ -281,10 +281,21 @@ class Refinement:
         solver = self._hand_solver()
         solver.short_searches(budget.seconds is not None and budget.seconds <= SHORT_SEARCH_SECONDS)
 
-        def solved_one(_: int) -> None:
+        here = there = 0  # (hands this call solved so far, here and in the forked copies)
+
+        def show() -> None:
             if progress is not None:
-                left = budget.left()
-                progress(len(self.rows) + 1, self.possible, left)
+                progress(len(self.rows) + here + there, self.possible, budget.left())
+
+        def solved_one(_: int) -> None:
+            nonlocal here
+            here += 1
+            show()
+
+        def solved_elsewhere(more: int) -> None:
+            nonlocal there
+            there += more
+            show()
 
         self.interrupted = False
         before = self.solved_prefix()
@@ -353,9 +364,15 @@ class Refinement:
                 solver.make_room(solver.states + int(ROOM_SHARE * rate * left))
             held = solver.states
             began = time.monotonic()
+            here = there = 0
             try:
                 done = solver.solve(
-                    batch, until, solved_one, processes=processes, contiguous=contiguous
+                    batch,
+                    until,
+                    solved_one,
+                    processes=processes,
+                    contiguous=contiguous,
+                    elsewhere=solved_elsewhere if progress is not None else None,
                 )
             except KeyboardInterrupt:
                 done = HandsSolved({}, True)

@@ -25,7 +25,7 @@ from pazaak_cli.engine.cards import Card
 from pazaak_cli.engine.game import FULL_DECK, Side
 from pazaak_cli.engine.position_builder import Question
 from pazaak_cli.engine.rules import MainDeck
-from pazaak_cli.runtime.executors import SharedDeal, run_shared
+from pazaak_cli.runtime.executors import SharedDeal, SharedTally, run_shared
 from pazaak_cli.solve.answer_types import Move, Outcome, SolveOptions, Value
 from pazaak_cli.solve.kotor_reply import KotorReplySolver, opponent_sides
 from pazaak_cli.solve.kotor_reply import describe_model as describe_kotor_model
@@ -91,6 +91,7 @@ def solve_dealt(
     *,
     contiguous: bool = False,
     weigh: Callable[[Sequence[int]], float] | None = None,
+    waiting: Callable[[], None] | None = None,
 ) -> HandsSolved:
     """The hands ``indices`` solved by ``here`` in this process and ``there`` in forked copies
     of it (``processes`` in all), each taking the next hand when it is free
@@ -104,7 +105,7 @@ def solve_dealt(
     fastest way to solve every hand), each run in the order given (a sample's draws: cut short
     by its deadline, a run has solved its first draws); ``weigh(run)``: what a run of hands
     costs a process that starts it cold, by which two processes' runs are balanced (default: as
-    many hands)."""
+    many hands); ``waiting()``: called every half second while this process waits for a copy."""
     indices = list(indices)
     parts = []
     if processes < 2 or len(indices) < 2:
@@ -121,7 +122,9 @@ def solve_dealt(
             index: at for at in range(len(cuts) - 1) for index in ordered[cuts[at] : cuts[at + 1]]
         }
         runs = [[index for index in indices if block[index] == at] for at in range(len(cuts) - 1)]
-        parts += run_shared(runs, here, there, stopped=_was_stopped, given_up=_none_solved)
+        parts += run_shared(
+            runs, here, there, stopped=_was_stopped, given_up=_none_solved, waiting=waiting
+        )
     else:
         deal = SharedDeal(len(indices))
 
@@ -138,6 +141,7 @@ def solve_dealt(
                 there,
                 stopped=_was_stopped,
                 given_up=_none_solved,
+                waiting=waiting,
             )
         finally:
             deal.close()
@@ -349,9 +353,12 @@ class HandRows:
         *,
         processes: int | None = None,
         contiguous: bool = False,
+        elsewhere: Callable[[int], None] | None = None,
     ) -> HandsSolved:
         """The rows of the hands ``indices`` solved before ``deadline``, in their order (a
-        prefix of each process's share); ``solved(index)`` after each one solved here.
+        prefix of each process's share); ``solved(index)`` after each one solved here,
+        ``elsewhere(more)`` as the forked copies solve more hands (told as this process solves,
+        and while it waits for them: a progress line).
         ``processes``: how many share them this time (default :attr:`processes`; 1 keeps every
         hand in this process's memo, where hands that share most of their positions go
         fastest); ``contiguous``: shared in runs (:func:`solve_dealt`)."""
@@ -361,6 +368,7 @@ class HandRows:
             solved=solved,
             processes=self.processes if processes is None else processes,
             contiguous=contiguous,
+            elsewhere=elsewhere,
         )
         return dealt(indices) if self._batch is None else self._batch(indices, dealt)
 
@@ -372,16 +380,55 @@ class HandRows:
         solved: Callable[[int], None] | None,
         processes: int,
         contiguous: bool,
+        elsewhere: Callable[[int], None] | None,
     ) -> HandsSolved:
         """:meth:`solve` without its batch: the hands shared among ``processes`` (at most as many
         as ``share`` allows them, asked once the batch has prepared them)."""
         if self._share is not None:
             processes = min(processes, self._share(indices))
-        here = partial(self._rows, deadline=deadline, positions=self._positions, solved=solved)
-        there = partial(self._rows, deadline=deadline, positions=None)
-        return solve_dealt(
-            indices, here, there, processes, contiguous=contiguous, weigh=self._weigh
-        )
+        if elsewhere is None or processes < 2 or len(indices) < 2:
+            here = partial(self._rows, deadline=deadline, positions=self._positions, solved=solved)
+            there = partial(self._rows, deadline=deadline, positions=None)
+            return solve_dealt(
+                indices, here, there, processes, contiguous=contiguous, weigh=self._weigh
+            )
+        tally = SharedTally()
+        told = 0
+
+        def tell() -> None:  # (in this process: the hands the copies solved since last told)
+            nonlocal told
+            if (count := tally.count()) != told:
+                elsewhere(count - told)
+                told = count
+
+        def positions(count: int) -> None:
+            if self._positions is not None:
+                self._positions(count)
+            tell()
+
+        def solved_here(index: int) -> None:
+            if solved is not None:
+                solved(index)
+            tell()
+
+        try:
+            here = partial(self._rows, deadline=deadline, positions=positions, solved=solved_here)
+            there = partial(
+                self._rows, deadline=deadline, positions=None, solved=lambda _: tally.add()
+            )
+            done = solve_dealt(
+                indices,
+                here,
+                there,
+                processes,
+                contiguous=contiguous,
+                weigh=self._weigh,
+                waiting=tell,
+            )
+            tell()  # (the copies' last hands, told before they answered)
+            return done
+        finally:
+            tally.close()
 
     def _rows(
         self,

@@ -120,11 +120,15 @@ class SolveProgress:
         self._show()
 
     def budget(self, solved: int, possible: int, left: float | None) -> None:
-        """Hidden hands solved within a time budget, and the budget's time left."""
+        """Hidden hands solved within a time budget (in every process), and the budget's time
+        left; past it, that the hands under way are being ended (not "0 s left")."""
         if left is None:
             self.update(solved, possible)
             return
-        self.hands = f"{solved}/{possible} hidden hands, {duration_text(left)} left"
+        when = "ending the hands under way"
+        if left > 0:
+            when = f"{duration_text(left)} left" if left >= 0.5 else "under a second left"
+        self.hands = f"{solved}/{possible} hidden hands, {when}"
         self._show()
 
     def positions(self, solved: int) -> None:
