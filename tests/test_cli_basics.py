@@ -420,7 +420,9 @@ def test_every_seed_is_a_whole_number_from_0(args: list[str]) -> None:
     """One meaning for --seed in every command (and in the engine protocol): a negative seed
     is a usage error, where play, simulate and deckbuild took it and advise refused it."""
     got, _, err = invoke(*args, env={"NO_COLOR": "1"})
-    assert got == 2 and "'--seed': -3 is not in the range x>=0" in err, err
+    assert got == 2 and "'--seed': -3 is out of range: give a whole number of at least 0" in err, (
+        err
+    )
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")

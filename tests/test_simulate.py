@@ -414,8 +414,8 @@ def test_without_a_seed_the_json_names_the_seed_it_used() -> None:
     ("args", "code", "message"),
     [
         (["--p1", "genius"], 2, "'genius' is not one of"),
-        (["--matches", "0"], 2, "0 is not in the range"),
-        (["--workers", "0"], 2, "0 is not in the range"),
+        (["--matches", "0"], 2, "0 is out of range: give a whole number from 1 to 100,000,000"),
+        (["--workers", "0"], 2, "0 is out of range: give a whole number from 1 to"),
         (["--p1-deck", "no/such/file.deck"], 2, "no/such/file.deck"),
         (["--p1-deck", "kotor2-very-hard"], 1, "not in the kotor1 card pool"),
     ],

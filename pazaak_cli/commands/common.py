@@ -184,7 +184,22 @@ class WholeNumber(click.IntRange):
                 shown = text if len(text) <= 20 else text[:17] + "..."
                 self.fail(f"{shown!r} is not a whole number in the digits 0-9", param, ctx)
             value = text
+        number = int(value)
+        low, high = self.min, self.max
+        if (low is not None and number < low) or (high is not None and number > high):
+            self.fail(f"{number:,} is out of range: {self._in_words()}", param, ctx)
         return super().convert(value, param, ctx)
+
+    def _in_words(self) -> str:
+        """The range as a person says it (Click's ``1<=x<=100000000`` is a formula)."""
+        low, high = self.min, self.max
+        if low is not None and high is not None:
+            return f"give a whole number from {low:,} to {high:,}"
+        return (
+            f"give a whole number of at least {low:,}"
+            if high is None
+            else (f"give a whole number of at most {high:,}")
+        )
 
 
 class Seconds(click.ParamType):  # type: ignore[type-arg]
