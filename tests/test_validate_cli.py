@@ -246,6 +246,8 @@ def test_json_reports_every_file_with_problems_located(here: Path) -> None:
         "problems": [],
     }
     assert bad["valid"] is False and bad["ruleset"] == "kotor1"
+    assert bad.keys() == good.keys()  # (one shape: what an invalid deck lacks is null)
+    assert bad["name"] is bad["cards"] is bad["kinds"] is None
     assert [(p["line"], p["column"], p["token"]) for p in bad["problems"]] == [
         (1, 1, "x"),
         (1, 2, "x"),

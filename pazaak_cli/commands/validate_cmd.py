@@ -120,12 +120,15 @@ def _print_report(source: str, report: DeckReport) -> None:
 
 
 def _report_json(source: str, report: DeckReport) -> dict[str, Any]:
+    """A file's entry: the same keys whether its deck is valid or not (a script reads one
+    shape), ``name`` to ``kinds`` null for an invalid one."""
     data: dict[str, Any] = {
         "file": source,
         "valid": report.deck is not None,
         "ruleset": report.ruleset.spec,
     }
     if report.deck is None:
+        data.update(name=None, description=None, cards=None, kinds=None)
         data["problems"] = [
             {
                 "line": problem.line,
