@@ -564,15 +564,20 @@ def overrun_note(
     to the budget ("0.3 s, over the 0.3 s budget" said nothing)."""
     if taken is None or seconds is None or taken <= seconds * OVERRUN_SLACK:
         return None
-    digits = 1 if taken >= 0.1 else 3
-    while float(f"{taken:.{digits}f}") <= seconds and digits < 3:
-        digits += 1
     why = f"the fewest hands an answer rests on ({MIN_HANDS}) take that long here"
     if hands == 1:
         why = "the opponent's hand is known, and its one search is not cut short"
     elif hands is not None and hands > MIN_HANDS:
         why = "the hands under way at the deadline took that long to end"
-    return f"This took {taken:.{digits}f} s, over the {seconds:g} s budget: {why}."
+    return f"This took {taken_text(taken, seconds)} s, over the {seconds:g} s budget: {why}."
+
+
+def taken_text(taken: float, seconds: float) -> str:
+    """The seconds an answer took past its budget, never rounded down to the budget itself."""
+    digits = 1 if taken >= 0.1 else 3
+    while float(f"{taken:.{digits}f}") <= seconds and digits < 3:
+        digits += 1
+    return f"{taken:.{digits}f}"
 
 
 def repeat_note(advice: Advice, asks_hands: bool = True) -> str | None:
@@ -637,5 +642,6 @@ __all__ = [
     "refinement_note",
     "repeat_note",
     "sample_word",
+    "taken_text",
     "sampled_model",
 ]

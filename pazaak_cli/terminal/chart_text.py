@@ -11,7 +11,7 @@ from pazaak_cli.engine.notation import format_position
 from pazaak_cli.engine.numbers import counted, seed_number
 from pazaak_cli.engine.rules import MainDeck
 from pazaak_cli.solve.answer_types import Move
-from pazaak_cli.solve.budgeted import MIN_HANDS, OVERRUN_SLACK
+from pazaak_cli.solve.budgeted import MIN_HANDS, OVERRUN_SLACK, taken_text
 from pazaak_cli.terminal.text import LazyProgress, printable, style
 from pazaak_cli.tools.chart import CLOSE_CALL, Cell, Chart, ChartSpec
 
@@ -86,18 +86,18 @@ def chart_overrun_note(chart: Chart, taken: float, seconds: float | None) -> str
         why = f"the whole grid on the fewest hands a chart rests on ({MIN_HANDS}) takes that long"
     else:
         why = "its last pass took longer than foreseen"
-    shown = f"{taken:.1f}" if taken >= 0.1 else f"{taken:.3f}"
-    return f"This took {shown} s, over the {seconds:g} s budget: {why}."
+    return f"This took {taken_text(taken, seconds)} s, over the {seconds:g} s budget: {why}."
 
 
 def chart_title(spec: ChartSpec) -> str:
     """The picture's title: both hands."""
-    mine = " ".join(str(card) for card in spec.hand) or "no cards"
+    mine = " ".join(str(card) for card in spec.hand)
+    mine = f"your hand {mine}" if mine else "you hold no hand cards"
     if spec.opp_hand is not None:
-        theirs = " ".join(str(card) for card in spec.opp_hand) or "no cards"
+        theirs = " ".join(str(card) for card in spec.opp_hand) or "an opponent holding none"
     else:
         theirs = counted(spec.opp_hand_size, "hidden card")
-    return f"Pazaak chart: your hand {mine}, against {theirs}"
+    return f"Pazaak chart: {mine}, against {theirs}"
 
 
 def _cell_text(cell: Cell | None, width: int) -> str:

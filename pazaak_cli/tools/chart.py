@@ -595,8 +595,8 @@ def describe_chart(spec: ChartSpec, cells: Sequence[Cell], sample: ChartSample) 
     where = " in this set and every later one" if model.rule and spec.objective == "match" else ""
     opponent = f"opponent plays {model.plays}{where}"
     if spec.opp_hand is not None:
-        shown = " ".join(str(card) for card in spec.opp_hand) or "no cards"
-        held = f"its hand {shown} known"
+        shown = " ".join(str(card) for card in spec.opp_hand)
+        held = f"its hand {shown} known" if shown else "it holds no hand cards"
     else:
         deck = f" of {spec.opp_deck_name}" if spec.opp_deck_name else ""
         held = f"its {counted(spec.opp_hand_size, 'hidden card')}{deck}"
