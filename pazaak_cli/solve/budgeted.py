@@ -642,6 +642,6 @@ __all__ = [
     "refinement_note",
     "repeat_note",
     "sample_word",
-    "taken_text",
     "sampled_model",
+    "taken_text",
 ]
