@@ -247,8 +247,10 @@ def test_both_hands_known_on_a_finite_deck_may_use_fixed_probabilities_and_says_
     args = ["--table", "6 3", "--hand", "+1 -2", "--opp-table", "4", "--opp-hand", "+2 -3"]
     data = advise_json(*args)
     assert data["fixed_probabilities"] is True
-    assert "deck approximated by fixed draw probabilities" in data["model"]
-    assert "--exact" in data["model"]
+    assert "cards drawn at the odds of the deck as it is now" in data["model"]
+    assert "(counting each card as it goes is too large to solve)" in data["model"]
+    shown = advise(*args).output  # (the table adds what asks for the exact deck)
+    assert "is too large to solve; --exact tries it)" in shown
 
 
 def test_main_deck_infinite_overrides_the_ruleset() -> None:

@@ -558,7 +558,7 @@ def test_a_large_finite_solve_falls_back_to_fixed_draw_probabilities(
     question = question_of("kotor1", "10 2 3", "+2", "6 7", "±2")
     advice = kotor_advice(question)
     assert advice.fixed_probabilities
-    assert "fixed draw probabilities" in advice.model
+    assert "cards drawn at the odds of the deck as it is now" in advice.model
     state = question.state
     infinite = parse_ruleset("kotor1/main-deck=infinite")
     fixed_state = state._replace(ruleset=infinite, deck=FULL_DECK)

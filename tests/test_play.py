@@ -378,7 +378,7 @@ def test_the_hints_model_line_is_wrapped_to_the_terminal_width() -> None:
     said = " ".join(line.strip() for line in hint[start:cut])
     assert said.startswith("Model: kotor1: opponent plays the KOTOR I rule")
     assert "hidden cards averaged over 61 possible hands" in said
-    assert said.endswith("(counting each card as it goes is too large).")
+    assert said.endswith("(counting each card as it goes is too large to solve).")
     assert "--exact" not in said  # (play has no such option)
     table = "\n".join(hint[cut:])
     for columns, shown in (

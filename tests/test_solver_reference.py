@@ -541,7 +541,8 @@ def test_the_fixed_probability_fallback_is_exact_for_fixed_probabilities() -> No
     probabilities: that model, solved by the reference, gives the same numbers."""
     question = ask("kotor1", "7 6", "+1 -2", "10 8", seen="8 8 7 7 6 5 1 1 1")
     advice = solve_question(question, SolveOptions(budget=1))
-    assert advice.fixed_probabilities and "fixed draw probabilities" in advice.model
+    assert advice.fixed_probabilities
+    assert "cards drawn at the odds of the deck as it is now" in advice.model
     expected = move_outcomes(
         as_fixed_draws(question.state), question.drawn, draws=deck_after(question)
     )

@@ -1305,13 +1305,21 @@ def describe_model(
     return f"{rules.spec}: {who}; {deck_model_said(rules, fixed, deck_after)}"
 
 
+FIXED_DECK_SAID = (
+    "cards drawn at the odds of the deck as it is now (counting each card as it goes is too "
+    "large to solve)"
+)
+"""What a model line says of a deck drawn with the fixed odds of the cards left, the exact deck
+being too large a search (the table of moves adds what asks for it where a command has it)."""
+
+
 def deck_model_said(rules: Ruleset, fixed: bool, deck_after: Sequence[int]) -> str:
     """How a set answer drew the main deck, as its model line says it (``fixed``: with the
     fixed odds of the cards left): the same words against every opponent model."""
     if rules.main_deck is MainDeck.INFINITE:
         return "infinite deck (uniform 1..10)"
     if fixed:
-        return "deck approximated by fixed draw probabilities (exact solve too large; --exact)"
+        return FIXED_DECK_SAID
     return f"exact {sum(deck_after) or 40}-card deck, drawn without replacement"
 
 

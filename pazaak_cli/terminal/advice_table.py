@@ -9,6 +9,7 @@ from tabulate import tabulate
 
 from pazaak_cli.solve.answer_types import Advice
 from pazaak_cli.solve.budgeted import ADVISE_ASKS, Asks, SampledAdvice, confidence_note
+from pazaak_cli.solve.solver import FIXED_DECK_SAID
 from pazaak_cli.terminal.text import style
 
 OBJECTIVE_LINES = {
@@ -19,22 +20,16 @@ OBJECTIVE_LINES = {
 """The first line of every table of moves: what the best move maximises, in plain words."""
 
 
-FIXED_DECK_SAID = "deck approximated by fixed draw probabilities (exact solve too large; --exact)"
-"""What the set solver's model line says of a deck drawn with fixed odds (read here to put it in
-plain words and name only what the command takes)."""
-
-
 ANY_VALUE = "(any)"
 """The ± of a value whose interval spans every value it can take: no information."""
 
 
 def model_text(model: str, exact_option: str | None) -> str:
-    """A model line as the player reads it: the deck drawn with fixed odds said in plain
-    words, naming ``exact_option`` (what asks for the exact deck there) only where the
-    command takes one."""
-    plain = "cards drawn at the odds of the deck as it is now (counting each card as it goes "
-    plain += f"is too large to solve; {exact_option} tries it)" if exact_option else "is too large)"
-    return model.replace(FIXED_DECK_SAID, plain)
+    """A model line as the player reads it: the deck drawn with fixed odds naming
+    ``exact_option`` (what asks for the exact deck there) where the command takes one."""
+    if not exact_option:
+        return model
+    return model.replace(FIXED_DECK_SAID, f"{FIXED_DECK_SAID[:-1]}; {exact_option} tries it)")
 
 
 def render_advice(advice: Advice, asks: Asks = ADVISE_ASKS, note: str | None = None) -> str:
