@@ -437,6 +437,24 @@ STANDING_18 = ("--main-deck", "infinite", "--table", "10 9", "--hand", "+1", "--
 MATCH_OBJECTIVE = ("--objective", "match")
 
 
+def test_an_opponent_hand_size_left_out_is_the_first_sets_and_said_so() -> None:
+    """A new player's first try: no --opp-hand-size. At 0-0 the opponent holds the 4 dealt
+    less the hand cards on its table, and the answer says it took that; past the first set it
+    cannot be counted, and is asked for (exit 2)."""
+    args = ["--table", "6 5", "--hand", "+1 -2", "--opp-deck", "kotor1-average"]
+    data = advise_json(*args, "--opp-table", "7 -3", "--objective", "set", "--hands", "2")
+    assert data["position"].split()[4] == "?,?,?"
+    assert data["note"].startswith(
+        "The opponent's hand size was not given: taken as 3, the 4 dealt less the 1 on its table"
+    )
+    given = advise_json(*args, "--opp-table", "7 -3", "--objective", "set", "--hands", "2",
+                        "--opp-hand-size", "3")  # fmt: skip
+    assert given["moves"] == data["moves"] and given["note"] is None
+    later = advise(*args, "--opp-table", "7 -3", "--sets", "1-0")
+    assert later.exit_code == 2
+    assert "past the first set the cards it holds cannot be counted" in later.output
+
+
 def test_a_standing_opponent_without_a_hand_is_said_to_keep_no_cards() -> None:
     """The match answer needs what a standing opponent keeps for the later sets: when it is
     not given, the answer says that it took none."""

@@ -32,7 +32,7 @@ from pazaak_cli.commands.position_options import (
 from pazaak_cli.engine.cards import Card
 from pazaak_cli.engine.decks import SideDeck, default_deck
 from pazaak_cli.engine.errors import PazaakError
-from pazaak_cli.engine.game import TableCard
+from pazaak_cli.engine.game import Placed, TableCard
 from pazaak_cli.engine.notation import gold_cards, parse_position, parse_table
 from pazaak_cli.engine.position_builder import Question, build_question, question_from_state
 from pazaak_cli.engine.rules import DEFAULT_RULESET, FirstPlayer, MainDeck, Ruleset, parse_ruleset
@@ -153,7 +153,7 @@ def advise_command(
     exact answer, --exact counts every card drawn too.
     """
     started = command_started()  # (the person waits from the launch)
-    question = _question(
+    question, assumed = _question(
         ruleset,
         table_text,
         hand,
@@ -221,6 +221,7 @@ def advise_command(
             "The opponent's hand was not given: the match answer takes it to keep no hand cards "
             "for the later sets (--opp-hand or --opp-hand-size says what it holds)."
         )
+    note = " ".join(said for said in (assumed, note) if said) or None
     if as_json:
         document = advice_json(advice, question)
         document["note"] = note
@@ -243,7 +244,9 @@ def _question(
     seen: tuple[int, ...],
     main_deck: str | None,
     position: str | None,
-) -> Question:
+) -> tuple[Question, str | None]:
+    """The question the flags ask, and what was assumed where one was left out (the opponent's
+    hand size in the first set), for the answer to say."""
     if position is not None:
         if table_text is not None:
             raise click.UsageError("give either --position or --table, not both")
@@ -267,7 +270,7 @@ def _question(
             rules = dataclasses.replace(state.ruleset, main_deck=MainDeck(main_deck))
             deck = state.deck if rules.main_deck is not MainDeck.INFINITE else (4,) * 10
             state = state._replace(ruleset=rules, deck=deck)
-        return question_from_state(state)
+        return question_from_state(state), None
     if table_text is None:
         raise click.UsageError(
             "give your table with --table (the card you drew last), "
@@ -286,19 +289,29 @@ def _question(
     table = _table(table_text, rules, "--table")
     opp_table = _table(opp_table_text, rules, "--opp-table")
     hidden: tuple[Card | None, ...]
+    assumed = None
+    if opp_hand is None and opp_hand_size is None and not opp_stood:
+        if sets != (0, 0):
+            raise click.UsageError(
+                "the opponent still plays: give its hand with --opp-hand, or its size with "
+                "--opp-hand-size (its deck with --opp-deck), or say --opp-stood (past the "
+                "first set the cards it holds cannot be counted from its table)"
+            )
+        played = sum(1 for card in opp_table if card.placed is not Placed.MAIN)
+        opp_hand_size = max(rules.hand_size - played, 0)
+        assumed = (
+            f"The opponent's hand size was not given: taken as {opp_hand_size}, the "
+            f"{rules.hand_size} dealt less the {played} on its table, as in the first set "
+            "(--opp-hand-size says otherwise)."
+        )
     if opp_hand is not None:
         hidden = opp_hand
     else:
         hidden = (None,) * (opp_hand_size if opp_hand_size is not None else 0)
-        if opp_hand_size is None and not opp_stood:
-            raise click.UsageError(
-                "the opponent still plays: give its hand with --opp-hand, or its size with "
-                "--opp-hand-size (its deck with --opp-deck), or say --opp-stood"
-            )
     check_cards(hand, rules, "'--hand'")
     if opp_hand is not None:
         check_cards(opp_hand, rules, "'--opp-hand'")
-    return build_question(
+    question = build_question(
         rules,
         table=table,
         hand=hand,
@@ -308,6 +321,7 @@ def _question(
         sets=sets,
         seen=seen,
     )
+    return question, assumed
 
 
 def _table(text: str, rules: Ruleset, option: str) -> tuple[TableCard, ...]:
