@@ -317,7 +317,7 @@ def test_a_bad_token_is_a_usage_error_naming_it_and_its_option(
             ["--table", "7", "--opp-hand", "+1", "--opp-hand-size", "2"],
             "either --opp-hand or --opp-hand-size",
         ),
-        (["--table", "7", "--opp-table", "10"], "--opp-hand-size"),
+        (["--table", "7", "--opp-table", "10", "--sets", "1-0"], "--opp-hand-size"),
         (
             ["--table", "7", "--position", "kotor1 7 - - - -- - 4444443444 a1 1"],
             "either --position or --table",
