@@ -146,7 +146,8 @@ def advise_command(
           --opp-hand-size 4 --opp-deck kotor2-average
       pazaak advise --position "kotor1 3,2,5 10,7 +1,-2,±3,+4 - -S - 4334343443 a1 1"
 
-    A hidden hand (--opp-hand-size) is averaged over every hand the opponent's deck can deal.
+    A hidden hand (--opp-hand-size) is averaged over every hand the opponent's deck can deal;
+    left out at 0-0, its size is what the first set leaves (4 less the hand cards on its table).
     On a terminal the answer comes within --time (2 s): exact if every possible hand is solved
     in time, else from a sample of them, each drawn as often as the deck deals it, each move
     with its 95 % interval (the model line and the JSON say "sampled"); --time 0 waits for the
