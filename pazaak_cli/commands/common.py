@@ -193,13 +193,11 @@ class WholeNumber(click.IntRange):
     def _in_words(self) -> str:
         """The range as a person says it (Click's ``1<=x<=100000000`` is a formula)."""
         low, high = self.min, self.max
-        if low is not None and high is not None:
-            return f"give a whole number from {low:,} to {high:,}"
-        return (
-            f"give a whole number of at least {low:,}"
-            if high is None
-            else (f"give a whole number of at most {high:,}")
-        )
+        if high is None:
+            return f"give a whole number of at least {low:,}"
+        if low is None:
+            return f"give a whole number of at most {high:,}"
+        return f"give a whole number from {low:,} to {high:,}"
 
 
 class Seconds(click.ParamType):  # type: ignore[type-arg]
