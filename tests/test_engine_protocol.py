@@ -223,6 +223,22 @@ def test_save_and_load_resume_the_same_match(client: Client, tmp_path: Path) -> 
     client.close()
 
 
+def test_a_stop_after_an_answer_that_failed_has_nothing_to_stop() -> None:
+    # (a failed answer once left the engine "busy": the stop then sent its interrupt to the
+    # main thread waiting for the next line, and the engine died)
+    client = Client()
+    position = "kotor2 1 - ±6,D,F3/6,T ?,?,?,? -- - 3444444444 a1 1"
+    reply = client.ask(
+        "advise", position=position, opp_deck="kotor2-hard", objective="match", time=60
+    )
+    assert not reply["ok"] and reply["error"]["code"] == "domain", reply
+    assert "bound" in reply["error"]["message"]
+    assert client.ok("stop") == {"stopped": False}
+    assert client.ok("hello")["protocol"] == "1"
+    code, _, err = client.close()
+    assert code == 0, err
+
+
 def test_stop_cuts_a_long_advise_short_with_the_answer_so_far() -> None:
     client = Client()  # (two solver processes where there are two cores: both stop)
     position = "kotor2 6,9 10 F2/4,F3/6,D,±1/2 ?,?,?,? -- - 4443434433 a1 1"

@@ -1142,20 +1142,22 @@ class _Served:
     def interruptibly(self, work: Callable[[], Advice]) -> tuple[Advice, bool]:
         with self.lock:
             self.busy, self.sent = True, False
+        stopped = False
         try:
             advice = work()
         except KeyboardInterrupt:
             with self.lock:
                 ours = self.sent
-                self.busy = self.sent = False
+                self.sent = False  # (its SIGINT is this one)
             if not ours:
                 raise
             raise ProtocolError(
                 "stopped", "stopped before the answer had its least sample (two hands)"
             ) from None
-        with self.lock:
-            stopped = self.sent
-            self.busy = False
+        finally:  # (an answer that fails, too: a stop after it has nothing to stop)
+            with self.lock:
+                stopped = self.sent
+                self.busy = False
         return advice, stopped
 
 
