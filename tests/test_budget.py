@@ -722,3 +722,34 @@ def test_runs_of_neighbouring_hands_keep_the_order_they_are_given_in() -> None:
             assert [done.rows[index][0][:2] for index in run] == [
                 (float(run[0]), float(at)) for at in range(len(run))
             ]
+
+
+@pytest.mark.parametrize("budget", [["--time", "5"], []])
+def test_a_chosen_match_answer_too_large_for_its_memory_gives_the_sets(
+    monkeypatch: pytest.MonkeyPatch, budget: list[str]
+) -> None:
+    """Where the service chose the match (foreseen to fit the budget, or quick) and its tables
+    then pass their bound, the set's answer is given with the reason, not the refusal (a larger
+    budget had turned an answer into an error); asked for by name, the match still refuses."""
+    import pazaak_cli.solve.match_native as match_native
+
+    monkeypatch.setattr(match_native, "DENSE_LIMIT_BYTES", 1)
+    clear_shared_solvers()
+    position = ["--main-deck", "infinite", "--table", "10 9", "--hand", "+1"]
+    position += ["--opp-table", "10 8", "--opp-hand", "-1"]
+    env = {"NO_COLOR": "1", "PAZAAK_CACHE_DIR": "off", "COLUMNS": "120"}
+    result = CliRunner().invoke(main, ["advise", *position, *budget], env=env)
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[1].startswith("Best for this set only")
+    assert lines[2].startswith("The match answer for these hands needs about")
+    assert lines[2].endswith(
+        "more than its bound of 0.0 GB (the set answer needs far less): "
+        "the best move for this set only instead."
+    )
+    assert "play +1, automatic stand at 20    78.00" in result.output
+    asked = CliRunner().invoke(
+        main, ["advise", *position, *budget, "--objective", "match"], env=env
+    )
+    assert asked.exit_code == 1 and "more than its bound" in asked.output
+    clear_shared_solvers()

@@ -19,7 +19,7 @@ from pazaak_cli.engine.cards import Card
 from pazaak_cli.engine.errors import PazaakError
 from pazaak_cli.engine.position_builder import Question
 from pazaak_cli.solve.advice import solve_match_asked, solve_question
-from pazaak_cli.solve.answer_types import Advice, SolveOptions
+from pazaak_cli.solve.answer_types import Advice, SolveOptions, SolverTooLarge
 from pazaak_cli.solve.budgeted import (
     ADVISE_ASKS,
     DEFAULT_SEED,
@@ -199,6 +199,12 @@ def budgeted_objective(request: AnswerRequest, seconds: float) -> tuple[Objectiv
     )
 
 
+def too_large_note(error: SolverTooLarge) -> str:
+    """Why the set's answer where the match's was chosen but is too large to solve here."""
+    said = str(error)
+    return f"{said[:1].upper()}{said[1:]}: the best move for this set only instead."
+
+
 def beyond(foreseen: float, seconds: float) -> str:
     """``foreseen`` seconds written with the fewest decimals (up to two) that still read as
     more than the ``seconds`` it exceeds: "about 6 s, beyond the 6 s budget" said nothing."""
@@ -223,12 +229,28 @@ def answer(request: AnswerRequest, refinement: Refinement | None = None) -> Answ
         objective, why = choose_objective(request)
         options = request.options(objective)
         if budget.seconds is None and request.hands is None:
-            advice = solve_question(request.question, options)
+            try:
+                advice = solve_question(request.question, options)
+            except SolverTooLarge as error:
+                if request.objective is not None or objective is not Objective.MATCH:
+                    raise
+                advice = solve_question(request.question, request.options(Objective.SET))
+                why = too_large_note(error)
             return Answer(advice, objective_note=why, seconds=budget.spent())
         refinement = Refinement(request.question, options, seed=request.seed)
         refinement.objective_note = why
     was_sampled = refinement.advice is not None and not refinement.exact
-    advice = refinement.refine(budget, hands=request.hands, progress=request.hand_progress)
+    try:
+        advice = refinement.refine(budget, hands=request.hands, progress=request.hand_progress)
+    except SolverTooLarge as error:
+        # the match answer, chosen within the budget, too large for its memory: the set's
+        if request.objective is not None or refinement.options.objective != Objective.MATCH:
+            raise
+        if refinement.advice is not None:
+            raise
+        refinement = Refinement(request.question, request.options(Objective.SET), seed=request.seed)
+        refinement.objective_note = too_large_note(error)
+        advice = refinement.refine(budget, hands=request.hands, progress=request.hand_progress)
     lead = None if was_sampled else refinement.objective_note  # (said once, at the first call)
     if request.asks.again is None:  # asked once: how to ask the same again, and the overrun
         notes = [

@@ -83,7 +83,7 @@ from pazaak_cli.runtime.savefile import (
     write_save,
 )
 from pazaak_cli.solve.answer_types import Advice
-from pazaak_cli.solve.answers import AnswerRequest, answer, choose_objective
+from pazaak_cli.solve.answers import Answer, AnswerRequest, answer, choose_objective
 from pazaak_cli.solve.budgeted import DEFAULT_SECONDS, Refinement
 from pazaak_cli.solve.models import (
     OPPONENT_MODELS,
@@ -926,7 +926,15 @@ def _advise(engine: Engine, request: Request) -> dict[str, Any]:
         # (a refinement even without a budget: the next call with a budget goes on from it)
         chosen, _ = choose_objective(asked)
         refinement = Refinement(asked.question, asked.options(chosen), seed=seed)
-    advice, stopped = engine.advising(lambda: answer(asked, refinement).advice)
+    answered: list[Answer] = []
+
+    def work() -> Advice:
+        answered.append(answer(asked, refinement))
+        return answered[0].advice
+
+    advice, stopped = engine.advising(work)
+    if answered and answered[0].refinement is not None:
+        refinement = answered[0].refinement  # (the set's, where the match's was too large)
     engine.refinement = (key, refinement)
     return {
         "game": game_id,
