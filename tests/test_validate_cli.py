@@ -74,6 +74,17 @@ def test_an_invalid_deck_exits_1_listing_every_problem_located(here: Path) -> No
     assert lines[4] == "bad.deck: not a valid kotor1 side deck (4 problems)"
 
 
+def test_a_long_list_s_total_counts_the_problems_not_listed(here: Path) -> None:
+    Path("many.deck").write_text("zz " * 300, encoding="utf-8")
+    result = run("validate", "many.deck")
+    assert_clean_exit(result, 1)
+    lines = result.stdout.splitlines()
+    assert lines[-2].endswith(
+        "201 more problems from here on are not listed (is this a deck file?)"
+    )
+    assert lines[-1] == "many.deck: not a valid kotor1 side deck (301 problems)"  # (it said 101)
+
+
 def test_an_empty_file_exits_1_at_line_1_column_1(here: Path) -> None:
     Path("empty.deck").write_bytes(b"")
     result = run("validate", "empty.deck")

@@ -107,7 +107,7 @@ def _print_report(source: str, report: DeckReport) -> None:
         for problem in report.problems:
             where = f"{problem.path}:{problem.line}:{problem.column}:"
             click.echo(f"{style(where, bold=True)} {problem.message}")
-        count = len(report.problems)
+        count = sum(problem.count for problem in report.problems)
         verdict = style("not a valid", fg="red", bold=True)
         plural = "s" if count != 1 else ""
         click.echo(f"{source}: {verdict} {spec} side deck ({count} problem{plural})")

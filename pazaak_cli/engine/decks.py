@@ -169,6 +169,13 @@ class Problem:
     """The offending text (shortened when very long), ``''`` when the problem is a missing thing."""
     message: str
     """One sentence naming the token and what would be right."""
+    unlisted: int = 0
+    """For the last line of a long list: how many problems it stands for, not listed."""
+
+    @property
+    def count(self) -> int:
+        """How many problems this line stands for (itself, or those it does not list)."""
+        return self.unlisted or 1
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}:{self.column}: {self.message}"
@@ -554,6 +561,7 @@ def validate_deck(parsed: ParsedDeck, ruleset: Ruleset | None = None) -> list[Pr
                 rest.column,
                 rest.token,
                 f"{hidden} more problems from here on are not listed (is this a deck file?)",
+                unlisted=hidden,
             )
         ]
     return problems
