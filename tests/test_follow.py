@@ -411,8 +411,13 @@ def test_kotor2_asks_who_opens_each_set_and_takes_first_from_the_command_line() 
     assert (
         refused(followed, "5") == "set 1 has not started: say who opens it first (me or opponent)"
     )
+    # (a word that is no event is told what the question takes, not the events of a set)
+    assert refused(followed, "maybe") == "'maybe' does not say who opens set 1: type me or opponent"
     followed = follow_lines(["opponent", "10 e", "10", "s", "9 s"], followed)
     assert followed.state.set_winners == (1,) and followed.asks_opener
+    assert refused(followed, "whoever") == (
+        "'whoever' does not say who opens set 2: type me or opponent"
+    )
     followed = follow_lines(["me"], followed)
     assert followed.state.opener == 0 and followed.state.turn == 0
     given = start(setup(ruleset=rules), first=1)
@@ -537,6 +542,14 @@ def test_undo_position_board_and_help_at_the_command_line(canned_advice: list[An
     assert parse_position(position).phase is Phase.BEFORE_DRAW
     assert "main deck 40 left" in output and "Commands: undo" in output
     assert "continue with `pazaak follow --resume " in output
+
+
+def test_the_board_before_the_first_set_is_opened_says_so(canned_advice: list[Any]) -> None:
+    args = ["-r", "kotor2", "--hand", "D T ±1/2 +3", "--time", "0"]
+    result = invoke(args, ["me", "undo", "board", "quit"])
+    assert result.exit_code == 0, result.output
+    assert "Before set 1; sets: you 0, opponent 0; main deck 40 left" in result.output
+    assert "Set 0" not in result.output
 
 
 def test_hint_match_asks_for_the_match_answer_at_a_decision(

@@ -28,7 +28,8 @@ def board_head(state: MatchState, set_number: int, names: tuple[str, str]) -> st
     tables (``names``: how the two seats are called)."""
     won = state.sets_won()
     ties = state.ties()
-    head = f"Set {set_number}; sets: {names[0]} {won[0]}, {names[1]} {won[1]}"
+    where = f"Set {set_number}" if set_number else "Before set 1"  # (its opener not yet said)
+    head = f"{where}; sets: {names[0]} {won[0]}, {names[1]} {won[1]}"
     if ties:
         head += f", {counted(ties, 'tie')}"
     drawn = deck_count(state)

@@ -328,7 +328,17 @@ def apply(followed: Followed, event: Typed) -> Followed:
 def apply_line(followed: Followed, line: str) -> tuple[Followed, tuple[Followed, ...]]:
     """Every event of one line, in order: the match after the last and after each; all or
     nothing (a :class:`FollowError` for any of them leaves the match as it was)."""
-    events = parse_events(line)
+    try:
+        events = parse_events(line)
+    except FollowError as error:
+        if not followed.asks_opener or not str(error).endswith(EVENT_SYNTAX):
+            raise
+        # (the question asked is who opens: the answer it takes, not the events of a set)
+        raise FollowError(
+            f"{_shown(error.token or line.strip())} does not say who opens set "
+            f"{followed.set_number + 1}: type me or opponent",
+            token=error.token,
+        ) from None
     if not events:
         raise FollowError("the line holds no event")
     states: list[Followed] = []
