@@ -572,10 +572,19 @@ def test_on_a_terminal_an_unfinished_match_can_be_resumed_instead(
     args = ["--deck", "kotor1-starter", "--seed", "22", "--save", str(save)]
     play(args, ["e"])
     monkeypatch.setattr(play_cmd, "stdin_is_terminal", lambda: True)
-    result = play(args, ["maybe", "r", "q"])
+    result = play(args, ["maybe", "", "r", "q"])
     assert f"An unfinished match is saved in {save} (set 1, You 0 - 0 kotor)." in result.stdout
-    assert "Type r to resume the saved match or n to start a new one." in result.stdout
+    # (the options typed for a new match are named: a resume would not use them, and an empty
+    # answer does not choose for the person)
+    assert (
+        "Resumed, it keeps its own settings: --deck and --seed would not be used; a new match "
+        "(n) uses them and replaces it." in result.stdout
+    )
+    assert result.stdout.count("Type r to resume the saved match or n to start a new one.") == 2
     assert f"Resuming the match saved in {save}" in result.stdout
+    plain = play(["--save", str(save)], ["", "q"])  # (nothing typed for a new one: [R/n])
+    assert "Resume it (r) or replace it with a new match (n)? [R/n]" in plain.stdout
+    assert f"Resuming the match saved in {save}" in plain.stdout
     replaced = play(["--deck", "kotor1-starter", "--seed", "5", "--save", str(save)], ["n", "q"])
     assert "Pazaak: You (kotor1-starter) against kotor" in replaced.stdout
     assert read_save(save)["seed"] == 5

@@ -19,6 +19,7 @@ import re
 import shlex
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -261,7 +262,7 @@ def _start(
                 f"`{_resume_command(target)}`, or start a new one with --new (it replaces it)"
             )
         saved = load_session(target, computer_player)
-        if _ask_resume(reader, saved, target):
+        if _ask_resume(reader, saved, target, _new_match_options(ctx)):
             _play_saved(saved, save_path or target, reader, pause, resumed_from=target)
             return
     rules, seats = _choose_seats(
@@ -344,20 +345,37 @@ def printable_seats(seats: tuple[Seat, Seat]) -> tuple[Seat, Seat]:
     return (first, second)
 
 
+_KEPT_BY_A_RESUMED_MATCH = (
+    ("ruleset", "--ruleset"),
+    ("deck", "--deck"),
+    ("opponent", "--opponent"),
+    ("opp_deck", "--opp-deck"),
+    ("seed", "--seed"),
+    ("wager", "--wager"),
+)
+"""The options that choose a new match: a resumed one keeps its own (parameter name, flag)."""
+
+
 def _refuse_with_resume(ctx: click.Context) -> None:
     refuse_with_resume(
         ctx,
-        (
-            ("ruleset", "--ruleset"),
-            ("deck", "--deck"),
-            ("opponent", "--opponent"),
-            ("opp_deck", "--opp-deck"),
-            ("seed", "--seed"),
-            ("wager", "--wager"),
-            ("replace", "--new"),
-        ),
+        (*_KEPT_BY_A_RESUMED_MATCH, ("replace", "--new")),
         "ruleset, decks, opponent, seed and wager",
     )
+
+
+def _listed(flags: Sequence[str]) -> str:
+    """``--deck``, ``--deck and --seed``, ``--deck, --seed and --wager``."""
+    return flags[0] if len(flags) == 1 else f"{', '.join(flags[:-1])} and {flags[-1]}"
+
+
+def _new_match_options(ctx: click.Context) -> list[str]:
+    """The flags given that choose a new match (a resumed one would not use them)."""
+    return [
+        flag
+        for name, flag in _KEPT_BY_A_RESUMED_MATCH
+        if ctx.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT
+    ]
 
 
 def _play_saved(
@@ -381,8 +399,12 @@ def _finish(code: int) -> None:
         sys.exit(code)
 
 
-def _ask_resume(reader: LineReader, saved: MatchSession, target: Path) -> bool:
-    """On a terminal: an unfinished match is in the way; resume it (True) or replace it."""
+def _ask_resume(
+    reader: LineReader, saved: MatchSession, target: Path, given: Sequence[str]
+) -> bool:
+    """On a terminal: an unfinished match is in the way; resume it (True) or replace it.
+    ``given``: the options of a new match typed (a resume does not use them, and says so; an
+    empty answer then resumes nothing, as it does where none were typed)."""
     state = saved.state
     seats = printable_seats(saved.seats)
     names = f"{seats[0].name} {state.sets_won()[0]} - {state.sets_won()[1]} "
@@ -390,11 +412,20 @@ def _ask_resume(reader: LineReader, saved: MatchSession, target: Path) -> bool:
         f"An unfinished match is saved in {target} (set {saved.set_number()}, "
         f"{names}{seats[1].name})."
     )
+    choices = "[R/n]"
+    if given:
+        click.echo(
+            f"Resumed, it keeps its own settings: {_listed(given)} would not be used; "
+            "a new match (n) uses them and replaces it."
+        )
+        choices = "[r/n]"
     while True:
-        answer = reader.read("Resume it (r) or replace it with a new match (n)? [r/n] ")
+        answer = reader.read(f"Resume it (r) or replace it with a new match (n)? {choices} ")
         if answer is None:
             raise click.exceptions.Exit(0)
-        if answer.strip().lower() in ("", "r", "resume", "y", "yes"):
+        if answer.strip().lower() in ("r", "resume", "y", "yes") or (
+            not answer.strip() and not given
+        ):
             return True
         if answer.strip().lower() in ("n", "new", "replace"):
             return False
