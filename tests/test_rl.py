@@ -162,6 +162,41 @@ def test_an_illegal_action_ends_the_turn_or_raises_when_strict() -> None:
         strict.step(illegal)
 
 
+def test_what_is_no_action_seed_or_deck_pair_is_refused_in_one_sentence() -> None:
+    env = PazaakEnv()
+    env.reset(seed=3)
+    for wrong, said in (
+        (99, "99 is outside the action space 0..17"),
+        (-1, "outside"),
+        (1.5, "not a whole number"),
+        (True, "not a whole number"),
+    ):
+        with pytest.raises(ValueError, match=said):
+            env.step(wrong)  # type: ignore[arg-type]
+    for options, said in (
+        ({"match_seed": "garbage"}, 'is not "S:I"'),
+        ({"match_seed": 12}, 'is not "S:I"'),
+        ({"match_seed": "1:-5"}, 'is not "S:I"'),
+    ):
+        with pytest.raises(ValueError, match=said):
+            env.reset(options=options)
+    done = False
+    while not done:  # (to the match's end, then a step is refused with what to do)
+        _, _, done, _, _ = env.step(int(np.flatnonzero(env.action_masks())[0]))
+    with pytest.raises(ValueError, match=r"the match is over: call reset\(\)"):
+        env.step(0)
+    for decks in (("kotor1-starter",), "kotor1-starter", None):
+        with pytest.raises(ValueError, match="decks is a pair"):
+            PazaakAECEnv(decks=decks)  # type: ignore[arg-type]
+    two = PazaakAECEnv(render_mode="ansi")
+    two.reset(seed=1)
+    with pytest.raises(ValueError, match="outside the action space"):
+        two.step(18)
+    two.reset(options={"match_seed": "11:0"})
+    shown = two.render()
+    assert shown is not None and "?,?,?,?" in shown  # (the agent to act's view: one hand hidden)
+
+
 def test_the_environment_plays_the_matches_pazaak_simulate_plays() -> None:
     """A roster player acting through the environment, match I dealt from simulate's stream
     "S:I", wins exactly the matches it wins in ``pazaak simulate`` (the same game)."""

@@ -23,7 +23,7 @@ from pazaak_cli.engine.errors import PazaakError
 from pazaak_cli.engine.notation import format_position
 from pazaak_cli.engine.rules import Ruleset, parse_ruleset
 from pazaak_cli.rl.encoding import BOUND, Table, action_count, observation_size
-from pazaak_cli.rl.single import side_deck
+from pazaak_cli.rl.single import checked_action, match_seed_of, side_deck
 
 AGENTS = ("player_1", "player_2")
 
@@ -51,6 +51,11 @@ class PazaakAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]
         if render_mode not in (None, "ansi"):
             raise PazaakError(f"render mode {render_mode!r}: only 'ansi' is offered")
         self.render_mode = render_mode
+        if isinstance(decks, str) or not isinstance(decks, tuple | list) or len(decks) != 2:
+            raise PazaakError(
+                f"decks is a pair (player_1's, player_2's: a name, a path, cards or None), "
+                f"not {decks!r}"
+            )
         self.decks = (side_deck(decks[0], self.ruleset), side_deck(decks[1], self.ruleset))
         self.set_reward = float(set_reward)
         self.possible_agents = list(AGENTS)
@@ -73,7 +78,10 @@ class PazaakAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]
         return self._action_space
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        if seed is not None or self._rng is None:
+        match_seed = match_seed_of(options)
+        if match_seed is not None:  # (as PazaakEnv: match I of ``pazaak simulate --seed S``)
+            self._rng = random.Random(match_seed)
+        elif seed is not None or self._rng is None:
             self._rng = random.Random(seed if seed is not None else random.randrange(2**62))
         self._table = Table.deal(self.ruleset, self.decks, self._rng)
         self._table.run_chance(lambda state: True)
@@ -99,8 +107,9 @@ class PazaakAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]
             raise PazaakError(f"{agent} is to act: None is only for an agent whose match is over")
         table = self._live()
         seat = AGENTS.index(agent)
+        number = checked_action(action, action_count(self.ruleset))
         sets_before = len(table.set_results)
-        table.commit(table.action(seat, int(action)))
+        table.commit(table.action(seat, number))
         table.run_chance(lambda state: True)
         self._cumulative_rewards[agent] = 0.0
         self.rewards = {name: 0.0 for name in self.agents}
@@ -122,7 +131,9 @@ class PazaakAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]
     def render(self) -> str | None:
         if self.render_mode != "ansi" or self._table is None:
             return None
-        return format_position(self._table.state)
+        state = self._table.state  # (what the agent to act sees: the other hand hidden)
+        view = state.observed_by(AGENTS.index(self.agent_selection))
+        return f"{format_position(view)}  (sets {state.sets_won()[0]}-{state.sets_won()[1]})"
 
     def close(self) -> None:
         """Nothing to release."""

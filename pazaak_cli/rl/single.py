@@ -13,6 +13,7 @@ cards again for the same actions; ``reset(options={"match_seed": "S:I"})`` deals
 from __future__ import annotations
 
 import random
+import re
 from typing import Any, SupportsFloat
 
 import gymnasium
@@ -30,6 +31,31 @@ from pazaak_cli.players.roster import POLICY_NAMES, RANDOMISED_POLICIES, Player,
 from pazaak_cli.rl.encoding import BOUND, Table, action_count, observation_size
 
 Observation = npt.NDArray[np.float32]
+
+
+def checked_action(action: object, count: int) -> int:
+    """``action`` as a number of the ``Discrete(count)`` space; a :class:`PazaakError` naming
+    it when it is none (an illegal move is one in the space the mask does not allow)."""
+    if isinstance(action, bool) or not isinstance(action, int | np.integer):
+        raise PazaakError(f"action {action!r} is not a whole number of the space 0..{count - 1}")
+    if not 0 <= int(action) < count:
+        raise PazaakError(f"action {int(action)} is outside the action space 0..{count - 1}")
+    return int(action)
+
+
+def match_seed_of(options: dict[str, Any] | None) -> str | None:
+    """The ``match_seed`` of ``reset``'s options (``"S:I"``: match I of ``pazaak simulate
+    --seed S``), checked; ``None`` if not given. (Other keys are let be, as the libraries'
+    checkers expect of an environment: PettingZoo's passes its own.)"""
+    seed = (options or {}).get("match_seed")
+    if seed is None:
+        return None
+    if not isinstance(seed, str) or not re.fullmatch(r"[0-9]+:[0-9]+", seed):
+        raise PazaakError(
+            f'match_seed {seed!r} is not "S:I" (match I of `pazaak simulate --seed S`, '
+            'both whole numbers, e.g. "1:0")'
+        )
+    return seed
 
 
 def side_deck(deck: str | tuple[Card, ...] | None, ruleset: Ruleset) -> tuple[Card, ...]:
@@ -94,10 +120,10 @@ class PazaakEnv(gymnasium.Env[Observation, np.int64]):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Observation, dict[str, Any]]:
         super().reset(seed=seed)
-        match_seed = (options or {}).get("match_seed")
+        match_seed = match_seed_of(options)
         if match_seed is not None:
             # the stream ``pazaak simulate --seed S`` plays match I from: "S:I"
-            self._rng = random.Random(str(match_seed))
+            self._rng = random.Random(match_seed)
         elif seed is not None or self._rng is None:
             self._rng = random.Random(
                 seed if seed is not None else int(self.np_random.integers(2**62))
@@ -113,10 +139,13 @@ class PazaakEnv(gymnasium.Env[Observation, np.int64]):
         self, action: np.int64 | int
     ) -> tuple[Observation, SupportsFloat, bool, bool, dict[str, Any]]:
         table = self._live()
+        number = checked_action(action, action_count(self.ruleset))
+        if table.state.is_terminal():
+            raise PazaakError("the match is over: call reset() for a new one")
         sets_before = len(table.set_results)
         illegal = False
         try:
-            chosen = table.action(self.seat, int(action))
+            chosen = table.action(self.seat, number)
         except IllegalActionError:
             if self.strict:
                 raise
