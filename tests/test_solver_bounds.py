@@ -61,6 +61,30 @@ def test_the_c_memo_stays_within_its_bound_and_the_values_do_not_change() -> Non
 
 
 @native
+def test_a_c_memo_grown_where_it_is_keeps_every_position() -> None:
+    """A table with a bound doubles in the room mapped for it, its entries rehashed in place
+    (_core.h, memo_grow_in_place): it holds and solves exactly the positions a table without a
+    bound holds (moved to a new table at each doubling), none lost; once full, the before-draw
+    table's one doubling past its bound (``rebalance``) is in place too, to the same values."""
+    mine, theirs = "+1 -2 ±3 +4", "±2 +3 -4 ±1"
+    free = SetSolver(RULES, fixed_draws=FULL_DECK)
+    expected = first_move(free, mine, theirs)
+    assert free.states > 400_000  # (each table doubled in place past 2^18 slots)
+    roomy = SetSolver(RULES, fixed_draws=FULL_DECK, max_states=2**22)
+    assert first_move(roomy, mine, theirs) == expected
+    counts = (roomy.states, roomy.solved, roomy._core.replaced)
+    assert counts == (free.states, free.solved, free._core.replaced)
+    assert not roomy._core.rebalanced
+    full = SetSolver(RULES, fixed_draws=FULL_DECK, max_states=2**19)  # (tables of 2^18: 6 MB)
+    assert first_move(full, mine, theirs) == expected
+    assert full._core.rebalanced and full._core.replaced > 0
+    assert full._core.memo_bytes == (2**19 + 2**15) * 24
+    assert first_move(full, "+1 -2 ±3", "-1 +4 ±5") == first_move(
+        SetSolver(RULES, fixed_draws=FULL_DECK), "+1 -2 ±3", "-1 +4 ±5"
+    )
+
+
+@native
 def test_a_c_memo_made_room_for_at_once_gives_the_same_values_within_its_bound() -> None:
     free = SetSolver(RULES, fixed_draws=FULL_DECK)
     expected = first_move(free, "+1 -2 ±3", "±2 +3 -4")

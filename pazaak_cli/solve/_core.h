@@ -132,6 +132,8 @@ typedef struct {
     const int *small_pages; /* (MEMO_HUGE_PAGES) its core's flag, where it has one: while set
                                (a short search), its large slots are made in small pages at
                                once, not in huge pages (see slots_alloc); NULL: never */
+    size_t room;            /* (MEMO_IN_PLACE) slots of address space mapped for it at `slots`,
+                               where it grows without moving; 0: its slots are exactly `cap` */
 } Map;
 
 #if MEMO_KEY_BITS < 64
@@ -186,6 +188,27 @@ static inline void memo_released(size_t bytes);
 #else
 #define MEMO_MAPS 0
 #endif
+/* (a table with a window grows where it is: memo_grow_in_place) */
+#define MEMO_IN_PLACE (MEMO_MAPS && MEMO_WINDOW > 0)
+
+/* Ask the pages of `bytes` at `p` (a mapping's, page-aligned) as the table's `small_pages` says:
+ * huge pages, made as they are first written, or small ones made at once. */
+SHARED void pages_advised(void *p, size_t bytes, int small_pages) {
+#if MEMO_MAPS
+    if (!small_pages) {
+        madvise(p, bytes, MADV_HUGEPAGE);
+    } else {
+        madvise(p, bytes, MADV_NOHUGEPAGE);
+#ifdef MADV_POPULATE_WRITE
+        madvise(p, bytes, MADV_POPULATE_WRITE);
+#endif
+    }
+#else
+    (void)p;
+    (void)bytes;
+    (void)small_pages;
+#endif
+}
 
 SHARED Entry *slots_alloc(size_t cap, int small_pages) {
 #if MEMO_MAPS
@@ -193,14 +216,7 @@ SHARED Entry *slots_alloc(size_t cap, int small_pages) {
     if (bytes >= HUGE_BYTES) {
         void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (p == MAP_FAILED) return NULL;
-        if (!small_pages) {
-            madvise(p, bytes, MADV_HUGEPAGE);
-        } else {
-            madvise(p, bytes, MADV_NOHUGEPAGE);
-#ifdef MADV_POPULATE_WRITE
-            madvise(p, bytes, MADV_POPULATE_WRITE);
-#endif
-        }
+        pages_advised(p, bytes, small_pages);
         return p;
     }
 #else
@@ -227,6 +243,7 @@ SHARED void slots_free(Entry *slots, size_t cap) {
 SHARED int memo_init(Map *m, size_t cap, size_t max_cap) {
     if (max_cap && cap > max_cap) cap = max_cap;
     m->slots = slots_alloc(cap, m->small_pages && *m->small_pages);
+    m->room = 0;
     if (!m->slots) return -1;
     m->cap = cap;
     m->max_cap = max_cap;
@@ -237,7 +254,13 @@ SHARED int memo_init(Map *m, size_t cap, size_t max_cap) {
 }
 
 SHARED void memo_free(Map *m) {
-    slots_free(m->slots, m->cap);
+#if MEMO_IN_PLACE
+    if (m->room) {
+        munmap(m->slots, m->room * sizeof(Entry));
+        m->room = 0;
+    } else
+#endif
+        slots_free(m->slots, m->cap);
     m->slots = NULL;
     m->cap = m->size = 0;
 }
@@ -344,24 +367,93 @@ SHARED_INLINE Entry *memo_place(Map *m, uint64_t key) {
     return cheapest;
 }
 
+/* Put the entry `old` (not held) into `m`: where its window is full, the first to go against it
+ * (the staler, else the cheaper, stays out). */
+SHARED_INLINE void memo_move_in(Map *m, const Entry *old) {
+    Entry *slot = memo_place(m, entry_key(old));
+    if (entry_key(slot) != EMPTY) {
+        int staler = entry_stale(m, slot) - entry_stale(m, old);
+        if (staler < 0 || (staler == 0 && entry_work(slot) >= entry_work(old))) return;
+    }
+    *slot = *old;
+}
+
+#if MEMO_IN_PLACE
+/* A large table with a bound grows without moving: the address space for its bound is mapped
+ * once (MAP_NORESERVE: pages are made only where written), and each doubling rehashes the
+ * entries where they are, so that only the new half is fresh memory. Moved to a new table
+ * each time, every doubling had the system zero (and the host of a virtual machine back) the
+ * whole new table while the old one was still held: a quarter of a large set answer's time
+ * was the kernel zeroing pages (docs/benchmarks.md, "a memo that grows where it is"). */
+#define MEMO_ROOM_MAX ((size_t)1 << 36) /* (bytes of address space a table may map ahead) */
+
+/* The address space for `slots` entries, or NULL where the system refuses it. */
+SHARED Entry *room_map(size_t slots) {
+    void *p = mmap(NULL, slots * sizeof(Entry), PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+/* Grow `m`, which has its room, to `cap` slots (a power of two, within the room) in place.
+ * A key's home in the larger table is its old home or past the old end (the low bits are the
+ * same); the entries are taken out and put back in the order of their slots, from an empty
+ * slot on, so that a probe only ever passes slots already put back or new ones: an entry whose
+ * home is its old one lands at or before its old slot (emptied as it is taken), one whose home
+ * is past the old end lands there, in slots never emptied. The one exception, a probe from the
+ * new end wrapping to the start, passes at most the window's first slots: the entries of the
+ * table's first run up to an empty slot past those are taken out first and put back last. */
+SHARED int memo_grow_in_place(Map *m, size_t cap) {
+    size_t old = m->cap, first = MEMO_WINDOW - 1;
+    Entry *slots = m->slots;
+    while (first < old && entry_key(&slots[first]) != EMPTY) first++;
+    if (first == old) return 1; /* (no empty slot: the caller moves it) */
+    Entry *start = malloc((first ? first : 1) * sizeof(Entry));
+    if (!start) return -1;
+    size_t started = 0;
+    for (size_t i = 0; i < first; i++) {
+        if (entry_key(&slots[i]) == EMPTY) continue;
+        start[started++] = slots[i];
+        memset(&slots[i], 0, sizeof(Entry));
+    }
+    pages_advised(slots + old, (cap - old) * sizeof(Entry), m->small_pages && *m->small_pages);
+    m->cap = cap;
+    m->size = 0;
+    for (size_t i = first; i < old; i++) {
+        if (entry_key(&slots[i]) == EMPTY) continue;
+        Entry moved = slots[i];
+        memset(&slots[i], 0, sizeof(Entry));
+        memo_move_in(m, &moved);
+    }
+    for (size_t i = 0; i < started; i++) memo_move_in(m, &start[i]);
+    free(start);
+    return 0;
+}
+#endif
+
 /* Move every entry into a table of `cap` slots (at most max_cap). */
 SHARED int memo_resize(Map *m, size_t cap) {
     Map bigger = {.small_pages = m->small_pages};
-    if (memo_init(&bigger, cap, m->max_cap) < 0) return -1;
+#if MEMO_IN_PLACE
+    if (m->room >= cap) {
+        int grown = memo_grow_in_place(m, cap);
+        if (grown <= 0) return grown;
+    }
+    if (m->max_cap >= cap && cap * sizeof(Entry) >= HUGE_BYTES &&
+        m->max_cap <= MEMO_ROOM_MAX / (2 * sizeof(Entry)) &&
+        (bigger.slots = room_map(2 * m->max_cap)) != NULL) {
+        pages_advised(bigger.slots, cap * sizeof(Entry), m->small_pages && *m->small_pages);
+        bigger.cap = cap;
+        bigger.max_cap = m->max_cap;
+        bigger.room = 2 * m->max_cap; /* (a bound may double once: the set core's rebalance) */
+    } else
+#endif
+        if (memo_init(&bigger, cap, m->max_cap) < 0)
+        return -1;
     bigger.replaced = m->replaced;
     bigger.round = m->round;
-    for (size_t i = 0; i < m->cap; i++) {
-        const Entry *old = &m->slots[i];
-        uint64_t key = entry_key(old);
-        if (key == EMPTY) continue;
-        Entry *slot = memo_place(&bigger, key);
-        if (entry_key(slot) != EMPTY) { /* (the window's first to go against the one moved) */
-            int staler = entry_stale(&bigger, slot) - entry_stale(&bigger, old);
-            if (staler < 0 || (staler == 0 && entry_work(slot) >= entry_work(old))) continue;
-        }
-        *slot = *old;
-    }
-    slots_free(m->slots, m->cap);
+    for (size_t i = 0; i < m->cap; i++)
+        if (entry_key(&m->slots[i]) != EMPTY) memo_move_in(&bigger, &m->slots[i]);
+    memo_free(m);
     *m = bigger;
     return 0;
 }
