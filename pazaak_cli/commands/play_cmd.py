@@ -117,6 +117,10 @@ def _complete_deck(
     return complete_decks(incomplete)
 
 
+MAX_WAGER = 1_000_000_000
+"""The most credits a match may stake (a number, not a typo of many digits)."""
+
+
 @click.command("play", epilog=EXIT_CODES)
 @click.option(
     "--ruleset",
@@ -153,7 +157,7 @@ def _complete_deck(
 @seed_option
 @click.option(
     "--wager",
-    type=WholeNumber(0),
+    type=WholeNumber(0, MAX_WAGER),
     default=0,
     show_default=True,
     help="Credits at stake: the winner gains them, the loser loses them.",

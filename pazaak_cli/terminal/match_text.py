@@ -234,7 +234,8 @@ def match_over_lines(session: MatchSession) -> list[str]:
         )
     else:
         summary = f"Summary: {champ.name} beat {loser.name} {won[winner]}-{won[1 - winner]}"
-    summary += f" in {sets_played} set{'s' if sets_played != 1 else ''}"
+    if sets_played or state.forfeited is None:  # (not "in 0 sets": a forfeit in set 1)
+        summary += f" in {sets_played} set{'s' if sets_played != 1 else ''}"
     if ties:
         summary += f" ({ties} tie{'s' if ties != 1 else ''})"
     if session.wager:

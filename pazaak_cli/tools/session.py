@@ -50,7 +50,13 @@ from pazaak_cli.engine.game import (
 )
 from pazaak_cli.engine.move_notation import format_action, parse_action
 from pazaak_cli.engine.notation import format_position
-from pazaak_cli.engine.numbers import is_ascii_digits, parse_in_range, parse_signed, parse_whole
+from pazaak_cli.engine.numbers import (
+    counted,
+    is_ascii_digits,
+    parse_in_range,
+    parse_signed,
+    parse_whole,
+)
 from pazaak_cli.engine.rules import Ruleset, parse_ruleset
 from pazaak_cli.players.roster import POLICY_NAMES, Player
 from pazaak_cli.runtime.savefile import (
@@ -514,7 +520,7 @@ def parse_command(line: str, state: MatchState) -> Command:
         )
     shown = words[0] if len(words[0]) <= 20 else words[0][:17] + "..."
     raise CommandError(
-        f"{shown!r} is not a command: e end, s stand, p N play, h hint, state, ? help, "
+        f"{shown!r} is not a command: e end, s stand, p N play, h hint, b board, state, ? help, "
         "forfeit, q quit"
     )
 
@@ -614,14 +620,21 @@ def _pick_value(state: MatchState, index: int, spec: str | None) -> Play:
     if spec is None:
         if len(plays) == 1:
             return plays[0]
-        raise CommandError(f"{card} needs a sign: {_value_choices(plays, number)}")
+        # (±1/2 is played as one of four values: a sign alone does not say which)
+        needs = "a sign" if len({abs(p.value) for p in plays}) == 1 else "a value"
+        raise CommandError(f"{card} needs {needs}: {_value_choices(plays, number)}")
     wanted = _parse_value_spec(spec)
     if wanted is None:
         how = f"write p {number}" if len(plays) == 1 else _value_choices(plays, number)
-        if parse_whole(spec.strip(), max_digits=2) is not None:  # (p 1 2: the sign left out)
+        whole = parse_whole(spec.strip(), max_digits=2)
+        if whole:  # (p 1 2: the sign left out)
             raise CommandError(
                 f"a value needs its sign (+{spec.strip()} or -{spec.strip()}): {how}"
             )
+        if whole == 0:  # (p 3 0: no card is played as 0 with a sign)
+            if len(plays) == 1:
+                raise CommandError(f"{_one_way(plays[0])}: write p {number}")
+            raise CommandError(f"{card} is not played as 0: {how}")
         raise CommandError(f"{spec!r} is not a sign or a value: {how}")
     kind, amount = wanted
     if kind == "sign":
@@ -772,7 +785,7 @@ class _DocumentReader:
             hand = self.cards(item, f"hand {number}")
             if len(hand) != ruleset.hand_size:
                 raise SaveFileError(
-                    f"hand {number} holds {len(hand)} cards, not {ruleset.hand_size}"
+                    f"hand {number} holds {counted(len(hand), 'card')}, not {ruleset.hand_size}"
                 )
             remaining = list(seat.deck)
             for card in hand:
