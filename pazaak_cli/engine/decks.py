@@ -750,7 +750,7 @@ def default_deck(
         size = ruleset.side_deck_size
         outside = sorted({str(card) for card in cards if not ruleset.allows(card)})
         if len(cards) != size:
-            reason = f"it holds {len(cards)} cards, a side deck here {size}"
+            reason = f"it holds {counted(len(cards), 'card')}, a side deck here {size}"
         elif outside:
             reason = f"{', '.join(outside)} not in this ruleset's card pool"
         else:

@@ -32,6 +32,7 @@ from typing import NamedTuple
 
 from pazaak_cli.engine.cards import FLIP_TARGETS, Card, CardKind, FastEnum
 from pazaak_cli.engine.errors import HiddenInformationError, IllegalActionError, WagerError
+from pazaak_cli.engine.numbers import counted
 from pazaak_cli.engine.rules import (
     FirstPlayer,
     FlipTargets,
@@ -690,7 +691,7 @@ def new_match(ruleset: Ruleset, hands: tuple[Sequence[Card], Sequence[Card]]) ->
     for player, hand in enumerate(hands):
         if len(hand) > ruleset.hand_size:
             raise IllegalActionError(
-                f"player {player + 1}'s hand holds {len(hand)} cards; "
+                f"player {player + 1}'s hand holds {counted(len(hand), 'card')}; "
                 f"the ruleset deals {ruleset.hand_size}"
             )
         for card in hand:

@@ -44,7 +44,7 @@ from pazaak_cli.engine.game import (
     standing_winner,
     table_total,
 )
-from pazaak_cli.engine.numbers import parse_in_range, parse_signed
+from pazaak_cli.engine.numbers import counted, parse_in_range, parse_signed
 from pazaak_cli.engine.rules import (
     FirstPlayer,
     FlipTargets,
@@ -353,7 +353,7 @@ def _check_table(rules: Ruleset, side: Side, name: str) -> None:
     table = side.table
     if len(table) > rules.table_size:
         raise NotationError(
-            f"{name}'s table holds {len(table)} cards; a table holds {rules.table_size}"
+            f"{name}'s table holds {counted(len(table), 'card')}; a table holds {rules.table_size}"
         )
     if table and table[0].placed is not Placed.MAIN:
         raise NotationError(f"{name}'s table must start with a main-deck card (every turn draws)")

@@ -68,7 +68,7 @@ def check_match_position(state: MatchState) -> None:
     for seat, side in enumerate(state.sides):
         if len(side.hand) > rules.hand_size:
             raise PositionError(
-                f"player {seat + 1} holds {len(side.hand)} hand cards, more than the "
+                f"player {seat + 1} holds {counted(len(side.hand), 'hand card')}, more than the "
                 f"{rules.hand_size} that {rules.spec} deals for a match"
             )
 

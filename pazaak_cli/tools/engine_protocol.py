@@ -607,8 +607,8 @@ def _deck(raw: Any, ruleset: Ruleset, where: str) -> tuple[str, tuple[Card, ...]
         cards = _cards(raw, where)
         if len(cards) != ruleset.side_deck_size:
             raise DeckError(
-                f"{where} holds {len(cards)} cards; a {ruleset.spec} side deck holds exactly "
-                f"{ruleset.side_deck_size}"
+                f"{where} holds {counted(len(cards), 'card')}; a {ruleset.spec} side deck "
+                f"holds exactly {ruleset.side_deck_size}"
             )
         for card in cards:
             if not ruleset.allows(card):

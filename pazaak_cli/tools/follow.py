@@ -40,6 +40,7 @@ from pazaak_cli.engine.game import (
 )
 from pazaak_cli.engine.move_notation import format_action, parse_action
 from pazaak_cli.engine.notation import format_position
+from pazaak_cli.engine.numbers import counted
 from pazaak_cli.engine.position_builder import Question, question_from_state
 from pazaak_cli.engine.rules import FirstPlayer, MainDeck, Ruleset, parse_ruleset
 from pazaak_cli.runtime.savefile import FOLLOW
@@ -261,15 +262,16 @@ def start(setup: FollowSetup, first: int | None = None) -> Followed:
     rules = setup.ruleset
     if len(setup.hand) != rules.hand_size:
         raise FollowError(
-            f"your hand holds {len(setup.hand)} cards; {rules.spec} deals {rules.hand_size}"
+            f"your hand holds {counted(len(setup.hand), 'card')}; "
+            f"{rules.spec} deals {rules.hand_size}"
         )
     for card in setup.hand:
         if not rules.allows(card):
             raise FollowError(f"your hand card {card} is not in the {rules.name} card pool")
     if len(setup.opp_deck) < rules.hand_size:
         raise FollowError(
-            f"the opponent's side deck holds {len(setup.opp_deck)} cards, fewer than the "
-            f"{rules.hand_size} it is dealt"
+            f"the opponent's side deck holds {counted(len(setup.opp_deck), 'card')}, fewer "
+            f"than the {rules.hand_size} it is dealt"
         )
     if setup.opponent not in OPPONENT_MODELS:
         raise FollowError(
