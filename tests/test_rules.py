@@ -147,6 +147,16 @@ def test_an_unknown_choice_is_refused_with_the_choices() -> None:
         parse_ruleset("kotor1/main-deck=endless")
 
 
+def test_settings_separated_by_a_slash_are_told_the_comma() -> None:
+    # (it said "target must be a whole number from 1 to 50", of "21/hand-size=3")
+    with pytest.raises(
+        RulesetError,
+        match="'target=21/hand-size=3': settings are separated by commas, not '/': write "
+        "kotor1/target=21,hand-size=3",
+    ):
+        parse_ruleset("kotor1/target=21/hand-size=3")
+
+
 def test_a_setting_given_twice_is_refused_not_overwritten() -> None:
     # (a variant written by hand, "main-deck=infinite,...,main-deck=per-set", kept only the
     # last: which one the user meant is not for the parser to guess)

@@ -185,7 +185,7 @@ _FIELD_DOCS = {
     "main_deck": "shared (kept across sets), per-set, or infinite (uniform 1..10)",
     "nine_cards": "a ninth card on a table: stand, or win the set",
     "first_player": "who opens a set: player1, random, alternate or loser",
-    "tiebreaker": "a Tiebreaker breaks a tie as the last-card, or any-played",
+    "tiebreaker": "which Tiebreaker wins a tie: last-card (its table's last) or any-played",
     "flip_targets": "flips turn over all-signs (2, 4, -2, -4) or positive-only",
     "side_deck_size": "cards in a side deck, exactly (1 to 200)",
     "hand_size": "cards dealt to the hand for the whole match (1 to the side-deck size)",
@@ -217,6 +217,12 @@ def parse_ruleset(spec: str) -> Ruleset:
         )
     changes: dict[str, object] = {}
     for item in filter(None, (part.strip() for part in rest.split(","))):
+        if "/" in item:  # (kotor1/target=21/hand-size=3: the settings' separator mistaken)
+            raise RulesetError(
+                f"{_short(item)!r}: settings are separated by commas, not '/': write "
+                f"{_short(name)}/{_short(rest.replace('/', ','))}",
+                token=item,
+            )
         key, sep, raw = item.partition("=")
         field = key.strip().lower().replace("-", "_")
         if not sep or field not in _OVERRIDABLE:
