@@ -35,12 +35,31 @@ COMMANDS = {
 }
 """Every command: (module, attribute), in the order ``--help`` lists them."""
 
+SUMMARIES = {
+    "play": "a match in the shell, against the computer or a friend",
+    "advise": "the exact odds of every move at the table you see",
+    "chart": "the best move at every total for one hand, as a grid",
+    "follow": "follow a KOTOR match move by move, with advice and the cards left",
+    "prepare": "solve a deck pair's later sets ahead, for the match advice",
+    "validate": "check side-deck files against a ruleset, every problem at once",
+    "decks": "the sample decks, or the named ones card by card",
+    "simulate": "many matches between computer opponents: who wins, how often",
+    "deckbuild": "the side deck, from the cards you own, that wins most",
+    "rules": "every field of a ruleset, a preset or a variant",
+    "engine": "play and analyse from a program: JSON lines in and out",
+}
+"""What ``pazaak --help`` says of each command, in a line (without importing them all)."""
+
 
 class LazyGroup(PazaakGroup):
     """A group whose commands are imported on first use."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return list(COMMANDS)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, SUMMARIES[name]) for name in COMMANDS])
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         found = COMMANDS.get(cmd_name)
@@ -57,12 +76,7 @@ class LazyGroup(PazaakGroup):
 def main() -> None:
     """Play, solve and validate Pazaak, the card game of Star Wars: KOTOR I and II.
 
-    \b
-    pazaak play       a game in the shell, against the computer or a friend
-    pazaak advise     exact win/tie/loss odds for every move at your table
-    pazaak chart      the best move at every total for one hand, as a coloured grid
-    pazaak follow     mirror a KOTOR match turn by turn, with the advice and the cards counted
-    pazaak validate   check a side-deck file against a ruleset
+    `pazaak COMMAND --help` says how to use each command below.
     """
 
 

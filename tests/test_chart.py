@@ -592,7 +592,9 @@ def test_bad_input_is_one_line_and_the_exit_code_advise_gives(
 
 
 def test_chart_is_listed_in_the_group_help() -> None:
-    assert "pazaak chart " in run("--help").stdout
+    assert "  chart      the best move at every total for one hand, as a grid" in (
+        run("--help").stdout
+    )
 
 
 def test_ctrl_c_stops_a_chart_with_exit_130(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -43,6 +43,14 @@ def test_help_is_shown_by_h_and_help() -> None:
         assert code == 0
         assert out.startswith("Usage: pazaak [OPTIONS] COMMAND [ARGS]...")
         assert "rules" in out and "--version" in out
+    # every command, each with its whole line (the list cut them off, and the summary above
+    # it named five of the eleven)
+    from pazaak_cli.cli import COMMANDS, SUMMARIES
+
+    assert list(SUMMARIES) == list(COMMANDS)
+    listed = invoke("--help", env={"COLUMNS": "100"})[1].split("Commands:\n", 1)[1]
+    assert [line.split()[0] for line in listed.splitlines()] == list(COMMANDS)
+    assert "play       a match in the shell, against the computer or a friend" in listed
 
 
 def test_python_m_pazaak_cli_runs_the_same_group() -> None:
@@ -104,6 +112,14 @@ def test_rules_refuses_an_unknown_ruleset_in_one_line() -> None:
     assert code == 2 and out == ""
     assert "unknown ruleset 'kotor3'; choose one of kotor1, kotor2" in err
     assert "Traceback" not in err
+
+
+def test_a_bad_argument_is_said_without_clicks_label_for_it() -> None:
+    # (it read "Invalid value for '[NAME]...': no sample deck 'nosuch'")
+    code, _, err = invoke("decks", "nosuch")
+    assert code == 2 and err.startswith("Error: no sample deck 'nosuch'; the sample decks are ")
+    code, _, err = invoke("rules", "kotor3")
+    assert (code, err) == (2, "Error: unknown ruleset 'kotor3'; choose one of kotor1, kotor2\n")
 
 
 def test_rules_refuses_a_bad_override_naming_it() -> None:

@@ -137,6 +137,8 @@ def one_line_usage(error: click.UsageError, where: str | None = None) -> UsageFa
         where = error.ctx.command_path if error.ctx is not None else "pazaak"
     message = error.format_message()
     if isinstance(error, click.BadParameter) and not isinstance(error, click.MissingParameter):
+        if isinstance(error.param, click.Argument):  # (not "Invalid value for '[NAME]...'")
+            message = error.message
         return UsageFailure(message)  # (it says what was wrong with the value given)
     return UsageFailure(f"{message.rstrip('.')} (`{where} --help` lists what it takes).")
 
