@@ -253,7 +253,12 @@ def _report(result: SearchResult, where: str) -> str:
         rows.append(row)
     headers = ["#", "deck", "win rate", "95% CI", "matches"]
     lines.append(
-        tabulate(rows, headers=headers, colalign=("right", "left", "right", "right", "right"))
+        tabulate(
+            rows,
+            headers=headers,
+            colalign=("right", "left", "right", "right", "right"),
+            disable_numparse=True,
+        )
     )
     best = result.best[0]
     lines += ["", style("The best deck against each opponent", bold=True)]
@@ -273,6 +278,7 @@ def _report(result: SearchResult, where: str) -> str:
             detail,
             headers=["opponent", "wins", "win rate", "95% CI"],
             colalign=("left", "right", "right", "right"),
+            disable_numparse=True,
         )
     )
     lines += [

@@ -211,7 +211,7 @@ def _pairing_report(result: PairingResult) -> str:
             ]
         )
     headers = ["side", "policy", "deck", "match wins", "win rate", "95% CI", "sets won", "busts"]
-    lines.append(tabulate(rows, headers=headers, colalign=_align(headers)))
+    lines.append(tabulate(rows, headers=headers, colalign=_align(headers), disable_numparse=True))
     matches = t.matches or 1
     tied = t.sets_tied / t.sets_played if t.sets_played else 0.0
     lines += [
@@ -266,7 +266,7 @@ def _matrix_report(
             cells.append(f"{_percent(result.win_rate(0))} ({_interval(result, 0)})")
         matrix.append([label, *cells])
     headers = ["p1 \\ p2", *column_labels]
-    lines.append(tabulate(matrix, headers=headers, colalign=_align(headers)))
+    lines.append(tabulate(matrix, headers=headers, colalign=_align(headers), disable_numparse=True))
     lines.append("")
     detail = []
     for result in results:
@@ -300,7 +300,7 @@ def _matrix_report(
         "p1 busts",
         "p2 busts",
     ]
-    lines.append(tabulate(detail, headers=headers, colalign=_align(headers)))
+    lines.append(tabulate(detail, headers=headers, colalign=_align(headers), disable_numparse=True))
     return "\n".join(lines)
 
 

@@ -568,11 +568,16 @@ def _search(
         while deals > 1 and evaluator.cost(finalists, deals) > left:
             deals //= 2
         if evaluator.cost(finalists, deals) == 0 or evaluator.cost(finalists, deals) > left:
-            return f"{stop}; budget spent confirming the finalists", finalists
+            # (the matches left, fewer than a round of the finalists costs, go unplayed)
+            return (
+                f"{stop}; the {left:,} matches of the budget left pay for no further round "
+                "confirming the finalists",
+                finalists,
+            )
         evaluator.top_up(finalists, deals)
         if _separated(_ranked([evaluator.score(d) for d in finalists])):
             return f"{stop}; the best deck's interval is clear of the other finalists'", finalists
         if deals < target:
-            return f"{stop}; budget spent confirming the finalists", finalists
+            return f"{stop}; the budget's last round confirming the finalists played", finalists
         target *= 2
     return stop, finalists
