@@ -126,13 +126,25 @@ def test_an_unknown_preset_is_refused_with_the_choices() -> None:
         parse_ruleset("kotor3/main-deck=infinite")
 
 
-def test_a_setting_without_a_value_is_refused_with_the_keys() -> None:
-    with pytest.raises(
-        RulesetError,
-        match="'infinite' is not a ruleset setting; write key=value with a key among "
-        "card-pool, main-deck",
-    ):
-        parse_ruleset("kotor1/infinite")
+@pytest.mark.parametrize(
+    ("spec", "said"),
+    [
+        (
+            "kotor1/infinite",
+            "'infinite' is not a ruleset setting; write key=value with a key among "
+            "card-pool, main-deck",
+        ),
+        # (it said "target must be a whole number from 1 to 50", of "21/hand-size=3")
+        (
+            "kotor1/target=21/hand-size=3",
+            "'target=21/hand-size=3': settings are separated by commas, not '/': write "
+            "kotor1/target=21,hand-size=3",
+        ),
+    ],
+)
+def test_a_malformed_setting_is_refused_saying_what_to_write(spec: str, said: str) -> None:
+    with pytest.raises(RulesetError, match=said):
+        parse_ruleset(spec)
 
 
 def test_an_unknown_key_is_refused() -> None:
@@ -145,16 +157,6 @@ def test_an_unknown_choice_is_refused_with_the_choices() -> None:
         RulesetError, match="'main-deck=endless': main-deck is one of shared, per-set, infinite"
     ):
         parse_ruleset("kotor1/main-deck=endless")
-
-
-def test_settings_separated_by_a_slash_are_told_the_comma() -> None:
-    # (it said "target must be a whole number from 1 to 50", of "21/hand-size=3")
-    with pytest.raises(
-        RulesetError,
-        match="'target=21/hand-size=3': settings are separated by commas, not '/': write "
-        "kotor1/target=21,hand-size=3",
-    ):
-        parse_ruleset("kotor1/target=21/hand-size=3")
 
 
 def test_a_setting_given_twice_is_refused_not_overwritten() -> None:
