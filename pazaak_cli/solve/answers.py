@@ -244,9 +244,8 @@ def answer(request: AnswerRequest, refinement: Refinement | None = None) -> Answ
         advice = refinement.refine(budget, hands=request.hands, progress=request.hand_progress)
     except SolverTooLarge as error:
         # the match answer, chosen within the budget, too large for its memory: the set's
-        if request.objective is not None or refinement.options.objective != Objective.MATCH:
-            raise
-        if refinement.advice is not None:
+        chosen = request.objective is None and refinement.options.objective == Objective.MATCH
+        if not chosen or refinement.advice is not None:
             raise
         refinement = Refinement(request.question, request.options(Objective.SET), seed=request.seed)
         refinement.objective_note = too_large_note(error)
