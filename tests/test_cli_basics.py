@@ -364,6 +364,11 @@ def test_the_solve_status_foresees_no_time_before_a_hand_is_done(
     assert capsys.readouterr().err.strip() == "Solving: 0/40 hidden hands"
     progress.update(10, 40)
     assert capsys.readouterr().err.strip() == "Solving: 10/40 hidden hands, about 30 s left"
+    # a count of positions alone (one hand, as `h m`'s) says how long it has run
+    alone = text.SolveProgress(enabled=True)
+    alone.started -= 42.0
+    alone.positions(70_516_736)
+    assert capsys.readouterr().err.strip() == "Solving: 70,516,736 positions, 42 s so far"
 
 
 @pytest.mark.parametrize(

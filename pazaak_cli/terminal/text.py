@@ -139,7 +139,10 @@ class SolveProgress:
     def _show(self) -> None:
         if not self.enabled or time.monotonic() - self.started < 1.0:
             return
-        line = "Solving: " + ", ".join(part for part in (self.hands, self.solved) if part)
+        spent = time.monotonic() - self.started
+        # (a count of positions alone has no end in sight: the time it has run says it moves)
+        ran = "" if self.hands else f"{duration_text(spent)} so far"
+        line = "Solving: " + ", ".join(part for part in (self.hands, self.solved, ran) if part)
         self.width = max(self.width, len(line))
         click.echo("\r" + line.ljust(self.width), nl=False, err=True)
         self.shown = True
