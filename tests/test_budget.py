@@ -753,3 +753,32 @@ def test_a_chosen_match_answer_too_large_for_its_memory_gives_the_sets(
     )
     assert asked.exit_code == 1 and "more than its bound" in asked.output
     clear_shared_solvers()
+
+
+def test_a_sampled_match_answer_the_budget_chose_says_how_to_ask_it_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The budget chose the match; `--hands N --seed S` alone, asked without a budget, gets the
+    set's answer (a new user replayed it and got other numbers): the note names --objective
+    match, as the verdict's "--time 0 for all" does; the JSON carries the notes, and no
+    confidence from fewer hands than the verdict states one from."""
+    monkeypatch.setattr(budgeted, "match_seconds", lambda *asked: 0.0)
+    monkeypatch.setattr("pazaak_cli.solve.answers.match_seconds", lambda *asked: 0.0)
+    clear_shared_solvers()
+    args = ["advise", "--ruleset", f"{INFINITE},sets-to-win=2", "--sets", "1-0", "--table", "10 3"]
+    args += ["--hand", "+2", "--opp-table", "9 4", "--opp-hand-size", "2"]
+    args += ["--opp-deck", "kotor1-average", "--time", "0.01"]
+    env = {"NO_COLOR": "1", "PAZAAK_CACHE_DIR": "off", "COLUMNS": "200"}
+    shown = CliRunner().invoke(main, args, env=env)
+    assert shown.exit_code == 0, shown.output
+    assert "Best for the whole match" in shown.output
+    again = "--hands 2 --seed 0 --objective match gives this answer again"
+    assert again in shown.output
+    assert "(--time for more time, --objective match --time 0 for all)" in shown.output
+    data = json.loads(CliRunner().invoke(main, [*args, "--json"], env=env).stdout)
+    assert data["hands_solved"] == 2 and data["confidence"] is None
+    assert any(again in note for note in data["notes"])
+    replay = [*args[:-2], "--hands", "2", "--seed", "0", "--objective", "match", "--json"]
+    replayed = json.loads(CliRunner().invoke(main, replay, env=env).stdout)
+    assert replayed["moves"] == data["moves"]
+    clear_shared_solvers()

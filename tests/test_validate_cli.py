@@ -255,6 +255,7 @@ def test_json_reports_every_file_with_problems_located(here: Path) -> None:
         "cards": STARTER.split(),
         "kinds": {"plus": 10},
         "problems": [],
+        "error": None,
     }
     assert bad["valid"] is False and bad["ruleset"] == "kotor1"
     assert bad.keys() == good.keys()  # (one shape: what an invalid deck lacks is null)
@@ -264,6 +265,7 @@ def test_json_reports_every_file_with_problems_located(here: Path) -> None:
         (1, 2, "x"),
     ]
     assert missing["valid"] is False and missing["error"].startswith("missing.deck: no such file")
+    assert missing.keys() == good.keys() and missing["problems"] == []  # (it had three keys)
     assert "\x1b[" not in result.stdout
 
 

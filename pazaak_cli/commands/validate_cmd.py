@@ -83,7 +83,7 @@ def validate_command(files: tuple[str, ...], ruleset: Ruleset | None, as_json: b
             # a usage error (2)
             failed = EXIT_DOMAIN if isinstance(error, BinaryInputError) else EXIT_USAGE
             exit_code = max(exit_code, failed)
-            results.append({"file": spec, "valid": False, "error": str(error)})
+            results.append(_unread_json(spec, ruleset, str(error)))
             if not as_json:
                 click.echo(style("Error: ", fg="red", bold=True) + str(error), err=True)
             continue
@@ -119,13 +119,31 @@ def _print_report(source: str, report: DeckReport) -> None:
     click.echo(summary_table(deck))
 
 
+def _unread_json(spec: str, ruleset: Ruleset | None, error: str) -> dict[str, Any]:
+    """The entry of a file that could not be read as a deck: the keys of every other entry
+    (a script reads one shape), with the ``error`` that kept it from being read."""
+    return {
+        "file": spec,
+        "valid": False,
+        "ruleset": None if ruleset is None else ruleset.spec,
+        "error": error,
+        "name": None,
+        "description": None,
+        "cards": None,
+        "kinds": None,
+        "problems": [],
+    }
+
+
 def _report_json(source: str, report: DeckReport) -> dict[str, Any]:
-    """A file's entry: the same keys whether its deck is valid or not (a script reads one
-    shape), ``name`` to ``kinds`` null for an invalid one."""
+    """A file's entry: the same keys whether its deck is valid or not, or could not be read (a
+    script reads one shape), ``name`` to ``kinds`` null for an invalid one, ``error`` null for
+    one that was read."""
     data: dict[str, Any] = {
         "file": source,
         "valid": report.deck is not None,
         "ruleset": report.ruleset.spec,
+        "error": None,
     }
     if report.deck is None:
         data.update(name=None, description=None, cards=None, kinds=None)

@@ -199,6 +199,15 @@ def budgeted_objective(request: AnswerRequest, seconds: float) -> tuple[Objectiv
     )
 
 
+def chosen_match_words(request: AnswerRequest, advice: Advice) -> str | None:
+    """The option that asks for the match (``--objective match``) where the service chose it:
+    the same question asked without a budget, or with a count of hands, would get the set's
+    answer, so a note that says how to ask it again must name it; ``None`` otherwise."""
+    if request.objective is not None or advice.objective != Objective.MATCH:
+        return None
+    return request.asks.match
+
+
 def too_large_note(error: SolverTooLarge) -> str:
     """Why the set's answer where the match's was chosen but is too large to solve here."""
     said = str(error)
@@ -252,8 +261,9 @@ def answer(request: AnswerRequest, refinement: Refinement | None = None) -> Answ
         advice = refinement.refine(budget, hands=request.hands, progress=request.hand_progress)
     lead = None if was_sampled else refinement.objective_note  # (said once, at the first call)
     if request.asks.again is None:  # asked once: how to ask the same again, and the overrun
+        chose = chosen_match_words(request, advice)
         notes = [
-            repeat_note(advice) if request.hands is None else None,
+            repeat_note(advice, objective=chose) if request.hands is None else None,
             overrun_note(budget.spent(), budget.seconds, advice.hands_solved),
         ]
     else:

@@ -580,17 +580,19 @@ def taken_text(taken: float, seconds: float) -> str:
     return f"{taken:.{digits}f}"
 
 
-def repeat_note(advice: Advice, asks_hands: bool = True) -> str | None:
+def repeat_note(
+    advice: Advice, asks_hands: bool = True, objective: str | None = None
+) -> str | None:
     """A sampled answer's word that how many hands fit a budget depends on the machine's speed,
     with the options that give the same answer again (``asks_hands``: the command has
-    ``--hands``)."""
+    ``--hands``; ``objective``: the option that asks for the objective the budget chose, which
+    a count of hands alone would not choose)."""
     if advice.exactness != "sampled" or advice.hands_solved is None:
         return None
-    again = (
-        f": --hands {advice.hands_solved} --seed {advice.seed} gives this answer again"
-        if asks_hands
-        else ""
-    )
+    words = f"--hands {advice.hands_solved} --seed {advice.seed}"
+    if objective:
+        words += f" {objective}"
+    again = f": {words} gives this answer again" if asks_hands else ""
     return f"How many hands fit the time depends on the machine's speed{again}."
 
 

@@ -10,7 +10,7 @@ from pazaak_cli.engine.numbers import seed_number
 from pazaak_cli.engine.position_builder import Question
 from pazaak_cli.solve.advice import FallbackAdvice
 from pazaak_cli.solve.answer_types import Advice, MoveResult
-from pazaak_cli.solve.budgeted import SampledAdvice
+from pazaak_cli.solve.budgeted import VERDICT_MIN_HANDS, SampledAdvice
 
 
 def advice_json(advice: Advice, question: Question) -> dict[str, Any]:
@@ -27,7 +27,7 @@ def advice_json(advice: Advice, question: Question) -> dict[str, Any]:
         ),
         "draws": advice.draws,
         "seed": seed_number(advice.seed),
-        "confidence": advice.confidence,
+        "confidence": _stated_confidence(advice),
         "fixed_probabilities": advice.fixed_probabilities,
         "position": format_position(question.state),
         "drawn": question.drawn,
@@ -54,6 +54,15 @@ def advice_json(advice: Advice, question: Question) -> dict[str, Any]:
     if isinstance(advice, FallbackAdvice):
         document["not_solved"] = advice.not_solved
     return document
+
+
+def _stated_confidence(advice: Advice) -> float | None:
+    """The confidence a sampled answer states, as its verdict does: none from fewer than
+    :data:`~pazaak_cli.solve.budgeted.VERDICT_MIN_HANDS` hands (the text says "too few hands to
+    say how sure"; a number there would claim what the sample cannot show)."""
+    if advice.hands_solved is not None and advice.hands_solved < VERDICT_MIN_HANDS:
+        return None
+    return advice.confidence
 
 
 def _interval(result: MoveResult, objective: str) -> list[float] | None:
