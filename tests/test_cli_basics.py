@@ -369,6 +369,11 @@ def test_the_solve_status_foresees_no_time_before_a_hand_is_done(
     alone.started -= 42.0
     alone.positions(70_516_736)
     assert capsys.readouterr().err.strip() == "Solving: 70,516,736 positions, 42 s so far"
+    # a forked copy that inherited the line writes nothing to it (its own counts alternated
+    # with these on one line)
+    monkeypatch.setattr(os, "getpid", lambda: alone.owner + 1)
+    alone.positions(80_000_000)
+    assert capsys.readouterr().err == ""
 
 
 @pytest.mark.parametrize(

@@ -5,6 +5,7 @@ write through these; nothing here computes a rule or an answer.
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 import textwrap
@@ -101,6 +102,9 @@ class SolveProgress:
 
     def __init__(self, *, enabled: bool) -> None:
         self.enabled = enabled and sys.stderr.isatty()
+        self.owner = os.getpid()
+        """The process that shows the line: a forked copy solving a share inherits this object
+        and its callbacks, and its counts, written too, alternated with these on one line."""
         self.started = time.monotonic()
         self.hands = ""
         self.solved = ""
@@ -137,7 +141,7 @@ class SolveProgress:
         self._show()
 
     def _show(self) -> None:
-        if not self.enabled or time.monotonic() - self.started < 1.0:
+        if not self.enabled or time.monotonic() - self.started < 1.0 or os.getpid() != self.owner:
             return
         spent = time.monotonic() - self.started
         # (a count of positions alone has no end in sight: the time it has run says it moves)
