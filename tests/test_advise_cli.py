@@ -214,6 +214,14 @@ def test_the_options_of_a_hidden_hand_are_refused_where_it_is_known(
     stood = advise("--table", "8 5", "--hand", "+1", "--opp-table", "10 7", "--opp-stood", *given)
     assert stood.exit_code == 2  # (no --opp-hand given: the message says what made it known)
     assert "(--opp-stood without --opp-hand-size: it is taken to hold no cards)" in stood.output
+    empty = advise("--table", "10 9", "--hand", "+1", "--opp-table", "10 8", "--opp-hand-size", "0")
+    assert empty.exit_code == 0  # (it named --opp-stood, which was not given)
+    assert (
+        "(--opp-hand-size 0: an empty hand is known)"
+        in advise(
+            "--table", "10 9", "--hand", "+1", "--opp-table", "10 8", "--opp-hand-size", "0", *given
+        ).output
+    )
 
 
 def test_json_position_reads_back_as_the_question_before_the_draw() -> None:
@@ -223,6 +231,22 @@ def test_json_position_reads_back_as_the_question_before_the_draw() -> None:
     assert state.phase is Phase.BEFORE_DRAW and data["drawn"] == 5
     assert [str(card) for card in me.table] == ["8"]
     assert state.sides[1 - state.turn].standing and state.sides[1 - state.turn].total == 17
+    # and it asks the same question again, given with the card drawn (alone it is refused,
+    # saying so: a new user pasted it back and was told the phase was wrong)
+    again = advise_json("--position", data["position"], "--drawn", str(data["drawn"]))
+    assert again["moves"] == data["moves"] and again["position"] == data["position"]
+    alone = advise("--position", data["position"])
+    assert alone.exit_code == 1
+    assert "before the draw (phase d): give the card then drawn with --drawn N" in alone.output
+    assert advise(*STOOD, "--drawn", "5").exit_code == 2  # (--drawn goes with a position)
+    four_fives = "kotor1 5,5 5,5 +1,+1,+1,+1 +2,+2,+2,+2 -- - 4444044444 d1 1"
+    refused = advise("--position", four_fives, "--drawn", "5")
+    assert refused.exit_code == 1
+    assert (
+        error_line(refused)
+        == "Error: no 5 is left in the main deck of the position: 5 cannot be drawn"
+    )
+    assert advise("--position", four_fives, "--drawn", "4").exit_code == 0
 
 
 def test_a_hidden_hand_is_averaged_over_its_decks_possible_hands() -> None:

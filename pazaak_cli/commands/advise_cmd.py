@@ -9,6 +9,7 @@ import click
 
 from pazaak_cli.commands.common import (
     EXIT_CODES,
+    WholeNumber,
     budget_seconds,
     emit_json,
     json_option,
@@ -32,11 +33,17 @@ from pazaak_cli.commands.position_options import (
 from pazaak_cli.engine.cards import Card
 from pazaak_cli.engine.decks import SideDeck, default_deck
 from pazaak_cli.engine.errors import PazaakError
-from pazaak_cli.engine.game import Placed, TableCard
+from pazaak_cli.engine.game import Phase, Placed, TableCard
 from pazaak_cli.engine.notation import gold_cards, parse_position, parse_table
-from pazaak_cli.engine.position_builder import Question, build_question, question_from_state
+from pazaak_cli.engine.position_builder import (
+    PositionError,
+    Question,
+    build_question,
+    question_from_state,
+    question_of_draw,
+)
 from pazaak_cli.engine.rules import DEFAULT_RULESET, FirstPlayer, MainDeck, Ruleset, parse_ruleset
-from pazaak_cli.solve.answers import AnswerRequest, answer
+from pazaak_cli.solve.answers import AnswerRequest, answer, chosen_match_words
 from pazaak_cli.solve.budgeted import ADVISE_ASKS, DEFAULT_SECONDS, deck_word, prepare_line
 from pazaak_cli.solve.models import objective_named, opponent_model
 from pazaak_cli.solve.time_budget import TimeBudget, command_started
@@ -105,6 +112,14 @@ from pazaak_cli.tools.advice_report import advice_json
     metavar="NOTATION",
     help="A whole position in the project's notation instead of the flags above.",
 )
+@click.option(
+    "--drawn",
+    type=WholeNumber(1, 10),
+    default=None,
+    metavar="N",
+    help="With a --position before the draw (phase d, as --json writes it beside 'drawn'): "
+    "the card then drawn.",
+)
 @time_option("Default: 2 s when the answer goes to a terminal, else the exact answer.")
 @sample_options
 @json_option
@@ -124,6 +139,7 @@ def advise_command(
     main_deck: str | None,
     exact: bool,
     position: str | None,
+    drawn: int | None,
     time_budget: float | None,
     sample_seed: int,
     sample_hands: int | None,
@@ -136,8 +152,8 @@ def advise_command(
     gives the exact probability of winning the match if both sides then play to win it (hand
     cards are kept for the whole match; --sets gives the score), with this set's win, tie and
     loss odds along that line, and marks the best. --objective set values moves by this set
-    alone; --opponent kotor answers for the set against the KOTOR I computer's rule, and with
-    --objective match for the match, the rule playing every set.
+    alone; --opponent kotor answers against the KOTOR I computer's rule (in every set, for the
+    match), choosing between the match and the set as for an optimal opponent.
 
     \b
     Examples:
@@ -147,7 +163,8 @@ def advise_command(
       pazaak advise --position "kotor1 3,2,5 10,7 +1,-2,±3,+4 - -S - 4334343443 a1 1"
 
     A hidden hand (--opp-hand-size) is averaged over every hand the opponent's deck can deal;
-    left out at 0-0, its size is what the first set leaves (4 less the hand cards on its table).
+    left out at 0-0 for an opponent still playing, its size is what the first set leaves (4
+    less the hand cards on its table); a standing one given neither is taken to hold none.
     On a terminal the answer comes within --time (2 s): exact if every possible hand is solved
     in time, else from a sample of them, each drawn as often as the deck deals it, each move
     with its 95 % interval (the model line and the JSON say "sampled"); --time 0 waits for the
@@ -166,6 +183,7 @@ def advise_command(
         seen,
         main_deck,
         position,
+        drawn,
     )
     state = question.state
     other = state.sides[1 - state.turn]
@@ -174,10 +192,12 @@ def advise_command(
     if other.hand_known:
         if position is not None:
             given_by = "the position's opponent hand"
-        elif opp_hand is None:  # (a standing opponent given no hand holds none)
-            given_by = "--opp-stood without --opp-hand-size: it is taken to hold no cards"
-        else:
+        elif opp_hand is not None:
             given_by = "--opp-hand"
+        elif opp_hand_size == 0:
+            given_by = "--opp-hand-size 0: an empty hand is known"
+        else:  # (a standing opponent given no hand holds none)
+            given_by = "--opp-stood without --opp-hand-size: it is taken to hold no cards"
         refuse_with_known_hand(click.get_current_context(), given_by)
     else:  # (a standing opponent's hand still plays the later sets)
         deck = opp_deck or default_deck(state.ruleset, option="--opp-deck")
@@ -227,9 +247,14 @@ def advise_command(
         document = advice_json(advice, question)
         document["note"] = note
         document["time_budget"] = seconds
+        # (what the text says under its table: how to ask the same again, an overrun)
+        document["notes"] = list(found.notes)
         emit_json(document)
         return
-    lines = [_position_line(question), render_advice(advice, note=note), *found.notes]
+    chose = chosen_match_words(request, advice)
+    if chose and asks.exact:  # (--time 0 alone would give the set's: say the match's too)
+        asks = asks._replace(exact=f"{chose} {asks.exact}")
+    lines = [_position_line(question), render_advice(advice, asks, note=note), *found.notes]
     click.echo(wrap_lines("\n".join(lines)))
 
 
@@ -245,6 +270,7 @@ def _question(
     seen: tuple[int, ...],
     main_deck: str | None,
     position: str | None,
+    drawn: int | None,
 ) -> tuple[Question, str | None]:
     """The question the flags ask, and what was assumed where one was left out (the opponent's
     hand size in the first set), for the answer to say."""
@@ -271,7 +297,16 @@ def _question(
             rules = dataclasses.replace(state.ruleset, main_deck=MainDeck(main_deck))
             deck = state.deck if rules.main_deck is not MainDeck.INFINITE else (4,) * 10
             state = state._replace(ruleset=rules, deck=deck)
+        if drawn is not None:
+            return question_of_draw(state, drawn), None
+        if state.phase is Phase.BEFORE_DRAW:
+            raise PositionError(
+                "the position is before the draw (phase d): give the card then drawn with "
+                "--drawn N (--json writes it beside the position, as 'drawn')"
+            )
         return question_from_state(state), None
+    if drawn is not None:
+        raise click.UsageError("--drawn goes with a --position before the draw (phase d)")
     if table_text is None:
         raise click.UsageError(
             "give your table with --table (the card you drew last), "

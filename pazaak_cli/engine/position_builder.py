@@ -44,6 +44,23 @@ class Question:
     drawn: int
 
 
+def question_of_draw(state: MatchState, drawn: int) -> Question:
+    """The question of a position before its mover's draw (phase BEFORE_DRAW: the ``position``
+    that ``--json`` writes beside ``drawn``) and the card then drawn."""
+    if state.phase is not Phase.BEFORE_DRAW:
+        raise PositionError(
+            f"--drawn is for a position before the draw (phase d), not {state.phase.value!r}: "
+            "this one already holds its draw"
+        )
+    finite = state.ruleset.main_deck is not MainDeck.INFINITE
+    # (an empty deck is renewed by the draw: any card can come)
+    if finite and sum(state.deck) > 0 and state.deck[drawn - 1] == 0:
+        raise PositionError(
+            f"no {drawn} is left in the main deck of the position: {drawn} cannot be drawn"
+        )
+    return Question(state, drawn)
+
+
 def question_from_state(state: MatchState) -> Question:
     """The question for a position already in phase AFTER_DRAW (``--position``, ``hint``)."""
     if state.phase is not Phase.AFTER_DRAW:
