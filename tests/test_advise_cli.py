@@ -97,6 +97,24 @@ def test_a_ninth_card_wins_under_kotor2() -> None:
     ]
 
 
+def test_a_table_filled_under_a_smaller_size_is_not_called_the_ninth_card() -> None:
+    result = advise(
+        "-r",
+        "kotor1/table-size=2",
+        "--table",
+        "5 5",
+        "--hand",
+        "+1",
+        "--opp-table",
+        "6",
+        "--opp-hand",
+        "-1",
+    )
+    assert result.exit_code == 0, result.output
+    assert "stand (table full at 2 cards: automatic stand)" in result.output
+    assert "ninth" not in result.output
+
+
 def test_a_bust_without_a_rescue_is_the_only_move() -> None:
     data = advise_json("--table", "9 8 7", "--hand", "+1", "--opp-table", "10 9", "--opp-stood")
     assert {(m["card"], m["then"]) for m in data["moves"]} == {(None, "bust"), ("+1", "bust")}

@@ -438,7 +438,8 @@ class Seat:
         """:meth:`end_codes` with their labels: (then, note, code) each, as the optimal solvers
         word them."""
         kind = turn_end(side[0], full, self.target, self.nine_win)
-        return label_turn_ends(kind, self.target, self.end_codes(side, tiebreaker_last, full))
+        codes = self.end_codes(side, tiebreaker_last, full)
+        return label_turn_ends(kind, self.target, codes, self.size)
 
     def labelled_moves(
         self, side: Playing, drawn: int, played: bool, tiebreaker_last: bool, count: int

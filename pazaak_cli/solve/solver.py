@@ -202,16 +202,20 @@ def turn_end(total: int, full: bool, target: int, nine_win: bool) -> int:
     return BUST_END if total > target else FREE_END
 
 
-def label_turn_ends(kind: int, target: int, codes: Sequence[int]) -> list[tuple[str, str, int]]:
+def label_turn_ends(
+    kind: int, target: int, codes: Sequence[int], table_size: int = 9
+) -> list[tuple[str, str, int]]:
     """(then, note, code) for each of ``codes``, the end codes of a turn that ends as ``kind``
-    says (two for a free end: ending the turn, then standing), labelled for the moves shown."""
+    says (two for a free end: ending the turn, then standing), labelled for the moves shown
+    (the card that fills a table of ``table_size`` named as such: the ninth in the games)."""
     if kind == FREE_END:
         return [("end", "", codes[0]), ("stand", "", codes[1])]
+    last = "ninth card" if table_size == 9 else f"table full at {table_size} cards"
     label = {
         BUST_END: ("bust", ""),
-        NINTH_BUST_END: ("bust", "ninth card over the target"),
-        NINTH_WIN_END: ("stand", "ninth card: wins the set"),
-        NINTH_STAND_END: ("stand", "ninth card: automatic stand"),
+        NINTH_BUST_END: ("bust", f"{last} over the target"),
+        NINTH_WIN_END: ("stand", f"{last}: wins the set"),
+        NINTH_STAND_END: ("stand", f"{last}: automatic stand"),
         TARGET_STAND_END: ("stand", f"automatic stand at {target}"),
     }[kind]
     return [(*label, codes[0])]
@@ -767,7 +771,8 @@ class SetSolver:
     ) -> list[tuple[str, str, int]]:
         """:meth:`_end_codes` with their labels: (then, note, candidate code) each."""
         kind = turn_end(side[0], full, self._target, self._nine_win)
-        return label_turn_ends(kind, self._target, self._end_codes(side, tiebreaker_last, full))
+        codes = self._end_codes(side, tiebreaker_last, full)
+        return label_turn_ends(kind, self._target, codes, self._size)
 
     def labelled_moves(
         self, side: _Playing, drawn: int, played: bool, tiebreaker_last: bool, count: int
