@@ -283,6 +283,13 @@ def test_a_hidden_hand_defaults_to_the_rulesets_sample_deck() -> None:
     data = advise_json("--table", "10 6", "--opp-table", "9 8", "--opp-hand-size", "1")
     starter = load_deck("kotor1-starter", parse_ruleset("kotor1")).cards
     assert data["hands_averaged"] == len(possible_hands(list(starter), 1)) == 5
+    # and it says which deck it took (a new user could not tell the default was assumed)
+    assert data["opp_deck"] == "kotor1-starter"
+    shown = advise("--table", "10 6", "--opp-table", "9 8", "--opp-hand-size", "1").output
+    assert shown.startswith(
+        "Your table 10 6; opponent's 9 8, its 1 hidden card dealt from kotor1-starter."
+    )
+    assert advise_json(*STOOD)["opp_deck"] is None  # (a known hand: none)
 
 
 def test_both_hands_known_on_a_finite_deck_may_use_fixed_probabilities_and_says_so() -> None:

@@ -35,6 +35,7 @@ from pazaak_cli.engine.decks import SideDeck, default_deck
 from pazaak_cli.engine.errors import PazaakError
 from pazaak_cli.engine.game import Phase, Placed, TableCard
 from pazaak_cli.engine.notation import gold_cards, parse_position, parse_table
+from pazaak_cli.engine.numbers import counted
 from pazaak_cli.engine.position_builder import (
     PositionError,
     Question,
@@ -188,6 +189,7 @@ def advise_command(
     state = question.state
     other = state.sides[1 - state.turn]
     prior = None
+    hidden_from: str | None = None  # (the deck a hidden hand is dealt from, named)
     asks = ADVISE_ASKS
     if other.hand_known:
         if position is not None:
@@ -202,6 +204,7 @@ def advise_command(
     else:  # (a standing opponent's hand still plays the later sets)
         deck = opp_deck or default_deck(state.ruleset, option="--opp-deck")
         prior = deck.cards
+        hidden_from = deck_word(deck, "standard input")
         asks = asks._replace(
             prepare=prepare_line(state.ruleset, deck_word(deck), state.turn, opponent)
         )
@@ -249,12 +252,17 @@ def advise_command(
         document["time_budget"] = seconds
         # (what the text says under its table: how to ask the same again, an overrun)
         document["notes"] = list(found.notes)
+        document["opp_deck"] = hidden_from
         emit_json(document)
         return
     chose = chosen_match_words(request, advice)
     if chose and asks.exact:  # (--time 0 alone would give the set's: say the match's too)
         asks = asks._replace(exact=f"{chose} {asks.exact}")
-    lines = [_position_line(question), render_advice(advice, asks, note=note), *found.notes]
+    lines = [
+        _position_line(question, hidden_from),
+        render_advice(advice, asks, note=note),
+        *found.notes,
+    ]
     click.echo(wrap_lines("\n".join(lines)))
 
 
@@ -373,7 +381,10 @@ def _table(text: str, rules: Ruleset, option: str) -> tuple[TableCard, ...]:
     return table
 
 
-def _position_line(question: Question) -> str:
+def _position_line(question: Question, hidden_from: str | None = None) -> str:
+    """The table as read back (``hidden_from``: the deck a hidden opponent hand is dealt from,
+    named: a left-out --opp-deck takes the ruleset's sample deck, which the reader may not
+    expect)."""
     state = question.state
     me = state.sides[state.turn]
     other = state.sides[1 - state.turn]
@@ -387,4 +398,7 @@ def _position_line(question: Question) -> str:
         seat = (  # (the tables can only be read so: said, as it shapes the later sets)
             f" It opened: you are player 2 ({state.ruleset.spec}: player 1 opens every set)."
         )
-    return f"Your table {table}; opponent's {opp}{stood}.{seat}"
+    hidden = ""
+    if hidden_from is not None and not other.hand_known:
+        hidden = f", its {counted(len(other.hand), 'hidden card')} dealt from {hidden_from}"
+    return f"Your table {table}; opponent's {opp}{stood}{hidden}.{seat}"
