@@ -199,13 +199,16 @@ def budgeted_objective(request: AnswerRequest, seconds: float) -> tuple[Objectiv
     )
 
 
+def chose_match(request: AnswerRequest, objective: str) -> bool:
+    """Whether ``objective`` is the match, chosen by the service (not asked for by name)."""
+    return request.objective is None and objective == Objective.MATCH
+
+
 def chosen_match_words(request: AnswerRequest, advice: Advice) -> str | None:
     """The option that asks for the match (``--objective match``) where the service chose it:
     the same question asked without a budget, or with a count of hands, would get the set's
     answer, so a note that says how to ask it again must name it; ``None`` otherwise."""
-    if request.objective is not None or advice.objective != Objective.MATCH:
-        return None
-    return request.asks.match
+    return request.asks.match if chose_match(request, advice.objective) else None
 
 
 def too_large_note(error: SolverTooLarge) -> str:
@@ -241,7 +244,7 @@ def answer(request: AnswerRequest, refinement: Refinement | None = None) -> Answ
             try:
                 advice = solve_question(request.question, options)
             except SolverTooLarge as error:
-                if request.objective is not None or objective is not Objective.MATCH:
+                if not chose_match(request, objective):
                     raise
                 advice = solve_question(request.question, request.options(Objective.SET))
                 why = too_large_note(error)
@@ -253,8 +256,7 @@ def answer(request: AnswerRequest, refinement: Refinement | None = None) -> Answ
         advice = refinement.refine(budget, hands=request.hands, progress=request.hand_progress)
     except SolverTooLarge as error:
         # the match answer, chosen within the budget, too large for its memory: the set's
-        chosen = request.objective is None and refinement.options.objective == Objective.MATCH
-        if not chosen or refinement.advice is not None:
+        if not chose_match(request, refinement.options.objective) or refinement.advice is not None:
             raise
         refinement = Refinement(request.question, request.options(Objective.SET), seed=request.seed)
         refinement.objective_note = too_large_note(error)

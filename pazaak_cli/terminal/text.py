@@ -141,9 +141,9 @@ class SolveProgress:
         self._show()
 
     def _show(self) -> None:
-        if not self.enabled or time.monotonic() - self.started < 1.0 or os.getpid() != self.owner:
-            return
         spent = time.monotonic() - self.started
+        if not self.enabled or spent < 1.0 or os.getpid() != self.owner:
+            return
         # (a count of positions alone has no end in sight: the time it has run says it moves)
         ran = "" if self.hands else f"{duration_text(spent)} so far"
         line = "Solving: " + ", ".join(part for part in (self.hands, self.solved, ran) if part)
