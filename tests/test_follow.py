@@ -18,6 +18,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -628,6 +629,73 @@ def test_resume_continues_and_refuses_new_settings_or_a_play_save(canned_advice:
     play_save = invoke(["--resume", "p.json"], [])
     assert play_save.exit_code == 1
     assert "p.json cannot be resumed by pazaak follow" in play_save.output
+
+
+def _damaged_save(damage: Callable[[dict[str, Any]], Any]) -> Path:
+    """A followed match's save (the opponent played a +3), damaged by ``damage``."""
+    assert invoke([*BASE_ARGS, "--save", "f.json"], ["5", "e", "4 +3 e"]).exit_code == 0
+    document = json.loads(Path("f.json").read_text(encoding="utf-8"))
+    damage(document)
+    Path("f.json").write_text(json.dumps(document), encoding="utf-8")
+    return Path("f.json")
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        (lambda d: d["opp_deck"].__setitem__("cards", ["+1"] * 10), "plays +3 more often than"),
+        (lambda d: d["opp_deck"]["cards"].__setitem__(0, "D"), "holds D, not in the kotor1 pool"),
+        (lambda d: d["opp_deck"]["cards"].append("+1"), "holds 11 cards; a kotor1 side deck"),
+        (lambda d: d.__setitem__("opp_deck", None), "field 'opp_deck' needs a 'name'"),
+        (lambda d: d.__setitem__("steps", None), "field 'steps' must be a list"),
+        (lambda d: d.pop("ruleset"), "field 'ruleset' is missing"),
+        (lambda d: d.__setitem__("ruleset", None), "field 'ruleset' is null, not a ruleset"),
+        (lambda d: d.__setitem__("finished", True), "field 'finished' is true but the steps"),
+        (lambda d: d.pop("finished"), "field 'finished' is null but the steps"),
+        (lambda d: d["steps"].__setitem__(1, "fly"), "step 2: 'fly' is not a move"),
+    ],
+)
+def test_a_damaged_save_is_refused_naming_the_field(
+    canned_advice: list[Any], damage: Callable[[dict[str, Any]], Any], message: str
+) -> None:
+    """What `pazaak play` checks of its saves, `follow --resume` checks of its own: one line,
+    exit 1, the file as it was."""
+    path = _damaged_save(damage)
+    before = path.read_bytes()
+    result = invoke(["--resume", "f.json"], ["3"])
+    assert result.exit_code == 1, result.output
+    assert "f.json cannot be resumed by pazaak follow: " in result.output
+    assert message in result.output
+    assert "Traceback" not in result.output and "NoneType" not in result.output
+    assert path.read_bytes() == before
+
+
+def test_new_sets_a_damaged_default_save_aside(canned_advice: list[Any]) -> None:
+    """As `pazaak play --new` does: a damaged default save cannot block every new match."""
+    default = Path("data") / "follow.json"
+    default.parent.mkdir()
+    default.write_bytes(b"garbage")
+    refused = invoke(BASE_ARGS, ["quit"])
+    assert refused.exit_code == 1 and "is not a pazaak save file" in refused.output
+    started = invoke([*BASE_ARGS, "--new"], ["quit"])
+    assert started.exit_code == 0, started.output
+    assert "(is not a pazaak save file: it is not JSON); it is kept, byte for" in started.output
+    assert f"{default}.corrupt, and the new match is saved in" in started.output
+    assert Path(f"{default}.corrupt").read_bytes() == b"garbage"
+    assert json.loads(default.read_text(encoding="utf-8"))["kind"] == "follow"
+    named = Path("named.json")
+    named.write_bytes(b"garbage")
+    kept = invoke([*BASE_ARGS, "--new", "--save", "named.json"], ["quit"])
+    assert kept.exit_code == 1 and named.read_bytes() == b"garbage"
+
+
+def test_a_save_link_into_a_missing_folder_is_refused(canned_advice: list[Any]) -> None:
+    """A folder that does not exist is not made, through a symbolic link either."""
+    Path("link.json").symlink_to(Path("nowhere") / "deeper" / "f.json")
+    result = invoke([*BASE_ARGS, "--save", "link.json"], ["quit"])
+    assert result.exit_code == 2
+    assert "--save link.json: no such directory" in result.output
+    assert not Path("nowhere").exists()
 
 
 def test_usage_errors_exit_2_without_touching_a_file() -> None:

@@ -308,6 +308,9 @@ def _valid_document(seed: int = 2, moves: int = 30) -> dict[str, Any]:
         (lambda d: d["rng"]["chance"].__setitem__(1, [1, 2, 3]), "random-number stream"),
         (lambda d: d["rng"]["seats"].__setitem__(1, None), "random stream does not match"),
         (lambda d: d.__setitem__("finished", True), "field 'finished'"),
+        (lambda d: d["seats"][0]["deck"]["cards"].pop(), "seat 1's deck holds 9 cards; a kotor1"),
+        (lambda d: d["seats"][1]["deck"]["cards"].append("+1"), "seat 2's deck holds 11 cards"),
+        (lambda d: d["hands"].__setitem__(0, [d["hands"][0][0]] * 4), "4 times, its deck"),
     ],
 )
 def test_damaged_document_is_reported_as_corrupt_and_left_untouched(
@@ -426,10 +429,12 @@ def test_a_name_of_255_bytes_can_be_held_and_written(tmp_path: Path) -> None:
 
 
 def test_a_save_is_held_by_one_session_at_a_time(tmp_path: Path) -> None:
-    """Two sessions in one process (each opens the lock file itself, as two processes do)."""
+    """Two sessions in one process (each opens the lock file itself, as two processes do); the
+    second is told which command holds the save."""
     path = tmp_path / "match.json"
-    with hold_save(path):
-        with pytest.raises(SaveInUseError, match="is open in another pazaak play"), hold_save(path):
+    with hold_save(path, holder="pazaak follow"):
+        busy = pytest.raises(SaveInUseError, match="is open in another pazaak follow:")
+        with busy, hold_save(path, holder="pazaak play"):
             pass
         with pytest.raises(SaveInUseError), hold_save(tmp_path / "." / "match.json"):
             pass

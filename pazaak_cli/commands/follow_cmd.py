@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -39,6 +40,7 @@ from pazaak_cli.engine.position_builder import Question
 from pazaak_cli.engine.rules import DEFAULT_RULESET, Ruleset, parse_ruleset
 from pazaak_cli.runtime.savefile import (
     FOLLOW,
+    NewerSaveError,
     SaveFileError,
     SaveInUseError,
     chosen_save,
@@ -50,6 +52,7 @@ from pazaak_cli.runtime.savefile import (
     refuse_to_resume_others,
     same_save,
     saved_by,
+    set_aside,
     unfinished,
     write_save,
 )
@@ -144,7 +147,8 @@ COMMAND_WORDS = frozenset({"undo", "board", "position", "hint", "help", "quit", 
     "--new",
     "replace",
     is_flag=True,
-    help="Start a new match even if an unfinished one is saved in the save file (replaced).",
+    help="Start a new match even if an unfinished one is saved in the save file (replaced); "
+    "an unreadable default save is kept aside as follow.json.corrupt.",
 )
 @click.option("--quiet-advice", is_flag=True, help="Show only the best move, not the table.")
 @time_option("Default: 2 s; hint asks again, the answer refined from where it stopped.")
@@ -207,7 +211,7 @@ def follow_command(
             followed = _new_match(ruleset, hand, opp_deck, opponent, first)
             target = chosen or _default_save_path()
             held.enter_context(_hold(target))
-            if unfinished(_probe_own(target)) and not replace:
+            if unfinished(_probe_new(target, replace=replace, chosen=chosen is not None)):
                 raise fail(
                     f"an unfinished match is saved in {target}: continue it with "
                     f"`pazaak follow --resume {target}`, or start a new one with --new (it "
@@ -251,13 +255,10 @@ def _new_match(
 def _hold(path: Path, *, create_directory: bool = True) -> Iterator[None]:
     """:func:`hold_save`, saying which command holds the file."""
     try:
-        with hold_save(path, create_directory=create_directory):
+        with hold_save(path, create_directory=create_directory, holder=f"pazaak {FOLLOW}"):
             yield
-    except SaveInUseError:
-        raise fail(
-            f"the match saved in {path} is open in another pazaak session: quit that one first "
-            "(two sessions on one save would lose each other's events)"
-        ) from None
+    except SaveInUseError as error:
+        raise fail(error.message) from None
 
 
 def _default_save_path() -> Path:
@@ -294,6 +295,48 @@ def _probe_own(target: Path) -> dict[str, Any] | None:
                 "choose another --save file"
             ) from None
     return existing
+
+
+def _probe_new(target: Path, *, replace: bool, chosen: bool) -> dict[str, Any] | None:
+    """:func:`_probe_own` for a new match, its save in ``target`` replaced only with --new
+    (``None`` then). As ``pazaak play`` does, --new sets a damaged default save of this command
+    aside (renamed, byte for byte as it was), so that it cannot block every new match; another
+    command's unfinished match, a newer pazaak's save and a damaged save named by --save are
+    refused as ever."""
+    aside = replace and not chosen
+    try:
+        existing = probe_save(target)
+    except NewerSaveError:
+        raise
+    except SaveFileError as error:
+        if not aside:
+            raise
+        _set_aside(target, error.message.removeprefix(f"{target} "))
+        return None
+    refuse_others_match(target, existing, FOLLOW)
+    if existing is not None and saved_by(existing) == FOLLOW:
+        try:  # (one that reads but cannot be resumed is as damaged)
+            from_document(existing)
+        except FollowError as error:
+            if not aside:
+                raise SaveFileError(
+                    f"{target} is a corrupt pazaak follow save: {error} (left untouched); "
+                    "choose another --save file"
+                ) from None
+            _set_aside(target, f"is a corrupt pazaak follow save: {error}")
+            return None
+    return None if replace else existing
+
+
+def _set_aside(target: Path, why: str) -> None:
+    """Rename a damaged save aside (:func:`set_aside`) and say so, ``why`` the reason."""
+    aside = set_aside(target)
+    why = re.sub(r" \(([^()]*)\)", r", \1", why.removesuffix(" (left untouched)"))
+    click.echo(
+        f"The save file {target} cannot be read ({why}); it is kept, byte for byte, as "
+        f"{aside}, and the new match is saved in {target}.",
+        err=True,
+    )
 
 
 def _load(path: Path) -> Followed:

@@ -109,6 +109,10 @@ SECONDS = Seconds(0.0, MAX_DELAY)
 RECAP = "Before the match was saved:"
 """Heads the last events shown when a match is resumed."""
 
+HOLDER = f"pazaak {PLAY}"
+"""How this command names itself in a save's lock file (another session finding it held
+says so)."""
+
 
 def _complete_deck(
     ctx: click.Context, param: click.Parameter, incomplete: str
@@ -237,16 +241,16 @@ def play_command(
         if resume_path is not None:
             _refuse_with_resume(ctx)
             path = Path(resume_path) if resume_path else default_save_path()
-            held.enter_context(hold_save(path, create_directory=False))
+            held.enter_context(hold_save(path, create_directory=False, holder=HOLDER))
             session = load_session(path, computer_player)
             target = chosen or path
             if not same_save(target, path):
-                held.enter_context(hold_save(target))
+                held.enter_context(hold_save(target, holder=HOLDER))
                 _refuse_to_replace(target, path)
             _play_saved(session, target, reader, pause, resumed_from=path)
             return
         target = chosen or default_save_path()
-        held.enter_context(hold_save(target))
+        held.enter_context(hold_save(target, holder=HOLDER))
         _start(ctx, target, chosen, reader, pause)
 
 

@@ -85,18 +85,21 @@ def default_save_path() -> Path:
 def chosen_save(text: str | None) -> Path | None:
     """The path given to ``--save`` (``None``: not given). An empty one is refused: as a
     ``Path`` it would be ``.``, and the error would name the current directory. So is one in a
-    folder that does not exist (the default save's folder is made; a typed one is not)."""
+    folder that does not exist, or a symbolic link into one (the default save's folder is made;
+    a typed one is not)."""
     if text is None:
         return None
     if not text:
         raise InputError("the --save path is empty: give the save file's name")
     path = Path(text)
-    try:
-        os.stat(path.parent)
-    except FileNotFoundError:  # (as --out is refused: a mistyped folder is not made silently)
-        raise InputError(f"--save {text}: no such directory {path.parent}") from None
-    except OSError:
-        pass  # (one that cannot be searched: the save's own use says so)
+    # (the folder of the file written: through a symbolic link, the folder of its target)
+    for folder in dict.fromkeys((path.parent, real_path(path).parent)):
+        try:
+            os.stat(folder)
+        except FileNotFoundError:  # (as --out is refused: a mistyped folder is not made)
+            raise InputError(f"--save {text}: no such directory {folder}") from None
+        except OSError:
+            pass  # (one that cannot be searched: the save's own use says so)
     return path
 
 
@@ -319,9 +322,12 @@ def lock_path(path: Path) -> Path:
 
 
 @contextlib.contextmanager
-def hold_save(path: Path, *, create_directory: bool = True) -> Iterator[None]:
+def hold_save(
+    path: Path, *, create_directory: bool = True, holder: str = "pazaak session"
+) -> Iterator[None]:
     """Hold the save at ``path`` for a whole session: an exclusive ``flock`` on its lock file
-    (:func:`lock_path`). Raise :class:`SaveInUseError` at once if another process (or another
+    (:func:`lock_path`), which names the ``holder`` (the command, e.g. ``pazaak play``) for
+    whoever finds it held. Raise :class:`SaveInUseError` at once if another process (or another
     session of this one) holds it. The kernel drops the lock when the process ends, however it
     ends (even ``kill -9``), so a stale lock cannot block anyone; a clean end also removes the
     lock file. Without ``create_directory``, a missing directory means there is no save."""
@@ -338,6 +344,9 @@ def hold_save(path: Path, *, create_directory: bool = True) -> Iterator[None]:
             raise InputError(f"cannot create the directory {directory}: {error.strerror}") from None
     lock = lock_path(path)
     handle = _take_lock(path, lock)
+    with contextlib.suppress(OSError):  # (only a message reads it)
+        os.ftruncate(handle, 0)
+        os.pwrite(handle, holder.encode()[:MAX_HOLDER_BYTES], 0)
     try:
         yield
     finally:
@@ -362,8 +371,8 @@ def _take_lock(path: Path, lock: Path) -> int:
             os.close(handle)
             if error.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
                 raise SaveInUseError(
-                    f"the match saved in {path} is open in another pazaak play: finish or quit "
-                    "that one first (two sessions on one save would lose each other's moves)"
+                    f"the match saved in {path} is open in another {_holder(lock)}: finish or "
+                    "quit that one first (two sessions on one save would lose each other's moves)"
                 ) from None
             raise InputError(f"cannot lock {lock}: {error.strerror}") from None
         try:
@@ -375,6 +384,20 @@ def _take_lock(path: Path, lock: Path) -> int:
             return handle
         os.close(handle)
     raise InputError(f"cannot lock {lock}: it keeps changing")
+
+
+MAX_HOLDER_BYTES = 64
+"""The most of a holder's name a lock file keeps."""
+
+
+def _holder(lock: Path) -> str:
+    """The command a held lock file names (:func:`hold_save`), ``pazaak`` if it names none."""
+    try:
+        with open(lock, "rb") as stream:
+            named = stream.read(MAX_HOLDER_BYTES).decode("utf-8", "replace").strip()
+    except OSError:
+        named = ""
+    return named if named.startswith("pazaak") and named.isprintable() else "pazaak session"
 
 
 def set_aside(path: Path) -> Path:

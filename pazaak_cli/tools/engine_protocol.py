@@ -959,7 +959,7 @@ def _save(engine: Engine, request: Request) -> dict[str, Any]:
     try:
         # Held while it is checked and written, as pazaak play holds its save: a session
         # playing this file, or another engine saving it now, makes the save fail at once.
-        with hold_save(path):
+        with hold_save(path, holder="pazaak engine"):
             _check_replaceable(path, game.files.get(key), overwrite=overwrite)
             write_save(path, document)
             try:

@@ -42,8 +42,8 @@ from pazaak_cli.engine.move_notation import format_action, parse_action
 from pazaak_cli.engine.notation import format_position
 from pazaak_cli.engine.numbers import counted
 from pazaak_cli.engine.position_builder import Question, question_from_state
-from pazaak_cli.engine.rules import FirstPlayer, MainDeck, Ruleset, parse_ruleset
-from pazaak_cli.runtime.savefile import FOLLOW
+from pazaak_cli.engine.rules import FirstPlayer, MainDeck, Ruleset
+from pazaak_cli.runtime.savefile import FOLLOW, SaveFileError
 from pazaak_cli.solve.answer_types import SolveOptions
 from pazaak_cli.solve.answers import AnswerRequest
 from pazaak_cli.solve.budgeted import (
@@ -56,6 +56,7 @@ from pazaak_cli.solve.budgeted import (
 )
 from pazaak_cli.solve.models import OPPONENT_MODELS, OPTIMAL, Objective, opponent_model
 from pazaak_cli.solve.time_budget import TimeBudget
+from pazaak_cli.tools.session import DocumentReader, shown
 
 ME = 0
 """The user is player 1 (in KOTOR I he opens every set)."""
@@ -273,6 +274,11 @@ def start(setup: FollowSetup, first: int | None = None) -> Followed:
             f"the opponent's side deck holds {counted(len(setup.opp_deck), 'card')}, fewer "
             f"than the {rules.hand_size} it is dealt"
         )
+    for card in setup.opp_deck:
+        if not rules.allows(card):
+            raise FollowError(
+                f"the opponent's side deck holds {card}, not in the {rules.name} card pool"
+            )
     if setup.opponent not in OPPONENT_MODELS:
         raise FollowError(
             f"unknown opponent model {setup.opponent!r}; choose one of {', '.join(OPPONENT_MODELS)}"
@@ -655,21 +661,31 @@ def from_document(document: dict[str, Any]) -> Followed:
         raise FollowError(
             "it holds a match of `pazaak play`, not a followed one: resume it with pazaak play"
         )
+    reader = DocumentReader(document)
     try:
-        ruleset = parse_ruleset(str(document["ruleset"]))
-        hand = tuple(Card.parse(str(token)) for token in document["hand"])
-        deck = document["opp_deck"]
-        opp_deck = tuple(Card.parse(str(token)) for token in deck["cards"])
-        setup = FollowSetup(ruleset, hand, opp_deck, str(deck["name"]), str(document["opponent"]))
+        ruleset = reader.ruleset()
+        hand = reader.cards(reader.get("hand"), "field 'hand'")
+        deck = reader.get("opp_deck")
+        if not isinstance(deck, dict) or not isinstance(deck.get("name"), str):
+            raise SaveFileError("field 'opp_deck' needs a 'name' and 'cards'")
+        opp_deck = reader.cards(deck.get("cards"), "field 'opp_deck'")
+        reader.deck_fits(opp_deck, ruleset, "field 'opp_deck'")
+        opponent = reader.get("opponent")
+        if not isinstance(opponent, str):
+            raise SaveFileError(f"field 'opponent' is {shown(opponent)}, not a model's name")
+        setup = FollowSetup(ruleset, hand, opp_deck, deck["name"], opponent)
+        raw = reader.get("steps")
+        if not isinstance(raw, list) or not all(isinstance(text, str) for text in raw):
+            raise SaveFileError("field 'steps' must be a list of moves")
         steps = []
-        for text in document["steps"]:
-            words = str(text)
-            automatic = words.startswith("auto ")
-            steps.append(Step(parse_action(words.removeprefix("auto ")), automatic))
-    except (KeyError, TypeError) as error:
-        raise FollowError(f"a field is missing or malformed ({error})") from None
-    except PazaakError as error:
-        raise FollowError(str(error)) from None
+        for number, text in enumerate(raw, start=1):
+            automatic = text.startswith("auto ")
+            try:
+                steps.append(Step(parse_action(text.removeprefix("auto ")), automatic))
+            except PazaakError as error:
+                raise SaveFileError(f"step {number}: {error}") from None
+    except SaveFileError as error:
+        raise FollowError(error.message) from None
     start(setup)  # checks the setup
     try:
         followed = replay(setup, steps)
@@ -677,4 +693,15 @@ def from_document(document: dict[str, Any]) -> Followed:
         raise FollowError(f"its steps cannot be replayed: {error}") from None
     if document.get("position") != format_position(followed.state):
         raise FollowError("its steps do not lead to its saved position")
+    for card, left in followed.opponent_cards_left().items():
+        if left < 0:
+            raise FollowError(
+                f"the opponent plays {card} more often than field 'opp_deck' holds it"
+            )
+    finished = document.get("finished")
+    if finished is not followed.state.is_terminal():
+        raise FollowError(
+            f"field 'finished' is {shown(finished)} but the steps "
+            f"{'end' if followed.state.is_terminal() else 'do not end'} the match"
+        )
     return followed

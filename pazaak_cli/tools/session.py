@@ -316,7 +316,7 @@ class MatchSession:
     ) -> MatchSession:
         """Rebuild a session from :meth:`to_document`'s data; raise :class:`SaveFileError` naming
         the field at fault if anything is missing, malformed or inconsistent."""
-        reader = _DocumentReader(document)
+        reader = DocumentReader(document)
         ruleset = reader.ruleset()
         seats = reader.seats(ruleset)
         seed = reader.integer("seed")
@@ -338,7 +338,7 @@ class MatchSession:
         finished = document.get("finished")
         if finished is not state.is_terminal():
             raise SaveFileError(
-                f"field 'finished' is {_shown(finished)} but the moves "
+                f"field 'finished' is {shown(finished)} but the moves "
                 f"{'end' if state.is_terminal() else 'do not end'} the match"
             )
         return cls(
@@ -378,7 +378,7 @@ def _short(text: str) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _shown(value: Any) -> str:
+def shown(value: Any) -> str:
     """A value from a save file as a message shows it: its repr (true, false and null as the
     file spells them), at most 40 characters."""
     if value is None or isinstance(value, bool):
@@ -686,11 +686,11 @@ def _one_way(play: Play) -> str:
     if card.kind is CardKind.FLIP_3_6:
         return f"{card} takes no sign: it flips the signs of the 3s and 6s on your table"
     if card.kind is CardKind.DOUBLE:
-        return f"{card} takes no sign: it doubles your last card (= {_shown_value(play)} here)"
-    return f"{card} can only be played as {_shown_value(play)}"
+        return f"{card} takes no sign: it doubles your last card (= {__shown_value(play)} here)"
+    return f"{card} can only be played as {__shown_value(play)}"
 
 
-def _shown_value(play: Play) -> str:
+def __shown_value(play: Play) -> str:
     return f"{play.value:+d}" if play.value else "0"
 
 
@@ -713,7 +713,7 @@ def _hand_choices(state: MatchState) -> str:
 # Reading a save document ----------------------------------------------------------------------
 
 
-class _DocumentReader:
+class DocumentReader:
     """Checks each field of a save document and says which one is wrong."""
 
     def __init__(self, document: dict[str, Any]) -> None:
@@ -727,7 +727,7 @@ class _DocumentReader:
     def integer(self, name: str, *, minimum: int | None = None) -> int:
         value = self.get(name)
         if not isinstance(value, int) or isinstance(value, bool):
-            raise SaveFileError(f"field {name!r} is {_shown(value)}, not a whole number")
+            raise SaveFileError(f"field {name!r} is {shown(value)}, not a whole number")
         if minimum is not None and value < minimum:
             raise SaveFileError(f"field {name!r} is {value}, less than {minimum}")
         return value
@@ -735,7 +735,7 @@ class _DocumentReader:
     def ruleset(self) -> Ruleset:
         spec = self.get("ruleset")
         if not isinstance(spec, str):
-            raise SaveFileError(f"field 'ruleset' is {_shown(spec)}, not a ruleset")
+            raise SaveFileError(f"field 'ruleset' is {shown(spec)}, not a ruleset")
         try:
             return parse_ruleset(spec)
         except PazaakError as error:
@@ -754,17 +754,25 @@ class _DocumentReader:
             if not isinstance(kind, str) or not isinstance(name, str) or not name:
                 raise SaveFileError(f"{where} needs a 'kind' and a 'name'")
             if kind != HUMAN and kind not in POLICY_NAMES:
-                raise SaveFileError(f"{where}'s kind {_shown(kind)} is neither human nor a player")
+                raise SaveFileError(f"{where}'s kind {shown(kind)} is neither human nor a player")
             if not isinstance(deck, dict) or not isinstance(deck.get("name"), str):
                 raise SaveFileError(f"{where}'s deck needs a 'name' and 'cards'")
             cards = self.cards(deck.get("cards"), f"{where}'s deck")
-            for card in cards:
-                if not ruleset.allows(card):
-                    raise SaveFileError(
-                        f"{where}'s deck holds {card}, not in the {ruleset.name} pool"
-                    )
+            self.deck_fits(cards, ruleset, f"{where}'s deck")
             seats.append(Seat(kind, name, deck["name"], cards))
         return (seats[0], seats[1])
+
+    @staticmethod
+    def deck_fits(cards: Sequence[Card], ruleset: Ruleset, where: str) -> None:
+        """Refuse a side deck the ruleset would not let a player bring (its size, its pool)."""
+        for card in cards:
+            if not ruleset.allows(card):
+                raise SaveFileError(f"{where} holds {card}, not in the {ruleset.name} pool")
+        if len(cards) != ruleset.side_deck_size:
+            raise SaveFileError(
+                f"{where} holds {counted(len(cards), 'card')}; a {ruleset.name} side deck "
+                f"holds {ruleset.side_deck_size}"
+            )
 
     def cards(self, raw: Any, where: str) -> tuple[Card, ...]:
         if not isinstance(raw, list) or not all(isinstance(token, str) for token in raw):
@@ -790,7 +798,13 @@ class _DocumentReader:
             remaining = list(seat.deck)
             for card in hand:
                 if card not in remaining:
-                    raise SaveFileError(f"hand {number} holds {card}, which its deck does not")
+                    held = hand.count(card)
+                    raise SaveFileError(
+                        f"hand {number} holds {card}, which its deck does not"
+                        if card not in seat.deck
+                        else f"hand {number} holds {card} {counted(held, 'time')}, "
+                        f"its deck {counted(seat.deck.count(card), 'time')}"
+                    )
                 remaining.remove(card)
             hands.append(hand)
         return (hands[0], hands[1])
