@@ -56,9 +56,15 @@ from pazaak_cli.engine.game import (
     set_outcome,
 )
 from pazaak_cli.engine.notation import format_position, parse_position
-from pazaak_cli.engine.position_builder import Question, build_question, question_from_state
+from pazaak_cli.engine.position_builder import (
+    PositionError,
+    Question,
+    build_question,
+    question_from_state,
+)
 from pazaak_cli.engine.rules import KOTOR1, KOTOR2, PRESETS, Ruleset, parse_ruleset
 from pazaak_cli.players.roster import POLICY_NAMES, Player, make_player
+from pazaak_cli.runtime.savefile import SaveFileError
 from pazaak_cli.solve.advice import advise, solve_question
 from pazaak_cli.solve.answer_types import Advice, Move, MoveResult, Outcome, SolveOptions
 from pazaak_cli.solve.answers import Answer, AnswerRequest, answer
@@ -114,10 +120,12 @@ __all__ = [
     "Phase",
     "Play",
     "Player",
+    "PositionError",
     "Question",
     "Refinement",
     "Ruleset",
     "RulesetError",
+    "SaveFileError",
     "Seat",
     "SetOutcome",
     "Side",

@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
+import random
 import re
 from pathlib import Path
+
+import pytest
 
 from pazaak_cli import api
 
@@ -44,3 +48,49 @@ def test_the_example_of_the_page_runs() -> None:
     with contextlib.redirect_stdout(printed):
         exec(compile(code.group(1), str(DOC), "exec"), {})
     assert re.search(r"(exact|sampled)$", printed.getvalue().strip())
+
+
+# What a program passing a wrong value is told ------------------------------------------------
+
+
+def test_text_where_cards_are_asked_for_is_refused_saying_how_to_make_cards() -> None:
+    rng = random.Random(1)
+    with pytest.raises(api.DeckError, match="not the text 'kotor1-strong': sample_deck"):
+        api.deal_hand("kotor1-strong", api.KOTOR1, rng)  # type: ignore[arg-type]
+    with pytest.raises(api.DeckError, match="holds F2/4, not in the kotor1 card pool"):
+        api.deal_hand(api.sample_deck("kotor2-hard").cards, api.KOTOR1, rng)
+    with pytest.raises(api.CardError, match="holds '\\+1', not a card: parse_cards"):
+        api.new_match(api.KOTOR1, (["+1"] * 4, ()))  # type: ignore[list-item]
+    with pytest.raises(api.IllegalActionError, match="a match needs two hands, not 1 hand"):
+        api.new_match(api.KOTOR1, (api.parse_cards("+1"),))  # type: ignore[arg-type]
+    state = api.new_match(api.KOTOR1, ((), ()))
+    with pytest.raises(api.IllegalActionError, match="there is no seat 2: the seats are 0 and 1"):
+        state.observed_by(2)
+
+
+def test_an_answer_request_takes_names_and_refuses_what_cannot_be() -> None:
+    """(No question is needed to be refused: ``None`` stands for one.)"""
+    with pytest.raises(api.PazaakError, match="unknown opponent model 'nobody'"):
+        api.AnswerRequest(None, model="nobody")  # type: ignore[arg-type]
+    assert api.AnswerRequest(None, model="kotor").model.name == "kotor"  # type: ignore[arg-type]
+    for hands in (0, -3, 1, 2.5, True):
+        with pytest.raises(api.PazaakError, match="hands is a whole number of 2 or more"):
+            api.AnswerRequest(None, hands=hands)  # type: ignore[arg-type]
+    for seconds in ("x", float("nan"), -1.0, float("inf")):
+        with pytest.raises(api.PazaakError, match="a time budget is a number of seconds"):
+            api.TimeBudget(seconds)  # type: ignore[arg-type]
+
+
+def test_a_session_never_replaces_a_file_that_is_not_a_save(tmp_path: Path) -> None:
+    deck = tmp_path / "my.deck"
+    deck.write_text("+1 +2 +3 +4 +5 +6 -1 -2 -3 -4\n", encoding="utf-8")
+    before = deck.read_bytes()
+    cards = api.sample_deck("kotor1-starter").cards
+    seats = (api.Seat("human", "You", "kotor1-starter", cards),) * 2
+    session = api.MatchSession.start(api.KOTOR1, seats, seed=3, wager=0, player_factory=None)
+    with pytest.raises(api.SaveFileError, match="is not a pazaak save file"):
+        session.save(deck)
+    assert deck.read_bytes() == before
+    session.save(str(tmp_path / "match.json"))  # (a path as text, too)
+    session.save(tmp_path / "match.json")  # (its own save: replaced)
+    assert json.loads((tmp_path / "match.json").read_text(encoding="utf-8"))["seed"] == 3

@@ -706,7 +706,7 @@ def test_a_hidden_hand_card_cannot_be_played() -> None:
 
 
 def test_observed_by_refuses_a_third_player() -> None:
-    with pytest.raises(IllegalActionError, match="there is no player 3"):
+    with pytest.raises(IllegalActionError, match="there is no seat 2: the seats are 0 and 1"):
         begin(KOTOR1).observed_by(2)
 
 

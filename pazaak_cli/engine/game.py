@@ -31,7 +31,13 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from pazaak_cli.engine.cards import FLIP_TARGETS, Card, CardKind, FastEnum
-from pazaak_cli.engine.errors import HiddenInformationError, IllegalActionError, WagerError
+from pazaak_cli.engine.errors import (
+    CardError,
+    DeckError,
+    HiddenInformationError,
+    IllegalActionError,
+    WagerError,
+)
 from pazaak_cli.engine.numbers import counted
 from pazaak_cli.engine.rules import (
     FirstPlayer,
@@ -407,8 +413,8 @@ class MatchState(NamedTuple):
 
     def observed_by(self, player: int) -> MatchState:
         """What ``player`` sees: the same state with the other hand's cards hidden (``None``)."""
-        if player != 0 and player != 1:
-            raise IllegalActionError(f"there is no player {player + 1}: players are 1 and 2")
+        if isinstance(player, bool) or player not in (0, 1):
+            raise IllegalActionError(f"there is no seat {player!r}: the seats are 0 and 1")
         other = self.sides[1 - player]
         hidden = _tuple_new(
             Side, (other.table, other.total, (None,) * len(other.hand), other.standing)
@@ -687,8 +693,19 @@ def _has_tiebreaker(side: Side, ruleset: Ruleset) -> bool:
 
 
 def new_match(ruleset: Ruleset, hands: tuple[Sequence[Card], Sequence[Card]]) -> MatchState:
-    """A match before its first set, with the two hands already dealt."""
+    """A match before its first set, with the two hands already dealt (a hidden card is
+    ``None``; a hand may hold fewer cards than the ruleset deals, as one whose cards were played
+    does: a position to analyse)."""
+    if len(hands) != 2:
+        raise IllegalActionError(f"a match needs two hands, not {counted(len(hands), 'hand')}")
     for player, hand in enumerate(hands):
+        for card in hand:
+            if card is not None and not isinstance(card, Card):
+                raise CardError(
+                    f"player {player + 1}'s hand holds {card!r}, not a card: parse_cards"
+                    "('+1 -2') makes cards of text",
+                    token=str(card),
+                )
         if len(hand) > ruleset.hand_size:
             raise IllegalActionError(
                 f"player {player + 1}'s hand holds {counted(len(hand), 'card')}; "
@@ -714,7 +731,22 @@ def new_match(ruleset: Ruleset, hands: tuple[Sequence[Card], Sequence[Card]]) ->
 
 
 def deal_hand(side_deck: Sequence[Card], ruleset: Ruleset, rng: random.Random) -> tuple[Card, ...]:
-    """Draw the match hand: ``hand_size`` distinct positions of the side deck, at random."""
+    """Draw the match hand: ``hand_size`` distinct positions of the side deck, at random. The
+    deck must be cards the ruleset allows (a deck's name or text is not one: ``sample_deck``,
+    ``load_deck`` and ``parse_cards`` make one)."""
+    if isinstance(side_deck, str):
+        raise DeckError(
+            f"deal_hand takes a side deck's cards, not the text {side_deck!r}: sample_deck(name)"
+            ".cards or parse_cards(text) makes them",
+            token=side_deck,
+        )
+    for card in side_deck:
+        if not isinstance(card, Card):
+            raise CardError(f"the side deck holds {card!r}, not a card", token=str(card))
+        if not ruleset.allows(card):
+            raise DeckError(
+                f"the side deck holds {card}, not in the {ruleset.name} card pool", token=str(card)
+            )
     if len(side_deck) < ruleset.hand_size:
         raise IllegalActionError(
             f"a side deck of {len(side_deck)} cards cannot deal a hand of {ruleset.hand_size}"

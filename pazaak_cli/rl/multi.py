@@ -10,6 +10,7 @@ other seat is to act). The match ends with +1 for the winner and -1 for the lose
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -42,7 +43,10 @@ class PazaakAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]
     def __init__(
         self,
         ruleset: str | Ruleset = "kotor1",
-        decks: tuple[str | tuple[Card, ...] | None, str | tuple[Card, ...] | None] = (None, None),
+        decks: tuple[str | Sequence[Card | str] | None, str | Sequence[Card | str] | None] = (
+            None,
+            None,
+        ),
         set_reward: float = 0.0,
         render_mode: str | None = None,
     ) -> None:

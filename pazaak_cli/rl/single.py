@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Sequence
 from typing import Any, SupportsFloat
 
 import gymnasium
@@ -23,9 +24,10 @@ from gymnasium import spaces
 
 from pazaak_cli.engine.cards import Card
 from pazaak_cli.engine.decks import default_deck, load_deck
-from pazaak_cli.engine.errors import IllegalActionError, PazaakError
+from pazaak_cli.engine.errors import CardError, DeckError, IllegalActionError, PazaakError
 from pazaak_cli.engine.game import Action, MatchState
 from pazaak_cli.engine.notation import format_position
+from pazaak_cli.engine.numbers import counted
 from pazaak_cli.engine.rules import Ruleset, parse_ruleset
 from pazaak_cli.players.roster import POLICY_NAMES, RANDOMISED_POLICIES, Player, make_player
 from pazaak_cli.rl.encoding import BOUND, Table, action_count, observation_size
@@ -58,13 +60,37 @@ def match_seed_of(options: dict[str, Any] | None) -> str | None:
     return seed
 
 
-def side_deck(deck: str | tuple[Card, ...] | None, ruleset: Ruleset) -> tuple[Card, ...]:
-    """A side deck given by name, path or cards (``None``: the ruleset's default deck)."""
+def side_deck(deck: str | Sequence[Card | str] | None, ruleset: Ruleset) -> tuple[Card, ...]:
+    """A side deck given by name, path or cards (each a :class:`Card` or its text, ``"+1"``;
+    ``None``: the ruleset's default deck), refused with a :class:`DeckError` unless the
+    ruleset lets a player bring it (its size, its card pool), as a deck file would be."""
     if deck is None:
         return default_deck(ruleset).cards
     if isinstance(deck, str):
         return load_deck(deck, ruleset).cards
-    return tuple(deck)
+    if not isinstance(deck, Sequence):
+        raise DeckError(f"a side deck is a name, a path or a sequence of cards, not {deck!r}")
+    cards = tuple(item if isinstance(item, Card) else _card(item) for item in deck)
+    for card in cards:
+        if not ruleset.allows(card):
+            raise DeckError(
+                f"the side deck holds {card}, not in the {ruleset.name} card pool", token=str(card)
+            )
+    if len(cards) != ruleset.side_deck_size:
+        raise DeckError(
+            f"the side deck holds {counted(len(cards), 'card')}; a {ruleset.name} side deck "
+            f"holds {ruleset.side_deck_size}"
+        )
+    return cards
+
+
+def _card(item: object) -> Card:
+    if not isinstance(item, str):
+        raise DeckError(f"a side deck holds cards or their text, not {item!r}")
+    try:
+        return Card.parse(item)
+    except CardError as error:
+        raise DeckError(f"the side deck: {error}", token=item) from None
 
 
 class PazaakEnv(gymnasium.Env[Observation, np.int64]):
@@ -82,8 +108,8 @@ class PazaakEnv(gymnasium.Env[Observation, np.int64]):
         self,
         ruleset: str | Ruleset = "kotor1",
         opponent: str = "kotor",
-        deck: str | tuple[Card, ...] | None = None,
-        opponent_deck: str | tuple[Card, ...] | None = None,
+        deck: str | Sequence[Card | str] | None = None,
+        opponent_deck: str | Sequence[Card | str] | None = None,
         seat: int = 1,
         set_reward: float = 0.0,
         strict: bool = False,

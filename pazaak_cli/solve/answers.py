@@ -36,7 +36,13 @@ from pazaak_cli.solve.match_advice import (
     match_question_pairs,
     match_seconds,
 )
-from pazaak_cli.solve.models import OPTIMAL, Objective, OpponentModel
+from pazaak_cli.solve.models import (
+    OPTIMAL,
+    Objective,
+    OpponentModel,
+    objective_named,
+    opponent_model,
+)
 from pazaak_cli.solve.sampling import HandDraws
 from pazaak_cli.solve.time_budget import TimeBudget
 
@@ -75,6 +81,25 @@ class AnswerRequest:
     """Told the positions solved so far of a long search."""
     hand_progress: Progress | None = field(default=None, compare=False)
     """Told (hands solved, possible, seconds left) as a budgeted answer solves hands."""
+
+    def __post_init__(self) -> None:
+        # a program may name the model and the objective as the command line does
+        if isinstance(self.model, str):
+            object.__setattr__(self, "model", opponent_model(self.model))
+        elif not isinstance(self.model, OpponentModel):
+            raise PazaakError(f"model is an opponent model or its name, not {self.model!r}")
+        if isinstance(self.objective, str):
+            object.__setattr__(self, "objective", objective_named(self.objective))
+        hands = self.hands
+        if hands is not None and (
+            isinstance(hands, bool) or not isinstance(hands, int) or hands < MIN_HANDS
+        ):
+            raise PazaakError(
+                f"hands is a whole number of {MIN_HANDS} or more (a sample rests on {MIN_HANDS} "
+                f"hands at least), or None, not {hands!r}"
+            )
+        if not isinstance(self.budget, TimeBudget):
+            raise PazaakError(f"budget is a TimeBudget, not {self.budget!r}")
 
     def options(self, objective: Objective) -> SolveOptions:
         """The solvers' options for ``objective``."""

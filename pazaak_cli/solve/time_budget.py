@@ -8,9 +8,12 @@ value: the service chooses the objective from :attr:`TimeBudget.seconds`, a refi
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from dataclasses import dataclass, field
+
+from pazaak_cli.engine.errors import PazaakError
 
 LAUNCH_SECONDS_AT_MOST = 1.0
 """The launch a process reports is taken only if it was at most this long before the program
@@ -52,6 +55,18 @@ class TimeBudget:
     """How long the answer may take; ``None`` for the exact answer however long it takes."""
     started: float = field(default_factory=time.monotonic)
     """When the wait began (the command's start: parsing counts against the budget too)."""
+
+    def __post_init__(self) -> None:
+        seconds = self.seconds
+        if seconds is not None and (
+            isinstance(seconds, bool)
+            or not isinstance(seconds, int | float)
+            or not math.isfinite(seconds)
+            or seconds < 0
+        ):
+            raise PazaakError(
+                f"a time budget is a number of seconds, 0 or more, or None, not {seconds!r}"
+            )
 
     @property
     def limited(self) -> bool:

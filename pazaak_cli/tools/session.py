@@ -62,6 +62,7 @@ from pazaak_cli.players.roster import POLICY_NAMES, Player
 from pazaak_cli.runtime.savefile import (
     PLAY,
     SaveFileError,
+    probe_save,
     read_save,
     refuse_to_resume_others,
     write_save,
@@ -306,8 +307,11 @@ class MatchSession:
             },
         }
 
-    def save(self, path: Path) -> None:
-        """Write the match to ``path`` atomically."""
+    def save(self, path: Path | str) -> None:
+        """Write the match to ``path`` atomically. A file there that is not a pazaak save (a
+        deck, a text) is never replaced: :class:`SaveFileError`, the file as it was."""
+        path = Path(path)
+        probe_save(path)
         write_save(path, self.to_document())
 
     @classmethod
