@@ -197,7 +197,8 @@ def test_writing_onto_a_directory_is_refused(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        (b"", "not a pazaak save file: it is not JSON"),
+        (b"", "not a pazaak save file: it is empty"),
+        (b" \n\n", "not a pazaak save file: it is blank"),
         (b"hello, world\n", "not a pazaak save file: it is not JSON"),
         (b"\xff\xfe\x00garbage", "not a pazaak save file: it is not UTF-8"),
         (b'{"name": "my notes"}', 'not a pazaak save file: it has no "format"'),
@@ -311,6 +312,8 @@ def _valid_document(seed: int = 2, moves: int = 30) -> dict[str, Any]:
         (lambda d: d["seats"][0]["deck"]["cards"].pop(), "seat 1's deck holds 9 cards; a kotor1"),
         (lambda d: d["seats"][1]["deck"]["cards"].append("+1"), "seat 2's deck holds 11 cards"),
         (lambda d: d["hands"].__setitem__(0, [d["hands"][0][0]] * 4), "4 times, its deck"),
+        (lambda d: d.__setitem__("seed", d["seed"] + 1), "which deals other hands than 'hands'"),
+        (lambda d: d.__setitem__("seed", -5), "field 'seed' is -5, less than 0"),
     ],
 )
 def test_damaged_document_is_reported_as_corrupt_and_left_untouched(
@@ -426,6 +429,23 @@ def test_a_name_of_255_bytes_can_be_held_and_written(tmp_path: Path) -> None:
         write_save(path, {"x": 1})
     assert read_save(path)["x"] == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == [path.name]
+
+
+def test_holding_a_save_removes_the_temporaries_a_killed_write_left(tmp_path: Path) -> None:
+    """A write killed between its temporary file and the rename leaves the temporary; the next
+    session to hold that save removes it (and nothing else)."""
+    path = tmp_path / "k.json"
+    write_save(path, {"kind": "test"})
+    left = tmp_path / ".k.json._1aileto.tmp"
+    left.write_text('{"partial', encoding="utf-8")
+    others = [tmp_path / ".k.json.notours.tmp", tmp_path / ".other.json.abcd1234.tmp"]
+    for other in others:
+        other.write_text("x", encoding="utf-8")
+    with hold_save(path):
+        pass
+    assert not left.exists()
+    assert all(other.exists() for other in others)
+    assert read_save(path)["kind"] == "test"
 
 
 def test_a_save_is_held_by_one_session_at_a_time(tmp_path: Path) -> None:

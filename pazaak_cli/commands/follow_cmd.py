@@ -141,7 +141,8 @@ COMMAND_WORDS = frozenset({"undo", "board", "position", "hint", "help", "quit", 
     flag_value="",
     default=None,
     metavar="[PATH]",
-    help="Continue the followed match saved in PATH (default: the default save file).",
+    help="Continue the followed match saved in PATH (default: the default save file); with "
+    "--save OTHER it goes on in OTHER, PATH left as it was.",
 )
 @click.option(
     "--new",

@@ -183,7 +183,8 @@ MAX_WAGER = 1_000_000_000
     flag_value="",
     default=None,
     metavar="[PATH]",
-    help="Continue the match saved in PATH (default: the default save file).",
+    help="Continue the match saved in PATH (default: the default save file); with "
+    "--save OTHER it goes on in OTHER, PATH left as it was.",
 )
 @click.option(
     "--new",

@@ -191,6 +191,9 @@ def read_save(path: Path) -> dict[str, Any]:
         raise SaveFileError(
             f"{path} is not a pazaak save file: it is not UTF-8 text (left untouched)"
         ) from None
+    if not text.strip():
+        what = "empty" if not text else "blank"
+        raise SaveFileError(f"{path} is not a pazaak save file: it is {what} (left untouched)")
     ours = text.lstrip().startswith("{") and '"pazaak-match"' in text
     try:
         document = json.loads(text)
@@ -347,6 +350,7 @@ def hold_save(
     with contextlib.suppress(OSError):  # (only a message reads it)
         os.ftruncate(handle, 0)
         os.pwrite(handle, holder.encode()[:MAX_HOLDER_BYTES], 0)
+    _remove_stale_temporaries(path)
     try:
         yield
     finally:
@@ -385,6 +389,26 @@ def _take_lock(path: Path, lock: Path) -> int:
         os.close(handle)
     raise InputError(f"cannot lock {lock}: it keeps changing")
 
+
+def _remove_stale_temporaries(path: Path) -> None:
+    """Remove the temporary files a write to ``path`` left when its process was killed before
+    the rename (:func:`write_save`): with the save held, no other process is writing one. Each
+    is a whole or partial copy of a save the file already holds or held; none is ever read."""
+    real = real_path(path)
+    prefix = f".{real.name[:64]}."
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(real.parent):
+            name = entry.name
+            if name.startswith(prefix) and name.endswith(".tmp") and entry.is_file():
+                middle = name[len(prefix) : -len(".tmp")]
+                made = len(middle) == TEMPORARY_NAME_LETTERS
+                if made and all(letter.isalnum() or letter == "_" for letter in middle):
+                    with contextlib.suppress(OSError):
+                        os.unlink(entry.path)
+
+
+TEMPORARY_NAME_LETTERS = 8
+"""The random part of a temporary file's name (:func:`tempfile.mkstemp`'s)."""
 
 MAX_HOLDER_BYTES = 64
 """The most of a holder's name a lock file keeps."""

@@ -323,9 +323,12 @@ class MatchSession:
         reader = DocumentReader(document)
         ruleset = reader.ruleset()
         seats = reader.seats(ruleset)
-        seed = reader.integer("seed")
+        seed = reader.integer("seed", minimum=0)
         wager = reader.integer("wager", minimum=0)
         hands = reader.hands(seats, ruleset)
+        chance = random.Random(seed)  # (the seed deals the hands: MatchSession.start)
+        if hands != tuple(deal_hand(seat.deck, ruleset, chance) for seat in seats):
+            raise SaveFileError(f"field 'seed' is {seed}, which deals other hands than 'hands'")
         actions = reader.moves()
         chance = random.Random()
         reader.restore_rng(chance, reader.rng_field("chance"))
