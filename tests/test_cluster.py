@@ -15,6 +15,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -22,6 +23,7 @@ from click.testing import CliRunner
 from pazaak_cli.cli import main
 from pazaak_cli.engine.cards import parse_cards
 from pazaak_cli.engine.decks import load_deck
+from pazaak_cli.engine.errors import PazaakError
 from pazaak_cli.engine.rules import KOTOR1, parse_ruleset
 from pazaak_cli.runtime.executors import DaskCluster
 from pazaak_cli.solve.deck_pair_prepare import prepare_deck_pair
@@ -111,7 +113,8 @@ def running_cluster(logs: Path, workers: int = 2) -> Iterator[Cluster]:
         while True:
             try:
                 with distributed.Client(address, timeout=5) as client:
-                    client.wait_for_workers(workers, timeout=60)
+                    if workers:
+                        client.wait_for_workers(workers, timeout=60)
                 break
             except (OSError, TimeoutError):
                 if time.monotonic() > deadline:
@@ -332,3 +335,45 @@ def test_a_scheduler_lost_mid_run_is_one_sentence_and_exit_1(tmp_path: Path) -> 
     lines = err.decode().strip().splitlines()
     assert len(lines) == 1, err
     assert own.address in lines[0] and "lost" in lines[0]
+
+
+def test_a_scheduler_without_workers_is_one_sentence(tmp_path: Path) -> None:
+    """(The message had failed on Dask's timeout error, whose strerror is a number: a
+    traceback, exit 1, nothing for --json.)"""
+    with running_cluster(tmp_path, workers=0) as empty, pytest.raises(PazaakError) as refused:
+        DaskCluster(empty.address, timeout=1.0)
+    message = str(refused.value)
+    assert message.startswith(f"--cluster {empty.address}: the scheduler has no worker (")
+    assert message.endswith(f"start some with `dask worker {empty.address} --nthreads 1`")
+
+
+def test_a_run_whose_workers_are_all_lost_says_it_waits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every worker lost mid-run: the work waits for one to join, and the run says so once."""
+    from pazaak_cli.runtime import executors
+
+    monkeypatch.setattr(executors, "STALL_CHECK_SECONDS", 0.0)
+    monkeypatch.setattr(executors, "STALLED_SECONDS", 0.05)
+
+    class Waiting:  # (as_completed with one future that never finishes, until told)
+        def __init__(self) -> None:
+            self.polls = 0
+
+        def is_empty(self) -> bool:
+            return self.polls > 40
+
+        def has_ready(self) -> bool:
+            self.polls += 1
+            return False
+
+    class NoWorkers:
+        def scheduler_info(self) -> dict[str, Any]:
+            return {"workers": {}}
+
+    said: list[str] = []
+    stalled = DaskCluster.__new__(DaskCluster)
+    stalled.address, stalled.client, stalled.stalled = "tcp://h:1", NoWorkers(), said.append
+    assert list(stalled._as_completed(Waiting())) == []
+    assert said == [
+        "Waiting: the scheduler at tcp://h:1 has no worker left; start one with `dask worker "
+        "tcp://h:1 --nthreads 1` (the work goes on), or press Ctrl-C to stop."
+    ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import socket
 import time
 from typing import Any
 
@@ -216,6 +217,34 @@ def test_prepare_on_a_cluster_it_cannot_reach_is_a_usage_error(address: str, sai
     code, output = run("prepare", "-r", RULES, *DECKS, "--cluster", address)
     assert code == 2, output
     assert output.count("\n") == 1 and said in output and address in output
+
+
+@pytest.mark.parametrize("scheme", ["http", "tls", "ucx"])
+def test_a_cluster_address_of_another_scheme_is_refused_at_once(scheme: str) -> None:
+    """(Dask's client had said so, then waited 20 s and printed a traceback as it was freed.)"""
+    pytest.importorskip("distributed")
+    started = time.monotonic()
+    code, output = run("prepare", "-r", RULES, *DECKS, "--cluster", f"{scheme}://127.0.0.1:1")
+    assert code == 2, output
+    assert f"only tcp:// addresses are supported, not {scheme}://" in output
+    assert output.count("\n") == 1 and time.monotonic() - started < 5
+
+
+def test_a_cluster_address_where_something_else_listens_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A port where a server accepts and says nothing (a web server waits for a request): Dask's
+    client had waited on it for ever."""
+    pytest.importorskip("distributed")
+    monkeypatch.setattr(executors, "SCHEDULER_PROBE_SECONDS", 0.5)
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        address = f"tcp://127.0.0.1:{listener.getsockname()[1]}"
+        code, output = run("prepare", "-r", RULES, *DECKS, "--cluster", address)
+    assert code == 2, output
+    assert "something listens there, but it does not answer as a Dask scheduler" in output
+    assert output.count("\n") == 1
 
 
 def test_ctrl_c_says_what_is_kept_and_how_to_go_on(monkeypatch: pytest.MonkeyPatch) -> None:

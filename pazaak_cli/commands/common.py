@@ -423,6 +423,13 @@ def emit_json(data: Any) -> None:
     click.echo(json.dumps(data, indent=2, ensure_ascii=False), color=False)
 
 
+def say_stalled(message: str) -> None:
+    """A cluster run's word that its work waits for a worker: on standard error, on a line of
+    its own (a progress bar's line is ended first), never in the JSON."""
+    click.echo("", err=True)
+    click.echo(message, err=True)
+
+
 def fail(message: str) -> click.ClickException:
     """A domain failure (exit 1) with a one-line message."""
     return click.ClickException(message)

@@ -24,6 +24,7 @@ from pazaak_cli.commands.common import (
     emit_json,
     json_option,
     ruleset_option,
+    say_stalled,
     seed_option,
     write_out_file,
 )
@@ -157,7 +158,7 @@ def deckbuild_command(
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)
     progress = LazyProgress(matches, enabled=sys.stderr.isatty() and not as_json)
-    executor = make_executor(workers or available_cores(), cluster)
+    executor = make_executor(workers or available_cores(), cluster, stalled=say_stalled)
     try:
         result = build_deck(
             ruleset,

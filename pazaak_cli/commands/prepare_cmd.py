@@ -15,6 +15,7 @@ from pazaak_cli.commands.common import (
     fail,
     json_option,
     ruleset_option,
+    say_stalled,
 )
 from pazaak_cli.commands.deck_option import deck_option
 from pazaak_cli.commands.position_options import opponent_option
@@ -110,7 +111,7 @@ def prepare_command(
         bar(done - bar.done)
 
     started = time.monotonic()
-    executor = DaskCluster(cluster) if cluster else None
+    executor = DaskCluster(cluster, stalled=say_stalled) if cluster else None
     try:
         if rule is None:
             prepared = prepare_deck_pair(

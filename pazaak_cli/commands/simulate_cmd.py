@@ -17,6 +17,7 @@ from pazaak_cli.commands.common import (
     emit_json,
     json_option,
     ruleset_option,
+    say_stalled,
     seed_option,
 )
 from pazaak_cli.commands.deck_option import DeckSource, DeckType
@@ -133,7 +134,7 @@ def simulate_command(
     total = len(pairings) * matches * (2 if swap else 1)
     progress = LazyProgress(total, enabled=sys.stderr.isatty())
     batches = len(pairings) * -(-matches // CHUNK_MATCHES)
-    executor = make_executor(min(workers, batches), cluster)
+    executor = make_executor(min(workers, batches), cluster, stalled=say_stalled)
     try:
         results = simulate(
             ruleset,

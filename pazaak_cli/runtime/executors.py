@@ -243,7 +243,17 @@ class DaskCluster:
     """Work items sent to a running Dask distributed scheduler (``dask scheduler`` plus
     ``dask worker`` processes); the client lives as long as this object."""
 
-    def __init__(self, address: str, *, timeout: float = CLUSTER_CONNECT_SECONDS) -> None:
+    def __init__(
+        self,
+        address: str,
+        *,
+        timeout: float = CLUSTER_CONNECT_SECONDS,
+        stalled: Callable[[str], None] | None = None,
+    ) -> None:
+        """``stalled(message)``: told once when the scheduler has had no worker for
+        :data:`STALLED_SECONDS` while work is waiting (every worker lost mid-run: the work
+        waits for a worker to join)."""
+        self.stalled = stalled
         distributed = load_distributed()
         _silence_dask_logging()
         self.address = address
@@ -261,7 +271,7 @@ class DaskCluster:
             self.close()
             raise PazaakError(
                 f"--cluster {address}: the scheduler has no worker ({_reason(error)}); "
-                "start some with `dask worker {address} --nthreads 1`",
+                f"start some with `dask worker {address} --nthreads 1`",
                 token=address,
             ) from None
         self.threads = max(1, sum(self.client.nthreads().values()))
@@ -299,7 +309,7 @@ class DaskCluster:
         for _ in range(self.window):
             submit_next()
         try:
-            for future in completed:
+            for future in self._as_completed(completed):
                 index = index_of.pop(future.key)
                 live.pop(future.key, None)
                 try:
@@ -319,12 +329,52 @@ class DaskCluster:
                 with contextlib.suppress(Exception):
                     self.client.cancel(list(live.values()))
 
+    def _as_completed(self, completed: Any) -> Iterator[Any]:
+        """The futures of ``completed`` as they finish. While none does, the scheduler's
+        workers are counted every :data:`STALL_CHECK_SECONDS`, and ``stalled`` is told once
+        they have been none for :data:`STALLED_SECONDS` (a worker that joins takes the work on:
+        nothing is given up)."""
+        checked = time.monotonic()
+        idle_since: float | None = None  # (when the scheduler was first seen without a worker)
+        told = False
+        while not completed.is_empty():
+            if completed.has_ready():
+                yield from completed.next_batch(block=False)
+                continue
+            time.sleep(STALL_POLL_SECONDS)
+            now = time.monotonic()
+            if now - checked < STALL_CHECK_SECONDS:
+                continue
+            checked = now
+            if self.client.scheduler_info().get("workers"):
+                idle_since = None
+                continue
+            idle_since = now if idle_since is None else idle_since
+            if now - idle_since >= STALLED_SECONDS and not told and self.stalled is not None:
+                self.stalled(
+                    f"Waiting: the scheduler at {self.address} has no worker left; start one "
+                    f"with `dask worker {self.address} --nthreads 1` (the work goes on), or "
+                    "press Ctrl-C to stop."
+                )
+                told = True
+
     def close(self) -> None:
         client = getattr(self, "client", None)
         if client is not None:
             with contextlib.suppress(Exception):
                 client.close()
             self.client = None
+
+
+STALL_POLL_SECONDS = 0.02
+"""How often a cluster run looks for finished work."""
+
+STALL_CHECK_SECONDS = 2.0
+"""How often a cluster run with no work finishing counts the scheduler's workers."""
+
+STALLED_SECONDS = 10.0
+"""How long a scheduler may have no worker, work waiting, before the run says so (as long as
+a new run waits for its first worker)."""
 
 
 _ADDRESS = re.compile(
@@ -343,16 +393,65 @@ def _check_reachable(address: str, timeout: float) -> None:
             token=address,
         )
     if (match["scheme"] or "tcp") != "tcp":
-        return  # tls://, ucx://...: left to Dask
+        raise InputError(
+            f"--cluster {address}: only tcp:// addresses are supported, not {match['scheme']}://",
+            token=address,
+        )
     host = match["host"].strip("[]")
+    wait = min(timeout, SCHEDULER_PROBE_SECONDS)
     try:
-        with socket.create_connection((host, int(match["port"])), timeout=min(timeout, 5.0)):
-            pass
+        with socket.create_connection((host, int(match["port"])), timeout=wait) as probe:
+            greeting = _first_bytes(probe, DASK_GREETING_BYTES, wait)
     except OSError as error:
         raise InputError(
             f"--cluster {address}: cannot reach a Dask scheduler there ({_reason(error)})",
             token=address,
         ) from None
+    if not _dask_greeting(greeting):  # (a web server, a proxy, a silent listener: Dask's
+        # client would wait on it for ever, or read its bytes as a message's length)
+        raise InputError(
+            f"--cluster {address}: something listens there, but it does not answer as a Dask "
+            f"scheduler does within {wait:g} s (a dashboard's or another server's port?)",
+            token=address,
+        )
+
+
+SCHEDULER_PROBE_SECONDS = 5.0
+"""How long an address may take to connect and to greet as a Dask scheduler does."""
+
+DASK_GREETING_BYTES = 16
+"""What :func:`_dask_greeting` reads of a scheduler's first message."""
+
+
+def _first_bytes(connection: socket.socket, count: int, seconds: float) -> bytes:
+    """Up to ``count`` bytes the peer sends first, within ``seconds`` (fewer if it stops or
+    closes)."""
+    deadline = time.monotonic() + seconds
+    data = b""
+    while len(data) < count:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break
+        connection.settimeout(left)
+        try:
+            chunk = connection.recv(count - len(data))
+        except TimeoutError:
+            break
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def _dask_greeting(data: bytes) -> bool:
+    """Whether ``data`` begins as a Dask scheduler's first message over TCP does: its length in
+    bytes and its number of frames, each 8 bytes little-endian, both small (its handshake,
+    sent as soon as a client connects)."""
+    if len(data) < DASK_GREETING_BYTES:
+        return False
+    length = int.from_bytes(data[:8], "little")
+    frames = int.from_bytes(data[8:16], "little")
+    return 0 < length < 1 << 24 and 0 < frames < 1 << 10
 
 
 def _silence_dask_logging() -> None:
@@ -373,11 +472,13 @@ def load_distributed() -> Any:
         raise InputError(f"--cluster needs Dask distributed: {CLUSTER_EXTRA_HINT}") from None
 
 
-def make_executor(workers: int, cluster: str | None = None) -> Executor:
-    """The executor the options ask for: a Dask cluster, else ``workers`` local processes
-    (one: this process)."""
+def make_executor(
+    workers: int, cluster: str | None = None, stalled: Callable[[str], None] | None = None
+) -> Executor:
+    """The executor the options ask for: a Dask cluster (``stalled``: see
+    :class:`DaskCluster`), else ``workers`` local processes (one: this process)."""
     if cluster is not None:
-        return DaskCluster(cluster)
+        return DaskCluster(cluster, stalled=stalled)
     if workers <= 1:
         return InProcess()
     return LocalProcesses(workers)
@@ -786,7 +887,7 @@ def available_cores() -> int:
 
 
 def _reason(error: BaseException) -> str:
-    if isinstance(error, OSError) and error.strerror:
+    if isinstance(error, OSError) and isinstance(error.strerror, str) and error.strerror:
         return error.strerror.lower()
     text = str(error).strip().splitlines()
     return text[0] if text and text[0] else type(error).__name__
