@@ -218,7 +218,12 @@ def _closed_port() -> int:
         ("+1 +2 +3 +4 +5 +6 -1 -2 -3 +9\n", [], 1, "pool.deck:1:28: '+9'"),
         ("+1 +2 +3 +4 +5 +6 -1 -2 -3\nT\n", [], 1, "pool.deck:2:1: 'T' (tiebreaker) is a KOTOR II"),
         (None, ["-n", "0"], 2, "--matches 0: too small a budget"),
-        (None, ["--pool", "no/such.deck"], 2, "no/such.deck: no such file"),
+        (
+            None,
+            ["--pool", "no/such.deck"],
+            2,
+            "Invalid value for '--pool': no/such.deck: no such file",
+        ),
         (None, ["--against", "kotor2-very-hard"], 1, "not in the kotor1 card pool"),
         (None, ["--cluster", "nonsense"], 2, "not a scheduler address"),
     ],

@@ -285,3 +285,39 @@ def test_the_time_range_is_stated_by_the_error_and_the_page() -> None:
     assert code == "bad_request" and "0 (exact) to 3600 seconds" in message
     advise = PROTOCOL_DOC.read_text(encoding="utf-8").split("## advise", 1)[1].split("##", 1)[0]
     assert "3600" in advise
+
+
+# What a new client got wrong, answered (a walkthrough's findings) -----------------------------
+
+
+def test_a_field_named_twice_is_refused_not_read_as_the_last() -> None:
+    """``{"cmd": "hello", "cmd": "quit"}`` had quit the engine."""
+    engine = Engine()
+    reply = engine.reply_line('{"id": 34, "cmd": "hello", "cmd": "quit"}')
+    assert error(reply) == ("bad_request", "the line names the field 'cmd' twice")
+    assert ok(engine, "hello")["protocol"]
+
+
+def test_advise_names_both_ways_to_ask_and_refuses_a_prior_a_game_has() -> None:
+    engine = Engine()
+    code, message = fails(engine, "advise")
+    assert code == "bad_request"
+    assert "'game' (a game's id, from new) or 'position'" in message
+    game = ok(engine, "new", seed=3)["game"]
+    code, message = fails(engine, "advise", game=game, opp_deck="kotor1-strong")
+    assert (code, message.split(":")[0]) == ("bad_request", "field 'opp_deck' is for a 'position'")
+
+
+def test_a_missing_deck_names_its_seat() -> None:
+    code, message = fails(Engine(), "new", decks=["nosuch", "kotor1-average"])
+    assert code == "input" and message.startswith("seat 1's deck: nosuch: no such file")
+
+
+def test_a_game_advice_says_what_advise_json_says_under_its_table() -> None:
+    """The reply holds advise --json's ``note``, ``notes`` and ``opp_deck`` (an overrun was
+    explained nowhere in it)."""
+    engine = Engine()
+    game = ok(engine, "new", seed=3)["game"]
+    advice = ok(engine, "advise", game=game, time=0)
+    assert {"note", "notes", "opp_deck"} <= advice.keys()
+    assert advice["opp_deck"] == "kotor1-starter" and isinstance(advice["notes"], list)

@@ -66,4 +66,6 @@ def main(seed: int) -> int:
 
 
 if __name__ == "__main__":
+    if len(sys.argv) > 2 or (len(sys.argv) == 2 and not sys.argv[1].isdigit()):
+        sys.exit("usage: engine_client.py [SEED] (SEED a whole number from 0; default 1)")
     sys.exit(main(int(sys.argv[1]) if len(sys.argv) > 1 else 1))

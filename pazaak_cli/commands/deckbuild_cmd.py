@@ -29,6 +29,7 @@ from pazaak_cli.commands.common import (
     write_out_file,
 )
 from pazaak_cli.engine.decks import SAMPLE_PREFIX, STDIN_SPEC, load_deck
+from pazaak_cli.engine.errors import InputError
 from pazaak_cli.engine.numbers import counted
 from pazaak_cli.engine.rules import Ruleset
 from pazaak_cli.players.roster import POLICY_NAMES
@@ -147,7 +148,10 @@ def deckbuild_command(
         check_out_file(out_file, force)
     opponents = [_against_spec(spec) for spec in against]
     _check_stdin_once(pool_file, [deck_spec for deck_spec, _ in opponents])
-    pool = read_pool(pool_file, ruleset) if pool_file is not None else whole_pool(ruleset)
+    try:
+        pool = read_pool(pool_file, ruleset) if pool_file is not None else whole_pool(ruleset)
+    except InputError as error:  # (which file: the pool's, as simulate names its deck options)
+        raise click.BadParameter(error.message, param_hint="'--pool'") from None
     field = _field(opponents, ruleset)
     least = minimum_budget(len(field))
     if matches < least:

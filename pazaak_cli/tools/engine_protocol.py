@@ -372,9 +372,13 @@ class Engine:
     def reply_line(self, line: str) -> dict[str, Any]:
         """The reply to one line of text (a JSON object)."""
         try:
-            data = json.loads(line, parse_constant=_no_constant)
+            data = json.loads(line, parse_constant=_no_constant, object_pairs_hook=_no_repeats)
         except RecursionError:
             return error_reply(None, "bad_request", "the line's JSON is nested too deep to read")
+        except _RepeatedKey as repeated:
+            return error_reply(
+                None, "bad_request", f"the line names the field {repeated.key!r} twice"
+            )
         except ValueError as error:
             if not isinstance(error, json.JSONDecodeError | _NotJson) and "digits" in str(error):
                 # valid JSON, but Python reads no integer longer than this (a defence against
@@ -465,6 +469,23 @@ class Engine:
 
 class _NotJson(ValueError):
     """A constant Python's JSON reader takes but JSON has not (see :func:`_no_constant`)."""
+
+
+class _RepeatedKey(Exception):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _no_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object as a dict, refused where it names a key twice (JSON leaves that to the
+    reader; Python's keeps the last, so ``{"cmd": "hello", "cmd": "quit"}`` quit)."""
+    found: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in found:
+            raise _RepeatedKey(key)
+        found[key] = value
+    return found
 
 
 def _no_constant(name: str) -> Any:
@@ -618,7 +639,10 @@ def _deck(raw: Any, ruleset: Ruleset, where: str) -> tuple[str, tuple[Card, ...]
         raise ProtocolError(
             "bad_request", f"{where} is {_shown(raw)}: a deck name, a file or a list of cards"
         )
-    deck = load_deck(raw, ruleset)
+    try:
+        deck = load_deck(raw, ruleset)
+    except (InputError, DeckError) as error:  # (which deck: the seat's, the prior's)
+        raise type(error)(f"{where}: {error.message}", token=error.token) from None
     return deck.name, deck.cards
 
 
@@ -878,6 +902,7 @@ def _advise(engine: Engine, request: Request) -> dict[str, Any]:
     seed = str(request.whole("seed", 0, low=0, high=2**63 - 1))
     model = None if opponent is None else opponent_model(opponent)
     prior: tuple[Card, ...] | None = None
+    hidden_from: str | None = None  # (the deck a hidden hand is dealt from: its name)
     played: tuple[Card, ...] = ()
     if request.has("position"):
         if request.has("game"):
@@ -886,11 +911,26 @@ def _advise(engine: Engine, request: Request) -> dict[str, Any]:
         other = state.sides[1 - state.turn] if state.phase is Phase.AFTER_DRAW else None
         if other is not None and not other.hand_known:
             if request.has("opp_deck"):
-                prior = _deck(request.data["opp_deck"], state.ruleset, "field 'opp_deck'")[1]
+                hidden_from, prior = _deck(
+                    request.data["opp_deck"], state.ruleset, "field 'opp_deck'"
+                )
             else:
-                prior = default_deck(state.ruleset).cards
+                deck = default_deck(state.ruleset)
+                hidden_from, prior = deck.name, deck.cards
         game_id = None
     else:
+        if not request.has("game"):
+            raise ProtocolError(
+                "bad_request",
+                "advise needs the field 'game' (a game's id, from new) or 'position' (a "
+                "position's notation)",
+            )
+        if request.has("opp_deck"):
+            raise ProtocolError(
+                "bad_request",
+                "field 'opp_deck' is for a 'position': in a game the opponent's hand is dealt "
+                "from its seat's deck",
+            )
         game = engine.game(request)
         session = game.session
         state = session.state
@@ -905,6 +945,7 @@ def _advise(engine: Engine, request: Request) -> dict[str, Any]:
         state = session.view(seat)
         model = model or model_of_player(session.seats[1 - seat].kind)
         prior = tuple(session.seats[1 - seat].deck)
+        hidden_from = session.seats[1 - seat].deck_name
         played = tuple(session.cards_played_in_earlier_sets(1 - seat))
         game_id = game.id
     asked = AnswerRequest(
@@ -943,6 +984,11 @@ def _advise(engine: Engine, request: Request) -> dict[str, Any]:
         "time_budget": asked.budget.seconds,
         "seconds": round(asked.budget.spent(), 3),
         **advice_json(advice, asked.question),
+        # (as advise --json: why this objective, what the text says under its table: how to
+        # ask the same again, an overrun; the deck a hidden hand is dealt from)
+        "note": answered[0].objective_note if answered else None,
+        "notes": list(answered[0].notes) if answered else [],
+        "opp_deck": hidden_from if prior is not None else None,
     }
 
 
