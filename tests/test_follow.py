@@ -951,3 +951,12 @@ def test_a_lone_nul_is_a_wrong_event_and_a_long_line_is_named_as_long() -> None:
     said = [line for line in result.output.splitlines() if line.startswith("Refused")]
     assert said[0].startswith("Refused: '\\x00' is not an event; type a draw (1..10)")
     assert said[1] == "Refused: that line is over 1000 characters."
+
+
+def test_new_with_resume_says_why_they_clash() -> None:
+    """(The reason given had been what a resumed match keeps, which --new is not.)"""
+    result = invoke(["--resume", "f.json", "--new"], [])
+    assert result.exit_code == 2
+    assert "--new cannot be used with --resume: --new starts a new match, --resume goes on" in (
+        result.output
+    )

@@ -371,7 +371,16 @@ def refuse_with_known_hand(ctx: click.Context, given_by: str) -> None:
 def refuse_with_resume(ctx: click.Context, options: Sequence[tuple[str, str]], kept: str) -> None:
     """A resumed match keeps its own settings: an option among ``options`` (parameter name,
     flag) given with ``--resume`` is a usage error saying so (``kept``: what the match keeps)."""
-    refuse_given(ctx, options, f"--resume: a resumed match keeps its own {kept}")
+    refuse_given(
+        ctx,
+        [(name, flag) for name, flag in options if flag != "--new"],
+        f"--resume: a resumed match keeps its own {kept}",
+    )
+    refuse_given(
+        ctx,
+        [(name, flag) for name, flag in options if flag == "--new"],
+        "--resume: --new starts a new match, --resume goes on with a saved one",
+    )
 
 
 def check_out_file(path: str, force: bool) -> None:
