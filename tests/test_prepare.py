@@ -118,6 +118,42 @@ def test_a_stopped_preparation_keeps_what_it_solved(monkeypatch: pytest.MonkeyPa
     assert prepare_deck_pair(rules, mine, theirs).solved == 0
 
 
+def _cache_file_bytes(directory: Any) -> bytes:
+    (only,) = list(directory.glob("match-*.json"))
+    return bytes(only.read_bytes())
+
+
+@pytest.mark.parametrize("processes", ["1", "2"])
+def test_a_stopped_preparation_asked_again_gives_the_same_bits(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any, processes: str
+) -> None:
+    """A preparation stopped anywhere and asked again writes the file of one never stopped, byte
+    for byte: its values read back start the rest's fixed points where they would have started
+    (``rebuild_starts``), and the rounds a pair of sub-hands left unfinished are solved afresh
+    (``drop_unfinished_rounds``). They had differed in their last bits (found by a user)."""
+    monkeypatch.setenv("PAZAAK_SOLVER_PROCESSES", processes)
+    rules = parse_ruleset(RULES)
+    mine, theirs = load_deck("kotor1-starter").cards, load_deck("kotor1-average").cards
+    monkeypatch.setenv("PAZAAK_CACHE_DIR", str(tmp_path / "whole"))
+    clear_shared_solvers()
+    prepare_deck_pair(rules, mine, theirs)
+    whole = _cache_file_bytes(tmp_path / "whole")
+    for stop in (1, 2, 3, 5, 8):
+
+        def stopping(done: int, total: int, stop: int = stop) -> None:
+            if done >= stop:
+                raise KeyboardInterrupt
+
+        monkeypatch.setenv("PAZAAK_CACHE_DIR", str(tmp_path / f"stopped-{stop}"))
+        clear_shared_solvers()
+        with pytest.raises(KeyboardInterrupt):
+            prepare_deck_pair(rules, mine, theirs, progress=stopping)
+        clear_shared_solvers()
+        assert prepare_deck_pair(rules, mine, theirs).solved > 0
+        assert _cache_file_bytes(tmp_path / f"stopped-{stop}") == whole, stop
+    clear_shared_solvers()
+
+
 @pytest.mark.skipif(not executors.fork_available(), reason="no fork on this system")
 def test_a_stopped_preparation_keeps_the_forked_copys_work_too(
     monkeypatch: pytest.MonkeyPatch,
@@ -258,8 +294,8 @@ def test_ctrl_c_says_what_is_kept_and_how_to_go_on(monkeypatch: pytest.MonkeyPat
     result = CliRunner().invoke(main, ["prepare", "-r", RULES, *DECKS], prog_name="pazaak")
     assert result.exit_code == 130
     assert (
-        "Stopped: the match values solved so far are saved in the cache; the same command goes "
-        "on from there." in result.output
+        "Stopped: the match values of every round of scores finished are saved in the cache; "
+        "the same command goes on from there." in result.output
     )
 
 

@@ -129,8 +129,8 @@ def prepare_command(
     except KeyboardInterrupt:
         bar.close()
         stopped = (
-            "Stopped: the match values solved so far are saved in the cache; the same command "
-            "goes on from there."
+            "Stopped: the match values of every round of scores finished are saved in the "
+            "cache; the same command goes on from there."
         )
         if as_json:
             emit_json_error(stopped, EXIT_INTERRUPTED)

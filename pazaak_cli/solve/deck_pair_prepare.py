@@ -102,6 +102,8 @@ def prepare_deck_pair(
         )
     solver.forget_positions()  # (an answer's positions, moved to their fixed points)
     solver.values_order_free = True
+    solver.rebuild_starts()  # (the values read from the cache start the rest as if solved here)
+    before = solver.entry_keys()
     try:
         if executor is not None:
             prepare_planned(
@@ -112,8 +114,11 @@ def prepare_deck_pair(
             _prepare_by_hand(solver, mine, theirs, seat, told)
     except BaseException:
         solver.release_tables()
+        # (Ctrl-C: the next preparation starts from here, each pair of sub-hands' round left
+        # unfinished afresh, so that its values are those of one never stopped, bit for bit)
+        solver.drop_unfinished_rounds((0, 0), seats, before)
         if solver.entry_count > known:
-            save_entries(solver)  # (Ctrl-C: the next preparation starts from here)
+            save_entries(solver)
         raise
     finally:
         solver.values_order_free = False  # (answers: faster; the positions kept hold either way)

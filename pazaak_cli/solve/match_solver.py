@@ -94,6 +94,11 @@ probabilities or exactly without replacement)."""
 _RANDOM = 2
 """An opener 'spec': a coin decides (the specs 0 and 1 name the seat that opens)."""
 
+
+class _NotKnown(Exception):
+    """A match state's value asked for while the solver only reads (see ``rebuild_starts``)."""
+
+
 _NO_ODDS = (math.nan, math.nan, math.nan)
 """The set odds of a move solved without them (:meth:`MatchSolver.solve_moves`, ``odds=False``)."""
 
@@ -392,6 +397,8 @@ class MatchSolver(SetSolver, MatchStates):
         self._share_moves: dict[tuple[MatchKey, int], float] = {}
         """Per match state and opener spec solved: how far its share moved from the last one of
         the same hands (the correction the next states' starts borrow, see :meth:`_guess`)."""
+        self._reading_only = False
+        """While set: a match state's value not known is not solved (:class:`_NotKnown`)."""
         self._share_base: dict[tuple[int, int, int], float] | None = None
         """While :meth:`prepare_all` solves a number of sets played: the shares as they were
         before it (its scores read none of each other's, whatever order they are solved in)."""
@@ -635,6 +642,8 @@ class MatchSolver(SetSolver, MatchStates):
         """P(seat 0 wins the match) when a set starts in match state ``match`` and ``spec`` says
         who opens it (a seat, or a coin)."""
         found = self._entries.get((match, spec))
+        if found is None and self._reading_only:
+            raise _NotKnown
         if found is None:
             found = self._peer_value(self._pipeline, match, spec)
         return self._solve_entry(match, spec) if found is None else found
@@ -855,6 +864,81 @@ class MatchSolver(SetSolver, MatchStates):
         each number of sets played, most first, the scores whose pairs of sub-hands (ids of
         :attr:`hands`, fewest cards first) are not all solved."""
         return self._unsolved(scores, self._later_hands(hands))[2]
+
+    def drop_unfinished_rounds(
+        self,
+        scores: tuple[int, int],
+        hands: tuple[Sequence[Sequence[Card]], Sequence[Sequence[Card]]],
+        kept: set[tuple[MatchKey, int]],
+    ) -> int:
+        """Forget the values (but those in ``kept``) that :meth:`prepare_all` of these scores
+        and hands solved for a pair of sub-hands in the round it left unfinished for that pair
+        (the most sets played with one of the pair's states not solved), and in the rounds
+        after it. A preparation stopped there, and asked again, then solves each pair's rounds
+        from where it would have, its first guesses where they would have been
+        (:meth:`rebuild_starts` restores those of the rounds finished, which are a pair's own),
+        so its values have the last bits of a preparation never stopped. How many values were
+        forgotten."""
+        unfinished: dict[tuple[int, int], int] = {}
+        for levels in self._unsolved(scores, self._later_hands(hands))[2]:  # (most sets first)
+            for level in levels:
+                for pair in level.missing:
+                    unfinished.setdefault(pair, level.s0 + level.s1)
+        dropped = [
+            key
+            for key in self._entries
+            if key not in kept
+            and key[0][0] + key[0][1] <= unfinished.get((key[0][2], key[0][3]), -1)
+        ]
+        for key in dropped:
+            del self._entries[key]
+            self._share_moves.pop(key, None)
+        return len(dropped)
+
+    def rebuild_starts(self) -> None:
+        """Give the values known but not solved here (read from the disk cache) the shares and
+        moves their solves left (:attr:`_shares`, :attr:`_share_moves`), as ``prepare_all``
+        would have had them: each number of sets played in turn, most first, each state's share
+        where its value lies between losing and winning its set, a round's share of two hands
+        its score's with the fewest sets won by seat 0. Newton's first guesses then start where
+        they would have, and a ``prepare`` stopped and asked again gives the values of one never
+        stopped, bit for bit (their last bits depend on the start)."""
+        rounds: dict[int, list[tuple[MatchKey, int]]] = {}
+        for match, spec in self._entries:
+            if spec == self._share_spec(spec):
+                rounds.setdefault(match[0] + match[1], []).append((match, spec))
+        self._reading_only = True
+        try:
+            for played in sorted(rounds, reverse=True):
+                base = dict(self._shares)
+                writes: dict[tuple[int, int, int], tuple[int, float]] = {}
+                for match, spec in rounds[played]:
+                    try:
+                        won, lost = self._set_ends(match, spec)
+                    except _NotKnown:
+                        continue  # (a later state not known: this one's start is not read)
+                    if won - lost <= 1e-9:
+                        continue
+                    key = (match[2], match[3], spec)
+                    landed = (self._entries[(match, spec)] - lost) / (won - lost)
+                    if (match, spec) not in self._share_moves:  # (one solved here keeps its own)
+                        self._note_move(match, spec, landed - base.get(key, 0.5))
+                    written = writes.get(key)
+                    if written is None or written[0] <= -match[0]:
+                        writes[key] = (-match[0], landed)
+                self._shares.update((key, share) for key, (_, share) in writes.items())
+        finally:
+            self._reading_only = False
+
+    def _share_spec(self, spec: int) -> int:
+        """The opener spec whose entry a state's fixed point iterates (:meth:`_solve_entry`'s
+        ``unknown``) for a value of ``spec``."""
+        rule = self._rule
+        if rule is FirstPlayer.ALTERNATE:
+            return 0
+        if rule is FirstPlayer.RANDOM:
+            return _RANDOM
+        return spec if rule is FirstPlayer.LOSER else 0
 
     def value_known(self, match: MatchKey, spec: int) -> float | None:
         """A match state's value for opener ``spec`` if it is known here (None: not yet)."""
