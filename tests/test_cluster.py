@@ -122,9 +122,11 @@ def running_cluster(logs: Path, workers: int = 2) -> Iterator[Cluster]:
                 time.sleep(0.5)
         yield Cluster(address, scheduler, started, logs)
     finally:
-        # a worker whose scheduler is gone waits seconds for it before it stops: kill it
-        stop = signal.SIGTERM if scheduler.poll() is None else signal.SIGKILL
+        # the workers are killed: one told to stop while its scheduler stops too waits seconds
+        # for it to come back (a teardown had taken 20 s, 10 for each worker); then the
+        # scheduler is told to stop
         for process in reversed(processes):
+            stop = signal.SIGTERM if process is scheduler else signal.SIGKILL
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, stop)
         for process in processes:
