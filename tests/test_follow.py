@@ -644,7 +644,7 @@ def _damaged_save(damage: Callable[[dict[str, Any]], Any]) -> Path:
     ("damage", "message"),
     [
         (lambda d: d["opp_deck"].__setitem__("cards", ["+1"] * 10), "plays +3 more often than"),
-        (lambda d: d["opp_deck"]["cards"].__setitem__(0, "D"), "holds D, not in the kotor1 pool"),
+        (lambda d: d["opp_deck"]["cards"].__setitem__(0, "D"), "holds D, not in the kotor1 card pool"),
         (lambda d: d["opp_deck"]["cards"].append("+1"), "holds 11 cards; a kotor1 side deck"),
         (lambda d: d.__setitem__("opp_deck", None), "field 'opp_deck' needs a 'name'"),
         (lambda d: d.__setitem__("steps", None), "field 'steps' must be a list"),

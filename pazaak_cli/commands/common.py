@@ -13,8 +13,10 @@ import difflib
 import json
 import math
 import os
+import re
 import tempfile
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
@@ -22,6 +24,7 @@ import click
 from pazaak_cli.engine.errors import InputError, PazaakError
 from pazaak_cli.engine.numbers import parse_whole
 from pazaak_cli.engine.rules import DEFAULT_RULESET, PRESETS, Ruleset, parse_ruleset
+from pazaak_cli.runtime.savefile import set_aside
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -370,15 +373,12 @@ def refuse_with_known_hand(ctx: click.Context, given_by: str) -> None:
 
 def refuse_with_resume(ctx: click.Context, options: Sequence[tuple[str, str]], kept: str) -> None:
     """A resumed match keeps its own settings: an option among ``options`` (parameter name,
-    flag) given with ``--resume`` is a usage error saying so (``kept``: what the match keeps)."""
+    flag) given with ``--resume`` is a usage error saying so (``kept``: what the match keeps);
+    so is ``--new`` (parameter ``replace``), which asks for the opposite."""
+    refuse_given(ctx, options, f"--resume: a resumed match keeps its own {kept}")
     refuse_given(
         ctx,
-        [(name, flag) for name, flag in options if flag != "--new"],
-        f"--resume: a resumed match keeps its own {kept}",
-    )
-    refuse_given(
-        ctx,
-        [(name, flag) for name, flag in options if flag == "--new"],
+        [("replace", "--new")],
         "--resume: --new starts a new match, --resume goes on with a saved one",
     )
 
@@ -430,6 +430,21 @@ def emit_json_error(message: str, exit_code: int) -> None:
 def emit_json(data: Any) -> None:
     """Write ``data`` as indented JSON (no colour, ever)."""
     click.echo(json.dumps(data, indent=2, ensure_ascii=False), color=False)
+
+
+def set_aside_saying(target: Path, why: str, *, err: bool = False) -> None:
+    """Set a damaged default save aside (:func:`~pazaak_cli.runtime.savefile.set_aside`) so
+    that a new match can use its name, and say so in one flat sentence: ``why`` is the reason
+    the save was refused ("is not a pazaak save file: ..."), its "left untouched" dropped (the
+    file is moved) and its own parenthesis made a clause. ``err``: on standard error (a
+    command whose standard output is JSON)."""
+    aside = set_aside(target)
+    why = re.sub(r" \(([^()]*)\)", r", \1", why.removesuffix(" (left untouched)"))
+    click.echo(
+        f"The save file {target} cannot be read ({why}); it is kept, byte for byte, as "
+        f"{aside}, and the new match is saved in {target}.",
+        err=err,
+    )
 
 
 def say_stalled(message: str) -> None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -28,6 +27,7 @@ from pazaak_cli.commands.common import (
     ponder_option,
     refuse_with_resume,
     ruleset_option,
+    set_aside_saying,
     time_option,
 )
 from pazaak_cli.commands.deck_option import deck_option
@@ -52,7 +52,6 @@ from pazaak_cli.runtime.savefile import (
     refuse_to_resume_others,
     same_save,
     saved_by,
-    set_aside,
     unfinished,
     write_save,
 )
@@ -275,7 +274,6 @@ def _refuse_with_resume(ctx: click.Context) -> None:
             ("opp_deck", "--opp-deck"),
             ("opponent", "--opponent"),
             ("first", "--first"),
-            ("replace", "--new"),
         ),
         "ruleset, hand, opponent deck and model",
     )
@@ -312,7 +310,7 @@ def _probe_new(target: Path, *, replace: bool, chosen: bool) -> dict[str, Any] |
     except SaveFileError as error:
         if not aside:
             raise
-        _set_aside(target, error.message.removeprefix(f"{target} "))
+        set_aside_saying(target, error.message.removeprefix(f"{target} "), err=True)
         return None
     refuse_others_match(target, existing, FOLLOW)
     if existing is not None and saved_by(existing) == FOLLOW:
@@ -324,20 +322,9 @@ def _probe_new(target: Path, *, replace: bool, chosen: bool) -> dict[str, Any] |
                     f"{target} is a corrupt pazaak follow save: {error} (left untouched); "
                     "choose another --save file"
                 ) from None
-            _set_aside(target, f"is a corrupt pazaak follow save: {error}")
+            set_aside_saying(target, f"is a corrupt pazaak follow save: {error}", err=True)
             return None
     return None if replace else existing
-
-
-def _set_aside(target: Path, why: str) -> None:
-    """Rename a damaged save aside (:func:`set_aside`) and say so, ``why`` the reason."""
-    aside = set_aside(target)
-    why = re.sub(r" \(([^()]*)\)", r", \1", why.removesuffix(" (left untouched)"))
-    click.echo(
-        f"The save file {target} cannot be read ({why}); it is kept, byte for byte, as "
-        f"{aside}, and the new match is saved in {target}.",
-        err=True,
-    )
 
 
 def _load(path: Path) -> Followed:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import random
-import re
 import shlex
 import sys
 import time
@@ -35,6 +34,7 @@ from pazaak_cli.commands.common import (
     ponder_option,
     refuse_with_resume,
     seed_option,
+    set_aside_saying,
     time_option,
 )
 from pazaak_cli.commands.common import EXIT_INTERRUPTED as EXIT_INTERRUPTED
@@ -64,7 +64,6 @@ from pazaak_cli.runtime.savefile import (
     refuse_others_match,
     same_save,
     saved_by,
-    set_aside,
     unfinished,
 )
 from pazaak_cli.solve.budgeted import DEFAULT_SECONDS, Refinement
@@ -325,15 +324,7 @@ def _probe_target(target: Path, *, replace: bool, chosen: bool) -> dict[str, Any
             if replace:
                 raise fail(f"{error}; choose another --save file") from None
             raise
-        aside = set_aside(target)
-        # One flat sentence: the file is moved aside, not "left untouched" as read_save says of
-        # a refused one, and the reason's own parenthesis becomes a clause.
-        why = error.message.removeprefix(f"{target} ").removesuffix(" (left untouched)")
-        why = re.sub(r" \(([^()]*)\)", r", \1", why)
-        click.echo(
-            f"The save file {target} cannot be read ({why}); it is kept, byte for byte, as "
-            f"{aside}, and the new match is saved in {target}."
-        )
+        set_aside_saying(target, error.message.removeprefix(f"{target} "))
         return None
 
 
@@ -368,7 +359,7 @@ _KEPT_BY_A_RESUMED_MATCH = (
 def _refuse_with_resume(ctx: click.Context) -> None:
     refuse_with_resume(
         ctx,
-        (*_KEPT_BY_A_RESUMED_MATCH, ("replace", "--new")),
+        _KEPT_BY_A_RESUMED_MATCH,
         "ruleset, decks, opponent, seed and wager",
     )
 

@@ -153,9 +153,7 @@ class SideDeck:
 
     def fits(self, ruleset: Ruleset) -> bool:
         """Whether this deck is valid under ``ruleset`` too (its size and card pool)."""
-        return len(self.cards) == ruleset.side_deck_size and all(
-            ruleset.allows(card) for card in self.cards
-        )
+        return ruleset.deck_misfit(self.cards) is None
 
 
 @dataclass(frozen=True)

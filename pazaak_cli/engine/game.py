@@ -743,10 +743,9 @@ def deal_hand(side_deck: Sequence[Card], ruleset: Ruleset, rng: random.Random) -
     for card in side_deck:
         if not isinstance(card, Card):
             raise CardError(f"the side deck holds {card!r}, not a card", token=str(card))
-        if not ruleset.allows(card):
-            raise DeckError(
-                f"the side deck holds {card}, not in the {ruleset.name} card pool", token=str(card)
-            )
+    misfit = ruleset.deck_misfit(side_deck, sized=False)
+    if misfit is not None:
+        raise DeckError(f"the side deck {misfit}")
     if len(side_deck) < ruleset.hand_size:
         raise IllegalActionError(
             f"a side deck of {len(side_deck)} cards cannot deal a hand of {ruleset.hand_size}"

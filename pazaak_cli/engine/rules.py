@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pazaak_cli.engine.cards import Card, CardKind, FastEnum, all_cards
 from pazaak_cli.engine.errors import RulesetError
-from pazaak_cli.engine.numbers import parse_in_range
+from pazaak_cli.engine.numbers import counted, parse_in_range
 
 
 class MainDeck(FastEnum):
@@ -145,6 +146,19 @@ class Ruleset:
     def allows(self, card: Card) -> bool:
         """Whether a side deck under these rules may hold ``card``."""
         return card in self.card_pool
+
+    def deck_misfit(self, cards: Sequence[Card], *, sized: bool = True) -> str | None:
+        """Why a player may not bring ``cards`` as a side deck under these rules, as the end of
+        a sentence that names the deck ("holds D, not in the kotor1 card pool"), or ``None``
+        (``sized``: its size is checked too). The one check of a deck given as cards (a save,
+        the engine protocol, the API and the environments; a deck file has its own, located)."""
+        outside = next((card for card in cards if not self.allows(card)), None)
+        if outside is not None:
+            return f"holds {outside}, not in the {self.name} card pool"
+        if sized and len(cards) != self.side_deck_size:
+            count = counted(len(cards), "card")
+            return f"holds {count}; a {self.name} side deck holds {self.side_deck_size}"
+        return None
 
     @property
     def has_gold_cards(self) -> bool:

@@ -27,7 +27,6 @@ from pazaak_cli.engine.decks import default_deck, load_deck
 from pazaak_cli.engine.errors import CardError, DeckError, IllegalActionError, PazaakError
 from pazaak_cli.engine.game import Action, MatchState
 from pazaak_cli.engine.notation import format_position
-from pazaak_cli.engine.numbers import counted
 from pazaak_cli.engine.rules import Ruleset, parse_ruleset
 from pazaak_cli.players.roster import POLICY_NAMES, RANDOMISED_POLICIES, Player, make_player
 from pazaak_cli.rl.encoding import BOUND, Table, action_count, observation_size
@@ -71,16 +70,9 @@ def side_deck(deck: str | Sequence[Card | str] | None, ruleset: Ruleset) -> tupl
     if not isinstance(deck, Sequence):
         raise DeckError(f"a side deck is a name, a path or a sequence of cards, not {deck!r}")
     cards = tuple(item if isinstance(item, Card) else _card(item) for item in deck)
-    for card in cards:
-        if not ruleset.allows(card):
-            raise DeckError(
-                f"the side deck holds {card}, not in the {ruleset.name} card pool", token=str(card)
-            )
-    if len(cards) != ruleset.side_deck_size:
-        raise DeckError(
-            f"the side deck holds {counted(len(cards), 'card')}; a {ruleset.name} side deck "
-            f"holds {ruleset.side_deck_size}"
-        )
+    misfit = ruleset.deck_misfit(cards)
+    if misfit is not None:
+        raise DeckError(f"the side deck {misfit}")
     return cards
 
 

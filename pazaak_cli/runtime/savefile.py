@@ -131,9 +131,9 @@ def write_save(path: Path, document: dict[str, Any]) -> None:
     if _is_dir(path):
         raise InputError(f"{path} is a directory, not a save file")
     try:
-        # A short prefix: the temporary name must fit the 255 bytes a name may have.
-        prefix = f".{real.name[:64]}."
-        handle, temp_name = tempfile.mkstemp(dir=directory, prefix=prefix, suffix=".tmp")
+        handle, temp_name = tempfile.mkstemp(
+            dir=directory, prefix=_temporary_prefix(real), suffix=TEMPORARY_SUFFIX
+        )
     except OSError as error:
         message = f"cannot write a save file in {directory}: {error.strerror}"
         if error.errno in _NO_ROOM:  # (the disk, not the path given: a failure, exit 1)
@@ -324,9 +324,13 @@ def lock_path(path: Path) -> Path:
     return real.parent / name
 
 
+UNNAMED_HOLDER = "pazaak session"
+"""How a save's lock file names a holder that did not say which command it is."""
+
+
 @contextlib.contextmanager
 def hold_save(
-    path: Path, *, create_directory: bool = True, holder: str = "pazaak session"
+    path: Path, *, create_directory: bool = True, holder: str = UNNAMED_HOLDER
 ) -> Iterator[None]:
     """Hold the save at ``path`` for a whole session: an exclusive ``flock`` on its lock file
     (:func:`lock_path`), which names the ``holder`` (the command, e.g. ``pazaak play``) for
@@ -395,17 +399,26 @@ def _remove_stale_temporaries(path: Path) -> None:
     the rename (:func:`write_save`): with the save held, no other process is writing one. Each
     is a whole or partial copy of a save the file already holds or held; none is ever read."""
     real = real_path(path)
-    prefix = f".{real.name[:64]}."
+    prefix = _temporary_prefix(real)
     with contextlib.suppress(OSError):
         for entry in os.scandir(real.parent):
             name = entry.name
-            if name.startswith(prefix) and name.endswith(".tmp") and entry.is_file():
-                middle = name[len(prefix) : -len(".tmp")]
+            if name.startswith(prefix) and name.endswith(TEMPORARY_SUFFIX) and entry.is_file():
+                middle = name[len(prefix) : -len(TEMPORARY_SUFFIX)]
                 made = len(middle) == TEMPORARY_NAME_LETTERS
                 if made and all(letter.isalnum() or letter == "_" for letter in middle):
                     with contextlib.suppress(OSError):
                         os.unlink(entry.path)
 
+
+def _temporary_prefix(real: Path) -> str:
+    """How the temporary files written beside the save ``real`` begin: short, since a name
+    must fit in 255 bytes."""
+    return f".{real.name[:64]}."
+
+
+TEMPORARY_SUFFIX = ".tmp"
+"""How a save's temporary files end."""
 
 TEMPORARY_NAME_LETTERS = 8
 """The random part of a temporary file's name (:func:`tempfile.mkstemp`'s)."""
@@ -415,13 +428,14 @@ MAX_HOLDER_BYTES = 64
 
 
 def _holder(lock: Path) -> str:
-    """The command a held lock file names (:func:`hold_save`), ``pazaak`` if it names none."""
+    """The command a held lock file names (:func:`hold_save`), :data:`UNNAMED_HOLDER` if it
+    names none (a session of an earlier pazaak)."""
     try:
         with open(lock, "rb") as stream:
             named = stream.read(MAX_HOLDER_BYTES).decode("utf-8", "replace").strip()
     except OSError:
         named = ""
-    return named if named.startswith("pazaak") and named.isprintable() else "pazaak session"
+    return named if named.startswith("pazaak") and named.isprintable() else UNNAMED_HOLDER
 
 
 def set_aside(path: Path) -> Path:

@@ -95,6 +95,25 @@ _RANDOM = 2
 """An opener 'spec': a coin decides (the specs 0 and 1 name the seat that opens)."""
 
 
+def _landed(value: float, won: float, lost: float) -> float | None:
+    """Where ``value`` lies between losing (0) and winning (1) its set, the share the next
+    fixed point of the same hands starts from; ``None`` where the two barely differ."""
+    return (value - lost) / (won - lost) if won - lost > 1e-9 else None
+
+
+def _write_share(
+    writes: dict[tuple[int, int, int], tuple[int, float]],
+    key: tuple[int, int, int],
+    match: MatchKey,
+    landed: float,
+) -> None:
+    """Keep ``landed`` as the share of ``key``'s hands unless a score of the same round later
+    in ``prepare_all``'s order (fewer sets won by seat 0) wrote one."""
+    written = writes.get(key)
+    if written is None or written[0] <= -match[0]:
+        writes[key] = (-match[0], landed)
+
+
 class _NotKnown(Exception):
     """A match state's value asked for while the solver only reads (see ``rebuild_starts``)."""
 
@@ -691,9 +710,9 @@ class MatchSolver(SetSolver, MatchStates):
             raise ValueError("a solver blind to a seat's later hands solves only the empty hand")
         rule = self._rule
         iterating = self._iterating
+        unknown = (match, self._share_spec(spec))  # (the entry its fixed point iterates)
         if rule is FirstPlayer.ALTERNATE:
             # the openers alternate after a tie: iterate on seat 0's entry; seat 1's follows
-            unknown = (match, 0)
 
             def evaluate(x: float) -> Pair:
                 iterating[unknown] = (x, 1.0)
@@ -703,7 +722,6 @@ class MatchSolver(SetSolver, MatchStates):
                 return self._root(match, 0)  # its ties go to seat 1's entry
 
         elif rule is FirstPlayer.RANDOM:
-            unknown = (match, _RANDOM)
 
             def evaluate(x: float) -> Pair:
                 iterating[unknown] = (x, 1.0)
@@ -712,7 +730,6 @@ class MatchSolver(SetSolver, MatchStates):
                 return (0.5 * (v0 + v1), 0.5 * (d0 + d1))
 
         else:  # player 1 always opens, or the loser does (after a tie, the same opener)
-            unknown = (match, spec if rule is FirstPlayer.LOSER else 0)
             opener = unknown[1]
 
             def evaluate(x: float) -> Pair:
@@ -733,17 +750,14 @@ class MatchSolver(SetSolver, MatchStates):
         try:
             value, shift = self._fixed_point(evaluate, lost + start * (won - lost))
             self._entries[unknown] = value
-            if won - lost > 1e-9:
-                landed = (value - lost) / (won - lost)
+            landed = _landed(value, won, lost)
+            if landed is not None:
                 move = landed - share
                 self._note_move(match, unknown[1], move)
                 if self._share_base is None:
                     self._shares[share_key] = landed
-                else:  # (the last score of the sets-played level in prepare's order wins)
-                    order = -match[0]
-                    written = self._share_writes.get(share_key)
-                    if written is None or written[0] <= order:
-                        self._share_writes[share_key] = (order, landed)
+                else:
+                    _write_share(self._share_writes, share_key, match, landed)
             if rule is FirstPlayer.ALTERNATE:
                 other, slope = iterating[(match, 1)]
                 self._entries[(match, 1)] = other + slope * shift
@@ -917,15 +931,13 @@ class MatchSolver(SetSolver, MatchStates):
                         won, lost = self._set_ends(match, spec)
                     except _NotKnown:
                         continue  # (a later state not known: this one's start is not read)
-                    if won - lost <= 1e-9:
+                    landed = _landed(self._entries[(match, spec)], won, lost)
+                    if landed is None:
                         continue
                     key = (match[2], match[3], spec)
-                    landed = (self._entries[(match, spec)] - lost) / (won - lost)
                     if (match, spec) not in self._share_moves:  # (one solved here keeps its own)
                         self._note_move(match, spec, landed - base.get(key, 0.5))
-                    written = writes.get(key)
-                    if written is None or written[0] <= -match[0]:
-                        writes[key] = (-match[0], landed)
+                    _write_share(writes, key, match, landed)
                 self._shares.update((key, share) for key, (_, share) in writes.items())
         finally:
             self._reading_only = False

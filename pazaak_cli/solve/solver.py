@@ -203,7 +203,7 @@ def turn_end(total: int, full: bool, target: int, nine_win: bool) -> int:
 
 
 def label_turn_ends(
-    kind: int, target: int, codes: Sequence[int], table_size: int = 9
+    kind: int, target: int, codes: Sequence[int], table_size: int
 ) -> list[tuple[str, str, int]]:
     """(then, note, code) for each of ``codes``, the end codes of a turn that ends as ``kind``
     says (two for a free end: ending the turn, then standing), labelled for the moves shown

@@ -626,14 +626,9 @@ def _deck(raw: Any, ruleset: Ruleset, where: str) -> tuple[str, tuple[Card, ...]
     """A side deck: a sample deck's name or a file's path (a string), or its cards (a list)."""
     if isinstance(raw, list):
         cards = _cards(raw, where)
-        if len(cards) != ruleset.side_deck_size:
-            raise DeckError(
-                f"{where} holds {counted(len(cards), 'card')}; a {ruleset.spec} side deck "
-                f"holds exactly {ruleset.side_deck_size}"
-            )
-        for card in cards:
-            if not ruleset.allows(card):
-                raise DeckError(f"{where} holds {card}, not in the {ruleset.name} card pool")
+        misfit = ruleset.deck_misfit(cards)
+        if misfit is not None:
+            raise DeckError(f"{where} {misfit}")
         return "cards", cards
     if not isinstance(raw, str) or raw == STDIN_SPEC:
         raise ProtocolError(

@@ -274,11 +274,9 @@ def start(setup: FollowSetup, first: int | None = None) -> Followed:
             f"the opponent's side deck holds {counted(len(setup.opp_deck), 'card')}, fewer "
             f"than the {rules.hand_size} it is dealt"
         )
-    for card in setup.opp_deck:
-        if not rules.allows(card):
-            raise FollowError(
-                f"the opponent's side deck holds {card}, not in the {rules.name} card pool"
-            )
+    misfit = rules.deck_misfit(setup.opp_deck, sized=False)
+    if misfit is not None:
+        raise FollowError(f"the opponent's side deck {misfit}")
     if setup.opponent not in OPPONENT_MODELS:
         raise FollowError(
             f"unknown opponent model {setup.opponent!r}; choose one of {', '.join(OPPONENT_MODELS)}"
@@ -698,10 +696,8 @@ def from_document(document: dict[str, Any]) -> Followed:
             raise FollowError(
                 f"the opponent plays {card} more often than field 'opp_deck' holds it"
             )
-    finished = document.get("finished")
-    if finished is not followed.state.is_terminal():
-        raise FollowError(
-            f"field 'finished' is {shown(finished)} but the steps "
-            f"{'end' if followed.state.is_terminal() else 'do not end'} the match"
-        )
+    try:
+        reader.check_finished(followed.state, "steps")
+    except SaveFileError as error:
+        raise FollowError(error.message) from None
     return followed

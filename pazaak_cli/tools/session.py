@@ -342,12 +342,7 @@ class MatchSession:
             if rng is not None:
                 reader.restore_rng(rng, saved)
         state = reader.replay(ruleset, hands, actions)
-        finished = document.get("finished")
-        if finished is not state.is_terminal():
-            raise SaveFileError(
-                f"field 'finished' is {shown(finished)} but the moves "
-                f"{'end' if state.is_terminal() else 'do not end'} the match"
-            )
+        reader.check_finished(state, "moves")
         return cls(
             ruleset=ruleset,
             seats=seats,
@@ -693,11 +688,11 @@ def _one_way(play: Play) -> str:
     if card.kind is CardKind.FLIP_3_6:
         return f"{card} takes no sign: it flips the signs of the 3s and 6s on your table"
     if card.kind is CardKind.DOUBLE:
-        return f"{card} takes no sign: it doubles your last card (= {__shown_value(play)} here)"
-    return f"{card} can only be played as {__shown_value(play)}"
+        return f"{card} takes no sign: it doubles your last card (= {_shown_value(play)} here)"
+    return f"{card} can only be played as {_shown_value(play)}"
 
 
-def __shown_value(play: Play) -> str:
+def _shown_value(play: Play) -> str:
     return f"{play.value:+d}" if play.value else "0"
 
 
@@ -769,17 +764,22 @@ class DocumentReader:
             seats.append(Seat(kind, name, deck["name"], cards))
         return (seats[0], seats[1])
 
+    def check_finished(self, state: MatchState, what: str) -> None:
+        """Refuse a field ``finished`` that says otherwise than the ``what`` (the moves, the
+        steps) replayed to ``state``."""
+        finished = self.document.get("finished")
+        if finished is not state.is_terminal():
+            raise SaveFileError(
+                f"field 'finished' is {shown(finished)} but the {what} "
+                f"{'end' if state.is_terminal() else 'do not end'} the match"
+            )
+
     @staticmethod
     def deck_fits(cards: Sequence[Card], ruleset: Ruleset, where: str) -> None:
         """Refuse a side deck the ruleset would not let a player bring (its size, its pool)."""
-        for card in cards:
-            if not ruleset.allows(card):
-                raise SaveFileError(f"{where} holds {card}, not in the {ruleset.name} pool")
-        if len(cards) != ruleset.side_deck_size:
-            raise SaveFileError(
-                f"{where} holds {counted(len(cards), 'card')}; a {ruleset.name} side deck "
-                f"holds {ruleset.side_deck_size}"
-            )
+        misfit = ruleset.deck_misfit(cards)
+        if misfit is not None:
+            raise SaveFileError(f"{where} {misfit}")
 
     def cards(self, raw: Any, where: str) -> tuple[Card, ...]:
         if not isinstance(raw, list) or not all(isinstance(token, str) for token in raw):
