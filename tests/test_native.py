@@ -117,7 +117,7 @@ def test_the_core_refuses_what_it_cannot_hold() -> None:
         st.lists(st.sampled_from(all_cards()), max_size=2),
         st.lists(st.sampled_from(all_cards()), max_size=2),
     ),
-    totals=st.tuples(st.integers(4, 19), st.integers(4, 20)),
+    totals=st.tuples(st.integers(8, 19), st.integers(8, 20)),
     other_stands=st.booleans(),
     deck=st.lists(st.integers(0, 2), min_size=10, max_size=10),
 )
