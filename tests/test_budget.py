@@ -16,6 +16,7 @@ import shlex
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -384,6 +385,18 @@ def test_the_sampled_table_shows_the_interval_and_the_verdict() -> None:
     assert "confidence" in last or last.startswith("Too close to call")
 
 
+def test_an_answer_from_hands_asked_for_says_more_hands_not_more_time() -> None:
+    """It said "--time for more time" to a command with --hands, which refuses --time."""
+    result = advise(*HIDDEN, "--hands", "2")
+    assert result.exit_code == 0, result.output
+    last = result.output.strip().splitlines()[-1]
+    assert last.endswith(
+        "too few hands to say how sure (--hands 4 for more hands, --time 0 instead of --hands "
+        "for all)."
+    )
+    assert advise(*HIDDEN, "--hands", "4").exit_code == 0  # (what it names runs)
+
+
 def test_follow_refines_the_advice_each_time_hint_is_asked(tmp_path: Path) -> None:
     (tmp_path / "pm.deck").write_text(
         "name: pm2-plus3\nruleset: kotor1\n±2 ±2 ±2 ±2 ±2 +3 +3 +3 +3 +3\n", encoding="utf-8"
@@ -461,6 +474,16 @@ def test_the_progress_counts_the_hands_every_process_solves(
     assert len(set(told)) > 30  # (not only this process's hands: the copy's as they came)
 
 
+def test_the_progress_of_hands_asked_for_counts_out_of_them() -> None:
+    """With --hands 2 the line showed "1/45 hidden hands, about 4 min left" for an answer that
+    was done at the second hand: the hands counted are out of those asked for."""
+    refined = Refinement(question("8 5", "+1 -2", "10", 4), options("kotor1-starter"))
+    told: list[tuple[int, int]] = []
+    advice = refined.refine(hands=3, progress=lambda done, total, _: told.append((done, total)))
+    assert advice.hands_solved == 3 and advice.hands_averaged == 45
+    assert told and {total for _, total in told} == {3} and told[-1][0] == 3
+
+
 @pytest.mark.parametrize("opponent", ["optimal", "kotor"])
 def test_a_budget_of_a_few_seconds_searches_in_small_pages_a_longer_one_in_huge_pages(
     opponent: str,
@@ -514,6 +537,45 @@ def test_a_hand_foreseen_to_end_past_the_deadline_is_not_begun() -> None:
     assert list(done.rows) == [0]  # (the second would have ended at 0.6 s)
     assert time.monotonic() - started < 0.45
     assert list(rows_in_order(range(5), time.monotonic() + 0.75, slow_row).rows) == [0, 1]
+
+
+def test_a_batch_that_made_its_later_sets_past_the_deadline_keeps_all_its_rows() -> None:
+    """A match answer's batch makes its hands' later sets first (no deadline cuts that); a
+    deadline that passed meanwhile does not drop the rows, each a small part of what its hand
+    already cost (a `--time 15` answer had kept 2 of the 9 hands its 27 s had paid for). A
+    deadline still ahead when the batch has made them cuts the rows as before."""
+
+    class About:
+        model = "test"
+        fixed_probabilities = True
+
+        @property
+        def moves(self) -> list[Any]:
+            return []
+
+    class Counted:
+        states = 0
+
+    def row(index: int) -> MoveRow:
+        time.sleep(0.05)
+        return ((float(index), 0.0, 0.0, 0.0),)
+
+    def batch_taking(seconds: float) -> Any:
+        def batch(
+            indices: Sequence[int], solve: Callable[[Sequence[int]], HandsSolved]
+        ) -> HandsSolved:
+            time.sleep(seconds)  # (the later sets)
+            return solve(indices)
+
+        return batch
+
+    late = HandRows(Counted(), row, About(), batch=batch_taking(0.3))
+    assert list(late.solve(range(6), time.monotonic() + 0.1).rows) == list(range(6))
+    on_time = HandRows(Counted(), row, About(), batch=batch_taking(0.0))
+    kept = list(on_time.solve(range(6), time.monotonic() + 0.12).rows)
+    assert kept == list(range(len(kept))) and 1 <= len(kept) < 6
+    alone = HandRows(Counted(), row, About())  # (no batch: a deadline passed cuts as before)
+    assert list(alone.solve(range(6), time.monotonic() - 1.0).rows) == [0]
 
 
 def test_past_the_least_sample_no_match_hand_is_begun_that_is_not_foreseen_to_fit(
@@ -762,7 +824,11 @@ def test_a_sampled_match_answer_the_budget_chose_says_how_to_ask_it_again(
     set's answer (a new user replayed it and got other numbers): the note names --objective
     match, as the verdict's "--time 0 for all" does; the JSON carries the notes, and no
     confidence from fewer hands than the verdict states one from."""
-    monkeypatch.setattr(budgeted, "match_seconds", lambda *asked: 0.0)
+
+    def least_sample_fits(question: Any, options: Any, hands: Any, *solved: Any) -> float:
+        return 0.0 if len(hands) <= MIN_HANDS else math.inf  # (a batch of the least sample)
+
+    monkeypatch.setattr(budgeted, "match_seconds", least_sample_fits)
     monkeypatch.setattr("pazaak_cli.solve.answers.match_seconds", lambda *asked: 0.0)
     clear_shared_solvers()
     args = ["advise", "--ruleset", f"{INFINITE},sets-to-win=2", "--sets", "1-0", "--table", "10 3"]
