@@ -292,6 +292,16 @@ def test_a_hidden_hand_defaults_to_the_rulesets_sample_deck() -> None:
     assert advise_json(*STOOD)["opp_deck"] is None  # (a known hand: none)
 
 
+def test_a_played_card_the_opponents_deck_cannot_make_names_that_decks_cards() -> None:
+    """No --opp-deck: the starter deck is taken, and the refusal said only "its side deck"."""
+    refused = advise("--table", "8 5", "--hand", "+1", "--opp-table", "10 +6")
+    assert refused.exit_code == 1
+    assert error_line(refused) == (
+        "Error: the opponent's table shows +6, which no card left in its side deck "
+        "(+1 +1 +2 +2 +3 +3 +4 +4 +5 +5) could have made"
+    )
+
+
 def test_both_hands_known_on_a_finite_deck_may_use_fixed_probabilities_and_says_so() -> None:
     args = ["--table", "6 3", "--hand", "+1 -2", "--opp-table", "4", "--opp-hand", "+2 -3"]
     data = advise_json(*args)

@@ -472,6 +472,27 @@ def test_the_terminal_grid_is_letters_without_colour_and_coloured_with_it() -> N
     assert json.loads(run(*args, "--json", color=True).stdout)["objective"] == "set"
 
 
+def test_on_an_80_column_terminal_no_line_of_the_chart_is_wider(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A standing opponent's 20 columns are 83 characters: on the usual terminal every row broke
+    in two. There the panel comes in blocks of columns that fit (each with its header), and the
+    model line is wrapped; a pipe still gets each panel whole (the docs' examples)."""
+    monkeypatch.setattr("pazaak_cli.commands.chart_cmd.terminal_width", lambda: 80)
+    result = run("chart", *DOC_COMMAND, env={"NO_COLOR": "1"})
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    standing = lines.index("The opponent stands: its total across, yours after your draw down.")
+    headers = [line.split() for line in lines[standing:] if line.startswith("     ")]
+    assert headers == [[str(t) for t in range(1, 11)], [str(t) for t in range(11, 21)]]
+    assert lines[standing + 2].split() == ["11", *["S"] * 10]  # (your 11 against 1 to 10)
+    assert lines[1].startswith("Model: ") and lines[2].startswith("  ")  # (wrapped, indented)
+    monkeypatch.undo()
+    piped = run("chart", *DOC_COMMAND, env={"NO_COLOR": "1"}).stdout.splitlines()
+    assert max(len(line) for line in piped if line.startswith(" 11")) == 83  # (each whole)
+
+
 def test_the_svg_is_well_formed_and_escapes_every_name(tmp_path: Path) -> None:
     deck = tmp_path / "evil.deck"
     deck.write_text('name: evil <&> "q" \x1b[2J\n+1 +1 +2 +2 +3 +3 +4 +4 +5 +5\n', encoding="utf-8")
@@ -591,6 +612,23 @@ def test_bad_input_is_one_line_and_the_exit_code_advise_gives(
     assert says in _error(result)
 
 
+def test_an_empty_hidden_hand_is_a_known_empty_hand_as_advise_takes_it() -> None:
+    """--opp-hand-size 0 took --opp-deck and --hands, which changed nothing ("its 0 hidden cards
+    of kotor1-strong averaged over 1 hand"), where advise refuses them (docs/advise.md)."""
+    args = ("chart", *INFINITE, "--hand", "+1", "--my-totals", "18-19", "--opp-totals", "18-19")
+    refused = run(*args, "--opp-hand-size", "0", "--opp-deck", "kotor1-strong")
+    assert refused.exit_code == 2
+    assert (
+        "--opp-deck cannot be used with a known opponent hand (--opp-hand-size 0: an empty hand "
+        "is known)" in refused.stderr
+    )
+    assert run(*args, "--opp-hand-size", "0", "--hands", "3").exit_code == 2
+    empty = run(*args, "--opp-hand-size", "0")
+    assert empty.exit_code == 0
+    assert empty.stdout == run(*args, "--opp-hand", "").stdout
+    assert empty.stdout.startswith("Pazaak chart: your hand +1, against an opponent holding none.")
+
+
 def test_chart_is_listed_in_the_group_help() -> None:
     assert "  chart      the best move at every total for one hand, as a grid" in (
         run("--help").stdout
@@ -618,3 +656,12 @@ def test_out_does_not_replace_a_file_without_force(tmp_path: Path) -> None:
     assert out.read_text(encoding="utf-8") == "precious"
     assert run(*args, "--force").exit_code == 0
     assert out.read_text(encoding="utf-8").startswith("<?xml")
+
+
+def test_out_inside_a_file_says_it_is_a_file_not_a_missing_directory(tmp_path: Path) -> None:
+    inside = tmp_path / "mine.svg" / "chart.svg"
+    (tmp_path / "mine.svg").write_text("precious", encoding="utf-8")
+    args = ["chart", "--hand", "+1", "--opp-hand", "-1", "--out", str(inside)]
+    refused = run(*args)
+    assert refused.exit_code == 2
+    assert refused.stderr == f"Error: --out {inside}: {inside.parent} is a file, not a directory\n"

@@ -281,6 +281,21 @@ def test_validate_help_shows_an_example() -> None:
     assert "pazaak validate my.deck" in result.stdout
 
 
+def test_standard_input_from_a_terminal_says_how_to_end_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`pazaak validate -` typed at a terminal waited, saying nothing, for a deck to be typed."""
+    monkeypatch.setattr("pazaak_cli.commands.validate_cmd.stdin_is_terminal", lambda: True)
+    result = run("validate", "-", stdin=STARTER)
+    assert_clean_exit(result, 0)
+    assert result.stderr == (
+        "Reading a deck from the terminal: type or paste its cards, then Ctrl-D on a line of "
+        "its own.\n"
+    )
+    monkeypatch.undo()
+    assert run("validate", "-", stdin=STARTER).stderr == ""  # (a pipe: nothing to say)
+
+
 # --- pazaak decks ---------------------------------------------------------------------------
 
 
@@ -328,6 +343,21 @@ def test_decks_with_an_unknown_name_is_a_usage_error() -> None:
     result = run("decks", "kotor3-nope")
     assert_clean_exit(result, 2)
     assert "no sample deck 'kotor3-nope'; the sample decks are kotor1-" in result.stderr
+
+
+def test_decks_takes_the_sample_prefix_and_points_a_file_to_validate(here: Path) -> None:
+    """`sample:NAME` works wherever a deck is asked for (docs/decks.md), and a new user who names
+    a deck file to see its cards was shown only the list of samples."""
+    result = run("decks", "sample:kotor1-starter")
+    assert_clean_exit(result, 0)
+    assert result.stdout.splitlines()[0] == "kotor1-starter (kotor1)"
+    Path("my.deck").write_text(STARTER, encoding="utf-8")
+    refused = run("decks", "my.deck")
+    assert_clean_exit(refused, 2)
+    assert (
+        "no sample deck 'my.deck' (my.deck is a deck file: `pazaak validate my.deck` shows its "
+        "cards); the sample decks are kotor1-" in refused.stderr
+    )
 
 
 # --- the --deck option other commands reuse -------------------------------------------------

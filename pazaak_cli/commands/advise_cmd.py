@@ -208,6 +208,11 @@ def advise_command(
         asks = asks._replace(
             prepare=prepare_line(state.ruleset, deck_word(deck), state.turn, opponent)
         )
+    if sample_hands is not None:  # (--time with --hands is refused: more hands are the way)
+        asks = asks._replace(
+            more_time=f"--hands {2 * sample_hands} for more hands",
+            exact="--time 0 instead of --hands",
+        )
     seconds = budget_seconds(
         time_budget,
         default=DEFAULT_SECONDS if sys.stdout.isatty() else None,

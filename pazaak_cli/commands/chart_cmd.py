@@ -46,6 +46,7 @@ from pazaak_cli.terminal.chart_text import (
     render_chart,
     sample_note,
 )
+from pazaak_cli.terminal.text import terminal_width
 from pazaak_cli.tools.chart import (
     DEFAULT_CHART_SECONDS,
     ChartSpec,
@@ -206,10 +207,13 @@ def chart_command(
     for option, cards in (("--hand", hand), ("--opp-hand", opp_hand or ())):
         check_cards(cards, rules, f"'{option}'")
     prior = None
+    given_by = "--opp-hand"
+    if opp_hand is None and opp_hand_size == 0:  # (as advise takes it: no card left to average)
+        opp_hand, given_by = (), "--opp-hand-size 0: an empty hand is known"
     if opp_hand is None:
         prior = opp_deck or default_deck(rules, option="--opp-deck")
     else:
-        refuse_with_known_hand(click.get_current_context(), "--opp-hand")
+        refuse_with_known_hand(click.get_current_context(), given_by)
     spec = ChartSpec(
         ruleset=rules,
         hand=hand,
@@ -245,7 +249,7 @@ def chart_command(
     if as_json:
         emit_json({**chart_json(chart), "time_budget": seconds})
         return
-    click.echo(render_chart(chart))
+    click.echo(render_chart(chart, terminal_width()))
     for note in (sample_note(chart, seconds, taken), chart_overrun_note(chart, taken, seconds)):
         if note:
             click.echo("\n".join(textwrap.wrap(note, 79)))

@@ -392,6 +392,8 @@ def check_out_file(path: str, force: bool) -> None:
         raise UsageFailure(f"--out {path}: the file exists; use --force to replace it")
     directory = os.path.dirname(path)
     if directory and not os.path.isdir(directory):
+        if os.path.exists(directory):  # (a file: "no such directory" sent the user looking)
+            raise UsageFailure(f"--out {path}: {directory} is a file, not a directory")
         raise UsageFailure(f"--out {path}: no such directory {directory}")
 
 

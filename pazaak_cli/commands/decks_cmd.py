@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from typing import Any
@@ -13,6 +14,7 @@ from tabulate import tabulate
 from pazaak_cli.commands.common import emit_json, json_option, ruleset_option
 from pazaak_cli.engine.decks import (
     DEFAULT_DECKS,
+    SAMPLE_PREFIX,
     SideDeck,
     card_counts,
     load_deck,
@@ -27,15 +29,20 @@ from pazaak_cli.terminal.text import style, wrap_lines
 
 
 class SampleName(click.ParamType):  # type: ignore[type-arg]
-    """The name of a sample deck (completed by the shell)."""
+    """The name of a sample deck (completed by the shell), or ``sample:NAME`` as every deck
+    option takes it; a deck file named is pointed to ``pazaak validate``, which shows one."""
 
     name = "name"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        if value in sample_names():
-            return value
+        name = str(value).removeprefix(SAMPLE_PREFIX)
+        if name in sample_names():
+            return name
+        shown = ""
+        if os.path.isfile(value):
+            shown = f" ({value} is a deck file: `pazaak validate {value}` shows its cards)"
         self.fail(
-            f"no sample deck {value!r}; the sample decks are {', '.join(sample_names())}",
+            f"no sample deck {value!r}{shown}; the sample decks are {', '.join(sample_names())}",
             param,
             ctx,
         )

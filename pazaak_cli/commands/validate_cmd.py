@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import click
@@ -43,6 +44,11 @@ class DeckArgument(click.ParamType):  # type: ignore[type-arg]
         return complete_decks(incomplete)
 
 
+def stdin_is_terminal() -> bool:
+    """Whether standard input is a terminal: ``-`` then reads what the user types."""
+    return sys.stdin.isatty()
+
+
 @click.command("validate")
 @click.argument("files", nargs=-1, required=True, type=DeckArgument(), metavar="FILE...")
 @ruleset_option(default=None)
@@ -77,6 +83,12 @@ def validate_command(files: tuple[str, ...], ruleset: Ruleset | None, as_json: b
                         token=spec,
                     )
                 stdin_read = True
+                if stdin_is_terminal():  # (else it waits, saying nothing, for what it reads)
+                    click.echo(
+                        "Reading a deck from the terminal: type or paste its cards, then Ctrl-D "
+                        "on a line of its own.",
+                        err=True,
+                    )
             source, data, sample = read_source(spec)
         except InputError as error:
             # a file read and found binary is not a valid deck (1); one that cannot be read is

@@ -283,9 +283,9 @@ class Refinement:
 
         here = there = 0  # (hands this call solved so far, here and in the forked copies)
 
-        def show() -> None:
+        def show() -> None:  # (out of the hands asked for: --hands 2 showed "1/45, 4 min left")
             if progress is not None:
-                progress(len(self.rows) + here + there, self.possible, budget.left())
+                progress(len(self.rows) + here + there, target, budget.left())
 
         def solved_one(_: int) -> None:
             nonlocal here

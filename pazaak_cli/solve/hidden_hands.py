@@ -160,10 +160,7 @@ def played_posterior(
                     rest = tuple((c, n - (c == card)) for c, n in counts if n - (c == card))
                     after[rest] = after.get(rest, 0) + ways * held
         if not after:
-            raise PazaakError(
-                f"the opponent's table shows {placed}, which no card left in its side deck "
-                "could have made"
-            )
+            raise _not_made(placed, deck)
         states = after
     for counts in states:
         found = hand_count([n for _, n in counts], size)
@@ -241,11 +238,18 @@ def played_cards(table: Sequence[TableCard], deck: Sequence[Card]) -> list[Card]
                 cards.append(candidate)
                 break
         else:
-            raise PazaakError(
-                f"the opponent's table shows {placed}, which no card left in its side deck "
-                "could have made"
-            )
+            raise _not_made(placed, deck)
     return cards
+
+
+def _not_made(placed: TableCard, deck: Sequence[Card]) -> PazaakError:
+    """A hand card on the opponent's table that its side deck cannot have made, the deck's cards
+    named: one left out is the ruleset's sample deck, which the reader may not know was taken."""
+    cards = " ".join(str(card) for card in deck)
+    return PazaakError(
+        f"the opponent's table shows {placed}, which no card left in its side deck ({cards}) "
+        "could have made"
+    )
 
 
 def _candidates(placed: Placed, value: int) -> list[Card]:

@@ -12,7 +12,7 @@ from pazaak_cli.engine.numbers import counted, seed_number
 from pazaak_cli.engine.rules import MainDeck
 from pazaak_cli.solve.answer_types import Move
 from pazaak_cli.solve.budgeted import MIN_HANDS, OVERRUN_SLACK, taken_text
-from pazaak_cli.terminal.text import LazyProgress, printable, style
+from pazaak_cli.terminal.text import LazyProgress, printable, style, wrap_lines
 from pazaak_cli.tools.chart import CLOSE_CALL, Cell, Chart, ChartSpec
 
 TERMINAL_COLOURS = {"S": "green", "E": "blue", "X": "red"}
@@ -112,20 +112,31 @@ def _cell_text(cell: Cell | None, width: int) -> str:
     return style(text, fg="white" if colour in ("blue", "red", "magenta") else "black", bg=colour)
 
 
-def render_chart(chart: Chart) -> str:
-    """The chart for a terminal: the model line, the two panels, the legend."""
+def render_chart(chart: Chart, columns_wide: int | None = None) -> str:
+    """The chart for a terminal: the model line, the two panels, the legend. ``columns_wide``:
+    the terminal's width (``None``: not a terminal, each panel whole on its lines): a panel
+    wider is cut into blocks of columns that fit, and the model line wrapped (a standing
+    opponent's 20 columns are 83 characters: on an 80-column terminal every row broke in two)."""
     width = max(3, *(len(label) + 1 for label, _ in chart.legend))
-    lines = [printable(f"{chart_title(chart.spec)}."), printable(f"Model: {chart.model}.")]
+    head = [printable(f"{chart_title(chart.spec)}."), printable(f"Model: {chart.model}.")]
+    lines = head if columns_wide is None else [wrap_lines("\n".join(head), columns_wide)]
     for standing in (False, True):
         columns = chart.columns(standing)
         if not columns:
             continue
         heading = "The opponent stands" if standing else "The opponent still draws"
         lines += ["", f"{heading}: its total across, yours after your draw down."]
-        lines.append("   " + "".join(str(total).rjust(width) for total in columns))
-        for mine in chart.spec.my_totals:
-            row = "".join(_cell_text(chart.cell(mine, t, standing), width) for t in columns)
-            lines.append(str(mine).rjust(3) + row)
+        fit = len(columns) if columns_wide is None else max(1, (columns_wide - 3) // width)
+        blocks = -(-len(columns) // fit)
+        per_block = -(-len(columns) // blocks)  # (as even as they can be: 10 and 10, not 19 and 1)
+        for start in range(0, len(columns), per_block):
+            block = columns[start : start + per_block]
+            if start:
+                lines.append("")
+            lines.append("   " + "".join(str(total).rjust(width) for total in block))
+            for mine in chart.spec.my_totals:
+                row = "".join(_cell_text(chart.cell(mine, t, standing), width) for t in block)
+                lines.append(str(mine).rjust(3) + row)
     lines.append("")
     lines += _legend_lines(chart, width)
     lines += textwrap.wrap(
