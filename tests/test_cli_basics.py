@@ -292,7 +292,6 @@ def test_simulate_shows_a_deck_name_with_escape_codes_escaped(tmp_path: Path) ->
     [
         ["play", "--seed", "\N{ARABIC-INDIC DIGIT THREE}"],
         ["play", "--wager", "\N{FULLWIDTH DIGIT ONE}0"],
-        ["play", "--seed", "9" * 5000],
         ["simulate", "--matches", "\N{DEVANAGARI DIGIT FIVE}"],
         ["simulate", "--workers", "\N{SUPERSCRIPT TWO}"],
         ["advise", "--table", "5", "--opp-table", "7", "--opp-hand-size", "\N{THAI DIGIT THREE}"],
@@ -304,6 +303,22 @@ def test_number_options_take_ascii_digits_only(args: list[str]) -> None:
     assert code == 2
     assert "is not a whole number in the digits 0-9" in err
     assert err.count("\n") <= 4 and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["play", "--seed", "9" * 5000], "'99999999999999999...' is out of range: give at most 40"),
+        (["simulate", "--seed", "1" * 41], "is out of range: give at most 40 digits"),
+        (["simulate", "--matches", "1" + "0" * 40], "give a whole number from 1 to 100,000,000"),
+    ],
+)
+def test_a_number_of_too_many_digits_is_out_of_range(args: list[str], said: str) -> None:
+    """It is a whole number in the digits 0-9: only too long to be taken."""
+    code, _, err = invoke(*args, env={"NO_COLOR": "1"})
+    assert code == 2
+    assert said in err
+    assert "not a whole number" not in err and err.count("\n") == 1
 
 
 ADVISE = ["advise", "--table", "7 3", "--opp-table", "10", "--opp-stood"]

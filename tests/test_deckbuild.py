@@ -224,7 +224,22 @@ def _closed_port() -> int:
             2,
             "Invalid value for '--pool': no/such.deck: no such file",
         ),
-        (None, ["--against", "kotor2-very-hard"], 1, "not in the kotor1 card pool"),
+        (
+            None,
+            ["--against", "kotor2-very-hard"],
+            1,
+            "invalid kotor1 side deck for --against: sample:kotor2-very-hard:",
+        ),
+        (
+            None,
+            ["--against", "no/such.deck"],
+            2,
+            "Invalid value for '--against': no/such.deck: no such file",
+        ),
+        (None, ["-n", "1e5"], 2, "'1e5' is not a whole number in the digits 0-9"),
+        (None, ["-n", "-1"], 2, "-1 is out of range: give a whole number from 0 to"),
+        (None, ["--workers", "0"], 2, "0 is out of range: give a whole number from 1 to 64"),
+        (None, ["--force"], 2, "--force lets --out replace a file: give --out FILE, or drop"),
         (None, ["--cluster", "nonsense"], 2, "not a scheduler address"),
     ],
 )

@@ -299,6 +299,11 @@ def test_a_second_hand_card_in_one_turn_is_refused() -> None:
         "only one hand card may be played in a turn: you played +1 already; "
         "type e (end the turn) or s (stand)"
     )
+    kotor2 = FollowSetup(parse_ruleset("kotor2"), parse_cards("D T ±1/2 +3"), OPP_DECK, "x")
+    followed = follow_lines(["me", "5", "T -"], start(kotor2))
+    assert refused(followed, "+3").startswith(
+        "only one hand card may be played in a turn: you played T as -1 already;"
+    )
 
 
 def test_an_opponent_playing_more_cards_than_it_was_dealt_is_refused() -> None:
@@ -409,9 +414,11 @@ def test_kotor2_asks_who_opens_each_set_and_takes_first_from_the_command_line() 
     rules = "kotor2"
     followed = start(setup(ruleset=rules))
     assert followed.asks_opener and followed.state.phase is Phase.SET_OVER
-    assert (
-        refused(followed, "5") == "set 1 has not started: say who opens it first (me or opponent)"
-    )
+    not_started = "set 1 has not started: say who opens it first (me or opponent)"
+    assert refused(followed, "5") == not_started
+    # (a card without its sign: not told how to write it, which it then refuses as well)
+    assert refused(followed, "T") == refused(followed, "±1/2") == not_started
+    assert refused(followed, "11") == not_started
     # (a word that is no event is told what the question takes, not the events of a set)
     assert refused(followed, "maybe") == "'maybe' does not say who opens set 1: type me or opponent"
     followed = follow_lines(["opponent", "10 e", "10", "s", "9 s"], followed)
@@ -644,7 +651,10 @@ def _damaged_save(damage: Callable[[dict[str, Any]], Any]) -> Path:
     ("damage", "message"),
     [
         (lambda d: d["opp_deck"].__setitem__("cards", ["+1"] * 10), "plays +3 more often than"),
-        (lambda d: d["opp_deck"]["cards"].__setitem__(0, "D"), "holds D, not in the kotor1 card pool"),
+        (
+            lambda d: d["opp_deck"]["cards"].__setitem__(0, "D"),
+            "holds D, not in the kotor1 card pool",
+        ),
         (lambda d: d["opp_deck"]["cards"].append("+1"), "holds 11 cards; a kotor1 side deck"),
         (lambda d: d.__setitem__("opp_deck", None), "field 'opp_deck' needs a 'name'"),
         (lambda d: d.__setitem__("steps", None), "field 'steps' must be a list"),

@@ -238,6 +238,9 @@ def test_every_bad_command_gets_one_clear_line_and_the_match_goes_on(tmp_path: P
         "p ±2 -": f"You hold no ±2: {hand}",
         "2": f"'2' is not a command: to play a card write p 2; {allowed}",
         "+3": f"'+3' is not a command: to play a card write p +3; {allowed}",
+        "p1": f"'p1' is not a command: write p 1, with a space after p; {allowed}",
+        "P2 -": f"'P2' is not a command: write p 2 -, with a space after p; {allowed}",
+        "p+3": f"'p+3' is not a command: write p +3, with a space after p; {allowed}",
         "x" * 2000: "That line is over 1000 characters: type a command",
         "\x00": "'\\x00' is not a command: e end, s stand, p N play, h hint, b board, state, "
         "? help, forfeit, q quit",  # (a lone NUL: not taken for the mark of a line too long)
@@ -667,6 +670,9 @@ def test_missing_deck_on_a_terminal_is_asked_for(monkeypatch: pytest.MonkeyPatch
     out = result.stdout
     assert "Choose your side deck: a sample deck name or a deck file. The samples:" in out
     assert re.search(r"^  kotor1-starter +\S", out, re.M)
+    # (the descriptions in one column, past the longest name, kotor1-plusminus-middle)
+    listed = [line for line in out.splitlines() if re.match(r"  kotor[12]-", line)]
+    assert len({len(line) - len(line[2:].split(maxsplit=1)[1]) for line in listed}) == 1
     assert "no-such-deck" in out and "Type a sample name" in out
     assert "Pazaak: You (kotor1-strong) against kotor (kotor1-average)" in out
 
@@ -697,6 +703,19 @@ def test_invalid_deck_is_a_domain_error(tmp_path: Path) -> None:
     result = play(["--deck", str(deck)], ["q"])
     assert result.exit_code == 1
     assert str(deck) in result.stderr and "Traceback" not in result.output
+    # (which option, as every command's deck options say: two decks are given here)
+    assert result.stderr.startswith(f"Error: invalid side deck for --deck: {deck}:1:")
+    result = play(["--deck", "kotor1-starter", "--opp-deck", "kotor2-hard"], ["q"])
+    assert result.exit_code == 1
+    assert result.stderr.startswith("Error: invalid side deck for --opp-deck: sample:kotor2-hard")
+
+
+def test_an_unreadable_deck_is_a_usage_error_naming_its_option(tmp_path: Path) -> None:
+    result = play(["--deck", "kotor1-starter", "--opp-deck", str(tmp_path)], ["q"])
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"Error: Invalid value for '--opp-deck': {tmp_path}: is a directory, not a deck file\n"
+    )
 
 
 def test_hot_seat_shows_each_hand_only_on_its_owners_turn() -> None:

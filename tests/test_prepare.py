@@ -53,6 +53,17 @@ def test_prepare_solves_every_hand_against_every_hand_once() -> None:
     )
 
 
+def test_one_hand_a_side_is_counted_in_the_singular(tmp_path: Any) -> None:
+    """Decks of exactly one hand's cards (a side deck the size of the hand)."""
+    (tmp_path / "mine.deck").write_text("+1 -2\n", encoding="utf-8")
+    (tmp_path / "theirs.deck").write_text("±1 +2\n", encoding="utf-8")
+    rules = f"kotor1/{TINY},side-deck-size=2"
+    decks = ["--deck", str(tmp_path / "mine.deck"), "--opp-deck", str(tmp_path / "theirs.deck")]
+    code, output = run("prepare", "-r", rules, *decks)
+    assert code == 0, output
+    assert "): 1 hand against 1, " in output
+
+
 def test_after_prepare_the_default_answers_for_the_match(monkeypatch: pytest.MonkeyPatch) -> None:
     """A question past the default's limit answers for the set; once the deck pair is prepared,
     for the match (only its set in progress is left), with the same values as asked for."""

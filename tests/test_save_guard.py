@@ -230,6 +230,10 @@ def test_follow_json_never_writes_a_lone_surrogate(tmp_path: Path) -> None:
             "is a corrupt pazaak save file: invalid JSON at line 1, column 28, Expecting "
             "property name enclosed in double quotes",
         ),
+        (  # (a save cut short in a string: json's message ends "starting at")
+            b'{"format": "pazaak-match", "x',
+            "is a corrupt pazaak save file: invalid JSON at line 1, column 28, Unterminated string",
+        ),
     ],
 )
 def test_a_corrupt_default_save_set_aside_is_said_in_one_plain_sentence(

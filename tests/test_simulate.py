@@ -404,6 +404,19 @@ def test_the_matrix_table_shows_player_1_win_rates() -> None:
     assert any(line.startswith("kotor1-average ") and "%" in line for line in lines)
 
 
+def test_two_decks_of_one_name_on_either_side_are_told_apart(tmp_path: Any) -> None:
+    """``a/my.deck`` against ``b/my.deck``: not "my vs my", which reads as a mirror match."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    mine = tmp_path / "a" / "my.deck"
+    theirs = tmp_path / "b" / "my.deck"
+    mine.write_text("±1 ±1 ±2 ±2 ±3 ±3 ±4 ±4 ±5 ±5\n", encoding="utf-8")
+    theirs.write_text("+1 +1 +2 +2 +3 +3 +4 +4 +5 +5\n", encoding="utf-8")
+    result = run("--p1-deck", str(mine), "--p2-deck", str(theirs), "-n", "5", "--seed", "1")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[0] == f"kotor ({mine}) vs kotor ({theirs})"
+
+
 def test_without_a_seed_the_json_names_the_seed_it_used() -> None:
     data = json_of(run("-n", "5", "--json"))
     again = json_of(run("-n", "5", "--seed", str(data["seed"]), "--json"))

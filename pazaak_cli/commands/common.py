@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 import click
 
 from pazaak_cli.engine.errors import InputError, PazaakError
-from pazaak_cli.engine.numbers import parse_whole
+from pazaak_cli.engine.numbers import is_ascii_digits, parse_whole
 from pazaak_cli.engine.rules import DEFAULT_RULESET, PRESETS, Ruleset, parse_ruleset
 from pazaak_cli.runtime.savefile import set_aside
 
@@ -185,8 +185,12 @@ class WholeNumber(click.IntRange):
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if isinstance(value, str):
             text = value.strip()
-            if parse_whole(text.removeprefix("-"), max_digits=40) is None:
+            digits = text.removeprefix("-")
+            if parse_whole(digits, max_digits=40) is None:
                 shown = text if len(text) <= 20 else text[:17] + "..."
+                if is_ascii_digits(digits):  # (a number, of more digits than any taken)
+                    limit = "give at most 40 digits" if self.max is None else self._in_words()
+                    self.fail(f"{shown!r} is out of range: {limit}", param, ctx)
                 self.fail(f"{shown!r} is not a whole number in the digits 0-9", param, ctx)
             value = text
         number = int(value)

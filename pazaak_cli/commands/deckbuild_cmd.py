@@ -19,6 +19,7 @@ from tabulate import tabulate
 
 from pazaak_cli.commands.common import (
     UsageFailure,
+    WholeNumber,
     check_out_file,
     cluster_option,
     emit_json,
@@ -29,7 +30,7 @@ from pazaak_cli.commands.common import (
     write_out_file,
 )
 from pazaak_cli.engine.decks import SAMPLE_PREFIX, STDIN_SPEC, load_deck
-from pazaak_cli.engine.errors import InputError
+from pazaak_cli.engine.errors import DeckError, InputError
 from pazaak_cli.engine.numbers import counted
 from pazaak_cli.engine.rules import Ruleset
 from pazaak_cli.players.roster import POLICY_NAMES
@@ -82,7 +83,7 @@ DEFAULT_BUDGET = 200_000
 @click.option(
     "--matches",
     "-n",
-    type=click.IntRange(0, 10**10),
+    type=WholeNumber(0, 10**10),
     default=DEFAULT_BUDGET,
     show_default=True,
     help="Budget: the most matches the search plays, all candidates together.",
@@ -91,7 +92,7 @@ DEFAULT_BUDGET = 200_000
 @click.option(
     "--workers",
     "-w",
-    type=click.IntRange(1, MAX_WORKERS),
+    type=WholeNumber(1, MAX_WORKERS),
     default=None,
     help="Local worker processes [default: every core this process may use]; the answer is "
     "the same for any number.",
@@ -146,6 +147,10 @@ def deckbuild_command(
     """
     if out_file is not None:
         check_out_file(out_file, force)
+    elif force:  # (never silently ignored: a script with it believes a file is written)
+        raise click.UsageError(
+            "--force lets --out replace a file: give --out FILE, or drop --force"
+        )
     opponents = [_against_spec(spec) for spec in against]
     _check_stdin_once(pool_file, [deck_spec for deck_spec, _ in opponents])
     try:
@@ -220,7 +225,14 @@ def _field(opponents: Sequence[tuple[str, str]], ruleset: Ruleset) -> tuple[Oppo
         return default_field(ruleset)
     field = []
     for deck_spec, policy in opponents:
-        deck = load_deck(deck_spec, ruleset)
+        try:
+            deck = load_deck(deck_spec, ruleset)
+        except InputError as error:  # (which option: as simulate names its deck options)
+            raise click.BadParameter(error.message, param_hint="'--against'") from None
+        except DeckError as error:
+            raise click.ClickException(
+                f"invalid {ruleset.spec} side deck for --against: {error}"
+            ) from None
         field.append(Opponent(deck.name, tuple(sorted(deck.cards)), policy))
     return tuple(field)
 

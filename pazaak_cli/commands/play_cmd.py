@@ -41,7 +41,7 @@ from pazaak_cli.commands.common import EXIT_INTERRUPTED as EXIT_INTERRUPTED
 from pazaak_cli.commands.deck_option import complete_decks
 from pazaak_cli.engine.cards import Card
 from pazaak_cli.engine.decks import SideDeck, default_deck, load_deck, sample_decks, sample_names
-from pazaak_cli.engine.errors import DeckError, PazaakError
+from pazaak_cli.engine.errors import DeckError, InputError, PazaakError
 from pazaak_cli.engine.game import (
     FORFEIT,
     Action,
@@ -480,7 +480,12 @@ def _seat_deck(
             "or a sample deck name"
         )
     if spec is not None:
-        return load_deck(spec, ruleset)
+        try:
+            return load_deck(spec, ruleset)
+        except InputError as error:  # (which option: as every deck option names its own)
+            raise click.BadParameter(error.message, param_hint=f"'{option}'") from None
+        except DeckError as error:
+            raise click.ClickException(f"invalid side deck for {option}: {error}") from None
     if not reader.terminal:
         deck = default_deck(ruleset or PRESETS[DEFAULT_RULESET], option=option)
         owner = "you play" if who == YOU else f"{who} plays"
@@ -493,9 +498,10 @@ def _ask_deck(ruleset: Ruleset | None, who: str, option: str, reader: LineReader
     fallback = default_deck(ruleset or PRESETS[DEFAULT_RULESET], option=option)
     whose = "your" if who == YOU else f"{who}'s"
     click.echo(f"Choose {whose} side deck: a sample deck name or a deck file. The samples:")
-    for sample in sample_decks():
-        if ruleset is None or sample.fits(ruleset):
-            click.echo(f"  {sample.name:<22} {sample.description}")
+    samples = [deck for deck in sample_decks() if ruleset is None or deck.fits(ruleset)]
+    width = max((len(sample.name) for sample in samples), default=0)  # (the longest: 23)
+    for sample in samples:
+        click.echo(f"  {sample.name:<{width}}  {sample.description}")
     while True:
         answer = reader.read(f"Deck [{fallback.name}]: ")
         if answer is None:

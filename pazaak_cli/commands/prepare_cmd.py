@@ -20,6 +20,7 @@ from pazaak_cli.commands.common import (
 from pazaak_cli.commands.deck_option import deck_option
 from pazaak_cli.commands.position_options import opponent_option
 from pazaak_cli.engine.decks import SideDeck
+from pazaak_cli.engine.numbers import counted
 from pazaak_cli.engine.rules import Ruleset
 from pazaak_cli.runtime.executors import DaskCluster
 from pazaak_cli.solve.deck_pair_prepare import prepare_deck_pair
@@ -169,7 +170,8 @@ def prepare_command(
         f"{deck.name} against {theirs.name} ({ruleset.spec}, you as player {player}"
         + ("" if rule is None else f", the opponent playing by {OPPONENT_MODELS[opponent].short}")
         + "): "
-        f"{prepared.my_hands} hands against {prepared.their_hands}, {prepared.states:,} match "
+        f"{counted(prepared.my_hands, 'hand')} against {prepared.their_hands:,}, "
+        f"{prepared.states:,} match "
         f"values, {prepared.solved:,} solved now"
         + (f" ({known:,} known before)" if known > 0 else "")
         + f", in {elapsed_text(seconds)}."

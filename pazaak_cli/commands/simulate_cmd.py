@@ -126,8 +126,11 @@ def simulate_command(
       pazaak simulate --p1-deck kotor1-average --p1-deck kotor1-strong \\
           --p2-deck kotor1-average --p2-deck kotor1-strong --workers 2 --json
     """
-    first = _entrants(p1_policies, p1_decks, ruleset, "--p1-deck")
-    second = _entrants(p2_policies, p2_decks, ruleset, "--p2-deck")
+    first_decks = _decks(p1_decks, ruleset, "--p1-deck")
+    second_decks = _decks(p2_decks, ruleset, "--p2-deck")
+    names = _deck_names([*first_decks, *second_decks])
+    first = _entrants(p1_policies, first_decks, names[: len(first_decks)])
+    second = _entrants(p2_policies, second_decks, names[len(first_decks) :])
     pairings = [Pairing(a, b) for a in first for b in second]
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)
@@ -157,11 +160,14 @@ def simulate_command(
         click.echo(_matrix_report(results, first, second))
 
 
+def _decks(sources: Sequence[DeckSource], ruleset: Ruleset, option: str) -> list[SideDeck]:
+    """One side's decks, valid for ``ruleset`` (none given: the ruleset's default deck)."""
+    return [source.load(ruleset) for source in sources] or [default_deck(ruleset, option=option)]
+
+
 def _entrants(
-    policies: Sequence[str], sources: Sequence[DeckSource], ruleset: Ruleset, option: str
+    policies: Sequence[str], decks: Sequence[SideDeck], names: Sequence[str]
 ) -> list[Entrant]:
-    decks = [source.load(ruleset) for source in sources] or [default_deck(ruleset, option=option)]
-    names = _deck_names(decks)
     return [
         Entrant(policy, name, deck.cards)
         for policy in (policies or ("kotor",))
@@ -170,7 +176,8 @@ def _entrants(
 
 
 def _deck_names(decks: Sequence[SideDeck]) -> list[str]:
-    """Each deck's name, or its source where two different decks share a name."""
+    """Each deck's name, or its source where two different decks share a name (on either
+    side: ``a/my.deck`` against ``b/my.deck`` would read as one deck against itself)."""
     names = []
     for deck in decks:
         clash = any(o.name == deck.name and o.cards != deck.cards for o in decks)

@@ -199,9 +199,11 @@ def read_save(path: Path) -> dict[str, Any]:
         document = json.loads(text)
     except json.JSONDecodeError as error:
         if ours:
+            # (json's "Unterminated string starting at" goes on with the place, said here)
+            why = error.msg.removesuffix(" starting at")
             raise SaveFileError(
                 f"{path} is a corrupt pazaak save file: invalid JSON at line {error.lineno}, "
-                f"column {error.colno} ({error.msg}) (left untouched)"
+                f"column {error.colno} ({why}) (left untouched)"
             ) from None
         raise SaveFileError(
             f"{path} is not a pazaak save file: it is not JSON (left untouched)"

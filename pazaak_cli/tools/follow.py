@@ -35,6 +35,7 @@ from pazaak_cli.engine.game import (
     MatchState,
     Open,
     Phase,
+    Placed,
     Play,
     new_match,
 )
@@ -301,10 +302,7 @@ def apply(followed: Followed, event: Typed) -> Followed:
     if isinstance(event, TypedOpener):
         return _settle(_step(followed, Step(_opener(followed, event))))
     if state.phase is Phase.SET_OVER:
-        raise FollowError(
-            f"set {followed.set_number + 1} has not started: say who opens it first "
-            "(me or opponent)"
-        )
+        raise _not_started(followed)
     who = _who(state.turn)
     if isinstance(event, TypedDraw):
         if state.phase is Phase.AFTER_DRAW:
@@ -337,8 +335,10 @@ def apply_line(followed: Followed, line: str) -> tuple[Followed, tuple[Followed,
     try:
         events = parse_events(line)
     except FollowError as error:
-        if not followed.asks_opener or not str(error).endswith(EVENT_SYNTAX):
+        if not followed.asks_opener:
             raise
+        if not str(error).endswith(EVENT_SYNTAX):  # (a card written wrong: none is due yet)
+            raise _not_started(followed) from None
         # (the question asked is who opens: the answer it takes, not the events of a set)
         raise FollowError(
             f"{_shown(error.token or line.strip())} does not say who opens set "
@@ -364,6 +364,13 @@ def apply_line(followed: Followed, line: str) -> tuple[Followed, tuple[Followed,
             ) from None
         states.append(current)
     return current, tuple(states)
+
+
+def _not_started(followed: Followed) -> FollowError:
+    """An event typed while the question is who opens the next set."""
+    return FollowError(
+        f"set {followed.set_number + 1} has not started: say who opens it first (me or opponent)"
+    )
 
 
 def automatic_end(before: Followed, after: Followed, event: Typed) -> str | None:
@@ -480,9 +487,12 @@ def _play(followed: Followed, event: TypedCard) -> Play:
     opponent's card checked against what its side deck still holds."""
     state = followed.state
     if state.played:
+        placed = state.sides[state.turn].table[-1]
+        # (a Tiebreaker is +1T on a table: in a sentence, what was typed)
+        shown = f"T as {placed.value:+d}" if placed.placed is Placed.TIEBREAKER else placed
         raise FollowError(
             f"only one hand card may be played in a turn: {_who(state.turn)} played "
-            f"{state.sides[state.turn].table[-1]} already; type e (end the turn) or s (stand)",
+            f"{shown} already; type e (end the turn) or s (stand)",
             token=event.token,
         )
     if state.turn == ME:

@@ -520,6 +520,13 @@ def parse_command(line: str, state: MatchState) -> Command:
             f"{words[0]!r} is not a command: to play a card write p {line.strip()}; "
             f"{allowed_moves(state)}"
         )
+    glued = words[0][1:]  # (p1, p+3: the space after p forgotten)
+    if verb[0] == "p" and glued and (is_ascii_digits(glued) or _looks_like_card(glued)):
+        rest = " ".join([glued, *args])
+        raise CommandError(
+            f"{words[0]!r} is not a command: write p {rest}, with a space after p; "
+            f"{allowed_moves(state)}"
+        )
     shown = words[0] if len(words[0]) <= 20 else words[0][:17] + "..."
     raise CommandError(
         f"{shown!r} is not a command: e end, s stand, p N play, h hint, b board, state, ? help, "
