@@ -4,7 +4,10 @@ Colour (``NO_COLOR``), the terminal's width (``COLUMNS``, ``LINES``), its type (
 the locale change what the commands print, and the match answer reads and writes its cache
 directory; a test that needs another value sets it itself (``monkeypatch.setenv`` or the
 runner's ``env``), which overrides these. The match solver that questions share within a process
-starts empty too: what an earlier test solved would change what the default answers.
+starts empty too: what an earlier test solved would change what the default answers. The
+foresights count their measured rates alone (``PAZAAK_FORESIGHT=fixed``), not the load of the
+other test worker beside each test, nor a pace taught by an earlier test: the tests of the load
+and the pace lift it themselves (tests/test_foresight_machine.py).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import pytest
 
 from pazaak_cli.runtime import executors
 from pazaak_cli.solve import match_solver
+from pazaak_cli.solve.foresight_pace import FORESIGHT_ENV, MATCH_PACE
 from pazaak_cli.solve.match_advice import clear_shared_solvers
 
 CLEARED = (
@@ -48,6 +52,9 @@ def same_environment_for_every_test(
         monkeypatch.setenv(name, value)
     # the match answer's cache on disk: a fresh directory, never the caller's
     monkeypatch.setenv("PAZAAK_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+    # the foresights at their measured rates, in this process and in the commands it starts
+    monkeypatch.setenv(FORESIGHT_ENV, "fixed")
+    MATCH_PACE.forget()
     clear_shared_solvers()
 
 

@@ -541,9 +541,10 @@ def test_a_hand_foreseen_to_end_past_the_deadline_is_not_begun() -> None:
 
 def test_a_batch_that_made_its_later_sets_past_the_deadline_keeps_all_its_rows() -> None:
     """A match answer's batch makes its hands' later sets first (no deadline cuts that); a
-    deadline that passed meanwhile does not drop the rows, each a small part of what its hand
-    already cost (a `--time 15` answer had kept 2 of the 9 hands its 27 s had paid for). A
-    deadline still ahead when the batch has made them cuts the rows as before."""
+    deadline that passed meanwhile is put off by a quarter of what they took, so that rows
+    that cost a small part of it are kept (a `--time 15` answer had kept 2 of the 9 hands its
+    27 s had paid for), and rows that cost more (they make their own later sets) are still cut.
+    A deadline still ahead when the batch has made them cuts the rows as before."""
 
     class About:
         model = "test"
@@ -557,7 +558,7 @@ def test_a_batch_that_made_its_later_sets_past_the_deadline_keeps_all_its_rows()
         states = 0
 
     def row(index: int) -> MoveRow:
-        time.sleep(0.05)
+        time.sleep(0.02)
         return ((float(index), 0.0, 0.0, 0.0),)
 
     def batch_taking(seconds: float) -> Any:
@@ -569,10 +570,13 @@ def test_a_batch_that_made_its_later_sets_past_the_deadline_keeps_all_its_rows()
 
         return batch
 
-    late = HandRows(Counted(), row, About(), batch=batch_taking(0.3))
+    late = HandRows(Counted(), row, About(), batch=batch_taking(1.6))
     assert list(late.solve(range(6), time.monotonic() + 0.1).rows) == list(range(6))
+    dear = HandRows(Counted(), row, About(), batch=batch_taking(0.3))  # (0.075 s for rows)
+    kept = list(dear.solve(range(6), time.monotonic() + 0.1).rows)
+    assert kept == list(range(len(kept))) and 1 <= len(kept) < 6
     on_time = HandRows(Counted(), row, About(), batch=batch_taking(0.0))
-    kept = list(on_time.solve(range(6), time.monotonic() + 0.12).rows)
+    kept = list(on_time.solve(range(6), time.monotonic() + 0.05).rows)
     assert kept == list(range(len(kept))) and 1 <= len(kept) < 6
     alone = HandRows(Counted(), row, About())  # (no batch: a deadline passed cuts as before)
     assert list(alone.solve(range(6), time.monotonic() - 1.0).rows) == [0]

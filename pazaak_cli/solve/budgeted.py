@@ -41,6 +41,7 @@ from pazaak_cli.solve.answer_types import (
     clean_probability,
     ranked_set_results,
 )
+from pazaak_cli.solve.foresight_pace import MATCH_PACE
 from pazaak_cli.solve.hand_rows import HandRows, HandsSolved, MoveRow, set_hands
 from pazaak_cli.solve.hidden_hands import weighted_opponent_hands
 from pazaak_cli.solve.match_advice import (
@@ -362,6 +363,9 @@ class Refinement:
             if until is not None and rate is not None and not exact_try:  # (runs to its deadline)
                 left = max(until - time.monotonic(), 0.0)
                 solver.make_room(solver.states + int(ROOM_SHARE * rate * left))
+            foreseen = None  # (a match batch's foresight, which its time teaches: foresight_pace)
+            if self.options.objective == "match" and deadline is not None and batch:
+                foreseen = self._match_foresight(batch)
             held = solver.states
             began = time.monotonic()
             here = there = 0
@@ -379,6 +383,8 @@ class Refinement:
             self.rows.update(done.rows)
             self.interrupted = done.interrupted
             took = time.monotonic() - began
+            if foreseen is not None and not done.interrupted and len(done.rows) == len(batch):
+                MATCH_PACE.learn(foreseen, took)
             if took > 0.0 and solver.states > held:
                 rate = (solver.states - held) / took
             if prefix >= MIN_HANDS:  # (the least sample's hands start cold)
@@ -399,16 +405,20 @@ class Refinement:
         self.seconds = budget.spent()
         return self.advice
 
+    def _match_foresight(self, batch: list[int]) -> float:
+        """The seconds the match answer's hands ``batch`` are foreseen to take, beside the hands
+        solved already."""
+        solved = [self.hands[index] for index in self.rows]
+        hands = [self.hands[index] for index in batch]
+        return match_seconds(self.question, self.options, hands, solved)
+
     def _match_batch(self, batch: list[int], seconds: float) -> list[int]:
         """The longest start of ``batch`` whose match answer is foreseen to fit ``seconds``
         (none when not even its first hand is): a match answer solves its hands' later sets
         together, and a hand begun is finished."""
 
-        solved = [self.hands[index] for index in self.rows]
-
         def fits(count: int) -> bool:
-            hands = [self.hands[index] for index in batch[:count]]
-            return match_seconds(self.question, self.options, hands, solved) <= seconds
+            return self._match_foresight(batch[:count]) <= seconds
 
         if not batch or not fits(1):
             return []

@@ -24,7 +24,8 @@ from pazaak_cli.engine.numbers import counted
 from pazaak_cli.engine.position_builder import PositionError, Question
 from pazaak_cli.engine.rules import MainDeck, Ruleset
 from pazaak_cli.policies.kotor_rule import DecisionRule
-from pazaak_cli.runtime.executors import two_solver_processes
+from pazaak_cli.runtime.cpu_load import slowdown
+from pazaak_cli.runtime.executors import available_cores, two_solver_processes
 from pazaak_cli.solve.answer_types import (
     BEST_TOLERANCE,
     Advice,
@@ -35,6 +36,7 @@ from pazaak_cli.solve.answer_types import (
     SolverTooLarge,
     clean_probability,
 )
+from pazaak_cli.solve.foresight_pace import MATCH_PACE, foresight_fixed
 from pazaak_cli.solve.hand_rows import HandRows, HandsSolved, MoveRow
 from pazaak_cli.solve.hidden_hands import (
     check_hand_sizes,
@@ -322,7 +324,23 @@ def match_seconds(
     infinite where it would be refused. ``solved``: hands whose answers the same solver has
     given already (against a rule, their pairs are not counted again: their later sets are
     known, as are those of hands whose later sets the shared solver knows; an optimal
-    opponent's shared solver says itself what it knows)."""
+    opponent's shared solver says itself what it knows). The rates are counted at this
+    machine's pace (:data:`~pazaak_cli.solve.foresight_pace.MATCH_PACE`, which the budgeted
+    answers teach) on an idle machine, and stretched by what other work is using of it now
+    (:func:`slowdown`); both left out where the foresight is fixed (``PAZAAK_FORESIGHT``)."""
+    idle = _idle_match_seconds(question, options, hands, solved) * MATCH_PACE.pace()
+    if foresight_fixed():
+        return idle
+    return idle * slowdown(2 if two_solver_processes() else 1, available_cores())
+
+
+def _idle_match_seconds(
+    question: Question,
+    options: SolveOptions,
+    hands: Sequence[tuple[tuple[Card, ...], int]],
+    solved: Sequence[tuple[tuple[Card, ...], int]],
+) -> float:
+    """:func:`match_seconds` on an idle machine."""
     state = question.state
     my_hand = tuple(card for card in state.sides[state.turn].hand if card is not None)
     if options.rule is not None:

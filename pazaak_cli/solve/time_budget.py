@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass, field
 
 from pazaak_cli.engine.errors import PazaakError
+from pazaak_cli.runtime import cpu_load
 
 LAUNCH_SECONDS_AT_MOST = 1.0
 """The launch a process reports is taken only if it was at most this long before the program
@@ -27,7 +28,8 @@ def mark_launched() -> None:
     """Say that this process was launched to run one command (the ``pazaak`` program's entry
     point does): its budget then counts from the launch, where the person began to wait
     (:func:`command_started`; 0.22 s of a `--time 3` answer, Python's start and the imports,
-    were not counted before)."""
+    were not counted before), and begin the window over which the foresights read the
+    machine's load (:mod:`pazaak_cli.runtime.cpu_load`)."""
     global _launched
     now = time.monotonic()
     try:
@@ -38,6 +40,7 @@ def mark_launched() -> None:
     except (OSError, ValueError, IndexError, AttributeError):  # (not Linux)
         age = 0.0
     _launched = now - age if 0.0 <= age <= LAUNCH_SECONDS_AT_MOST else now
+    cpu_load.mark()  # (what other work uses of the machine, read from here on)
 
 
 def command_started() -> float:
