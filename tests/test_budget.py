@@ -22,13 +22,14 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from questions import INFINITE
+from questions import hidden_question as question
 
 from pazaak_cli.cli import main
 from pazaak_cli.commands.prepare_cmd import prepare_command
 from pazaak_cli.engine.cards import parse_cards
 from pazaak_cli.engine.decks import load_deck, sample_deck
-from pazaak_cli.engine.notation import parse_table
-from pazaak_cli.engine.position_builder import Question, build_question
+from pazaak_cli.engine.position_builder import Question
 from pazaak_cli.engine.rules import parse_ruleset
 from pazaak_cli.runtime.executors import SOLVER_PROCESSES_VARIABLE, fork_available
 from pazaak_cli.solve import budgeted, match_advice, time_budget
@@ -49,30 +50,6 @@ from pazaak_cli.solve.models import KOTOR, Objective
 from pazaak_cli.solve.sampling import HandDraws, estimate, student_t_cdf, student_t_quantile
 from pazaak_cli.solve.solver import hand_processes
 from pazaak_cli.solve.time_budget import TimeBudget
-
-INFINITE = "kotor1/main-deck=infinite"
-
-
-def question(
-    table: str,
-    hand: str,
-    opp_table: str,
-    hidden: int,
-    *,
-    rules: str = INFINITE,
-    sets: tuple[int, int] = (0, 0),
-) -> Question:
-    ruleset = parse_ruleset(rules)
-    return build_question(
-        ruleset,
-        table=parse_table(table, ruleset.flip_targets),
-        hand=parse_cards(hand),
-        opp_table=parse_table(opp_table, ruleset.flip_targets),
-        opp_stood=False,
-        opp_hand=(None,) * hidden,
-        sets=sets,
-        seen=(),
-    )
 
 
 def options(deck: str, objective: str = "set", opponent: str = "optimal") -> SolveOptions:

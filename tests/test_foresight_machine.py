@@ -11,12 +11,9 @@ import time
 from pathlib import Path
 
 import pytest
+from questions import hidden_question
 
-from pazaak_cli.engine.cards import parse_cards
 from pazaak_cli.engine.decks import sample_deck
-from pazaak_cli.engine.notation import parse_table
-from pazaak_cli.engine.position_builder import build_question
-from pazaak_cli.engine.rules import parse_ruleset
 from pazaak_cli.runtime import cpu_load
 from pazaak_cli.runtime.cpu_load import LoadWatch, Reading, read_counters
 from pazaak_cli.runtime.executors import available_cores, two_solver_processes
@@ -95,17 +92,7 @@ def test_a_busy_process_beside_this_one_is_seen() -> None:
 def test_the_match_foresight_is_stretched_by_the_load(monkeypatch: pytest.MonkeyPatch) -> None:
     """A batch foreseen at 14 s on an idle machine took 27 s beside other work: the foresight now
     counts the load it reads."""
-    rules = parse_ruleset("kotor1")
-    asked = build_question(
-        rules,
-        table=parse_table("5", rules.flip_targets),
-        hand=parse_cards("+1 +2 +3 +4"),
-        opp_table=parse_table("", rules.flip_targets),
-        opp_stood=False,
-        opp_hand=(None,) * 4,
-        sets=(0, 0),
-        seen=(),
-    )
+    asked = hidden_question("5", "+1 +2 +3 +4", "", 4, rules="kotor1")
     options = SolveOptions(opponent_deck=sample_deck("kotor1-average").cards, objective="match")
     hands = possible_hands(sample_deck("kotor1-average").cards, 4)[:9]
     fixed = match_seconds(asked, options, hands)
@@ -162,17 +149,7 @@ def test_a_budgeted_match_answer_teaches_the_pace_its_batches_ran_at(
     monkeypatch.setattr(cpu_load._WATCH, "busy_elsewhere", lambda: 0.0)
     taught: list[tuple[float, float]] = []
     monkeypatch.setattr(MATCH_PACE, "learn", lambda foreseen, took: taught.append((foreseen, took)))
-    rules = parse_ruleset("kotor1/main-deck=infinite")
-    asked = build_question(
-        rules,
-        table=parse_table("8 5", rules.flip_targets),
-        hand=parse_cards("+1 -3"),
-        opp_table=parse_table("10", rules.flip_targets),
-        opp_stood=False,
-        opp_hand=(None,) * 2,
-        sets=(1, 1),
-        seen=(),
-    )
+    asked = hidden_question("8 5", "+1 -3", "10", 2, sets=(1, 1))
     options = SolveOptions(opponent_deck=sample_deck("kotor1-average").cards, objective="match")
     refinement = Refinement(asked, options)
     refinement.refine(TimeBudget(30.0))
