@@ -107,36 +107,39 @@ def test_the_match_foresight_is_stretched_by_the_load(monkeypatch: pytest.Monkey
     assert slower > 1.0
     assert match_seconds(asked, options, hands) == pytest.approx(idle * slower)
     monkeypatch.setenv(FORESIGHT_ENV, "fixed")  # (the tests' and benchmarks' foresight)
-    monkeypatch.setattr(MATCH_PACE, "_pace", 2.0)
+    monkeypatch.setattr(MATCH_PACE, "_paces", {"plain": 2.0})
     assert match_seconds(asked, options, hands) == fixed
 
 
 def test_the_pace_is_taught_by_whole_batches_kept_in_range_and_read_back(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """A batch foreseen at 19 s that took 25 s teaches a slower pace, halfway in logarithm; the
-    next command reads it from the cache directory; short batches teach nothing; a wild one is
-    held within the range; a damaged file counts as untaught."""
+    """A batch foreseen at 19 s that took 25 s teaches its kind a slower pace, halfway in
+    logarithm, and no other kind; the next command reads it from the cache directory; short
+    batches teach nothing; a wild one is held within the range; a damaged file counts as
+    untaught."""
     monkeypatch.setenv("PAZAAK_CACHE_DIR", str(tmp_path))
-    ForesightPace().learn(19.0, 25.0)
+    ForesightPace().learn("plain", 19.0, 25.0)
     assert ForesightPace().pace() == 1.0 and not list(tmp_path.iterdir())  # (fixed: untaught)
     monkeypatch.delenv(FORESIGHT_ENV)
     pace = ForesightPace()
     assert pace.pace() == 1.0
-    pace.learn(19.0, 25.0)
-    assert pace.pace() == pytest.approx(math.sqrt(25.0 / 19.0))
-    assert ForesightPace().pace() == pytest.approx(math.sqrt(25.0 / 19.0), abs=1e-4)
-    pace.learn(foresight_pace.LEARN_FROM_SECONDS / 2, 100.0)
-    assert pace.pace() == pytest.approx(math.sqrt(25.0 / 19.0))
+    pace.learn("plain", 19.0, 25.0)
+    taught = math.sqrt(25.0 / 19.0)
+    assert pace.pace("plain") == pytest.approx(taught) and pace.pace("gold") == 1.0
+    assert ForesightPace().pace("plain") == pytest.approx(taught, abs=1e-4)
+    pace.learn("plain", foresight_pace.LEARN_FROM_SECONDS / 2, 100.0)
+    assert pace.pace("plain") == pytest.approx(taught)
     for _ in range(20):
-        pace.learn(2.0, 1000.0)
-    assert pace.pace() == pytest.approx(foresight_pace.HIGHEST)
+        pace.learn("gold", 2.0, 1000.0)
+    assert pace.pace("gold") == pytest.approx(foresight_pace.HIGHEST, abs=1e-4)
+    assert ForesightPace().pace("plain") == pytest.approx(taught, abs=1e-4)
     (tmp_path / foresight_pace.FILE_NAME).write_text("{not json", encoding="utf-8")
-    assert ForesightPace().pace() == 1.0
+    assert ForesightPace().pace("gold") == 1.0
     monkeypatch.setenv("PAZAAK_CACHE_DIR", "off")
     alone = ForesightPace()
-    alone.learn(10.0, 20.0)  # (kept for the process: no file)
-    assert alone.pace() == pytest.approx(math.sqrt(2.0))
+    alone.learn("rule", 10.0, 20.0)  # (kept for the process: no file)
+    assert alone.pace("rule") == pytest.approx(math.sqrt(2.0))
     assert not list(tmp_path.glob(".pace-*"))
 
 
@@ -148,13 +151,20 @@ def test_a_budgeted_match_answer_teaches_the_pace_its_batches_ran_at(
     monkeypatch.delenv(FORESIGHT_ENV)
     monkeypatch.setattr(cpu_load._WATCH, "busy_elsewhere", lambda: 0.0)
     taught: list[tuple[float, float]] = []
-    monkeypatch.setattr(MATCH_PACE, "learn", lambda foreseen, took: taught.append((foreseen, took)))
+    taught_kinds: list[str] = []
+
+    def learned(kind: str, foreseen: float, took: float) -> None:
+        taught_kinds.append(kind)
+        taught.append((foreseen, took))
+
+    monkeypatch.setattr(MATCH_PACE, "learn", learned)
     asked = hidden_question("8 5", "+1 -3", "10", 2, sets=(1, 1))
     options = SolveOptions(opponent_deck=sample_deck("kotor1-average").cards, objective="match")
     refinement = Refinement(asked, options)
     refinement.refine(TimeBudget(30.0))
     assert taught and all(foreseen > 0.0 and took > 0.0 for foreseen, took in taught)
+    assert set(taught_kinds) == {"plain"}
     hands = possible_hands(sample_deck("kotor1-average").cards, 2)
     before = match_seconds(asked, options, hands)
-    monkeypatch.setattr(MATCH_PACE, "_pace", 2.0)
+    monkeypatch.setattr(MATCH_PACE, "_paces", {"plain": 2.0, "gold": 5.0})
     assert match_seconds(asked, options, hands) == pytest.approx(2.0 * before)

@@ -5,9 +5,10 @@ at rates measured on one machine on one day; the same machine ran 1.2 to 1.4 tim
 another (a `--time 20` answer foreseen at 19.0 s took 25.2 s, docs/benchmarks.md). So each
 batch of a budgeted match answer that ran whole teaches the foresight its pace: how many times
 the counted rates this machine takes, kept as a running average of the batches seen (each
-weighing half), beside the match values in the cache directory, so that the next command starts
-from it. With the cache off it is kept for the process alone. It never makes an answer wrong:
-it decides how many hands a budget is given, which the answer states.
+weighing half) for each kind of foresight (:data:`PACE_KINDS`), beside the match values in the
+cache directory, so that the next command starts from it. With the cache off it is kept for
+the process alone. It never makes an answer wrong: it decides how many hands a budget is given,
+which the answer states.
 """
 
 from __future__ import annotations
@@ -44,50 +45,62 @@ def foresight_fixed() -> bool:
     return os.environ.get(FORESIGHT_ENV) == "fixed"
 
 
+PACE_KINDS = ("plain", "gold", "rule")
+"""The foresights that learn a pace apart, their rates being measured apart: an optimal
+opponent's with plain cards, with flip cards or Doubles (ten times the pairs' rate, a rough
+weight), and the reply to a rule. One kind's misses do not teach another's."""
+
+
 class ForesightPace:
-    """The pace, read from its file on first use, and what each batch teaches it."""
+    """The pace of each kind of foresight, read from its file on first use, and what each batch
+    teaches it."""
 
     def __init__(self) -> None:
-        self._pace: float | None = None
+        self._paces: dict[str, float] | None = None
 
     def _path(self) -> Path | None:
         directory = cache_dir()
         return None if directory is None else directory / FILE_NAME
 
-    def pace(self) -> float:
-        """How many times the foresight's rates this machine takes (1 until taught, or where
-        the foresight is fixed)."""
+    def pace(self, kind: str = "plain") -> float:
+        """How many times the foresight's rates of ``kind`` this machine takes (1 until taught,
+        or where the foresight is fixed)."""
         if foresight_fixed():
             return 1.0
-        if self._pace is None:
-            self._pace = self._read()
-        return self._pace
+        if self._paces is None:
+            self._paces = self._read()
+        return self._paces.get(kind, 1.0)
 
-    def learn(self, foreseen: float, took: float) -> None:
+    def learn(self, kind: str, foreseen: float, took: float) -> None:
         """A batch foreseen at ``foreseen`` seconds (this pace counted) took ``took``."""
         if foreseen < LEARN_FROM_SECONDS or took <= 0.0 or foresight_fixed():
             return
-        pace = self.pace()
+        pace = self.pace(kind)
         seen = min(HIGHEST, max(LOWEST, pace * took / foreseen))
-        self._pace = math.exp(WEIGHT * math.log(seen) + (1.0 - WEIGHT) * math.log(pace))
-        self._write(self._pace)
+        assert self._paces is not None
+        self._paces[kind] = math.exp(WEIGHT * math.log(seen) + (1.0 - WEIGHT) * math.log(pace))
+        self._write(self._paces)
 
     def forget(self) -> None:
         """Read the file again at next use (another process may have taught it)."""
-        self._pace = None
+        self._paces = None
 
-    def _read(self) -> float:
+    def _read(self) -> dict[str, float]:
         path = self._path()
         if path is None:
-            return 1.0
+            return {}
         try:
             document = json.loads(path.read_text(encoding="utf-8"))
-            pace = float(document["pace"]) if document.get("format") == FORMAT else 1.0
+            paces = document["paces"] if document.get("format") == FORMAT else {}
+            return {
+                kind: float(paces[kind])
+                for kind in PACE_KINDS
+                if kind in paces and LOWEST <= float(paces[kind]) <= HIGHEST
+            }
         except (OSError, ValueError, TypeError, KeyError, AttributeError):
-            return 1.0  # (none yet, or not one of ours: counted as not taught)
-        return pace if LOWEST <= pace <= HIGHEST else 1.0
+            return {}  # (none yet, or not one of ours: counted as not taught)
 
-    def _write(self, pace: float) -> None:
+    def _write(self, paces: dict[str, float]) -> None:
         path = self._path()
         if path is None:
             return
@@ -96,7 +109,8 @@ class ForesightPace:
             handle, temporary = tempfile.mkstemp(prefix=".pace-", suffix=".tmp", dir=path.parent)
             try:
                 with os.fdopen(handle, "w", encoding="utf-8") as stream:
-                    json.dump({"format": FORMAT, "pace": round(pace, 4)}, stream)
+                    shown = {kind: round(pace, 4) for kind, pace in sorted(paces.items())}
+                    json.dump({"format": FORMAT, "paces": shown}, stream)
                 os.replace(temporary, path)
             except BaseException:
                 Path(temporary).unlink(missing_ok=True)
@@ -106,4 +120,4 @@ class ForesightPace:
 MATCH_PACE = ForesightPace()
 """The match answer's pace, which :func:`~pazaak_cli.solve.match_advice.match_seconds` reads."""
 
-__all__ = ["FORESIGHT_ENV", "MATCH_PACE", "ForesightPace", "foresight_fixed"]
+__all__ = ["FORESIGHT_ENV", "MATCH_PACE", "PACE_KINDS", "ForesightPace", "foresight_fixed"]

@@ -328,10 +328,25 @@ def match_seconds(
     machine's pace (:data:`~pazaak_cli.solve.foresight_pace.MATCH_PACE`, which the budgeted
     answers teach) on an idle machine, and stretched by what other work is using of it now
     (:func:`slowdown`); both left out where the foresight is fixed (``PAZAAK_FORESIGHT``)."""
-    idle = _idle_match_seconds(question, options, hands, solved) * MATCH_PACE.pace()
+    pace = MATCH_PACE.pace(match_foresight_kind(question, options, hands))
+    idle = _idle_match_seconds(question, options, hands, solved) * pace
     if foresight_fixed():
         return idle
     return idle * slowdown(2 if two_solver_processes() else 1, available_cores())
+
+
+def match_foresight_kind(
+    question: Question, options: SolveOptions, hands: Sequence[tuple[tuple[Card, ...], int]]
+) -> str:
+    """Which pace :func:`match_seconds` counts for these hands
+    (:data:`~pazaak_cli.solve.foresight_pace.PACE_KINDS`): against a rule, or with a flip card
+    or a Double in either hand, or plain."""
+    if options.rule is not None:
+        return "rule"
+    state = question.state
+    mine = (card for card in state.sides[state.turn].hand if card is not None)
+    cards = [*mine, *(card for hand, _ in hands for card in hand)]
+    return "gold" if any(card.kind in MANY_SIDE_KINDS for card in cards) else "plain"
 
 
 def _idle_match_seconds(
