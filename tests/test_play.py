@@ -707,7 +707,9 @@ def test_invalid_deck_is_a_domain_error(tmp_path: Path) -> None:
     assert result.stderr.startswith(f"Error: invalid side deck for --deck: {deck}:1:")
     result = play(["--deck", "kotor1-starter", "--opp-deck", "kotor2-hard"], ["q"])
     assert result.exit_code == 1
-    assert result.stderr.startswith("Error: invalid side deck for --opp-deck: sample:kotor2-hard")
+    assert result.stderr.startswith(
+        "Error: invalid kotor1 side deck for --opp-deck: sample:kotor2-hard"
+    )
 
 
 def test_an_unreadable_deck_is_a_usage_error_naming_its_option(tmp_path: Path) -> None:

@@ -31,11 +31,12 @@ from pazaak_cli.engine.decks import (
     SideDeck,
     check_deck,
     describe_problems,
+    load_deck,
     read_source,
     sample_deck,
     sample_names,
 )
-from pazaak_cli.engine.errors import InputError, PazaakError
+from pazaak_cli.engine.errors import DeckError, InputError, PazaakError
 from pazaak_cli.engine.rules import Ruleset
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -63,6 +64,19 @@ class DeckSource:
                 f"invalid {report.ruleset.spec} side deck: {describe_problems(report.problems)}"
             )
         return report.deck
+
+
+def load_deck_option(spec: str, ruleset: Ruleset | None, option: str) -> SideDeck:
+    """The deck an option of a command names, read when the command runs (not by Click): one
+    that cannot be read is a usage error naming the option (exit 2), one not valid a domain
+    error naming it (exit 1), as :class:`DeckType` and :meth:`DeckSource.load` say them."""
+    try:
+        return load_deck(spec, ruleset)
+    except InputError as error:
+        raise click.BadParameter(error.message, param_hint=f"'{option}'") from None
+    except DeckError as error:
+        under = "" if ruleset is None else f"{ruleset.spec} "
+        raise click.ClickException(f"invalid {under}side deck for {option}: {error}") from None
 
 
 class DeckType(click.ParamType):  # type: ignore[type-arg]

@@ -29,8 +29,9 @@ from pazaak_cli.commands.common import (
     seed_option,
     write_out_file,
 )
-from pazaak_cli.engine.decks import SAMPLE_PREFIX, STDIN_SPEC, load_deck
-from pazaak_cli.engine.errors import DeckError, InputError
+from pazaak_cli.commands.deck_option import load_deck_option
+from pazaak_cli.engine.decks import SAMPLE_PREFIX, STDIN_SPEC
+from pazaak_cli.engine.errors import InputError
 from pazaak_cli.engine.numbers import counted
 from pazaak_cli.engine.rules import Ruleset
 from pazaak_cli.players.roster import POLICY_NAMES
@@ -225,14 +226,7 @@ def _field(opponents: Sequence[tuple[str, str]], ruleset: Ruleset) -> tuple[Oppo
         return default_field(ruleset)
     field = []
     for deck_spec, policy in opponents:
-        try:
-            deck = load_deck(deck_spec, ruleset)
-        except InputError as error:  # (which option: as simulate names its deck options)
-            raise click.BadParameter(error.message, param_hint="'--against'") from None
-        except DeckError as error:
-            raise click.ClickException(
-                f"invalid {ruleset.spec} side deck for --against: {error}"
-            ) from None
+        deck = load_deck_option(deck_spec, ruleset, "--against")
         field.append(Opponent(deck.name, tuple(sorted(deck.cards)), policy))
     return tuple(field)
 

@@ -38,10 +38,10 @@ from pazaak_cli.commands.common import (
     time_option,
 )
 from pazaak_cli.commands.common import EXIT_INTERRUPTED as EXIT_INTERRUPTED
-from pazaak_cli.commands.deck_option import complete_decks
+from pazaak_cli.commands.deck_option import complete_decks, load_deck_option
 from pazaak_cli.engine.cards import Card
 from pazaak_cli.engine.decks import SideDeck, default_deck, load_deck, sample_decks, sample_names
-from pazaak_cli.engine.errors import DeckError, InputError, PazaakError
+from pazaak_cli.engine.errors import DeckError, PazaakError
 from pazaak_cli.engine.game import (
     FORFEIT,
     Action,
@@ -480,12 +480,7 @@ def _seat_deck(
             "or a sample deck name"
         )
     if spec is not None:
-        try:
-            return load_deck(spec, ruleset)
-        except InputError as error:  # (which option: as every deck option names its own)
-            raise click.BadParameter(error.message, param_hint=f"'{option}'") from None
-        except DeckError as error:
-            raise click.ClickException(f"invalid side deck for {option}: {error}") from None
+        return load_deck_option(spec, ruleset, option)
     if not reader.terminal:
         deck = default_deck(ruleset or PRESETS[DEFAULT_RULESET], option=option)
         owner = "you play" if who == YOU else f"{who} plays"
