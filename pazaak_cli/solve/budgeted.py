@@ -41,15 +41,14 @@ from pazaak_cli.solve.answer_types import (
     clean_probability,
     ranked_set_results,
 )
-from pazaak_cli.solve.foresight_pace import MATCH_PACE
 from pazaak_cli.solve.hand_rows import HandRows, HandsSolved, MoveRow, set_hands
 from pazaak_cli.solve.hidden_hands import weighted_opponent_hands
 from pazaak_cli.solve.match_advice import (
     average_match_moves,
-    match_foresight_kind,
     match_hands,
     match_other_hands,
     match_seconds,
+    teach_match_pace,
 )
 from pazaak_cli.solve.models import OPTIMAL, objective_named
 from pazaak_cli.solve.sampling import Estimate, HandDraws, estimate
@@ -367,9 +366,6 @@ class Refinement:
             foreseen = None  # (a match batch's foresight, which its time teaches: foresight_pace)
             if self.options.objective == "match" and deadline is not None and batch:
                 foreseen = self._match_foresight(batch)
-                kind = match_foresight_kind(
-                    self.question, self.options, [self.hands[index] for index in batch]
-                )
             held = solver.states
             began = time.monotonic()
             here = there = 0
@@ -388,7 +384,8 @@ class Refinement:
             self.interrupted = done.interrupted
             took = time.monotonic() - began
             if foreseen is not None and not done.interrupted and len(done.rows) == len(batch):
-                MATCH_PACE.learn(kind, foreseen, took)
+                ran = [self.hands[index] for index in batch]
+                teach_match_pace(self.question, self.options, ran, foreseen, took)
             if took > 0.0 and solver.states > held:
                 rate = (solver.states - held) / took
             if prefix >= MIN_HANDS:  # (the least sample's hands start cold)

@@ -65,21 +65,23 @@ class ForesightPace:
     def pace(self, kind: str = "plain") -> float:
         """How many times the foresight's rates of ``kind`` this machine takes (1 until taught,
         or where the foresight is fixed)."""
-        if foresight_fixed():
-            return 1.0
-        if self._paces is None:
-            self._paces = self._read()
-        return self._paces.get(kind, 1.0)
+        return 1.0 if foresight_fixed() else self._known().get(kind, 1.0)
 
     def learn(self, kind: str, foreseen: float, took: float) -> None:
         """A batch foreseen at ``foreseen`` seconds (this pace counted) took ``took``."""
         if foreseen < LEARN_FROM_SECONDS or took <= 0.0 or foresight_fixed():
             return
-        pace = self.pace(kind)
+        paces = self._known()
+        pace = paces.get(kind, 1.0)
         seen = min(HIGHEST, max(LOWEST, pace * took / foreseen))
-        assert self._paces is not None
-        self._paces[kind] = math.exp(WEIGHT * math.log(seen) + (1.0 - WEIGHT) * math.log(pace))
-        self._write(self._paces)
+        paces[kind] = math.exp(WEIGHT * math.log(seen) + (1.0 - WEIGHT) * math.log(pace))
+        self._write(paces)
+
+    def _known(self) -> dict[str, float]:
+        """The paces taught, read from the file on first use."""
+        if self._paces is None:
+            self._paces = self._read()
+        return self._paces
 
     def forget(self) -> None:
         """Read the file again at next use (another process may have taught it)."""

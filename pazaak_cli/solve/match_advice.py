@@ -349,6 +349,18 @@ def match_foresight_kind(
     return "gold" if any(card.kind in MANY_SIDE_KINDS for card in cards) else "plain"
 
 
+def teach_match_pace(
+    question: Question,
+    options: SolveOptions,
+    hands: Sequence[tuple[tuple[Card, ...], int]],
+    foreseen: float,
+    took: float,
+) -> None:
+    """A batch of ``hands`` that :func:`match_seconds` foresaw at ``foreseen`` seconds ran whole
+    in ``took``: its kind of foresight learns this machine's pace from it."""
+    MATCH_PACE.learn(match_foresight_kind(question, options, hands), foreseen, took)
+
+
 def _idle_match_seconds(
     question: Question,
     options: SolveOptions,
