@@ -829,3 +829,47 @@ def test_a_sampled_match_answer_the_budget_chose_says_how_to_ask_it_again(
     replayed = json.loads(CliRunner().invoke(main, replay, env=env).stdout)
     assert replayed["moves"] == data["moves"]
     clear_shared_solvers()
+
+
+def test_the_gold_foresight_counts_each_flip_or_double_a_pair_holds() -> None:
+    """A pair of sub-hands costs GOLD_CARD_FACTOR times more for each flip card or Double its
+    two sub-hands hold; the kotor2 hand measured at 377 to 782 s in one process (foreseen at
+    31 s by a flat weight, and a `--time 5` answer ran for 15 minutes) is foreseen at minutes."""
+    from pazaak_cli.solve.match_advice import GOLD_CARD_FACTOR, gold_pairs
+
+    factor = GOLD_CARD_FACTOR
+    mine = parse_cards("F2/4")
+    theirs = [(tuple(parse_cards("F3/6 +1")), 1), (tuple(parse_cards("+1 +2")), 1)]
+    # (mine: {}, {F2/4}; theirs: {}, {F3/6}, {+1}, {F3/6 +1}, {+2}, {+1 +2})
+    assert gold_pairs(mine, theirs) == pytest.approx((1 + factor) * (4 + 2 * factor))
+    asked = question("1", "±6 D F3/6 T", "", 4, rules="kotor2")
+    hand = [(tuple(parse_cards("F2/4 F2/4 T ±1/2")), 1)]
+    foreseen = match_advice.match_seconds(asked, options("kotor2-hard", "match"), hand)
+    assert 150.0 < foreseen < 800.0
+
+
+def test_a_chosen_match_answer_past_its_budget_gives_the_sets(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where the service chose the match within a budget and its least sample runs past the
+    deadline by more than the overrun allowed (its foresight wrong), the match is given up for
+    the set's answer, with why: a player who asked for seconds is not kept waiting minutes."""
+    from pazaak_cli.solve import answers
+
+    monkeypatch.setattr(answers, "match_seconds", lambda *asked: 0.0)  # (foreseen to fit)
+    monkeypatch.setattr(answers, "OVERRUN_SHARE", 0.0)
+    monkeypatch.setattr(answers, "OVERRUN_SECONDS", 0.05)
+    clear_shared_solvers()
+    args = ["advise", "--ruleset", INFINITE, "--table", "6", "--hand", "+1 +2 +3 +4"]
+    args += ["--opp-hand-size", "4", "--opp-deck", "kotor1-average", "--time", "0.01"]
+    env = {"NO_COLOR": "1", "PAZAAK_CACHE_DIR": "off", "COLUMNS": "200"}
+    began = time.monotonic()
+    shown = CliRunner().invoke(main, args, env=env)
+    assert shown.exit_code == 0, shown.output
+    lines = shown.output.splitlines()
+    assert lines[1].startswith("Best for this set only")
+    assert lines[2].startswith(
+        "The match answer was foreseen to fit the 0.01 s budget but had no sample after"
+    )
+    assert time.monotonic() - began < 4.0  # (the match's least sample alone: 7.3 s here)
+    clear_shared_solvers()

@@ -12,8 +12,9 @@ the commands), and the refinement to hand back when the same question is asked a
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from pazaak_cli.engine.cards import Card
 from pazaak_cli.engine.errors import PazaakError
@@ -252,6 +253,74 @@ def beyond(foreseen: float, seconds: float) -> str:
     return f"{foreseen:.2f}"
 
 
+OVERRUN_SHARE = 0.5
+"""A match answer the service chose within a budget (:func:`budgeted_objective`) is given up
+for the set's once its least sample runs past the deadline by this share of the budget, or by
+:data:`OVERRUN_SECONDS` if that is more: its foresight was wrong (a machine far slower than
+measured, or a question whose cost the foresight counts badly: one kotor2 hand of gold cards
+foreseen at 31 s took 13 minutes, docs/benchmarks.md), and a player who asked for seconds is
+not kept waiting for minutes. The later sets it solved are kept (the next question goes on from
+them)."""
+
+OVERRUN_SECONDS = 10.0
+"""The least overrun :data:`OVERRUN_SHARE` allows: a few seconds late on a slow machine is
+the match answer still worth waiting for."""
+
+
+class _MatchGivenUp(Exception):
+    """Raised through the match solver's progress by :class:`_OverrunWatch`."""
+
+
+class _OverrunWatch:
+    """The progress callback of a match answer the service chose within a budget: raises
+    :class:`_MatchGivenUp` past the time :data:`OVERRUN_SHARE` allows while the answer has no
+    sample yet (then it is disarmed: a later refinement's hands are foreseen before they are
+    begun, and a sample in hand is kept), and tells the caller's callback otherwise."""
+
+    def __init__(self, budget: TimeBudget, told: Callable[[int], None] | None) -> None:
+        seconds = budget.seconds or 0.0
+        deadline = budget.deadline or budget.started
+        self.until: float | None = deadline + max(OVERRUN_SHARE * seconds, OVERRUN_SECONDS)
+        self.told = told
+
+    def __call__(self, positions: int) -> None:
+        if self.until is not None and time.monotonic() > self.until:
+            raise _MatchGivenUp
+        if self.told is not None:
+            self.told(positions)
+
+
+def given_up_note(seconds: float | None, spent: float) -> str:
+    """Why the set's answer where the match's was chosen within the budget but given up."""
+    budget = f"the {seconds:g} s budget" if seconds is not None else "its budget"
+    return (
+        f"The match answer was foreseen to fit {budget} but had no sample after {spent:.0f} s: "
+        "the best move for this set only instead (what it solved of the later sets is kept "
+        "for the next question)."
+    )
+
+
+def _watched(
+    request: AnswerRequest, refinement: Refinement, watch: _OverrunWatch
+) -> tuple[Refinement, Advice]:
+    """``refinement`` (the match's, chosen within the budget) refined under ``watch``; given up,
+    the set's in its place, refined within what is left of the budget."""
+    budget = request.budget
+    try:
+        return refinement, refinement.refine(
+            budget, hands=request.hands, progress=request.hand_progress
+        )
+    except _MatchGivenUp:
+        pass
+    finally:
+        watch.until = None
+    refinement = Refinement(request.question, request.options(Objective.SET), seed=request.seed)
+    refinement.objective_note = given_up_note(budget.seconds, budget.spent())
+    return refinement, refinement.refine(
+        budget, hands=request.hands, progress=request.hand_progress
+    )
+
+
 def answer(request: AnswerRequest, refinement: Refinement | None = None) -> Answer:
     """The answer to ``request``: going on with ``refinement`` (the one an earlier answer to the
     same request returned) where given, else from scratch. The objective is chosen here
@@ -259,6 +328,7 @@ def answer(request: AnswerRequest, refinement: Refinement | None = None) -> Answ
     :class:`~pazaak_cli.solve.budgeted.Refinement`, and Ctrl-C during it stops it with the answer
     so far."""
     budget = request.budget
+    watch: _OverrunWatch | None = None
     if request.stand_in:
         advice = solve_match_asked(request.question, request.options(Objective.MATCH))
         return Answer(advice, seconds=budget.spent())
@@ -274,11 +344,18 @@ def answer(request: AnswerRequest, refinement: Refinement | None = None) -> Answ
                 advice = solve_question(request.question, request.options(Objective.SET))
                 why = too_large_note(error)
             return Answer(advice, objective_note=why, seconds=budget.spent())
+        watch = None
+        if chose_match(request, objective) and request.hands is None:
+            watch = _OverrunWatch(budget, options.positions)
+            options = replace(options, positions=watch)
         refinement = Refinement(request.question, options, seed=request.seed)
         refinement.objective_note = why
     was_sampled = refinement.advice is not None and not refinement.exact
     try:
-        advice = refinement.refine(budget, hands=request.hands, progress=request.hand_progress)
+        if watch is None:
+            advice = refinement.refine(budget, hands=request.hands, progress=request.hand_progress)
+        else:
+            refinement, advice = _watched(request, refinement, watch)
     except SolverTooLarge as error:
         # the match answer, chosen within the budget, too large for its memory: the set's
         if not chose_match(request, refinement.options.objective) or refinement.advice is not None:

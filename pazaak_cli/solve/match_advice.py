@@ -106,6 +106,42 @@ GOLD_PAIR_WEIGHT = 10
 """How many times a set in progress with a flip card or a Double about counts against
 :data:`QUICK_SET_PAIRS` (its sides, as above)."""
 
+GOLD_PAIR_SECONDS = 0.10
+"""Seconds a pair of sub-hands without a flip card or a Double costs the match answer where
+either hand holds one, solved at every score in one process (kotor2's ± and Tiebreaker cards;
+the later sets of a hand with gold cards are solved hand by hand, in one process), each flip
+card or Double in the pair's two sub-hands multiplying it by :data:`GOLD_CARD_FACTOR`. Fitted
+in logarithm on eight kotor2 questions with both hands known, the disk cache off, one process
+(docs/benchmarks.md, "the gold foresight counted card by card"): from `F2/4` against `F3/6` (4
+pairs, 0.9 s) to `±6 D F3/6 T` against `F2/4 F2/4 T ±1/2` (192 pairs, 377 s with room for its
+tables, 782 s within the bound), each within a factor of 1.7. A flat weight of 10 on the plain
+cards' rate had foreseen that last one at 31 s."""
+
+GOLD_CARD_FACTOR = 2.8
+"""How many times a flip card or a Double in a pair's sub-hands multiplies its cost (see
+:data:`GOLD_PAIR_SECONDS`): a flip keeps the sums it would turn over, a Double the card it
+doubles, in every side of the hand."""
+
+
+def gold_pairs(
+    my_hand: Sequence[Card], other_hands: Sequence[tuple[tuple[Card, ...], int]]
+) -> float:
+    """The (my sub-hand, opponent sub-hand) pairs of :func:`match_pairs`, each counted
+    :data:`GOLD_CARD_FACTOR` times over for each flip card or Double the two hold: what a
+    question with gold cards costs, in pairs without one."""
+
+    def by_gold(hands: Sequence[Sequence[Card]]) -> float:
+        subs: set[tuple[Card, ...]] = set()
+        for hand in hands:
+            cards = sorted(hand, key=str)
+            for mask in range(1 << len(cards)):
+                subs.add(tuple(c for i, c in enumerate(cards) if mask >> i & 1))
+        return sum(
+            GOLD_CARD_FACTOR ** sum(card.kind in MANY_SIDE_KINDS for card in sub) for sub in subs
+        )
+
+    return by_gold([my_hand]) * by_gold([hand for hand, _ in other_hands])
+
 
 @dataclass(frozen=True)
 class KotorMatchLimits:
@@ -391,6 +427,9 @@ def _idle_match_seconds(
     again = pairs - left if 0 < left < pairs else 0  # (see KNOWN_PAIR_SECONDS)
     in_progress = subhand_count(my_hand) * sum(subhand_count(hand) for hand, _ in hands)
     each = SET_PAIR_SECONDS if two_solver_processes() else SET_PAIR_SECONDS_ALONE
+    if weight > 1:  # (hand by hand, card by card: see GOLD_PAIR_SECONDS)
+        new = gold_pairs(my_hand, hands) * left / pairs if left else 0.0
+        return new * GOLD_PAIR_SECONDS + weight * (again * KNOWN_PAIR_SECONDS + in_progress * each)
     rework = 1.0
     if left and weight == 1 and len(hands) > 1:  # (the rows the blocks make again)
         seats = _seated(state.turn, my_hand, [hand for hand, _ in hands])
