@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -422,8 +423,12 @@ IMPOSSIBLE = {
         "the players draw in turn, and you draw on once the opponent stands",
     ),
     "more opponent cards than dealt": (
+        ["--table", "5 2", "--opp-table", "10 +1 8", "--opp-hand-size", "4"],
+        "the opponent has 4 cards in hand and played 1 this set: more than the 4 dealt",
+    ),
+    "a hidden hand larger than the ruleset deals": (
         ["--table", "5 2", "--opp-table", "10 8", "--opp-hand-size", "5"],
-        "the opponent has 5 cards in hand and played 0 this set: more than the 4 dealt",
+        "--opp-hand-size 5 is more than the 4 cards kotor1 deals to a hand (its hand-size)",
     ),
     "five 7s on the tables": (
         ["--table", "7 7 7", "--opp-table", "7 7", "--opp-stood"],
@@ -490,6 +495,25 @@ def test_impossible_tables_are_explained_in_the_users_words() -> None:
         assert "you has" not in line and "mark him" not in line and " he " not in line, line
         if "--position" not in args:  # (a seat the user gave none of: you and the opponent)
             assert not re.search(r"player \d", line), line
+
+
+def test_the_hidden_hand_size_is_bounded_by_the_rulesets_hand_size(tmp_path: Path) -> None:
+    """--opp-hand-size was bounded by 10, a preset's side deck, also under a variant that deals
+    more (a usage error naming 10); the bound is the ruleset's hand-size, and named."""
+    spec = "kotor1/side-deck-size=12,hand-size=12"
+    deck = tmp_path / "twelve.deck"
+    deck.write_text(f"ruleset: {spec}\n+1 +1 +2 +2 +3 +3 +4 +4 +5 +5 +6 +6\n", encoding="utf-8")
+    position = ["--ruleset", spec, "--main-deck", "infinite", "--table", "8 5", "--hand", "+1"]
+    position += ["--opp-table", "10 7", "--opp-stood", "--opp-deck", str(deck), "--time", "0"]
+    eleven = advise(*position, "--opp-hand-size", "11")
+    assert eleven.exit_code == 0, eleven.output
+    assert "its 11 hidden cards dealt from" in eleven.stdout
+    thirteen = advise(*position, "--opp-hand-size", "13")
+    assert thirteen.exit_code == 1, thirteen.output
+    assert error_line(thirteen) == (
+        f"Error: --opp-hand-size 13 is more than the 12 cards {spec} deals to a hand "
+        "(its hand-size)"
+    )
 
 
 STANDING_18 = ("--main-deck", "infinite", "--table", "10 9", "--hand", "+1", "--opp-table", "10 8")

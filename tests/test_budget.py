@@ -873,3 +873,12 @@ def test_a_chosen_match_answer_past_its_budget_gives_the_sets(
     )
     assert time.monotonic() - began < 4.0  # (the match's least sample alone: 7.3 s here)
     clear_shared_solvers()
+
+
+def test_a_tiny_budget_is_written_as_typed_in_the_overrun_note() -> None:
+    """`--time 1e-9` was said as "over the 1e-09 s budget"."""
+    args = ["advise", "--table", "5", "--hand", "+1 +2", "--opp-hand-size", "4"]
+    env = {"NO_COLOR": "1", "PAZAAK_CACHE_DIR": "off", "COLUMNS": "200"}
+    shown = CliRunner().invoke(main, [*args, "--time", "1e-9"], env=env)
+    assert shown.exit_code == 0, shown.output
+    assert "over the 0.000000001 s budget" in shown.output

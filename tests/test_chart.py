@@ -21,6 +21,7 @@ from pazaak_cli.cli import main
 from pazaak_cli.commands.common import budget_seconds
 from pazaak_cli.engine.cards import parse_cards
 from pazaak_cli.engine.decks import sample_deck
+from pazaak_cli.engine.numbers import seconds_text
 from pazaak_cli.engine.rules import parse_ruleset
 from pazaak_cli.solve.budgeted import MIN_HANDS
 from pazaak_cli.solve.hidden_hands import weighted_opponent_hands
@@ -294,6 +295,16 @@ def test_a_budget_past_at_once_shows_the_least_sample() -> None:
         "--hands 2 --seed 0 gives this chart again, --time 0 the exact one."
     ) in shown
     assert "over the 0.001 s budget" in shown  # (two hands take longer: said, not hidden)
+
+
+def test_a_small_budget_is_written_in_plain_decimals() -> None:
+    """--time 1e-9 was said as "the 1e-09 s budget"."""
+    shown = " ".join(run("chart", *HIDDEN, *HIDDEN_TOTALS, "--time", "1e-9").stdout.split())
+    assert "over the 0.000000001 s budget" in shown and "e-09" not in shown
+    assert [seconds_text(s) for s in (2.0, 0.5, 86400.0, 1e-9, 1.5e-9)] == [
+        "2", "0.5", "86400", "0.000000001", "0.0000000015"
+    ]  # fmt: skip
+    assert seconds_text(1e-300) == "1e-300"  # (not 300 zeros)
 
 
 def test_a_pass_costs_its_new_hands_the_earlier_ones_are_memoised() -> None:
@@ -594,6 +605,7 @@ KNOWN = ("chart", *INFINITE, "--my-totals", "18-19", "--opp-totals", "18-19")
         (("--hand", "+1", "--opp-hand", "-1", "--sets", "3-0"), 1, "the match ends at 3 sets"),
         (("--hand", "+1 +2 +3 +4 +5", "--opp-hand", "-1"), 1, "more than the 4 dealt"),
         (("--hand", "+1", "--opp-hand", "+1 +2 +3 +4 +5"), 1, "more than the 4 dealt"),
+        (("--hand", "+1", "--opp-hand-size", "11"), 1, "--opp-hand-size 11 is more than the 4"),
         (("--hand", "+1", "--opp-hand", "-1", "--my-totals", "1"), 1, "no position fits"),
         (("--hand", "+1", "--opp-hand-size", "2", "--time", "-1"), 2, "not a number of seconds"),
         (("--hand", "+1", "--opp-hand-size", "2", "--time", "nan"), 2, "not a number of seconds"),

@@ -222,7 +222,9 @@ def test_ctrl_c_exits_130_in_every_command(
     assert "Aborted" not in out + err
 
 
-@pytest.mark.parametrize("command", ["play", "advise", "simulate"])
+@pytest.mark.parametrize(
+    "command", ["play", "advise", "chart", "prepare", "simulate", "rules", "decks", "engine"]
+)
 def test_every_command_documents_its_exit_codes(command: str) -> None:
     code, out, _ = invoke(command, "--help", env={"COLUMNS": "200", "NO_COLOR": "1"})
     assert code == 0
@@ -339,6 +341,7 @@ ADVISE = ["advise", "--table", "7 3", "--opp-table", "10", "--opp-stood"]
         (["--ruleset", "kotor1/target=\N{SUPERSCRIPT TWO}"], 2, "from 1 to 50"),
         (["--ruleset", "kotor1/side-deck-size=999,hand-size=999"], 2, "from 1 to 200"),
         (["--seen", "\N{SUPERSCRIPT TWO}"], 2, "'²' is not a main-deck card"),
+        (["--opp-hand-size", "9" * 40], 1, "is more than the 4 cards kotor1 deals to a hand"),
     ],
 )
 def test_advise_refuses_absurd_or_foreign_numbers_at_once(

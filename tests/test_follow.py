@@ -907,6 +907,16 @@ def test_resuming_a_finished_match_shows_the_result_and_stops(canned_advice: lis
     assert "> " not in resumed.output
 
 
+def test_resuming_a_finished_match_says_its_result_once(canned_advice: list[Any]) -> None:
+    """The board shown on resuming ended with the result, which the session then said again
+    with its save: twice."""
+    assert invoke([*BASE_ARGS, "--save", "f.json"], MATCH).exit_code == 0
+    resumed = invoke(["--resume", "f.json"], [])
+    assert resumed.exit_code == 0
+    assert resumed.output.count("Match over") == 1, resumed.output
+    assert "  Opponent: 10 9 = 19, stands;" in resumed.output  # (the board itself is shown)
+
+
 def test_a_command_word_with_more_on_its_line_is_named_as_no_command() -> None:
     """`hint match x` had been read as events: "'hint' is not an event"."""
     result = invoke(BASE_ARGS, ["hint match x", "undo   now", "board"])

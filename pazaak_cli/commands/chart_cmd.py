@@ -27,6 +27,7 @@ from pazaak_cli.commands.deck_option import deck_option
 from pazaak_cli.commands.position_options import (
     CARDS,
     check_cards,
+    check_opp_hand_size,
     main_deck_option,
     opp_hand_option,
     opp_hand_size_option,
@@ -202,6 +203,7 @@ def chart_command(
     if opp_hand is not None and opp_hand_size is not None:
         raise click.UsageError("give either --opp-hand or --opp-hand-size, not both")
     rules = ruleset or parse_ruleset(DEFAULT_RULESET)
+    check_opp_hand_size(opp_hand_size, rules)
     if main_deck is not None:
         rules = dataclasses.replace(rules, main_deck=MainDeck(main_deck))
     for option, cards in (("--hand", hand), ("--opp-hand", opp_hand or ())):

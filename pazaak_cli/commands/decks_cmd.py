@@ -11,7 +11,7 @@ import click
 from click.shell_completion import CompletionItem
 from tabulate import tabulate
 
-from pazaak_cli.commands.common import emit_json, json_option, ruleset_option
+from pazaak_cli.commands.common import EXIT_CODES, emit_json, json_option, ruleset_option
 from pazaak_cli.engine.decks import (
     DEFAULT_DECKS,
     SAMPLE_PREFIX,
@@ -53,7 +53,7 @@ class SampleName(click.ParamType):  # type: ignore[type-arg]
         return [CompletionItem(name) for name in sample_names() if name.startswith(incomplete)]
 
 
-@click.command("decks")
+@click.command("decks", epilog=EXIT_CODES)
 @click.argument("names", nargs=-1, type=SampleName(), metavar="[NAME]...")
 @ruleset_option(default=None)
 @json_option

@@ -11,7 +11,8 @@ from pazaak_cli.commands.common import WholeNumber
 from pazaak_cli.engine.cards import Card, parse_cards
 from pazaak_cli.engine.errors import PazaakError
 from pazaak_cli.engine.game import MAIN_VALUES
-from pazaak_cli.engine.numbers import parse_in_range, parse_whole
+from pazaak_cli.engine.numbers import counted, parse_in_range, parse_whole
+from pazaak_cli.engine.position_builder import PositionError
 from pazaak_cli.engine.rules import PRESETS, MainDeck, Ruleset, parse_ruleset
 from pazaak_cli.solve.models import OPPONENT_MODELS, OPTIMAL
 
@@ -94,11 +95,26 @@ opp_hand_option = click.option(
 
 opp_hand_size_option = click.option(
     "--opp-hand-size",
-    type=WholeNumber(0, 10),
+    type=WholeNumber(0, None),
     default=None,
-    help="How many cards the opponent holds, values unknown (averaged over its deck).",
+    help="How many cards the opponent holds, values unknown (averaged over its deck): at most "
+    "the ruleset's hand-size.",
 )
-"""``--opp-hand-size``: a hidden hand, averaged over its deck."""
+"""``--opp-hand-size``: a hidden hand, averaged over its deck (its bound is the ruleset's,
+known only once every option is read: :func:`check_opp_hand_size`)."""
+
+
+def check_opp_hand_size(size: int | None, rules: Ruleset) -> None:
+    """Refuse an ``--opp-hand-size`` over the ruleset's hand size, naming it: a domain failure
+    (exit 1), as any hand larger than the ruleset deals. The option's own bound cannot follow
+    the ruleset (a fixed 10 refused variants that deal more); this runs before the hidden hand
+    is built, which a size of 40 digits would not fit in memory."""
+    if size is not None and size > rules.hand_size:
+        raise PositionError(
+            f"--opp-hand-size {size:,} is more than the {counted(rules.hand_size, 'card')} "
+            f"{rules.spec} deals to a hand (its hand-size)"
+        )
+
 
 OPPONENT_HELP = "How the opponent plays: " + "; ".join(
     f"{model.name}: {model.help}" for model in OPPONENT_MODELS.values()

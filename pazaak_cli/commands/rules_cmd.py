@@ -5,12 +5,12 @@ from __future__ import annotations
 import click
 from tabulate import tabulate
 
-from pazaak_cli.commands.common import RULESET, emit_json, json_option, ruleset_option
+from pazaak_cli.commands.common import EXIT_CODES, RULESET, emit_json, json_option, ruleset_option
 from pazaak_cli.engine.rules import DEFAULT_RULESET, Ruleset, parse_ruleset
 from pazaak_cli.terminal.text import style
 
 
-@click.command("rules")
+@click.command("rules", epilog=EXIT_CODES)
 @click.argument("named", required=False, type=RULESET, metavar="[RULESET]")
 @ruleset_option(default=None)
 @json_option

@@ -5,9 +5,13 @@ scripts, which ``int()`` then refuses or reads as numbers nobody typed; ``int()`
 than 4,300 digits, and a number of millions of digits costs seconds to read. Every number the
 package reads goes through :func:`parse_whole` or :func:`parse_signed`: ASCII digits only, a bounded
 length, and ``None`` for anything else, so that the caller says in its own words what was wrong.
+The numbers written for people are here too: a count with its noun (:func:`counted`), seconds
+in plain decimals (:func:`seconds_text`).
 """
 
 from __future__ import annotations
+
+from decimal import Decimal
 
 MAX_DIGITS = 18
 """More digits than any count, size or seed this package reads (and far fewer than ``int()``'s
@@ -56,6 +60,15 @@ def counted(number: int, one: str, many: str | None = None) -> str:
     """``1 card``, ``2 cards``, ``1,000 matches``: a count with its noun agreeing (``many``:
     the plural where it is not ``one`` + s)."""
     return f"{number:,} {one if number == 1 else (many or one + 's')}"
+
+
+def seconds_text(seconds: float) -> str:
+    """A number of seconds as a person reads it: in plain decimals, with the fewest digits that
+    are that number, as it was typed (``2``, ``0.5``, ``0.000000001``; ``:g`` wrote ``--time
+    1e-9`` as "the 1e-09 s budget"); one that would take more than 20 characters so, the longest
+    ``--time`` takes (``1e-300``), keeps ``:g``'s short form."""
+    shown = format(Decimal(repr(seconds)).normalize(), "f")
+    return shown if len(shown) <= 20 else f"{seconds:g}"
 
 
 def seed_number(seed: str | None) -> int | str | None:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 
 from pazaak_cli.engine.cards import Card
 from pazaak_cli.engine.errors import PazaakError
+from pazaak_cli.engine.numbers import seconds_text
 from pazaak_cli.engine.position_builder import Question
 from pazaak_cli.solve.advice import solve_match_asked, solve_question
 from pazaak_cli.solve.answer_types import Advice, SolveOptions, SolverTooLarge
@@ -221,7 +222,7 @@ def budgeted_objective(request: AnswerRequest, seconds: float) -> tuple[Objectiv
         )
     return Objective.SET, (
         f"The match answer would take about {beyond(foreseen, seconds)} s for {who}, beyond the "
-        f"{seconds:g} s budget: the best move for this set only instead{ask}.{ahead}"
+        f"{seconds_text(seconds)} s budget: the best move for this set only instead{ask}.{ahead}"
     )
 
 
@@ -292,7 +293,7 @@ class _OverrunWatch:
 
 def given_up_note(seconds: float | None, spent: float) -> str:
     """Why the set's answer where the match's was chosen within the budget but given up."""
-    budget = f"the {seconds:g} s budget" if seconds is not None else "its budget"
+    budget = f"the {seconds_text(seconds)} s budget" if seconds is not None else "its budget"
     return (
         f"The match answer was foreseen to fit {budget} but had no sample after {spent:.0f} s: "
         "the best move for this set only instead (what it solved of the later sets is kept "

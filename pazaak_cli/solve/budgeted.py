@@ -27,7 +27,7 @@ from typing import NamedTuple
 
 from pazaak_cli.engine.cards import Card
 from pazaak_cli.engine.decks import SAMPLE_PREFIX, SideDeck, sample_deck, sample_names
-from pazaak_cli.engine.numbers import counted
+from pazaak_cli.engine.numbers import counted, seconds_text
 from pazaak_cli.engine.position_builder import Question
 from pazaak_cli.engine.rules import DEFAULT_RULESET, Ruleset
 from pazaak_cli.solve.advice import solve_question
@@ -580,7 +580,8 @@ def overrun_note(
         why = "the opponent's hand is known, and its one search is not cut short"
     elif hands is not None and hands > MIN_HANDS:
         why = "the hands under way at the deadline took that long to end"
-    return f"This took {taken_text(taken, seconds)} s, over the {seconds:g} s budget: {why}."
+    budget = seconds_text(seconds)
+    return f"This took {taken_text(taken, seconds)} s, over the {budget} s budget: {why}."
 
 
 def taken_text(taken: float, seconds: float) -> str:

@@ -8,7 +8,7 @@ import textwrap
 from typing import Any
 
 from pazaak_cli.engine.notation import format_position
-from pazaak_cli.engine.numbers import counted, seed_number
+from pazaak_cli.engine.numbers import counted, seconds_text, seed_number
 from pazaak_cli.engine.rules import MainDeck
 from pazaak_cli.solve.answer_types import Move
 from pazaak_cli.solve.budgeted import MIN_HANDS, OVERRUN_SLACK, taken_text
@@ -54,7 +54,7 @@ def sample_note(chart: Chart, seconds: float | None, taken: float) -> str | None
         return None
     within = ""
     if seconds is not None and taken <= seconds * OVERRUN_SLACK:
-        within = f" within the {seconds:g} s budget"
+        within = f" within the {seconds_text(seconds)} s budget"
     speed = " (how many fit depends on the machine's speed)" if seconds is not None else ""
     return (
         f"Sampled: {sample.hands_solved:,} of {sample.hands_possible:,} possible hands{within}"
@@ -86,7 +86,8 @@ def chart_overrun_note(chart: Chart, taken: float, seconds: float | None) -> str
         why = f"the whole grid on the fewest hands a chart rests on ({MIN_HANDS}) takes that long"
     else:
         why = "its last pass took longer than foreseen"
-    return f"This took {taken_text(taken, seconds)} s, over the {seconds:g} s budget: {why}."
+    budget = seconds_text(seconds)
+    return f"This took {taken_text(taken, seconds)} s, over the {budget} s budget: {why}."
 
 
 def chart_title(spec: ChartSpec) -> str:

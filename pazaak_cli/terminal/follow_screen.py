@@ -116,7 +116,9 @@ class Screen:
             self.emit("start", save=str(path), resumed=True, state=state_json(followed))
             return
         self.say(f"Resumed the match saved in {printable(str(path))}.")
-        self.board(followed)
+        # (a finished match's result is said next, with its save, by match_over: once)
+        for line in board_lines(followed, result=False):
+            self.say(line)
 
     def stopped(self, followed: Followed, target: Path, why: str) -> None:
         if self.as_json:
@@ -345,8 +347,9 @@ def _set_result(state: MatchState) -> str:
     return f"{head}. Sets: you {won[0]}, opponent {won[1]}{tail}."
 
 
-def board_lines(followed: Followed) -> list[str]:
-    """The board for ``board`` and after an undo."""
+def board_lines(followed: Followed, *, result: bool = True) -> list[str]:
+    """The board for ``board``, after an undo and on resuming (``result``: with the result of
+    a finished match, which a resumed one leaves to :meth:`Screen.match_over`)."""
     state = followed.state
     me, them = state.sides
     head = board_head(state, followed.set_number, ("you", "opponent"))
@@ -359,7 +362,8 @@ def board_lines(followed: Followed) -> list[str]:
         f"played {played}",
     ]
     if state.is_terminal():
-        lines.append(f"Match over: {describe_result(followed)}.")
+        if result:
+            lines.append(f"Match over: {describe_result(followed)}.")
     elif followed.asks_opener:
         lines.append(f"Who opens set {followed.set_number + 1}? Type me or opponent.")
     else:
