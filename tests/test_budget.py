@@ -261,17 +261,24 @@ def test_the_match_answer_when_a_sample_fits_the_budget_else_the_set_with_why() 
 def test_past_the_budget_the_note_names_the_preparation_that_leaves_only_the_set() -> None:
     """Where the match answer does not fit, the note names the command that solves its later
     sets ahead (against a rule too, `prepare --opponent kotor`, where its match answer is in
-    reach at all: this kotor2 one is not)."""
-    large = question("6", "+1 -2 ±3 +4", "", 4, rules="kotor2")
-    hint = "pazaak prepare -r kotor2 --deck YOUR-DECK --opp-deck kotor2-average"
+    reach at all: this kotor2 one is not); not where flip cards or Doubles are about, whose
+    later sets take far longer than minutes (kotor2-average holds Doubles)."""
+    plain = question("6", "+1 -2 ±3 +4", "", 4, rules="kotor1")
+    hint = "pazaak prepare --deck YOUR-DECK --opp-deck kotor1-average"
     asks = budgeted.ADVISE_ASKS._replace(prepare=hint)
-    asked = dataclasses.replace(replay(large, "kotor2-average"), asks=asks)
-    objective, note = budgeted_objective(asked, 2.0)
+    objective, note = budgeted_objective(
+        dataclasses.replace(replay(plain, "kotor1-average"), asks=asks), 2.0
+    )
     assert objective == "set" and note is not None
     assert note.endswith(
         f"`{hint}` solves the later sets of your deck against this one ahead, "
         "once (minutes); the match answer then has only this set left to solve."
     )
+    large = question("6", "+1 -2 ±3 +4", "", 4, rules="kotor2")
+    hint = "pazaak prepare -r kotor2 --deck YOUR-DECK --opp-deck kotor2-average"
+    asked = dataclasses.replace(replay(large, "kotor2-average"), asks=asks._replace(prepare=hint))
+    objective, note = budgeted_objective(asked, 2.0)
+    assert objective == "set" and note is not None and "prepare" not in note
     _, unasked = budgeted_objective(replay(large, "kotor2-average"), 2.0)
     assert unasked is not None and "prepare" not in unasked
     _, rule = budgeted_objective(dataclasses.replace(asked, model=KOTOR), 2.0)
@@ -846,6 +853,11 @@ def test_the_gold_foresight_counts_each_flip_or_double_a_pair_holds() -> None:
     hand = [(tuple(parse_cards("F2/4 F2/4 T ±1/2")), 1)]
     foreseen = match_advice.match_seconds(asked, options("kotor2-hard", "match"), hand)
     assert 150.0 < foreseen < 800.0
+    # the set's answer within 60 s, and no `pazaak prepare` offered "for minutes"
+    request = AnswerRequest(asked, opponent_deck=sample_deck("kotor2-hard").cards)
+    objective, why = budgeted_objective(request, 60.0)
+    assert objective == Objective.SET and why is not None
+    assert why.startswith("The match answer would take about") and "prepare" not in why
 
 
 def test_a_chosen_match_answer_past_its_budget_gives_the_sets(

@@ -34,6 +34,7 @@ from pazaak_cli.solve.budgeted import (
     repeat_note,
 )
 from pazaak_cli.solve.match_advice import (
+    match_foresight_kind,
     match_other_hands,
     match_question_pairs,
     match_seconds,
@@ -214,8 +215,9 @@ def budgeted_objective(request: AnswerRequest, seconds: float) -> tuple[Objectiv
         else f"{len(sample)} of the {len(possible)} hands the opponent may hold (the fewest a "
         "sampled answer rests on)"
     )
-    ahead = ""
-    if asks.prepare and len(possible) > 1:
+    ahead = ""  # (not where flip cards or Doubles are about: a pair of them alone takes minutes)
+    gold = match_foresight_kind(request.question, options, sample) == "gold"
+    if asks.prepare and len(possible) > 1 and not gold:
         ahead = (
             f" `{asks.prepare}` solves the later sets of your deck against this one ahead, once "
             "(minutes); the match answer then has only this set left to solve."
