@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import click
 import pytest
 from click.testing import CliRunner
 
@@ -285,3 +286,44 @@ def test_moves_of_equal_numbers_list_the_one_that_keeps_its_card_and_stands_firs
         (None, "bust"),
     ]
     assert [r.best for r in ranked] == [True, True, True, False]
+
+
+def test_a_table_wider_than_the_terminal_puts_its_headers_on_two_lines() -> None:
+    """A sampled match table with ± moves was 85 columns and wrapped at 80: past the width its
+    headers fold ("match" over "win %"), the rows as they were; within it, one line."""
+    outcome = Outcome(0.3212, 0.3688, 0.31)
+    moves = [
+        Move(parse_cards("±1/2")[0], -2, "end"),
+        Move(parse_cards("±1/2")[0], 2, "end"),
+    ]
+    results = tuple(
+        MoveResult(move, outcome, place == 0, match_win=0.4026, margin=0.4440)
+        for place, move in enumerate(moves)
+    )
+    advice = SampledAdvice(
+        results=results,
+        model="a model",
+        hands_averaged=61,
+        fixed_probabilities=False,
+        states=1,
+        objective="match",
+        exactness="sampled",
+        hands_solved=2,
+        draws=2,
+        seed="0",
+        confidence=None,
+        gap=(0.0, 0.0),
+        same=(False, False),
+        leads=2,
+    )
+    wide = render_advice(advice, width=200).splitlines()
+    narrow = render_advice(advice, width=80).splitlines()
+    table = [line for line in wide if "match win %" in line or "end turn" in line]
+    assert max(map(len, table)) > 80  # (the one-line headers do not fit 80)
+    assert not any("match win %" in line for line in narrow)
+    head = next(at for at, line in enumerate(narrow) if line.split()[:2] == ["move", "match"])
+    assert narrow[head].split() == ["move", "match", "±", "set", "tie", "%", "loss", "%"]
+    assert narrow[head + 1].split() == ["win", "%", "win", "%"]
+    rows = [line for line in narrow if "end turn" in line]
+    assert len(rows) == 2 and max(len(click.unstyle(line)) for line in narrow[head:]) <= 80
+    assert [line.split()[-6:] for line in rows] == [line.split()[-6:] for line in table[1:]]

@@ -5,12 +5,13 @@ words, every move with its odds and, when sampled, its interval, the verdict on 
 
 from __future__ import annotations
 
+import click
 from tabulate import tabulate
 
 from pazaak_cli.solve.answer_types import Advice
 from pazaak_cli.solve.budgeted import ADVISE_ASKS, Asks, SampledAdvice, confidence_note
 from pazaak_cli.solve.solver import FIXED_DECK_SAID
-from pazaak_cli.terminal.text import style
+from pazaak_cli.terminal.text import style, terminal_width
 
 OBJECTIVE_LINES = {
     "set": "Best for this set only: a card you play now is gone for the rest of the match.",
@@ -32,13 +33,20 @@ def model_text(model: str, exact_option: str | None) -> str:
     return model.replace(FIXED_DECK_SAID, f"{FIXED_DECK_SAID[:-1]}; {exact_option} tries it)")
 
 
-def render_advice(advice: Advice, asks: Asks = ADVISE_ASKS, note: str | None = None) -> str:
+def render_advice(
+    advice: Advice,
+    asks: Asks = ADVISE_ASKS,
+    note: str | None = None,
+    width: int | None = None,
+) -> str:
     """The human table of moves, best first (``pazaak play``'s hint and ``pazaak follow``
     show the same, with ``asks`` naming what the user can type there): what the best move
     maximises first, for match advice the match-win column first, then the set's odds along
     the same line; ``note`` (why this objective) right under the first line. In a sampled
     answer, a value the same in every hand solved has no ±, and a
-    ± whose interval spans every value the column can take says :data:`ANY_VALUE`."""
+    ± whose interval spans every value the column can take says :data:`ANY_VALUE`. A table
+    wider than ``width`` (default: the terminal's; not a terminal: any width) puts its headers
+    on two lines: a sampled match table with ± moves was 85 columns, and wrapped at 80."""
     match = advice.objective == "match"
     sampled = advice.exactness == "sampled"
     same = advice.same if isinstance(advice, SampledAdvice) else ()
@@ -72,12 +80,12 @@ def render_advice(advice: Advice, asks: Asks = ADVISE_ASKS, note: str | None = N
         headers += ["tie %", "loss %"]
     else:
         headers = ["", "move", "win %", "tie %", "loss %", "win-loss", *(["±"] if sampled else [])]
-    table = tabulate(
-        rows,
-        headers=headers,
-        disable_numparse=True,
-        colalign=("left", "left", *("right",) * (len(headers) - 2)),
-    )
+    align = ("left", "left", *("right",) * (len(headers) - 2))
+    table = tabulate(rows, headers=headers, disable_numparse=True, colalign=align)
+    width = terminal_width() if width is None else width
+    if width is not None and max(map(len, click.unstyle(table).split("\n"))) > width:
+        folded = [header.replace(" win %", "\nwin %") for header in headers]
+        table = tabulate(rows, headers=folded, disable_numparse=True, colalign=align)
     lines = [
         OBJECTIVE_LINES.get(advice.objective, ""),
         note or "",
