@@ -865,10 +865,18 @@ def test_a_chosen_match_answer_past_its_budget_gives_the_sets(
 ) -> None:
     """Where the service chose the match within a budget and its least sample runs past the
     deadline by more than the overrun allowed (its foresight wrong), the match is given up for
-    the set's answer, with why: a player who asked for seconds is not kept waiting minutes."""
+    the set's answer, with why: a player who asked for seconds is not kept waiting minutes; the
+    batch given up teaches the foresight's pace what it ran past its foresight."""
     from pazaak_cli.solve import answers
 
     monkeypatch.setattr(answers, "match_seconds", lambda *asked: 0.0)  # (foreseen to fit)
+    monkeypatch.setattr(budgeted, "match_seconds", lambda *asked: 0.01)
+    taught: list[tuple[float, float]] = []
+
+    def teach(question: Any, options: Any, hands: Any, foreseen: float, took: float) -> None:
+        taught.append((foreseen, took))
+
+    monkeypatch.setattr(budgeted, "teach_match_pace", teach)
     monkeypatch.setattr(answers, "OVERRUN_SHARE", 0.0)
     monkeypatch.setattr(answers, "OVERRUN_SECONDS", 0.05)
     clear_shared_solvers()
@@ -884,6 +892,8 @@ def test_a_chosen_match_answer_past_its_budget_gives_the_sets(
         "The match answer was foreseen to fit the 0.01 s budget but had no sample after"
     )
     assert time.monotonic() - began < 4.0  # (the match's least sample alone: 7.3 s here)
+    # the batch given up teaches the pace that it took at least as long as it ran
+    assert len(taught) == 1 and taught[0][0] == 0.01 and taught[0][1] > 0.05
     clear_shared_solvers()
 
 

@@ -380,6 +380,12 @@ class Refinement:
                 )
             except KeyboardInterrupt:
                 done = HandsSolved({}, True)
+            except BaseException:  # (given up past its deadline: answers._OverrunWatch)
+                took = time.monotonic() - began
+                if foreseen is not None and took > foreseen:  # (at least that much slower)
+                    ran = [self.hands[index] for index in batch]
+                    teach_match_pace(self.question, self.options, ran, foreseen, took)
+                raise
             self.rows.update(done.rows)
             self.interrupted = done.interrupted
             took = time.monotonic() - began
