@@ -94,3 +94,31 @@ def test_a_session_never_replaces_a_file_that_is_not_a_save(tmp_path: Path) -> N
     session.save(str(tmp_path / "match.json"))  # (a path as text, too)
     session.save(tmp_path / "match.json")  # (its own save: replaced)
     assert json.loads((tmp_path / "match.json").read_text(encoding="utf-8"))["seed"] == 3
+
+
+def test_make_player_refuses_a_decks_name_where_its_cards_are_asked_for() -> None:
+    """A deck's name was taken as its letters: ``set-expert`` failed with an AttributeError,
+    ``expert`` played on without a prior, and the others never looked."""
+    rng = random.Random(1)
+    cards = api.sample_deck("kotor1-strong").cards
+    for name in ("kotor", "expert", "set-expert"):
+        with pytest.raises(api.DeckError, match="opponent_deck is a side deck's cards, not the"):
+            api.make_player(
+                name,
+                ruleset=api.KOTOR1,
+                rng=rng,
+                own_deck=cards,
+                opponent_deck="kotor1-strong",  # type: ignore[arg-type]
+            )
+    with pytest.raises(api.CardError, match="own_deck holds '\\+1', not a card: parse_cards"):
+        api.make_player(
+            "kotor",
+            ruleset=api.KOTOR1,
+            rng=rng,
+            own_deck=["+1"] * 10,  # type: ignore[list-item]
+            opponent_deck=None,
+        )
+    player = api.make_player(
+        "set-expert", ruleset=api.KOTOR1, rng=rng, own_deck=cards, opponent_deck=cards
+    )
+    assert callable(player.choose)

@@ -247,3 +247,54 @@ def test_the_example_of_the_rl_page_runs() -> None:
     with contextlib.redirect_stdout(printed):
         exec(compile(code.group(1), "docs/rl.md", "exec"), {})
     assert re.fullmatch(r"(won|lost) \(\d, \d\)", printed.getvalue().strip())
+
+
+def test_a_policys_zero_dimensional_array_is_an_action_as_gymnasium_takes_it() -> None:
+    """``model.predict(observation)`` gives one action as an array of shape (): the space
+    contains it, and the environments once refused it as "not a whole number"."""
+    env = PazaakEnv()
+    env.reset(seed=3)
+    stand = np.array(1)
+    assert env.action_space.contains(stand)
+    _, _, _, _, info = env.step(stand)  # type: ignore[arg-type]
+    assert "illegal_action" not in info
+    with pytest.raises(ValueError, match="not a whole number"):
+        env.step(np.array(1.0))  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="not a whole number"):
+        env.step(np.array([1]))  # type: ignore[arg-type]
+    two = PazaakAECEnv()
+    two.reset(seed=1)
+    two.step(np.array(0))  # type: ignore[arg-type]
+
+
+def test_the_two_agent_environment_refuses_in_one_sentence_what_cannot_be() -> None:
+    """A step before reset() was an AttributeError, after the match's end a KeyError, an
+    unknown agent a ValueError of tuple.index; a NaN set_reward gave NaN rewards."""
+    two = PazaakAECEnv()
+    with pytest.raises(ValueError, match=r"no match yet: call reset\(\) first"):
+        two.step(0)
+    two.reset(seed=1)
+    with pytest.raises(ValueError, match="there is no agent 'player_3': the agents are"):
+        two.observe("player_3")
+    while two.agents:
+        agent = two.agent_selection
+        if two.terminations[agent]:
+            two.step(None)
+        else:
+            two.step(int(np.flatnonzero(two.observe(agent)["action_mask"])[0]))
+    with pytest.raises(ValueError, match=r"the match is over: call reset\(\) for a new one"):
+        two.step(0)
+    for reward in (float("nan"), float("inf"), "0.5", True):
+        with pytest.raises(ValueError, match="set_reward is a finite number"):
+            PazaakAECEnv(set_reward=reward)  # type: ignore[arg-type]
+        with pytest.raises(ValueError, match="set_reward is a finite number"):
+            PazaakEnv(set_reward=reward)  # type: ignore[arg-type]
+    assert PazaakEnv(set_reward=np.float32(0.25)).set_reward == 0.25  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"no match yet: call reset\(\) first"):
+        PazaakEnv().action_masks()
+    # a deck's cards written in one string: how to give them, not "no such file"
+    with pytest.raises(ValueError, match=r"a deck's cards are given as a sequence"):
+        PazaakEnv(deck="+1 +2 +3 +4 +5 +6 -1 -2 -3 -4")
+    with pytest.raises(ValueError, match="no such file, and no sample deck"):
+        PazaakEnv(deck="no-such-deck")
+    assert PazaakEnv(deck=("+1", "+2", "+3", "+4", "+5", "+6", "-1", "-2", "-3", "-4")).decks

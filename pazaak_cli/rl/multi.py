@@ -24,7 +24,7 @@ from pazaak_cli.engine.errors import PazaakError
 from pazaak_cli.engine.notation import format_position
 from pazaak_cli.engine.rules import Ruleset, parse_ruleset
 from pazaak_cli.rl.encoding import BOUND, Table, action_count, observation_size
-from pazaak_cli.rl.single import checked_action, match_seed_of, side_deck
+from pazaak_cli.rl.single import checked_action, checked_reward, match_seed_of, side_deck
 
 AGENTS = ("player_1", "player_2")
 
@@ -61,7 +61,7 @@ class PazaakAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]
                 f"not {decks!r}"
             )
         self.decks = (side_deck(decks[0], self.ruleset), side_deck(decks[1], self.ruleset))
-        self.set_reward = float(set_reward)
+        self.set_reward = checked_reward(set_reward)
         self.possible_agents = list(AGENTS)
         count = action_count(self.ruleset)
         size = observation_size(self.ruleset)
@@ -99,10 +99,13 @@ class PazaakAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]
 
     def observe(self, agent: str) -> Observation:
         table = self._live()
-        seat = AGENTS.index(agent)
+        seat = _seat(agent)
         return {"observation": table.observe(seat), "action_mask": table.mask(seat)}
 
     def step(self, action: int | None) -> None:
+        self._live()
+        if not self.agents:
+            raise PazaakError("the match is over: call reset() for a new one")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -149,8 +152,15 @@ class PazaakAECEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]
 
     def _live(self) -> Table:
         if self._table is None:
-            raise PazaakError("call reset() first")
+            raise PazaakError("no match yet: call reset() first")
         return self._table
+
+
+def _seat(agent: str) -> int:
+    """The seat (0 or 1) of ``agent``; a :class:`PazaakError` naming the agents if none."""
+    if agent not in AGENTS:
+        raise PazaakError(f"there is no agent {agent!r}: the agents are {', '.join(AGENTS)}")
+    return AGENTS.index(agent)
 
 
 def aec_env(**kwargs: Any) -> AECEnv[str, Observation, int]:

@@ -22,9 +22,15 @@ import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
 
-from pazaak_cli.engine.cards import Card
+from pazaak_cli.engine.cards import Card, parse_cards
 from pazaak_cli.engine.decks import default_deck, load_deck
-from pazaak_cli.engine.errors import CardError, DeckError, IllegalActionError, PazaakError
+from pazaak_cli.engine.errors import (
+    CardError,
+    DeckError,
+    IllegalActionError,
+    InputError,
+    PazaakError,
+)
 from pazaak_cli.engine.game import Action, MatchState
 from pazaak_cli.engine.notation import format_position
 from pazaak_cli.engine.rules import Ruleset, parse_ruleset
@@ -36,7 +42,15 @@ Observation = npt.NDArray[np.float32]
 
 def checked_action(action: object, count: int) -> int:
     """``action`` as a number of the ``Discrete(count)`` space; a :class:`PazaakError` naming
-    it when it is none (an illegal move is one in the space the mask does not allow)."""
+    it when it is none (an illegal move is one in the space the mask does not allow). A
+    0-dimensional array of integers (what a policy's ``predict`` gives for one observation) is
+    its number, as ``Discrete.contains`` takes it."""
+    if (
+        isinstance(action, np.ndarray)
+        and action.shape == ()
+        and np.issubdtype(action.dtype, np.integer)
+    ):
+        action = action.item()
     if isinstance(action, bool) or not isinstance(action, int | np.integer):
         raise PazaakError(f"action {action!r} is not a whole number of the space 0..{count - 1}")
     if not 0 <= int(action) < count:
@@ -59,6 +73,17 @@ def match_seed_of(options: dict[str, Any] | None) -> str | None:
     return seed
 
 
+def checked_reward(set_reward: object) -> float:
+    """``set_reward`` as a float; a :class:`PazaakError` unless it is a finite number."""
+    if (
+        isinstance(set_reward, bool)
+        or not isinstance(set_reward, int | float | np.integer | np.floating)
+        or not np.isfinite(set_reward)
+    ):
+        raise PazaakError(f"set_reward is a finite number (0 for none), not {set_reward!r}")
+    return float(set_reward)
+
+
 def side_deck(deck: str | Sequence[Card | str] | None, ruleset: Ruleset) -> tuple[Card, ...]:
     """A side deck given by name, path or cards (each a :class:`Card` or its text, ``"+1"``;
     ``None``: the ruleset's default deck), refused with a :class:`DeckError` unless the
@@ -66,7 +91,18 @@ def side_deck(deck: str | Sequence[Card | str] | None, ruleset: Ruleset) -> tupl
     if deck is None:
         return default_deck(ruleset).cards
     if isinstance(deck, str):
-        return load_deck(deck, ruleset).cards
+        try:
+            return load_deck(deck, ruleset).cards
+        except InputError as missing:
+            try:  # (cards written out in one string: say how to give them)
+                parse_cards(deck)
+            except PazaakError:
+                raise missing from None
+            raise DeckError(
+                f"{deck!r} is neither a sample deck nor a file: a deck's cards are given as a "
+                "sequence, each card or its text (parse_cards(text), or ('+1', '-2', ...))",
+                token=deck,
+            ) from None
     if not isinstance(deck, Sequence):
         raise DeckError(f"a side deck is a name, a path or a sequence of cards, not {deck!r}")
     cards = tuple(item if isinstance(item, Card) else _card(item) for item in deck)
@@ -118,7 +154,7 @@ class PazaakEnv(gymnasium.Env[Observation, np.int64]):
             raise PazaakError(f"render mode {render_mode!r}: only 'ansi' is offered")
         self.seat = seat - 1
         self.opponent_name = opponent
-        self.set_reward = float(set_reward)
+        self.set_reward = checked_reward(set_reward)
         self.strict = strict
         self.render_mode = render_mode
         mine = side_deck(deck, self.ruleset)
@@ -209,7 +245,7 @@ class PazaakEnv(gymnasium.Env[Observation, np.int64]):
 
     def _live(self) -> Table:
         if self._table is None:
-            raise PazaakError("call reset() before step()")
+            raise PazaakError("no match yet: call reset() first")
         return self._table
 
     def _player(self, rng: random.Random) -> Player:
@@ -264,4 +300,4 @@ class PazaakEnv(gymnasium.Env[Observation, np.int64]):
         }
 
 
-__all__ = ["PazaakEnv", "side_deck"]
+__all__ = ["PazaakEnv", "checked_action", "checked_reward", "side_deck"]

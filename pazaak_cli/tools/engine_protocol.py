@@ -21,6 +21,7 @@ and :class:`~pazaak_cli.solve.budgeted.Refinement`, as ``pazaak advise`` asks th
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 import math
@@ -84,7 +85,7 @@ from pazaak_cli.runtime.savefile import (
 )
 from pazaak_cli.solve.answer_types import Advice
 from pazaak_cli.solve.answers import Answer, AnswerRequest, answer, choose_objective
-from pazaak_cli.solve.budgeted import DEFAULT_SECONDS, Refinement
+from pazaak_cli.solve.budgeted import DEFAULT_SECONDS, MIN_HANDS, Refinement
 from pazaak_cli.solve.models import (
     OPPONENT_MODELS,
     OPTIMAL,
@@ -104,6 +105,8 @@ MAX_LINE_BYTES = 1024 * 1024
 MAX_BUDGET = 3600.0
 """The longest time budget an ``advise`` may ask (an hour); ``0`` asks for the exact answer."""
 READER_THREAD = "pazaak-engine-reader"
+MAX_HANDS = 1_000_000
+"""The most hands an ``advise`` may name in ``hands`` (more than any deck can deal)."""
 MAX_GAMES = 1000
 """Games one engine holds at once (``close`` frees one)."""
 COMMANDS = (
@@ -122,6 +125,33 @@ COMMANDS = (
     "quit",
 )
 """Every command, in the order docs/protocol.md describes them."""
+FIELDS: dict[str, tuple[str, ...]] = {
+    "hello": (),
+    "new": ("ruleset", "decks", "hands", "seats", "opener", "seed", "game"),
+    "view": ("game", "seat"),
+    "legal": ("game",),
+    "move": ("game", "seat", "move", "slot", "card", "value"),
+    "undo": ("game", "moves"),
+    "advise": (
+        "game",
+        "seat",
+        "position",
+        "time",
+        "objective",
+        "opponent",
+        "opp_deck",
+        "seed",
+        "hands",
+    ),
+    "play-opponent": ("game", "player"),
+    "save": ("game", "path", "overwrite"),
+    "load": ("path", "document", "game"),
+    "close": ("game",),
+    "stop": (),
+    "quit": (),
+}
+"""The fields each command takes beside ``id`` and ``cmd``: any other is refused
+(``bad_request``), so that a misspelt field (``opp-deck``, ``seeds``) is not silently ignored."""
 PLAYER_ALIASES = {"match-lite": "expert"}
 """Other names ``seats`` and ``play-opponent`` accept for a player of ``hello``'s list."""
 
@@ -377,7 +407,7 @@ class Engine:
             return error_reply(None, "bad_request", "the line's JSON is nested too deep to read")
         except _RepeatedKey as repeated:
             return error_reply(
-                None, "bad_request", f"the line names the field {repeated.key!r} twice"
+                _id_of(line), "bad_request", f"the line names the field {repeated.key!r} twice"
             )
         except ValueError as error:
             if not isinstance(error, json.JSONDecodeError | _NotJson) and "digits" in str(error):
@@ -421,6 +451,9 @@ class Engine:
                     f"unknown command {_shown(command)}; the commands are {', '.join(COMMANDS)}"
                 )
             return error_reply(request_id, "unknown_command", message)
+        unknown = _unknown_field(str(command), data)
+        if unknown is not None:
+            return error_reply(request_id, "bad_request", unknown)
         try:
             result = handler(self, Request(data))
         except PazaakError as error:
@@ -451,7 +484,10 @@ class Engine:
         if request.has("game"):
             name = request.text("game")
             if not name or len(name) > 64:
-                raise ProtocolError("bad_request", "a game id is 1 to 64 characters")
+                raise ProtocolError(
+                    "bad_request",
+                    f"field 'game' is {_shown(name)}, not an id of 1 to 64 characters",
+                )
             if name in self.games:
                 raise ProtocolError("game_exists", f"there is already a game {_shown(name)}")
         else:
@@ -465,6 +501,38 @@ class Engine:
                 "too_many_games", f"the engine holds {MAX_GAMES} games: close one first"
             )
         return name
+
+
+def _unknown_field(command: str, data: dict[str, Any]) -> str | None:
+    """The message refusing the first field of ``data`` that ``command`` does not take, else
+    ``None``."""
+    taken = FIELDS[command]
+    for name in data:
+        if name in ("id", "cmd") or name in taken:
+            continue
+        near = difflib.get_close_matches(name, taken, n=1, cutoff=0.6)
+        hint = f" (did you mean {near[0]!r}?)" if near else ""
+        takes = f"takes {', '.join(taken)}" if taken else "takes no field"
+        return f"{command} has no field {_shown(name)}{hint}; it {takes} beside 'id' and 'cmd'"
+    return None
+
+
+def _id_of(line: str) -> Any:
+    """The ``id`` of a line refused for naming a field twice, where it names ``id`` once (its
+    reply then carries it), else ``None``."""
+    ids: list[Any] = []
+
+    def pairs(found: list[tuple[str, Any]]) -> dict[str, Any]:
+        ids[:] = [value for key, value in found if key == "id"]
+        return dict(found)
+
+    try:
+        data = json.loads(line, parse_constant=_no_constant, object_pairs_hook=pairs)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(data, dict) or len(ids) != 1 or not _usable_id(ids[0]):
+        return None
+    return ids[0]
 
 
 class _NotJson(ValueError):
@@ -895,6 +963,16 @@ def _advise(engine: Engine, request: Request) -> dict[str, Any]:
     opponent = request.choice("opponent", tuple(OPPONENT_MODELS), None)
     objective = request.choice("objective", tuple(Objective), None)
     seed = str(request.whole("seed", 0, low=0, high=2**63 - 1))
+    # (a replay of a sampled answer: exactly the first this many hands of the seed's draws)
+    hands = request.whole("hands", low=MIN_HANDS, high=MAX_HANDS) if request.has("hands") else None
+    if hands is not None:
+        if request.has("time"):
+            raise ProtocolError(
+                "bad_request",
+                "advise takes 'time' or 'hands', not both: 'hands' solves exactly that many "
+                "hands, however long they take",
+            )
+        seconds = 0.0
     model = None if opponent is None else opponent_model(opponent)
     prior: tuple[Card, ...] | None = None
     hidden_from: str | None = None  # (the deck a hidden hand is dealt from: its name)
@@ -951,8 +1029,10 @@ def _advise(engine: Engine, request: Request) -> dict[str, Any]:
         opponent_played=played,
         budget=TimeBudget(seconds or None),
         seed=seed,
+        hands=hands,
     )
-    key = (game_id, format_position(state), asked.key())
+    # (a replay never goes on from an answer of more hands: it starts afresh)
+    key = (game_id, format_position(state), asked.key(), hands)
     kept = engine.refinement
     continued = kept is not None and kept[0] == key
     if kept is not None and continued:
@@ -1084,7 +1164,9 @@ def _load(engine: Engine, request: Request) -> dict[str, Any]:
         )
     try:
         session = MatchSession.from_document(document, _player_factory)
-    except SaveFileError:
+    except SaveFileError as error:
+        if path is None:  # (say where: the request's document, not a file)
+            raise SaveFileError(f"field 'document' cannot be loaded: {error}") from None
         raise
     except (PazaakError, ValueError, TypeError, LookupError, RecursionError) as error:
         raise SaveFileError(f"the saved match cannot be used: {error}") from None
