@@ -122,3 +122,10 @@ def test_make_player_refuses_a_decks_name_where_its_cards_are_asked_for() -> Non
         "set-expert", ruleset=api.KOTOR1, rng=rng, own_deck=cards, opponent_deck=cards
     )
     assert callable(player.choose)
+
+
+def test_an_answer_request_refuses_a_decks_name_where_its_cards_are_asked_for() -> None:
+    """`opponent_deck="kotor1-strong"` was read letter by letter: "holds k, which is not in
+    the kotor1 card pool"."""
+    with pytest.raises(api.DeckError, match="opponent_deck is a side deck's cards, not the text"):
+        api.AnswerRequest(None, opponent_deck="kotor1-strong")  # type: ignore[arg-type]

@@ -478,7 +478,7 @@ def test_a_field_the_command_does_not_take_is_refused_naming_it() -> None:
     """A misspelt field was once ignored: ``opp-deck`` (the command line's spelling) gave the
     default deck's answer, ``seeds`` the seed 0, without a word."""
     engine = Engine()
-    position = "kotor1 5 - +1,+2,+3,+4 ?,?,?,? -- - 4444444444 a1 1"
+    position = "kotor1 5 - +1,+2,+3,+4 ?,?,?,? -- - 4444344444 a1 1"
     reply = engine.reply(
         {"id": 1, "cmd": "advise", "position": position, "opp-deck": "kotor1-strong"}
     )
@@ -507,7 +507,7 @@ def test_a_sampled_answer_comes_again_from_its_hands_and_seed() -> None:
     them as the fields ``hands`` and ``seed`` (it once had no ``hands``, and ignored it)."""
     question = {
         "cmd": "advise",
-        "position": "kotor1 5 - +1,+2,+3,+4 ?,?,?,? -- - 4444444444 a1 1",
+        "position": "kotor1 5 - +1,+2,+3,+4 ?,?,?,? -- - 4444344444 a1 1",
         "opp_deck": "kotor1-average",
         "objective": "set",
         "seed": 4,

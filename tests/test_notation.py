@@ -4,6 +4,7 @@ per impossible position that :func:`check_position` refuses (with its message)."
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -533,6 +534,19 @@ def test_refuses_an_infinite_deck_that_is_not_full() -> None:
 def test_accepts_a_shared_deck_renewed_in_the_middle_of_the_set() -> None:
     state = parse_position("kotor1 5,5,5 5,5 - - -- 2=1=2=1 4444244444 d2 1")
     assert state.deck[4] == 2, "two 5s drawn since the renewal, five 5s on the tables in all"
+
+
+def test_refuses_a_full_shared_deck_beside_cards_drawn_from_it() -> None:
+    """A renewed deck has given at least the card drawn from it (one that runs out reads
+    0000000000 until the next draw): a full deck beside drawn cards was taken as "renewed"."""
+    refused(
+        "kotor1 10,9 10 +1 -1 -- - 4444444444 a1 1",
+        re.escape(
+            "the deck is full while the tables hold 3 cards drawn from it (a deck that runs out "
+            "reads 0000000000 until the next draw, which then takes a card from the renewed deck)"
+        ),
+    )
+    assert parse_position("kotor1 10,9 10 +1 -1 -- - 4444444443 a1 1").deck[9] == 3
 
 
 # Refused: fields a hand-built state can get wrong ------------------------------------------

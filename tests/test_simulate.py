@@ -79,6 +79,12 @@ def test_wilson_interval_of_no_matches_is_everything() -> None:
     assert wilson_interval(0, 0) == (0.0, 1.0)
 
 
+@pytest.mark.parametrize("wins", [-1, 4])
+def test_wilson_interval_of_impossible_counts_is_one_sentence(wins: int) -> None:
+    with pytest.raises(PazaakError, match=f"^{wins} successes in 3 trials: 0 to 3 can be$"):
+        wilson_interval(wins, 3)  # (4 of 3 was "math domain error")
+
+
 # Reproducibility ---------------------------------------------------------------------------
 
 

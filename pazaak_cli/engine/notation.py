@@ -531,7 +531,18 @@ def _check_deck(state: MatchState) -> None:
             )
         return
     untouched = all(state.deck[v] + on_tables[v] <= COPIES_PER_VALUE for v in range(10))
-    renewed = all(COPIES_PER_VALUE - state.deck[v] <= on_tables[v] for v in range(10))
+    # (renewed mid-set: a deck that runs out reads 0000000000 until the next draw, so a renewed
+    # deck has given at least that card, and a full one cannot stand beside drawn cards)
+    renewed = state.deck != FULL_DECK and all(
+        COPIES_PER_VALUE - state.deck[v] <= on_tables[v] for v in range(10)
+    )
+    if state.deck == FULL_DECK and not untouched:
+        drawn = sum(on_tables)
+        raise NotationError(
+            f"the deck is full while the tables hold {drawn} card{'s' if drawn != 1 else ''} "
+            "drawn from it (a deck that runs out reads 0000000000 until the next draw, which "
+            "then takes a card from the renewed deck)"
+        )
     if not (untouched or renewed):
         value = next(v for v in range(10) if state.deck[v] + on_tables[v] > COPIES_PER_VALUE)
         held = on_tables[value]

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from pazaak_cli.engine.cards import Card
-from pazaak_cli.engine.errors import PazaakError
+from pazaak_cli.engine.errors import DeckError, PazaakError
 from pazaak_cli.engine.numbers import seconds_text
 from pazaak_cli.engine.position_builder import Question
 from pazaak_cli.solve.advice import solve_match_asked, solve_question
@@ -100,6 +100,12 @@ class AnswerRequest:
             raise PazaakError(
                 f"hands is a whole number of {MIN_HANDS} or more (a sample rests on {MIN_HANDS} "
                 f"hands at least), or None, not {hands!r}"
+            )
+        if isinstance(self.opponent_deck, str):  # (its letters were read as cards: "holds k")
+            raise DeckError(
+                f"opponent_deck is a side deck's cards, not the text {self.opponent_deck!r}: "
+                "sample_deck(name).cards or parse_cards(text) makes them",
+                token=self.opponent_deck,
             )
         if not isinstance(self.budget, TimeBudget):
             raise PazaakError(f"budget is a TimeBudget, not {self.budget!r}")

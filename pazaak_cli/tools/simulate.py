@@ -150,6 +150,8 @@ def wilson_interval(successes: int, trials: int, z: float = Z_95) -> tuple[float
     normal approximation); (0, 1) for no trials."""
     if trials <= 0:
         return (0.0, 1.0)
+    if not 0 <= successes <= trials:
+        raise PazaakError(f"{successes} successes in {trials} trials: 0 to {trials} can be")
     p = successes / trials
     z2 = z * z
     denominator = 1 + z2 / trials
