@@ -144,14 +144,12 @@ def test_a_verdict_from_two_hands_states_no_confidence() -> None:
     assert "hands solved (of 45): too few hands to say how sure" in text
 
 
-def test_an_interval_that_spans_every_value_is_not_shown_as_information() -> None:
-    """A match-win of 69.83 ± 75.05 (from two hands) covers 0 to 100 %: shown as "(any)", with
-    the note that says why, not as a number; a narrower one keeps its number."""
-    outcome = Outcome(0.5, 0.2, 0.3)
-    wide = MoveResult(Move(None, None, "end"), outcome, True, match_win=0.6983, margin=0.7505)
-    narrow = MoveResult(Move(None, None, "stand"), outcome, False, match_win=0.5726, margin=0.1)
-    advice = SampledAdvice(
-        results=(wide, narrow),
+def sampled_match(
+    results: tuple[MoveResult, ...], *, confidence: float | None, gap: tuple[float, float]
+) -> SampledAdvice:
+    """A match answer sampled from 2 of 61 hands with these two moves' results."""
+    return SampledAdvice(
+        results=results,
         model="a model",
         hands_averaged=61,
         fixed_probabilities=False,
@@ -161,11 +159,20 @@ def test_an_interval_that_spans_every_value_is_not_shown_as_information() -> Non
         hands_solved=2,
         draws=2,
         seed="0",
-        confidence=0.99,
-        gap=(0.1257, 0.01),
+        confidence=confidence,
+        gap=gap,
         same=(False, False),
         leads=2,
     )
+
+
+def test_an_interval_that_spans_every_value_is_not_shown_as_information() -> None:
+    """A match-win of 69.83 ± 75.05 (from two hands) covers 0 to 100 %: shown as "(any)", with
+    the note that says why, not as a number; a narrower one keeps its number."""
+    outcome = Outcome(0.5, 0.2, 0.3)
+    wide = MoveResult(Move(None, None, "end"), outcome, True, match_win=0.6983, margin=0.7505)
+    narrow = MoveResult(Move(None, None, "stand"), outcome, False, match_win=0.5726, margin=0.1)
+    advice = sampled_match((wide, narrow), confidence=0.99, gap=(0.1257, 0.01))
     shown = render_advice(advice)
     lines = shown.splitlines()
     assert lines[0].startswith("Best for the whole match")
@@ -300,22 +307,7 @@ def test_a_table_wider_than_the_terminal_puts_its_headers_on_two_lines() -> None
         MoveResult(move, outcome, place == 0, match_win=0.4026, margin=0.4440)
         for place, move in enumerate(moves)
     )
-    advice = SampledAdvice(
-        results=results,
-        model="a model",
-        hands_averaged=61,
-        fixed_probabilities=False,
-        states=1,
-        objective="match",
-        exactness="sampled",
-        hands_solved=2,
-        draws=2,
-        seed="0",
-        confidence=None,
-        gap=(0.0, 0.0),
-        same=(False, False),
-        leads=2,
-    )
+    advice = sampled_match(results, confidence=None, gap=(0.0, 0.0))
     wide = render_advice(advice, width=200).splitlines()
     narrow = render_advice(advice, width=80).splitlines()
     table = [line for line in wide if "match win %" in line or "end turn" in line]
