@@ -210,19 +210,24 @@ def test_an_overrun_says_why_as_it_was() -> None:
 @pytest.mark.parametrize(
     ("foreseen", "seconds", "shown"),
     [
-        (6.3, 6.0, "6.3"),
-        (6.04, 6.0, "6.04"),
-        (9.6, 6.0, "10"),
-        (2.5, 2.0, "2.5"),
-        (13.0, 2.0, "13"),
+        (6.3, 6.0, "6.3 s"),
+        (6.04, 6.0, "6.04 s"),
+        (9.6, 6.0, "10 s"),
+        (2.5, 2.0, "2.5 s"),
+        (13.0, 2.0, "13 s"),
+        (395.0, 60.0, "7 min"),
+        (440.0, 430.0, "440 s"),  # (7 min would read as less)
+        (119.0, 60.0, "119 s"),
     ],
 )
 def test_a_foreseen_time_reads_as_past_the_budget_it_exceeds(
     foreseen: float, seconds: float, shown: str
 ) -> None:
-    """The note that gives the set answer instead had said "about 6 s, beyond the 6 s budget"."""
+    """The note that gives the set answer instead had said "about 6 s, beyond the 6 s budget",
+    and "about 395 s" where minutes read better."""
     assert beyond(foreseen, seconds) == shown
-    assert float(shown) > seconds
+    number, unit = shown.split()
+    assert float(number) * (60 if unit == "min" else 1) > seconds
 
 
 def test_a_chart_past_its_budget_gives_the_reason_that_held() -> None:

@@ -229,7 +229,7 @@ def budgeted_objective(request: AnswerRequest, seconds: float) -> tuple[Objectiv
             "(minutes); the match answer then has only this set left to solve."
         )
     return Objective.SET, (
-        f"The match answer would take about {beyond(foreseen, seconds)} s for {who}, beyond the "
+        f"The match answer would take about {beyond(foreseen, seconds)} for {who}, beyond the "
         f"{seconds_text(seconds)} s budget: the best move for this set only instead{ask}.{ahead}"
     )
 
@@ -253,13 +253,18 @@ def too_large_note(error: SolverTooLarge) -> str:
 
 
 def beyond(foreseen: float, seconds: float) -> str:
-    """``foreseen`` seconds written with the fewest decimals (up to two) that still read as
-    more than the ``seconds`` it exceeds: "about 6 s, beyond the 6 s budget" said nothing."""
+    """``foreseen`` seconds with their unit, written with the fewest decimals (up to two) that
+    still read as more than the ``seconds`` it exceeds: "about 6 s, beyond the 6 s budget" said
+    nothing; from two minutes on, in whole minutes where those still read as more ("about 395
+    s" was a kotor2 hand's)."""
+    minutes = round(foreseen / 60)
+    if foreseen >= 120 and minutes * 60 > seconds:
+        return f"{minutes} min"
     for decimals in (0, 1):
         shown = f"{foreseen:.{decimals}f}"
         if float(shown) > seconds:
-            return shown
-    return f"{foreseen:.2f}"
+            return f"{shown} s"
+    return f"{foreseen:.2f} s"
 
 
 OVERRUN_SHARE = 0.5
