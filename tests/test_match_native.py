@@ -505,14 +505,28 @@ def test_match_advice_passes_the_positions_callback_to_the_solver() -> None:
 
 
 def test_the_dense_tables_keep_their_memory_bound(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Past the bound a level keeps only its before-draw positions (the same values); past it
-    even so, the match answer is refused with the reason, not a runaway."""
+    """Past the bound a level keeps its before-draw positions and the after-draw ones of as
+    many groups as fit, the smallest first (the same values); past it even so, the match
+    answer is refused with the reason, not a runaway."""
+    sizes = [(5, (0, 1)), (3, (1, 1)), (4, (2, 0)), (9, (3, 3))]
+    assert match_native.groups_with_after(sizes, 8) == {(1, 1), (2, 0)}
+    assert match_native.groups_with_after(sizes, 2) == set()
     question, other = playout(K1, ("+1 +2", "-1 +3"), (1, 1), 8, 0)
     rules = parse_ruleset(K1)
     full = NativeMatchSolver(rules).solve_moves(question, other, current_deck=None)
-    monkeypatch.setattr(match_native, "DENSE_LIMIT_BYTES", 6_000_000)
+    kept: list[tuple[int, int]] = []
+    chosen = match_native.groups_with_after
+
+    def counted(sizes: Any, room: int) -> set[tuple[int, int]]:
+        groups = chosen(sizes, room)
+        kept.append((len(groups), len(sizes)))
+        return groups
+
+    monkeypatch.setattr(match_native, "groups_with_after", counted)
+    monkeypatch.setattr(match_native, "DENSE_LIMIT_BYTES", 5_000_000)
     lean = NativeMatchSolver(rules)
     got = lean.solve_moves(question, other, current_deck=None)
+    assert kept and all(0 < groups < pairs for groups, pairs in kept)  # (some, not all)
     assert [m.match_win for m in got] == pytest.approx([m.match_win for m in full], abs=1e-12)
     monkeypatch.setattr(match_native, "DENSE_LIMIT_BYTES", 1_000_000)
     with pytest.raises(SolverTooLarge, match=r"needs about .* GB of positions at each score"):

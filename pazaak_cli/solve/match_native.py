@@ -56,9 +56,10 @@ with contextlib.suppress(ImportError):  # the optional C inner loop (setup.py bu
 
 DENSE_LIMIT_BYTES = 1_200_000_000
 """The dense tables of one score level may take this much memory (the slopes of the match state
-being iterated come on top, a few MB): beyond, they keep only the before-draw positions, and a
-level that needs more than this even so is refused (a hand pair of gold cards each: flips make
-thousands of sides)."""
+being iterated come on top, a few MB): beyond, they keep the before-draw positions and the
+after-draw ones of as many groups as fit (:func:`groups_with_after`), and a level whose
+before-draw positions alone need more than this is refused (a hand pair of gold cards each:
+flips make thousands of sides)."""
 
 FORK_MEMORY_BYTES = 1_600_000_000
 """Scores are solved in forked processes only when this process's resident memory and the
@@ -221,6 +222,24 @@ def _in_core(python: _Entry, core_name: str) -> _Entry:
         return getattr(self._fast, core_name)(context, *args)
 
     return cast(_Entry, entry)
+
+
+def groups_with_after(
+    sizes: Sequence[tuple[int, tuple[int, int]]], room: int
+) -> set[tuple[int, int]]:
+    """The groups whose after-draw positions get a dense table in ``room`` doubles, given each
+    group's (after-draw doubles, group): the smallest first, as many as fit. The others search
+    an after-draw position again at each read (keeping them in the hash tables instead was
+    3.5 times slower). Measured on `±6 D F3/6 T` against `F2/4 T` (kotor2, one process) with a
+    dense bound of 500 MB, where the before-draw tables take 342 MB: none kept 102.4 s, the
+    smallest fitting 57.7 s, the same answer (docs/benchmarks.md)."""
+    kept: set[tuple[int, int]] = set()
+    for doubles, group in sorted(sizes):
+        if doubles > room:
+            break
+        room -= doubles
+        kept.add(group)
+    return kept
 
 
 class NativeMatchSolver(MatchSolver):
@@ -992,8 +1011,9 @@ class NativeMatchSolver(MatchSolver):
     def _start_level(self, s0: int, s1: int, pairs: Sequence[tuple[int, int]]) -> None:
         """Give the groups of this score level dense tables, the other levels' being freed
         first (from now on only their match-state values are read), within
-        :data:`DENSE_LIMIT_BYTES`: without the after-draw positions if that is what fits, else
-        refused (:class:`SolverTooLarge`)."""
+        :data:`DENSE_LIMIT_BYTES`: where the after-draw positions do not all fit, those of as
+        many groups as fit beside the before-draw ones (:func:`groups_with_after`); where not
+        even the before-draw ones fit, refused (:class:`SolverTooLarge`)."""
         contexts = self._level_contexts(s0, s1)
         self._sync()
         if self._dense_level != (s0, s1):
@@ -1001,7 +1021,6 @@ class NativeMatchSolver(MatchSolver):
             self._rank()
             self._dense_level = (s0, s1)
         before, after = self._dense_bytes(pairs, len(contexts))
-        keep_after = before + after <= DENSE_LIMIT_BYTES
         if before > DENSE_LIMIT_BYTES:
             self._dense_level = None
             self._fast.free_spares()
@@ -1010,9 +1029,15 @@ class NativeMatchSolver(MatchSolver):
                 f"positions at each score, more than its bound of "
                 f"{DENSE_LIMIT_BYTES / 1e9:.1f} GB (the set answer needs far less)"
             )
+        kept = set(pairs)
+        if before + after > DENSE_LIMIT_BYTES:
+            room = (DENSE_LIMIT_BYTES - before) // (8 * len(contexts))
+            kept = groups_with_after(
+                [(self._fast.table_sizes([pair])[1], pair) for pair in pairs], room
+            )
         for context in contexts:
             for x, y in pairs:
-                self._fast.densify(context, x, y, keep_after)
+                self._fast.densify(context, x, y, (x, y) in kept)
         self._fast.free_spares()  # (the arrays these tables did not take)
 
     # -- the recursion, in the core ---------------------------------------------------------------
