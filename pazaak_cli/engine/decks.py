@@ -25,7 +25,7 @@ import re
 import stat
 import sys
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import cache, cached_property
 from importlib import resources
@@ -711,6 +711,27 @@ def describe_problems(problems: list[Problem]) -> str:
             f" (and {counted(len(problems) - 1, 'more problem')}: `pazaak validate` lists them all)"
         )
     return text
+
+
+def require_cards(deck: object, label: str) -> None:
+    """Refuse ``deck`` where a program must give a side deck's cards (``None`` passes: no deck
+    given): its name or text with a :class:`DeckError`, anything else than cards in it with a
+    :class:`CardError`, each saying how to make cards (a name was once read letter by letter,
+    "holds k")."""
+    if deck is None:
+        return
+    if isinstance(deck, str) or not isinstance(deck, Iterable):
+        raise DeckError(
+            f"{label} is a side deck's cards, not {deck!r}: sample_deck(name).cards or "
+            "parse_cards(text) makes them",
+            token=str(deck),
+        )
+    for card in deck:
+        if not isinstance(card, Card):
+            raise CardError(
+                f"{label} holds {card!r}, not a card: parse_cards('+1 -2') makes cards of text",
+                token=str(card),
+            )
 
 
 def sample_decks() -> tuple[SideDeck, ...]:

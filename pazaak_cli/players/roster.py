@@ -29,7 +29,8 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from pazaak_cli.engine.cards import Card
-from pazaak_cli.engine.errors import CardError, DeckError, PazaakError
+from pazaak_cli.engine.decks import require_cards
+from pazaak_cli.engine.errors import PazaakError
 from pazaak_cli.engine.game import END_TURN, STAND, Action, Forfeit, MatchState
 from pazaak_cli.engine.rules import Ruleset
 from pazaak_cli.players.expert import ExpertPlayer, MatchExpertPlayer, SetExpertPlayer
@@ -104,20 +105,8 @@ def make_player(
     in a deck with a :class:`CardError`, each saying how to make cards (a name was once taken as
     its letters: ``set-expert`` failed, ``expert`` played on a prior of none).
     """
-    for label, deck in (("own_deck", own_deck), ("opponent_deck", opponent_deck)):
-        if isinstance(deck, str):
-            raise DeckError(
-                f"make_player's {label} is a side deck's cards, not the text {deck!r}: "
-                "sample_deck(name).cards or parse_cards(text) makes them",
-                token=deck,
-            )
-        for card in deck or ():
-            if not isinstance(card, Card):
-                raise CardError(
-                    f"make_player's {label} holds {card!r}, not a card: parse_cards('+1 -2') "
-                    "makes cards of text",
-                    token=str(card),
-                )
+    require_cards(own_deck, "make_player's own_deck")
+    require_cards(opponent_deck, "make_player's opponent_deck")
     if name == "kotor":
         return KotorPlayer()
     if name == "heuristic":

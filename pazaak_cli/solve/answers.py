@@ -17,7 +17,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from pazaak_cli.engine.cards import Card
-from pazaak_cli.engine.errors import DeckError, PazaakError
+from pazaak_cli.engine.decks import require_cards
+from pazaak_cli.engine.errors import PazaakError
 from pazaak_cli.engine.numbers import seconds_text
 from pazaak_cli.engine.position_builder import Question
 from pazaak_cli.solve.advice import solve_match_asked, solve_question
@@ -101,12 +102,7 @@ class AnswerRequest:
                 f"hands is a whole number of {MIN_HANDS} or more (a sample rests on {MIN_HANDS} "
                 f"hands at least), or None, not {hands!r}"
             )
-        if isinstance(self.opponent_deck, str):  # (its letters were read as cards: "holds k")
-            raise DeckError(
-                f"opponent_deck is a side deck's cards, not the text {self.opponent_deck!r}: "
-                "sample_deck(name).cards or parse_cards(text) makes them",
-                token=self.opponent_deck,
-            )
+        require_cards(self.opponent_deck, "opponent_deck")
         if not isinstance(self.budget, TimeBudget):
             raise PazaakError(f"budget is a TimeBudget, not {self.budget!r}")
 
@@ -358,7 +354,6 @@ def answer(request: AnswerRequest, refinement: Refinement | None = None) -> Answ
                 advice = solve_question(request.question, request.options(Objective.SET))
                 why = too_large_note(error)
             return Answer(advice, objective_note=why, seconds=budget.spent())
-        watch = None
         if chose_match(request, objective) and request.hands is None:
             watch = _OverrunWatch(budget, options.positions)
             options = replace(options, positions=watch)

@@ -12,7 +12,7 @@ Against a model with a rule (``options.rule``: the KOTOR I rule, the heuristic) 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Literal, NamedTuple
@@ -130,14 +130,10 @@ def gold_pairs(
     :data:`GOLD_CARD_FACTOR` times over for each flip card or Double the two hold: what a
     question with gold cards costs, in pairs without one."""
 
-    def by_gold(hands: Sequence[Sequence[Card]]) -> float:
-        subs: set[tuple[Card, ...]] = set()
-        for hand in hands:
-            cards = sorted(hand, key=str)
-            for mask in range(1 << len(cards)):
-                subs.add(tuple(c for i, c in enumerate(cards) if mask >> i & 1))
+    def by_gold(hands: Iterable[Sequence[Card]]) -> float:
         return sum(
-            GOLD_CARD_FACTOR ** sum(card.kind in MANY_SIDE_KINDS for card in sub) for sub in subs
+            GOLD_CARD_FACTOR ** sum(card.kind in MANY_SIDE_KINDS for card in sub)
+            for sub in _sub_hands(hands)
         )
 
     return by_gold([my_hand]) * by_gold([hand for hand, _ in other_hands])
@@ -210,14 +206,26 @@ def match_pairs(
     """How many (my sub-hand, opponent sub-hand) pairs a match answer must solve: the measure
     of its cost. ``ordered``: against the KOTOR rule, whose hands count with the orders of their
     cards that change its choices."""
-    theirs: set[tuple[Card, ...]] = set()
-    for hand, _ in other_hands:
-        orders = match_hand_orders(hand) if ordered else [tuple(sorted(hand, key=str))]
-        for cards in orders:
-            for mask in range(1 << len(cards)):
-                sub = tuple(c for i, c in enumerate(cards) if mask >> i & 1)
-                theirs.add(canonical_order(sub) if ordered else sub)
+    if not ordered:
+        return subhand_count(my_hand) * len(_sub_hands(hand for hand, _ in other_hands))
+    theirs = {
+        canonical_order(sub)
+        for hand, _ in other_hands
+        for cards in match_hand_orders(hand)
+        for sub in _masked(cards)
+    }
     return subhand_count(my_hand) * len(theirs)
+
+
+def _masked(cards: Sequence[Card]) -> Iterator[tuple[Card, ...]]:
+    """Every sub-sequence of ``cards`` (a card kept or not, in their order)."""
+    for mask in range(1 << len(cards)):
+        yield tuple(card for at, card in enumerate(cards) if mask >> at & 1)
+
+
+def _sub_hands(hands: Iterable[Sequence[Card]]) -> set[tuple[Card, ...]]:
+    """The distinct sub-hands of any of ``hands`` (their cards in a fixed order)."""
+    return {sub for hand in hands for sub in _masked(sorted(hand, key=str))}
 
 
 QUICK_SET_PAIRS = 16_384
