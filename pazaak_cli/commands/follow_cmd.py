@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 import click
 
 from pazaak_cli.commands.common import (
+    EXIT_CODES,
     EXIT_INTERRUPTED,
     budget_seconds,
     fail,
@@ -31,7 +32,7 @@ from pazaak_cli.commands.common import (
     time_option,
 )
 from pazaak_cli.commands.deck_option import deck_option
-from pazaak_cli.commands.position_options import CARDS, OPPONENT_HELP
+from pazaak_cli.commands.position_options import CARDS, OPPONENT_HELP, check_cards
 from pazaak_cli.engine.cards import Card
 from pazaak_cli.engine.decks import SideDeck, default_deck, load_deck
 from pazaak_cli.engine.errors import DeckError, PazaakError
@@ -95,7 +96,7 @@ COMMAND_WORDS = frozenset({"undo", "board", "position", "hint", "help", "quit", 
 """The first words of the commands: a line that starts with one is no event."""
 
 
-@click.command("follow")
+@click.command("follow", epilog=EXIT_CODES)
 @ruleset_option(default=None)
 @click.option(
     "--hand",
@@ -237,6 +238,7 @@ def _new_match(
     if hand is None:
         raise click.UsageError("give your hand with --hand (the 4 cards you were dealt)")
     rules = ruleset or parse_ruleset(DEFAULT_RULESET)
+    check_cards(hand, rules, "--hand")  # (as advise: a gold card names the ruleset that has it)
     if opp_deck is not None and not opp_deck.fits(rules):
         # Checked against its own ruleset: refused now, as play does, not at every advice.
         try:

@@ -86,7 +86,7 @@ from pazaak_cli.terminal.match_text import (
     match_over_lines,
     set_over_lines,
 )
-from pazaak_cli.terminal.text import printable, style
+from pazaak_cli.terminal.text import hanging, printable, style, wrap_lines
 from pazaak_cli.tools.session import (
     COMMANDS,
     HUMAN,
@@ -495,8 +495,8 @@ def _ask_deck(ruleset: Ruleset | None, who: str, option: str, reader: LineReader
     click.echo(f"Choose {whose} side deck: a sample deck name or a deck file. The samples:")
     samples = [deck for deck in sample_decks() if ruleset is None or deck.fits(ruleset)]
     width = max((len(sample.name) for sample in samples), default=0)  # (the longest: 23)
-    for sample in samples:
-        click.echo(f"  {sample.name:<{width}}  {sample.description}")
+    for sample in samples:  # (on a terminal, each description wrapped under its start)
+        click.echo(hanging(f"  {sample.name}", sample.description, width + 4))
     while True:
         answer = reader.read(f"Deck [{fallback.name}]: ")
         if answer is None:
@@ -507,8 +507,12 @@ def _ask_deck(ruleset: Ruleset | None, who: str, option: str, reader: LineReader
         try:
             return load_deck(choice, ruleset)
         except PazaakError as error:
-            click.echo(style(f"{error}", fg="red"))
-            click.echo(f"Type a sample name ({', '.join(sample_names()[:3])}, ...) or a file path.")
+            click.echo(style(wrap_lines(f"{error}"), fg="red"))
+            click.echo(
+                wrap_lines(
+                    f"Type a sample name ({', '.join(sample_names()[:3])}, ...) or a file path."
+                )
+            )
 
 
 def _computer_default_deck(ruleset: Ruleset) -> SideDeck:
@@ -660,8 +664,7 @@ class Screen:
         elif command is Meta.STATE:
             click.echo(format_position(view))
         elif command is Meta.BOARD:
-            for line in board_text(self.session, seat):
-                click.echo(line)
+            click.echo(wrap_lines("\n".join(board_text(self.session, seat))))
         elif command is Meta.HINT:
             self.hint(seat)
         elif command is Meta.MATCH_HINT:
@@ -808,7 +811,7 @@ class Screen:
         for words, usage, text in COMMANDS:
             short = [w for w in words[1:]]
             shown = usage + (f" ({', '.join(short)})" if short else "")
-            click.echo(f"  {shown:<20} {text}")
+            click.echo(hanging(f"  {shown}", text, 23))
         click.echo("  An empty line does nothing. The match is saved after every move.")
 
     def event(self, event: Event) -> None:
@@ -833,8 +836,7 @@ class Screen:
         return lines
 
     def board(self, seat: int) -> None:
-        for line in board_lines(self.session, seat):
-            click.echo(line)
+        click.echo(wrap_lines("\n".join(board_lines(self.session, seat))))
 
     def match_over(self) -> None:
         for line in match_over_lines(self.session):

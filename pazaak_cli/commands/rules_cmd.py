@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import textwrap
+
 import click
 from tabulate import tabulate
 
 from pazaak_cli.commands.common import EXIT_CODES, RULESET, emit_json, json_option, ruleset_option
 from pazaak_cli.engine.rules import DEFAULT_RULESET, Ruleset, parse_ruleset
-from pazaak_cli.terminal.text import style
+from pazaak_cli.terminal.text import style, terminal_width
 
 
 @click.command("rules", epilog=EXIT_CODES)
@@ -35,4 +37,16 @@ def rules_command(named: Ruleset | None, ruleset: Ruleset | None, as_json: bool)
         emit_json(data)
         return
     click.echo(style(f"Ruleset {ruleset.spec}", bold=True))
-    click.echo(tabulate(rows, headers=["field", "value", "meaning"]))
+    headers = ["field", "value", "meaning"]
+    table = tabulate(rows, headers=headers)
+    width = terminal_width()
+    if width is not None and max(map(len, table.splitlines())) > width:
+        # (the meanings wrapped beside the fields: the table was 98 columns at 80)
+        left = sum(max(len(headers[i]), *(len(row[i]) for row in rows)) + 2 for i in (0, 1))
+        room = max(20, width - 1 - left)
+        wrapped = [
+            (key, value, textwrap.fill(meaning, room, break_on_hyphens=False))
+            for key, value, meaning in rows
+        ]
+        table = tabulate(wrapped, headers=headers)
+    click.echo(table)

@@ -26,7 +26,7 @@ from pazaak_cli.engine.numbers import counted
 from pazaak_cli.engine.rules import Ruleset
 from pazaak_cli.players.roster import POLICY_HELP, POLICY_NAMES
 from pazaak_cli.runtime.executors import make_executor
-from pazaak_cli.terminal.text import LazyProgress, printable, style
+from pazaak_cli.terminal.text import LazyProgress, printable, style, terminal_width
 from pazaak_cli.tools.simulate import (
     CHUNK_MATCHES,
     MAX_WORKERS,
@@ -219,7 +219,7 @@ def _pairing_report(result: PairingResult) -> str:
             ]
         )
     headers = ["side", "policy", "deck", "match wins", "win rate", "95% CI", "sets won", "busts"]
-    lines.append(tabulate(rows, headers=headers, colalign=_align(headers), disable_numparse=True))
+    lines.append(_table(rows, headers))
     matches = t.matches or 1
     tied = t.sets_tied / t.sets_played if t.sets_played else 0.0
     lines += [
@@ -231,6 +231,30 @@ def _pairing_report(result: PairingResult) -> str:
     if forfeits:
         lines.append(f"forfeits: p1 {t.forfeits[0]:,}, p2 {t.forfeits[1]:,}")
     return "\n".join(lines)
+
+
+def _table(rows: list[list[str]], headers: list[str]) -> str:
+    """A table of the report; on a terminal narrower than it, its headers on two lines
+    ("match" over "wins"), then its entrants' labels too ("kotor" over "(kotor1-average)")
+    where that makes it fit (the table of one pairing was 92 columns at 80, and the
+    terminal cut its lines anywhere)."""
+    align = _align(headers)
+    table = tabulate(rows, headers=headers, colalign=align, disable_numparse=True)
+    width = terminal_width()
+    if width is None or _widest(table) <= width:
+        return table
+    headers = [header.replace(" ", "\n", 1).replace("/", "/\n", 1) for header in headers]
+    table = tabulate(rows, headers=headers, colalign=align, disable_numparse=True)
+    if _widest(table) > width:
+        rows = [[cell.replace(" (", "\n(", 1) for cell in row] for row in rows]
+        labelled = tabulate(rows, headers=headers, colalign=align, disable_numparse=True)
+        if _widest(labelled) <= width:  # (else the terminal wraps it anyway: one line a row)
+            table = labelled
+    return table
+
+
+def _widest(table: str) -> int:
+    return max(map(len, table.splitlines()))
 
 
 def _align(headers: Sequence[str]) -> tuple[str, ...]:
@@ -274,7 +298,7 @@ def _matrix_report(
             cells.append(f"{_percent(result.win_rate(0))} ({_interval(result, 0)})")
         matrix.append([label, *cells])
     headers = ["p1 \\ p2", *column_labels]
-    lines.append(tabulate(matrix, headers=headers, colalign=_align(headers), disable_numparse=True))
+    lines.append(_table(matrix, headers))
     lines.append("")
     detail = []
     for result in results:
@@ -308,7 +332,7 @@ def _matrix_report(
         "p1 busts",
         "p2 busts",
     ]
-    lines.append(tabulate(detail, headers=headers, colalign=_align(headers), disable_numparse=True))
+    lines.append(_table(detail, headers))
     return "\n".join(lines)
 
 

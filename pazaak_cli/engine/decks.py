@@ -20,6 +20,7 @@ exit 2) or a :class:`~pazaak_cli.engine.errors.DeckError` (the deck is invalid: 
 from __future__ import annotations
 
 import bisect
+import difflib
 import os
 import re
 import stat
@@ -815,11 +816,13 @@ def _read_header(
     value_column = header.start(2) + 1 + (len(raw_value) - len(raw_value.lstrip()))
     if key not in HEADER_KEYS:
         known = ", ".join(f"'{k}:'" for k in HEADER_KEYS)
+        close = difflib.get_close_matches(key, HEADER_KEYS, n=1)  # ('rulset:' was only unknown)
+        meant = f" (did you mean '{close[0]}:'?)" if close else ""
         problem(
             line,
             key_column,
             key_text + ":",
-            f"unknown header '{key_text}:'; the headers are {known} (cards need no header)",
+            f"unknown header '{key_text}:'{meant}; the headers are {known} (cards need no header)",
         )
         return
     if key in headers:

@@ -44,7 +44,7 @@ from pazaak_cli.engine.game import (
     standing_winner,
     table_total,
 )
-from pazaak_cli.engine.numbers import counted, parse_in_range, parse_signed
+from pazaak_cli.engine.numbers import counted, parse_in_range, parse_signed, parse_whole
 from pazaak_cli.engine.rules import (
     FirstPlayer,
     FlipTargets,
@@ -92,8 +92,13 @@ def parse_position(text: str) -> MatchState:
     :class:`NotationError` where it is impossible, naming the field and token at fault."""
     fields = text.split()
     if len(fields) != FIELDS:
+        shown = " ".join(fields)
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."
         raise NotationSyntaxError(
-            f"a position has {FIELDS} fields separated by spaces, this one has {len(fields)}"
+            f"a position has {FIELDS} fields separated by spaces, this one has {len(fields)}: "
+            f"{shown!r} (docs/notation.md; e.g. 'kotor1 - - +1,-2,±3,+4 ?,?,?,? -- - 4444444444 "
+            "d1 1' before the first draw)",
+            token=text,
         )
     try:
         ruleset = parse_ruleset(fields[0])
@@ -169,6 +174,13 @@ def _parse_table_card(
     signed = parse_signed(raw, max_digits=2)
     if signed is not None and 1 <= abs(signed) <= MAX_MAGNITUDE:
         return TableCard(Placed.HAND, signed)
+    total = parse_whole(raw)
+    if total is not None and total > 10:  # (a total typed for the cards that made it)
+        raise NotationSyntaxError(
+            f"{where}: {token!r} is not a table card: main-deck cards are 1 to 10, and a table "
+            "is given card by card in the order placed, not as its total",
+            token=token,
+        )
     raise NotationSyntaxError(
         f"{where}: {token!r} is not a table card; write main-deck cards as 1..10, played hand "
         "cards as their signed value (+3, -2), tiebreakers as +1T/-1T, and F2/4, F3/6, D",

@@ -33,6 +33,29 @@ def model_text(model: str, exact_option: str | None) -> str:
     return model.replace(FIXED_DECK_SAID, f"{FIXED_DECK_SAID[:-1]}; {exact_option} tries it)")
 
 
+MOVE_BREAKS = ((", ", 1), (" (", 0))
+"""Where a move's text folds onto a second line: before what ends its turn (``play +1,`` over
+``automatic stand at 20``), else before its note in brackets (``end turn`` over ``(ninth card
+over the target)``): each with how many of its characters stay on the first line."""
+
+
+def fold_move(move: str, room: int) -> str:
+    """``move`` as it is if it fits ``room`` columns, else on two lines, folded at the first of
+    :data:`MOVE_BREAKS` it holds, the second line indented by two: no word of it is lost."""
+    if len(move) <= room:
+        return move
+    for mark, kept in MOVE_BREAKS:
+        at = move.find(mark)
+        if at > 0:
+            return f"{move[: at + kept]}\n  {move[at + kept :].lstrip()}"
+    return move
+
+
+def _widest(table: str) -> int:
+    """The width of a table's widest line, as the terminal shows it (colour codes take none)."""
+    return max(map(len, click.unstyle(table).split("\n")))
+
+
 def render_advice(
     advice: Advice,
     asks: Asks = ADVISE_ASKS,
@@ -46,7 +69,10 @@ def render_advice(
     answer, a value the same in every hand solved has no ±, and a
     ± whose interval spans every value the column can take says :data:`ANY_VALUE`. A table
     wider than ``width`` (default: the terminal's; not a terminal: any width) puts its headers
-    on two lines: a sampled match table with ± moves was 85 columns, and wrapped at 80."""
+    on two lines (a sampled match table with ± moves was 85 columns, and wrapped at 80), and if
+    still too wide, each move too long for what is left on two lines where that makes it fit
+    (:func:`fold_move`: a move with a note, ``play +1, automatic stand at 20``, made a table
+    81 columns)."""
     match = advice.objective == "match"
     sampled = advice.exactness == "sampled"
     same = advice.same if isinstance(advice, SampledAdvice) else ()
@@ -83,9 +109,15 @@ def render_advice(
     align = ("left", "left", *("right",) * (len(headers) - 2))
     table = tabulate(rows, headers=headers, disable_numparse=True, colalign=align)
     width = terminal_width() if width is None else width
-    if width is not None and max(map(len, click.unstyle(table).split("\n"))) > width:
-        folded = [header.replace(" win %", "\nwin %") for header in headers]
-        table = tabulate(rows, headers=folded, disable_numparse=True, colalign=align)
+    if width is not None and _widest(table) > width:
+        headers = [header.replace(" win %", "\nwin %") for header in headers]
+        table = tabulate(rows, headers=headers, disable_numparse=True, colalign=align)
+    if width is not None and _widest(table) > width:
+        room = width - (_widest(table) - max(len(row[1]) for row in rows))
+        folded_rows = [[row[0], fold_move(row[1], room), *row[2:]] for row in rows]
+        folded = tabulate(folded_rows, headers=headers, disable_numparse=True, colalign=align)
+        if _widest(folded) <= width:  # (else the terminal wraps it anyway: one line a move)
+            table = folded
     lines = [
         OBJECTIVE_LINES.get(advice.objective, ""),
         note or "",

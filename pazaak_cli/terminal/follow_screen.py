@@ -21,7 +21,7 @@ from pazaak_cli.solve.answer_types import Advice
 from pazaak_cli.solve.budgeted import FOLLOW_ASKS
 from pazaak_cli.solve.models import opponent_model
 from pazaak_cli.terminal.advice_table import render_advice
-from pazaak_cli.terminal.text import printable
+from pazaak_cli.terminal.text import printable, terminal_width, wrap_lines
 from pazaak_cli.tools.advice_report import advice_json
 from pazaak_cli.tools.board import board_head, seen_text, table_text
 from pazaak_cli.tools.follow import ME, Followed, Step, advise_words, describe_result
@@ -87,9 +87,11 @@ class Screen:
         click.echo(valid_text(text), color=False)
 
     def say(self, text: str) -> None:
-        """Print for people. Text from outside (a deck's ``name:``, a typed token, a path) goes
-        through :func:`printable` first: it never sends a control code to the terminal."""
-        click.echo(text)
+        """Print for people, on a terminal each line of prose wrapped to its width (a note of
+        the advice was one line of 449 characters: the terminal cut its words anywhere). Text
+        from outside (a deck's ``name:``, a typed token, a path) goes through
+        :func:`printable` first: it never sends a control code to the terminal."""
+        click.echo(wrap_lines(text))
 
     def note(self, text: str) -> None:
         if self.as_json:
@@ -226,8 +228,11 @@ class Screen:
     def help(self) -> None:
         if self.as_json:
             self.emit("help", text=HELP_TEXT)
-        else:
+        elif terminal_width() is None:
             self.say(HELP_TEXT)
+        else:  # (its last paragraph joined, for the terminal's width to wrap it)
+            events, commands = HELP_TEXT.split("\nCommands: ")
+            self.say(f"{events}\nCommands: {' '.join(commands.splitlines())}")
 
     def position(self, followed: Followed) -> None:
         """The position's notation; at the user's decision, the ``pazaak advise`` command that
@@ -247,7 +252,9 @@ class Screen:
                 if earlier
                 else ""
             )
-            self.say(f"The same question for advise{unseen}: {shlex.join(words)}")
+            # (on a terminal, the command on a line of its own, never wrapped: it is copied)
+            apart = "\n  " if terminal_width() is not None else " "
+            self.say(f"The same question for advise{unseen}:{apart}{shlex.join(words)}")
 
     def board(self, followed: Followed) -> None:
         if self.as_json:

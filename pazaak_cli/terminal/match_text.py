@@ -20,7 +20,7 @@ from pazaak_cli.engine.game import (
     set_outcome,
 )
 from pazaak_cli.engine.numbers import counted
-from pazaak_cli.terminal.text import printable, style
+from pazaak_cli.terminal.text import printable, style, terminal_width
 from pazaak_cli.tools.board import board_head, seen_text, table_text
 from pazaak_cli.tools.session import Event, MatchSession, Seat
 
@@ -171,7 +171,12 @@ def board_lines(session: MatchSession, seat: int) -> list[str]:
     shown = "   ".join(f"{i}) {card}" for i, card in enumerate(hand, start=1)) or "(empty)"
     count = len(state.sides[1 - seat].hand)
     face_down = f"{count} card{'s' if count != 1 else ''} face down"
-    lines.append(f"  {_possessive(me)} hand: {shown}    {_possessive(other)} hand: {face_down}")
+    mine, theirs = f"  {_possessive(me)} hand: {shown}", f"{_possessive(other)} hand: {face_down}"
+    width = terminal_width()
+    if width is not None and len(mine) + 4 + len(theirs) > width:  # (on a line of its own)
+        lines += [mine, f"  {theirs}"]
+    else:
+        lines.append(f"{mine}    {theirs}")
     side = state.sides[seat]
     whose = "Your move" if me.name == YOU else f"{me.name}'s move"
     if side.total > rules.target:

@@ -55,6 +55,25 @@ def wrap_lines(text: str, width: int | None = None) -> str:
     return "\n".join(lines)
 
 
+def hanging(label: str, text: str, indent: int, width: int | None = None) -> str:
+    """``label`` padded to ``indent`` columns, then ``text``: on a terminal narrower than the
+    line (``width``, default: the terminal's; not a terminal: none), ``text`` wrapped at
+    spaces, its continuation lines indented to line up under its start (a list of commands or
+    decks, one a line, each with what it does)."""
+    head = label.ljust(indent) if len(label) < indent else f"{label} "
+    width = terminal_width() if width is None else width
+    if width is None or len(head) + len(text) <= width:
+        return head + text
+    return textwrap.fill(
+        text,
+        width=max(width - 1, indent + 20),
+        initial_indent=head,
+        subsequent_indent=" " * indent,
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+
+
 def style(text: str, **styles: Any) -> str:
     """Colour for people: Click strips it when the output is not a terminal or when
     ``NO_COLOR`` is set (see :class:`PazaakGroup`)."""
