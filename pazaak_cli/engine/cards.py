@@ -13,16 +13,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from pazaak_cli.engine.errors import CardError
+from pazaak_cli.engine.errors import CardError, NamedChoices
 from pazaak_cli.engine.numbers import parse_in_range, parse_whole
 
 MAX_MAGNITUDE = 6
 """The largest number printed on a +, - or ± side card."""
 
 
-class FastEnum(enum.Enum):
+class FastEnum(NamedChoices, enum.Enum):
     """An enum hashed by identity (members are singletons): ``Enum``'s own ``__hash__`` hashes
-    the member's name in Python code, which is most of the cost of hashing a game state."""
+    the member's name in Python code, which is most of the cost of hashing a game state. A
+    value none of its members has (``Phase("x")``) is a :class:`PazaakError` naming them."""
 
     __hash__ = object.__hash__
 
@@ -87,6 +88,14 @@ class Card:
     magnitude: int = 0
 
     def __post_init__(self) -> None:
+        if type(self.magnitude) is not int:  # (1.0 would be written '+1.0', True '+True')
+            if isinstance(self.magnitude, bool) or not hasattr(self.magnitude, "__index__"):
+                raise CardError(f"a card's number is a whole number, not {self.magnitude!r}")
+            object.__setattr__(self, "magnitude", self.magnitude.__index__())
+        if not isinstance(self.kind, CardKind):
+            raise CardError(
+                f"a card's kind is a CardKind, not {self.kind!r}: Card.parse('+3') reads a card"
+            )
         numbered = self.kind in (CardKind.PLUS, CardKind.MINUS, CardKind.PLUS_MINUS)
         if numbered and not 1 <= self.magnitude <= MAX_MAGNITUDE:
             raise CardError(f"a {self.kind.value} card needs a number from 1 to {MAX_MAGNITUDE}")

@@ -7,6 +7,11 @@ message and an exit code; nothing below it prints.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
+from enum import Enum
+from typing import NoReturn, cast
+
 
 class PazaakError(ValueError):
     """Base class: a domain failure the user can fix (exit code 1 at the command line)."""
@@ -57,3 +62,21 @@ class NotationSyntaxError(NotationError, InputError):
 
 class WagerError(PazaakError):
     """A wager that cannot be settled: not a whole number of credits, or the match not over."""
+
+
+class NamedChoices:
+    """A mixin for an enum a program may build from text (``Objective("set")``): a value that
+    is none of its members raises a :class:`PazaakError` quoting it and naming the choices,
+    where :class:`~enum.Enum` raises a bare ``ValueError`` ("'win' is not a valid Objective").
+    Put it before the enum base: ``class Objective(NamedChoices, StrEnum)``."""
+
+    @classmethod
+    def _missing_(cls, value: object) -> NoReturn:
+        members = cast("Iterable[Enum]", cls)
+        choices = ", ".join(str(member.value) for member in members)
+        label = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", cls.__name__).lower()
+        shown = value if not isinstance(value, str) or len(value) <= 40 else value[:37] + "..."
+        raise PazaakError(
+            f"unknown {label} {shown!r}; choose one of {choices}",
+            token=value if isinstance(value, str) else None,
+        )

@@ -23,6 +23,7 @@ Players are numbered 0 and 1 (shown to people as player 1 and player 2).
 
 from __future__ import annotations
 
+import operator
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -265,6 +266,20 @@ class MatchState(NamedTuple):
     """The winner of each finished set, ``None`` for a tie."""
     forfeited: int | None
 
+    def __repr__(self) -> str:
+        """The state in the position notation (docs/notation.md), as ``parse_position`` reads
+        it back: one line where the fields would fill a screen; the fields themselves for a
+        state the notation cannot write."""
+        from pazaak_cli.engine.notation import format_position  # (notation imports this module)
+
+        try:
+            if repr(self.ruleset).startswith("parse_ruleset("):  # (a preset's card pool)
+                return f"parse_position({format_position(self)!r})"
+        except (ValueError, TypeError, LookupError, AttributeError):
+            pass
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields)
+        return f"MatchState({fields})"
+
     # -- what the OpenSpiel API asks -----------------------------------------------------------
 
     def is_terminal(self) -> bool:
@@ -463,6 +478,8 @@ class MatchState(NamedTuple):
     def _draw(self, value: int) -> MatchState:
         if self.phase is not Phase.BEFORE_DRAW:
             raise IllegalActionError(f"cannot draw now: the match is in phase {self.phase.value!r}")
+        if type(value) is not int:  # (a numpy integer is one; a float or a bool is refused)
+            value = _whole(value, "a Draw's value")
         if value not in _VALID_DRAWS:
             raise IllegalActionError(f"{value!r} is not a main-deck card (1..10)")
         deck = self.deck
@@ -502,8 +519,18 @@ class MatchState(NamedTuple):
             raise IllegalActionError("only one hand card may be played in a turn")
         side = self.sides[self.turn]
         index, card, value = action.index, action.card, action.value
+        if type(index) is not int or type(value) is not int:
+            # (a numpy integer is taken as the int it is; a float, a bool or a text is refused:
+            # a state must hold plain whole numbers, to be written and compared)
+            index = _whole(index, "a Play's index")
+            value = _whole(value, "a Play's value")
         hand = side.hand
-        if not 0 <= index < len(hand):
+        if index < 0:
+            raise IllegalActionError(
+                f"there is no hand card at index {index}: a Play's index counts from 0 "
+                f"(the hand holds {len(hand)})"
+            )
+        if index >= len(hand):
             raise IllegalActionError(
                 f"there is no hand card number {index + 1}: the hand holds {len(hand)}"
             )
@@ -511,6 +538,12 @@ class MatchState(NamedTuple):
         if held is None:
             raise HiddenInformationError(f"hand card number {index + 1} is hidden")
         if held != card:
+            if not isinstance(card, Card):
+                raise CardError(
+                    f"a Play's card is a Card, not {card!r}: Card.parse({str(card)!r}) makes "
+                    "one (or take the Play from legal_actions())",
+                    token=str(card),
+                )
             raise IllegalActionError(f"hand card number {index + 1} is {held}, not {card}")
         allowed = (self._double_value(side),) if card.kind is CardKind.DOUBLE else card.values
         if value not in allowed:
@@ -615,6 +648,10 @@ class MatchState(NamedTuple):
             raise IllegalActionError(
                 f"a set can only be opened between sets, not in phase {self.phase.value!r}"
             )
+        if type(player) is not int:
+            player = _whole(player, "an Open's player")
+        if player not in (0, 1):
+            raise IllegalActionError(f"there is no seat {player}: the seats are 0 and 1")
         if player not in self.possible_openers():
             raise IllegalActionError(
                 f"player {player + 1} cannot open this set under the "
@@ -642,6 +679,19 @@ class MatchState(NamedTuple):
 
 
 _VALID_DRAWS = frozenset(MAIN_VALUES)
+
+
+def _whole(number: object, what: str) -> int:
+    """``number`` as a plain ``int`` (a numpy integer is one); an :class:`IllegalActionError`
+    naming ``what`` for anything else: a float (``1.0``), a bool, a text. A state holds plain
+    whole numbers only: a float on a table could not be written in the notation, a numpy
+    integer not as JSON."""
+    if not isinstance(number, bool):
+        try:
+            return operator.index(number)  # type: ignore[arg-type]
+        except TypeError:
+            pass
+    raise IllegalActionError(f"{what} is a whole number, not {number!r}")
 
 
 @lru_cache(maxsize=64)
@@ -693,9 +743,13 @@ def _has_tiebreaker(side: Side, ruleset: Ruleset) -> bool:
 
 
 def new_match(ruleset: Ruleset, hands: tuple[Sequence[Card], Sequence[Card]]) -> MatchState:
-    """A match before its first set, with the two hands already dealt (a hidden card is
-    ``None``; a hand may hold fewer cards than the ruleset deals, as one whose cards were played
-    does: a position to analyse)."""
+    """A match before its first set, with the two hands already dealt (:func:`deal_hand`).
+
+    Each hand holds from 0 to the ruleset's ``hand_size`` cards, a hidden one ``None``. A hand
+    of fewer cards is a position to analyse, as one whose other cards were played in earlier
+    sets; an empty hand plays on with draws only (its player may only end the turn, stand or
+    forfeit), as docs/rules.md §2 has a player whose hand cards are all played. More cards than
+    the ruleset deals raise :class:`IllegalActionError`, as does a card outside its pool."""
     if len(hands) != 2:
         raise IllegalActionError(f"a match needs two hands, not {counted(len(hands), 'hand')}")
     for player, hand in enumerate(hands):
@@ -709,7 +763,8 @@ def new_match(ruleset: Ruleset, hands: tuple[Sequence[Card], Sequence[Card]]) ->
         if len(hand) > ruleset.hand_size:
             raise IllegalActionError(
                 f"player {player + 1}'s hand holds {counted(len(hand), 'card')}; "
-                f"the ruleset deals {ruleset.hand_size}"
+                f"the ruleset deals {ruleset.hand_size} (deal_hand(side_deck, ruleset, rng) deals "
+                "a hand from a side deck)"
             )
         for card in hand:
             if card is not None and not ruleset.allows(card):
@@ -728,6 +783,28 @@ def new_match(ruleset: Ruleset, hands: tuple[Sequence[Card], Sequence[Card]]) ->
         set_winners=(),
         forfeited=None,
     )
+
+
+def require_decision(view: MatchState) -> None:
+    """Refuse a state a player cannot choose in: one that is not a decision (a chance node, the
+    match over), or one whose seat to act has its own hand hidden (another seat's view). Every
+    player of the roster checks it first: a state the loop around it did not mean to give gets
+    this sentence, not a move that means nothing there."""
+    if view.phase is not Phase.AFTER_DRAW:
+        then = (
+            "the match is over"
+            if view.phase is Phase.MATCH_OVER
+            else "apply chance actions (sample_chance) until current_player() is a seat"
+        )
+        raise IllegalActionError(
+            "a player chooses at a decision (phase 'after draw', the seat to act having drawn), "
+            f"not in phase {view.phase.value!r}: {then}"
+        )
+    if None in view.sides[view.turn].hand:
+        raise HiddenInformationError(
+            f"player {view.turn + 1} is to act, but its hand is hidden in this view: a player "
+            "chooses from its own seat's view, state.observed_by(state.turn)"
+        )
 
 
 def deal_hand(side_deck: Sequence[Card], ruleset: Ruleset, rng: random.Random) -> tuple[Card, ...]:

@@ -132,6 +132,17 @@ class Ruleset:
                 f"{self.side_deck_size}"
             )
 
+    def __repr__(self) -> str:
+        """The ruleset as :func:`parse_ruleset` reads it back (``parse_ruleset('kotor2/main-deck=
+        infinite')``), where the 23 card kinds of its pool would fill a screen; the fields for a
+        pool no preset has."""
+        if self.card_pool in (KOTOR1_POOL, KOTOR2_POOL):
+            return f"parse_ruleset({self.spec!r})"
+        fields = ", ".join(
+            f"{field.name}={getattr(self, field.name)!r}" for field in dataclasses.fields(self)
+        )
+        return f"Ruleset({fields})"
+
     @property
     def spec(self) -> str:
         """The shortest string that :func:`parse_ruleset` reads back as this ruleset."""

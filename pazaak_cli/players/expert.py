@@ -33,6 +33,7 @@ from pazaak_cli.engine.game import (
     Placed,
     Play,
     TableCard,
+    require_decision,
 )
 from pazaak_cli.engine.notation import format_position
 from pazaak_cli.engine.position_builder import question_from_state
@@ -97,6 +98,7 @@ class SetExpertPlayer:
         self._sampled_after: list[Card] = []
 
     def choose(self, view: MatchState) -> Action:
+        require_decision(view)
         seat = view.turn
         self._track(view, seat)
         try:

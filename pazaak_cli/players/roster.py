@@ -31,7 +31,14 @@ from typing import Protocol
 from pazaak_cli.engine.cards import Card
 from pazaak_cli.engine.decks import require_cards
 from pazaak_cli.engine.errors import PazaakError
-from pazaak_cli.engine.game import END_TURN, STAND, Action, Forfeit, MatchState
+from pazaak_cli.engine.game import (
+    END_TURN,
+    STAND,
+    Action,
+    Forfeit,
+    MatchState,
+    require_decision,
+)
 from pazaak_cli.engine.rules import Ruleset
 from pazaak_cli.players.expert import ExpertPlayer, MatchExpertPlayer, SetExpertPlayer
 from pazaak_cli.policies.heuristic_rule import heuristic_rule
@@ -51,7 +58,8 @@ class Player(Protocol):
     """A policy for one seat."""
 
     def choose(self, view: MatchState) -> Action:
-        """Return one of ``view.legal_actions()`` for the player to act (``view.turn``)."""
+        """Return one of ``view.legal_actions()`` for the player to act (``view.turn``), given
+        its seat's view at a decision; anything else is refused (:func:`require_decision`)."""
         ...
 
 
@@ -145,6 +153,7 @@ class KotorPlayer:
         self._plain: PlainTries | None = ()
 
     def choose(self, view: MatchState) -> Action:
+        require_decision(view)
         ruleset = view.ruleset
         seat = view.turn
         me = view.sides[seat]
@@ -183,6 +192,7 @@ class Stand17Player:
     """Never plays a hand card; stands at 17 or more (the target less 3)."""
 
     def choose(self, view: MatchState) -> Action:
+        require_decision(view)
         total = view.sides[view.turn].total
         target = view.ruleset.target
         if target - 3 <= total <= target:
@@ -206,6 +216,7 @@ class HeuristicPlayer:
     """
 
     def choose(self, view: MatchState) -> Action:
+        require_decision(view)
         ruleset = view.ruleset
         me, them = view.sides[view.turn], view.sides[1 - view.turn]
         tries = () if view.played else cached_tries(me.hand)[0]
@@ -233,5 +244,6 @@ class RandomPlayer:
         self.rng = rng
 
     def choose(self, view: MatchState) -> Action:
+        require_decision(view)
         actions = [a for a in view.legal_actions() if not isinstance(a, Forfeit)]
         return actions[self.rng.randrange(len(actions))]

@@ -148,8 +148,10 @@ class PazaakEnv(gymnasium.Env[Observation, np.int64]):
             raise PazaakError(
                 f"unknown opponent {opponent!r}; choose one of {', '.join(POLICY_NAMES)}"
             )
-        if seat not in (1, 2):
+        if isinstance(seat, bool) or not isinstance(seat, int | np.integer) or seat not in (1, 2):
+            # (2.0 passed this and failed at reset, as a float index)
             raise PazaakError(f"the agent's seat is 1 or 2, not {seat!r}")
+        seat = int(seat)
         if render_mode not in (None, "ansi"):
             raise PazaakError(f"render mode {render_mode!r}: only 'ansi' is offered")
         self.seat = seat - 1

@@ -13,12 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from pazaak_cli.engine.errors import PazaakError
+from pazaak_cli.engine.errors import NamedChoices, PazaakError
 from pazaak_cli.policies.heuristic_rule import heuristic_rule
 from pazaak_cli.policies.kotor_rule import DecisionRule, kotor_rule
 
 
-class Objective(StrEnum):
+class Objective(NamedChoices, StrEnum):
     """What the best move maximises (a string, so that JSON and old callers read it as one)."""
 
     SET = "set"

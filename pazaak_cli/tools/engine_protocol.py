@@ -829,12 +829,17 @@ def read_move(request: Request, state: MatchState) -> Action:
         raise ProtocolError(
             "bad_request", "move needs the field 'move': play, end, stand or forfeit"
         )
-    if kind == "end":
-        return END_TURN
-    if kind == "stand":
-        return STAND
-    if kind == "forfeit":
-        return FORFEIT
+    if kind != "play":
+        given = [name for name in ("slot", "card", "value") if request.has(name)]
+        if given:  # (never silently ignored: the client may think it played a card)
+            fields = " and ".join(repr(name) for name in given)
+            article = "an" if kind == "end" else "a"
+            raise ProtocolError(
+                "bad_request",
+                f"{article} {kind!r} move takes no {fields}: only 'play' names a hand card; send "
+                f'{{"move": "{kind}"}} alone, or {{"move": "play", "slot": N}} to play one',
+            )
+        return END_TURN if kind == "end" else STAND if kind == "stand" else FORFEIT
     if state.phase is not Phase.AFTER_DRAW:
         raise IllegalActionError("nobody is to move now")
     hand = state.sides[state.turn].hand
@@ -844,7 +849,10 @@ def read_move(request: Request, state: MatchState) -> Action:
     held = hand[slot]
     assert held is not None
     if request.has("card"):
-        named = Card.parse(request.text("card"))
+        try:
+            named = Card.parse(request.text("card"))
+        except CardError as error:
+            raise CardError(f"field 'card': {error}", token=error.token) from None
         if named != held:
             raise ProtocolError(
                 "wrong_card", f"hand slot {slot + 1} holds {held}, not {named}", token=str(named)
@@ -981,7 +989,23 @@ def _advise(engine: Engine, request: Request) -> dict[str, Any]:
         if request.has("game"):
             raise ProtocolError("bad_request", "advise takes a 'game' or a 'position', not both")
         state = parse_position(request.text("position"))
+        if state.phase is Phase.AFTER_DRAW and request.has("seat"):
+            seat = request.seat()
+            if seat != state.turn:  # (never silently ignored: advice for the other seat)
+                raise ProtocolError(
+                    "not_your_turn",
+                    f"field 'seat' is {seat + 1}, but in the position seat {state.turn + 1} is "
+                    "to move: the advice is always for the seat to move (leave 'seat' out)",
+                )
         other = state.sides[1 - state.turn] if state.phase is Phase.AFTER_DRAW else None
+        if other is not None and other.hand_known and request.has("opp_deck"):
+            shown = ",".join(str(card) for card in other.hand) or "-"
+            raise ProtocolError(
+                "bad_request",
+                f"field 'opp_deck' is the deck a hidden hand is dealt from, but the position "
+                f"shows seat {2 - state.turn}'s hand ({shown}): nothing is dealt; leave "
+                "'opp_deck' out, or write the hand as ?,?,... to average over the deck's hands",
+            )
         if other is not None and not other.hand_known:
             if request.has("opp_deck"):
                 hidden_from, prior = _deck(
