@@ -126,11 +126,8 @@ def test_a_player_refuses_a_state_that_is_not_its_decision(name: str) -> None:
     assert player.choose(state.observed_by(0)) in state.legal_actions()
 
 
-def test_a_state_and_a_ruleset_print_as_the_notation_that_reads_them_back() -> None:
-    """Their repr was the fields, 2,000 characters of card pool."""
-    state = decision().observed_by(0)
-    assert repr(state) == "parse_position('kotor1 5 - +1,-2,±3,+4 ?,?,?,? -- - 4444344444 a1 1')"
-    assert eval(repr(state), {"parse_position": api.parse_position}) == state
+def test_a_ruleset_prints_as_the_notation_that_reads_it_back() -> None:
+    """Its repr was the fields, 2,000 characters of card pool."""
     rules = api.parse_ruleset("kotor2/main-deck=infinite")
     assert repr(rules) == "parse_ruleset('kotor2/main-deck=infinite')"
     assert eval(repr(rules), {"parse_ruleset": api.parse_ruleset}) == rules

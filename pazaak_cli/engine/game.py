@@ -266,20 +266,6 @@ class MatchState(NamedTuple):
     """The winner of each finished set, ``None`` for a tie."""
     forfeited: int | None
 
-    def __repr__(self) -> str:
-        """The state in the position notation (docs/notation.md), as ``parse_position`` reads
-        it back: one line where the fields would fill a screen; the fields themselves for a
-        state the notation cannot write."""
-        from pazaak_cli.engine.notation import format_position  # (notation imports this module)
-
-        try:
-            if repr(self.ruleset).startswith("parse_ruleset("):  # (a preset's card pool)
-                return f"parse_position({format_position(self)!r})"
-        except (ValueError, TypeError, LookupError, AttributeError):
-            pass
-        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields)
-        return f"MatchState({fields})"
-
     # -- what the OpenSpiel API asks -----------------------------------------------------------
 
     def is_terminal(self) -> bool:
