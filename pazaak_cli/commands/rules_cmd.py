@@ -9,7 +9,7 @@ from tabulate import tabulate
 
 from pazaak_cli.commands.common import EXIT_CODES, RULESET, emit_json, json_option, ruleset_option
 from pazaak_cli.engine.rules import DEFAULT_RULESET, Ruleset, parse_ruleset
-from pazaak_cli.terminal.text import style, terminal_width
+from pazaak_cli.terminal.text import style, terminal_width, widest_line
 
 
 @click.command("rules", epilog=EXIT_CODES)
@@ -40,7 +40,7 @@ def rules_command(named: Ruleset | None, ruleset: Ruleset | None, as_json: bool)
     headers = ["field", "value", "meaning"]
     table = tabulate(rows, headers=headers)
     width = terminal_width()
-    if width is not None and max(map(len, table.splitlines())) > width:
+    if width is not None and widest_line(table) > width:
         # (the meanings wrapped beside the fields: the table was 98 columns at 80)
         left = sum(max(len(headers[i]), *(len(row[i]) for row in rows)) + 2 for i in (0, 1))
         room = max(20, width - 1 - left)

@@ -26,7 +26,13 @@ from pazaak_cli.engine.numbers import counted
 from pazaak_cli.engine.rules import Ruleset
 from pazaak_cli.players.roster import POLICY_HELP, POLICY_NAMES
 from pazaak_cli.runtime.executors import make_executor
-from pazaak_cli.terminal.text import LazyProgress, printable, style, terminal_width
+from pazaak_cli.terminal.text import (
+    LazyProgress,
+    printable,
+    style,
+    terminal_width,
+    widest_line,
+)
 from pazaak_cli.tools.simulate import (
     CHUNK_MATCHES,
     MAX_WORKERS,
@@ -241,20 +247,16 @@ def _table(rows: list[list[str]], headers: list[str]) -> str:
     align = _align(headers)
     table = tabulate(rows, headers=headers, colalign=align, disable_numparse=True)
     width = terminal_width()
-    if width is None or _widest(table) <= width:
+    if width is None or widest_line(table) <= width:
         return table
     headers = [header.replace(" ", "\n", 1).replace("/", "/\n", 1) for header in headers]
     table = tabulate(rows, headers=headers, colalign=align, disable_numparse=True)
-    if _widest(table) > width:
+    if widest_line(table) > width:
         rows = [[cell.replace(" (", "\n(", 1) for cell in row] for row in rows]
         labelled = tabulate(rows, headers=headers, colalign=align, disable_numparse=True)
-        if _widest(labelled) <= width:  # (else the terminal wraps it anyway: one line a row)
+        if widest_line(labelled) <= width:  # (else the terminal wraps it anyway: one line a row)
             table = labelled
     return table
-
-
-def _widest(table: str) -> int:
-    return max(map(len, table.splitlines()))
 
 
 def _align(headers: Sequence[str]) -> tuple[str, ...]:

@@ -5,13 +5,12 @@ words, every move with its odds and, when sampled, its interval, the verdict on 
 
 from __future__ import annotations
 
-import click
 from tabulate import tabulate
 
 from pazaak_cli.solve.answer_types import Advice
 from pazaak_cli.solve.budgeted import ADVISE_ASKS, Asks, SampledAdvice, confidence_note
 from pazaak_cli.solve.solver import FIXED_DECK_SAID
-from pazaak_cli.terminal.text import style, terminal_width
+from pazaak_cli.terminal.text import style, terminal_width, widest_line
 
 OBJECTIVE_LINES = {
     "set": "Best for this set only: a card you play now is gone for the rest of the match.",
@@ -49,11 +48,6 @@ def fold_move(move: str, room: int) -> str:
         if at > 0:
             return f"{move[: at + kept]}\n  {move[at + kept :].lstrip()}"
     return move
-
-
-def _widest(table: str) -> int:
-    """The width of a table's widest line, as the terminal shows it (colour codes take none)."""
-    return max(map(len, click.unstyle(table).split("\n")))
 
 
 def render_advice(
@@ -109,14 +103,14 @@ def render_advice(
     align = ("left", "left", *("right",) * (len(headers) - 2))
     table = tabulate(rows, headers=headers, disable_numparse=True, colalign=align)
     width = terminal_width() if width is None else width
-    if width is not None and _widest(table) > width:
+    if width is not None and widest_line(table) > width:
         headers = [header.replace(" win %", "\nwin %") for header in headers]
         table = tabulate(rows, headers=headers, disable_numparse=True, colalign=align)
-    if width is not None and _widest(table) > width:
-        room = width - (_widest(table) - max(len(row[1]) for row in rows))
+    if width is not None and widest_line(table) > width:
+        room = width - (widest_line(table) - max(len(row[1]) for row in rows))
         folded_rows = [[row[0], fold_move(row[1], room), *row[2:]] for row in rows]
         folded = tabulate(folded_rows, headers=headers, disable_numparse=True, colalign=align)
-        if _widest(folded) <= width:  # (else the terminal wraps it anyway: one line a move)
+        if widest_line(folded) <= width:  # (else the terminal wraps it anyway: one line a move)
             table = folded
     lines = [
         OBJECTIVE_LINES.get(advice.objective, ""),

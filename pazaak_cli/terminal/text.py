@@ -55,6 +55,11 @@ def wrap_lines(text: str, width: int | None = None) -> str:
     return "\n".join(lines)
 
 
+def widest_line(text: str) -> int:
+    """The width of ``text``'s widest line as a terminal shows it (colour codes take none)."""
+    return max(map(len, click.unstyle(text).split("\n")))
+
+
 def hanging(label: str, text: str, indent: int, width: int | None = None) -> str:
     """``label`` padded to ``indent`` columns, then ``text``: on a terminal narrower than the
     line (``width``, default: the terminal's; not a terminal: none), ``text`` wrapped at
